@@ -1,0 +1,1 @@
+export { main, runMain } from './main.js';

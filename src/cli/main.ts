@@ -1,0 +1,18 @@
+import { defineCommand, runMain as runCitty } from 'citty';
+import { packageVersion } from './version.js';
+
+/** The `repute` command: subcommands load lazily, one file each in `cli/commands/`. */
+export const main = defineCommand({
+  meta: {
+    name: 'repute',
+    version: packageVersion(),
+    description: 'Reputation-weighted teams of LLM agents (DRF, MiniRep, RAPS and classic trust baselines).',
+  },
+  subCommands: {
+  },
+});
+
+/** Runs the CLI on `process.argv`. */
+export function runMain(): void {
+  void runCitty(main);
+}

@@ -1,0 +1,14 @@
+/**
+ * How a task's answers are extracted from raw text and compared.
+ * - `number`: a single real number (`1,234.5`, `$12`, `-3`), numeric tolerance.
+ * - `math`: a LaTeX-aware expression (`\frac{3}{4}`, `(3,-1)`, `2\sqrt{2}`), equivalence by
+ *   @cortex-js/compute-engine plus a numeric tolerance; tuples keep their order.
+ * - `choice`: one option letter (`A`..`Z`).
+ * - `exact`: a normalised string (case, whitespace and surrounding punctuation ignored).
+ * - `labels`: a set of labels (`joy, anger`); scored by sample F1 and exact match.
+ * - `code`: a program judged by its test outcome, not by text equality.
+ */
+export type AnswerKind = 'number' | 'math' | 'choice' | 'exact' | 'labels' | 'code';
+
+/** All answer kinds, in a stable order. */
+export const answerKinds: readonly AnswerKind[] = ['number', 'math', 'choice', 'exact', 'labels', 'code'];

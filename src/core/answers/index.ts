@@ -1,0 +1,1 @@
+export * from './answer-kind.js';

@@ -1,0 +1,107 @@
+import type { AgentId } from './agent-identity.js';
+import type { TaskId } from './task.js';
+
+/** Why one agent got its weight or selection score. */
+export interface WeightReason {
+  readonly agentId: AgentId;
+  /** Final weight or score used by the decision. */
+  readonly weight: number;
+  /** Named components that produced it (e.g. `{ reputation: 0.8, quality: 0.9, risk: 0.1 }`). */
+  readonly components?: Readonly<Record<string, number>>;
+  /** Human-readable reason, e.g. `cooldown: flagged 2 tasks ago`. */
+  readonly note?: string;
+}
+
+/**
+ * Structured data of one traced decision, tagged by `type`. Every decision a protocol makes is
+ * written as one of these, so a user can always ask why an agent was trusted.
+ */
+export type SpanData =
+  | { readonly type: 'run'; readonly runId: string; readonly method?: string; readonly detail?: Readonly<Record<string, unknown>> }
+  | { readonly type: 'task'; readonly taskId: TaskId }
+  | { readonly type: 'selection'; readonly taskId: TaskId; readonly round?: number; readonly selected: readonly AgentId[]; readonly excluded: readonly AgentId[]; readonly reasons: readonly WeightReason[] }
+  | { readonly type: 'proposal'; readonly taskId: TaskId; readonly round: number; readonly agentId: AgentId; readonly answer: string | null }
+  | { readonly type: 'rating'; readonly taskId: TaskId; readonly rater: AgentId; readonly ratee: AgentId; readonly score: number; readonly reason?: string }
+  | { readonly type: 'debate-round'; readonly taskId: TaskId; readonly round: number; readonly answers: Readonly<Record<AgentId, string | null>> }
+  | { readonly type: 'vote'; readonly taskId: TaskId; readonly answer: string | null; readonly support: Readonly<Record<string, number>>; readonly reasons: readonly WeightReason[] }
+  | { readonly type: 'reputation-update'; readonly taskId: TaskId; readonly before: Readonly<Record<AgentId, number>>; readonly after: Readonly<Record<AgentId, number>> }
+  | { readonly type: 'route'; readonly publisher: AgentId; readonly messageId: string; readonly recipients: readonly AgentId[]; readonly reasons: readonly WeightReason[] }
+  | { readonly type: 'audit'; readonly auditor: AgentId; readonly subject: AgentId; readonly messageId: string; readonly reliable: boolean; readonly reason?: string }
+  | { readonly type: 'llm-call'; readonly agentId: AgentId; readonly act: string; readonly cached: boolean; readonly inputTokens?: number; readonly outputTokens?: number; readonly costUsd?: number; readonly durationMs?: number };
+
+/** One traced unit of work. */
+export interface Span {
+  readonly id: string;
+  readonly parentId: string | null;
+  /** Milliseconds from the injected clock. */
+  readonly startedAt: number;
+  endedAt?: number;
+  readonly data: SpanData;
+  /** Set when the span ended with an error. */
+  error?: string;
+}
+
+/** Receives spans as they start and end (openai-agents-js `TracingProcessor`). */
+export interface TraceSink {
+  onSpanStart(span: Span): void;
+  onSpanEnd(span: Span): void;
+}
+
+/** A sink that ignores everything: the default. */
+export const noopTraceSink: TraceSink = {
+  onSpanStart() {},
+  onSpanEnd() {},
+};
+
+/** A sink that keeps every ended span in memory, in end order (tests, reports). */
+export function createMemoryTraceSink(): TraceSink & { readonly spans: Span[] } {
+  const spans: Span[] = [];
+  return {
+    spans,
+    onSpanStart() {},
+    onSpanEnd(span) {
+      spans.push(span);
+    },
+  };
+}
+
+/** Fans spans out to several sinks. */
+export function combineTraceSinks(...sinks: TraceSink[]): TraceSink {
+  return {
+    onSpanStart(span) {
+      for (const sink of sinks) sink.onSpanStart(span);
+    },
+    onSpanEnd(span) {
+      for (const sink of sinks) sink.onSpanEnd(span);
+    },
+  };
+}
+
+/** Creates spans with an injected clock and id maker; `record` emits a zero-length span. */
+export function createTracer({ sink = noopTraceSink, now = () => 0, generateId }: { sink?: TraceSink; now?: () => number; generateId?: () => string } = {}) {
+  let counter = 0;
+  const makeId = generateId ?? (() => `span-${++counter}`);
+  return {
+    sink,
+    start(data: SpanData, parentId: string | null = null): Span {
+      const span: Span = { id: makeId(), parentId, startedAt: now(), data };
+      sink.onSpanStart(span);
+      return span;
+    },
+    end(span: Span, error?: unknown): void {
+      span.endedAt = now();
+      if (error !== undefined) span.error = error instanceof Error ? error.message : String(error);
+      sink.onSpanEnd(span);
+    },
+    record(data: SpanData, parentId: string | null = null): Span {
+      const span: Span = { id: makeId(), parentId, startedAt: now(), data };
+      span.endedAt = span.startedAt;
+      sink.onSpanStart(span);
+      sink.onSpanEnd(span);
+      return span;
+    },
+  };
+}
+
+/** The tracer returned by {@link createTracer}. */
+export type Tracer = ReturnType<typeof createTracer>;

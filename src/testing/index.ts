@@ -1,0 +1,1 @@
+export { createMemoryTraceSink } from '../core/trace.js';

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// Core suite: runs on a fresh clone from fixtures the tests generate themselves.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/core/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});

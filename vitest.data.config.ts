@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// Data suite: checks loaders and headline numbers on ../shared/data (or $REPUTE_DATA_DIR).
+export default defineConfig({
+  test: {
+    include: ['test/data/**/*.test.ts'],
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+  },
+});
