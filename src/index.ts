@@ -2,3 +2,4 @@ export * from './core/index.js';
 export * from './reputation/index.js';
 export * from './selection/index.js';
 export * from './aggregation/index.js';
+export * from './agents/index.js';

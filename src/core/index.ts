@@ -8,3 +8,4 @@ export * from './proposal.js';
 export * from './rating.js';
 export * from './trace.js';
 export * from './answers/index.js';
+export type * from './message.js';
