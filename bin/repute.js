@@ -1,4 +1,2 @@
 #!/usr/bin/env node
-import { runMain } from '../dist/cli/main.js';
-
-runMain();
+import '../dist/cli/run-cli.js';
