@@ -1,0 +1,3 @@
+export type * from './embedder.js';
+export * from './vector.js';
+export * from './hashed-ngram.js';
