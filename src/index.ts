@@ -3,3 +3,4 @@ export * from './reputation/index.js';
 export * from './selection/index.js';
 export * from './aggregation/index.js';
 export * from './agents/index.js';
+export * from './store/index.js';

@@ -1,0 +1,127 @@
+import type Database from 'better-sqlite3';
+import { StoreError } from '../core/errors.js';
+
+/** One forward-only schema step; `version` n upgrades a database from n - 1 to n. */
+interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+// Append new migrations at the end; never edit a released one (databases in the field ran it).
+const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'runs, task results, events, reputation, teams, llm cache, cost ledger',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        team TEXT,
+        config TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX runs_team ON runs (team);
+
+      CREATE TABLE task_results (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        method TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        result TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (run_id, method, task_id)
+      );
+      CREATE INDEX task_results_order ON task_results (run_id, method, position);
+
+      CREATE TABLE events (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        method TEXT,
+        task_id TEXT,
+        span_id TEXT,
+        parent_id TEXT,
+        started_at INTEGER,
+        ended_at INTEGER,
+        error TEXT,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE INDEX events_type ON events (run_id, type);
+
+      CREATE TABLE reputation (
+        scope TEXT NOT NULL CHECK (scope IN ('run', 'team')),
+        scope_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        snapshot TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (scope, scope_id, name)
+      );
+
+      CREATE TABLE team_agents (
+        team TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        identity TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (team, agent_id)
+      );
+
+      CREATE TABLE llm_cache (
+        key TEXT PRIMARY KEY,
+        model TEXT,
+        value TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE cost_ledger (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT,
+        agent_id TEXT,
+        task_id TEXT,
+        act TEXT,
+        model TEXT,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cost REAL NOT NULL,
+        cached INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX cost_ledger_run ON cost_ledger (run_id);
+    `,
+  },
+];
+
+/** Highest schema version this build of Repute knows. */
+export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1]!.version;
+
+/**
+ * Brings the database to {@link LATEST_SCHEMA_VERSION}, one transaction per step, and returns the
+ * resulting version. Refuses databases written by a newer Repute.
+ */
+export function migrate(db: Database.Database, path: string, now: () => number): number {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, description TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  const current = (db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version').get() as { version: number }).version;
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new StoreError(
+      `store ${path} has schema version ${current}, newer than this Repute supports (${LATEST_SCHEMA_VERSION}); upgrade Repute or open a different store file`,
+    );
+  }
+  const insertVersion = db.prepare('INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)');
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    const apply = db.transaction(() => {
+      db.exec(migration.sql);
+      insertVersion.run(migration.version, migration.description, now());
+    });
+    try {
+      apply.immediate();
+    } catch (error) {
+      throw new StoreError(`store ${path}: migration to schema version ${migration.version} (${migration.description}) failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return LATEST_SCHEMA_VERSION;
+}

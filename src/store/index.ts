@@ -1,0 +1,20 @@
+export { openStore } from './store.js';
+export type {
+  CreateRunInput,
+  EventInput,
+  EventRecord,
+  OpenStoreOptions,
+  RecordTaskResultInput,
+  ReputationScope,
+  RunRecord,
+  RunStatus,
+  SaveReputationInput,
+  Store,
+  TaskResultRecord,
+  UsageEntry,
+  UsageGroup,
+  UsageRecord,
+  UsageSummaryRow,
+} from './store.js';
+export { createStoreTraceSink } from './store-trace-sink.js';
+export type { StoreTraceSink, StoreTraceSinkOptions } from './store-trace-sink.js';

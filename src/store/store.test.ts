@@ -1,0 +1,365 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidArgumentError, NotFoundError, StoreError } from '../core/errors.js';
+import { createTracer } from '../core/trace.js';
+import type { ReputationSnapshot } from '../reputation/reputation-model.js';
+import { openStore, type Store } from './store.js';
+import { createStoreTraceSink } from './store-trace-sink.js';
+
+const snapshot = (value: number): ReputationSnapshot => ({ schemaVersion: 1, model: 'beta', agents: ['a1', 'a2'], state: { a1: value, a2: 1 - value } });
+
+let directory: string;
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'repute-store-'));
+});
+afterEach(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function memoryStore(): { store: Store; tick: () => number } {
+  let time = 1000;
+  const tick = () => time++;
+  return { store: openStore({ path: ':memory:', now: tick }), tick };
+}
+
+describe('openStore', () => {
+  it('creates the schema at version 1 in WAL mode and reopens without migrating again', () => {
+    const path = join(directory, 'a.db');
+    const store = openStore({ path, now: () => 5 });
+    expect(store.schemaVersion).toBe(1);
+    store.createRun({ id: 'r1', kind: 'demo', config: { seed: 1 } });
+    store.close();
+    const reopened = openStore({ path, now: () => 6 });
+    expect(reopened.getRun('r1')?.config).toEqual({ seed: 1 });
+    reopened.close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([{ version: 1, applied_at: 5 }]);
+    raw.close();
+  });
+
+  it('refuses a database written by a newer schema', () => {
+    const path = join(directory, 'new.db');
+    openStore({ path }).close();
+    const raw = new Database(path);
+    raw.prepare("INSERT INTO schema_version VALUES (99, 'future', 0)").run();
+    raw.close();
+    expect(() => openStore({ path })).toThrow(StoreError);
+    expect(() => openStore({ path })).toThrow(/schema version 99.*upgrade Repute/);
+  });
+
+  it('opens read-only and rejects an empty path and missing directories', () => {
+    const path = join(directory, 'ro.db');
+    const writer = openStore({ path });
+    writer.createRun({ id: 'r', kind: 'k', config: null });
+    writer.close();
+    const reader = openStore({ path, readonly: true });
+    expect(reader.listRuns().map((run) => run.id)).toEqual(['r']);
+    expect(() => reader.createRun({ id: 'r2', kind: 'k', config: null })).toThrow();
+    reader.close();
+    expect(() => openStore({ path: '' })).toThrow(InvalidArgumentError);
+    expect(() => openStore({ path: join(directory, 'no', 'such', 'dir.db') })).toThrow(/cannot open store/);
+  });
+
+  it('throws after close', () => {
+    const { store } = memoryStore();
+    store.close();
+    expect(() => store.listRuns()).toThrow(/closed/);
+  });
+});
+
+describe('runs', () => {
+  it('creates, lists, resumes and updates runs with the injected clock', () => {
+    const { store } = memoryStore();
+    const run = store.createRun({ id: 'r1', kind: 'debate', config: { b: 2, a: 1 }, team: 'math' });
+    expect(run).toEqual({ schemaVersion: 1, id: 'r1', kind: 'debate', team: 'math', config: { b: 2, a: 1 }, status: 'running', createdAt: 1001, updatedAt: 1001 });
+    // Clock ticks: 1000 migration, 1001 r1, 1002 r2, 1003 the refused duplicate, 1004 status change.
+    store.createRun({ id: 'r2', kind: 'demo', config: null });
+    expect(store.listRuns({ kind: 'debate' }).map((entry) => entry.id)).toEqual(['r1']);
+    expect(store.listRuns({ team: 'math' }).map((entry) => entry.id)).toEqual(['r1']);
+    expect(store.listRuns().map((entry) => entry.id)).toEqual(['r1', 'r2']);
+    expect(() => store.createRun({ id: 'r1', kind: 'debate', config: {} })).toThrow(/already exists/);
+
+    expect(store.setRunStatus('r1', 'interrupted')).toMatchObject({ status: 'interrupted', createdAt: 1001, updatedAt: 1004 });
+    // Key order in config does not matter for a resume.
+    const resumed = store.ensureRun({ id: 'r1', kind: 'debate', config: { a: 1, b: 2 }, team: 'math' });
+    expect(resumed.resumed).toBe(true);
+    expect(resumed.run.status).toBe('running');
+    expect(store.ensureRun({ id: 'r3', kind: 'demo', config: 1 }).resumed).toBe(false);
+    expect(() => store.ensureRun({ id: 'r1', kind: 'debate', config: { a: 2, b: 2 }, team: 'math' })).toThrow(/different setup \(config differs\)/);
+    expect(() => store.ensureRun({ id: 'r1', kind: 'demo', config: { a: 1, b: 2 } })).toThrow(/kind "debate" vs "demo"; team "math" vs null/);
+    expect(() => store.setRunStatus('nope', 'completed')).toThrow(NotFoundError);
+    expect(() => store.setRunStatus('r1', 'done' as never)).toThrow(/status must be one of/);
+    expect(store.getRun('nope')).toBeUndefined();
+  });
+
+  it('rejects configs that are not JSON', () => {
+    const { store } = memoryStore();
+    expect(() => store.createRun({ id: 'r', kind: 'k', config: { big: 1n } })).toThrow(InvalidArgumentError);
+    expect(() => store.createRun({ id: '', kind: 'k', config: null })).toThrow(/id must be a non-empty string/);
+  });
+});
+
+describe('task results and events', () => {
+  it('records results with their events in completion order and refuses duplicates atomically', () => {
+    const { store } = memoryStore();
+    store.createRun({ id: 'r', kind: 'k', config: null });
+    store.appendEvents('r', [{ type: 'run', runId: 'r' }]);
+    store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't2', result: { correct: true }, events: [{ type: 'task', taskId: 't2' }, { type: 'vote', taskId: 't2', answer: '4', support: { '4': 1 }, reasons: [] }] });
+    store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: { correct: false } });
+    store.recordTaskResult({ runId: 'r', method: 'majority', taskId: 't2', result: { correct: true }, events: [{ data: { type: 'task', taskId: 't2' }, spanId: 's9', startedAt: 3, endedAt: 4 }] });
+    expect(store.completedTaskIds('r', 'drf')).toEqual(['t2', 't1']);
+    expect(store.completedTaskIds('r', 'majority')).toEqual(['t2']);
+    expect(store.taskResults('r', 'drf').map((entry) => [entry.taskId, entry.position, entry.result])).toEqual([['t2', 0, { correct: true }], ['t1', 1, { correct: false }]]);
+    expect(store.taskResults('r').map((entry) => `${entry.method}/${entry.taskId}`)).toEqual(['drf/t2', 'drf/t1', 'majority/t2']);
+
+    const before = store.events('r').length;
+    expect(() => store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't2', result: {}, events: [{ type: 'task', taskId: 't2' }] })).toThrow(/already recorded.*completedTaskIds/);
+    expect(store.events('r')).toHaveLength(before);
+
+    const events = store.events('r');
+    expect(events.map((event) => [event.seq, event.type, event.method, event.taskId])).toEqual([
+      [1, 'run', null, null],
+      [2, 'task', 'drf', 't2'],
+      [3, 'vote', 'drf', 't2'],
+      [4, 'task', 'majority', 't2'],
+    ]);
+    expect(events[3]).toMatchObject({ spanId: 's9', startedAt: 3, endedAt: 4, schemaVersion: 1 });
+    expect(store.events('r', { type: 'task' }).map((event) => event.seq)).toEqual([2, 4]);
+    expect(store.events('r', { method: 'drf', afterSeq: 2 }).map((event) => event.seq)).toEqual([3]);
+    expect(store.events('r', { taskId: 't2' })).toHaveLength(3);
+  });
+
+  it('rolls the whole task back when any part is invalid', () => {
+    const { store } = memoryStore();
+    store.createRun({ id: 'r', kind: 'k', config: null });
+    expect(() =>
+      store.recordTaskResult({
+        runId: 'r', method: 'm', taskId: 't', result: 1,
+        events: [{ type: 'task', taskId: 't' }],
+        usage: [{ inputTokens: -1, outputTokens: 0, cost: 0, cached: false }],
+      }),
+    ).toThrow(/usage\[0\]\.inputTokens/);
+    expect(store.completedTaskIds('r', 'm')).toEqual([]);
+    expect(store.events('r')).toEqual([]);
+    expect(store.usageEntries()).toEqual([]);
+    expect(() => store.recordTaskResult({ runId: 'missing', method: 'm', taskId: 't', result: 1 })).toThrow(NotFoundError);
+    expect(() => store.appendEvents('r', [{ nope: 1 } as never])).toThrow(/must be span data/);
+  });
+
+  it('writes and buffers spans through the store trace sink', () => {
+    const { store } = memoryStore();
+    store.createRun({ id: 'r', kind: 'k', config: null });
+    let clock = 0;
+    const immediate = createTracer({ sink: createStoreTraceSink({ store, runId: 'r' }), now: () => clock++ });
+    immediate.record({ type: 'run', runId: 'r' });
+    expect(store.events('r')).toHaveLength(1);
+
+    const sink = createStoreTraceSink({ store, runId: 'r', mode: 'buffered', method: 'drf' });
+    const tracer = createTracer({ sink, now: () => clock++ });
+    const span = tracer.start({ type: 'task', taskId: 't1' });
+    tracer.record({ type: 'proposal', taskId: 't1', round: 0, agentId: 'a', answer: '1' }, span.id);
+    tracer.record({ type: 'proposal', taskId: 't2', round: 0, agentId: 'a', answer: '2' });
+    tracer.end(span);
+    expect(store.events('r')).toHaveLength(1);
+    expect(sink.pending()).toHaveLength(3);
+    const events = sink.take({ taskId: 't1' });
+    expect(events.map((event) => event.data.type)).toEqual(['proposal', 'task']);
+    expect(sink.pending()).toHaveLength(1);
+    store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: null, events });
+    const stored = store.events('r', { taskId: 't1' });
+    expect(stored.map((event) => [event.type, event.parentId === null])).toEqual([['proposal', false], ['task', true]]);
+    // The task span started at clock 1 and ended at clock 4 (two records in between took 2 and 3).
+    expect(stored[1]).toMatchObject({ spanId: span.id, startedAt: 1, endedAt: 4, method: 'drf' });
+    expect(sink.take()).toHaveLength(1);
+    expect(sink.pending()).toEqual([]);
+  });
+
+  it('keeps exactly the first result per task under any sequence of retries (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 30 }), (taskIndexes) => {
+        const store = openStore({ path: ':memory:', now: () => 0 });
+        store.createRun({ id: 'r', kind: 'k', config: null });
+        const expected: string[] = [];
+        for (const index of taskIndexes) {
+          const taskId = `t${index}`;
+          if (store.completedTaskIds('r', 'm').includes(taskId)) {
+            expect(() => store.recordTaskResult({ runId: 'r', method: 'm', taskId, result: index, events: [{ type: 'task', taskId }] })).toThrow(StoreError);
+          } else {
+            store.recordTaskResult({ runId: 'r', method: 'm', taskId, result: index, events: [{ type: 'task', taskId }] });
+            expected.push(taskId);
+          }
+        }
+        expect(store.completedTaskIds('r', 'm')).toEqual(expected);
+        expect(store.events('r').map((event) => event.taskId)).toEqual(expected);
+        expect(store.events('r').map((event) => event.seq)).toEqual(expected.map((_, index) => index + 1));
+        store.close();
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe('reputation and teams', () => {
+  it('saves and reloads snapshots per run or team, replacing older ones', () => {
+    const { store } = memoryStore();
+    store.createRun({ id: 'r', kind: 'k', config: null });
+    store.saveReputation({ scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.1) });
+    store.saveReputation({ scope: { team: 'math' }, name: 'drf', snapshot: snapshot(0.2) });
+    store.saveReputation({ scope: { team: 'math' }, name: 'drf', snapshot: snapshot(0.3) });
+    expect(store.loadReputation({ scope: { runId: 'r' }, name: 'drf' })).toEqual(snapshot(0.1));
+    expect(store.loadReputation({ scope: { team: 'math' }, name: 'drf' })).toEqual(snapshot(0.3));
+    expect(store.loadReputation({ scope: { team: 'math' }, name: 'beta' })).toBeUndefined();
+    expect(() => store.saveReputation({ scope: { runId: 'r', team: 'x' } as never, name: 'drf', snapshot: snapshot(0) })).toThrow(/exactly one/);
+    expect(() => store.saveReputation({ scope: { team: 'x' }, name: 'drf', snapshot: { model: 'beta' } as never })).toThrow(/schemaVersion 1/);
+  });
+
+  it('commits reputation with the task so a resumed run continues from the last finished task', () => {
+    const { store } = memoryStore();
+    store.createRun({ id: 'r', kind: 'k', config: null });
+    store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: 1, reputation: [{ scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.4) }, { scope: { team: 'math' }, name: 'drf', snapshot: snapshot(0.4) }] });
+    expect(() => store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: 2, reputation: [{ scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.9) }] })).toThrow(StoreError);
+    expect(store.loadReputation({ scope: { runId: 'r' }, name: 'drf' })).toEqual(snapshot(0.4));
+    expect(store.loadReputation({ scope: { team: 'math' }, name: 'drf' })).toEqual(snapshot(0.4));
+  });
+
+  it('persists team identities across store sessions in their order', () => {
+    const path = join(directory, 'team.db');
+    const first = openStore({ path });
+    first.saveTeam('math', [{ id: 'b', model: 'm2', cost: 0.5 }, { id: 'a', model: 'm1' }]);
+    first.saveTeam('math', [{ id: 'c', model: 'm3' }, { id: 'b', model: 'm2', cost: 0.5 }]);
+    first.close();
+    const second = openStore({ path });
+    expect(second.loadTeam('math')).toEqual([{ id: 'c', model: 'm3' }, { id: 'b', model: 'm2', cost: 0.5 }]);
+    expect(second.loadTeam('other')).toBeUndefined();
+    expect(() => second.saveTeam('math', [{ id: 'a', model: 'x' }, { id: 'a', model: 'y' }])).toThrow(/duplicate agent id "a"/);
+    expect(second.loadTeam('math')).toHaveLength(2);
+    second.close();
+  });
+});
+
+describe('llm cache and cost ledger', () => {
+  it('keeps the first cached response per key', () => {
+    const { store } = memoryStore();
+    expect(store.getCachedResponse('k1')).toBeUndefined();
+    expect(store.putCachedResponse({ key: 'k1', value: { text: 'a' }, model: 'gpt' })).toBe(true);
+    expect(store.putCachedResponse({ key: 'k1', value: { text: 'b' } })).toBe(false);
+    expect(store.getCachedResponse('k1')).toEqual({ text: 'a' });
+    expect(store.countCachedResponses()).toBe(1);
+  });
+
+  it('sums the ledger per agent, task, act and run', () => {
+    const { store } = memoryStore();
+    store.recordUsage([
+      { runId: 'r1', agentId: 'a', taskId: 't1', act: 'propose', inputTokens: 100, outputTokens: 10, cost: 0.5, cached: false },
+      { runId: 'r1', agentId: 'b', taskId: 't1', act: 'propose', inputTokens: 200, outputTokens: 20, cost: 1.25, cached: false },
+      { runId: 'r1', agentId: 'a', taskId: 't2', act: 'revise', inputTokens: 50, outputTokens: 5, cost: 0, cached: true },
+    ]);
+    store.recordUsage({ runId: 'r2', agentId: 'a', taskId: 't1', act: 'propose', inputTokens: 1, outputTokens: 1, cost: 2, cached: false });
+    // Agent a in r1: 100 + 50 input, 10 + 5 output, 0.5 + 0 cost, 2 calls of which 1 cached.
+    expect(store.usageSummary({ by: 'agent', runId: 'r1' })).toEqual([
+      { key: 'a', calls: 2, cachedCalls: 1, inputTokens: 150, outputTokens: 15, cost: 0.5 },
+      { key: 'b', calls: 1, cachedCalls: 0, inputTokens: 200, outputTokens: 20, cost: 1.25 },
+    ]);
+    // Task t1 across runs: 100 + 200 + 1 input, 10 + 20 + 1 output, 0.5 + 1.25 + 2 = 3.75.
+    expect(store.usageSummary({ by: 'task' })[0]).toEqual({ key: 't1', calls: 3, cachedCalls: 0, inputTokens: 301, outputTokens: 31, cost: 3.75 });
+    expect(store.usageSummary({ by: 'run' }).map((row) => [row.key, row.cost])).toEqual([['r1', 1.75], ['r2', 2]]);
+    expect(store.usageSummary({ by: 'act', runId: 'r1' }).map((row) => [row.key, row.calls])).toEqual([['propose', 2], ['revise', 1]]);
+    expect(store.usageEntries({ runId: 'r2' })).toMatchObject([{ agentId: 'a', cost: 2, cached: false }]);
+    expect(() => store.usageSummary({ by: 'week' as never })).toThrow(/by must be one of/);
+    expect(() => store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: Number.NaN, cached: false })).toThrow(/entries\[0\]\.cost/);
+  });
+
+  it('joins nested transactions and rolls back on error', () => {
+    const { store } = memoryStore();
+    expect(() =>
+      store.transaction(() => {
+        store.putCachedResponse({ key: 'x', value: 1 });
+        store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: 0, cached: true });
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(store.countCachedResponses()).toBe(0);
+    expect(store.usageEntries()).toEqual([]);
+  });
+});
+
+describe('crash safety', () => {
+  const worker = fileURLToPath(new URL('./_sigkill-worker.ts', import.meta.url));
+
+  function runWorker(path: string, count: number, delayMs: number, killAfter?: number): Promise<{ lines: string[]; signal: NodeJS.Signals | null }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', worker, path, String(count), String(delayMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const lines: string[] = [];
+      let stderr = '';
+      let buffered = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const parts = buffered.split('\n');
+        buffered = parts.pop() ?? '';
+        for (const line of parts) {
+          lines.push(line);
+          if (killAfter !== undefined && lines.filter((entry) => entry.startsWith('done')).length === killAfter) child.kill('SIGKILL');
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        if (killAfter === undefined && code !== 0) reject(new Error(`worker exited ${code}: ${stderr}`));
+        else resolve({ lines, signal });
+      });
+    });
+  }
+
+  it('loses and doubles no task when SIGKILLed mid-run and resumed', async () => {
+    const path = join(directory, 'kill.db');
+    const count = 60;
+    // Three kills: after 10 commits with 2 ms of busy work per task (the kill lands while a task
+    // is computed or written), then twice after 12 more commits with no busy work (the kill lands
+    // inside or between writes). Each restart resumes from what the store holds.
+    let recorded: string[] = [];
+    for (const [delayMs, killAfter] of [[2, 10], [0, 12], [0, 12]] as const) {
+      const killed = await runWorker(path, count, delayMs, killAfter);
+      expect(killed.signal).toBe('SIGKILL');
+      expect(killed.lines).not.toContain('finished');
+      expect(killed.lines[0]).toBe(`resumed ${recorded.length}`);
+      const middle = openStore({ path });
+      const now = middle.completedTaskIds('run-kill', 'm');
+      // Every reported commit survived, and what survived is a prefix of the task order.
+      expect(now.length).toBeGreaterThanOrEqual(recorded.length + killAfter);
+      expect(now).toEqual(Array.from({ length: now.length }, (_, index) => `t${index}`));
+      expect(middle.events('run-kill')).toHaveLength(3 * now.length);
+      expect(middle.getRun('run-kill')?.status).toBe('running');
+      middle.close();
+      recorded = now;
+    }
+    expect(recorded.length).toBeLessThan(count);
+
+    const second = await runWorker(path, count, 0);
+    expect(second.lines[0]).toBe(`resumed ${recorded.length}`);
+    expect(second.lines.at(-1)).toBe('finished');
+
+    const store = openStore({ path });
+    const ids = store.completedTaskIds('run-kill', 'm');
+    const expected = Array.from({ length: count }, (_, index) => `t${index}`);
+    expect(ids).toEqual(expected);
+    const events = store.events('run-kill');
+    // 3 events per task, each task's events exactly once, seq gap-free.
+    expect(events).toHaveLength(3 * count);
+    expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 3 * count }, (_, index) => index + 1));
+    for (const taskId of expected) expect(events.filter((event) => event.taskId === taskId).map((event) => event.type)).toEqual(['task', 'proposal', 'vote']);
+    // One ledger entry per task: 60 × 0.001 = 0.06, 60 × 10 = 600 input tokens.
+    const [total] = store.usageSummary({ by: 'run', runId: 'run-kill' });
+    expect(total?.calls).toBe(count);
+    expect(total?.inputTokens).toBe(600);
+    expect(total?.cost).toBeCloseTo(0.06, 12);
+    expect(store.getRun('run-kill')?.status).toBe('completed');
+    store.close();
+  });
+});
