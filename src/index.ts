@@ -4,3 +4,4 @@ export * from './selection/index.js';
 export * from './aggregation/index.js';
 export * from './agents/index.js';
 export * from './store/index.js';
+export * from './tasks/index.js';

@@ -1,1 +1,3 @@
 export type * from './agent.js';
+export * from './simulation-world.js';
+export * from './simulated-agent.js';

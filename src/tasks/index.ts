@@ -1,0 +1,2 @@
+export * from './generate-tasks.js';
+export * from './load-tasks.js';
