@@ -1,0 +1,258 @@
+// One DRF round (arXiv 2509.05764): filter → UCB selection with cost → proposals → k-layer rating
+// network → reputation-weighted team answer → reputation update. `runDrf` wires these rounds.
+import type { Acted, Agent } from '../../agents/agent.js';
+import type { Decision } from '../../aggregation/aggregator.js';
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { Proposal } from '../../core/proposal.js';
+import type { Rating } from '../../core/rating.js';
+import type { Rng } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import type { Span, Tracer, WeightReason } from '../../core/trace.js';
+import type { Evidence, ReputationModel } from '../../reputation/reputation-model.js';
+import type { Selector } from '../../selection/selector.js';
+import type { CostLedger } from './cost-ledger.js';
+import type { RatingSource } from './rating-source.js';
+import { credibilityWeight, discountRatings, updateCredibility, type CredibilityState } from './rater-credibility.js';
+import { decideTeamAnswer } from './team-answer.js';
+
+/** Collusion defence applied to the rating network before it reaches the reputation model. */
+export type DrfDefence = 'none' | 'rater-credibility';
+
+/** How a team member's proposal turned out, in [0, 1], for rater credibility. */
+export type DrfOutcome = (input: { readonly task: Task; readonly proposal: Proposal; readonly decision: Decision }) => number | Promise<number>;
+
+/** An act that failed (provider error, malformed reply); the round went on without it. */
+export interface DrfFailure {
+  readonly agentId: AgentId;
+  readonly act: 'propose' | 'rate';
+  /** For `rate`: whose proposal was being rated. */
+  readonly ratee?: AgentId;
+  readonly message: string;
+}
+
+/** Everything one DRF round decided, and why. Persistable: carries `schemaVersion`. */
+export interface DrfRoundRecord {
+  readonly schemaVersion: 1;
+  /** 0-based round index (one round per task). */
+  readonly round: number;
+  readonly taskId: string;
+  /** Selected team, best first. */
+  readonly team: readonly AgentId[];
+  /** Agents filtered out (reputation below the threshold) or excluded by the selector. */
+  readonly excluded: readonly AgentId[];
+  /** True when every agent was below the threshold and the best-reputed were used anyway. */
+  readonly fallback: boolean;
+  /** Selector reasons (UCB score components) plus one filter reason per excluded agent. */
+  readonly selectionReasons: readonly WeightReason[];
+  /** Cost per call c_i of each team member as used for selection (before normalisation). */
+  readonly teamCosts: Readonly<Record<AgentId, number>>;
+  readonly proposals: ReadonlyArray<{ readonly agentId: AgentId; readonly answer: string | null }>;
+  /** Ratings as the raters gave them. */
+  readonly ratings: readonly Rating[];
+  /** Ratings as the reputation model received them (after the defence; equal to `ratings` without one). */
+  readonly appliedRatings: readonly Rating[];
+  /** Rater credibility κ used this round (only with `defence: 'rater-credibility'`). */
+  readonly credibility?: Readonly<Record<AgentId, number>>;
+  readonly reputationBefore: Readonly<Record<AgentId, number>>;
+  readonly reputationAfter: Readonly<Record<AgentId, number>>;
+  readonly decision: { readonly answer: string | null; readonly support: Readonly<Record<string, number>> };
+  /** Acts issued this round: k proposals plus k·(k − 1) ratings (failed acts included). */
+  readonly calls: number;
+  /** Spend this round from the agents' usage (0 for simulated and replayed agents). */
+  readonly spend: number;
+  readonly failures: readonly DrfFailure[];
+}
+
+/** Mutable state carried between rounds by {@link runDrf}. */
+export interface DrfRoundState {
+  credibility: CredibilityState;
+}
+
+/** Resolved inputs of one round. */
+export interface DrfRoundInput {
+  readonly round: number;
+  readonly task: Task;
+  readonly pool: readonly Agent[];
+  readonly k: number;
+  readonly threshold: number;
+  readonly selector: Selector;
+  readonly reputation: ReputationModel;
+  readonly rng: Rng;
+  readonly tracer: Tracer;
+  readonly ratingSource: RatingSource;
+  readonly ledger: CostLedger;
+  readonly costNormalization: 'max' | 'none';
+  readonly defence: DrfDefence;
+  readonly credibilityFloor: number;
+  readonly outcome: DrfOutcome | undefined;
+  readonly sameAnswer: (left: string, right: string) => boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly state: DrfRoundState;
+}
+
+/** Runs one DRF round on one task and returns its record; mutates only the models and `state`. */
+export async function runDrfRound(input: DrfRoundInput): Promise<DrfRoundRecord> {
+  const { task, tracer, reputation } = input;
+  const taskSpan = tracer.start({ type: 'task', taskId: task.id });
+  try {
+    const reputationBefore = reputation.scores();
+    const selection = selectTeam(input, reputationBefore, taskSpan);
+    const members = selection.team.map((agentId) => input.pool.find((agent) => agent.identity.id === agentId) as Agent);
+    const failures: DrfFailure[] = [];
+    let spend = 0;
+    const account = (agentId: AgentId, acted: Acted<unknown>) => {
+      input.ledger.record(agentId, acted.usage);
+      spend += acted.usage.cost;
+    };
+
+    const proposals = await collectProposals(input, members, failures, account, taskSpan);
+    const ratings = await collectRatings(input, members, proposals, failures, account, taskSpan);
+
+    const decision = decideTeamAnswer({ taskId: task.id, proposals, weights: reputationBefore, sameAnswer: input.sameAnswer });
+    tracer.record({ type: 'vote', taskId: task.id, answer: decision.answer, support: decision.support, reasons: decision.reasons }, taskSpan.id);
+
+    let appliedRatings: Rating[] = ratings;
+    let credibility: Record<AgentId, number> | undefined;
+    if (input.defence === 'rater-credibility') {
+      const outcomes: Record<AgentId, number> = {};
+      for (const proposal of proposals) {
+        outcomes[proposal.agentId] = input.outcome
+          ? await input.outcome({ task, proposal, decision })
+          : proposal.answer !== null && decision.answer !== null && input.sameAnswer(proposal.answer, decision.answer) ? 1 : 0;
+      }
+      input.state.credibility = updateCredibility(input.state.credibility, ratings, outcomes);
+      credibility = Object.fromEntries(members.map((agent) => [agent.identity.id, credibilityWeight(input.state.credibility[agent.identity.id], input.credibilityFloor)]));
+      appliedRatings = discountRatings(ratings, reputationBefore, credibility);
+    }
+
+    const evidence: Evidence[] = appliedRatings.map((rating) => ({ type: 'rating', rating }));
+    reputation.observe(evidence);
+    const reputationAfter = reputation.scores();
+    tracer.record({ type: 'reputation-update', taskId: task.id, before: reputationBefore, after: reputationAfter }, taskSpan.id);
+
+    return {
+      schemaVersion: 1,
+      round: input.round,
+      taskId: task.id,
+      team: selection.team,
+      excluded: selection.excluded,
+      fallback: selection.fallback,
+      selectionReasons: selection.reasons,
+      teamCosts: Object.fromEntries(selection.team.map((agentId) => [agentId, selection.costs[agentId] ?? 0])),
+      proposals: proposals.map((proposal) => ({ agentId: proposal.agentId, answer: proposal.answer })),
+      ratings,
+      appliedRatings,
+      ...(credibility === undefined ? {} : { credibility }),
+      reputationBefore,
+      reputationAfter,
+      decision: { answer: decision.answer, support: decision.support },
+      calls: members.length + members.length * (members.length - 1),
+      spend,
+      failures,
+    };
+  } catch (error) {
+    tracer.end(taskSpan, error);
+    throw error;
+  } finally {
+    if (taskSpan.endedAt === undefined) tracer.end(taskSpan);
+  }
+}
+
+interface TeamChoice {
+  readonly team: AgentId[];
+  readonly excluded: AgentId[];
+  readonly fallback: boolean;
+  readonly reasons: WeightReason[];
+  readonly costs: Record<AgentId, number>;
+}
+
+/** Filters agents below the threshold, then lets the selector (UCB with cost) pick k of the rest. */
+function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, number>>, parent: Span): TeamChoice {
+  const { pool, threshold, ledger } = input;
+  const costs: Record<AgentId, number> = Object.fromEntries(pool.map((agent) => [agent.identity.id, ledger.costPerCall(agent.identity.id)]));
+  const maxCost = Math.max(0, ...Object.values(costs));
+  const selectionCost = (agentId: AgentId) => (input.costNormalization === 'max' && maxCost > 0 ? (costs[agentId] ?? 0) / maxCost : costs[agentId] ?? 0);
+
+  const score = (agentId: AgentId) => reputation[agentId] ?? 0;
+  let eligible = pool.filter((agent) => score(agent.identity.id) >= threshold);
+  const filtered = pool.filter((agent) => score(agent.identity.id) < threshold).map((agent) => agent.identity.id);
+  const fallback = eligible.length === 0;
+  if (fallback) {
+    // Every agent is below the threshold: DRF would have nobody to ask. Use the best-reputed k
+    // (ties by pool order) and say so in the record instead of failing the run.
+    eligible = pool
+      .map((agent, index) => ({ agent, index }))
+      .sort((left, right) => score(right.agent.identity.id) - score(left.agent.identity.id) || left.index - right.index)
+      .slice(0, input.k)
+      .map(({ agent }) => agent);
+  }
+  const candidates: AgentIdentity[] = eligible.map((agent) => ({ ...agent.identity, cost: selectionCost(agent.identity.id) }));
+  const k = Math.min(input.k, candidates.length);
+  const selection = input.selector.select({
+    pool: candidates,
+    reputation: Object.fromEntries(candidates.map((identity) => [identity.id, score(identity.id)])),
+    k,
+    rng: input.rng,
+  });
+  const filterReasons: WeightReason[] = filtered
+    .filter((agentId) => !fallback || !selection.selected.includes(agentId))
+    .map((agentId) => ({ agentId, weight: 0, components: { reputation: score(agentId), threshold }, note: `excluded: reputation ${score(agentId).toFixed(4)} < threshold ${threshold}` }));
+  const fallbackNote = fallback ? [{ agentId: '*', weight: 0, note: `fallback: every agent is below threshold ${threshold}; the ${k} best-reputed were offered to the selector` }] : [];
+  const excluded = [...new Set([...filtered.filter((agentId) => !selection.selected.includes(agentId)), ...selection.excluded])];
+  const reasons = [...selection.reasons, ...filterReasons, ...fallbackNote];
+  input.tracer.record({ type: 'selection', taskId: input.task.id, round: input.round, selected: selection.selected, excluded, reasons }, parent.id);
+  return { team: [...selection.selected], excluded, fallback, reasons, costs };
+}
+
+async function collectProposals(input: DrfRoundInput, members: readonly Agent[], failures: DrfFailure[], account: (agentId: AgentId, acted: Acted<unknown>) => void, parent: Span): Promise<Proposal[]> {
+  const { task, signal, tracer } = input;
+  const settled = await Promise.allSettled(members.map((agent) => agent.propose({ task, ...(signal === undefined ? {} : { signal }) })));
+  signal?.throwIfAborted();
+  return settled.map((result, index) => {
+    const agentId = (members[index] as Agent).identity.id;
+    let proposal: Proposal;
+    if (result.status === 'fulfilled' && result.value.value.agentId === agentId && result.value.value.taskId === task.id) {
+      account(agentId, result.value);
+      proposal = { ...result.value.value, round: 0 };
+    } else {
+      const message = result.status === 'rejected'
+        ? errorMessage(result.reason)
+        : `proposal names agent ${result.value.value.agentId} on task ${result.value.value.taskId}, expected ${agentId} on ${task.id}`;
+      if (result.status === 'fulfilled') account(agentId, result.value);
+      failures.push({ agentId, act: 'propose', message });
+      proposal = { agentId, taskId: task.id, round: 0, text: '', answer: null };
+    }
+    tracer.record({ type: 'proposal', taskId: task.id, round: 0, agentId, answer: proposal.answer }, parent.id);
+    return proposal;
+  });
+}
+
+async function collectRatings(input: DrfRoundInput, members: readonly Agent[], proposals: readonly Proposal[], failures: DrfFailure[], account: (agentId: AgentId, acted: Acted<unknown>) => void, parent: Span): Promise<Rating[]> {
+  const { task, signal, tracer, ratingSource } = input;
+  const jobs: Array<{ rater: Agent; own: Proposal; proposal: Proposal }> = [];
+  members.forEach((rater, raterIndex) => {
+    proposals.forEach((proposal, proposalIndex) => {
+      if (proposalIndex !== raterIndex) jobs.push({ rater, own: proposals[raterIndex] as Proposal, proposal });
+    });
+  });
+  const settled = await Promise.allSettled(jobs.map(({ rater, own, proposal }) => ratingSource.rate({ rater, task, proposal, own, ...(signal === undefined ? {} : { signal }) })));
+  signal?.throwIfAborted();
+  const ratings: Rating[] = [];
+  settled.forEach((result, index) => {
+    const job = jobs[index] as (typeof jobs)[number];
+    const raterId = job.rater.identity.id;
+    if (result.status === 'rejected') {
+      failures.push({ agentId: raterId, act: 'rate', ratee: job.proposal.agentId, message: errorMessage(result.reason) });
+      return;
+    }
+    account(raterId, result.value);
+    const rating = result.value.value;
+    ratings.push(rating);
+    tracer.record({ type: 'rating', taskId: task.id, rater: rating.rater, ratee: rating.ratee, score: rating.score, ...(rating.reason === undefined ? {} : { reason: rating.reason }) }, parent.id);
+  });
+  return ratings;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,130 @@
+import type { Acted, ActUsage, Agent } from '../../agents/agent.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { Proposal } from '../../core/proposal.js';
+import { validateRating, type Rating } from '../../core/rating.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { assertInRange } from '../../core/validate.js';
+
+/** What a rating source is asked: `rater` judges `proposal` (someone else's) on `task`. */
+export interface RateInput {
+  readonly rater: Agent;
+  readonly task: Task;
+  /** The proposal under judgement (never the rater's own). */
+  readonly proposal: Proposal;
+  /** The rater's own proposal on the task, when it made one that parsed or not. */
+  readonly own?: Proposal;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Where DRF's rating network gets its edges from: a live judging prompt (`Agent.rate`), agreement
+ * with the rater's own answer (replayed proposals), or a simulated judge of stated accuracy.
+ */
+export interface RatingSource {
+  /** Registry-style name, e.g. `agent`, `agreement`, `simulated-judge`. */
+  readonly name: string;
+  /** One rating in [0, 1] with the usage it cost (zero for agreement and simulated judges). */
+  rate(input: RateInput): Promise<Acted<Rating>>;
+}
+
+const freeUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: false };
+
+/**
+ * Ratings come from the rater itself (`Agent.rate`): a judging prompt for live agents, the
+ * simulator's judging accuracy for simulated agents. The reply is checked (rater, ratee, task and a
+ * score in [0, 1]) before it enters the rating network.
+ *
+ * @example
+ * const source = agentRatingSource();
+ * const { value } = await source.rate({ rater, task, proposal });
+ */
+export function agentRatingSource(): RatingSource {
+  return {
+    name: 'agent',
+    async rate({ rater, task, proposal, own, signal }) {
+      const acted = await rater.rate({ task, proposal, ...(own === undefined ? {} : { own }), ...(signal === undefined ? {} : { signal }) });
+      const rating = acted.value;
+      validateRating(rating, `rating from ${rater.identity.id}`);
+      if (rating.rater !== rater.identity.id || rating.ratee !== proposal.agentId || rating.taskId !== task.id) {
+        throw new InvalidArgumentError({
+          parameter: 'rating',
+          value: { rater: rating.rater, ratee: rating.ratee, taskId: rating.taskId },
+          message: `agent ${rater.identity.id} returned a rating for rater ${rating.rater} -> ratee ${rating.ratee} on task ${rating.taskId}, expected ${rater.identity.id} -> ${proposal.agentId} on ${task.id}; Agent.rate must echo the request's ids`,
+        });
+      }
+      return acted;
+    },
+  };
+}
+
+/**
+ * Replayed proposals: a rater scores a peer 1 when the peer's answer key equals its own, 0 when it
+ * differs or the peer's answer did not parse, and 0.5 (no opinion) when the rater's own answer did
+ * not parse. `sameAnswer` decides equality of canonical keys (default: string equality).
+ */
+export function agreementRatingSource({ sameAnswer = (left: string, right: string) => left === right }: { sameAnswer?: (left: string, right: string) => boolean } = {}): RatingSource {
+  return {
+    name: 'agreement',
+    async rate({ rater, task, proposal, own }) {
+      const base = { rater: rater.identity.id, ratee: proposal.agentId, taskId: task.id };
+      let score: number;
+      let reason: string;
+      if (proposal.answer === null) {
+        score = 0;
+        reason = 'peer answer did not parse';
+      } else if (own === undefined || own.answer === null) {
+        score = 0.5;
+        reason = 'rater has no parsed answer of its own';
+      } else if (sameAnswer(own.answer, proposal.answer)) {
+        score = 1;
+        reason = 'same answer as the rater';
+      } else {
+        score = 0;
+        reason = 'different answer from the rater';
+      }
+      return { value: { ...base, score, reason }, usage: freeUsage };
+    },
+  };
+}
+
+/** Options of {@link simulatedJudgeRatingSource}. */
+export interface SimulatedJudgeOptions {
+  /** Probability in [0, 1] that the judge's verdict matches the proposal's true correctness. @default 0.8 */
+  readonly accuracy?: number;
+  /** Judging accuracy per rater, overriding `accuracy` for the agents it names. */
+  readonly accuracyByAgent?: Readonly<Record<AgentId, number>>;
+  /** Ground truth for the judge only (never for the protocol's decisions): is this proposal correct? */
+  readonly isCorrect: (proposal: Proposal) => boolean;
+  /** Seed of the judge's coin flips; each verdict derives its own stream from (seed, rater, ratee, task). */
+  readonly seed: number | string;
+}
+
+/**
+ * A simulated judge of stated accuracy for replayed proposals: with probability `accuracy` it
+ * rates a correct proposal 1 and a wrong one 0, otherwise the reverse. Each verdict draws from its
+ * own stream derived from (seed, rater, ratee, task), so verdicts do not depend on call order.
+ */
+export function simulatedJudgeRatingSource(options: SimulatedJudgeOptions): RatingSource {
+  const accuracy = options.accuracy ?? 0.8;
+  assertInRange('accuracy', accuracy, 0, 1, { hint: 'pass the probability that a verdict is right, e.g. 0.8' });
+  for (const [agentId, value] of Object.entries(options.accuracyByAgent ?? {})) {
+    assertInRange(`accuracyByAgent.${agentId}`, value, 0, 1);
+  }
+  return {
+    name: 'simulated-judge',
+    async rate({ rater, task, proposal }) {
+      const raterId = rater.identity.id;
+      const stated = options.accuracyByAgent?.[raterId] ?? accuracy;
+      const rng = createRng(deriveSeed(options.seed, 'judge', raterId, proposal.agentId, task.id));
+      const correct = proposal.answer !== null && options.isCorrect(proposal);
+      const right = rng() < stated;
+      const verdict = right ? correct : !correct;
+      return {
+        value: { rater: raterId, ratee: proposal.agentId, taskId: task.id, score: verdict ? 1 : 0, reason: `simulated judge (accuracy ${stated}) says ${verdict ? 'correct' : 'wrong'}` },
+        usage: freeUsage,
+      };
+    },
+  };
+}
