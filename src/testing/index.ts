@@ -1,1 +1,2 @@
 export { createMemoryTraceSink } from '../core/trace.js';
+export * from './reputation-contract.js';

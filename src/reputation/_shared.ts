@@ -1,0 +1,216 @@
+// Internal helpers shared by the reputation models: the agent roster, weight normalisation and
+// snapshot readers. Not re-exported.
+import type { AgentId } from '../core/agent-identity.js';
+import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
+import { assertNonEmptyString } from '../core/validate.js';
+import type { ReputationSnapshot } from './reputation-model.js';
+
+/** Ordered set of agent ids with typed errors for unknown and duplicate ids. */
+export class AgentRoster {
+  readonly #ids: AgentId[] = [];
+  readonly #index = new Map<AgentId, number>();
+
+  /** Builds a roster from a non-empty list of unique, non-empty ids. */
+  static from(agents: readonly AgentId[], parameter = 'agents'): AgentRoster {
+    if (!Array.isArray(agents) || agents.length === 0) {
+      throw new InvalidArgumentError({
+        parameter,
+        value: agents,
+        message: `${parameter} must be a non-empty list of agent ids, got ${describe(agents)}; pass e.g. { agents: ['a1', 'a2'] }`,
+      });
+    }
+    const roster = new AgentRoster();
+    agents.forEach((agentId, index) => roster.add(agentId, `${parameter}[${index}]`));
+    return roster;
+  }
+
+  /** Appends an agent; throws `InvalidArgumentError` for an empty or duplicate id. */
+  add(agentId: AgentId, parameter = 'agentId'): void {
+    assertNonEmptyString(parameter, agentId, 'agent ids are non-empty strings');
+    if (this.#index.has(agentId)) {
+      throw new InvalidArgumentError({
+        parameter,
+        value: agentId,
+        message: `${parameter}: agent id ${JSON.stringify(agentId)} is already registered; agent ids must be unique`,
+      });
+    }
+    this.#index.set(agentId, this.#ids.length);
+    this.#ids.push(agentId);
+  }
+
+  has(agentId: AgentId): boolean {
+    return this.#index.has(agentId);
+  }
+
+  /** Position of a known agent; throws `NotFoundError` naming `parameter` otherwise. */
+  indexOf(agentId: AgentId, parameter = 'agentId'): number {
+    const index = this.#index.get(agentId);
+    if (index === undefined) throw unknownAgent(agentId, parameter);
+    return index;
+  }
+
+  /** Throws `NotFoundError` unless the agent is registered. */
+  require(agentId: AgentId, parameter = 'agentId'): void {
+    this.indexOf(agentId, parameter);
+  }
+
+  get size(): number {
+    return this.#ids.length;
+  }
+
+  list(): readonly AgentId[] {
+    return [...this.#ids];
+  }
+}
+
+/** The `NotFoundError` every model throws for an id it does not know. */
+export function unknownAgent(agentId: unknown, parameter: string): NotFoundError {
+  return new NotFoundError({
+    entity: 'agent',
+    id: String(agentId),
+    message: `${parameter}: unknown agent id ${JSON.stringify(agentId)}; register it first (createReputationModel({ agents }) or model.addAgent(id))`,
+  });
+}
+
+/**
+ * Resolves the ids a `weights()` call covers: all agents by default, otherwise a non-empty list of
+ * distinct known ids.
+ */
+export function resolveWeightIds(roster: AgentRoster, agentIds: readonly AgentId[] | undefined): readonly AgentId[] {
+  if (agentIds === undefined) return roster.list();
+  if (!Array.isArray(agentIds) || agentIds.length === 0) {
+    throw new InvalidArgumentError({
+      parameter: 'agentIds',
+      value: agentIds,
+      message: `agentIds must be a non-empty list of known agent ids, got ${describe(agentIds)}; omit it to weight every agent`,
+    });
+  }
+  const seen = new Set<AgentId>();
+  agentIds.forEach((agentId, index) => {
+    roster.require(agentId, `agentIds[${index}]`);
+    if (seen.has(agentId)) {
+      throw new InvalidArgumentError({
+        parameter: `agentIds[${index}]`,
+        value: agentId,
+        message: `agentIds[${index}]: agent id ${JSON.stringify(agentId)} is listed twice; list each agent once`,
+      });
+    }
+    seen.add(agentId);
+  });
+  return agentIds;
+}
+
+/**
+ * Normalises non-negative values to weights that sum to 1: w_i = v_i / Σ_j v_j, uniform 1/n when
+ * Σ_j v_j = 0.
+ */
+export function normalizeWeights(agentIds: readonly AgentId[], valueOf: (agentId: AgentId) => number): Record<AgentId, number> {
+  const values = agentIds.map((agentId) => Math.max(0, valueOf(agentId)));
+  const total = values.reduce((sum, value) => sum + value, 0);
+  const weights: Record<AgentId, number> = {};
+  agentIds.forEach((agentId, index) => {
+    // w_i = v_i / Σ_j v_j  (uniform 1/n if Σ_j v_j = 0)
+    weights[agentId] = total > 0 ? (values[index] as number) / total : 1 / agentIds.length;
+  });
+  return weights;
+}
+
+/** Builds the `scores()` record from a per-agent score function. */
+export function collectScores(agentIds: readonly AgentId[], scoreOf: (agentId: AgentId) => number): Record<AgentId, number> {
+  const scores: Record<AgentId, number> = {};
+  for (const agentId of agentIds) scores[agentId] = scoreOf(agentId);
+  return scores;
+}
+
+/**
+ * Checks a snapshot's envelope (schemaVersion 1, model name, agent list) and returns its agents and
+ * state object.
+ */
+export function readSnapshotEnvelope(snapshot: ReputationSnapshot, model: string): { agents: AgentRoster; state: Record<string, unknown> } {
+  if (snapshot === null || typeof snapshot !== 'object') {
+    throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: `snapshot must be an object from model.snapshot(), got ${describe(snapshot)}` });
+  }
+  if (snapshot.schemaVersion !== 1) {
+    throw new InvalidArgumentError({
+      parameter: 'snapshot.schemaVersion',
+      value: snapshot.schemaVersion,
+      message: `snapshot.schemaVersion must be 1, got ${describe(snapshot.schemaVersion)}; this version of repute reads schemaVersion 1 snapshots only`,
+    });
+  }
+  if (snapshot.model !== model) {
+    throw new InvalidArgumentError({
+      parameter: 'snapshot.model',
+      value: snapshot.model,
+      message: `snapshot.model is ${describe(snapshot.model)} but this is a ${JSON.stringify(model)} model; restore it into createReputationModel(${JSON.stringify(snapshot.model)}, ...)`,
+    });
+  }
+  const agents = AgentRoster.from(snapshot.agents as AgentId[], 'snapshot.agents');
+  return { agents, state: readObject(snapshot.state, 'snapshot.state') };
+}
+
+/** Reads a plain object field of a snapshot. */
+export function readObject(value: unknown, parameter: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be an object, got ${describe(value)}; pass a snapshot produced by model.snapshot()` });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Reads an array field of a snapshot. */
+export function readArray(value: unknown, parameter: string, length?: number): unknown[] {
+  if (!Array.isArray(value) || (length !== undefined && value.length !== length)) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be an array${length === undefined ? '' : ` of length ${length}`}, got ${describe(value)}; pass a snapshot produced by model.snapshot()`,
+    });
+  }
+  return value;
+}
+
+/** Reads a finite number in [min, max] from a snapshot. */
+export function readNumber(value: unknown, parameter: string, min = -Infinity, max = Infinity): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be a finite number in [${min}, ${max}], got ${describe(value)}; pass a snapshot produced by model.snapshot()`,
+    });
+  }
+  return value;
+}
+
+/** Reads a known agent id from a snapshot. */
+export function readAgentId(value: unknown, parameter: string, agents: AgentRoster): AgentId {
+  assertNonEmptyString(parameter, value);
+  agents.require(value, parameter);
+  return value;
+}
+
+/** Short printable form of any value for error messages. */
+export function describe(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (value === undefined) return 'undefined';
+  try {
+    const text = JSON.stringify(value);
+    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  } catch {
+    return String(value);
+  }
+}
+
+/** Reads the evidence-count table kept by every model (`[[agentId, count], ...]`). */
+export function readEvidenceCounts(value: unknown, parameter: string, agents: AgentRoster): Map<AgentId, number> {
+  const counts = new Map<AgentId, number>();
+  readArray(value, parameter).forEach((entry, index) => {
+    const pair = readArray(entry, `${parameter}[${index}]`, 2);
+    const agentId = readAgentId(pair[0], `${parameter}[${index}][0]`, agents);
+    counts.set(agentId, readNumber(pair[1], `${parameter}[${index}][1]`, 0));
+  });
+  return counts;
+}
+
+/** Writes the evidence-count table in roster order. */
+export function writeEvidenceCounts(agentIds: readonly AgentId[], counts: ReadonlyMap<AgentId, number>): Array<[AgentId, number]> {
+  return agentIds.map((agentId) => [agentId, counts.get(agentId) ?? 0]);
+}

@@ -1,0 +1,357 @@
+// DRF, arXiv 2509.05764: rating network and reputation iteration, Eqs. 2 and 6–8.
+//   Eq. 2  accuracy of an answer at distance d from the reference: acc = 1 − d (printed: acc = d)
+//   Eq. 6  w_j = Σ_{i≠j} R_i·s_ij / Σ_{i≠j} R_i
+//   Eq. 7  w_j ≥ w0: R_j ← R_j + β·(w_j − w0)·(R0 − R_j)
+//   Eq. 8  w_j < w0: R_j ← R_j·(1 − β·(w0 − w_j)/w0)   (printed: R_j ← R_j·(1 − β·w_j/w0))
+// The printed Eq. 2 rewards distance and the printed Eq. 8 decays less the worse the score, both
+// against the paper's own text; `variant: 'printed'` reproduces them, 'corrected' is the default.
+import type { AgentId } from '../core/agent-identity.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { resolveOptions } from '../core/options.js';
+import type { Rating } from '../core/rating.js';
+import { validateRating } from '../core/rating.js';
+import { assertInRange } from '../core/validate.js';
+import {
+  AgentRoster,
+  collectScores,
+  describe,
+  normalizeWeights,
+  readAgentId,
+  readArray,
+  readEvidenceCounts,
+  readNumber,
+  readObject,
+  readSnapshotEnvelope,
+  resolveWeightIds,
+  unknownAgent,
+  writeEvidenceCounts,
+} from './_shared.js';
+import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
+import { validateEvidenceBatch } from './validate-evidence.js';
+
+/** Which form of DRF's Eqs. 2 and 8 to use: the corrected one (default) or the one printed in the paper. */
+export type DrfVariant = 'corrected' | 'printed';
+
+/** The DRF variants, default first. */
+export const drfVariants: readonly DrfVariant[] = ['corrected', 'printed'];
+
+/** Parameters of the DRF reputation iteration (Eqs. 7–8). */
+export interface DrfParameters {
+  /** Score threshold w0 in (0, 1]: at or above it reputation rises (Eq. 7), below it decays (Eq. 8). @default 0.5 */
+  readonly w0?: number;
+  /** Step size β in (0, 1]; β ≤ 1 keeps R in [0, R0]. @default 0.2 */
+  readonly beta?: number;
+  /** Reputation ceiling R0 > 0. @default 1 */
+  readonly r0?: number;
+  /** `corrected` (default) or `printed` Eq. 8. @default 'corrected' */
+  readonly variant?: DrfVariant;
+}
+
+/** Options of the DRF reputation model. */
+export interface DrfModelOptions extends DrfParameters {
+  /** Reputation of every agent before any round (and of agents added later), in [0, R0]. @default 0.5 */
+  readonly initialReputation?: number;
+}
+
+/** Default DRF parameters: R = 0.5 initially, w0 = 0.5, β = 0.2, R0 = 1, corrected variant. */
+export const drfDefaults: Required<DrfModelOptions> = { initialReputation: 0.5, w0: 0.5, beta: 0.2, r0: 1, variant: 'corrected' };
+
+/** Result of one DRF round. */
+export interface DrfStepResult {
+  /** Reputations after the round (a new object; agents rated by nobody else keep theirs). */
+  readonly reputations: Record<AgentId, number>;
+  /** Round score w_j of every agent that received at least one rating from another agent. */
+  readonly roundScores: Record<AgentId, number>;
+}
+
+/**
+ * DRF Eq. 2: accuracy of an answer at normalised distance d ∈ [0, 1] from the reference.
+ * `corrected`: acc = 1 − d (the paper's text: closer answers are more accurate); `printed`: acc = d,
+ * the equation as printed, which rewards distance.
+ *
+ * @example
+ * drfAccuracy(0.2); // 0.8
+ * drfAccuracy(0.2, 'printed'); // 0.2
+ */
+export function drfAccuracy(distance: number, variant: DrfVariant = 'corrected'): number {
+  assertInRange('distance', distance, 0, 1, { hint: 'normalise the distance to the reference answer into [0, 1]' });
+  assertVariant('variant', variant);
+  // corrected Eq. 2: acc = 1 − d;  printed Eq. 2: acc = d
+  return variant === 'corrected' ? 1 - distance : distance;
+}
+
+/**
+ * DRF Eq. 6: the round score of each agent j is the reputation-weighted mean of the ratings it
+ * received from other agents in this round, w_j = Σ_{i≠j} R_i·s_ij / Σ_{i≠j} R_i, using the
+ * reputations before the round. If every rater of j has reputation 0 the plain mean is used. Each
+ * rating is one term (a rater who rates j twice counts twice); self-ratings are left out; agents
+ * rated by nobody else get no score.
+ */
+export function drfRoundScores({ reputations, ratings }: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] }): Record<AgentId, number> {
+  const sums = new Map<AgentId, { weighted: number; weight: number; plain: number; count: number }>();
+  for (const rating of ratings) {
+    if (rating.rater === rating.ratee) continue;
+    const raterReputation = reputations[rating.rater]!;
+    const sum = sums.get(rating.ratee) ?? { weighted: 0, weight: 0, plain: 0, count: 0 };
+    sums.set(rating.ratee, {
+      weighted: sum.weighted + raterReputation * rating.score,
+      weight: sum.weight + raterReputation,
+      plain: sum.plain + rating.score,
+      count: sum.count + 1,
+    });
+  }
+  const scores: Record<AgentId, number> = {};
+  for (const [ratee, sum] of sums) {
+    // Eq. 6: w_j = Σ_i R_i·s_ij / Σ_i R_i  (all R_i = 0 → w_j = Σ_i s_ij / n)
+    scores[ratee] = sum.weight > 0 ? sum.weighted / sum.weight : sum.plain / sum.count;
+  }
+  return scores;
+}
+
+/**
+ * DRF Eqs. 7–8: one agent's reputation after a round with score w.
+ * w ≥ w0: R ← R + β·(w − w0)·(R0 − R) (rises towards R0, never past it for β ≤ 1).
+ * w < w0, corrected: R ← R·(1 − β·(w0 − w)/w0), decaying more the further w is below w0.
+ * w < w0, printed: R ← R·(1 − β·w/w0), which decays less for a worse score (the sign error).
+ */
+export function drfUpdateReputation({ reputation, roundScore, w0, beta, r0, variant }: { reputation: number; roundScore: number } & Required<DrfParameters>): number {
+  if (roundScore >= w0) {
+    // Eq. 7: R_j ← R_j + β·(w_j − w0)·(R0 − R_j)
+    return reputation + beta * (roundScore - w0) * (r0 - reputation);
+  }
+  if (variant === 'corrected') {
+    // Eq. 8 corrected: R_j ← R_j·(1 − β·(w0 − w_j)/w0)
+    return reputation * (1 - (beta * (w0 - roundScore)) / w0);
+  }
+  // Eq. 8 printed: R_j ← R_j·(1 − β·w_j/w0)
+  return reputation * (1 - (beta * roundScore) / w0);
+}
+
+/**
+ * One DRF round as a pure function: round scores by Eq. 6, then Eq. 7 or 8 for every agent that
+ * was rated by someone else. Throws `InvalidArgumentError` for parameters out of range,
+ * reputations outside [0, R0] or ratings outside [0, 1], and `NotFoundError` for a rater or ratee
+ * missing from `reputations`. Inputs are not changed.
+ *
+ * @example
+ * drfReputationStep({
+ *   reputations: { a: 0.5, b: 0.5 },
+ *   ratings: [{ rater: 'a', ratee: 'b', taskId: 't1', score: 1 }],
+ * }).reputations.b; // 0.5 + 0.2·(1 − 0.5)·(1 − 0.5) = 0.55
+ */
+export function drfReputationStep({ reputations, ratings, ...options }: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] } & DrfParameters): DrfStepResult {
+  const parameters = resolveDrfParameters(options);
+  if (reputations === null || typeof reputations !== 'object') {
+    throw new InvalidArgumentError({ parameter: 'reputations', value: reputations, message: `reputations must be a record { agentId: reputation }, got ${describe(reputations)}` });
+  }
+  for (const [agentId, reputation] of Object.entries(reputations)) {
+    assertInRange(`reputations.${agentId}`, reputation, 0, parameters.r0, { hint: `reputations lie in [0, R0 = ${parameters.r0}]` });
+  }
+  if (!Array.isArray(ratings)) {
+    throw new InvalidArgumentError({ parameter: 'ratings', value: ratings, message: `ratings must be an array of Rating, got ${describe(ratings)}` });
+  }
+  const known = (agentId: AgentId): boolean => typeof agentId === 'string' && Object.prototype.hasOwnProperty.call(reputations, agentId);
+  ratings.forEach((rating, index) => {
+    if (!known(rating?.rater)) throw unknownAgent(rating?.rater, `ratings[${index}].rater`);
+    if (!known(rating.ratee)) throw unknownAgent(rating.ratee, `ratings[${index}].ratee`);
+    validateRating(rating, `ratings[${index}]`);
+  });
+  const roundScores = drfRoundScores({ reputations, ratings });
+  const next: Record<AgentId, number> = { ...reputations };
+  for (const [agentId, roundScore] of Object.entries(roundScores)) {
+    next[agentId] = drfUpdateReputation({ reputation: reputations[agentId]!, roundScore, ...parameters });
+  }
+  return { reputations: next, roundScores };
+}
+
+/** Validates DRF iteration parameters and merges them over the defaults. */
+export function resolveDrfParameters(options: DrfParameters | undefined, parameter = ''): Required<DrfParameters> {
+  const prefix = parameter === '' ? '' : `${parameter}.`;
+  const resolved = resolveOptions<DrfParameters>(
+    { w0: drfDefaults.w0, beta: drfDefaults.beta, r0: drfDefaults.r0, variant: drfDefaults.variant },
+    { w0: options?.w0, beta: options?.beta, r0: options?.r0, variant: options?.variant },
+  );
+  assertInRange(`${prefix}w0`, resolved.w0, 0, 1, { minExclusive: true, hint: 'pass e.g. { w0: 0.5 }' });
+  assertInRange(`${prefix}beta`, resolved.beta, 0, 1, { minExclusive: true, hint: 'pass e.g. { beta: 0.2 }' });
+  assertInRange(`${prefix}r0`, resolved.r0, 0, Infinity, { minExclusive: true, maxExclusive: true, hint: 'pass e.g. { r0: 1 }' });
+  assertVariant(`${prefix}variant`, resolved.variant);
+  return resolved;
+}
+
+function assertVariant(parameter: string, variant: unknown): asserts variant is DrfVariant {
+  if (variant !== 'corrected' && variant !== 'printed') {
+    throw new InvalidArgumentError({ parameter, value: variant, message: `${parameter} must be 'corrected' or 'printed', got ${describe(variant)}` });
+  }
+}
+
+/**
+ * DRF's reputation iteration (arXiv 2509.05764, Eqs. 6–8) as a reputation model; one `observe`
+ * batch is one round.
+ *
+ * Evidence used: `rating` (rater i scores ratee j with s_ij), and `outcome` with an `observer`,
+ * read as a rating by the observer of the subject with s = success. Self-ratings, outcomes without
+ * an observer, `behaviour` and `witness` evidence are ignored: DRF's reputation comes from peer
+ * ratings only. A batch with no usable rating leaves reputations unchanged.
+ *
+ * score(j) = R_j / R0 (= R_j for the default R0 = 1); weights are scores normalised to sum 1.
+ */
+export class DrfReputationModel implements ReputationModel {
+  readonly name = 'drf';
+  #parameters: Required<DrfModelOptions>;
+  #roster: AgentRoster;
+  #reputations = new Map<AgentId, number>();
+  #lastRoundScores = new Map<AgentId, number>();
+  #evidenceCounts = new Map<AgentId, number>();
+  #rounds = 0;
+
+  constructor({ agents, ...options }: { agents: readonly AgentId[] } & DrfModelOptions) {
+    this.#parameters = resolveDrfModelOptions(options, 'options');
+    this.#roster = AgentRoster.from(agents);
+  }
+
+  /** The model's parameters. */
+  get parameters(): Required<DrfModelOptions> {
+    return { ...this.#parameters };
+  }
+
+  /** Number of rounds (batches with at least one usable rating) applied so far. */
+  get rounds(): number {
+    return this.#rounds;
+  }
+
+  agentIds(): readonly AgentId[] {
+    return this.#roster.list();
+  }
+
+  addAgent(agentId: AgentId): void {
+    this.#roster.add(agentId);
+  }
+
+  observe(evidence: readonly Evidence[]): void {
+    validateEvidenceBatch(evidence, this.#roster);
+    const ratings: Rating[] = [];
+    for (const item of evidence) {
+      if (item.type === 'rating') ratings.push(item.rating);
+      else if (item.type === 'outcome' && item.observer !== undefined) ratings.push({ rater: item.observer, ratee: item.subject, taskId: item.taskId, score: item.success });
+    }
+    const peerRatings = ratings.filter((rating) => rating.rater !== rating.ratee);
+    if (peerRatings.length === 0) return;
+    const { reputations, roundScores } = drfReputationStep({ reputations: this.reputations(), ratings: peerRatings, ...this.#parameters });
+    for (const agentId of this.#roster.list()) this.#reputations.set(agentId, reputations[agentId]!);
+    for (const [agentId, roundScore] of Object.entries(roundScores)) this.#lastRoundScores.set(agentId, roundScore);
+    for (const rating of peerRatings) this.#evidenceCounts.set(rating.ratee, (this.#evidenceCounts.get(rating.ratee) ?? 0) + 1);
+    this.#rounds += 1;
+  }
+
+  /** Raw reputations R_j in [0, R0]. */
+  reputations(): Record<AgentId, number> {
+    return collectScores(this.#roster.list(), (agentId) => this.reputation(agentId));
+  }
+
+  /** Raw reputation R_j in [0, R0] of one agent. */
+  reputation(agentId: AgentId): number {
+    this.#roster.require(agentId);
+    return this.#reputations.get(agentId) ?? this.#parameters.initialReputation;
+  }
+
+  /** Round score w_j from the last round in which the agent was rated, or `undefined`. */
+  lastRoundScore(agentId: AgentId): number | undefined {
+    this.#roster.require(agentId);
+    return this.#lastRoundScores.get(agentId);
+  }
+
+  score(agentId: AgentId): number {
+    // score_j = R_j / R0
+    return this.reputation(agentId) / this.#parameters.r0;
+  }
+
+  scores(): Record<AgentId, number> {
+    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
+  }
+
+  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
+    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.score(agentId));
+  }
+
+  explain(agentId: AgentId): ScoreExplanation {
+    const reputation = this.reputation(agentId);
+    const lastRoundScore = this.#lastRoundScores.get(agentId);
+    const { w0, r0, variant } = this.#parameters;
+    return {
+      agentId,
+      score: reputation / r0,
+      components: { reputation, r0, w0, ...(lastRoundScore === undefined ? {} : { lastRoundScore }) },
+      evidenceCount: this.#evidenceCounts.get(agentId) ?? 0,
+      summary:
+        lastRoundScore === undefined
+          ? `${agentId}: reputation ${format(reputation)} of R0 = ${r0}, not rated yet`
+          : `${agentId}: reputation ${format(reputation)} of R0 = ${r0}; last round score ${format(lastRoundScore)} ${lastRoundScore >= w0 ? '>=' : '<'} w0 = ${w0} (${variant} rules)`,
+    };
+  }
+
+  snapshot(): ReputationSnapshot {
+    const agents = this.#roster.list();
+    return {
+      schemaVersion: 1,
+      model: this.name,
+      agents,
+      state: {
+        parameters: { ...this.#parameters },
+        rounds: this.#rounds,
+        reputations: agents.map((agentId) => [agentId, this.reputation(agentId)]),
+        lastRoundScores: agents.filter((agentId) => this.#lastRoundScores.has(agentId)).map((agentId) => [agentId, this.#lastRoundScores.get(agentId)]),
+        evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts),
+      },
+    };
+  }
+
+  /** Replaces agents, reputations and parameters with the snapshot's. */
+  restore(snapshot: ReputationSnapshot): void {
+    const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
+    const parameters = resolveDrfModelOptions(readObject(state.parameters, 'snapshot.state.parameters') as DrfModelOptions, 'snapshot.state.parameters');
+    const rounds = readNumber(state.rounds, 'snapshot.state.rounds', 0);
+    const readTable = (value: unknown, parameter: string, max: number): Map<AgentId, number> => {
+      const table = new Map<AgentId, number>();
+      readArray(value, parameter).forEach((entry, index) => {
+        const pair = readArray(entry, `${parameter}[${index}]`, 2);
+        table.set(readAgentId(pair[0], `${parameter}[${index}][0]`, agents), readNumber(pair[1], `${parameter}[${index}][1]`, 0, max));
+      });
+      return table;
+    };
+    const reputations = readTable(state.reputations, 'snapshot.state.reputations', parameters.r0);
+    const lastRoundScores = readTable(state.lastRoundScores, 'snapshot.state.lastRoundScores', 1);
+    const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
+    this.#parameters = parameters;
+    this.#roster = agents;
+    this.#reputations = reputations;
+    this.#lastRoundScores = lastRoundScores;
+    this.#evidenceCounts = evidenceCounts;
+    this.#rounds = rounds;
+  }
+}
+
+function resolveDrfModelOptions(options: DrfModelOptions, parameter: string): Required<DrfModelOptions> {
+  const iteration = resolveDrfParameters(options, parameter);
+  const initialReputation = options.initialReputation ?? drfDefaults.initialReputation;
+  assertInRange(`${parameter}.initialReputation`, initialReputation, 0, iteration.r0, { hint: `start reputations in [0, R0 = ${iteration.r0}], e.g. 0.5` });
+  return { ...iteration, initialReputation };
+}
+
+/**
+ * Creates a DRF reputation model over `agents` (see {@link DrfReputationModel}).
+ *
+ * @example
+ * const model = createDrfModel({ agents: ['a1', 'a2'], variant: 'corrected' });
+ * model.observe([{ type: 'rating', rating: { rater: 'a1', ratee: 'a2', taskId: 't1', score: 0.9 } }]);
+ * model.score('a2'); // 0.5 + 0.2·(0.9 − 0.5)·(1 − 0.5) = 0.54
+ */
+export function createDrfModel(options: { agents: readonly AgentId[] } & DrfModelOptions): DrfReputationModel {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
+  }
+  return new DrfReputationModel(options);
+}
+
+function format(value: number): string {
+  return Number(value.toFixed(4)).toString();
+}
