@@ -5,3 +5,4 @@ export * from './aggregation/index.js';
 export * from './agents/index.js';
 export * from './store/index.js';
 export * from './tasks/index.js';
+export * from './protocols/debate/index.js';

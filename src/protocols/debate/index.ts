@@ -1,0 +1,10 @@
+export * from './run-debate.js';
+export * from './run-debate-session.js';
+export * from './feedback.js';
+export * from './select-participants.js';
+export * from './propose-step.js';
+export * from './revise-step.js';
+export * from './rate-step.js';
+export * from './decide-step.js';
+export * from './update-reputation-step.js';
+export type * from './types.js';

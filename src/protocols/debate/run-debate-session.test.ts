@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createSimulatedAgent } from '../../agents/simulated-agent.js';
+import { createSimulationWorld } from '../../agents/simulation-world.js';
+import { createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
+import { createBetaModel } from '../../reputation/beta.js';
+import { openStore } from '../../store/store.js';
+import { generateTasks } from '../../tasks/generate-tasks.js';
+import { runDebateSession, type DebateMethod } from './run-debate-session.js';
+
+const referenced = generateTasks({ count: 8, seed: 4 });
+const tasks = referenced.map((item) => item.task);
+const world = createSimulationWorld({ tasks: referenced, seed: 4 });
+const agents = Array.from({ length: 4 }, (_, index) => createSimulatedAgent({ identity: { id: `a${index}`, model: `m${index % 3}` }, profile: { skill: 0.4 + 0.1 * index }, world, seed: 4 }));
+const method = (): DebateMethod => ({ name: 'beta', aggregator: createWeightedPluralityAggregator(), reputation: createBetaModel({ agents: agents.map((agent) => agent.identity.id) }) });
+const grade = (taskId: string, answer: string | null) => world.isCorrect(taskId, answer);
+let clock = 0;
+const now = () => ++clock;
+
+describe('runDebateSession', () => {
+  it('records each task with its events and reputation, and resumes an interrupted run without repeats', async () => {
+    const reference = openStore({ path: ':memory:' });
+    const full = await runDebateSession({ store: reference, runId: 'r', team: 'team', agents, tasks, method: method(), rounds: 1, seed: 9, grade, now });
+    expect(full.ran).toBe(8);
+
+    const store = openStore({ path: ':memory:' });
+    const controller = new AbortController();
+    await expect(
+      runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: method(), rounds: 1, seed: 9, grade, now, signal: controller.signal, onProgress: ({ done }) => done === 3 && controller.abort(new Error('killed')) }),
+    ).rejects.toThrow('killed');
+    expect(store.completedTaskIds('r', 'beta')).toHaveLength(3);
+    const resumed = await runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: method(), rounds: 1, seed: 9, grade, now });
+    expect(resumed).toMatchObject({ ran: 5, skipped: 3, resumed: true });
+    expect(store.completedTaskIds('r', 'beta')).toEqual(tasks.map((task) => task.id));
+    // Same decisions and the same final reputation as the uninterrupted run.
+    expect(resumed.records).toEqual(full.records);
+    const strip = (events: ReturnType<typeof store.events>) => events.map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
+    expect(strip(store.events('r'))).toEqual(strip(reference.events('r')));
+    expect(store.events('r', { type: 'vote' })).toHaveLength(8);
+  });
+
+  it('starts a new run of the same team from the saved reputation', async () => {
+    const store = openStore({ path: ':memory:' });
+    await runDebateSession({ store, runId: 'first', team: 'team', agents, tasks, method: method(), seed: 9, now });
+    const saved = store.loadReputation({ scope: { team: 'team' }, name: 'beta' });
+    const model = createBetaModel({ agents: agents.map((agent) => agent.identity.id) });
+    await runDebateSession({ store, runId: 'second', team: 'team', agents, tasks: tasks.slice(0, 1), method: { ...method(), reputation: model }, seed: 9, now });
+    const firstUpdate = store.events('second', { type: 'reputation-update' })[0]?.data;
+    expect(firstUpdate?.type === 'reputation-update' && firstUpdate.before).toEqual(restoredScores(saved));
+    expect(store.loadTeam('team')?.map((agent) => agent.id)).toEqual(['a0', 'a1', 'a2', 'a3']);
+  });
+});
+
+function restoredScores(snapshot: ReturnType<ReturnType<typeof openStore>['loadReputation']>): Record<string, number> {
+  const model = createBetaModel({ agents: ['a0', 'a1', 'a2', 'a3'] });
+  model.restore(snapshot!);
+  return model.scores();
+}

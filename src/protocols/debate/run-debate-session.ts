@@ -1,0 +1,226 @@
+import type { Agent } from '../../agents/agent.js';
+import type { Aggregator } from '../../aggregation/aggregator.js';
+import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { createTracer, type Span, type SpanData } from '../../core/trace.js';
+import { assertNonEmptyString } from '../../core/validate.js';
+import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
+import type { Selector } from '../../selection/selector.js';
+import { runDebate } from './run-debate.js';
+import type { DebateResult, Feedback } from './types.js';
+
+/**
+ * The part of the store a session needs (structurally the `Store` of `src/store`, declared here so
+ * protocols do not import the store layer).
+ */
+export interface DebateSessionStore {
+  ensureRun(input: { id: string; kind: string; config: unknown; team?: string | null }): { resumed: boolean };
+  saveTeam(team: string, agents: readonly AgentIdentity[]): void;
+  loadReputation(input: { scope: { runId: string } | { team: string }; name: string }): ReputationSnapshot | undefined;
+  completedTaskIds(runId: string, method: string): string[];
+  taskResults<T = unknown>(runId: string, method?: string): Array<{ readonly result: T }>;
+  recordTaskResult<T>(input: {
+    runId: string;
+    method: string;
+    taskId: string;
+    result: T;
+    events?: ReadonlyArray<{ data: SpanData; spanId?: string | null; parentId?: string | null; startedAt?: number | null; endedAt?: number | null; error?: string | null }>;
+    reputation?: ReadonlyArray<{ scope: { runId: string } | { team: string }; name: string; snapshot: ReputationSnapshot }>;
+    usage?: ReadonlyArray<{ runId?: string | null; agentId?: string | null; taskId?: string | null; act?: string | null; inputTokens: number; outputTokens: number; cost: number; cached: boolean }>;
+  }): unknown;
+}
+
+/** A named combination of selector, aggregator and reputation model (one column of the demo table). */
+export interface DebateMethod {
+  /** Name, unique within a run (e.g. `minirep`). */
+  readonly name: string;
+  /** Picks participants; omitted = everyone. */
+  readonly selector?: Selector;
+  /** Team size for the selector. @default team size */
+  readonly k?: number;
+  readonly aggregator: Aggregator;
+  /** A fresh model; the session restores saved state into it. Omitted = equal weights. */
+  readonly reputation?: ReputationModel;
+  /** Collect peer ratings after the last round. @default false */
+  readonly ratings?: boolean;
+  /** Evidence rule. @default consensusFeedback */
+  readonly feedback?: Feedback;
+}
+
+/** What the session stores per finished task (`result` of the task record). */
+export interface DebateTaskRecord {
+  readonly schemaVersion: 1;
+  readonly taskId: string;
+  readonly answer: string | null;
+  /** Graded against the reference when a grader was given, else `null`. */
+  readonly correct: boolean | null;
+  readonly participants: readonly AgentId[];
+  readonly excluded: readonly AgentId[];
+  /** Final answer per participant. */
+  readonly answers: Readonly<Record<AgentId, string | null>>;
+  readonly support: Readonly<Record<string, number>>;
+  readonly reputation: Readonly<Record<AgentId, number>>;
+  /** Acts that failed (provider errors after retries). */
+  readonly failures: number;
+  /** Acts served by the provider (not from the cache). */
+  readonly providerCalls: number;
+  readonly cost: number;
+}
+
+/** Progress callback payload. */
+export interface DebateProgress {
+  readonly method: string;
+  /** Tasks finished in this run so far, including resumed ones. */
+  readonly done: number;
+  readonly total: number;
+  /** True for tasks skipped because the store already has them. */
+  readonly resumed: boolean;
+  readonly record: DebateTaskRecord;
+}
+
+/** Options of {@link runDebateSession}. */
+export interface RunDebateSessionOptions {
+  /** The SQLite store (`openStore` from the store layer). */
+  readonly store: DebateSessionStore;
+  /** Run id; a rerun with the same id resumes. */
+  readonly runId: string;
+  /** Team key: agent identities and reputation persist under it across runs. */
+  readonly team: string;
+  readonly agents: readonly Agent[];
+  readonly tasks: readonly Task[];
+  readonly method: DebateMethod;
+  /** Debate rounds after Propose. @default 1 */
+  readonly rounds?: number;
+  /** Seed for selection; per-task RNGs derive from (seed, method, task). */
+  readonly seed: number;
+  /** The run's configuration; a resumed run must pass the same. @default {} */
+  readonly config?: unknown;
+  /** Run kind stored with the run. @default 'debate' */
+  readonly kind?: string;
+  /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. */
+  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
+  /** Writes act usage to the store's ledger with each task. @default true */
+  readonly recordUsage?: boolean;
+  /** Clock of event timestamps, in ms. @default Date.now */
+  readonly now?: () => number;
+  readonly onProgress?: (progress: DebateProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** What a session did. */
+export interface DebateSessionSummary {
+  readonly runId: string;
+  readonly method: string;
+  /** Every finished task of the method in completion order (resumed ones included). */
+  readonly records: readonly DebateTaskRecord[];
+  /** Tasks run in this session. */
+  readonly ran: number;
+  /** Tasks skipped because they were already in the store. */
+  readonly skipped: number;
+  /** Whether the run existed before. */
+  readonly resumed: boolean;
+}
+
+/**
+ * Runs a debate over many tasks with one method, persisting as it goes: the team's identities are
+ * saved under the team key, reputation is restored from the run (resume) or else from the team
+ * (a later run), and each finished task is written with its events, reputation and ledger in one
+ * transaction, so a killed run resumes without losing or repeating a task.
+ *
+ * @example
+ * const store = openStore({ path: 'repute.db' });
+ * await runDebateSession({ store, runId: 'r1', team: 'demo', agents, tasks, method: { name: 'majority', aggregator }, seed: 1 });
+ */
+export async function runDebateSession(options: RunDebateSessionOptions): Promise<DebateSessionSummary> {
+  const { store, runId, team, agents, tasks, method, rounds = 1, seed, config = {}, kind = 'debate', grade, recordUsage = true, now = Date.now, onProgress, signal } = options;
+  assertNonEmptyString('runId', runId);
+  assertNonEmptyString('team', team);
+  assertNonEmptyString('method.name', method?.name);
+  validateTeam(agents.map((agent) => agent?.identity), 'agents');
+  const seen = new Set<string>();
+  tasks.forEach((task, index) => {
+    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id` });
+    seen.add(task.id);
+  });
+
+  const { resumed } = store.ensureRun({ id: runId, kind, team, config });
+  store.saveTeam(team, agents.map((agent) => agent.identity));
+  const reputation = method.reputation;
+  if (reputation) restoreReputation(store, reputation, runId, team, method.name, agents.map((agent) => agent.identity.id));
+
+  const done = new Set(store.completedTaskIds(runId, method.name));
+  const records: DebateTaskRecord[] = store.taskResults<DebateTaskRecord>(runId, method.name).map((record) => record.result);
+  for (const record of records) onProgress?.({ method: method.name, done: records.length, total: tasks.length, resumed: true, record });
+  let ran = 0;
+  for (const task of tasks) {
+    if (done.has(task.id)) continue;
+    signal?.throwIfAborted();
+    const ended: Span[] = [];
+    const sink = { onSpanStart() {}, onSpanEnd(span: Span) { ended.push(span); } };
+    const tracer = createTracer({ sink, now, generateId: spanIds(method.name, task.id) });
+    const result = await runDebate({
+      team: agents,
+      task,
+      rounds,
+      ...(method.selector ? { selector: method.selector } : {}),
+      ...(method.k === undefined ? {} : { k: method.k }),
+      aggregator: method.aggregator,
+      ...(reputation ? { reputation } : {}),
+      ...(method.feedback ? { feedback: method.feedback } : {}),
+      ratings: method.ratings ?? false,
+      rng: createRng(deriveSeed(seed, 'debate', method.name, task.id)),
+      tracer,
+      ...(signal ? { signal } : {}),
+    });
+    const record = toRecord(result, grade);
+    const snapshot = reputation?.snapshot();
+    store.recordTaskResult({
+      runId,
+      method: method.name,
+      taskId: task.id,
+      result: record,
+      events: ended.map((span) => ({ data: span.data, spanId: span.id, parentId: span.parentId, startedAt: span.startedAt, endedAt: span.endedAt ?? null, error: span.error ?? null })),
+      reputation: snapshot ? [{ scope: { runId }, name: method.name, snapshot }, { scope: { team }, name: method.name, snapshot }] : [],
+      usage: recordUsage ? result.usage.map((entry) => ({ runId, agentId: entry.agentId, taskId: entry.taskId, act: entry.act, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, cost: entry.cost, cached: entry.cached })) : [],
+    });
+    records.push(record);
+    ran++;
+    onProgress?.({ method: method.name, done: records.length, total: tasks.length, resumed: false, record });
+  }
+  return { runId, method: method.name, records, ran, skipped: tasks.length - ran, resumed };
+}
+
+/** Run-scope state first (resume), then team-scope (a new run of the same team), else the prior. */
+function restoreReputation(store: DebateSessionStore, reputation: ReputationModel, runId: string, team: string, name: string, agentIds: readonly AgentId[]): void {
+  const snapshot = store.loadReputation({ scope: { runId }, name }) ?? store.loadReputation({ scope: { team }, name });
+  if (snapshot) reputation.restore(snapshot);
+  const known = new Set(reputation.agentIds());
+  for (const agentId of agentIds) if (!known.has(agentId)) reputation.addAgent(agentId);
+}
+
+/** Deterministic span ids, so a rerun writes the same events. */
+function spanIds(method: string, taskId: string): () => string {
+  let counter = 0;
+  return () => `${method}:${taskId}:${++counter}`;
+}
+
+function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade']): DebateTaskRecord {
+  const final = result.rounds.at(-1) ?? [];
+  const graded = grade?.(result.taskId, result.decision.answer);
+  return {
+    schemaVersion: 1,
+    taskId: result.taskId,
+    answer: result.decision.answer,
+    correct: graded === undefined ? null : graded,
+    participants: result.participants,
+    excluded: result.excluded,
+    answers: Object.fromEntries(final.map((proposal) => [proposal.agentId, proposal.answer])),
+    support: result.decision.support,
+    reputation: result.reputationAfter,
+    failures: result.failures.length,
+    providerCalls: result.usage.filter((entry) => !entry.cached && (entry.inputTokens > 0 || entry.outputTokens > 0)).length,
+    cost: result.usage.reduce((sum, entry) => sum + entry.cost, 0),
+  };
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { Agent } from '../../agents/agent.js';
+import { createSimulatedAgent } from '../../agents/simulated-agent.js';
+import { createSimulationWorld } from '../../agents/simulation-world.js';
+import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { Proposal } from '../../core/proposal.js';
+import { createRng } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { createMemoryTraceSink, createTracer } from '../../core/trace.js';
+import { createBetaModel } from '../../reputation/beta.js';
+import { runDebate } from './run-debate.js';
+
+const task: Task = { id: 't1', kind: 'number', prompt: 'What is 6 × 7?', difficulty: 0.5 };
+
+/** A scripted agent: fixed answers per round, optional delay, records in-flight calls. */
+function scripted(id: string, answers: Array<string | null>, probe?: { inFlight: number; max: number }, delayMs = 0, fail = false): Agent {
+  const act = async (round: number): Promise<Proposal> => {
+    if (probe) probe.max = Math.max(probe.max, ++probe.inFlight);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (probe) probe.inFlight--;
+    if (fail) throw new Error(`provider down for ${id}`);
+    const answer = answers[Math.min(round, answers.length - 1)] ?? null;
+    return { agentId: id, taskId: task.id, round, text: `answer ${answer}`, answer };
+  };
+  const usage = { inputTokens: 10, outputTokens: 5, cost: 0.001, cached: false };
+  return {
+    identity: { id, model: `model-${id}` },
+    kind: 'simulated',
+    propose: async () => ({ value: await act(0), usage }),
+    revise: async ({ round }) => ({ value: await act(round), usage }),
+    rate: async ({ proposal }) => {
+      if (probe) probe.max = Math.max(probe.max, ++probe.inFlight);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (probe) probe.inFlight--;
+      return { value: { rater: id, ratee: proposal.agentId, taskId: task.id, score: proposal.answer === '42' ? 1 : 0 }, usage };
+    },
+    audit: async () => ({ value: { reliable: true, reason: 'ok' }, usage }),
+    refineSubscription: async ({ current }) => ({ value: current, usage }),
+  };
+}
+
+describe('runDebate', () => {
+  it('proposes, debates, decides and writes every decision as an event', async () => {
+    const sink = createMemoryTraceSink();
+    const tracer = createTracer({ sink });
+    const team = [scripted('a', ['42']), scripted('b', ['41', '42']), scripted('c', ['40', '40'])];
+    const result = await runDebate({ team, task, rounds: 1, aggregator: createPluralityAggregator(), rng: createRng(1), tracer });
+    // Round 0 answers 42, 41, 40 (a three-way tie); after round 1: 42, 42, 40 → plurality 42 with 2 votes.
+    expect(result.rounds.map((round) => round.map((proposal) => proposal.answer))).toEqual([
+      ['42', '41', '40'],
+      ['42', '42', '40'],
+    ]);
+    expect(result.decision.answer).toBe('42');
+    expect(result.decision.support).toEqual({ '42': 2, '40': 1 });
+    const types = sink.spans.map((span) => span.data.type);
+    expect(types.filter((type) => type === 'proposal')).toHaveLength(6);
+    expect(types).toContain('selection');
+    expect(types).toContain('debate-round');
+    expect(types).toContain('vote');
+    expect(types.at(-1)).toBe('task');
+    expect(result.usage).toHaveLength(6);
+  });
+
+  it('issues every call of a round at once', async () => {
+    const probe = { inFlight: 0, max: 0 };
+    const team = Array.from({ length: 10 }, (_, index) => scripted(`a${index}`, ['1'], probe, 20));
+    await runDebate({ team, task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1), ratings: true });
+    // Propose and revise rounds have 10 calls each; the rating step has 10 · 9 = 90 calls at once.
+    expect(probe.max).toBe(90);
+  });
+
+  it('counts a failing agent as unparseable instead of failing the task', async () => {
+    const team = [scripted('a', ['42']), scripted('b', ['42']), scripted('x', ['1'], undefined, 0, true)];
+    const result = await runDebate({ team, task, rounds: 1, aggregator: createPluralityAggregator(), rng: createRng(1) });
+    expect(result.decision.answer).toBe('42');
+    expect(result.failures.map((failure) => [failure.agentId, failure.act, failure.round])).toEqual([
+      ['x', 'propose', 0],
+      ['x', 'revise', 1],
+    ]);
+    expect(result.rounds[1]?.[2]?.answer).toBeNull();
+  });
+
+  it('weights votes by reputation and updates it after the decision with consensus feedback', async () => {
+    const reputation = createBetaModel({ agents: ['a', 'b', 'c'] });
+    // Teach the model that c is reliable and a, b are not: c right 5 times, a and b wrong 5 times.
+    for (let index = 0; index < 5; index++) {
+      reputation.observe([
+        { type: 'outcome', taskId: `p${index}`, subject: 'a', success: 0 },
+        { type: 'outcome', taskId: `p${index}`, subject: 'b', success: 0 },
+        { type: 'outcome', taskId: `p${index}`, subject: 'c', success: 1 },
+      ]);
+    }
+    const sink = createMemoryTraceSink();
+    const team = [scripted('a', ['7']), scripted('b', ['7']), scripted('c', ['42'])];
+    const result = await runDebate({ team, task, rounds: 0, aggregator: createWeightedPluralityAggregator(), reputation, rng: createRng(1), tracer: createTracer({ sink }) });
+    // c's Beta weight far exceeds a + b: with λ = 0.9 its positive count is Σ 0.9^i (i < 5) = 4.095,
+    // score (4.095 + 1) / (4.095 + 2) = 0.836; a and b score 1 / 6.095 = 0.164 each; 0.836 > 0.328.
+    expect(result.decision.answer).toBe('42');
+    expect(result.reputationAfter.c).toBeGreaterThan(result.reputationBefore.c as number);
+    expect(result.reputationAfter.a).toBeLessThan(result.reputationBefore.a as number);
+    const update = sink.spans.find((span) => span.data.type === 'reputation-update');
+    expect(update?.data).toMatchObject({ type: 'reputation-update', taskId: 't1' });
+  });
+
+  it('runs simulated teams deterministically', async () => {
+    const tasks = [{ task, reference: '42' }];
+    const world = createSimulationWorld({ tasks, seed: 3 });
+    const make = () => Array.from({ length: 5 }, (_, index) => createSimulatedAgent({ identity: { id: `s${index}`, model: `m${index % 2}` }, profile: { skill: 0.6 }, world, seed: 3 }));
+    const first = await runDebate({ team: make(), task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
+    const second = await runDebate({ team: make(), task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
+    expect(second).toEqual(first);
+  });
+
+  it('refuses bad rounds and k', async () => {
+    const team = [scripted('a', ['1'])];
+    await expect(runDebate({ team, task, rounds: -1, aggregator: createPluralityAggregator(), rng: createRng(1) })).rejects.toThrow(InvalidArgumentError);
+    await expect(runDebate({ team, task, k: 2, aggregator: createPluralityAggregator(), rng: createRng(1) })).rejects.toThrow(/k must be an integer in \[1, 1\]/);
+  });
+});

@@ -1,0 +1,125 @@
+import type { Agent } from '../../agents/agent.js';
+import type { Aggregator } from '../../aggregation/aggregator.js';
+import { validateTeam } from '../../core/agent-identity.js';
+import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import type { Proposal } from '../../core/proposal.js';
+import type { Rng } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { createTracer, type Tracer } from '../../core/trace.js';
+import { assertInteger } from '../../core/validate.js';
+import type { ReputationModel } from '../../reputation/reputation-model.js';
+import type { Selector } from '../../selection/selector.js';
+import { decideStep } from './decide-step.js';
+import { consensusFeedback } from './feedback.js';
+import { proposeStep } from './propose-step.js';
+import { rateStep } from './rate-step.js';
+import { reviseStep } from './revise-step.js';
+import { selectParticipants } from './select-participants.js';
+import type { DebateFailure, DebateResult, DebateUsageEntry, Feedback } from './types.js';
+import { updateReputationStep } from './update-reputation-step.js';
+
+/** Options of {@link runDebate}. */
+export interface RunDebateOptions {
+  /** The pool of agents (unique ids). */
+  readonly team: readonly Agent[];
+  readonly task: Task;
+  /** Debate rounds after Propose, integer in [0, 20]. @default 1 */
+  readonly rounds?: number;
+  /** Picks participants; omitted = everyone. */
+  readonly selector?: Selector;
+  /** Team size handed to the selector, in [1, team size]. @default team size */
+  readonly k?: number;
+  /** Decides the answer. */
+  readonly aggregator: Aggregator;
+  /** Weights votes and learns from feedback; omitted = equal weights and no learning. */
+  readonly reputation?: ReputationModel;
+  /** Turns the decision into evidence. @default consensusFeedback */
+  readonly feedback?: Feedback;
+  /** Ask every participant to rate every other final proposal (DRF, EigenTrust). @default false */
+  readonly ratings?: boolean;
+  /** Randomness for the selector. */
+  readonly rng: Rng;
+  /** Where events go. @default a tracer with a no-op sink */
+  readonly tracer?: Tracer;
+  /** Aborts every pending act. */
+  readonly signal?: AbortSignal;
+  /** Parent span of this debate's events. @default null */
+  readonly parentId?: string | null;
+}
+
+/**
+ * Runs one task through Propose → Debate rounds → Decide, then updates reputation. Every
+ * independent call of a round is issued at once, so a round takes as long as its slowest agent.
+ * Every decision is written as an event: who was selected and why, each proposal, each debate
+ * round, the vote with every weight and why, and the reputation before and after.
+ *
+ * @example
+ * const result = await runDebate({ team, task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
+ * result.decision.answer; // '42'
+ */
+export async function runDebate(options: RunDebateOptions): Promise<DebateResult> {
+  const { team, task, rounds = 1, selector, aggregator, reputation, feedback = consensusFeedback, ratings: wantRatings = false, rng, signal, parentId = null } = options;
+  const tracer = options.tracer ?? createTracer();
+  validateTeam(team.map((agent) => agent?.identity), 'team');
+  assertInteger('rounds', rounds, 0, 20, 'pass e.g. { rounds: 2 } for two debate rounds after Propose');
+  const k = options.k ?? team.length;
+  assertInteger('k', k, 1, team.length, `k must not exceed the team size ${team.length}`);
+  if (typeof task?.id !== 'string' || typeof task.prompt !== 'string') {
+    throw new InvalidArgumentError({ parameter: 'task', value: task, message: 'task must have an id and a prompt' });
+  }
+  const byId = new Map(team.map((agent) => [agent.identity.id, agent]));
+  const reputationBefore = reputation ? reputation.scores() : {};
+  const taskSpan = tracer.start({ type: 'task', taskId: task.id }, parentId);
+  try {
+    const selection = selectParticipants({ pool: team.map((agent) => agent.identity), reputation: reputationBefore, ...(selector ? { selector } : {}), k, rng, tracer, taskId: task.id, parentId: taskSpan.id });
+    const participants = selection.selected.map((agentId) => {
+      const agent = byId.get(agentId);
+      if (!agent) throw new NotFoundError({ entity: 'agent', id: agentId, message: `selector ${selector?.name ?? ''} picked unknown agent ${JSON.stringify(agentId)}` });
+      return agent;
+    });
+    const usage: DebateUsageEntry[] = [];
+    const failures: DebateFailure[] = [];
+    const roundsOut: Proposal[][] = [];
+
+    const proposed = await proposeStep({ agents: participants, task, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+    roundsOut.push(proposed.proposals);
+    usage.push(...proposed.usage);
+    failures.push(...proposed.failures);
+    for (let round = 1; round <= rounds && participants.length > 1; round++) {
+      const revised = await reviseStep({ agents: participants, task, round, latest: roundsOut[round - 1] as Proposal[], tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+      roundsOut.push(revised.proposals);
+      usage.push(...revised.usage);
+      failures.push(...revised.failures);
+    }
+    const final = roundsOut.at(-1) as Proposal[];
+    const history = roundsOut.slice(0, -1).flat();
+
+    const rated = wantRatings && participants.length > 1 ? await rateStep({ agents: participants, task, proposals: final, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id }) : { ratings: [], usage: [], failures: [] };
+    usage.push(...rated.usage);
+    failures.push(...rated.failures);
+
+    const weights = reputation ? reputation.weights(selection.selected) : undefined;
+    const decision = decideStep({ task, proposals: final, history, agents: participants.map((agent) => agent.identity), ...(weights ? { weights } : {}), aggregator, tracer, parentId: taskSpan.id });
+
+    const updated = reputation
+      ? updateReputationStep({ reputation, feedback, input: { task, decision, proposals: final, history, ratings: rated.ratings }, tracer, parentId: taskSpan.id })
+      : { before: {}, after: {} };
+    tracer.end(taskSpan);
+    return {
+      schemaVersion: 1,
+      taskId: task.id,
+      participants: selection.selected,
+      excluded: selection.excluded,
+      rounds: roundsOut,
+      ratings: rated.ratings,
+      decision,
+      reputationBefore: updated.before,
+      reputationAfter: updated.after,
+      usage,
+      failures,
+    };
+  } catch (error) {
+    tracer.end(taskSpan, error);
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Agent, ActUsage } from '../../agents/agent.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import type { Proposal } from '../../core/proposal.js';
+import type { Rating } from '../../core/rating.js';
+import type { Task } from '../../core/task.js';
+import type { Decision } from '../../aggregation/aggregator.js';
+import type { Evidence } from '../../reputation/reputation-model.js';
+
+/** One agent act and what it cost, for the ledger. */
+export interface DebateUsageEntry extends ActUsage {
+  readonly agentId: AgentId;
+  readonly taskId: string;
+  /** `propose`, `revise`, `rate`. */
+  readonly act: string;
+  /** Debate round of the act (0 = propose). */
+  readonly round: number;
+}
+
+/** An act that threw (provider failure after retries): counted, and the proposal is unparseable. */
+export interface DebateFailure {
+  readonly agentId: AgentId;
+  readonly act: string;
+  readonly round: number;
+  readonly message: string;
+}
+
+/** What a feedback rule sees once the decision is made. */
+export interface FeedbackInput {
+  readonly task: Task;
+  readonly decision: Decision;
+  /** Final-round proposals of the participants. */
+  readonly proposals: readonly Proposal[];
+  /** Earlier-round proposals. */
+  readonly history: readonly Proposal[];
+  /** Peer ratings collected on the final proposals (empty unless ratings were asked for). */
+  readonly ratings: readonly Rating[];
+}
+
+/** Turns a decided task into reputation evidence. */
+export type Feedback = (input: FeedbackInput) => Evidence[];
+
+/** Everything one debate produced. */
+export interface DebateResult {
+  readonly schemaVersion: 1;
+  readonly taskId: string;
+  /** Agents that took part, best first as the selector ranked them. */
+  readonly participants: readonly AgentId[];
+  /** Agents the selector excluded by threshold. */
+  readonly excluded: readonly AgentId[];
+  /** Proposals per round: `rounds[0]` is Propose, `rounds[r]` debate round r. */
+  readonly rounds: readonly (readonly Proposal[])[];
+  readonly ratings: readonly Rating[];
+  readonly decision: Decision;
+  /** Reputation scores before and after the update (empty without a reputation model). */
+  readonly reputationBefore: Readonly<Record<AgentId, number>>;
+  readonly reputationAfter: Readonly<Record<AgentId, number>>;
+  readonly usage: readonly DebateUsageEntry[];
+  readonly failures: readonly DebateFailure[];
+}
+
+/** A team as the debate sees it: agents by id. */
+export type DebateTeam = readonly Agent[];
