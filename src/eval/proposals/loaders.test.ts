@@ -1,0 +1,109 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { DataFormatError } from '../../core/errors.js';
+import { detectDatasetFormat, loadDataset } from './load-dataset.js';
+import { mmluProFamily, splitCsvRow } from './mmlu-pro.js';
+
+const root = mkdtempSync(join(tmpdir(), 'repute-loaders-'));
+
+function zeroevalDir(name: string, lines: readonly string[], models = [{ model: 'm1@p', family: 'm1' }, { model: 'm1@q', family: 'm1' }, { model: 'm2', family: 'm2' }]) {
+  const directory = join(root, name);
+  mkdirSync(directory);
+  writeFileSync(join(directory, 'models.json'), JSON.stringify({ task: 'gsm', models }));
+  writeFileSync(join(directory, 'proposals.jsonl'), `${lines.join('\n')}\n`);
+  return directory;
+}
+
+function mmluDir(name: string, rows: readonly string[], items = [{ question_id: 1, question: 'Q1?', options: ['x', 'y', 'z', 'w'] }, { question_id: 2, question: 'Q2?', options: ['x', 'y', 'z'] }]) {
+  const directory = join(root, name);
+  mkdirSync(directory);
+  writeFileSync(join(directory, 'models.json'), JSON.stringify({ models: [{ model: 'Llama-7B' }, { model: 'Llama-7B-Instruct' }, { model: 'Other' }] }));
+  writeFileSync(join(directory, 'items.jsonl.gz'), gzipSync(items.map((item) => JSON.stringify(item)).join('\n')));
+  writeFileSync(join(directory, 'preds.csv'), `question_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\n${rows.join('\n')}\n`);
+  return directory;
+}
+
+describe('zeroeval loader', () => {
+  it('loads tasks with flags, families as clone groups, absent agents left absent', async () => {
+    const directory = zeroevalDir('ze-ok', [
+      JSON.stringify({ id: 'g1', question: 'Q', reference: '18', proposals: { 'm1@p': { answer: '18', correct: true }, 'm1@q': { answer: null, correct: false }, m2: { answer: '17', correct: false } } }),
+      JSON.stringify({ id: 'g2', question: 'Q', reference: '3', proposals: { m2: { answer: '3', correct: true } } }),
+    ]);
+    expect(detectDatasetFormat(directory)).toBe('zeroeval');
+    const dataset = await loadDataset(directory);
+    expect(dataset.agents).toEqual([
+      { id: 'm1@p', model: 'm1' },
+      { id: 'm1@q', model: 'm1' },
+      { id: 'm2', model: 'm2' },
+    ]);
+    expect(dataset.tasks.map((task) => [task.id, task.kind, Object.keys(task.proposals).length])).toEqual([
+      ['g1', 'number', 3],
+      ['g2', 'number', 1],
+    ]);
+    expect(dataset.tasks[0]?.proposals['m1@q']).toEqual({ answer: null, correct: false });
+    expect(dataset.correctness).toBe('flags');
+  });
+
+  it('counts a task with no proposals and names the line of a bad one', async () => {
+    const counted = zeroevalDir('ze-skip', [JSON.stringify({ id: 'g1', reference: '1', proposals: {} }), JSON.stringify({ id: 'g2', reference: '1', proposals: { m2: { answer: '1', correct: true } } })]);
+    expect((await loadDataset(counted)).skipped).toEqual({ noProposals: 1 });
+    const unknown = zeroevalDir('ze-unknown', [JSON.stringify({ id: 'g1', reference: '1', proposals: { stranger: { answer: '1', correct: true } } })]);
+    await expect(loadDataset(unknown, 'zeroeval')).rejects.toThrow(/proposals\.jsonl:1: agent "stranger" is not listed/);
+    const badFlag = zeroevalDir('ze-flag', [JSON.stringify({ id: 'g1', reference: '1', proposals: {} }), '{"id":"g2","reference":"1","proposals":{"m2":{"answer":"1","correct":"yes"}}}']);
+    await expect(loadDataset(badFlag, 'zeroeval')).rejects.toThrow(/proposals\.jsonl:2: "proposals\.m2\.correct" must be true or false/);
+    const malformed = zeroevalDir('ze-json', ['{"id":"g1","reference":"1","proposals":{}}', '{not json']);
+    await expect(loadDataset(malformed, 'zeroeval')).rejects.toThrow(DataFormatError);
+  });
+});
+
+describe('mmlu-pro loader', () => {
+  it('reads letters, treats empty as unparseable and NA as absent', async () => {
+    const directory = mmluDir('mm-ok', ['1,math,B,B,,NA', '2,law,C,A,C,C']);
+    expect(detectDatasetFormat(directory)).toBe('mmlu-pro');
+    const dataset = await loadDataset(directory);
+    const [first, second] = dataset.tasks;
+    expect(first?.proposals).toEqual({ 'Llama-7B': { answer: 'B', correct: true }, 'Llama-7B-Instruct': { answer: null, correct: false } });
+    expect(first?.options).toBe(4);
+    expect(first?.kind).toBe('choice');
+    expect(first?.prompt).toBe('Q1?\nA. x\nB. y\nC. z\nD. w');
+    expect(second?.proposals.Other).toEqual({ answer: 'C', correct: true });
+    // No family in models.json: base and instruct checkpoints share a clone group.
+    expect(dataset.agents.map((agent) => agent.model)).toEqual(['llama-7b', 'llama-7b', 'other']);
+  });
+
+  it('counts an all-NA row and names the line of a bad cell', async () => {
+    expect((await loadDataset(mmluDir('mm-skip', ['1,math,B,NA,NA,NA', '2,law,C,A,C,C']))).skipped).toEqual({ noProposals: 1 });
+    await expect(loadDataset(mmluDir('mm-bad', ['1,math,B,B,B,B', '2,law,C,A,maybe,C']))).rejects.toThrow(/preds\.csv:3: agent Llama-7B-Instruct: prediction must be one letter, empty or NA, got "maybe"/);
+    await expect(loadDataset(mmluDir('mm-short', ['1,math,B,B,B']))).rejects.toThrow(/preds\.csv:2: expected 6 cells, got 5/);
+  });
+
+  it('splits quoted CSV cells and derives families', () => {
+    expect(splitCsvRow('1,"a, b","say ""hi""",')).toEqual(['1', 'a, b', 'say "hi"', '']);
+    expect(splitCsvRow('"open')).toBeNull();
+    expect(mmluProFamily('Mistral-7B-Instruct-v0.2')).toBe('mistral-7b');
+    expect(mmluProFamily('Mistral-7B-v0.1')).toBe('mistral-7b');
+    expect(mmluProFamily('Meta-Llama-3_1-70B-Instruct')).toBe('meta-llama-3_1-70b');
+  });
+});
+
+describe('format detection', () => {
+  it('refuses an unknown directory with the options to pass', () => {
+    const directory = join(root, 'nothing');
+    mkdirSync(directory);
+    writeFileSync(join(directory, 'readme.txt'), 'hi');
+    expect(() => detectDatasetFormat(directory)).toThrow(/cannot detect the dataset format .* pass --format zeroeval\|mmlu-pro\|jsonl/);
+  });
+
+  it('detects a Repute proposals file', () => {
+    const path = join(root, 'mine.jsonl');
+    writeFileSync(path, '{"schemaVersion":1,"format":"repute-proposals"}\n');
+    expect(detectDatasetFormat(path)).toBe('jsonl');
+  });
+
+  it('refuses an unknown --format value', async () => {
+    await expect(loadDataset(root, 'csv' as never)).rejects.toThrow(/format must be one of zeroeval, mmlu-pro, jsonl/);
+  });
+});

@@ -1,0 +1,125 @@
+import { basename, join } from 'node:path';
+import type { AgentIdentity } from '../../core/agent-identity.js';
+import { DataFormatError } from '../../core/errors.js';
+import type { ProposalsDataset, ProposalsRecord, RecordedProposal } from './format.js';
+import { readModelsJson } from './models-json.js';
+import { parseJsonLine, readLines } from './read-lines.js';
+
+/** Splits one CSV row (RFC 4180 quoting); returns `null` for an unterminated quote. */
+export function splitCsvRow(row: string): string[] | null {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let index = 0; index < row.length; index++) {
+    const char = row[index];
+    if (quoted) {
+      if (char === '"') {
+        if (row[index + 1] === '"') {
+          cell += '"';
+          index++;
+        } else quoted = false;
+      } else cell += char;
+    } else if (char === '"' && cell.length === 0) quoted = true;
+    else if (char === ',') {
+      cells.push(cell);
+      cell = '';
+    } else cell += char;
+  }
+  if (quoted) return null;
+  cells.push(cell);
+  return cells;
+}
+
+/**
+ * Clone-group key for an MMLU-Pro agent, used only when `models.json` has no `family`: the
+ * lower-cased name without `-instruct`/`-chat`/`-hf` and version suffixes, so base and instruct
+ * checkpoints of one model (`Meta-Llama-3_1-70B`, `Meta-Llama-3_1-70B-Instruct`) share a group.
+ */
+export function mmluProFamily(agent: string): string {
+  return agent
+    .toLowerCase()
+    .replace(/-(instruct|chat|hf)\b/g, '')
+    .replace(/-v\d+(\.\d+)?\b/g, '')
+    .replace(/-+$/, '');
+}
+
+/**
+ * Loads the MMLU-Pro directory (`preds.csv` + `items.jsonl.gz` + `models.json`): `choice` tasks with
+ * letter answers; an empty cell is an unparseable proposal (`answer: null`, wrong), `NA` means the
+ * agent has no record for the item (absent). Correctness is the dataset's rule, letter == answer,
+ * stored as the `correct` flag.
+ *
+ * @example
+ * const dataset = await loadMmluPro('../shared/data/mmlu-pro');
+ */
+export async function loadMmluPro(directory: string): Promise<ProposalsDataset> {
+  const predsFile = join(directory, 'preds.csv');
+  const itemsFile = join(directory, 'items.jsonl.gz');
+  const modelsFile = join(directory, 'models.json');
+  const models = readModelsJson(modelsFile);
+  const families = new Map(models.models.map((entry) => [entry.model, entry.family ?? mmluProFamily(entry.model)]));
+  const items = new Map<string, { question: string; options: string[] }>();
+  for await (const numbered of readLines(itemsFile)) {
+    const value = parseJsonLine(itemsFile, numbered) as { question_id?: unknown; question?: unknown; options?: unknown };
+    if (value === null || (typeof value.question_id !== 'number' && typeof value.question_id !== 'string')) {
+      throw new DataFormatError({ file: itemsFile, line: numbered.line, message: `"question_id" must be a number or string, got ${JSON.stringify(value?.question_id)}` });
+    }
+    if (!Array.isArray(value.options)) throw new DataFormatError({ file: itemsFile, line: numbered.line, message: '"options" must be a list of strings' });
+    items.set(String(value.question_id), { question: typeof value.question === 'string' ? value.question : '', options: value.options.map(String) });
+  }
+  let header: string[] | null = null;
+  let agentColumns: string[] = [];
+  const tasks: ProposalsRecord[] = [];
+  const skipped: Record<string, number> = {};
+  const seen = new Set<string>();
+  for await (const numbered of readLines(predsFile)) {
+    const cells = splitCsvRow(numbered.text);
+    const fail = (message: string) => new DataFormatError({ file: predsFile, line: numbered.line, message });
+    if (cells === null) throw fail('unterminated quoted cell');
+    if (header === null) {
+      header = cells;
+      if (cells[0] !== 'question_id' || cells[1] !== 'category' || cells[2] !== 'answer') {
+        throw fail(`expected the header to start with question_id,category,answer, got ${cells.slice(0, 3).join(',')}`);
+      }
+      agentColumns = cells.slice(3);
+      for (const agent of agentColumns) {
+        if (!families.has(agent)) throw fail(`agent column ${JSON.stringify(agent)} is not listed in ${modelsFile}`);
+      }
+      continue;
+    }
+    if (cells.length !== header.length) throw fail(`expected ${header.length} cells, got ${cells.length}`);
+    const [questionId, , reference] = cells as [string, string, string];
+    if (!/^[A-Z]$/.test(reference)) throw fail(`"answer" must be one letter A-Z, got ${JSON.stringify(reference)}`);
+    if (seen.has(questionId)) throw fail(`duplicate question_id ${questionId}`);
+    seen.add(questionId);
+    const item = items.get(questionId);
+    if (item === undefined) throw fail(`question_id ${questionId} has no item in ${itemsFile}`);
+    const proposals: Record<string, RecordedProposal> = {};
+    agentColumns.forEach((agent, column) => {
+      const cell = (cells[column + 3] ?? '').trim();
+      if (cell === 'NA') return;
+      if (cell === '') {
+        proposals[agent] = { answer: null, correct: false };
+        return;
+      }
+      if (!/^[A-Z]$/.test(cell)) throw fail(`agent ${agent}: prediction must be one letter, empty or NA, got ${JSON.stringify(cell)}`);
+      proposals[agent] = { answer: cell, correct: cell === reference };
+    });
+    if (Object.keys(proposals).length === 0) {
+      skipped.noProposals = (skipped.noProposals ?? 0) + 1;
+      continue;
+    }
+    const letters = item.options.map((option, index) => `${String.fromCharCode(65 + index)}. ${option}`).join('\n');
+    tasks.push({
+      id: questionId,
+      kind: 'choice',
+      prompt: `${item.question}\n${letters}`,
+      reference,
+      options: Math.max(2, Math.min(26, item.options.length)),
+      proposals,
+    });
+  }
+  if (header === null) throw new DataFormatError({ file: predsFile, line: 1, message: 'empty file: expected a header row question_id,category,answer,<agents...>' });
+  const agents: AgentIdentity[] = agentColumns.map((id) => ({ id, model: families.get(id) ?? id }));
+  return { schemaVersion: 1, name: basename(directory), format: 'mmlu-pro', agents, tasks, skipped, correctness: 'flags' };
+}

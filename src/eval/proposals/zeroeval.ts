@@ -1,0 +1,58 @@
+import { basename, join } from 'node:path';
+import type { AgentIdentity } from '../../core/agent-identity.js';
+import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { DataFormatError } from '../../core/errors.js';
+import type { ProposalsDataset, ProposalsRecord, RecordedProposal } from './format.js';
+import { readModelsJson } from './models-json.js';
+import { parseJsonLine, readLines } from './read-lines.js';
+
+/** Answer kind of each ZeroEval task tag; other tags load as `exact`. */
+const zeroevalKinds: Readonly<Record<string, AnswerKind>> = { 'math-l5': 'math', math: 'math', gsm: 'number', crux: 'exact' };
+
+/**
+ * Loads a ZeroEval directory (`proposals.jsonl` + `models.json`, as in `zeroeval-math-l5` and
+ * `zeroeval-gsm8k`): each agent's clone group is its `family`; each proposal keeps the dataset's
+ * lenient `correct` flag. An agent absent from a task stays absent (the harness counts it as an
+ * unparseable proposal); a task with no proposals is counted in `skipped.noProposals`.
+ *
+ * @example
+ * const dataset = await loadZeroEval('../shared/data/zeroeval-math-l5');
+ */
+export async function loadZeroEval(directory: string): Promise<ProposalsDataset> {
+  const modelsFile = join(directory, 'models.json');
+  const proposalsFile = join(directory, 'proposals.jsonl');
+  const models = readModelsJson(modelsFile);
+  const kind: AnswerKind = zeroevalKinds[models.task ?? ''] ?? (basename(directory).includes('gsm') ? 'number' : basename(directory).includes('math') ? 'math' : 'exact');
+  const agents: AgentIdentity[] = models.models.map((entry) => ({ id: entry.model, model: entry.family ?? entry.model }));
+  const known = new Set(agents.map((agent) => agent.id));
+  const tasks: ProposalsRecord[] = [];
+  const skipped: Record<string, number> = {};
+  const ids = new Set<string>();
+  for await (const numbered of readLines(proposalsFile)) {
+    const value = parseJsonLine(proposalsFile, numbered) as Record<string, unknown> | null;
+    const fail = (message: string) => new DataFormatError({ file: proposalsFile, line: numbered.line, message });
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('expected a JSON object per line');
+    const id = value.id;
+    if (typeof id !== 'string' || id.length === 0) throw fail(`"id" must be a non-empty string, got ${JSON.stringify(id)}`);
+    if (ids.has(id)) throw fail(`duplicate task id ${JSON.stringify(id)}`);
+    ids.add(id);
+    if (typeof value.reference !== 'string') throw fail(`"reference" must be a string, got ${JSON.stringify(value.reference)}`);
+    const raw = value.proposals;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fail(`"proposals" must be an object mapping agent → { answer, correct }, got ${JSON.stringify(raw)}`);
+    const proposals: Record<string, RecordedProposal> = {};
+    for (const [agent, entry] of Object.entries(raw as Record<string, unknown>)) {
+      if (!known.has(agent)) throw fail(`agent ${JSON.stringify(agent)} is not listed in ${modelsFile}; add it there (with its family)`);
+      const record = entry as { answer?: unknown; correct?: unknown } | null;
+      if (typeof record !== 'object' || record === null) throw fail(`"proposals.${agent}" must be an object, got ${JSON.stringify(entry)}`);
+      if (record.answer !== null && typeof record.answer !== 'string') throw fail(`"proposals.${agent}.answer" must be a string or null, got ${JSON.stringify(record.answer)}`);
+      if (typeof record.correct !== 'boolean') throw fail(`"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(record.correct)}`);
+      proposals[agent] = { answer: record.answer, correct: record.correct };
+    }
+    if (Object.keys(proposals).length === 0) {
+      skipped.noProposals = (skipped.noProposals ?? 0) + 1;
+      continue;
+    }
+    tasks.push({ id, kind, prompt: typeof value.question === 'string' ? value.question : '', reference: value.reference, proposals });
+  }
+  return { schemaVersion: 1, name: basename(directory), format: 'zeroeval', agents, tasks, skipped, correctness: 'flags' };
+}
