@@ -40,7 +40,7 @@ export interface DrfRoundRecord {
   readonly team: readonly AgentId[];
   /** Agents filtered out (reputation below the threshold) or excluded by the selector. */
   readonly excluded: readonly AgentId[];
-  /** True when every agent was below the threshold and the best-reputed were used anyway. */
+  /** True when fewer than `minEligible` agents were above the threshold and the best-reputed of the rest were kept eligible. */
   readonly fallback: boolean;
   /** Selector reasons (UCB score components) plus one filter reason per excluded agent. */
   readonly selectionReasons: readonly WeightReason[];
@@ -75,6 +75,7 @@ export interface DrfRoundInput {
   readonly pool: readonly Agent[];
   readonly k: number;
   readonly threshold: number;
+  readonly minEligible: number;
   readonly selector: Selector;
   readonly reputation: ReputationModel;
   readonly rng: Rng;
@@ -174,18 +175,20 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
   const selectionCost = (agentId: AgentId) => (input.costNormalization === 'max' && maxCost > 0 ? (costs[agentId] ?? 0) / maxCost : costs[agentId] ?? 0);
 
   const score = (agentId: AgentId) => reputation[agentId] ?? 0;
-  let eligible = pool.filter((agent) => score(agent.identity.id) >= threshold);
-  const filtered = pool.filter((agent) => score(agent.identity.id) < threshold).map((agent) => agent.identity.id);
-  const fallback = eligible.length === 0;
-  if (fallback) {
-    // Every agent is below the threshold: DRF would have nobody to ask. Use the best-reputed k
-    // (ties by pool order) and say so in the record instead of failing the run.
-    eligible = pool
-      .map((agent, index) => ({ agent, index }))
-      .sort((left, right) => score(right.agent.identity.id) - score(left.agent.identity.id) || left.index - right.index)
-      .slice(0, input.k)
-      .map(({ agent }) => agent);
-  }
+  const above = pool.filter((agent) => score(agent.identity.id) >= threshold);
+  const below = pool
+    .map((agent, index) => ({ agent, index }))
+    .filter(({ agent }) => score(agent.identity.id) < threshold)
+    .sort((left, right) => score(right.agent.identity.id) - score(left.agent.identity.id) || left.index - right.index)
+    .map(({ agent }) => agent);
+  // Too few agents above the threshold: keep the best-reputed of the rest eligible so that the team
+  // does not shrink below `minEligible` (with minEligible = 1 this is DRF's strict filter).
+  const missing = Math.max(0, Math.min(input.minEligible, pool.length) - above.length);
+  const kept = below.slice(0, missing);
+  const fallback = kept.length > 0;
+  const keptIds = new Set(kept.map((agent) => agent.identity.id));
+  const eligible = pool.filter((agent) => score(agent.identity.id) >= threshold || keptIds.has(agent.identity.id));
+  const filtered = below.filter((agent) => !keptIds.has(agent.identity.id)).map((agent) => agent.identity.id);
   const candidates: AgentIdentity[] = eligible.map((agent) => ({ ...agent.identity, cost: selectionCost(agent.identity.id) }));
   const k = Math.min(input.k, candidates.length);
   const selection = input.selector.select({
@@ -194,12 +197,12 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
     k,
     rng: input.rng,
   });
-  const filterReasons: WeightReason[] = filtered
-    .filter((agentId) => !fallback || !selection.selected.includes(agentId))
-    .map((agentId) => ({ agentId, weight: 0, components: { reputation: score(agentId), threshold }, note: `excluded: reputation ${score(agentId).toFixed(4)} < threshold ${threshold}` }));
-  const fallbackNote = fallback ? [{ agentId: '*', weight: 0, note: `fallback: every agent is below threshold ${threshold}; the ${k} best-reputed were offered to the selector` }] : [];
-  const excluded = [...new Set([...filtered.filter((agentId) => !selection.selected.includes(agentId)), ...selection.excluded])];
-  const reasons = [...selection.reasons, ...filterReasons, ...fallbackNote];
+  const filterReasons: WeightReason[] = filtered.map((agentId) => ({ agentId, weight: 0, components: { reputation: score(agentId), threshold }, note: `excluded: reputation ${score(agentId).toFixed(4)} < threshold ${threshold}` }));
+  const keptReasons: WeightReason[] = kept
+    .filter((agent) => !selection.selected.includes(agent.identity.id))
+    .map((agent) => ({ agentId: agent.identity.id, weight: 0, components: { reputation: score(agent.identity.id), threshold }, note: `below threshold ${threshold} but kept eligible: only ${above.length} agents above it, minEligible ${input.minEligible}` }));
+  const excluded = [...new Set([...filtered, ...selection.excluded])];
+  const reasons = [...selection.reasons.map((reason) => (keptIds.has(reason.agentId) ? { ...reason, note: `${reason.note ? `${reason.note}; ` : ''}below threshold ${threshold} but kept eligible (minEligible ${input.minEligible})` } : reason)), ...filterReasons, ...keptReasons];
   input.tracer.record({ type: 'selection', taskId: input.task.id, round: input.round, selected: selection.selected, excluded, reasons }, parent.id);
   return { team: [...selection.selected], excluded, fallback, reasons, costs };
 }

@@ -57,6 +57,24 @@ describe('runDrf (against fake model and selector)', () => {
     expect(result.excluded).toContain('c');
   });
 
+  it('keeps the best-reputed below-threshold agents eligible up to minEligible, and shrinks the team under the strict filter', async () => {
+    // Reputations a 0.5, b 0.25, c 0.1 with threshold 0.3: only a is above it. k = 2.
+    // Default minEligible = k = 2: b (best of the rest) is kept eligible -> team a, b, round marked fallback.
+    // minEligible = 1 (strict): only a is eligible -> a team of one, no ratings, 1 call.
+    const pool = [scriptedAgent('a', { t0: '1' }), scriptedAgent('b', { t0: '1' }), scriptedAgent('c', { t0: '1' })];
+    const run = (minEligible?: number) => runDrf({ pool, tasks: tasks(1), k: 2, threshold: 0.3, ...(minEligible === undefined ? {} : { minEligible }), selector: greedySelector(), reputation: fakeReputation({ a: 0.5, b: 0.25, c: 0.1 }), rng: createRng(1) });
+    const kept = (await run()).rounds[0];
+    expect(kept?.team).toEqual(['a', 'b']);
+    expect(kept?.fallback).toBe(true);
+    expect(kept?.excluded).toEqual(['c']);
+    expect(kept?.selectionReasons.find((reason) => reason.agentId === 'b')?.note).toMatch(/below threshold 0.3 but kept eligible/);
+    const strict = (await run(1)).rounds[0];
+    expect(strict?.team).toEqual(['a']);
+    expect(strict?.excluded).toEqual(['b', 'c']);
+    expect(strict?.calls).toBe(1);
+    expect(strict?.ratings).toEqual([]);
+  });
+
   it('issues every act of a round concurrently and records failed acts without stopping', async () => {
     const pool = [scriptedAgent('a', { t0: '1' }), scriptedAgent('b', { t0: '1' }), scriptedAgent('down', { t0: '1' }, { failPropose: true })];
     const result = await runDrf({ pool, tasks: tasks(1), k: 3, threshold: 0, selector: greedySelector(), reputation: fakeReputation(), rng: createRng(1) });

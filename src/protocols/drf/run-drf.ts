@@ -22,8 +22,14 @@ import { credibilityWeight } from './rater-credibility.js';
 export interface DrfProtocolOptions {
   /** Team size k: agents selected per task, an integer in [1, pool size]. @default 3 */
   readonly k?: number;
-  /** Filter threshold: agents whose reputation score (in [0, 1]) is below it are excluded. @default 0.2 */
+  /** Filter threshold: agents whose reputation score (in [0, 1]) is below it are excluded. @default 0.3 */
   readonly threshold?: number;
+  /**
+   * Fewest agents kept eligible for selection: when fewer are at or above the threshold, the
+   * best-reputed of the rest stay eligible (recorded as `fallback`). 1 gives DRF's strict filter,
+   * under which a team can shrink to one agent that nobody rates any more. @default k
+   */
+  readonly minEligible?: number;
   /** Collusion defence applied to ratings before they reach the reputation model. @default 'none' */
   readonly defence?: DrfDefence;
   /** Smallest credibility weight κ a rater can have, in [0, 1]. @default 0.01 */
@@ -79,7 +85,8 @@ export interface DrfRunResult {
 
 const protocolDefaults: Required<DrfProtocolOptions> = {
   k: 3,
-  threshold: 0.2,
+  minEligible: 0,
+  threshold: 0.3,
   defence: 'none',
   credibilityFloor: 0.01,
   costSource: 'auto',
@@ -88,15 +95,18 @@ const protocolDefaults: Required<DrfProtocolOptions> = {
 
 /** Resolves and validates DRF protocol options against a pool size. */
 export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize: number): Required<DrfProtocolOptions> {
-  const resolved = resolveOptions(protocolDefaults, {
+  const merged = resolveOptions(protocolDefaults, {
     k: options.k,
+    minEligible: options.minEligible,
     threshold: options.threshold,
     defence: options.defence,
     credibilityFloor: options.credibilityFloor,
     costSource: options.costSource,
     costNormalization: options.costNormalization,
   });
+  const resolved = { ...merged, minEligible: options.minEligible ?? merged.k };
   assertInteger('k', resolved.k, 1, poolSize, `k is the team size and cannot exceed the pool of ${poolSize}`);
+  assertInteger('minEligible', resolved.minEligible, 1, poolSize, 'pass 1 for the strict filter or k (default) to keep a full team eligible');
   assertInRange('threshold', resolved.threshold, 0, 1, { hint: 'agents whose reputation score is below it are excluded; pass e.g. 0.2' });
   assertInRange('credibilityFloor', resolved.credibilityFloor, 0, 1);
   if (resolved.defence !== 'none' && resolved.defence !== 'rater-credibility') {
@@ -153,6 +163,7 @@ export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
       pool: input.pool,
       k: options.k,
       threshold: options.threshold,
+      minEligible: options.minEligible,
       selector: input.selector,
       reputation: input.reputation,
       rng: input.rng,

@@ -105,3 +105,43 @@ export function greedySelector(): Selector & { offered: AgentId[][] } {
     },
   };
 }
+
+/**
+ * A minimal UCB with cost for tests: untried agents first (pool order), then
+ * S_i = δ·r_i ∓ (1−δ)·c_i + sqrt(2·ln t / n_i), `printed` adding the cost. Counts selections.
+ */
+export function fakeUcbSelector(delta: number, variant: 'corrected' | 'printed' = 'corrected'): Selector {
+  const counts = new Map<AgentId, number>();
+  let total = 0;
+  return {
+    name: 'fake-ucb',
+    select({ pool, reputation, k }) {
+      const sign = variant === 'printed' ? 1 : -1;
+      const scored = pool.map((identity, index) => {
+        const n = counts.get(identity.id) ?? 0;
+        const bonus = n === 0 ? Number.POSITIVE_INFINITY : Math.sqrt((2 * Math.log(Math.max(1, total))) / n);
+        return { identity, index, score: delta * (reputation[identity.id] ?? 0) + sign * (1 - delta) * (identity.cost ?? 0) + bonus };
+      });
+      scored.sort((left, right) => right.score - left.score || left.index - right.index);
+      const selected = scored.slice(0, k).map(({ identity }) => identity.id);
+      for (const agentId of selected) counts.set(agentId, (counts.get(agentId) ?? 0) + 1);
+      total += 1;
+      return { selected, excluded: [], reasons: scored.map(({ identity, score }) => ({ agentId: identity.id, weight: score })) };
+    },
+  };
+}
+
+/** Uniform random k for tests. */
+export function fakeRandomSelector(): Selector {
+  return {
+    name: 'fake-random',
+    select({ pool, k, rng }) {
+      const ids = pool.map((identity) => identity.id);
+      for (let index = ids.length - 1; index > 0; index--) {
+        const other = Math.floor(rng() * (index + 1));
+        [ids[index], ids[other]] = [ids[other] as string, ids[index] as string];
+      }
+      return { selected: ids.slice(0, k), excluded: [], reasons: [] };
+    },
+  };
+}
