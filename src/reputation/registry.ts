@@ -46,7 +46,7 @@ export function isReputationModelName(name: unknown): name is ReputationModelNam
  * model.observe([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }]);
  * model.weights(); // { a1: 0.5714..., a2: 0.4285... }
  */
-export function createReputationModel<N extends ReputationModelName>(name: N, options: ReputationModelOptionsFor<N>): ReturnType<Factories[N]> {
+export function createReputationModel<N extends ReputationModelName>(name: N, options: NoInfer<ReputationModelOptionsFor<N>>): ReturnType<Factories[N]> {
   if (!isReputationModelName(name)) {
     throw new InvalidArgumentError({
       parameter: 'name',

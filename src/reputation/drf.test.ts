@@ -1,0 +1,183 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
+import type { Rating } from '../core/rating.js';
+import { createDrfModel, drfAccuracy, drfReputationStep, drfRoundScores, drfUpdateReputation } from './drf.js';
+import type { Evidence } from './reputation-model.js';
+
+const rate = (rater: string, ratee: string, score: number): Rating => ({ rater, ratee, taskId: 't', score });
+const ratingEvidence = (rater: string, ratee: string, score: number): Evidence => ({ type: 'rating', rating: rate(rater, ratee, score) });
+const defaults = { w0: 0.5, beta: 0.2, r0: 1 } as const;
+
+describe('DRF Eq. 2 accuracy', () => {
+  it('is 1 − d corrected and d as printed', () => {
+    // d = 0.2: corrected 1 − 0.2 = 0.8; printed 0.2 (a farther answer would score higher)
+    expect(drfAccuracy(0.2)).toBeCloseTo(0.8, 15);
+    expect(drfAccuracy(0.2, 'corrected')).toBeCloseTo(0.8, 15);
+    expect(drfAccuracy(0.2, 'printed')).toBe(0.2);
+    expect(drfAccuracy(0, 'corrected')).toBe(1);
+    expect(() => drfAccuracy(1.2)).toThrow(expect.objectContaining({ parameter: 'distance', value: 1.2 }));
+    expect(() => drfAccuracy(0.5, 'other' as never)).toThrow(expect.objectContaining({ parameter: 'variant' }));
+  });
+});
+
+describe('DRF Eq. 6 round score', () => {
+  it('is the reputation-weighted mean of ratings from other agents', () => {
+    // w_c = (0.8·1 + 0.2·0) / (0.8 + 0.2) = 0.8 (c's self-rating is left out)
+    // w_a = (0.2·0.5 + 0.5·0.9) / (0.2 + 0.5) = 0.55 / 0.7 = 0.785714...
+    const scores = drfRoundScores({
+      reputations: { a: 0.8, b: 0.2, c: 0.5 },
+      ratings: [rate('a', 'c', 1), rate('b', 'c', 0), rate('c', 'c', 1), rate('b', 'a', 0.5), rate('c', 'a', 0.9)],
+    });
+    expect(scores.c).toBeCloseTo(0.8, 15);
+    expect(scores.a).toBeCloseTo(0.7857142857142857, 15);
+    expect(scores.b).toBeUndefined();
+  });
+
+  it('falls back to the plain mean when every rater has reputation 0', () => {
+    // (0.4 + 0.8) / 2 = 0.6
+    expect(drfRoundScores({ reputations: { a: 0, b: 0, c: 0.5 }, ratings: [rate('a', 'c', 0.4), rate('b', 'c', 0.8)] }).c).toBeCloseTo(0.6, 15);
+  });
+});
+
+describe('DRF Eqs. 7–8 reputation update', () => {
+  it('increments towards R0 at or above w0', () => {
+    // R = 0.5, w = 0.8: 0.5 + 0.2·(0.8 − 0.5)·(1 − 0.5) = 0.5 + 0.03 = 0.53
+    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'corrected' })).toBeCloseTo(0.53, 15);
+    // w = w0 is "at or above": 0.5 + 0.2·0·0.5 = 0.5
+    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.5, ...defaults, variant: 'printed' })).toBe(0.5);
+    // Bounded by R0: R = 0.99, w = 1, β = 1: 0.99 + 1·0.5·0.01 = 0.995 ≤ 1
+    expect(drfUpdateReputation({ reputation: 0.99, roundScore: 1, w0: 0.5, beta: 1, r0: 1, variant: 'corrected' })).toBeCloseTo(0.995, 15);
+  });
+
+  it('decays more for a worse score when corrected, less when printed', () => {
+    // corrected: w = 0.1: 0.5·(1 − 0.2·(0.5 − 0.1)/0.5) = 0.5·0.84 = 0.42; w = 0.4: 0.5·(1 − 0.2·0.1/0.5) = 0.5·0.96 = 0.48
+    // printed:   w = 0.1: 0.5·(1 − 0.2·0.1/0.5)         = 0.5·0.96 = 0.48; w = 0.4: 0.5·(1 − 0.2·0.4/0.5) = 0.5·0.84 = 0.42
+    const corrected = (roundScore: number) => drfUpdateReputation({ reputation: 0.5, roundScore, ...defaults, variant: 'corrected' });
+    const printed = (roundScore: number) => drfUpdateReputation({ reputation: 0.5, roundScore, ...defaults, variant: 'printed' });
+    expect(corrected(0.1)).toBeCloseTo(0.42, 15);
+    expect(corrected(0.4)).toBeCloseTo(0.48, 15);
+    expect(printed(0.1)).toBeCloseTo(0.48, 15);
+    expect(printed(0.4)).toBeCloseTo(0.42, 15);
+    // The printed rule's sign error: the worse score (0.1) keeps MORE reputation than the better one (0.4)
+    expect(printed(0.1)).toBeGreaterThan(printed(0.4));
+    expect(corrected(0.1)).toBeLessThan(corrected(0.4));
+  });
+
+  it('orders decays by score in opposite directions for the two variants (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (w0, beta, reputation, first, second) => {
+          const [worse, better] = [Math.min(first, second) * w0, Math.max(first, second) * w0];
+          fc.pre(better < w0);
+          const update = (roundScore: number, variant: 'corrected' | 'printed') => drfUpdateReputation({ reputation, roundScore, w0, beta, r0: 1, variant });
+          expect(update(worse, 'corrected')).toBeLessThanOrEqual(update(better, 'corrected') + 1e-15);
+          expect(update(worse, 'printed')).toBeGreaterThanOrEqual(update(better, 'printed') - 1e-15);
+        },
+      ),
+      { numRuns: 300, seed: 3 },
+    );
+  });
+
+  it('keeps reputations in [0, R0] and scores in [0, 1] (property)', () => {
+    const agents = ['a', 'b', 'c', 'd'];
+    const rating = fc.record({ rater: fc.constantFrom(...agents), ratee: fc.constantFrom(...agents), score: fc.double({ min: 0, max: 1, noNaN: true }) });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(rating, { maxLength: 8 }), { maxLength: 10 }),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        fc.double({ min: 0.5, max: 4, noNaN: true }),
+        fc.constantFrom('corrected' as const, 'printed' as const),
+        (rounds, w0, beta, r0, variant) => {
+          let reputations: Record<string, number> = Object.fromEntries(agents.map((agent) => [agent, r0 / 2]));
+          for (const round of rounds) {
+            reputations = drfReputationStep({ reputations, ratings: round.map((item) => ({ ...item, taskId: 't' })), w0, beta, r0, variant }).reputations;
+            for (const value of Object.values(reputations)) {
+              expect(value).toBeGreaterThanOrEqual(0);
+              expect(value).toBeLessThanOrEqual(r0);
+            }
+          }
+        },
+      ),
+      { numRuns: 200, seed: 4 },
+    );
+  });
+});
+
+describe('drfReputationStep', () => {
+  it('applies one round by hand and leaves its inputs alone', () => {
+    // Equal reputations 0.5, so Eq. 6 is the plain mean of ratings from others:
+    //   w_a = 0.9 → 0.5 + 0.2·0.4·0.5 = 0.54;  w_b = 0.1 → corrected 0.42;  w_c = 0.4 → corrected 0.48
+    const reputations = Object.freeze({ a: 0.5, b: 0.5, c: 0.5 });
+    const ratings = Object.freeze([rate('b', 'a', 0.9), rate('c', 'a', 0.9), rate('a', 'b', 0.1), rate('c', 'b', 0.1), rate('a', 'c', 0.4), rate('b', 'c', 0.4)]);
+    const result = drfReputationStep({ reputations, ratings });
+    expect(result.reputations.a).toBeCloseTo(0.54, 15);
+    expect(result.reputations.b).toBeCloseTo(0.42, 15);
+    expect(result.reputations.c).toBeCloseTo(0.48, 15);
+    expect(result.roundScores).toEqual({ a: 0.9, b: expect.closeTo(0.1, 15), c: expect.closeTo(0.4, 15) });
+    expect(reputations).toEqual({ a: 0.5, b: 0.5, c: 0.5 });
+    // printed: b (w = 0.1) → 0.48, c (w = 0.4) → 0.42
+    const printed = drfReputationStep({ reputations, ratings, variant: 'printed' });
+    expect(printed.reputations.b).toBeCloseTo(0.48, 15);
+    expect(printed.reputations.c).toBeCloseTo(0.42, 15);
+  });
+
+  it('refuses bad parameters, reputations and ratings, naming the field', () => {
+    const reputations = { a: 0.5, b: 0.5 };
+    expect(() => drfReputationStep({ reputations, ratings: [], beta: 0 })).toThrow(expect.objectContaining({ parameter: 'beta', value: 0 }));
+    expect(() => drfReputationStep({ reputations, ratings: [], w0: 0 })).toThrow(expect.objectContaining({ parameter: 'w0' }));
+    expect(() => drfReputationStep({ reputations, ratings: [], r0: -1 })).toThrow(expect.objectContaining({ parameter: 'r0' }));
+    expect(() => drfReputationStep({ reputations, ratings: [], variant: 'as-printed' as never })).toThrow(expect.objectContaining({ parameter: 'variant' }));
+    expect(() => drfReputationStep({ reputations: { a: 1.5 }, ratings: [] })).toThrow(expect.objectContaining({ parameter: 'reputations.a', value: 1.5 }));
+    expect(() => drfReputationStep({ reputations, ratings: [rate('a', 'b', 1.1)] })).toThrow(expect.objectContaining({ parameter: 'ratings[0].score', value: 1.1 }));
+    expect(() => drfReputationStep({ reputations, ratings: [rate('a', 'z', 1)] })).toThrow(NotFoundError);
+  });
+});
+
+describe('DRF reputation model', () => {
+  it('runs two rounds by hand, with reputations weighting the second round', () => {
+    // Round 1 as in the step test: a 0.54, b 0.42, c 0.48.
+    // Round 2: a→c 1, b→c 0: w_c = (0.54·1 + 0.42·0) / (0.54 + 0.42) = 0.5625 ≥ 0.5
+    //   c: 0.48 + 0.2·(0.5625 − 0.5)·(1 − 0.48) = 0.48 + 0.0125·0.52 = 0.4865
+    const model = createDrfModel({ agents: ['a', 'b', 'c'] });
+    model.observe([ratingEvidence('b', 'a', 0.9), ratingEvidence('c', 'a', 0.9), ratingEvidence('a', 'b', 0.1), ratingEvidence('c', 'b', 0.1), ratingEvidence('a', 'c', 0.4), ratingEvidence('b', 'c', 0.4)]);
+    model.observe([ratingEvidence('a', 'c', 1), ratingEvidence('b', 'c', 0)]);
+    expect(model.score('a')).toBeCloseTo(0.54, 15);
+    expect(model.score('b')).toBeCloseTo(0.42, 15);
+    expect(model.score('c')).toBeCloseTo(0.4865, 15);
+    expect(model.lastRoundScore('c')).toBeCloseTo(0.5625, 15);
+    expect(model.rounds).toBe(2);
+    expect(model.explain('c').components.lastRoundScore).toBeCloseTo(0.5625, 15);
+  });
+
+  it('reads outcomes with an observer as ratings and ignores the rest', () => {
+    // Outcome a observes b, success 1 = rating a→b 1: 0.5 + 0.2·0.5·0.5 = 0.55
+    const model = createDrfModel({ agents: ['a', 'b'] });
+    model.observe([
+      { type: 'outcome', taskId: 't', subject: 'b', success: 0 },
+      { type: 'behaviour', taskId: 't', subject: 'a', valid: true, flagged: true, risk: 1, quality: 0 },
+      ratingEvidence('a', 'a', 0),
+    ]);
+    expect(model.scores()).toEqual({ a: 0.5, b: 0.5 });
+    expect(model.rounds).toBe(0);
+    model.observe([{ type: 'outcome', taskId: 't', subject: 'b', observer: 'a', success: 1 }]);
+    expect(model.score('b')).toBeCloseTo(0.55, 15);
+  });
+
+  it('scores R / R0 when R0 ≠ 1', () => {
+    // R0 = 2, R = 1: after w = 1: 1 + 0.2·0.5·(2 − 1) = 1.1 → score 1.1 / 2 = 0.55
+    const model = createDrfModel({ agents: ['a', 'b'], r0: 2, initialReputation: 1 });
+    expect(model.score('a')).toBe(0.5);
+    model.observe([ratingEvidence('b', 'a', 1)]);
+    expect(model.reputation('a')).toBeCloseTo(1.1, 15);
+    expect(model.score('a')).toBeCloseTo(0.55, 15);
+    expect(() => createDrfModel({ agents: ['a'], initialReputation: 3, r0: 2 })).toThrow(expect.objectContaining({ parameter: 'options.initialReputation' }));
+    expect(() => createDrfModel({ agents: ['a'], beta: 1.5 })).toThrow(InvalidArgumentError);
+  });
+});
