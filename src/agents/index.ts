@@ -1,3 +1,4 @@
 export type * from './agent.js';
 export * from './simulation-world.js';
 export * from './simulated-agent.js';
+export * from './demo-team.js';

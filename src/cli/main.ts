@@ -9,6 +9,7 @@ export const main = defineCommand({
     description: 'Reputation-weighted teams of LLM agents (DRF, MiniRep, RAPS and classic trust baselines).',
   },
   subCommands: {
+    demo: () => import('./commands/demo.js').then((module) => module.default),
   },
 });
 

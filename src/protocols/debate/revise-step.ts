@@ -17,6 +17,7 @@ export async function reviseStep({
   latest,
   tracer,
   signal,
+  visible,
   parentId = null,
 }: {
   agents: readonly Agent[];
@@ -25,13 +26,15 @@ export async function reviseStep({
   /** The previous round's proposals, one per agent in `agents` order. */
   latest: readonly Proposal[];
   tracer: Tracer;
+  /** Agents whose proposals peers may see; omitted = everyone's. */
+  visible?: ReadonlySet<string>;
   signal?: AbortSignal;
   parentId?: string | null;
 }): Promise<RoundOutput> {
   const results = await Promise.all(
     agents.map((agent, index) => {
       const own = latest[index] as Proposal;
-      const peers = latest.filter((_, other) => other !== index);
+      const peers = latest.filter((peer, other) => other !== index && (visible === undefined || visible.has(peer.agentId)));
       return guardAct(agent.identity.id, task.id, 'revise', round, () => agent.revise(signal ? { task, round, own, peers, signal } : { task, round, own, peers }), signal);
     }),
   );

@@ -9,6 +9,7 @@ import { assertNonEmptyString } from '../../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import { runDebate } from './run-debate.js';
+import type { PeerFilter } from './peer-filter.js';
 import type { DebateResult, Feedback } from './types.js';
 
 /**
@@ -45,6 +46,8 @@ export interface DebateMethod {
   readonly reputation?: ReputationModel;
   /** Collect peer ratings after the last round. @default false */
   readonly ratings?: boolean;
+  /** Screens whose proposals peers see in debate rounds. @default everyone's */
+  readonly peerFilter?: PeerFilter;
   /** Evidence rule. @default consensusFeedback */
   readonly feedback?: Feedback;
 }
@@ -169,6 +172,7 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
       aggregator: method.aggregator,
       ...(reputation ? { reputation } : {}),
       ...(method.feedback ? { feedback: method.feedback } : {}),
+      ...(method.peerFilter ? { peerFilter: method.peerFilter } : {}),
       ratings: method.ratings ?? false,
       rng: createRng(deriveSeed(seed, 'debate', method.name, task.id)),
       tracer,

@@ -15,6 +15,7 @@ import { proposeStep } from './propose-step.js';
 import { rateStep } from './rate-step.js';
 import { reviseStep } from './revise-step.js';
 import { selectParticipants } from './select-participants.js';
+import type { PeerFilter } from './peer-filter.js';
 import type { DebateFailure, DebateResult, DebateUsageEntry, Feedback } from './types.js';
 import { updateReputationStep } from './update-reputation-step.js';
 
@@ -37,6 +38,8 @@ export interface RunDebateOptions {
   readonly feedback?: Feedback;
   /** Ask every participant to rate every other final proposal (DRF, EigenTrust). @default false */
   readonly ratings?: boolean;
+  /** Screens whose proposals peers see in debate rounds; omitted = everyone's. */
+  readonly peerFilter?: PeerFilter;
   /** Randomness for the selector. */
   readonly rng: Rng;
   /** Where events go. @default a tracer with a no-op sink */
@@ -58,7 +61,7 @@ export interface RunDebateOptions {
  * result.decision.answer; // '42'
  */
 export async function runDebate(options: RunDebateOptions): Promise<DebateResult> {
-  const { team, task, rounds = 1, selector, aggregator, reputation, feedback = consensusFeedback, ratings: wantRatings = false, rng, signal, parentId = null } = options;
+  const { team, task, rounds = 1, selector, aggregator, reputation, peerFilter, feedback = consensusFeedback, ratings: wantRatings = false, rng, signal, parentId = null } = options;
   const tracer = options.tracer ?? createTracer();
   validateTeam(team.map((agent) => agent?.identity), 'team');
   assertInteger('rounds', rounds, 0, 20, 'pass e.g. { rounds: 2 } for two debate rounds after Propose');
@@ -86,7 +89,15 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
     usage.push(...proposed.usage);
     failures.push(...proposed.failures);
     for (let round = 1; round <= rounds && participants.length > 1; round++) {
-      const revised = await reviseStep({ agents: participants, task, round, latest: roundsOut[round - 1] as Proposal[], tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+      const latest = roundsOut[round - 1] as Proposal[];
+      let visible: Set<string> | undefined;
+      if (peerFilter) {
+        const screen = peerFilter({ task, round, proposals: latest, history: roundsOut.slice(0, -1).flat() });
+        visible = new Set(screen.visible);
+        const shown = latest.map((proposal) => proposal.agentId);
+        tracer.record({ type: 'selection', taskId: task.id, round, selected: shown.filter((agentId) => visible?.has(agentId)), excluded: shown.filter((agentId) => !visible?.has(agentId)), reasons: screen.reasons }, taskSpan.id);
+      }
+      const revised = await reviseStep({ agents: participants, task, round, latest, ...(visible ? { visible } : {}), tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
       roundsOut.push(revised.proposals);
       usage.push(...revised.usage);
       failures.push(...revised.failures);

@@ -1,0 +1,70 @@
+// Argument definitions and small helpers shared by the `demo` and `run` commands.
+import { InvalidArgumentError } from '../../core/errors.js';
+
+/** Shared citty argument definitions. */
+export const sharedArgs = {
+  seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
+  json: { type: 'boolean', description: 'Print the summary as JSON to stdout (progress stays on stderr)', default: false },
+  out: { type: 'string', description: 'Where to write the HTML report', valueHint: 'FILE' },
+} as const;
+
+/** Parses an integer flag, naming the flag and the value when it is not one. */
+export function parseIntegerFlag(name: string, value: string | undefined, fallback: number, min = -Infinity, max = Infinity): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}; pass e.g. --${name} ${Math.max(min, Math.min(max, fallback))}` });
+  }
+  return parsed;
+}
+
+/** Parses a comma-separated list flag against allowed values. */
+export function parseListFlag<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: readonly T[]): T[] {
+  if (value === undefined || value.trim() === '') return [...fallback];
+  const items = value.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  for (const item of items) {
+    if (!allowed.includes(item as T)) {
+      throw new InvalidArgumentError({ parameter: `--${name}`, value: item, message: `--${name} has unknown entry ${JSON.stringify(item)}; use a comma-separated subset of ${allowed.join(',')}` });
+    }
+  }
+  return items as T[];
+}
+
+/** A one-line progress bar on stderr (redrawn in place on a TTY; otherwise one line per finished label). */
+export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): { update(label: string, done: number, total: number): void; finish(): void } {
+  let lastLabel = '';
+  return {
+    update(label, done, total) {
+      const fraction = total === 0 ? 1 : done / total;
+      const width = 24;
+      const filled = Math.round(fraction * width);
+      const line = `${label.padEnd(22)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(done).padStart(4)}/${total}`;
+      if (stream.isTTY) {
+        stream.write(`\r${line}`);
+        if (done === total) stream.write('\n');
+        return;
+      }
+      if (done === total && label !== lastLabel) {
+        stream.write(`${line}\n`);
+        lastLabel = label;
+      }
+    },
+    finish() {
+      if (stream.isTTY) stream.write('\n');
+    },
+  };
+}
+
+/** Unicode sparkline of values in [0, 1], sampled to at most `width` points. */
+export function sparkline(values: readonly number[], width = 25): string {
+  const blocks = '▁▂▃▄▅▆▇█';
+  if (values.length === 0) return '';
+  const points = Math.min(width, values.length);
+  let out = '';
+  for (let index = 0; index < points; index++) {
+    const value = values[Math.min(values.length - 1, Math.round(((index + 1) * values.length) / points) - 1)] as number;
+    const clamped = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+    out += blocks[Math.min(blocks.length - 1, Math.floor(clamped * blocks.length))];
+  }
+  return out;
+}
