@@ -6,3 +6,4 @@ export * from './agents/index.js';
 export * from './store/index.js';
 export * from './tasks/index.js';
 export * from './protocols/debate/index.js';
+export * from './llm/index.js';

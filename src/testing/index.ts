@@ -1,2 +1,6 @@
 export { createMemoryTraceSink } from '../core/trace.js';
 export * from './reputation-contract.js';
+export { ScriptedModel } from './scripted-model.js';
+export type { ScriptedModelOptions, ScriptedReply } from './scripted-model.js';
+export { startOpenAICompatibleServer } from './openai-compatible-server.js';
+export type { OpenAICompatibleServer, OpenAICompatibleServerOptions, RecordedRequest, ServerScript, ServerStep, ScriptedUsage } from './openai-compatible-server.js';

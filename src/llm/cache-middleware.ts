@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { DataFormatError, InvalidArgumentError, NotFoundError } from '../core/errors.js';
+import { markCached } from './_cached-marks.js';
+import { observeStream } from './_observe-stream.js';
+import { stableStringify } from './_stable-json.js';
+import { withoutCallContext } from './call-context.js';
+
+/** `record`: serve hits, call the provider on misses and store the reply; `replay-only`: a miss throws; `off`: bypass. */
+export type CacheMode = 'record' | 'replay-only' | 'off';
+
+/** The cache modes, for validation and CLI help. */
+export const CACHE_MODES: readonly CacheMode[] = ['record', 'replay-only', 'off'];
+
+/** Where cached replies live; the SQLite `Store` has these two methods. */
+export interface ResponseCache {
+  /** The stored value, or `undefined`. */
+  getCachedResponse(key: string): unknown;
+  /** Stores a value; the first write of a key wins. */
+  putCachedResponse(input: { key: string; value: unknown; model?: string | null }): unknown;
+}
+
+/** Options of {@link createCacheMiddleware}. */
+export interface CacheMiddlewareOptions {
+  readonly cache: ResponseCache;
+  /** @default 'record' */
+  readonly mode?: CacheMode;
+  /** Provider part of the key. @default the wrapped model's provider (e.g. `openai-compatible.chat`) */
+  readonly namespace?: string;
+}
+
+/** Persisted shape of one cached reply. */
+export interface CachedReply {
+  readonly schemaVersion: 1;
+  readonly type: 'generate' | 'stream';
+  /** Encoded result (generate) or list of stream parts (stream). */
+  readonly payload: unknown;
+}
+
+/**
+ * The cache key of a request: SHA-256 (hex) of the stable JSON of provider, model id, call type
+ * and every call option (prompt, settings, tools, response format, provider options) except the
+ * abort signal, HTTP headers and the Repute call-context tag.
+ */
+export function requestCacheKey({ provider, modelId, type, params }: { provider: string; modelId: string; type: 'generate' | 'stream'; params: LanguageModelV3CallOptions }): string {
+  const { abortSignal: _signal, headers: _headers, ...rest } = withoutCallContext(params);
+  const text = stableStringify({ schemaVersion: 1, provider, modelId, type, params: rest });
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Record/replay cache keyed by {@link requestCacheKey}: a rerun of the same requests makes zero
+ * provider calls and gets identical results (the recording call also gets the decoded stored
+ * copy, so first and later runs see the same object). Identical requests in flight at the same
+ * time share one provider call.
+ *
+ * @example
+ * const store = openStore({ path: 'repute.db' });
+ * wrapLanguageModel({ model, middleware: createCacheMiddleware({ cache: store, mode: 'record' }) });
+ */
+export function createCacheMiddleware({ cache, mode = 'record', namespace }: CacheMiddlewareOptions): LanguageModelV3Middleware {
+  if (!CACHE_MODES.includes(mode)) {
+    throw new InvalidArgumentError({ parameter: 'cacheMode', value: mode, message: `cacheMode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}` });
+  }
+  const inFlight = new Map<string, Promise<CachedReply>>();
+
+  const lookup = (key: string, type: CachedReply['type'], modelId: string): CachedReply | undefined => {
+    const value = cache.getCachedResponse(key);
+    if (value === undefined) {
+      if (mode === 'replay-only') {
+        throw new NotFoundError({
+          entity: 'llm cache entry',
+          id: key,
+          message: `cache mode is replay-only and no reply is recorded for this ${type} request to model ${JSON.stringify(modelId)} (key ${key.slice(0, 16)}…); run once with cache mode 'record', or check that prompt and settings match the recorded run`,
+        });
+      }
+      return undefined;
+    }
+    const reply = value as CachedReply;
+    if (reply === null || typeof reply !== 'object' || reply.schemaVersion !== 1 || reply.type !== type) {
+      throw new DataFormatError({ file: 'llm_cache', message: `cache entry ${key.slice(0, 16)}… is not a schemaVersion 1 ${type} reply; delete it or use a fresh store` });
+    }
+    return reply;
+  };
+
+  return {
+    specificationVersion: 'v3',
+    async wrapGenerate({ doGenerate, params, model }) {
+      if (mode === 'off') return doGenerate();
+      const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type: 'generate', params });
+      const hit = lookup(key, 'generate', model.modelId);
+      if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
+      const pending = inFlight.get(key);
+      if (pending !== undefined) {
+        try {
+          return markCached(decodeGenerate((await pending).payload));
+        } catch {
+          // The shared call failed (perhaps aborted by its own caller): make our own.
+        }
+      }
+      const call = (async (): Promise<CachedReply> => {
+        const result = await doGenerate();
+        const reply: CachedReply = { schemaVersion: 1, type: 'generate', payload: encodeGenerate(result) };
+        cache.putCachedResponse({ key, value: reply, model: model.modelId });
+        return reply;
+      })();
+      inFlight.set(key, call);
+      try {
+        return decodeGenerate((await call).payload);
+      } finally {
+        if (inFlight.get(key) === call) inFlight.delete(key);
+      }
+    },
+    async wrapStream({ doStream, params, model }) {
+      if (mode === 'off') return doStream();
+      const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type: 'stream', params });
+      const hit = lookup(key, 'stream', model.modelId);
+      if (hit !== undefined) {
+        const parts = decode(hit.payload) as LanguageModelV3StreamPart[];
+        const stream = new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        });
+        return markCached({ stream });
+      }
+      const result = await doStream();
+      const parts: LanguageModelV3StreamPart[] = [];
+      let failed = false;
+      const stream = observeStream(result.stream, {
+        onPart(part) {
+          if (part.type === 'error') failed = true;
+          if (part.type !== 'raw') parts.push(part);
+        },
+        onEnd(end) {
+          // Only complete, error-free streams are worth replaying.
+          if (end.type === 'done' && !failed) {
+            cache.putCachedResponse({ key, value: { schemaVersion: 1, type: 'stream', payload: encode(parts) } satisfies CachedReply, model: model.modelId });
+          }
+        },
+      });
+      return { ...result, stream };
+    },
+  };
+}
+
+// Request and response bodies and headers are left out: they are for debugging, may be large,
+// and the reply must not depend on them.
+function encodeGenerate(result: LanguageModelV3GenerateResult): unknown {
+  return encode({
+    content: result.content,
+    finishReason: result.finishReason,
+    usage: result.usage,
+    providerMetadata: result.providerMetadata,
+    warnings: result.warnings,
+    response: result.response === undefined ? undefined : { id: result.response.id, modelId: result.response.modelId, timestamp: result.response.timestamp },
+  });
+}
+
+function decodeGenerate(payload: unknown): LanguageModelV3GenerateResult {
+  return decode(payload) as LanguageModelV3GenerateResult;
+}
+
+/** JSON-safe copy: dates become `{ $date }`, bytes `{ $bytes }`, undefined members are dropped. */
+function encode(value: unknown): unknown {
+  if (value instanceof Date) return { $date: value.toISOString() };
+  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
+  if (value instanceof URL) return value.href;
+  if (Array.isArray(value)) return value.map((item) => encode(item) ?? null);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      const encoded = encode(inner);
+      if (encoded !== undefined) out[key] = encoded;
+    }
+    return out;
+  }
+  return value;
+}
+
+function decode(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decode);
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.length === 1 && typeof record.$date === 'string') return new Date(record.$date);
+    if (keys.length === 1 && typeof record.$bytes === 'string') return new Uint8Array(Buffer.from(record.$bytes, 'base64'));
+    const out: Record<string, unknown> = {};
+    for (const key of keys) out[key] = decode(record[key]);
+    return out;
+  }
+  return value;
+}

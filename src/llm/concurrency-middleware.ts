@@ -1,0 +1,32 @@
+import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
+import { observeStream } from './_observe-stream.js';
+import type { Semaphore } from './semaphore.js';
+
+/**
+ * Holds a slot of `semaphore` for every call: a generate call until it returns, a stream until it
+ * ends, errors or is cancelled. Share one semaphore among all models that call the same endpoint
+ * ({@link createProviderLimiter}). Place it inside the retry middleware, so that waiting out a
+ * backoff does not hold a slot.
+ *
+ * @example
+ * const gate = createSemaphore(4);
+ * wrapLanguageModel({ model, middleware: createConcurrencyMiddleware({ semaphore: gate }) });
+ */
+export function createConcurrencyMiddleware({ semaphore }: { semaphore: Semaphore }): LanguageModelV3Middleware {
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate({ doGenerate, params }) {
+      return semaphore.run(async () => doGenerate(), params.abortSignal);
+    },
+    async wrapStream({ doStream, params }) {
+      const release = await semaphore.acquire(params.abortSignal);
+      try {
+        const result = await doStream();
+        return { ...result, stream: observeStream(result.stream, { onEnd: release }) };
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+  };
+}

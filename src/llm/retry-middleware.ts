@@ -1,0 +1,217 @@
+import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
+import { ProviderError } from '../core/errors.js';
+import { createRng, type Rng } from '../core/rng.js';
+import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
+import { parseRetryAfter } from './_retry-after.js';
+import { AttemptTimeoutError } from './timeout-middleware.js';
+
+/** Waits `ms` milliseconds; rejects when `signal` aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Information passed to {@link RetryOptions.onRetry} before each wait. */
+export interface RetryEvent {
+  /** The attempt that failed, 1-based. */
+  readonly attempt: number;
+  /** Milliseconds the middleware will wait before the next attempt. */
+  readonly delayMs: number;
+  /** HTTP status of the failed attempt, when there was one. */
+  readonly status: number | undefined;
+  /** Why the attempt failed, e.g. `HTTP 429`, `timed out after 5000 ms`. */
+  readonly reason: string;
+  /** True when the delay came from a `Retry-After` header. */
+  readonly fromRetryAfter: boolean;
+}
+
+/** Options of {@link createRetryMiddleware}. */
+export interface RetryOptions {
+  /** Retries after the first attempt, integer ≥ 0. @default 2 */
+  readonly maxRetries?: number;
+  /** Backoff before the first retry, in ms. @default 500 */
+  readonly initialDelayMs?: number;
+  /** Growth of the backoff per retry. @default 2 */
+  readonly backoffFactor?: number;
+  /** Cap of one backoff, in ms. @default 30000 */
+  readonly maxDelayMs?: number;
+  /** Share of the backoff drawn at random, in [0, 1]: delay × (1 − jitter × u), u ~ U[0, 1). @default 0.5 */
+  readonly jitter?: number;
+  /** Longest `Retry-After` honoured, in ms; a longer one ends the retries at once. @default 120000 */
+  readonly maxRetryAfterMs?: number;
+  /** Random source for the jitter. @default createRng(0) */
+  readonly rng?: Rng;
+  /** How to wait. @default a setTimeout-based sleep */
+  readonly sleep?: Sleep;
+  /** Clock for `Retry-After` dates, in ms. @default Date.now */
+  readonly now?: () => number;
+  /** Provider name used in errors. @default the wrapped model's provider */
+  readonly provider?: string;
+  /** Model id used in errors. @default the wrapped model's id */
+  readonly modelId?: string;
+  /** Environment variable holding the API key, named in the hint for 401/403. */
+  readonly apiKeyEnv?: string;
+  /** Strings (API keys) removed from every message this middleware produces. @default [] */
+  readonly secrets?: readonly string[];
+  /** Called before each wait (logging, tests). */
+  readonly onRetry?: (event: RetryEvent) => void;
+}
+
+/** A setTimeout-based {@link Sleep}. */
+export const defaultSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+interface Failure {
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  readonly reason: string;
+  readonly hint: string;
+  readonly retryAfterMs: number | undefined;
+}
+
+/**
+ * Retries failed calls with exponential backoff and jitter, honouring `Retry-After` on 429. It
+ * retries 429, 5xx, timeouts and network errors; other 4xx and malformed replies fail at once.
+ * After the last attempt it throws a {@link ProviderError} naming provider, model, status and
+ * attempts, with secrets removed. Set the AI SDK's own `maxRetries: 0` so retries happen here.
+ *
+ * @example
+ * const model = wrapLanguageModel({ model: base, middleware: createRetryMiddleware({ maxRetries: 3 }) });
+ */
+export function createRetryMiddleware(options: RetryOptions = {}): LanguageModelV3Middleware {
+  const {
+    maxRetries = 2,
+    initialDelayMs = 500,
+    backoffFactor = 2,
+    maxDelayMs = 30_000,
+    jitter = 0.5,
+    maxRetryAfterMs = 120_000,
+    rng = createRng(0),
+    sleep = defaultSleep,
+    now = Date.now,
+    apiKeyEnv,
+    secrets = [],
+    onRetry,
+  } = options;
+  assertInteger('retry.maxRetries', maxRetries, 0, 100, 'pass e.g. { maxRetries: 2 }');
+  assertNonNegative('retry.initialDelayMs', initialDelayMs);
+  assertInRange('retry.backoffFactor', backoffFactor, 1, 100);
+  assertNonNegative('retry.maxDelayMs', maxDelayMs);
+  assertInRange('retry.jitter', jitter, 0, 1);
+  assertNonNegative('retry.maxRetryAfterMs', maxRetryAfterMs);
+  const redact = createRedactor(secrets);
+
+  async function withRetries<T>(call: () => PromiseLike<T>, signal: AbortSignal | undefined, provider: string, modelId: string): Promise<T> {
+    let attempt = 0;
+    for (;;) {
+      attempt += 1;
+      try {
+        return await call();
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        const failure = classify(error, now(), apiKeyEnv);
+        if (failure === undefined) throw error;
+        const label = `${provider} model ${JSON.stringify(modelId)}`;
+        const fail = (extra = '') =>
+          new ProviderError({
+            provider,
+            ...(failure.status === undefined ? {} : { status: failure.status }),
+            attempts: attempt,
+            message: redact(`${label} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (last: ${failure.reason})${extra}; ${failure.hint}`),
+            cause: containsSecret(error, secrets) ? undefined : error,
+          });
+        if (!failure.retryable || attempt > maxRetries) throw fail();
+        let delayMs: number;
+        const fromRetryAfter = failure.retryAfterMs !== undefined;
+        if (failure.retryAfterMs !== undefined) {
+          if (failure.retryAfterMs > maxRetryAfterMs) throw fail(`: the server asked to wait ${failure.retryAfterMs} ms, more than maxRetryAfterMs = ${maxRetryAfterMs}`);
+          delayMs = failure.retryAfterMs;
+        } else {
+          const base = Math.min(maxDelayMs, initialDelayMs * backoffFactor ** (attempt - 1));
+          delayMs = base * (1 - jitter * rng());
+        }
+        onRetry?.({ attempt, delayMs, status: failure.status, reason: redact(failure.reason), fromRetryAfter });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate({ doGenerate, params, model }) {
+      return withRetries(doGenerate, params.abortSignal, options.provider ?? model.provider, options.modelId ?? model.modelId);
+    },
+    // Only opening the stream is retried; a stream that fails midway reports its error part.
+    wrapStream({ doStream, params, model }) {
+      return withRetries(doStream, params.abortSignal, options.provider ?? model.provider, options.modelId ?? model.modelId);
+    },
+  };
+}
+
+function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined): Failure | undefined {
+  if (error instanceof AttemptTimeoutError) {
+    return { retryable: true, status: undefined, reason: `timed out after ${error.timeoutMs} ms`, hint: 'raise timeoutMs, lower maxConcurrency, or check that the endpoint is up', retryAfterMs: undefined };
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    const short = shortMessage(error.message);
+    if (status === undefined) {
+      return { retryable: true, status, reason: `network error: ${short}`, hint: 'check the base URL and that the server is running and reachable', retryAfterMs: undefined };
+    }
+    if (status >= 200 && status < 300) {
+      return { retryable: false, status, reason: `HTTP ${status} with a malformed body: ${short}`, hint: 'the endpoint did not answer in the provider protocol; check that baseURL points at its API root (e.g. http://127.0.0.1:11434/v1)', retryAfterMs: undefined };
+    }
+    if (status === 429) {
+      return { retryable: true, status, reason: `HTTP 429: ${short}`, hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
+    }
+    if (status >= 500) {
+      return { retryable: true, status, reason: `HTTP ${status}: ${short}`, hint: 'the provider is failing; try again later or use another endpoint', retryAfterMs: undefined };
+    }
+    const hint =
+      status === 401 || status === 403
+        ? `check the API key${apiKeyEnv ? ` in the environment variable ${apiKeyEnv}` : ''} and its permissions`
+        : status === 404
+          ? 'check the model id and the base URL'
+          : 'the request was refused; check the model id and call settings';
+    return { retryable: false, status, reason: `HTTP ${status}: ${short}`, hint, retryAfterMs: undefined };
+  }
+  if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError')) {
+    return { retryable: false, status: undefined, reason: `malformed response: ${shortMessage(error.message)}`, hint: 'the endpoint did not answer in the provider protocol; check the base URL', retryAfterMs: undefined };
+  }
+  return undefined;
+}
+
+function shortMessage(message: string): string {
+  const line = message.split('\n')[0] ?? message;
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+function createRedactor(secrets: readonly string[]): (text: string) => string {
+  const present = secrets.filter((secret) => typeof secret === 'string' && secret.length > 0);
+  return (text) => present.reduce((current, secret) => current.split(secret).join('[redacted]'), text);
+}
+
+function containsSecret(error: unknown, secrets: readonly string[]): boolean {
+  const present = secrets.filter((secret) => secret.length > 0);
+  if (present.length === 0) return false;
+  let text: string;
+  try {
+    const record = error as { message?: unknown; responseBody?: unknown; url?: unknown };
+    text = `${String(record?.message)} ${String(record?.responseBody)} ${String(record?.url)} ${JSON.stringify(error)}`;
+  } catch {
+    // Unserialisable causes are dropped rather than risked.
+    return true;
+  }
+  return present.some((secret) => text.includes(secret));
+}
