@@ -1,0 +1,33 @@
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { Aggregator, Decision } from '../../aggregation/aggregator.js';
+import type { BehaviourEvidence, ReputationModel } from '../../reputation/reputation-model.js';
+import type { Selector } from '../../selection/selector.js';
+
+/** The parts of one replay method: who takes part, who is trusted, how the answer is decided. */
+export interface ReplayMethodParts {
+  /** Picks the participants of each task from the team of 10. */
+  readonly selector: Selector;
+  /** Reputation carried across tasks; omitted for stateless methods (majority, random-k). */
+  readonly model?: ReputationModel;
+  /** Decides the task's answer from the participants' proposals. */
+  readonly aggregator: Aggregator;
+  /** Team size passed to the selector (ignored by `all`). */
+  readonly k: number;
+  /** Whether the model's weights over the participants are passed to the aggregator. */
+  readonly weighted: boolean;
+  /**
+   * Builds the task's behaviour records from the aggregator's own analysis (MiniRep); `quality` is
+   * each participant's feedback success. Omitted: the harness builds them from the decision reasons.
+   */
+  readonly behaviourEvidence?: (decision: Decision, quality: Readonly<Record<AgentId, number>>) => BehaviourEvidence[];
+}
+
+/** A named replay method: a recipe that builds fresh parts for one team. */
+export interface ReplayMethod {
+  /** Name in reports and `--methods`. */
+  readonly name: string;
+  /** One sentence: the composition (selector + reputation model + aggregator). */
+  readonly description: string;
+  /** Builds fresh, independent parts for a team; `seed` is per (run, condition, method). */
+  create(context: { readonly team: readonly AgentIdentity[]; readonly seed: number }): ReplayMethodParts;
+}

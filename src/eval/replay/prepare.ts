@@ -1,0 +1,141 @@
+import type { AgentIdentity } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { createRng, deriveSeed, sample } from '../../core/rng.js';
+import type { ProposalsDataset, ProposalsRecord } from '../proposals/format.js';
+import type { AnswerOps } from './answer-ops.js';
+import type { KeyScore, PreparedReplay, PreparedTask } from './types.js';
+
+/** Counts of what preparation saw, for the report (nothing is dropped silently). */
+export interface PreparationCounts {
+  /** Tasks in the dataset. */
+  readonly datasetTasks: number;
+  /** Agents in the pool. */
+  readonly agents: number;
+  /** Recorded proposals in the whole dataset. */
+  readonly proposals: number;
+  /** (task, agent) pairs with no record in the whole dataset (replayed as unparseable). */
+  readonly missingProposals: number;
+  /** Recorded proposals with `answer: null` (no parseable answer) in the whole dataset. */
+  readonly unparseable: number;
+  /** Tasks sampled for the grid. */
+  readonly sampledTasks: number;
+}
+
+function keyScoresOf(record: ProposalsRecord, keys: readonly (string | null)[], agentIds: readonly string[], ops: AnswerOps): Record<string, KeyScore> {
+  // With dataset flags: a key is correct when most proposals that gave it are flagged correct.
+  const flagVotes = new Map<string, { correct: number; total: number }>();
+  agentIds.forEach((agent, index) => {
+    const key = keys[index];
+    const flag = record.proposals[agent]?.correct;
+    if (key === null || key === undefined || flag === undefined) return;
+    const votes = flagVotes.get(key) ?? { correct: 0, total: 0 };
+    votes.total++;
+    if (flag) votes.correct++;
+    flagVotes.set(key, votes);
+  });
+  const scores: Record<string, KeyScore> = {};
+  for (const key of keys) {
+    if (key === null || key === undefined || key in scores) continue;
+    const votes = flagVotes.get(key);
+    if (votes !== undefined) {
+      const correct = votes.correct * 2 >= votes.total ? 1 : 0;
+      scores[key] = { exact: correct, f1: correct };
+    } else {
+      scores[key] = ops.score(record.kind, key, record.reference ?? '');
+    }
+  }
+  return scores;
+}
+
+/**
+ * Canonicalises every proposal, ranks the pool by accuracy over all dataset tasks (dataset flags when
+ * present, else the kind's scoring), and draws a seeded sample of `tasks` tasks in a fixed order.
+ * Tasks without a reference cannot be scored and are refused.
+ *
+ * @example
+ * const { prepared } = prepareReplay({ dataset, ops, seed: 2027, tasks: 100 });
+ */
+export function prepareReplay({ dataset, ops, seed, tasks }: { dataset: ProposalsDataset; ops: AnswerOps; seed: number; tasks: number }): { prepared: PreparedReplay; counts: PreparationCounts } {
+  if (!Number.isInteger(tasks) || tasks < 1) {
+    throw new InvalidArgumentError({ parameter: 'tasks', value: tasks, message: `tasks must be a positive integer, got ${String(tasks)}; pass e.g. --tasks 100` });
+  }
+  if (dataset.agents.length < 10) {
+    throw new InvalidArgumentError({ parameter: 'dataset.agents', value: dataset.agents.length, message: `the replay grid needs at least 10 agents (teams of 10), the dataset ${dataset.name} has ${dataset.agents.length}` });
+  }
+  const agentIds = dataset.agents.map((agent) => agent.id);
+  const correct = new Array<number>(agentIds.length).fill(0);
+  const present = new Array<number>(agentIds.length).fill(0);
+  let proposals = 0;
+  let missing = 0;
+  let unparseable = 0;
+  const prepareTask = (record: ProposalsRecord): PreparedTask => {
+    const keys: (string | null)[] = [];
+    const texts: string[] = [];
+    const presentFlags: boolean[] = [];
+    for (const agent of agentIds) {
+      const proposal = record.proposals[agent];
+      if (proposal === undefined) {
+        keys.push(null);
+        texts.push('');
+        presentFlags.push(false);
+        continue;
+      }
+      const raw = proposal.answer !== undefined ? proposal.answer : (proposal.text ?? null);
+      keys.push(raw === null ? null : ops.canonical(record.kind, raw));
+      texts.push(proposal.text ?? proposal.answer ?? '');
+      presentFlags.push(true);
+    }
+    return {
+      id: record.id,
+      kind: record.kind,
+      prompt: record.prompt ?? '',
+      reference: record.reference ?? '',
+      ...(record.options === undefined ? {} : { options: record.options }),
+      keys,
+      texts,
+      present: presentFlags,
+      scores: keyScoresOf(record, keys, agentIds, ops),
+    };
+  };
+  // Ranking basis: each agent's accuracy over every dataset task it answered. The dataset's own
+  // `correct` flags are used where given (so it reproduces models.json); otherwise the kind's scoring.
+  for (const record of dataset.tasks) {
+    if (record.reference === undefined) {
+      throw new InvalidArgumentError({ parameter: `dataset.tasks[${record.id}].reference`, value: undefined, message: `task ${record.id} has no reference; replay scores decisions, so every task needs one` });
+    }
+    const needsScoring = agentIds.some((agent) => {
+      const proposal = record.proposals[agent];
+      return proposal !== undefined && proposal.correct === undefined;
+    });
+    const prepared = needsScoring ? prepareTask(record) : undefined;
+    agentIds.forEach((agent, index) => {
+      const proposal = record.proposals[agent];
+      if (proposal === undefined) {
+        missing++;
+        return;
+      }
+      proposals++;
+      if (proposal.answer === null || (proposal.answer === undefined && proposal.text === undefined)) unparseable++;
+      present[index] = (present[index] ?? 0) + 1;
+      const key = prepared?.keys[index] ?? null;
+      const value = proposal.correct !== undefined ? (proposal.correct ? 1 : 0) : key === null ? 0 : (prepared?.scores[key]?.exact ?? 0);
+      correct[index] = (correct[index] ?? 0) + value;
+    });
+  }
+  const accuracy = agentIds.map((_, index) => ((present[index] ?? 0) === 0 ? 0 : (correct[index] ?? 0) / (present[index] ?? 1)));
+  // Rank best first; ties by id so the ranking is deterministic.
+  const order = agentIds.map((_, index) => index).sort((left, right) => (accuracy[right] ?? 0) - (accuracy[left] ?? 0) || ((agentIds[left] ?? '') < (agentIds[right] ?? '') ? -1 : 1));
+  const agents: AgentIdentity[] = order.map((index) => dataset.agents[index] as AgentIdentity);
+  const reorder = <T>(values: readonly T[]) => order.map((index) => values[index] as T);
+  const count = Math.min(tasks, dataset.tasks.length);
+  const sampled = sample(createRng(deriveSeed(seed, 'tasks')), dataset.tasks, count).map(prepareTask).map((task) => ({
+    ...task,
+    keys: reorder(task.keys),
+    texts: reorder(task.texts),
+    present: reorder(task.present),
+  }));
+  return {
+    prepared: { schemaVersion: 1, agents, accuracy: reorder(accuracy), tasks: sampled },
+    counts: { datasetTasks: dataset.tasks.length, agents: agentIds.length, proposals, missingProposals: missing, unparseable, sampledTasks: count },
+  };
+}

@@ -1,0 +1,206 @@
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { Proposal } from '../../core/proposal.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import type { Evidence } from '../../reputation/reputation-model.js';
+import type { AnswerOps } from './answer-ops.js';
+import { planAttack } from './attacks.js';
+import type { ReplayMethod } from './method.js';
+import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, PreparedReplay, PreparedTask } from './types.js';
+
+/** Settings shared by every condition of a run. */
+export interface ConditionSettings {
+  readonly seed: number;
+  readonly feedback: FeedbackMode;
+  /** Probability that the simulated verifier judges a proposal correctly (`verifier` feedback). */
+  readonly verifierAccuracy: number;
+  readonly ops: AnswerOps;
+}
+
+/** Score of a decided key: the dataset's grade for honest keys, the kind's scoring otherwise (payloads). */
+export function scoreKey(task: PreparedTask, key: string | null, ops: AnswerOps): KeyScore {
+  if (key === null) return { exact: 0, f1: 0 };
+  return task.scores[key] ?? ops.score(task.kind, key, task.reference);
+}
+
+/**
+ * Per-participant success fed back after the decision: agreement with the decided answer
+ * (`consensus`), a simulated verifier that reports the true outcome with probability
+ * `verifierAccuracy` and its opposite otherwise, seeded per (seed, condition, task, agent)
+ * (`verifier`), or exact correctness (`truth`).
+ */
+export function feedbackSuccess(
+  mode: FeedbackMode,
+  { key, decided, truth, seed, conditionId, taskIndex, agentId, verifierAccuracy }: { key: string | null; decided: string | null; truth: number; seed: number; conditionId: string; taskIndex: number; agentId: AgentId; verifierAccuracy: number },
+): number {
+  if (mode === 'truth') return truth;
+  if (mode === 'consensus') return key !== null && key === decided ? 1 : 0;
+  const honestVerdict = createRng(deriveSeed(seed, conditionId, taskIndex, agentId, 'verifier'))() < verifierAccuracy;
+  return honestVerdict ? truth : 1 - truth;
+}
+
+function normalise(weights: Readonly<Record<AgentId, number>>, team: readonly AgentId[]): Record<AgentId, number> {
+  let total = 0;
+  for (const agent of team) total += Math.max(0, weights[agent] ?? 0);
+  const result: Record<AgentId, number> = {};
+  for (const agent of team) result[agent] = total > 0 ? Math.max(0, weights[agent] ?? 0) / total : 1 / team.length;
+  return result;
+}
+
+function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings): MethodRun {
+  const { seed, ops } = settings;
+  const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
+  const identities: AgentIdentity[] = condition.team.map((id) => prepared.agents[index.get(id) ?? -1] as AgentIdentity);
+  const parts = method.create({ team: identities, seed: deriveSeed(seed, condition.id, method.name) });
+  const attackerSet = new Set(condition.attackers);
+  const run: MethodRun = {
+    method: method.name,
+    f1: [],
+    exact: [],
+    poolExpSum: 0,
+    poolExpCount: 0,
+    payloadHitSum: 0,
+    payloadHitCount: 0,
+    nextExclSum: 0,
+    nextExclCount: 0,
+    attackerWeight: [],
+    honestWeight: [],
+    proposals: 0,
+  };
+  let lastAttacked: AgentId[] = [];
+  prepared.tasks.forEach((prepTask, taskIndex) => {
+    const task: Task = { id: prepTask.id, kind: prepTask.kind, prompt: prepTask.prompt };
+    const honest: Record<AgentId, string | null> = {};
+    const texts: Record<AgentId, string> = {};
+    for (const agent of condition.team) {
+      const position = index.get(agent) ?? -1;
+      honest[agent] = prepTask.keys[position] ?? null;
+      texts[agent] = prepTask.texts[position] ?? '';
+    }
+    const before = normalise(parts.model ? parts.model.weights(condition.team) : {}, condition.team);
+    if (condition.attackers.length > 0) {
+      let attackerSum = 0;
+      let honestSum = 0;
+      for (const agent of condition.team) {
+        if (attackerSet.has(agent)) attackerSum += before[agent] ?? 0;
+        else honestSum += before[agent] ?? 0;
+      }
+      run.attackerWeight.push(attackerSum / condition.attackers.length);
+      run.honestWeight.push(honestSum / (condition.team.length - condition.attackers.length));
+    }
+    const plan =
+      condition.attack === null
+        ? { active: false, payloads: {} as Record<AgentId, string> }
+        : planAttack({ attack: condition.attack, seed, conditionId: condition.id, taskIndex, task: prepTask, team: condition.team, attackers: condition.attackers, honest, weights: before, ops });
+    const proposals: Proposal[] = condition.team.map((agent) => {
+      const payload = plan.payloads[agent];
+      return payload === undefined
+        ? { agentId: agent, taskId: task.id, round: 0, text: texts[agent] ?? '', answer: honest[agent] ?? null }
+        : { agentId: agent, taskId: task.id, round: 0, text: payload, answer: payload };
+    });
+    const reputation = parts.model ? parts.model.scores() : Object.fromEntries(condition.team.map((agent) => [agent, 0.5]));
+    const selection = parts.selector.select({
+      pool: identities,
+      reputation,
+      k: Math.min(parts.k, identities.length),
+      rng: createRng(deriveSeed(seed, condition.id, method.name, taskIndex, 'select')),
+    });
+    const selected = new Set(selection.selected);
+    const participants = proposals.filter((proposal) => selected.has(proposal.agentId));
+    const decision = parts.aggregator.aggregate({
+      task,
+      proposals: participants,
+      agents: identities.filter((agent) => selected.has(agent.id)),
+      ...(parts.weighted && parts.model ? { weights: parts.model.weights(selection.selected) } : {}),
+    });
+    run.proposals += participants.length;
+    const score = scoreKey(prepTask, decision.answer, ops);
+    run.f1.push(score.f1);
+    run.exact.push(score.exact);
+
+    // Weight shares from the decision's reasons (agents missing from the reasons weigh 0).
+    const weightOf = new Map(decision.reasons.map((reason) => [reason.agentId, Math.max(0, reason.weight)]));
+    let totalWeight = 0;
+    for (const proposal of participants) totalWeight += weightOf.get(proposal.agentId) ?? 0;
+    const share = (agent: AgentId) => (selected.has(agent) && totalWeight > 0 ? (weightOf.get(agent) ?? 0) / totalWeight : 0);
+
+    // NextExcl: attackers who attacked on the previous task, judged on this one.
+    for (const agent of lastAttacked) {
+      run.nextExclCount++;
+      if (!selected.has(agent) || share(agent) < 1 / participants.length - 1e-12) run.nextExclSum++;
+    }
+    const attacked = Object.keys(plan.payloads);
+    lastAttacked = attacked;
+    if (plan.active && attacked.length > 0) {
+      if (totalWeight > 0) {
+        run.poolExpSum += attacked.reduce((sum, agent) => sum + share(agent), 0);
+        run.poolExpCount++;
+      }
+      const payloads = new Set(Object.values(plan.payloads));
+      run.payloadHitCount++;
+      if (decision.answer !== null && payloads.has(decision.answer)) run.payloadHitSum++;
+    }
+
+    if (parts.model) {
+      const flags = new Map(decision.reasons.map((reason) => [reason.agentId, reason.components ?? {}]));
+      const evidence: Evidence[] = [];
+      const quality: Record<AgentId, number> = {};
+      for (const proposal of participants) {
+        const truth = scoreKey(prepTask, proposal.answer, ops).exact;
+        const success = feedbackSuccess(settings.feedback, {
+          key: proposal.answer,
+          decided: decision.answer,
+          truth,
+          seed,
+          conditionId: condition.id,
+          taskIndex,
+          agentId: proposal.agentId,
+          verifierAccuracy: settings.verifierAccuracy,
+        });
+        quality[proposal.agentId] = success;
+        evidence.push({ type: 'outcome', taskId: task.id, subject: proposal.agentId, success });
+      }
+      if (parts.behaviourEvidence) evidence.push(...parts.behaviourEvidence(decision, quality));
+      else {
+        for (const proposal of participants) {
+          const components = flags.get(proposal.agentId) ?? {};
+          evidence.push({
+            type: 'behaviour',
+            taskId: task.id,
+            subject: proposal.agentId,
+            valid: proposal.answer !== null,
+            flagged: (components.flagged ?? 0) > 0,
+            risk: Math.min(1, Math.max(0, components.risk ?? 0)),
+            quality: quality[proposal.agentId] ?? 0,
+          });
+        }
+      }
+      // Peer ratings in replay: rater i rates j 1 when they gave the same parseable answer, else 0.
+      for (const rater of participants) {
+        for (const ratee of participants) {
+          if (rater.agentId === ratee.agentId) continue;
+          const score = rater.answer !== null && rater.answer === ratee.answer ? 1 : 0;
+          evidence.push({ type: 'rating', rating: { rater: rater.agentId, ratee: ratee.agentId, taskId: task.id, score } });
+        }
+      }
+      parts.model.observe(evidence);
+    }
+  });
+  return run;
+}
+
+/**
+ * Replays one condition for every method: tasks in order, attacks applied to the corrupted members'
+ * proposals, each method deciding, and the same kind of post-task feedback given to every stateful
+ * method (outcomes per the feedback mode, agreement ratings, behaviour records). Reputation carries
+ * across the condition's tasks; every method starts fresh in each condition.
+ *
+ * @example
+ * const result = runCondition({ prepared, condition, methods, settings });
+ */
+export function runCondition({ prepared, condition, methods, settings }: { prepared: PreparedReplay; condition: Condition; methods: readonly ReplayMethod[]; settings: ConditionSettings }): ConditionResult {
+  const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
+  let missing = 0;
+  for (const task of prepared.tasks) for (const agent of condition.team) if (!task.present[index.get(agent) ?? -1]) missing++;
+  return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings)), missing };
+}

@@ -1,0 +1,111 @@
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { AnswerKind } from '../../core/answers/answer-kind.js';
+
+/** The seven attacks of the replay grid. */
+export type AttackName = 'RAND' | 'STRONG' | 'DIV' | 'ARITH' | 'BOUND' | 'ONOFF' | 'ADAPT';
+
+/** All attacks, in report order. */
+export const attackNames: readonly AttackName[] = ['RAND', 'STRONG', 'DIV', 'ARITH', 'BOUND', 'ONOFF', 'ADAPT'];
+
+/** Team compositions of the grid. */
+export type CompositionName = 'all-strong' | 'all-weak' | '7s3w' | 'random';
+
+/** All compositions, in report order. */
+export const compositionNames: readonly CompositionName[] = ['all-strong', 'all-weak', '7s3w', 'random'];
+
+/** Which 3 of the 10 team members are corrupted: best-ranked, worst-ranked, or seeded random. */
+export type PlacementName = 'B' | 'W' | 'R1' | 'R2';
+
+/** All placements, in report order. */
+export const placementNames: readonly PlacementName[] = ['B', 'W', 'R1', 'R2'];
+
+/** Post-task feedback every stateful method receives. */
+export type FeedbackMode = 'consensus' | 'verifier' | 'truth';
+
+/** All feedback modes. */
+export const feedbackModes: readonly FeedbackMode[] = ['consensus', 'verifier', 'truth'];
+
+/** Score of one answer key against the reference: exact match and sample F1, both in [0, 1]. */
+export interface KeyScore {
+  readonly exact: number;
+  readonly f1: number;
+}
+
+/**
+ * One sampled task, prepared for replay: canonical answer keys per pool agent and the score of every
+ * honest key. Only the harness holds `reference` and `scores`; decision paths get a `Task`.
+ */
+export interface PreparedTask {
+  readonly id: string;
+  readonly kind: AnswerKind;
+  readonly prompt: string;
+  readonly reference: string;
+  /** Number of options of a `choice` task. */
+  readonly options?: number;
+  /** Canonical key per pool agent index (`null` = unparseable or missing). */
+  readonly keys: readonly (string | null)[];
+  /** Raw text per pool agent index (`''` when missing). */
+  readonly texts: readonly string[];
+  /** Whether the pool agent has a record for the task (absent = counted as unparseable). */
+  readonly present: readonly boolean[];
+  /** Score of every honest key seen on the task (from the dataset's flags, or equivalence). */
+  readonly scores: Readonly<Record<string, KeyScore>>;
+}
+
+/** The replay input shared by all workers: the ranked pool and the sampled tasks in order. */
+export interface PreparedReplay {
+  readonly schemaVersion: 1;
+  /** Pool agents, best-ranked first. */
+  readonly agents: readonly AgentIdentity[];
+  /** Accuracy of each pool agent on all dataset tasks (ranking basis), aligned with `agents`. */
+  readonly accuracy: readonly number[];
+  /** Sampled tasks in replay order. */
+  readonly tasks: readonly PreparedTask[];
+}
+
+/** One cell of the grid: a team, its corrupted members and an attack (or none: clean). */
+export interface Condition {
+  /** Position in the grid (merge key across workers). */
+  readonly index: number;
+  /** Stable id, e.g. `all-strong/B/RAND` or `all-strong/clean`. */
+  readonly id: string;
+  readonly composition: CompositionName;
+  readonly placement: PlacementName | null;
+  readonly attack: AttackName | null;
+  /** Team members (10), best-ranked first. */
+  readonly team: readonly AgentId[];
+  /** Corrupted members (3), empty for clean runs. */
+  readonly attackers: readonly AgentId[];
+}
+
+/** What one method did in one condition, in additive form so workers can be merged. */
+export interface MethodRun {
+  readonly method: string;
+  /** Sample F1 of the decision per task (equals exact match for single-answer kinds). */
+  readonly f1: number[];
+  /** Exact match of the decision per task. */
+  readonly exact: number[];
+  /** Σ over attacked tasks of the weight share on attacker proposals, and the task count. */
+  poolExpSum: number;
+  poolExpCount: number;
+  /** Σ over attacked tasks of [decision = an attacker payload], and the task count. */
+  payloadHitSum: number;
+  payloadHitCount: number;
+  /** Σ over (attacker, attacked task t) with a task t+1 of [excluded or down-weighted at t+1], and the count. */
+  nextExclSum: number;
+  nextExclCount: number;
+  /** Mean normalised pre-task weight of the attackers (or of the would-be attackers' slots) per task. */
+  readonly attackerWeight: number[];
+  /** Mean normalised pre-task weight of the honest members per task. */
+  readonly honestWeight: number[];
+  /** Proposals evaluated (participants' proposals aggregated). */
+  proposals: number;
+}
+
+/** Results of one condition for every method. */
+export interface ConditionResult {
+  readonly index: number;
+  readonly runs: readonly MethodRun[];
+  /** Team proposals that were missing from the dataset (counted as unparseable) in this condition. */
+  readonly missing: number;
+}

@@ -1,0 +1,65 @@
+// Data suite: the loaders on the real files in ../shared/data (or $REPUTE_DATA_DIR).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadDataset } from '../../src/eval/proposals/load-dataset.js';
+
+const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
+
+interface ModelRow {
+  model: string;
+  family?: string;
+  n_items: number;
+  n_correct: number;
+  accuracy: number;
+  n_no_answer?: number;
+  n_no_pred?: number;
+}
+
+async function checkAgainstModelsJson(name: string, tasks: number, agents: number) {
+  const dataset = await loadDataset(join(dataDir, name));
+  const models = (JSON.parse(readFileSync(join(dataDir, name, 'models.json'), 'utf8')) as { models: ModelRow[] }).models;
+  expect(dataset.tasks).toHaveLength(tasks);
+  expect(dataset.agents).toHaveLength(agents);
+  expect(dataset.skipped).toEqual({});
+  expect(dataset.correctness).toBe('flags');
+  for (const row of models) {
+    let items = 0;
+    let correct = 0;
+    let unparseable = 0;
+    for (const task of dataset.tasks) {
+      const proposal = task.proposals[row.model];
+      if (proposal === undefined) continue;
+      items++;
+      if (proposal.correct) correct++;
+      if (proposal.answer === null) unparseable++;
+    }
+    // models.json was computed by the data's curators from their own sources; we recount from proposals.
+    expect({ agent: row.model, items, correct }).toEqual({ agent: row.model, items: row.n_items, correct: row.n_correct });
+    expect(Math.round((correct / items) * 1e4) / 1e4).toBeCloseTo(row.accuracy, 4);
+    const noAnswer = row.n_no_answer ?? row.n_no_pred;
+    if (noAnswer !== undefined) expect({ agent: row.model, unparseable }).toEqual({ agent: row.model, unparseable: noAnswer });
+    if (row.family !== undefined) expect(dataset.agents.find((agent) => agent.id === row.model)?.model).toBe(row.family);
+  }
+  return dataset;
+}
+
+describe('loaders on the real data', () => {
+  it('zeroeval-math-l5: 721 items × 40 agents, accuracies of models.json reproduced', async () => {
+    const dataset = await checkAgainstModelsJson('zeroeval-math-l5', 721, 40);
+    expect(new Set(dataset.agents.map((agent) => agent.model)).size).toBe(34);
+    expect(dataset.tasks.every((task) => task.kind === 'math')).toBe(true);
+  });
+
+  it('zeroeval-gsm8k: 1319 items × 42 agents, accuracies of models.json reproduced', async () => {
+    const dataset = await checkAgainstModelsJson('zeroeval-gsm8k', 1319, 42);
+    expect(new Set(dataset.agents.map((agent) => agent.model)).size).toBe(35);
+    expect(dataset.tasks.every((task) => task.kind === 'number')).toBe(true);
+  });
+
+  it('mmlu-pro: 12,032 items × 29 agents, accuracies of models.json reproduced', async () => {
+    const dataset = await checkAgainstModelsJson('mmlu-pro', 12_032, 29);
+    expect(dataset.tasks.every((task) => task.kind === 'choice' && /^[A-J]$/.test(task.reference ?? ''))).toBe(true);
+  });
+});
