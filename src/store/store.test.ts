@@ -319,12 +319,13 @@ describe('crash safety', () => {
 
   it('loses and doubles no task when SIGKILLed mid-run and resumed', async () => {
     const path = join(directory, 'kill.db');
-    const count = 60;
-    // Three kills: after 10 commits with 2 ms of busy work per task (the kill lands while a task
-    // is computed or written), then twice after 12 more commits with no busy work (the kill lands
-    // inside or between writes). Each restart resumes from what the store holds.
+    // 1500 tasks leave a long runway after each kill point, so the kill always lands mid-run even
+    // when this process reads the worker's output late. Three kills: after 10 commits with 1 ms of
+    // busy work per task (the kill lands while a task is computed or written), then twice after 40
+    // more commits with no busy work (the kill lands inside or between writes).
+    const count = 1500;
     let recorded: string[] = [];
-    for (const [delayMs, killAfter] of [[2, 10], [0, 12], [0, 12]] as const) {
+    for (const [delayMs, killAfter] of [[1, 10], [0, 40], [0, 40]] as const) {
       const killed = await runWorker(path, count, delayMs, killAfter);
       expect(killed.signal).toBe('SIGKILL');
       expect(killed.lines).not.toContain('finished');
@@ -353,12 +354,14 @@ describe('crash safety', () => {
     // 3 events per task, each task's events exactly once, seq gap-free.
     expect(events).toHaveLength(3 * count);
     expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 3 * count }, (_, index) => index + 1));
-    for (const taskId of expected) expect(events.filter((event) => event.taskId === taskId).map((event) => event.type)).toEqual(['task', 'proposal', 'vote']);
-    // One ledger entry per task: 60 × 0.001 = 0.06, 60 × 10 = 600 input tokens.
+    const typesByTask = new Map<string, string[]>();
+    for (const event of events) typesByTask.set(event.taskId!, [...(typesByTask.get(event.taskId!) ?? []), event.type]);
+    for (const taskId of expected) expect(typesByTask.get(taskId)).toEqual(['task', 'proposal', 'vote']);
+    // One ledger entry per task: 1500 × 0.001 = 1.5, 1500 × 10 = 15000 input tokens.
     const [total] = store.usageSummary({ by: 'run', runId: 'run-kill' });
     expect(total?.calls).toBe(count);
-    expect(total?.inputTokens).toBe(600);
-    expect(total?.cost).toBeCloseTo(0.06, 12);
+    expect(total?.inputTokens).toBe(15_000);
+    expect(total?.cost).toBeCloseTo(1.5, 9);
     expect(store.getRun('run-kill')?.status).toBe('completed');
     store.close();
   });
