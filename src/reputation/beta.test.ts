@@ -124,8 +124,10 @@ describe('RAPS witness check', () => {
     expect(witnessDeviation(local, { positive: 5, negative: 3 })).toBeCloseTo(Math.sqrt(3), 12);
     expect(checkWitnessReport({ local, witness: { positive: 6, negative: 2 }, delta: 1.5 }).accepted).toBe(true);
     expect(checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: 1.5 }).accepted).toBe(false);
-    // D exactly at δ is refused (D ≥ δ)
-    expect(checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: Math.sqrt(3) }).accepted).toBe(false);
+    // D exactly at δ is refused (D ≥ δ); just above δ it is accepted
+    const atDelta = witnessDeviation(local, { positive: 5, negative: 3 });
+    expect(checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: atDelta }).accepted).toBe(false);
+    expect(checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: atDelta * (1 + 1e-12) }).accepted).toBe(true);
   });
 
   it('merges an accepted report with discount ω after subtracting the prior', () => {
