@@ -9,7 +9,9 @@ export const main = defineCommand({
     description: 'Reputation-weighted teams of LLM agents (DRF, MiniRep, RAPS and classic trust baselines).',
   },
   subCommands: {
+    replay: () => import('./commands/replay.js').then((module) => module.default),
     demo: () => import('./commands/demo.js').then((module) => module.default),
+    run: () => import('./commands/run.js').then((module) => module.default),
   },
 });
 

@@ -65,11 +65,8 @@ export interface DebateTaskRecord {
   readonly answers: Readonly<Record<AgentId, string | null>>;
   readonly support: Readonly<Record<string, number>>;
   readonly reputation: Readonly<Record<AgentId, number>>;
-  /** Acts that failed (provider errors after retries). */
+  /** Acts that failed (provider errors after retries, unparseable ratings). */
   readonly failures: number;
-  /** Acts served by the provider (not from the cache). */
-  readonly providerCalls: number;
-  readonly cost: number;
 }
 
 /** Progress callback payload. */
@@ -104,6 +101,12 @@ export interface RunDebateSessionOptions {
   readonly kind?: string;
   /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. */
   readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
+  /**
+   * Where reputation starts when the run has no saved state yet: `team` continues from the team's
+   * last saved state (a later run), `prior` starts from the model's prior. A resumed run always
+   * continues from its own last task. @default 'team'
+   */
+  readonly reputationStart?: 'team' | 'prior';
   /** Writes act usage to the store's ledger with each task. @default true */
   readonly recordUsage?: boolean;
   /** Clock of event timestamps, in ms. @default Date.now */
@@ -137,7 +140,7 @@ export interface DebateSessionSummary {
  * await runDebateSession({ store, runId: 'r1', team: 'demo', agents, tasks, method: { name: 'majority', aggregator }, seed: 1 });
  */
 export async function runDebateSession(options: RunDebateSessionOptions): Promise<DebateSessionSummary> {
-  const { store, runId, team, agents, tasks, method, rounds = 1, seed, config = {}, kind = 'debate', grade, recordUsage = true, now = Date.now, onProgress, signal } = options;
+  const { store, runId, team, agents, tasks, method, rounds = 1, seed, config = {}, kind = 'debate', grade, reputationStart = 'team', recordUsage = true, now = Date.now, onProgress, signal } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   assertNonEmptyString('method.name', method?.name);
@@ -151,7 +154,7 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(team, agents.map((agent) => agent.identity));
   const reputation = method.reputation;
-  if (reputation) restoreReputation(store, reputation, runId, team, method.name, agents.map((agent) => agent.identity.id));
+  if (reputation) restoreReputation(store, reputation, runId, reputationStart === 'team' ? team : undefined, method.name, agents.map((agent) => agent.identity.id));
 
   const done = new Set(store.completedTaskIds(runId, method.name));
   const records: DebateTaskRecord[] = store.taskResults<DebateTaskRecord>(runId, method.name).map((record) => record.result);
@@ -197,8 +200,8 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
 }
 
 /** Run-scope state first (resume), then team-scope (a new run of the same team), else the prior. */
-function restoreReputation(store: DebateSessionStore, reputation: ReputationModel, runId: string, team: string, name: string, agentIds: readonly AgentId[]): void {
-  const snapshot = store.loadReputation({ scope: { runId }, name }) ?? store.loadReputation({ scope: { team }, name });
+function restoreReputation(store: DebateSessionStore, reputation: ReputationModel, runId: string, team: string | undefined, name: string, agentIds: readonly AgentId[]): void {
+  const snapshot = store.loadReputation({ scope: { runId }, name }) ?? (team === undefined ? undefined : store.loadReputation({ scope: { team }, name }));
   if (snapshot) reputation.restore(snapshot);
   const known = new Set(reputation.agentIds());
   for (const agentId of agentIds) if (!known.has(agentId)) reputation.addAgent(agentId);
@@ -224,7 +227,5 @@ function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade'])
     support: result.decision.support,
     reputation: result.reputationAfter,
     failures: result.failures.length,
-    providerCalls: result.usage.filter((entry) => !entry.cached && (entry.inputTokens > 0 || entry.outputTokens > 0)).length,
-    cost: result.usage.reduce((sum, entry) => sum + entry.cost, 0),
   };
 }

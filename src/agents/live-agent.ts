@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { AgentIdentity } from '../core/agent-identity.js';
+import { validateTeam } from '../core/agent-identity.js';
+import { extractAnswer } from '../core/answers/answers.js';
+import type { AnswerKind } from '../core/answers/answer-kind.js';
+import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
+import type { Proposal } from '../core/proposal.js';
+import type { Task } from '../core/task.js';
+import type { Acted, ActUsage, Agent, AuditRequest, AuditVerdict, ProposeRequest, RateRequest, RefineSubscriptionRequest, ReviseRequest } from './agent.js';
+import { defaultPrompts, type LivePrompts } from './live-prompts.js';
+
+/** One completion request: what a live agent sends to its model. */
+export interface CompletionRequest {
+  readonly system: string;
+  readonly prompt: string;
+  readonly signal?: AbortSignal;
+  /** Tags the call for the ledger and the call log (task and act); never sent to the provider. */
+  readonly context: { readonly agentId: string; readonly taskId?: string; readonly act: string };
+}
+
+/** A model's reply with its usage. */
+export interface CompletionResult {
+  readonly text: string;
+  readonly usage: ActUsage;
+}
+
+/**
+ * Sends one request to a language model. Build it from an AI SDK model with the LLM layer's
+ * plumbing (cache, ledger, retries); live agents never import the AI SDK themselves.
+ */
+export type Complete = (request: CompletionRequest) => Promise<CompletionResult>;
+
+/** Options of {@link createLiveAgent}. */
+export interface LiveAgentOptions {
+  readonly identity: AgentIdentity;
+  /** The model call, e.g. `createCompletion(createLanguageModel({ ... }))`. */
+  readonly complete: Complete;
+  /** Prompt templates per act; missing acts use {@link defaultPrompts}. @default defaultPrompts */
+  readonly prompts?: Partial<LivePrompts>;
+  /** Characters of each peer's text shown in a debate round, ≥ 0. @default 600 */
+  readonly peerTextLimit?: number;
+}
+
+const answerReply = z.object({ reasoning: z.string().optional(), answer: z.union([z.string(), z.number()]).nullable() }).passthrough();
+const ratingReply = z.object({ score: z.coerce.number().min(0).max(1), reason: z.string().optional().default('') }).passthrough();
+const auditReply = z.object({ reliable: z.boolean(), reason: z.string().optional().default('') }).passthrough();
+const subscriptionReply = z.object({ subscription: z.string().min(1) }).passthrough();
+
+/**
+ * Pulls the first JSON object out of a reply (bare, or in a ```json fence, or embedded in prose),
+ * or `undefined` when there is none that parses.
+ */
+export function parseJsonReply(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
+  const candidates = [fenced?.[1], text];
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue;
+    const start = candidate.indexOf('{');
+    if (start < 0) continue;
+    // Try each closing brace from the last backwards, so nested objects and trailing prose both work.
+    for (let end = candidate.lastIndexOf('}'); end > start; end = candidate.lastIndexOf('}', end - 1)) {
+      try {
+        return JSON.parse(candidate.slice(start, end + 1));
+      } catch {
+        // keep shrinking
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The canonical answer key of a propose/revise reply: the JSON `answer` field extracted per the
+ * task's answer kind, else the answer found in the whole text, else `null` (unparseable, counted
+ * as wrong). Never throws on model output.
+ */
+export function answerFromReply(kind: AnswerKind, text: string): string | null {
+  const parsed = answerReply.safeParse(parseJsonReply(text));
+  if (parsed.success && parsed.data.answer !== null) {
+    const raw = String(parsed.data.answer).trim();
+    if (raw.length > 0) {
+      const key = safeExtract(kind, raw) ?? safeExtract(kind, `\\boxed{${raw}}`);
+      if (key !== null) return key;
+    }
+  }
+  return safeExtract(kind, text);
+}
+
+function safeExtract(kind: AnswerKind, text: string): string | null {
+  try {
+    return extractAnswer(kind, text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Creates an agent backed by a language model: one prompt template per act, JSON replies parsed
+ * with zod, answers extracted per the task's answer kind. An unparseable proposal has answer
+ * `null`; an unparseable rating is neutral (0.5, saying so in its reason); an unparseable audit or
+ * subscription reply throws `DataFormatError` so the caller counts it.
+ *
+ * @example
+ * const agent = createLiveAgent({ identity: { id: 'qwen-1', model: 'qwen2.5:7b' }, complete: createCompletion(model) });
+ * const { value } = await agent.propose({ task });
+ */
+export function createLiveAgent({ identity, complete, prompts = {}, peerTextLimit = 600 }: LiveAgentOptions): Agent {
+  validateTeam([identity], 'identity');
+  if (typeof complete !== 'function') {
+    throw new InvalidArgumentError({ parameter: 'complete', value: complete, message: 'complete must be a function (request) => Promise<{ text, usage }>; build it with createCompletion(model)' });
+  }
+  const templates: LivePrompts = { ...defaultPrompts, ...prompts };
+  const agentId = identity.id;
+  const ask = (act: string, system: string, prompt: string, signal: AbortSignal | undefined, taskId?: string) =>
+    complete({ system, prompt, ...(signal ? { signal } : {}), context: { agentId, act, ...(taskId === undefined ? {} : { taskId }) } });
+
+  const propose = async (task: Task, round: number, prompt: string, act: string, signal?: AbortSignal): Promise<Acted<Proposal>> => {
+    const { text, usage } = await ask(act, templates.system(identity), prompt, signal, task.id);
+    return { value: { agentId, taskId: task.id, round, text, answer: answerFromReply(task.kind, text) }, usage };
+  };
+
+  return {
+    identity,
+    kind: 'live',
+    propose({ task, signal }: ProposeRequest) {
+      return propose(task, 0, templates.propose({ task }), 'propose', signal);
+    },
+    revise({ task, round, own, peers, signal }: ReviseRequest) {
+      const clip = (text: string) => (text.length > peerTextLimit ? `${text.slice(0, peerTextLimit)}…` : text);
+      return propose(task, round, templates.revise({ task, round, own: { ...own, text: clip(own.text) }, peers: peers.map((peer) => ({ ...peer, text: clip(peer.text) })) }), 'revise', signal);
+    },
+    async rate({ task, proposal, own, signal }: RateRequest) {
+      const { text, usage } = await ask('rate', templates.system(identity), templates.rate({ task, proposal, ...(own ? { own } : {}) }), signal, task.id);
+      const parsed = ratingReply.safeParse(parseJsonReply(text));
+      const base = { rater: agentId, ratee: proposal.agentId, taskId: task.id };
+      return { value: parsed.success ? { ...base, score: parsed.data.score, reason: parsed.data.reason } : { ...base, score: 0.5, reason: 'unparseable rating reply; neutral score 0.5' }, usage };
+    },
+    async audit({ message, task, signal }: AuditRequest): Promise<Acted<AuditVerdict>> {
+      const { text, usage } = await ask('audit', templates.system(identity), templates.audit({ message, ...(task ? { task } : {}) }), signal, task?.id ?? message.taskId);
+      const parsed = auditReply.safeParse(parseJsonReply(text));
+      if (!parsed.success) throw new DataFormatError({ file: `reply of agent ${agentId}`, message: `audit reply is not {"reliable": boolean, "reason": string}: ${JSON.stringify(text.slice(0, 120))}` });
+      return { value: { reliable: parsed.data.reliable, reason: parsed.data.reason }, usage };
+    },
+    async refineSubscription({ current, received, signal }: RefineSubscriptionRequest) {
+      const { text, usage } = await ask('refine-subscription', templates.system(identity), templates.refineSubscription({ current, received }), signal);
+      const parsed = subscriptionReply.safeParse(parseJsonReply(text));
+      if (!parsed.success) throw new DataFormatError({ file: `reply of agent ${agentId}`, message: `subscription reply is not {"subscription": string}: ${JSON.stringify(text.slice(0, 120))}` });
+      return { value: parsed.data.subscription.trim(), usage };
+    },
+  };
+}
