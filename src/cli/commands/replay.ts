@@ -1,0 +1,69 @@
+// `repute replay <path>`: the attack-replay benchmark on recorded proposals.
+import { defineCommand } from 'citty';
+import { ReputeError } from '../../core/errors.js';
+import type { DatasetFormat } from '../../eval/proposals/format.js';
+import { datasetFormats } from '../../eval/proposals/format.js';
+import { formatReplayTable } from '../../eval/replay/format-table.js';
+import { replayMethodNames } from '../../eval/replay/methods.js';
+import { runReplay } from '../../eval/replay/run-replay.js';
+import type { FeedbackMode } from '../../eval/replay/types.js';
+import { feedbackModes } from '../../eval/replay/types.js';
+import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
+import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+
+/** Exit code per error code: misuse 2, bad data 3, anything else 1. */
+const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
+
+export default defineCommand({
+  meta: {
+    name: 'replay',
+    description: 'Attack-replay benchmark: replays recorded proposals under 7 attacks and compares majority, random-k, single-metric, beta, eigentrust, drf and minirep.',
+  },
+  args: {
+    path: { type: 'positional', description: 'Dataset directory (zeroeval, mmlu-pro) or Repute proposals .jsonl', required: true },
+    format: { type: 'string', description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`, valueHint: 'FORMAT' },
+    tasks: { type: 'string', description: 'Tasks sampled (seeded, fixed order)', default: '100', valueHint: 'N' },
+    seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
+    feedback: { type: 'string', description: `Post-task feedback (${feedbackModes.join('|')})`, default: 'consensus' },
+    'verifier-accuracy': { type: 'string', description: 'Accuracy of the simulated verifier for --feedback verifier', default: '0.8' },
+    methods: { type: 'string', description: `Comma-separated methods (default all: ${replayMethodNames.join(',')})`, valueHint: 'LIST' },
+    out: { type: 'string', description: 'Directory for summary.json, conditions.csv and report.html', default: 'replay-out', valueHint: 'DIR' },
+    json: { type: 'boolean', description: 'Print summary.json to stdout instead of the table', default: false },
+    workers: { type: 'string', description: 'Worker threads (default: min(2, cores))', valueHint: 'N' },
+  },
+  async run({ args }) {
+    try {
+      const format = args.format === undefined || args.format === '' ? undefined : parseListFlag('format', args.format, datasetFormats, [])[0];
+      const feedback = parseListFlag('feedback', args.feedback, feedbackModes, ['consensus'])[0] as FeedbackMode;
+      const verifierAccuracy = Number(args['verifier-accuracy']);
+      if (!Number.isFinite(verifierAccuracy) || verifierAccuracy < 0 || verifierAccuracy > 1) {
+        throw new InvalidArgumentError({ parameter: '--verifier-accuracy', value: args['verifier-accuracy'], message: `--verifier-accuracy must be a number in [0, 1], got ${JSON.stringify(args['verifier-accuracy'])}; pass e.g. --verifier-accuracy 0.8` });
+      }
+      const progress = createProgressBar();
+      const started = performance.now();
+      const report = await runReplay({
+        path: String(args.path),
+        ...(format === undefined ? {} : { format: format as DatasetFormat }),
+        tasks: parseIntegerFlag('tasks', args.tasks, 100, 1),
+        seed: parseIntegerFlag('seed', args.seed, 2027),
+        feedback,
+        verifierAccuracy,
+        methods: parseListFlag('methods', args.methods, replayMethodNames, replayMethodNames),
+        ...(args.workers === undefined ? {} : { workers: parseIntegerFlag('workers', args.workers, 2, 1, 64) }),
+        onProgress: (done, total) => progress.update('replay conditions', done, total),
+      });
+      const files = await writeReplayOutputs(String(args.out), report);
+      const seconds = (performance.now() - started) / 1000;
+      process.stderr.write(`replay finished in ${seconds.toFixed(1)} s (${report.timing.proposalsEvaluated} proposals evaluated); wrote ${files.summary}, ${files.conditions}, ${files.report}\n`);
+      process.stdout.write(args.json ? `${JSON.stringify(report.summary, null, 2)}\n` : formatReplayTable(report.summary));
+    } catch (error) {
+      if (error instanceof ReputeError) {
+        process.stderr.write(`repute replay: ${error.name}: ${error.message}\n`);
+        process.exitCode = exitCodes[error.code] ?? 1;
+        return;
+      }
+      throw error;
+    }
+  },
+});

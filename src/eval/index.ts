@@ -1,0 +1,2 @@
+export * from './proposals/index.js';
+export * from './replay/index.js';

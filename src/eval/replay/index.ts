@@ -1,0 +1,17 @@
+export * from './types.js';
+export type * from './answer-ops.js';
+export * from './default-answer-ops.js';
+export * from './attacks.js';
+export * from './grid.js';
+export * from './prepare.js';
+export type * from './method.js';
+export * from './methods.js';
+export * from './run-condition.js';
+export * from './metrics.js';
+export * from './run-replay.js';
+export * from './report-csv.js';
+export * from './report-html.js';
+export * from './format-table.js';
+export * from './write-replay-outputs.js';
+export * from './fixture.js';
+export { workerEntry } from './worker-pool.js';

@@ -1,0 +1,89 @@
+import type { AgentId } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { createMiniRepAggregator } from '../../aggregation/minirep-aggregator.js';
+import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
+import { createMiniRepModel } from '../../reputation/minirep.js';
+import { createReputationModel } from '../../reputation/registry.js';
+import { createSelector } from './_replay-selectors.js';
+import type { ReplayMethod } from './method.js';
+
+/** Participants per task of the sampling selectors (random-k, top-k, UCB): half the team. */
+export const replaySelectionK = 5;
+/** Pool size MiniRep aggregates per task. */
+export const replayMiniRepK = 7;
+
+const ids = (team: readonly { id: AgentId }[]) => team.map((agent) => agent.id);
+
+/**
+ * The replay methods, each a selector + reputation model + aggregator over a team of 10:
+ * - `majority`: all agents, no reputation, plurality;
+ * - `random-k`: 5 agents drawn uniformly per task, no reputation, plurality;
+ * - `single-metric`: top-5 by the single-metric score (η = 0.2), weighted plurality by the same score;
+ * - `beta`: all agents, Beta reputation (λ = 0.9) from outcomes, weighted plurality;
+ * - `eigentrust`: all agents, EigenTrust over agreement ratings, weighted plurality by global trust;
+ * - `drf`: UCB with zero costs picks 5, DRF reputation (corrected rules) from agreement ratings, weighted plurality;
+ * - `minirep`: all agents propose, the MiniRep aggregator weights and pools 7 (clone groups capped),
+ *   and the `minirep` model keeps long-term/recent quality, suspicion and cooldowns.
+ */
+export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
+  majority: {
+    name: 'majority',
+    description: 'all 10 agents, no reputation, unweighted plurality',
+    create: ({ team }) => ({ selector: createSelector('all', {}), aggregator: createPluralityAggregator(), k: team.length, weighted: false }),
+  },
+  'random-k': {
+    name: 'random-k',
+    description: `random-k selector (k = ${replaySelectionK}, seeded per task), no reputation, unweighted plurality`,
+    create: () => ({ selector: createSelector('random-k', {}), aggregator: createPluralityAggregator(), k: replaySelectionK, weighted: false }),
+  },
+  'single-metric': {
+    name: 'single-metric',
+    description: `top-k selector (k = ${replaySelectionK}) on the single-metric score (EMA of feedback, η = 0.2), weighted plurality by that score`,
+    create: ({ team }) => ({ selector: createSelector('top-k', {}), model: createReputationModel('single-metric', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
+  },
+  beta: {
+    name: 'beta',
+    description: 'all 10 agents, Beta reputation (λ = 0.9) from the feedback outcomes, weighted plurality by E[p]',
+    create: ({ team }) => ({ selector: createSelector('all', {}), model: createReputationModel('beta', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: team.length, weighted: true }),
+  },
+  eigentrust: {
+    name: 'eigentrust',
+    description: 'all 10 agents, EigenTrust (α = 0.15) over agreement ratings (1 = same answer), weighted plurality by global trust',
+    create: ({ team }) => ({ selector: createSelector('all', {}), model: createReputationModel('eigentrust', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: team.length, weighted: true }),
+  },
+  drf: {
+    name: 'drf',
+    description: `UCB selector (k = ${replaySelectionK}, zero costs), DRF reputation (corrected rules) from agreement ratings, weighted plurality by reputation`,
+    create: ({ team }) => ({ selector: createSelector('ucb', {}), model: createReputationModel('drf', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
+  },
+  minirep: {
+    name: 'minirep',
+    description: `all 10 agents propose; MiniRep aggregator (analyzer β = (0.45, 0.25, 0.15, 0.10, 0.05), diverse pool of ${replayMiniRepK}, clone groups capped) with the minirep model`,
+    create: ({ team }) => {
+      const model = createMiniRepModel({ agents: ids(team) });
+      const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK });
+      return {
+        selector: createSelector('all', {}),
+        model,
+        aggregator,
+        k: team.length,
+        weighted: false,
+        behaviourEvidence: (decision, quality) => aggregator.feedback(decision, quality),
+      };
+    },
+  },
+};
+
+/** Registered replay method names, in report order. */
+export const replayMethodNames: readonly string[] = Object.keys(replayMethods);
+
+/** Resolves method names; unknown names throw {@link InvalidArgumentError} listing the known ones. */
+export function resolveReplayMethods(names: readonly string[]): ReplayMethod[] {
+  return names.map((name, index) => {
+    const method = Object.hasOwn(replayMethods, name) ? replayMethods[name] : undefined;
+    if (method === undefined) {
+      throw new InvalidArgumentError({ parameter: `methods[${index}]`, value: name, message: `unknown replay method ${JSON.stringify(name)}; use any of ${replayMethodNames.join(', ')}` });
+    }
+    return method;
+  });
+}

@@ -1,0 +1,149 @@
+import { availableParallelism } from 'node:os';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { assertInRange, assertInteger } from '../../core/validate.js';
+import { resolveOptions } from '../../core/options.js';
+import type { DatasetFormat } from '../proposals/format.js';
+import { loadDataset } from '../proposals/load-dataset.js';
+import type { AnswerOps } from './answer-ops.js';
+import { createDefaultAnswerOps } from './default-answer-ops.js';
+import { buildGrid } from './grid.js';
+import type { ReplayMethod } from './method.js';
+import { replayMethodNames, resolveReplayMethods } from './methods.js';
+import type { ConditionRow, DatasetLimits, MethodSummary, WeightTrajectory } from './metrics.js';
+import { computeLimits, summarise } from './metrics.js';
+import { prepareReplay, type PreparationCounts } from './prepare.js';
+import { runCondition } from './run-condition.js';
+import type { Condition, ConditionResult, FeedbackMode } from './types.js';
+import { feedbackModes } from './types.js';
+import { runOnWorkers } from './worker-pool.js';
+
+/** Options of {@link runReplay}. */
+export interface ReplayOptions {
+  /** Dataset directory or Repute proposals file. */
+  path: string;
+  /** Dataset format; detected from the path when omitted. @default undefined */
+  format?: DatasetFormat;
+  /** Tasks sampled (seeded, fixed order); all tasks when the dataset has fewer. @default 100 */
+  tasks?: number;
+  /** Seed of every random choice (sample, random team, placements, attacks, selectors, verifier). @default 2027 */
+  seed?: number;
+  /** Post-task feedback of the stateful methods. @default 'consensus' */
+  feedback?: FeedbackMode;
+  /** Accuracy of the simulated verifier (`feedback: 'verifier'`), in [0, 1]. @default 0.8 */
+  verifierAccuracy?: number;
+  /** Methods by name (all registered ones by default), or method objects (single worker only). @default replayMethodNames */
+  methods?: readonly (string | ReplayMethod)[];
+  /** Worker threads; 1 runs in the calling thread. @default min(2, available cores) */
+  workers?: number;
+  /** Called after each finished condition (progress). @default undefined */
+  onProgress?: (done: number, total: number) => void;
+  /** Answer operations (tests inject their own). @default createDefaultAnswerOps() */
+  ops?: AnswerOps;
+}
+
+/** `summary.json`: everything the replay measured, in a versioned, deterministic shape. */
+export interface ReplaySummary {
+  readonly schemaVersion: 1;
+  /** The options that produced it (path as given). */
+  readonly options: { readonly path: string; readonly format: DatasetFormat; readonly tasks: number; readonly seed: number; readonly feedback: FeedbackMode; readonly verifierAccuracy: number; readonly methods: readonly string[] };
+  /** Dataset counts. */
+  readonly data: PreparationCounts & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
+  /** Grid size. */
+  readonly grid: { readonly conditions: number; readonly clean: number; readonly attacked: number; readonly teams: Readonly<Record<string, readonly string[]>> };
+  readonly limits: DatasetLimits;
+  readonly methods: Readonly<Record<string, MethodSummary>>;
+  /** Mean normalised weight of attackers vs honest members per task, per method. */
+  readonly trajectories: Readonly<Record<string, WeightTrajectory>>;
+}
+
+/** What {@link runReplay} returns: the summary, per-condition rows, and timing (not part of the summary). */
+export interface ReplayReport {
+  readonly summary: ReplaySummary;
+  readonly rows: readonly ConditionRow[];
+  readonly timing: { readonly loadMs: number; readonly prepareMs: number; readonly gridMs: number; readonly proposalsEvaluated: number };
+}
+
+const defaults = { format: undefined, tasks: 100, seed: 2027, feedback: 'consensus' as FeedbackMode, verifierAccuracy: 0.8, methods: undefined, workers: undefined, onProgress: undefined, ops: undefined };
+
+/**
+ * Runs the attack-replay benchmark: loads the dataset, samples tasks, builds the grid (4 compositions
+ * × (clean + 4 placements × 7 attacks)), replays every condition for every method on worker threads,
+ * and summarises. The result does not depend on the worker count.
+ *
+ * @example
+ * const { summary } = await runReplay({ path: '../shared/data/zeroeval-math-l5' });
+ * summary.methods.minirep.attacked;
+ */
+export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
+  const resolved = resolveOptions(defaults as unknown as Required<ReplayOptions>, options);
+  assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
+  assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');
+  assertInRange('verifierAccuracy', resolved.verifierAccuracy, 0, 1, { hint: 'pass e.g. --verifier-accuracy 0.8' });
+  if (!feedbackModes.includes(resolved.feedback)) {
+    throw new InvalidArgumentError({ parameter: 'feedback', value: resolved.feedback, message: `feedback must be one of ${feedbackModes.join(', ')}, got ${JSON.stringify(resolved.feedback)}` });
+  }
+  const workers = options.workers ?? Math.min(2, availableParallelism());
+  assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
+  const requested = options.methods ?? replayMethodNames;
+  const methods = requested.map((method) => (typeof method === 'string' ? resolveReplayMethods([method])[0] : method)) as ReplayMethod[];
+  if (new Set(methods.map((method) => method.name)).size !== methods.length) {
+    throw new InvalidArgumentError({ parameter: 'methods', value: methods.map((method) => method.name), message: 'methods must not repeat a name' });
+  }
+  if (workers > 1 && requested.some((method) => typeof method !== 'string')) {
+    throw new InvalidArgumentError({ parameter: 'methods', value: '(method objects)', message: 'method objects cannot be sent to worker threads; pass registered method names or workers: 1' });
+  }
+  const ops = options.ops ?? createDefaultAnswerOps();
+  if (options.ops !== undefined && workers > 1) {
+    throw new InvalidArgumentError({ parameter: 'ops', value: '(custom ops)', message: 'custom answer ops cannot be sent to worker threads; use workers: 1' });
+  }
+
+  const loadStart = performance.now();
+  const dataset = await loadDataset(resolved.path, options.format);
+  const loadMs = performance.now() - loadStart;
+  const prepareStart = performance.now();
+  const { prepared, counts } = prepareReplay({ dataset, ops, seed: resolved.seed, tasks: resolved.tasks });
+  const conditions: Condition[] = buildGrid(prepared.agents, resolved.seed);
+  const prepareMs = performance.now() - prepareStart;
+
+  const gridStart = performance.now();
+  let done = 0;
+  const progress = () => options.onProgress?.(++done, conditions.length);
+  const settings = { seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy, ops };
+  let results: ConditionResult[];
+  if (workers === 1) {
+    results = conditions.map((condition) => {
+      const result = runCondition({ prepared, condition, methods, settings });
+      progress();
+      return result;
+    });
+  } else {
+    results = await runOnWorkers(
+      { prepared, conditions, methods: methods.map((method) => method.name), seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy },
+      conditions.map((condition) => condition.index),
+      workers,
+      progress,
+    );
+  }
+  const gridMs = performance.now() - gridStart;
+
+  const { rows, methods: summaries, trajectories } = summarise({ conditions, results, descriptions: Object.fromEntries(methods.map((method) => [method.name, method.description])) });
+  const teams: Record<string, readonly string[]> = {};
+  for (const condition of conditions) teams[condition.composition] = condition.team;
+  const summary: ReplaySummary = {
+    schemaVersion: 1,
+    options: { path: resolved.path, format: dataset.format, tasks: resolved.tasks, seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy, methods: methods.map((method) => method.name) },
+    data: {
+      name: dataset.name,
+      correctness: dataset.correctness,
+      skipped: dataset.skipped,
+      ...counts,
+      teamMissingProposals: results.reduce((sum, result) => sum + result.missing, 0),
+    },
+    grid: { conditions: conditions.length, clean: conditions.filter((condition) => condition.attack === null).length, attacked: conditions.filter((condition) => condition.attack !== null).length, teams },
+    limits: computeLimits(prepared, ops),
+    methods: summaries,
+    trajectories,
+  };
+  const proposalsEvaluated = results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
+  return { summary, rows, timing: { loadMs, prepareMs, gridMs, proposalsEvaluated } };
+}

@@ -1,0 +1,100 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ReputeError, InternalError } from '../../core/errors.js';
+import type { Condition, ConditionResult, FeedbackMode, PreparedReplay } from './types.js';
+
+/** What every worker receives once, at start. */
+export interface WorkerInit {
+  readonly prepared: PreparedReplay;
+  readonly conditions: readonly Condition[];
+  readonly methods: readonly string[];
+  readonly seed: number;
+  readonly feedback: FeedbackMode;
+  readonly verifierAccuracy: number;
+}
+
+/** Messages from a worker. */
+export type WorkerReply =
+  | { readonly type: 'result'; readonly result: ConditionResult }
+  | { readonly type: 'error'; readonly name: string; readonly code?: string; readonly message: string };
+
+/**
+ * Where the worker module lives and how to start it: next to this module, as `.js` under dist. From
+ * source (`.ts`, under tsx or vitest) the worker is a tiny ES-module bootstrap that registers tsx's
+ * ESM loader (`tsx/esm/api` `register()`) and then imports `replay-worker.ts`; on
+ * Node 20, `execArgv: ['--import', 'tsx']` does not give a worker thread the TypeScript loader.
+ */
+export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
+  if (!moduleUrl.endsWith('.ts')) return { url: new URL('./replay-worker.js', moduleUrl) };
+  const tsxRoot = dirname(createRequire(moduleUrl).resolve('tsx/package.json'));
+  const api = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href;
+  const worker = new URL('./replay-worker.ts', moduleUrl).href;
+  const bootstrap = `import { register } from ${JSON.stringify(api)};\nregister();\nawait import(${JSON.stringify(worker)});\n`;
+  return { url: new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`) };
+}
+
+/**
+ * Runs conditions on `workers` worker threads: each idle worker takes the next condition index from
+ * one queue, and results are returned sorted by condition index, so the output does not depend on
+ * the worker count or on timing.
+ */
+export async function runOnWorkers(init: WorkerInit, indices: readonly number[], workers: number, onResult?: (result: ConditionResult) => void): Promise<ConditionResult[]> {
+  const { url } = workerEntry();
+  const queue = indices.slice();
+  const results: ConditionResult[] = [];
+  const threads: Worker[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let running = 0;
+      let failed = false;
+      const count = Math.max(1, Math.min(workers, queue.length));
+      if (queue.length === 0) {
+        resolve();
+        return;
+      }
+      for (let slot = 0; slot < count; slot++) {
+        const worker = new Worker(url, { workerData: init });
+        threads.push(worker);
+        running++;
+        const next = () => {
+          const index = queue.shift();
+          if (index === undefined) {
+            void worker.terminate();
+            return;
+          }
+          worker.postMessage({ type: 'run', index });
+        };
+        worker.on('online', next);
+        worker.on('message', (reply: WorkerReply) => {
+          if (failed) return;
+          if (reply.type === 'error') {
+            failed = true;
+            const error = new InternalError(`replay worker failed: ${reply.name}: ${reply.message}`);
+            reject(reply.code ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name }) : error);
+            return;
+          }
+          results.push(reply.result);
+          onResult?.(reply.result);
+          next();
+        });
+        worker.on('error', (error) => {
+          if (failed) return;
+          failed = true;
+          reject(new InternalError(`replay worker crashed: ${error.message}`, { cause: error }));
+        });
+        worker.on('exit', () => {
+          running--;
+          if (running === 0 && !failed) {
+            if (results.length === indices.length) resolve();
+            else reject(new InternalError(`replay workers exited after ${results.length} of ${indices.length} conditions`));
+          }
+        });
+      }
+    });
+  } finally {
+    await Promise.all(threads.map((thread) => thread.terminate()));
+  }
+  return results.sort((left, right) => left.index - right.index);
+}
