@@ -7,3 +7,4 @@ export * from './store/index.js';
 export * from './tasks/index.js';
 export * from './protocols/debate/index.js';
 export * from './llm/index.js';
+export * from './eval/index.js';
