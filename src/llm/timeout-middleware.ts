@@ -27,7 +27,7 @@ export function createTimeoutMiddleware({ timeoutMs }: { timeoutMs: number }): L
   async function withTimeout<T>(signal: AbortSignal | undefined, call: (signal: AbortSignal) => PromiseLike<T>): Promise<T> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
-    const joined = signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]);
+    const joined = signal === undefined ? controller.signal : anySignal([signal, controller.signal]);
     try {
       return await call(joined);
     } catch (error) {
@@ -46,4 +46,18 @@ export function createTimeoutMiddleware({ timeoutMs }: { timeoutMs: number }): L
       return withTimeout(params.abortSignal, (abortSignal) => model.doStream({ ...params, abortSignal }));
     },
   };
+}
+
+// AbortSignal.any arrived in Node 20.3; package.json allows any Node 20.
+function anySignal(signals: readonly AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals as AbortSignal[]);
+  const controller = new AbortController();
+  for (const signal of signals) {
+    if (signal.aborted) {
+      controller.abort(signal.reason);
+      break;
+    }
+    signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
 }
