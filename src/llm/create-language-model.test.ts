@@ -122,6 +122,15 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     expect(server.requestCount).toBe(4);
   });
 
+  it('keeps retries in the plumbing even when the AI SDK call leaves its own maxRetries at the default', async () => {
+    const server = await serve(() => ({ type: 'error', status: 500 }));
+    const { model } = localModel(server, { retry: { maxRetries: 2 } });
+    // No maxRetries: 0 here. The SDK would retry a retryable APICallError twice more (9 requests);
+    // the plumbing's ProviderError is not one, so the count stays at 1 + 2.
+    await expect(generateText({ model, prompt: 'x' })).rejects.toBeInstanceOf(ProviderError);
+    expect(server.requestCount).toBe(3);
+  });
+
   it('times out a hung request on every attempt, then throws ProviderError', async () => {
     const server = await serve(() => ({ type: 'hang' }));
     const { model, sleeps } = localModel(server, { timeoutMs: 150, retry: { maxRetries: 2 } });
