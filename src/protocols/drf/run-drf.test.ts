@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createLiveAgent, type CompletionRequest } from '../../agents/live-agent.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
@@ -117,6 +118,36 @@ describe('runDrf (against fake model and selector)', () => {
     }
     expect(defended.credibility?.x).toBe(0.01);
     expect(defended.credibility?.h1).toBeGreaterThan(0.5);
+  });
+
+  it('works with live agents: ratings come from the judging prompt and cost from the token ledger', async () => {
+    // Each live agent answers from a script and, asked to rate, replies with a JSON score; usage
+    // costs 0.01 per act for x and 0.03 for y, so the ledger gives them those per-call costs.
+    const live = (id: string, answer: string, score: number, cost: number) => {
+      const calls: CompletionRequest[] = [];
+      const agent = createLiveAgent({
+        identity: { id, model: id, cost: 1 },
+        complete: async (request) => {
+          calls.push(request);
+          const text = request.context.act === 'rate' ? JSON.stringify({ score, reason: `${id} judged it` }) : JSON.stringify({ reasoning: 'worked', answer });
+          return { text, usage: { inputTokens: 10, outputTokens: 5, cost, cached: false } };
+        },
+      });
+      return { agent, calls };
+    };
+    const x = live('x', '42', 0.9, 0.01);
+    const y = live('y', '41', 0.2, 0.03);
+    const result = await runDrf({ pool: [x.agent, y.agent], tasks: tasks(2), k: 2, threshold: 0, costNormalization: 'none', selector: greedySelector(), reputation: fakeReputation(), rng: createRng(1) });
+    const [first, second] = result.rounds;
+    expect(first?.ratings).toEqual([
+      { rater: 'x', ratee: 'y', taskId: 't0', score: 0.9, reason: 'x judged it' },
+      { rater: 'y', ratee: 'x', taskId: 't0', score: 0.2, reason: 'y judged it' },
+    ]);
+    expect(x.calls.map((call) => call.context.act)).toEqual(['propose', 'rate', 'propose', 'rate']);
+    // Round 0 uses the price (1 each); round 1 the ledger mean: 2 acts · 0.01 / 2 and 2 · 0.03 / 2.
+    expect(first?.teamCosts).toEqual({ x: 1, y: 1 });
+    expect(second?.teamCosts).toEqual({ x: expect.closeTo(0.01, 12), y: expect.closeTo(0.03, 12) });
+    expect(first?.spend).toBeCloseTo(0.08, 12);
   });
 
   it('refuses bad options with typed errors naming the field', async () => {
