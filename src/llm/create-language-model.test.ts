@@ -111,6 +111,13 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     expect(sleeps[1]).toBeLessThanOrEqual(200);
   });
 
+  it('honours Retry-After on a 503 too', async () => {
+    const server = await serve([{ type: 'error', status: 503, headers: { 'retry-after': '1' } }, 'ok']);
+    const { model, sleeps } = localModel(server);
+    expect((await ask(model)).text).toBe('ok');
+    expect(sleeps).toEqual([1000]);
+  });
+
   it('throws a ProviderError naming provider, model, status and attempts after the last retry', async () => {
     const server = await serve(() => ({ type: 'error', status: 502, message: 'bad gateway' }));
     const { model } = localModel(server, { retry: { maxRetries: 3 } });

@@ -81,7 +81,8 @@ interface Failure {
 }
 
 /**
- * Retries failed calls with exponential backoff and jitter, honouring `Retry-After` on 429. It
+ * Retries failed calls with exponential backoff and jitter, honouring `Retry-After` on 429 (and on
+ * 5xx when sent). It
  * retries 429, 5xx, timeouts and network errors; other 4xx and malformed replies fail at once.
  * After the last attempt it throws a {@link ProviderError} naming provider, model, status and
  * attempts, with secrets removed. Set the AI SDK's own `maxRetries: 0` so retries happen here.
@@ -176,7 +177,8 @@ function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined):
       return { retryable: true, status, reason: `HTTP 429: ${short}`, hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
     }
     if (status >= 500) {
-      return { retryable: true, status, reason: `HTTP ${status}: ${short}`, hint: 'the provider is failing; try again later or use another endpoint', retryAfterMs: undefined };
+      // 503s often carry Retry-After too (RFC 9110 §10.2.3); honour it when present.
+      return { retryable: true, status, reason: `HTTP ${status}: ${short}`, hint: 'the provider is failing; try again later or use another endpoint', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
     }
     const hint =
       status === 401 || status === 403
