@@ -8,3 +8,6 @@ export * from './tasks/index.js';
 export * from './protocols/debate/index.js';
 export * from './llm/index.js';
 export * from './eval/index.js';
+export * from './embeddings/index.js';
+export * from './transport/index.js';
+export * from './protocols/pubsub/index.js';

@@ -1,0 +1,223 @@
+// RAPS broker (Li et al. 2026, arXiv 2602.08009, §3: Distributed Publish-Subscribe Protocol): a
+// publication goes to the subscribers whose declared intent is most similar to it,
+// sim(p, s_i) = cos(e(p), e(s_i)); recipients are the top-k with sim ≥ floor, after the Bayesian
+// reputation overlay removes (or down-ranks) receivers that distrust the publisher: E_i[j] < τ.
+import type { AgentId } from '../../core/agent-identity.js';
+import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import { resolveOptions } from '../../core/options.js';
+import type { WeightReason } from '../../core/trace.js';
+import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/validate.js';
+
+/** How the broker treats a receiver whose trust in the publisher is below τ. */
+export type TrustPolicy = 'filter' | 'down-rank';
+
+/** Options of {@link createBroker}. */
+export interface BrokerOptions {
+  /** Embedding length of subscriptions and publications (≥ 1). */
+  dimensions: number;
+  /** Maximum recipients per publication (≥ 1). @default 3 */
+  topK?: number;
+  /** Minimum cosine similarity for a subscriber to be considered, in [-1, 1]. @default 0.05 */
+  floor?: number;
+  /** Trust threshold τ in [0, 1]: receivers with E_receiver[publisher] < τ are filtered or down-ranked. @default 0.4 */
+  tau?: number;
+  /**
+   * `filter`: distrusting receivers never get the publication; `down-rank`: their score becomes
+   * sim·(trust/τ), so they only get it when few others match. @default 'filter'
+   */
+  trustPolicy?: TrustPolicy;
+  /** Initial capacity in subscriptions (grows by doubling). @default 64 */
+  initialCapacity?: number;
+}
+
+/** Trust of `receiver` in `publisher`, in [0, 1] (the receiver's Beta belief E[p]). */
+export type TrustLookup = (receiver: AgentId, publisher: AgentId) => number;
+
+/** One routing decision: the recipients, best first, with their reasons. */
+export interface RouteDecision {
+  readonly publisher: AgentId;
+  /** Recipients, best score first. */
+  readonly recipients: readonly AgentId[];
+  /** One reason per recipient (components: similarity, trust, score). */
+  readonly reasons: readonly WeightReason[];
+  /** Receivers above the floor that the trust policy removed (filter) or pushed out of the top-k. */
+  readonly distrusted: readonly AgentId[];
+  /** Subscribers that broadcast would have reached: everyone but the publisher. */
+  readonly broadcast: number;
+}
+
+const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = { topK: 3, floor: 0.05, tau: 0.4, trustPolicy: 'filter', initialCapacity: 64 };
+
+/**
+ * The RAPS broker: subscription vectors in one contiguous Float32Array (row i = subscriber i,
+ * L2-normalised on insert), dot products in a tight loop, partial top-k by insertion into a k-slot
+ * buffer. Routing cost is O(n·d + n·k) per publication with no allocation per subscriber.
+ *
+ * @example
+ * const broker = createBroker({ dimensions: 384, topK: 3, floor: 0.1, tau: 0.4 });
+ * broker.subscribe('a1', vector1);
+ * const decision = broker.route('a2', publicationVector, (receiver, publisher) => 0.5);
+ */
+export function createBroker(options: BrokerOptions) {
+  assertInteger('options.dimensions', options.dimensions, 1, 1 << 20);
+  const resolved = resolveOptions({ ...defaults, dimensions: options.dimensions }, options);
+  const { dimensions, topK, floor, tau, trustPolicy } = resolved;
+  assertInteger('options.topK', topK, 1, 1 << 20, 'pass e.g. { topK: 3 }');
+  assertInRange('options.floor', floor, -1, 1);
+  assertInRange('options.tau', tau, 0, 1);
+  if (trustPolicy !== 'filter' && trustPolicy !== 'down-rank') {
+    throw new InvalidArgumentError({ parameter: 'options.trustPolicy', value: trustPolicy, message: `options.trustPolicy must be 'filter' or 'down-rank', got ${JSON.stringify(trustPolicy)}` });
+  }
+  assertInteger('options.initialCapacity', resolved.initialCapacity, 1, 1 << 24);
+
+  let capacity = resolved.initialCapacity;
+  let vectors = new Float32Array(capacity * dimensions);
+  const ids: AgentId[] = [];
+  const rowOf = new Map<AgentId, number>();
+  const scores = new Float32Array(0);
+  let scratch = scores;
+  // k-slot buffers for partial top-k selection.
+  const topRows = new Int32Array(topK);
+  const topScores = new Float64Array(topK);
+  const topSimilarities = new Float64Array(topK);
+  const topTrusts = new Float64Array(topK);
+
+  const checkVector = (parameter: string, vector: ArrayLike<number>): void => {
+    if (vector == null || vector.length !== dimensions) {
+      throw new InvalidArgumentError({ parameter, value: vector?.length, message: `${parameter} must have ${dimensions} entries, got ${String(vector?.length)}; embed with the same embedder the broker was built for` });
+    }
+  };
+
+  return {
+    /** Embedding length. */
+    dimensions,
+    /** Resolved options. */
+    options: { topK, floor, tau, trustPolicy },
+    /** Number of subscribers. */
+    get size(): number {
+      return ids.length;
+    },
+    /** Subscriber ids in row order. */
+    subscribers(): readonly AgentId[] {
+      return ids.slice();
+    },
+    /** Adds or replaces a subscription vector (stored L2-normalised). */
+    subscribe(agentId: AgentId, vector: ArrayLike<number>): void {
+      assertNonEmptyString('agentId', agentId);
+      checkVector('vector', vector);
+      let row = rowOf.get(agentId);
+      if (row === undefined) {
+        if (ids.length === capacity) {
+          capacity *= 2;
+          const grown = new Float32Array(capacity * dimensions);
+          grown.set(vectors);
+          vectors = grown;
+        }
+        row = ids.length;
+        ids.push(agentId);
+        rowOf.set(agentId, row);
+      }
+      let squared = 0;
+      for (let index = 0; index < dimensions; index++) squared += (vector[index] as number) ** 2;
+      const scale = squared > 0 ? 1 / Math.sqrt(squared) : 0;
+      const offset = row * dimensions;
+      for (let index = 0; index < dimensions; index++) vectors[offset + index] = (vector[index] as number) * scale;
+    },
+    /** Removes a subscription (the last row moves into its place). */
+    unsubscribe(agentId: AgentId): void {
+      const row = rowOf.get(agentId);
+      if (row === undefined) throw new NotFoundError({ entity: 'subscriber', id: agentId });
+      const last = ids.length - 1;
+      if (row !== last) {
+        vectors.copyWithin(row * dimensions, last * dimensions, (last + 1) * dimensions);
+        const moved = ids[last] as AgentId;
+        ids[row] = moved;
+        rowOf.set(moved, row);
+      }
+      ids.pop();
+      rowOf.delete(agentId);
+    },
+    /** A copy of one stored (normalised) subscription vector. */
+    vectorOf(agentId: AgentId): Float32Array {
+      const row = rowOf.get(agentId);
+      if (row === undefined) throw new NotFoundError({ entity: 'subscriber', id: agentId });
+      return vectors.slice(row * dimensions, (row + 1) * dimensions);
+    },
+    /**
+     * Similarity of the (normalised) publication to every subscriber, in row order; the returned
+     * array is reused by the next call.
+     */
+    similarities(publication: ArrayLike<number>): Float32Array {
+      checkVector('publication', publication);
+      if (scratch.length < ids.length) scratch = new Float32Array(capacity);
+      let squared = 0;
+      for (let index = 0; index < dimensions; index++) squared += (publication[index] as number) ** 2;
+      const scale = squared > 0 ? 1 / Math.sqrt(squared) : 0;
+      const n = ids.length;
+      for (let row = 0; row < n; row++) {
+        let sum = 0;
+        const offset = row * dimensions;
+        for (let index = 0; index < dimensions; index++) sum += (vectors[offset + index] as number) * (publication[index] as number);
+        scratch[row] = sum * scale;
+      }
+      return scratch;
+    },
+    /**
+     * Routes one publication: recipients are the top-k subscribers (publisher excluded) with
+     * sim ≥ floor, ranked by sim (filter policy, distrusting receivers removed) or by
+     * sim·min(1, trust/τ) (down-rank policy). Ties go to the earlier-subscribed agent.
+     */
+    route(publisher: AgentId, publication: ArrayLike<number>, trust: TrustLookup): RouteDecision {
+      const similarity = this.similarities(publication);
+      const n = ids.length;
+      const publisherRow = rowOf.get(publisher) ?? -1;
+      let filled = 0;
+      const distrusted: AgentId[] = [];
+      for (let row = 0; row < n; row++) {
+        if (row === publisherRow) continue;
+        const sim = similarity[row] as number;
+        if (sim < floor) continue;
+        const receiver = ids[row] as AgentId;
+        const belief = trust(receiver, publisher);
+        let score = sim;
+        if (belief < tau) {
+          distrusted.push(receiver);
+          if (trustPolicy === 'filter') continue;
+          score = sim * (belief / tau);
+        }
+        if (filled === topK && score <= (topScores[topK - 1] as number)) continue;
+        // Insert into the sorted k-slot buffer (descending score, stable for ties).
+        let position = filled < topK ? filled++ : topK - 1;
+        while (position > 0 && (topScores[position - 1] as number) < score) {
+          topScores[position] = topScores[position - 1] as number;
+          topRows[position] = topRows[position - 1] as number;
+          topSimilarities[position] = topSimilarities[position - 1] as number;
+          topTrusts[position] = topTrusts[position - 1] as number;
+          position--;
+        }
+        topScores[position] = score;
+        topRows[position] = row;
+        topSimilarities[position] = sim;
+        topTrusts[position] = belief;
+      }
+      const recipients: AgentId[] = [];
+      const reasons: WeightReason[] = [];
+      for (let slot = 0; slot < filled; slot++) {
+        const receiver = ids[topRows[slot] as number] as AgentId;
+        const sim = topSimilarities[slot] as number;
+        const belief = topTrusts[slot] as number;
+        recipients.push(receiver);
+        reasons.push({
+          agentId: receiver,
+          weight: topScores[slot] as number,
+          components: { similarity: sim, trust: belief, score: topScores[slot] as number },
+          note: belief < tau ? `down-ranked: trust ${belief.toFixed(3)} < tau ${tau}` : `similarity ${sim.toFixed(3)} >= floor ${floor}, trust ${belief.toFixed(3)} >= tau ${tau}`,
+        });
+      }
+      return { publisher, recipients, reasons, distrusted: trustPolicy === 'filter' ? distrusted : distrusted.filter((agent) => !recipients.includes(agent)), broadcast: n - (publisherRow >= 0 ? 1 : 0) };
+    },
+  };
+}
+
+/** The broker returned by {@link createBroker}. */
+export type Broker = ReturnType<typeof createBroker>;

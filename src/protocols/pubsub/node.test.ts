@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createInProcessBus } from '../../transport/in-process-bus.js';
+import { createScriptedAgent } from './_test-agents.js';
+import { startRapsNode } from './node.js';
+import { commandId, encodeWire, rapsSubjects, type RapsCommand } from './wire.js';
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('startRapsNode', () => {
+  it('audits each delivered publication once even when the command is redelivered, and re-sends its report', async () => {
+    const bus = createInProcessBus();
+    const agent = createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'] });
+    const node = await startRapsNode({ transport: bus, runId: 'r', agent });
+    const subjects = rapsSubjects('r');
+    const reports: string[] = [];
+    await bus.subscribe(subjects.reports, (message) => void reports.push(new TextDecoder().decode(message.data)), { durable: 'test' });
+    const message = { schemaVersion: 1 as const, id: 'r:t:0:C', from: 'C', round: 0, taskId: 't', text: 'nine', answer: '9' };
+    const command: RapsCommand = { schemaVersion: 1, kind: 'deliver', id: commandId('r', 't', 0, 'deliver', 'A', message.id), runId: 'r', agentId: 'A', round: 0, task: null, message };
+    // The same command twice under different transport ids (a coordinator retry).
+    await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'first' });
+    await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'second' });
+    await settle();
+    expect(agent.audited).toEqual(['r:t:0:C']);
+    expect(node.stats).toMatchObject({ handled: 1, duplicates: 1 });
+    expect(reports).toHaveLength(1); // the re-sent report has the same id and is stored once
+    expect(JSON.parse(reports[0]!)).toMatchObject({ kind: 'audited', agentId: 'A', subject: 'C', reliable: false });
+    await node.stop();
+  });
+
+  it('counts a malformed or misaddressed command, reports it and keeps serving', async () => {
+    const bus = createInProcessBus();
+    const errors: string[] = [];
+    const agent = createScriptedAgent({ id: 'A', answer: '4' });
+    const node = await startRapsNode({ transport: bus, runId: 'r', agent, onError: (error) => errors.push(error.message) });
+    const subjects = rapsSubjects('r');
+    await bus.publish(subjects.commands('A'), new TextEncoder().encode('[]'), { id: 'bad-1' });
+    await bus.publish(subjects.commands('A'), encodeWire({ schemaVersion: 1, kind: 'refine', id: 'c', runId: 'r', agentId: 'B', round: 0, current: 'x', received: [] }), { id: 'bad-2' });
+    await bus.publish(subjects.commands('A'), encodeWire({ schemaVersion: 1, kind: 'refine', id: 'c2', runId: 'r', agentId: 'A', round: 0, current: 'x', received: [] }), { id: 'good' });
+    await settle();
+    expect(node.stats).toMatchObject({ malformed: 2, handled: 1 });
+    expect(errors[0]).toMatch(/raps.r.cmd.A: message bad-1 rejected: field \(root\)/);
+    expect(errors[1]).toMatch(/addressed to B in run r, not A in r/);
+    await node.stop();
+  });
+});

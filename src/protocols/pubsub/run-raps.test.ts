@@ -1,0 +1,160 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRng } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { createHashedNgramEmbedder } from '../../embeddings/hashed-ngram.js';
+import { cosineDistance } from '../../embeddings/vector.js';
+import { createInProcessBus } from '../../transport/in-process-bus.js';
+import { encodeWire, rapsSubjects } from './wire.js';
+import { createScriptedAgent } from './_test-agents.js';
+import type { RapsEvent } from './events.js';
+import { startRapsNode } from './node.js';
+import { runRaps, type RunRapsOptions } from './run-raps.js';
+
+const task: Task = { id: 't1', kind: 'number', prompt: 'What is 2 + 2?' };
+
+function team() {
+  return [
+    createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'] }),
+    createScriptedAgent({ id: 'B', answer: '4', distrusts: ['C'] }),
+    createScriptedAgent({ id: 'C', answer: '9', distrusts: ['A', 'B'] }),
+  ];
+}
+
+function options(agents: ReturnType<typeof team>, extra: Partial<RunRapsOptions> = {}): RunRapsOptions {
+  return {
+    agents: agents.map((agent) => agent.identity),
+    hostAgents: agents,
+    subscriptions: { A: 'arithmetic answers', B: 'arithmetic answers', C: 'arithmetic answers' },
+    tasks: [task],
+    topK: 2,
+    floor: -1,
+    maxRounds: 2,
+    doneQuorum: 1,
+    refine: false,
+    witness: false,
+    ...extra,
+  };
+}
+
+describe('runRaps', () => {
+  it('applies audits, filters distrusted publishers and decides from agents above tau (hand-computed)', async () => {
+    const events: RapsEvent[] = [];
+    const result = await runRaps(options(team(), { onEvent: (event) => events.push(event) }));
+    // Round 0: prior E = 1/2 >= tau, so all 6 deliveries happen. A, B find C unreliable; C finds A, B unreliable.
+    // Round 1: E_C[A] = E_C[B] = 1/3 < 0.4 and E_A[C] = E_B[C] = 1/3: only A -> B and B -> A remain.
+    expect(result.rounds.map((round) => [round.routed, round.broadcast, round.audits])).toEqual([[6, 6, 6], [2, 6, 2]]);
+    // A about B: r = 1 then 0.9 * 1 + 1 = 1.9 -> E = 2.9 / 3.9; A about C: s = 1 -> E = 1/3 (no new evidence).
+    expect(result.beliefs.A?.B).toBeCloseTo(2.9 / 3.9, 12);
+    expect(result.beliefs.A?.C).toBeCloseTo(1 / 3, 12);
+    expect(result.beliefs.C?.A).toBeCloseTo(1 / 3, 12);
+    // rep(C) = (1/3 + 1/3) / 2 = 1/3 < 0.4: C is not eligible; A and B agree on 4.
+    expect(result.finalReputation.C).toBeCloseTo(1 / 3, 12);
+    expect(result.finalReputation.A).toBeCloseTo((2.9 / 3.9 + 1 / 3) / 2, 12);
+    expect(result.decisions).toMatchObject([{ taskId: 't1', answer: '4', eligible: ['A', 'B'], rounds: 2 }]);
+    const round1Routes = events.filter((event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route' && event.round === 1);
+    expect(round1Routes.find((event) => event.publisher === 'C')).toMatchObject({ recipients: [], distrusted: ['A', 'B'] });
+    expect(round1Routes.find((event) => event.publisher === 'A')?.reasons[0]?.components).toMatchObject({ trust: expect.closeTo(2 / 3, 12) });
+  });
+
+  it('stops at the round limit when the DONE quorum is never reached', async () => {
+    // Round 0 never says DONE, so with maxRounds 1 the task ends after one round.
+    const result = await runRaps(options(team(), { maxRounds: 1 }));
+    expect(result.decisions[0]?.rounds).toBe(1);
+    expect(result.rounds[0]?.done).toBe(0);
+  });
+
+  it('lets the decider own the decision when adversaries are the majority', async () => {
+    const agents = [createScriptedAgent({ id: 'A', answer: '4', distrusts: ['B', 'C'] }), createScriptedAgent({ id: 'B', answer: '9', distrusts: ['A'] }), createScriptedAgent({ id: 'C', answer: '9', distrusts: ['A'] })];
+    const teamView = await runRaps(options(agents as ReturnType<typeof team>));
+    const deciderView = await runRaps(options(agents as ReturnType<typeof team>, { decider: 'A' }));
+    expect(teamView.decisions[0]?.answer).toBe('9');
+    expect(deciderView.decisions[0]).toMatchObject({ answer: '4', eligible: ['A'] });
+    expect(deciderView.rounds[0]?.deciderView).toMatchObject({ A: 1, B: expect.closeTo(1 / 3, 12) });
+  });
+
+  it('logs subscription drift as the cosine distance between old and new embeddings', async () => {
+    const agents = team().map((agent, index) => (index === 0 ? createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'], refineWord: 'geometry' }) : agent));
+    const events: RapsEvent[] = [];
+    const result = await runRaps(options(agents, { refine: true, maxRounds: 1, onEvent: (event) => events.push(event) }));
+    const refine = events.filter((event): event is Extract<RapsEvent, { type: 'refine' }> => event.type === 'refine');
+    expect(refine.map((event) => event.agentId)).toEqual(['A']);
+    const embedder = createHashedNgramEmbedder();
+    const expected = cosineDistance(embedder.embedSync('arithmetic answers'), embedder.embedSync('arithmetic answers geometry'));
+    expect(expected).toBeGreaterThan(0.05);
+    expect(refine[0]?.drift).toBeCloseTo(expected, 6);
+    expect(result.subscriptions.A).toBe('arithmetic answers geometry');
+    const off = await runRaps(options(team(), { refine: false, maxRounds: 1 }));
+    expect(off.totals.refinements).toBe(0);
+  });
+
+  it('delivers each publication at most once to a handler and keeps the outcome under lost acks (property)', async () => {
+    const clean = await runRaps(options(team()));
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), fc.double({ min: 0, max: 0.6, noNaN: true }), async (seed, lostAckRate) => {
+        const agents = team();
+        const result = await runRaps(options(agents, { transport: createInProcessBus({ lostAckRate, rng: createRng(seed), redeliveryDelayMs: 0 }) }));
+        for (const agent of agents) expect(new Set(agent.audited).size).toBe(agent.audited.length);
+        expect(result.decisions).toEqual(clean.decisions);
+        expect(result.beliefs).toEqual(clean.beliefs);
+        for (const round of result.rounds) expect(round.routed).toBeLessThanOrEqual(round.broadcast);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('rejects and counts malformed wire messages without failing the run', async () => {
+    const bus = createInProcessBus();
+    const subjects = rapsSubjects('raps');
+    const encoder = new TextEncoder();
+    await bus.publish(subjects.publications, encoder.encode('{not json'), { id: 'garbage-1' });
+    await bus.publish(subjects.publications, encodeWire({ schemaVersion: 2, id: 'x', from: 'A', round: 0, text: '' }), { id: 'garbage-2' });
+    await bus.publish(subjects.reports, encodeWire({ schemaVersion: 1, kind: 'audited', commandId: 'c' }), { id: 'garbage-3' });
+    const events: RapsEvent[] = [];
+    const result = await runRaps(options(team(), { transport: bus, onEvent: (event) => events.push(event) }));
+    expect(result.totals.malformed).toBe(3);
+    expect(result.decisions[0]?.answer).toBe('4');
+    const errors = events.filter((event): event is Extract<RapsEvent, { type: 'malformed' }> => event.type === 'malformed').map((event) => event.error);
+    expect(errors[0]).toMatch(/raps.raps.pub: message garbage-1 is not UTF-8 JSON/);
+    expect(errors[1]).toMatch(/message garbage-2 rejected: field schemaVersion.*\(schemaVersion 2; only 1 is understood\)/);
+    expect(errors[2]).toMatch(/message garbage-3 rejected: field/);
+  });
+
+  it('loses nothing when an agent node crashes mid-command and a new one takes over', async () => {
+    const clean = await runRaps(options(team()));
+    const bus = createInProcessBus();
+    let release: () => void = () => {};
+    let crashed = false;
+    const stalls = new Promise<void>((resolve) => (release = resolve));
+    const agents = team();
+    const crashy = createScriptedAgent({
+      id: 'B',
+      answer: '4',
+      distrusts: ['C'],
+      onAudit: async () => {
+        if (!crashed) {
+          crashed = true;
+          await stalls; // the process "dies" while handling its first delivery
+        }
+      },
+    });
+    const first = await startRapsNode({ transport: bus, runId: 'raps', agent: crashy });
+    const others = await Promise.all([agents[0]!, agents[2]!].map((agent) => startRapsNode({ transport: bus, runId: 'raps', agent })));
+    const running = runRaps({ ...options(agents), hostAgents: [], transport: bus });
+    while (!crashed) await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.stop();
+    const restarted = await startRapsNode({ transport: bus, runId: 'raps', agent: createScriptedAgent({ id: 'B', answer: '4', distrusts: ['C'] }) });
+    const result = await running;
+    release();
+    expect(result.decisions).toEqual(clean.decisions);
+    expect(result.beliefs).toEqual(clean.beliefs);
+    expect(restarted.stats.handled).toBeGreaterThan(0);
+    for (const node of [restarted, ...others]) await node.stop();
+  });
+
+  it('refuses a missing subscription, an unknown decider and a bad run id', async () => {
+    await expect(runRaps({ ...options(team()), subscriptions: { A: 'x', B: 'y' } })).rejects.toThrow(/subscriptions.C is missing/);
+    await expect(runRaps(options(team(), { decider: 'Z' }))).rejects.toThrow(/decider "Z" is not one of the agents/);
+    await expect(runRaps(options(team(), { runId: 'a.b' }))).rejects.toThrow(/runId may only contain/);
+  });
+});

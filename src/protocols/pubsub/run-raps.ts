@@ -1,0 +1,479 @@
+// RAPS coordination loop (Li et al. 2026, arXiv 2602.08009): per round publish → route → receive →
+// audit → refine, until a quorum publishes DONE or the round limit; the answer is aggregated from
+// the agents whose peer reputation is at least τ. Thin orchestration over broker.ts, watchdog.ts,
+// node.ts and wire.ts.
+import type { Agent } from '../../agents/agent.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import { validateTeam } from '../../core/agent-identity.js';
+import { InvalidArgumentError, TransportError } from '../../core/errors.js';
+import type { Message } from '../../core/message.js';
+import type { Task } from '../../core/task.js';
+import { createTracer, type TraceSink } from '../../core/trace.js';
+import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/validate.js';
+import type { Aggregator } from '../../aggregation/aggregator.js';
+import { createReputationPlurality } from './_reputation-plurality.js';
+import { createBetaModel, type BetaModelOptions, type BetaReputationModel } from '../../reputation/beta.js';
+import type { Embedder } from '../../embeddings/embedder.js';
+import { createHashedNgramEmbedder } from '../../embeddings/hashed-ngram.js';
+import { cosineDistance } from '../../embeddings/vector.js';
+import { createInProcessBus } from '../../transport/in-process-bus.js';
+import { createDeduplicator } from '../../transport/dedupe.js';
+import { subjectToken } from '../../transport/subject.js';
+import type { Transport, TransportSubscription } from '../../transport/transport.js';
+import { createBroker, type TrustPolicy } from './broker.js';
+import type { RapsEvent } from './events.js';
+import { startRapsNode, type RapsNode } from './node.js';
+import type { RouteSelector } from './route-selector.js';
+import { auditEvidence, peerReputation, witnessReports, type AuditRecord, type WitnessBehaviour } from './watchdog.js';
+import { commandId, decodeWire, encodeWire, parseMessage, rapsSubjects, reportSchema, taskToWire, type RapsCommand, type RapsReport } from './wire.js';
+
+/** Options of {@link runRaps}. */
+export interface RunRapsOptions {
+  /** Team members in a fixed order (ties and canonical orders follow it). */
+  agents: readonly { readonly id: AgentId; readonly model: string }[];
+  /** Initial subscription (standing intent) text per agent. */
+  subscriptions: Readonly<Record<AgentId, string>>;
+  /** Tasks, worked one after another; beliefs carry over. */
+  tasks: readonly Task[];
+  /** Agents hosted in this process (nodes started on the transport); the others must run elsewhere. @default [] */
+  hostAgents?: readonly Agent[];
+  /** Message transport. @default a new in-process bus */
+  transport?: Transport;
+  /** Run id (subjects `raps.<runId>.…`); letters, digits, `-`, `_`. @default 'raps' */
+  runId?: string;
+  /** Embedding provider for subscriptions and publications. @default createHashedNgramEmbedder() (384-dim) */
+  embedder?: Embedder;
+  /** Rounds per task, ≥ 1. @default 4 */
+  maxRounds?: number;
+  /** Stop a task once at least this fraction of publishers says DONE, in (0, 1]. @default 0.6 */
+  doneQuorum?: number;
+  /** Recipients per publication. @default 3 */
+  topK?: number;
+  /** Minimum cosine similarity for routing, in [-1, 1]. @default 0.05 */
+  floor?: number;
+  /** Trust policy at the broker. @default 'filter' */
+  trustPolicy?: TrustPolicy;
+  /** Beta watchdog parameters λ, δ, ω, τ. @default { lambda: 0.9, delta: 1.5, omega: 0.3, tau: 0.4 } */
+  beta?: BetaModelOptions;
+  /** Reactive subscription refinement after each round. @default true */
+  refine?: boolean;
+  /** Second-hand witness checks after each round. @default true */
+  witness?: boolean;
+  /** Witnesses each observer consults per round (the most trusted it heard from), ≥ 0. @default 3 */
+  maxWitnesses?: number;
+  /** Witness behaviour per agent (absent = honest). @default {} */
+  witnessBehaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
+  /** LLM (or other) recipient chooser used instead of plain top-k. @default undefined */
+  routeSelector?: RouteSelector;
+  /**
+   * The agent whose watchdog decides (the requester's own agent): eligible are the decider and the
+   * agents j with E_decider[j] ≥ τ, weighted by E_decider[j] (the decider by 1). Omitted = the team
+   * view: agents whose peer reputation (mean of E_i[j] over i ≠ j) is ≥ τ, weighted by it. When
+   * adversaries are a majority, only a decider's view can exclude them. @default undefined
+   */
+  decider?: AgentId;
+  /** Final aggregation over agents with reputation ≥ τ. @default weighted plurality by reputation */
+  aggregator?: Aggregator;
+  /** Time to wait for all replies of one phase, in ms. @default 60000 */
+  replyTimeoutMs?: number;
+  /** Receives every event as it happens. @default no-op */
+  onEvent?: (event: RapsEvent) => void;
+  /** Trace sink for `route` and `audit` spans. @default no-op */
+  trace?: TraceSink;
+  /** Clock for spans (ms). @default () => 0 */
+  now?: () => number;
+}
+
+/** One task's decision. */
+export interface RapsDecision {
+  readonly taskId: string;
+  /** Winning answer key, or null. */
+  readonly answer: string | null;
+  readonly support: Readonly<Record<string, number>>;
+  /** Agents whose answers were aggregated (reputation ≥ τ). */
+  readonly eligible: readonly AgentId[];
+  /** Rounds the task took. */
+  readonly rounds: number;
+  /** Each agent's last answer. */
+  readonly answers: Readonly<Record<AgentId, string | null>>;
+  /** Each agent's last publication text. */
+  readonly texts: Readonly<Record<AgentId, string>>;
+}
+
+/** Counters of one round. */
+export interface RapsRoundStats {
+  readonly taskId: string;
+  readonly round: number;
+  readonly globalRound: number;
+  readonly publications: number;
+  /** Deliveries the broker made. */
+  readonly routed: number;
+  /** Deliveries broadcast would have made: publications × (n − 1). */
+  readonly broadcast: number;
+  /** Audit calls (one per delivery). */
+  readonly audits: number;
+  /** Witness reports checked. */
+  readonly witnessChecks: number;
+  /** Witness reports refused by the deviation test. */
+  readonly witnessRejected: number;
+  /** Agents that said DONE. */
+  readonly done: number;
+  /** Peer reputation of every agent after the round. */
+  readonly reputation: Readonly<Record<AgentId, number>>;
+  /** The decider's belief E_decider[j] about every agent j (its own entry 1), when a decider is set. */
+  readonly deciderView?: Readonly<Record<AgentId, number>>;
+}
+
+/** Result of {@link runRaps} (schemaVersion 1). */
+export interface RapsResult {
+  readonly schemaVersion: 1;
+  readonly runId: string;
+  readonly decisions: readonly RapsDecision[];
+  readonly rounds: readonly RapsRoundStats[];
+  /** Peer reputation after the last round. */
+  readonly finalReputation: Readonly<Record<AgentId, number>>;
+  /** E_i[j] for every observer i and subject j after the last round. */
+  readonly beliefs: Readonly<Record<AgentId, Readonly<Record<AgentId, number>>>>;
+  readonly totals: {
+    readonly publications: number;
+    readonly routed: number;
+    readonly broadcast: number;
+    readonly audits: number;
+    readonly witnessChecks: number;
+    readonly witnessRejected: number;
+    readonly refinements: number;
+    /** Wire messages rejected as malformed (counted, never fatal). */
+    readonly malformed: number;
+    /** Replies seen more than once and dropped (at-least-once duplicates). */
+    readonly duplicates: number;
+    /** Agent acts that failed. */
+    readonly agentErrors: number;
+  };
+  /** Final subscription text per agent. */
+  readonly subscriptions: Readonly<Record<AgentId, string>>;
+}
+
+/**
+ * Runs RAPS over `tasks` with the given team.
+ *
+ * @example
+ * const result = await runRaps({ agents: team.map((agent) => agent.identity), hostAgents: team, subscriptions, tasks });
+ * result.decisions[0].answer;
+ */
+export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
+  const identities = options.agents;
+  validateTeam(identities as { id: string; model: string }[], 'agents');
+  const order = identities.map((agent) => agent.id);
+  const runId = options.runId ?? 'raps';
+  assertNonEmptyString('runId', runId);
+  if (!/^[A-Za-z0-9_-]+$/.test(runId)) throw new InvalidArgumentError({ parameter: 'runId', value: runId, message: `runId may only contain letters, digits, '-' and '_', got ${JSON.stringify(runId)}` });
+  if (!Array.isArray(options.tasks) || options.tasks.length === 0) throw new InvalidArgumentError({ parameter: 'tasks', value: options.tasks, message: 'tasks must be a non-empty list of tasks' });
+  for (const agentId of order) {
+    if (typeof options.subscriptions?.[agentId] !== 'string') {
+      throw new InvalidArgumentError({ parameter: `subscriptions.${agentId}`, value: options.subscriptions?.[agentId], message: `every agent needs an initial subscription text; subscriptions.${agentId} is missing` });
+    }
+  }
+  const maxRounds = options.maxRounds ?? 4;
+  const doneQuorum = options.doneQuorum ?? 0.6;
+  const replyTimeoutMs = options.replyTimeoutMs ?? 60_000;
+  assertInteger('maxRounds', maxRounds, 1, 1000);
+  assertInRange('doneQuorum', doneQuorum, 0, 1, { minExclusive: true });
+  assertInteger('replyTimeoutMs', replyTimeoutMs, 1);
+  const decider = options.decider;
+  if (decider !== undefined && !order.includes(decider)) throw new InvalidArgumentError({ parameter: 'decider', value: decider, message: `decider ${JSON.stringify(decider)} is not one of the agents (${order.join(', ')})` });
+  const refine = options.refine ?? true;
+  const witness = options.witness ?? true;
+  const embedder = options.embedder ?? createHashedNgramEmbedder();
+  const model: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
+  const tau = model.parameters.tau;
+  const broker = createBroker({ dimensions: embedder.dimensions, topK: options.topK ?? 3, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter' });
+  const aggregator = options.aggregator ?? createReputationPlurality();
+  const emit = options.onEvent ?? (() => {});
+  const tracer = createTracer({ sink: options.trace, now: options.now ?? (() => 0) });
+  const ownsTransport = options.transport === undefined;
+  const transport = options.transport ?? createInProcessBus();
+  const subjects = rapsSubjects(runId);
+
+  const totals = { publications: 0, routed: 0, broadcast: 0, audits: 0, witnessChecks: 0, witnessRejected: 0, refinements: 0, malformed: 0, duplicates: 0, agentErrors: 0 };
+  const subscriptions: Record<AgentId, string> = {};
+  const subscriptionVectors = new Map<AgentId, Float32Array>();
+  const initialVectors = await embedder.embed(order.map((agentId) => options.subscriptions[agentId] as string));
+  order.forEach((agentId, index) => {
+    subscriptions[agentId] = options.subscriptions[agentId] as string;
+    subscriptionVectors.set(agentId, initialVectors[index] as Float32Array);
+    broker.subscribe(agentId, initialVectors[index] as Float32Array);
+  });
+
+  // Replies by command id; waiters resolve when every expected id has arrived.
+  const replies = new Map<string, { message?: Message; report?: RapsReport }>();
+  const expectedPublication = new Map<string, string>(); // message id -> command id
+  const seenReplies = createDeduplicator(1_000_000);
+  let wake: (() => void) | null = null;
+  const arrived = (key: string, value: { message?: Message; report?: RapsReport }): void => {
+    if (!seenReplies.firstTime(key)) {
+      totals.duplicates++;
+      return;
+    }
+    replies.set(key, value);
+    wake?.();
+  };
+  const malformed = (subject: string, id: string, error: unknown): void => {
+    totals.malformed++;
+    emit({ schemaVersion: 1, type: 'malformed', subject, id, error: (error as Error).message });
+  };
+
+  const subscriptionsHeld: TransportSubscription[] = [];
+  const nodes: RapsNode[] = [];
+  try {
+    subscriptionsHeld.push(
+      await transport.subscribe(
+        subjects.publications,
+        (delivery) => {
+          try {
+            const message = parseMessage(delivery.data, { subject: delivery.subject, id: delivery.id });
+            const command = expectedPublication.get(message.id);
+            if (command === undefined) throw new Error(`publication ${message.id} from ${message.from} was not requested in this run; dropped`);
+            arrived(command, { message });
+          } catch (error) {
+            malformed(delivery.subject, delivery.id, error);
+          }
+        },
+        { durable: `coordinator-pub-${runId}` },
+      ),
+    );
+    subscriptionsHeld.push(
+      await transport.subscribe(
+        subjects.reports,
+        (delivery) => {
+          try {
+            const report = decodeWire(reportSchema, delivery.data, { subject: delivery.subject, id: delivery.id });
+            arrived(report.commandId, { report });
+          } catch (error) {
+            malformed(delivery.subject, delivery.id, error);
+          }
+        },
+        { durable: `coordinator-report-${runId}` },
+      ),
+    );
+    for (const agent of options.hostAgents ?? []) {
+      if (!order.includes(agent.identity.id)) throw new InvalidArgumentError({ parameter: 'hostAgents', value: agent.identity.id, message: `hosted agent ${agent.identity.id} is not in agents` });
+      nodes.push(await startRapsNode({ transport, runId, agent }));
+    }
+
+    const send = async (commands: RapsCommand[]): Promise<Map<string, { message?: Message; report?: RapsReport }>> => {
+      await Promise.all(commands.map((command) => transport.publish(subjects.commands(subjectToken(command.agentId)), encodeWire(command), { id: command.id })));
+      const deadline = Date.now() + replyTimeoutMs;
+      for (;;) {
+        const missing = commands.filter((command) => !replies.has(command.id));
+        if (missing.length === 0) break;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          throw new TransportError(`no reply within ${replyTimeoutMs} ms to ${missing.length} command(s), e.g. ${missing[0]?.id} for agent ${missing[0]?.agentId}; is that agent's node running on transport ${transport.name}?`);
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(remaining, 250));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+      const result = new Map<string, { message?: Message; report?: RapsReport }>();
+      for (const command of commands) {
+        result.set(command.id, replies.get(command.id) as { message?: Message; report?: RapsReport });
+        replies.delete(command.id);
+      }
+      return result;
+    };
+
+    const viewOf = (observer: AgentId): Record<AgentId, number> =>
+      Object.fromEntries(order.map((subject) => [subject, subject === observer ? 1 : model.belief(observer, subject).expectation]));
+    const decisions: RapsDecision[] = [];
+    const rounds: RapsRoundStats[] = [];
+    let globalRound = 0;
+    for (const task of options.tasks) {
+      const wireTask = taskToWire(task);
+      const last = new Map<AgentId, Message>();
+      let inbox = new Map<AgentId, Message[]>();
+      let roundsTaken = 0;
+      for (let round = 0; round < maxRounds; round++) {
+        roundsTaken = round + 1;
+        // 1. Publish.
+        const publishCommands: RapsCommand[] = order.map((agentId) => {
+          const id = commandId(runId, task.id, round, 'publish', agentId);
+          expectedPublication.set(`${runId}:${task.id}:${round}:${agentId}`, id);
+          return { schemaVersion: 1, kind: 'publish', id, runId, agentId, round, task: wireTask, own: last.get(agentId) ?? null, received: inbox.get(agentId) ?? [] };
+        });
+        const published = await send(publishCommands);
+        const publications: Message[] = [];
+        for (const command of publishCommands) {
+          const reply = published.get(command.id);
+          if (reply?.message) {
+            publications.push(reply.message);
+            last.set(command.agentId, reply.message);
+            emit({ schemaVersion: 1, type: 'publish', taskId: task.id, round, agentId: command.agentId, messageId: reply.message.id, answer: reply.message.answer ?? null, done: reply.message.done === true });
+          } else {
+            totals.agentErrors++;
+            emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: reply?.report?.kind === 'failed' ? reply.report.error : 'no publication' });
+          }
+        }
+        totals.publications += publications.length;
+
+        // 2. Route.
+        const vectors = await embedder.embed(publications.map((message) => message.text));
+        const deliveries: Array<{ recipient: AgentId; message: Message }> = [];
+        let routed = 0;
+        let broadcast = 0;
+        for (const [index, message] of publications.entries()) {
+          const trust = (receiver: AgentId, publisher: AgentId) => model.belief(receiver, publisher).expectation;
+          let decision = broker.route(message.from, vectors[index] as Float32Array, trust);
+          if (options.routeSelector) decision = await selectWithRouter(options.routeSelector, broker, message, vectors[index] as Float32Array, trust, subscriptions, emit, task.id, round);
+          routed += decision.recipients.length;
+          broadcast += decision.broadcast;
+          for (const recipient of decision.recipients) deliveries.push({ recipient, message });
+          tracer.record({ type: 'route', publisher: message.from, messageId: message.id, recipients: decision.recipients, reasons: decision.reasons });
+          emit({ schemaVersion: 1, type: 'route', taskId: task.id, round, publisher: message.from, messageId: message.id, recipients: decision.recipients, reasons: decision.reasons, distrusted: decision.distrusted, broadcast: decision.broadcast });
+        }
+        totals.routed += routed;
+        totals.broadcast += broadcast;
+
+        // 3. Receive and audit.
+        const deliverCommands: RapsCommand[] = deliveries.map(({ recipient, message }) => ({ schemaVersion: 1, kind: 'deliver', id: commandId(runId, task.id, round, 'deliver', recipient, message.id), runId, agentId: recipient, round, task: wireTask, message }));
+        const audited = await send(deliverCommands);
+        const audits: AuditRecord[] = [];
+        for (const command of deliverCommands) {
+          const report = audited.get(command.id)?.report;
+          if (report?.kind === 'audited') audits.push({ auditor: report.agentId, subject: report.subject, messageId: report.messageId, reliable: report.reliable, reason: report.reason });
+          else {
+            totals.agentErrors++;
+            emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: report?.kind === 'failed' ? report.error : 'no audit' });
+          }
+        }
+        const firstHand = auditEvidence(audits, task.id, order);
+        model.observe(firstHand);
+        totals.audits += audits.length;
+        for (const audit of audits) {
+          tracer.record({ type: 'audit', auditor: audit.auditor, subject: audit.subject, messageId: audit.messageId, reliable: audit.reliable, reason: audit.reason });
+          emit({ schemaVersion: 1, type: 'audit', taskId: task.id, round, ...audit, beliefAfter: model.belief(audit.auditor, audit.subject).expectation });
+        }
+        const nextInbox = new Map<AgentId, Message[]>();
+        const heardFrom = new Map<AgentId, Set<AgentId>>();
+        for (const { recipient, message } of deliveries) {
+          const list = nextInbox.get(recipient) ?? [];
+          list.push(message);
+          nextInbox.set(recipient, list);
+          const heard = heardFrom.get(recipient) ?? new Set<AgentId>();
+          heard.add(message.from);
+          heardFrom.set(recipient, heard);
+        }
+        for (const list of nextInbox.values()) list.sort((left, right) => order.indexOf(left.from) - order.indexOf(right.from));
+
+        // 4. Second-hand witness checks.
+        let witnessChecks = 0;
+        let witnessRejected = 0;
+        if (witness) {
+          const reports = witnessReports({ model, order, heardFrom, behaviour: options.witnessBehaviour ?? {}, maxWitnesses: options.maxWitnesses ?? 3 });
+          for (const report of reports) {
+            const check = model.assessWitness(report);
+            model.observe([report]);
+            witnessChecks++;
+            if (!check.accepted) witnessRejected++;
+            emit({ schemaVersion: 1, type: 'witness', taskId: task.id, round, observer: report.observer, witness: report.witness, subject: report.subject, deviation: check.deviation, accepted: check.accepted });
+          }
+        }
+        totals.witnessChecks += witnessChecks;
+        totals.witnessRejected += witnessRejected;
+
+        // 5. Reactive subscription refinement.
+        if (refine) {
+          const refineCommands: RapsCommand[] = order
+            .filter((agentId) => (nextInbox.get(agentId)?.length ?? 0) > 0)
+            .map((agentId) => ({ schemaVersion: 1, kind: 'refine', id: commandId(runId, task.id, round, 'refine', agentId), runId, agentId, round, current: subscriptions[agentId] as string, received: nextInbox.get(agentId) ?? [] }));
+          const refined = await send(refineCommands);
+          const changed: Array<{ agentId: AgentId; text: string }> = [];
+          for (const command of refineCommands) {
+            const report = refined.get(command.id)?.report;
+            if (report?.kind === 'refined') {
+              if (report.text !== subscriptions[command.agentId] && report.text.trim() !== '') changed.push({ agentId: command.agentId, text: report.text });
+            } else {
+              totals.agentErrors++;
+              emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: report?.kind === 'failed' ? report.error : 'no refinement' });
+            }
+          }
+          const newVectors = await embedder.embed(changed.map((item) => item.text));
+          changed.forEach(({ agentId, text }, index) => {
+            const before = subscriptions[agentId] as string;
+            const vector = newVectors[index] as Float32Array;
+            // drift = 1 − cos(e(old), e(new))
+            const drift = cosineDistance(subscriptionVectors.get(agentId) as Float32Array, vector);
+            subscriptions[agentId] = text;
+            subscriptionVectors.set(agentId, vector);
+            broker.subscribe(agentId, vector);
+            totals.refinements++;
+            emit({ schemaVersion: 1, type: 'refine', taskId: task.id, round, agentId, before, after: text, drift });
+          });
+        }
+
+        // 6. Termination check.
+        const done = publications.filter((message) => message.done === true).length;
+        const reputation = peerReputation(model, order);
+        globalRound++;
+        rounds.push({ taskId: task.id, round, globalRound, publications: publications.length, routed, broadcast, audits: audits.length, witnessChecks, witnessRejected, done, reputation, ...(decider === undefined ? {} : { deciderView: viewOf(decider) }) });
+        emit({ schemaVersion: 1, type: 'round', taskId: task.id, round, globalRound, done, publishers: publications.length, reputation });
+        inbox = nextInbox;
+        if (publications.length > 0 && done >= doneQuorum * publications.length) break;
+      }
+
+      // Decide from agents whose reputation (team view, or the decider's view) is at least τ.
+      const reputation = decider === undefined ? peerReputation(model, order) : viewOf(decider);
+      let eligible = order.filter((agentId) => last.has(agentId) && (reputation[agentId] as number) >= tau);
+      if (eligible.length === 0) eligible = order.filter((agentId) => last.has(agentId));
+      const proposals = eligible.map((agentId) => {
+        const message = last.get(agentId) as Message;
+        return { agentId, taskId: task.id, round: message.round, text: message.text, answer: message.answer ?? null };
+      });
+      const weights = Object.fromEntries(eligible.map((agentId) => [agentId, reputation[agentId] as number]));
+      const decision = aggregator.aggregate({ task, proposals, agents: identities.filter((agent) => eligible.includes(agent.id)), weights });
+      const answers = Object.fromEntries(order.map((agentId) => [agentId, last.get(agentId)?.answer ?? null]));
+      const texts = Object.fromEntries(order.filter((agentId) => last.has(agentId)).map((agentId) => [agentId, (last.get(agentId) as Message).text]));
+      decisions.push({ taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken, answers, texts });
+      emit({ schemaVersion: 1, type: 'decision', taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken });
+    }
+
+    const beliefs: Record<AgentId, Record<AgentId, number>> = {};
+    for (const observer of order) {
+      beliefs[observer] = {};
+      for (const subject of order) if (subject !== observer) (beliefs[observer] as Record<AgentId, number>)[subject] = model.belief(observer, subject).expectation;
+    }
+    return { schemaVersion: 1, runId, decisions, rounds, finalReputation: peerReputation(model, order), beliefs, totals: { ...totals }, subscriptions: { ...subscriptions } };
+  } finally {
+    for (const node of nodes) await node.stop();
+    for (const subscription of subscriptionsHeld) await subscription.stop();
+    if (ownsTransport) await transport.close();
+  }
+}
+
+async function selectWithRouter(
+  selector: RouteSelector,
+  broker: ReturnType<typeof createBroker>,
+  message: Message,
+  vector: Float32Array,
+  trust: (receiver: AgentId, publisher: AgentId) => number,
+  subscriptions: Readonly<Record<AgentId, string>>,
+  emit: (event: RapsEvent) => void,
+  taskId: string,
+  round: number,
+) {
+  // Candidates: everyone the similarity router would accept, without the top-k cut.
+  const wide = createBroker({ dimensions: broker.dimensions, topK: Math.max(1, broker.size), floor: broker.options.floor, tau: broker.options.tau, trustPolicy: broker.options.trustPolicy });
+  for (const agentId of broker.subscribers()) wide.subscribe(agentId, broker.vectorOf(agentId));
+  const candidates = wide.route(message.from, vector, trust);
+  const offered = candidates.reasons.map((reason) => ({ agentId: reason.agentId, subscription: subscriptions[reason.agentId] ?? '', similarity: reason.components?.similarity ?? 0, trust: reason.components?.trust ?? 0 }));
+  const chosen = await selector({ publication: message, candidates: offered, topK: broker.options.topK });
+  const allowed = new Set(offered.map((candidate) => candidate.agentId));
+  const recipients = [...new Set(chosen)].filter((agentId) => allowed.has(agentId)).slice(0, broker.options.topK);
+  const refused = chosen.filter((agentId) => !allowed.has(agentId));
+  if (refused.length > 0) emit({ schemaVersion: 1, type: 'agent-error', taskId, round, agentId: message.from, error: `route selector chose ${refused.join(', ')}, not among the candidates; ignored` });
+  return { ...candidates, recipients, reasons: candidates.reasons.filter((reason) => recipients.includes(reason.agentId)).map((reason) => ({ ...reason, note: `chosen by route selector; ${reason.note ?? ''}` })) };
+}

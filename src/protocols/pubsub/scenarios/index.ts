@@ -1,0 +1,3 @@
+export * from './scenarios.js';
+export * from './qa-team.js';
+export * from './code-review.js';

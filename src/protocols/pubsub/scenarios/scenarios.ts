@@ -1,0 +1,241 @@
+import type { Agent } from '../../../agents/agent.js';
+import type { AgentId } from '../../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../../core/errors.js';
+import type { Transport } from '../../../transport/transport.js';
+import type { RapsEvent } from '../events.js';
+import { runRaps, type RapsResult, type RunRapsOptions } from '../run-raps.js';
+import { buildCodeReviewTeam, findingKey, isGrounded, newFileLines, parseFindings, type ReviewFinding } from './code-review.js';
+import { buildQaTeam, type QaTeam } from './qa-team.js';
+
+/** Names of the built-in RAPS scenarios. */
+export type RapsScenarioName = 'adversarial' | 'scaling' | 'code-review';
+
+/** The built-in scenario names. */
+export const rapsScenarioNames: readonly RapsScenarioName[] = ['adversarial', 'scaling', 'code-review'];
+
+/** Parameters that fully determine a scenario's team (another process rebuilds the same team from them). */
+export interface RapsScenarioParameters {
+  /** @default 2027 */
+  readonly seed?: number;
+  /** Team size (`scaling` only). @default 10 */
+  readonly agentCount?: number;
+  /** Number of tasks (`adversarial` default 30, `scaling` default 10). */
+  readonly taskCount?: number;
+  /** Recipients per publication; `scaling` compares top-3 against broadcast (n − 1). @default 3 */
+  readonly topK?: number;
+}
+
+/** A scenario ready to run: its agents and the options of {@link runRaps} except transport and hosting. */
+export interface RapsScenario {
+  readonly name: RapsScenarioName;
+  readonly agents: readonly Agent[];
+  readonly runOptions: Omit<RunRapsOptions, 'transport' | 'hostAgents' | 'onEvent'>;
+  readonly qaTeam?: QaTeam;
+}
+
+/**
+ * Builds a built-in scenario deterministically from its parameters.
+ *
+ * @example
+ * const scenario = createRapsScenario('adversarial', { seed: 2027 });
+ */
+export function createRapsScenario(name: RapsScenarioName, parameters: RapsScenarioParameters = {}): RapsScenario {
+  const seed = parameters.seed ?? 2027;
+  const runId = `${name}-${seed}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  if (name === 'adversarial') {
+    const team = buildQaTeam({ size: 5, adversaries: 3, seed, taskCount: parameters.taskCount ?? 30 });
+    return {
+      name,
+      agents: team.agents,
+      qaTeam: team,
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4 },
+    };
+  }
+  if (name === 'scaling') {
+    const size = parameters.agentCount ?? 10;
+    const team = buildQaTeam({ size, adversaries: Math.round(size * 0.2), seed, taskCount: parameters.taskCount ?? 10 });
+    const topK = parameters.topK ?? 3;
+    return {
+      name,
+      agents: team.agents,
+      qaTeam: team,
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: `${runId}-n${size}-k${topK}`, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4 },
+    };
+  }
+  if (name === 'code-review') {
+    const team = buildCodeReviewTeam();
+    return { name, agents: team.agents, runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, topK: 3, floor: 0.0, maxRounds: 3 } };
+  }
+  throw new InvalidArgumentError({ parameter: 'scenario', value: name, message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}` });
+}
+
+/** Options of {@link runRapsScenario}. */
+export interface RunRapsScenarioOptions extends RapsScenarioParameters {
+  /** Transport; default a new in-process bus. */
+  readonly transport?: Transport;
+  /** Host the agents in this process (false when they run as separate node processes). @default true */
+  readonly hostAgents?: boolean;
+  readonly onEvent?: (event: RapsEvent) => void;
+  /** @default 60000 */
+  readonly replyTimeoutMs?: number;
+}
+
+/** Runs a scenario once and returns the raw RAPS result with the scenario. */
+export async function runRapsScenario(name: RapsScenarioName, options: RunRapsScenarioOptions = {}): Promise<{ scenario: RapsScenario; result: RapsResult }> {
+  const scenario = createRapsScenario(name, options);
+  const result = await runRaps({
+    ...scenario.runOptions,
+    ...(options.transport ? { transport: options.transport } : {}),
+    hostAgents: options.hostAgents === false ? [] : scenario.agents,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.replyTimeoutMs ? { replyTimeoutMs: options.replyTimeoutMs } : {}),
+  });
+  return { scenario, result };
+}
+
+/** Summary of the `adversarial` scenario. */
+export interface AdversarialSummary {
+  readonly scenario: 'adversarial';
+  readonly seed: number;
+  readonly tau: number;
+  readonly decider: AgentId;
+  readonly agents: ReadonlyArray<{ readonly id: AgentId; readonly adversarial: boolean }>;
+  readonly tasks: number;
+  /** RAPS accuracy (decisions equal to the reference). */
+  readonly accuracy: number;
+  /** Unweighted plurality of all five agents' last answers (no reputation), for contrast. */
+  readonly majorityAccuracy: number;
+  /** The decider's own last answers, alone. */
+  readonly deciderAloneAccuracy: number;
+  /** First global round after which every adversary stays below τ in the decider's view (null if never). */
+  readonly adversariesBelowTauFromRound: number | null;
+  /** The decider's belief E_decider[j] per round. */
+  readonly reputationPerRound: ReadonlyArray<{ readonly round: number; readonly taskId: string; readonly reputation: Readonly<Record<AgentId, number>> }>;
+  readonly routed: number;
+  readonly broadcast: number;
+  readonly totals: RapsResult['totals'];
+}
+
+/** Summarises an `adversarial` run. */
+export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult, seed: number): AdversarialSummary {
+  const team = scenario.qaTeam as QaTeam;
+  const decider = scenario.runOptions.decider as AgentId;
+  const tau = scenario.runOptions.beta?.tau ?? 0.4;
+  const correct = (taskId: string, answer: string | null) => team.world.isCorrect(taskId, answer);
+  const accuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.answer) ? 1 : 0)));
+  const majorityAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, plurality(Object.values(decision.answers))) ? 1 : 0)));
+  const deciderAloneAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.answers[decider] ?? null) ? 1 : 0)));
+  const reputationPerRound = result.rounds.map((round) => ({ round: round.globalRound, taskId: round.taskId, reputation: round.deciderView ?? round.reputation }));
+  let below: number | null = null;
+  for (let index = reputationPerRound.length - 1; index >= 0; index--) {
+    const entry = reputationPerRound[index] as (typeof reputationPerRound)[number];
+    if (team.adversaries.every((agentId) => (entry.reputation[agentId] as number) < tau)) below = entry.round;
+    else break;
+  }
+  return {
+    scenario: 'adversarial',
+    seed,
+    tau,
+    decider,
+    agents: team.identities.map((identity) => ({ id: identity.id, adversarial: team.adversaries.includes(identity.id) })),
+    tasks: result.decisions.length,
+    accuracy,
+    majorityAccuracy,
+    deciderAloneAccuracy,
+    adversariesBelowTauFromRound: below,
+    reputationPerRound,
+    routed: result.totals.routed,
+    broadcast: result.totals.broadcast,
+    totals: result.totals,
+  };
+}
+
+/** One team size of the `scaling` scenario. */
+export interface ScalingRow {
+  readonly agents: number;
+  readonly adversaries: number;
+  readonly rounds: number;
+  readonly routedPerRound: number;
+  readonly broadcastPerRound: number;
+  readonly auditsPerRound: number;
+  readonly accuracy: number;
+  /** The same team and tasks with broadcast routing (every publication to all n − 1 peers). */
+  readonly broadcastAccuracy: number;
+  readonly broadcastAuditsPerRound: number;
+}
+
+/** Runs `scaling` for each team size: top-k routing against broadcast on the same team and tasks. */
+export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 10, topK = 3, transport }: { seed?: number; sizes?: readonly number[]; taskCount?: number; topK?: number; transport?: () => Promise<Transport> | Transport } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number; rows: ScalingRow[] }> {
+  const rows: ScalingRow[] = [];
+  for (const size of sizes) {
+    const routedRun = await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK, ...(transport ? { transport: await transport() } : {}) });
+    const broadcastRun = await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: size - 1, ...(transport ? { transport: await transport() } : {}) });
+    const team = routedRun.scenario.qaTeam as QaTeam;
+    const accuracyOf = (result: RapsResult) => mean(result.decisions.map((decision) => (team.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0)));
+    const rounds = routedRun.result.rounds.length;
+    rows.push({
+      agents: size,
+      adversaries: team.adversaries.length,
+      rounds,
+      routedPerRound: routedRun.result.totals.routed / rounds,
+      broadcastPerRound: routedRun.result.totals.broadcast / rounds,
+      auditsPerRound: routedRun.result.totals.audits / rounds,
+      accuracy: accuracyOf(routedRun.result),
+      broadcastAccuracy: accuracyOf(broadcastRun.result),
+      broadcastAuditsPerRound: broadcastRun.result.totals.audits / broadcastRun.result.rounds.length,
+    });
+  }
+  return { scenario: 'scaling', seed, tasks: taskCount, topK, rows };
+}
+
+/** The `code-review` output shape. */
+export interface CodeReviewSummary {
+  readonly reviews: ReadonlyArray<{ readonly agent: AgentId; readonly reputation: number; readonly findings: readonly ReviewFinding[]; readonly status: 'trusted' | 'isolated' }>;
+  readonly consensus_findings: ReadonlyArray<ReviewFinding & { readonly reported_by: readonly AgentId[] }>;
+}
+
+/**
+ * Summarises a `code-review` run: each reviewer's peer reputation and findings; `isolated` when its
+ * reputation is below τ; consensus findings are those of trusted reviewers whose quoted code is in the diff.
+ */
+export function summarizeCodeReview(scenario: RapsScenario, result: RapsResult): CodeReviewSummary {
+  const lastTexts = result.decisions[0]?.texts ?? {};
+  const tau = scenario.runOptions.beta?.tau ?? 0.4;
+  const task = scenario.runOptions.tasks[0];
+  const diff = task?.prompt.slice(task.prompt.indexOf('\n') + 1) ?? '';
+  const lines = newFileLines(diff);
+  const reviews = scenario.runOptions.agents.map((agent) => {
+    const reputation = result.finalReputation[agent.id] as number;
+    return { agent: agent.id, reputation, findings: parseFindings(lastTexts[agent.id] ?? ''), status: reputation >= tau ? ('trusted' as const) : ('isolated' as const) };
+  });
+  const consensus = new Map<string, ReviewFinding & { reported_by: AgentId[] }>();
+  for (const review of reviews) {
+    if (review.status !== 'trusted') continue;
+    for (const finding of review.findings) {
+      if (!isGrounded(finding, lines)) continue;
+      const key = findingKey(finding);
+      const entry = consensus.get(key);
+      if (entry) entry.reported_by.push(review.agent);
+      else consensus.set(key, { ...finding, reported_by: [review.agent] });
+    }
+  }
+  return { reviews, consensus_findings: [...consensus.values()].sort((left, right) => left.line - right.line || (left.category < right.category ? -1 : 1)) };
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+function plurality(answers: ReadonlyArray<string | null>): string | null {
+  const counts = new Map<string, number>();
+  for (const answer of answers) if (answer !== null) counts.set(answer, (counts.get(answer) ?? 0) + 1);
+  let best: string | null = null;
+  let bestCount = 0;
+  for (const [answer, count] of [...counts].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))) {
+    if (count > bestCount) {
+      best = answer;
+      bestCount = count;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { createBetaModel } from '../../reputation/beta.js';
+import { auditEvidence, peerReputation, witnessReports } from './watchdog.js';
+
+describe('watchdog', () => {
+  it('turns audits into decayed Beta evidence (hand-computed, lambda = 0.9)', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9 });
+    const audit = (auditor: string, subject: string, reliable: boolean, messageId: string) => ({ auditor, subject, reliable, messageId, reason: '' });
+    model.observe(auditEvidence([audit('a', 'b', true, 'm1'), audit('a', 'c', false, 'm2')], 't1', ['a', 'b', 'c']));
+    // a about b: r = 1, s = 0 -> E = 2/3; a about c: r = 0, s = 1 -> E = 1/3.
+    expect(model.belief('a', 'b').expectation).toBeCloseTo(2 / 3, 12);
+    expect(model.belief('a', 'c').expectation).toBeCloseTo(1 / 3, 12);
+    model.observe(auditEvidence([audit('a', 'b', true, 'm3')], 't2', ['a', 'b', 'c']));
+    // r = 0.9 * 1 + 1 = 1.9, s = 0.9 * 0 + 0 = 0 -> E = 2.9 / 3.9.
+    expect(model.belief('a', 'b').expectation).toBeCloseTo(2.9 / 3.9, 12);
+    expect(model.isTrusted('a', 'c')).toBe(false);
+  });
+
+  it('orders audits canonically, so arrival order does not change beliefs', () => {
+    const audits = [
+      { auditor: 'b', subject: 'a', reliable: false, messageId: 'm2', reason: '' },
+      { auditor: 'a', subject: 'c', reliable: true, messageId: 'm9', reason: '' },
+      { auditor: 'a', subject: 'c', reliable: false, messageId: 'm1', reason: '' },
+    ];
+    const forward = auditEvidence(audits, 't', ['a', 'b', 'c']);
+    const backward = auditEvidence(audits.slice().reverse(), 't', ['a', 'b', 'c']);
+    expect(backward).toEqual(forward);
+    expect(forward.map((item) => `${item.observer}>${item.subject}:${item.success}`)).toEqual(['a>c:0', 'a>c:1', 'b>a:0']);
+  });
+
+  it('merges a consistent witness report with discount omega and updates trust in the witness', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9, delta: 1.5, omega: 0.3 });
+    const order = ['a', 'b', 'c'];
+    // a: one reliable audit of b, one unreliable of c. b: two unreliable audits of c -> (0, 1.9).
+    model.observe([
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'b', success: 1 },
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'c', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 0 },
+    ]);
+    const reports = witnessReports({ model, order, heardFrom: new Map([['a', new Set(['b'])]]) });
+    expect(reports).toEqual([{ type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 0, negative: expect.closeTo(1.9, 12) }]);
+    // E_l = 1/3, Var_l = 2 / (9 * 4) = 1/18; E_w = 1 / 3.9, Var_w = 2.9 / (3.9^2 * 4.9).
+    // D = |1/3.9 - 1/3| / sqrt(1/18 + 2.9/74.529) = 0.076923 / 0.307355 = 0.25028 < 1.5: accepted.
+    expect(model.assessWitness(reports[0]!).deviation).toBeCloseTo(0.076923 / 0.307355, 4);
+    model.observe(reports);
+    // Merge: s = 1 + 0.3 * 1.9 = 1.57 -> E_a[c] = 1 / 3.57; trust in b: r = 0.9 * 1 + 1 = 1.9 -> 2.9 / 3.9.
+    expect(model.belief('a', 'c').expectation).toBeCloseTo(1 / 3.57, 12);
+    expect(model.belief('a', 'b').expectation).toBeCloseTo(2.9 / 3.9, 12);
+  });
+
+  it('asks only trusted witnesses, at most maxWitnesses, and inverts a lying witness', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c', 'd'] });
+    model.observe([
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'd', success: 0 }, // a distrusts d (E = 1/3)
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 1 },
+      { type: 'outcome', taskId: 't', observer: 'd', subject: 'c', success: 1 },
+    ]);
+    const heardFrom = new Map([['a', new Set(['b', 'd'])]]);
+    expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b']);
+    expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom, maxWitnesses: 0 })).toEqual([]);
+    const inverted = witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom, behaviour: { b: 'inverted' } });
+    expect(inverted[0]).toMatchObject({ witness: 'b', subject: 'c', positive: 0, negative: 1 });
+  });
+
+  it('computes peer reputation as the mean of the other agents beliefs', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c'] });
+    model.observe([{ type: 'outcome', taskId: 't', observer: 'a', subject: 'c', success: 1 }]);
+    // rep(c) = (E_a[c] + E_b[c]) / 2 = (2/3 + 1/2) / 2 = 7/12.
+    expect(peerReputation(model, ['a', 'b', 'c'])).toEqual({ a: 0.5, b: 0.5, c: expect.closeTo(7 / 12, 12) });
+  });
+});

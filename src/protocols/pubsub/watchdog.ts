@@ -1,0 +1,98 @@
+// RAPS Bayesian Reputation overlay (Li et al. 2026, arXiv 2602.08009): every agent keeps a local
+// watchdog, a Beta belief Beta(1 + r, 1 + s) about each peer. First-hand: after i receives j's
+// message, i's audit updates r_ij ← λ r_ij + reliable, s_ij ← λ s_ij + (1 − reliable). Second-hand:
+// a witness w reports its counts about s; i accepts the report iff
+// D = |E_w − E_i| / sqrt(Var_w + Var_i) < δ and then merges it with discount ω; the report also
+// updates i's trust belief about w. The equations live in the `beta` reputation model.
+import type { AgentId } from '../../core/agent-identity.js';
+import type { OutcomeEvidence, WitnessEvidence } from '../../reputation/reputation-model.js';
+import type { BetaReputationModel } from '../../reputation/beta.js';
+
+/** One audit verdict: `auditor` judged `subject`'s message `messageId`. */
+export interface AuditRecord {
+  readonly auditor: AgentId;
+  readonly subject: AgentId;
+  readonly messageId: string;
+  readonly reliable: boolean;
+  readonly reason: string;
+}
+
+/** How a witness reports: truthfully, or with its counts swapped (praises whom it distrusts and vice versa). */
+export type WitnessBehaviour = 'honest' | 'inverted';
+
+/**
+ * First-hand evidence from audits, in a canonical order (auditor, then message id), so that the
+ * decayed beliefs do not depend on the order in which verdicts arrived over the network.
+ */
+export function auditEvidence(audits: readonly AuditRecord[], taskId: string, order: readonly AgentId[]): OutcomeEvidence[] {
+  const rank = new Map(order.map((agentId, index) => [agentId, index]));
+  return audits
+    .slice()
+    .sort((left, right) => (rank.get(left.auditor) ?? 0) - (rank.get(right.auditor) ?? 0) || (left.messageId < right.messageId ? -1 : left.messageId > right.messageId ? 1 : 0))
+    // success = 1 for reliable, 0 for unreliable: r ← λr + success, s ← λs + (1 − success)
+    .map((audit) => ({ type: 'outcome', taskId, observer: audit.auditor, subject: audit.subject, success: audit.reliable ? 1 : 0 }));
+}
+
+/**
+ * Second-hand reports for one round: each observer asks at most `maxWitnesses` of the agents it
+ * heard from this round and still trusts (E_observer[w] ≥ τ; the most trusted first, ties in
+ * roster order) for their counts about every other agent they have evidence on. All reports are
+ * read from the beliefs before any is applied, observers in roster order. An `inverted` witness
+ * swaps positive and negative (bad-mouthing / ballot stuffing).
+ */
+export function witnessReports({
+  model,
+  order,
+  heardFrom,
+  behaviour = {},
+  maxWitnesses = 3,
+}: {
+  model: Pick<BetaReputationModel, 'counts' | 'isTrusted' | 'belief'>;
+  order: readonly AgentId[];
+  heardFrom: ReadonlyMap<AgentId, ReadonlySet<AgentId>>;
+  behaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
+  maxWitnesses?: number;
+}): WitnessEvidence[] {
+  const reports: WitnessEvidence[] = [];
+  for (const observer of order) {
+    const heard = heardFrom.get(observer);
+    if (!heard) continue;
+    const chosen = order
+      .filter((witness) => heard.has(witness) && witness !== observer && model.isTrusted(observer, witness))
+      .map((witness, index) => ({ witness, index, trust: model.belief(observer, witness).expectation }))
+      .sort((left, right) => right.trust - left.trust || left.index - right.index)
+      .slice(0, maxWitnesses)
+      .sort((left, right) => left.index - right.index)
+      .map((entry) => entry.witness);
+    for (const witness of chosen) {
+      for (const subject of order) {
+        if (subject === observer || subject === witness) continue;
+        const counts = model.counts(witness, subject);
+        if (counts.positive + counts.negative === 0) continue;
+        const inverted = behaviour[witness] === 'inverted';
+        reports.push({ type: 'witness', observer, witness, subject, positive: inverted ? counts.negative : counts.positive, negative: inverted ? counts.positive : counts.negative });
+      }
+    }
+  }
+  return reports;
+}
+
+/**
+ * Reputation of each agent in its peers' eyes: the mean over observers i ≠ j of E_i[j]
+ * (0.5 for everyone before any evidence).
+ */
+export function peerReputation(model: Pick<BetaReputationModel, 'belief'>, order: readonly AgentId[]): Record<AgentId, number> {
+  const reputation: Record<AgentId, number> = {};
+  for (const subject of order) {
+    let sum = 0;
+    let count = 0;
+    for (const observer of order) {
+      if (observer === subject) continue;
+      // rep(j) = (1 / (n − 1)) Σ_{i ≠ j} E_i[j]
+      sum += model.belief(observer, subject).expectation;
+      count++;
+    }
+    reputation[subject] = count === 0 ? 0.5 : sum / count;
+  }
+  return reputation;
+}

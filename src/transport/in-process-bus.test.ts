@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { createRng } from '../core/rng.js';
+import { createDeduplicator } from './dedupe.js';
+import { createInProcessBus } from './in-process-bus.js';
+import { subjectMatches } from './subject.js';
+
+const encoder = new TextEncoder();
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('createInProcessBus', () => {
+  it('keeps messages for a durable subscriber that attaches later, in order, once per id', async () => {
+    const bus = createInProcessBus();
+    await bus.publish('raps.r.pub', encoder.encode('1'), { id: 'm1' });
+    await bus.publish('raps.r.other', encoder.encode('x'), { id: 'm2' });
+    await bus.publish('raps.r.pub', encoder.encode('1 again'), { id: 'm1' });
+    await bus.publish('raps.r.pub', encoder.encode('3'), { id: 'm3' });
+    const seen: string[] = [];
+    await bus.subscribe('raps.r.pub', (message) => void seen.push(`${message.id}#${message.deliveryCount}`), { durable: 'd' });
+    await settle();
+    expect(seen).toEqual(['m1#1', 'm3#1']);
+    expect(bus.stats()).toMatchObject({ published: 3, duplicatePublishes: 1, delivered: 2 });
+  });
+
+  it('redelivers after a handler error and dead-letters after maxDeliver', async () => {
+    const bus = createInProcessBus({ maxDeliver: 3, redeliveryDelayMs: 0 });
+    const attempts: number[] = [];
+    await bus.subscribe('s.>', (message) => {
+      attempts.push(message.deliveryCount);
+      throw new Error('boom');
+    }, { durable: 'd' });
+    await bus.publish('s.x', encoder.encode(''), { id: 'm' });
+    await settle();
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(bus.stats()).toMatchObject({ handlerErrors: 3, deadLettered: 1, redelivered: 2 });
+  });
+
+  it('gives an unacknowledged message to the next subscriber of the durable after a stop', async () => {
+    const bus = createInProcessBus();
+    let release: () => void = () => {};
+    const first = await bus.subscribe('s', () => new Promise<void>((resolve) => (release = resolve)), { durable: 'd' });
+    await bus.publish('s', encoder.encode(''), { id: 'm' });
+    await settle();
+    await first.stop();
+    const seen: number[] = [];
+    await bus.subscribe('s', (message) => void seen.push(message.deliveryCount), { durable: 'd' });
+    await settle();
+    release();
+    await settle();
+    expect(seen).toEqual([2]);
+  });
+
+  it('delivers duplicates under lost acks, which a deduplicator absorbs', async () => {
+    const bus = createInProcessBus({ lostAckRate: 0.5, rng: createRng(7) });
+    const dedupe = createDeduplicator(100);
+    const handled: string[] = [];
+    let deliveries = 0;
+    await bus.subscribe('s', (message) => {
+      deliveries++;
+      if (dedupe.firstTime(message.id)) handled.push(message.id);
+    }, { durable: 'd' });
+    for (let index = 0; index < 20; index++) await bus.publish('s', encoder.encode(''), { id: `m${index}` });
+    await settle();
+    expect(handled).toEqual(Array.from({ length: 20 }, (_, index) => `m${index}`));
+    expect(deliveries).toBeGreaterThan(20);
+    expect(dedupe.duplicates).toBe(deliveries - 20);
+  });
+
+  it('refuses bad subjects, missing ids and use after close', async () => {
+    const bus = createInProcessBus();
+    await expect(bus.publish('a..b', encoder.encode(''), { id: 'x' })).rejects.toThrow(/subject must be a dot-separated subject/);
+    await expect(bus.publish('a.*', encoder.encode(''), { id: 'x' })).rejects.toThrow(/without wildcards/);
+    await expect(bus.publish('a', encoder.encode(''), { id: '' })).rejects.toThrow(/options.id must be a non-empty string/);
+    await bus.close();
+    await expect(bus.publish('a', encoder.encode(''), { id: 'x' })).rejects.toThrow(/bus is closed/);
+  });
+});
+
+describe('subjectMatches', () => {
+  it('follows the NATS wildcard rules', () => {
+    expect(subjectMatches('raps.*.pub', 'raps.r1.pub')).toBe(true);
+    expect(subjectMatches('raps.>', 'raps.r1.cmd.a')).toBe(true);
+    expect(subjectMatches('raps.>', 'raps')).toBe(false);
+    expect(subjectMatches('raps.*', 'raps.r1.pub')).toBe(false);
+    expect(subjectMatches('raps.r1.pub', 'raps.r1.pub')).toBe(true);
+  });
+});
+
+describe('createDeduplicator', () => {
+  it('forgets the oldest ids beyond its capacity', () => {
+    const dedupe = createDeduplicator(2);
+    expect([dedupe.firstTime('a'), dedupe.firstTime('b'), dedupe.firstTime('a'), dedupe.firstTime('c'), dedupe.firstTime('a')]).toEqual([true, true, false, true, true]);
+  });
+});

@@ -1,0 +1,6 @@
+export type * from './transport.js';
+export * from './subject.js';
+export * from './dedupe.js';
+export * from './in-process-bus.js';
+export * from './nats-transport.js';
+export * from './nats-server.js';
