@@ -6,7 +6,7 @@ import { openStore, type Store } from '../store/store.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer, type ServerScript } from '../testing/openai-compatible-server.js';
 import { llmCallOptions } from './call-context.js';
 import { createLanguageModel, type CreateLanguageModelOptions } from './create-language-model.js';
-import type { LlmCallRecord } from './ledger-middleware.js';
+import { llmCallSpanData, type LlmCallRecord } from './ledger-middleware.js';
 import type { RetryEvent } from './retry-middleware.js';
 import { createProviderLimiter } from './semaphore.js';
 
@@ -297,14 +297,26 @@ describe('API keys', () => {
 
   it('reads the key from the environment and never lets it reach errors, ledgers or call records', async () => {
     process.env[variable] = sentinel;
-    const server = await serve([{ type: 'echo-auth', status: 500 }, { type: 'echo-auth', status: 500 }, { type: 'echo-auth', status: 401 }]);
+    const server = await serve(['fine', { type: 'echo-auth', status: 500 }, { type: 'echo-auth', status: 500 }, { type: 'echo-auth', status: 401 }]);
     const store = memoryStore();
     store.createRun({ id: 'r', kind: 'test', config: null });
     const records: LlmCallRecord[] = [];
-    const { model, retries } = localModel(server, { apiKeyEnv: variable, cache: store, ledger: store, context: { runId: 'r', agentId: 'a' }, onCall: (record) => records.push(record) });
-    const error = (await ask(model).catch((caught: unknown) => caught)) as ProviderError;
+    const { model, retries } = localModel(server, {
+      apiKeyEnv: variable,
+      cache: store,
+      ledger: store,
+      context: { runId: 'r', agentId: 'a' },
+      onCall: (record) => {
+        records.push(record);
+        store.appendEvents('r', [llmCallSpanData(record)]);
+      },
+    });
+    expect((await ask(model, 'first')).text).toBe('fine');
+    const error = (await ask(model, 'second').catch((caught: unknown) => caught)) as ProviderError;
     // The key was sent...
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${sentinel}`);
+    expect(store.events('r')).toHaveLength(1);
+    expect(records).toHaveLength(1);
     // ...the server echoed it back in every error body...
     expect(error).toBeInstanceOf(ProviderError);
     expect([error.status, error.attempts]).toEqual([401, 3]);
