@@ -2,6 +2,7 @@ import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import type { WeightReason } from '../core/trace.js';
+import type { Evidence } from '../reputation/reputation-model.js';
 
 /** What an aggregator decides from. */
 export interface AggregationInput {
@@ -32,4 +33,11 @@ export interface Aggregator {
   /** Registry name, e.g. `weighted-plurality`. */
   readonly name: string;
   aggregate(input: AggregationInput): Decision;
+  /**
+   * Optional: the evidence batch a reputation model should observe about the decided task once its
+   * answer is fixed, given each agent's quality in [0, 1] (default: 1 if the agent's answer equals the
+   * decided answer, else 0). Aggregators that see nothing beyond the votes omit it; callers then send
+   * `outcome` evidence themselves. The MiniRep aggregator returns its behaviour records.
+   */
+  feedback?(decision: Decision, quality?: Readonly<Record<AgentId, number>>): Evidence[];
 }

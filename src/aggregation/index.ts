@@ -1,1 +1,7 @@
 export type * from './aggregator.js';
+export * from './plurality.js';
+export * from './verifier.js';
+export * from './minirep-behaviour.js';
+export * from './minirep-analyzer.js';
+export * from './minirep-aggregator.js';
+export * from './registry.js';

@@ -1,0 +1,396 @@
+// MiniRep robust aggregation: reputation-weighted plurality over a diverse pool with clone-group
+// capping. Weighting votes by estimated reliability follows Nitzan & Paroush 1982 (optimal weighted
+// majority, w ∝ log p/(1−p), approximated here by a monotone reliability weight); discounting
+// correlated voters follows Kaniovski & Zaigraev 2011 ("Optimal jury design for homogeneous juries
+// with correlated votes") and the Sybil-proof capping of Douceur 2002; limiting each identity
+// group's share of the pool follows Byzantine-robust aggregation practice (Blanchard et al. 2017).
+//   w_i = v_i · H_i^γ · (κ + Q_i)/(1 + κ) · (1 − r_i) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ]
+//   support(a) = Σ_groups [ max_{i∈g, a_i=a} w_i + ε · Σ_{other i∈g, a_i=a} w_i ]
+import type { AgentId } from '../core/agent-identity.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { WeightReason } from '../core/trace.js';
+import { assertInRange, assertInteger } from '../core/validate.js';
+import type { BehaviourEvidence, ReputationModel } from '../reputation/reputation-model.js';
+import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
+import { createBlocTracker, type BlocOptions, type BlocSnapshot, type BlocTracker } from './minirep-bloc.js';
+import { analyzeProposals, type AnalyzerOptions, type ProposalAnalysis, type TaskAnalysis } from './minirep-analyzer.js';
+import { validateProposals } from './_proposals.js';
+import { compareKeys, pickWinner } from './plurality.js';
+import type { Verifier } from './verifier.js';
+
+/** Options of {@link createMiniRepAggregator}. */
+export interface MiniRepAggregatorOptions extends AnalyzerOptions {
+  /** The reputation model giving each agent's history (the `minirep` model, or any model). */
+  model: ReputationModel;
+  /** Agents aggregated per task (the pool size), ≥ 1; fewer when fewer are available. @default 7 */
+  k?: number;
+  /** Optional correctness estimator blended into current quality. @default undefined */
+  verifier?: Verifier;
+  /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
+  epsilon?: number;
+  /** Clone groups the pool covers at least, when the candidates span that many. @default 3 */
+  minGroups?: number;
+  /** Agents of one clone group the pool holds at most, ≥ 1. @default 3 */
+  maxPerGroup?: number;
+  /** Exponent γ ≥ 0 on historical quality H (higher = trust history more). @default 1 */
+  historyExponent?: number;
+  /** Offset κ ≥ 0 that keeps proposals with little current support in play. @default 0.5 */
+  qualityOffset?: number;
+  /** Factor φ_f in [0, 1] on a flagged proposal. @default 0.05 */
+  flaggedFactor?: number;
+  /** Factor φ_c in [0, 1] on an agent in cooldown. @default 0.1 */
+  cooldownFactor?: number;
+  /** Model risk θ in [0, 1] from which an agent counts as highly suspicious. @default 0.5 */
+  suspicionThreshold?: number;
+  /** Factor φ_s in [0, 1] on a highly suspicious agent. @default 0.1 */
+  suspiciousFactor?: number;
+  /** History assumed for agents the model does not know, in [0, 1]. @default 0.5 */
+  unknownHistory?: number;
+  /** Coordinated-bloc check across tasks ({@link createBlocTracker}); `false` turns it off. @default {} */
+  bloc?: BlocOptions | false;
+}
+
+/** Defaults of the numeric {@link MiniRepAggregatorOptions}. */
+export const miniRepAggregatorDefaults = {
+  k: 7,
+  epsilon: 0.1,
+  minGroups: 3,
+  maxPerGroup: 3,
+  historyExponent: 1,
+  qualityOffset: 0.5,
+  flaggedFactor: 0.05,
+  cooldownFactor: 0.1,
+  suspicionThreshold: 0.5,
+  suspiciousFactor: 0.1,
+  unknownHistory: 0.5,
+} as const;
+
+type Settings = { -readonly [Key in keyof typeof miniRepAggregatorDefaults]: number };
+
+/** One proposal's weight and its parts, as computed by {@link miniRepWeight}. */
+export interface MiniRepWeightParts {
+  /** Historical quality H in [0, 1] from the model. */
+  readonly history: number;
+  /** Current quality Q in [0, 1] from the analyzer. */
+  readonly quality: number;
+  /** Risk r = max(model risk, current suspicion) in [0, 1]. */
+  readonly risk: number;
+  readonly flagged: boolean;
+  /** Cooldown tasks left (> 0 = in cooldown). */
+  readonly cooldown: number;
+  /** The model risk reached the suspicion threshold θ. */
+  readonly suspicious: boolean;
+  /** The final weight w ≥ 0 before pooling and group capping. */
+  readonly weight: number;
+}
+
+/**
+ * w = v · H^γ · (κ + Q)/(1 + κ) · (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ], with v = 1 for
+ * a parseable answer, else 0.
+ *
+ * @example
+ * // H = 0.8, Q = 0.5, no risk: 0.8² · (0.5 + 0.5)/1.5 = 0.64 · 2/3 = 0.4267
+ * miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 });
+ */
+export function miniRepWeight(
+  input: { valid: boolean; history: number; quality: number; modelRisk: number; suspicion: number; flagged: boolean; cooldown: number },
+  settings: Pick<Settings, 'historyExponent' | 'qualityOffset' | 'flaggedFactor' | 'cooldownFactor' | 'suspicionThreshold' | 'suspiciousFactor'> = miniRepAggregatorDefaults,
+): MiniRepWeightParts {
+  const risk = Math.max(input.modelRisk, input.suspicion);
+  const suspicious = input.modelRisk >= settings.suspicionThreshold;
+  let weight = 0;
+  if (input.valid) {
+    // w = H^γ · (κ + Q)/(1 + κ) · (1 − r)
+    weight = Math.pow(input.history, settings.historyExponent) * ((settings.qualityOffset + input.quality) / (1 + settings.qualityOffset)) * (1 - risk);
+    if (input.flagged) weight *= settings.flaggedFactor;
+    if (input.cooldown > 0) weight *= settings.cooldownFactor;
+    if (suspicious) weight *= settings.suspiciousFactor;
+  }
+  return { history: input.history, quality: input.quality, risk, flagged: input.flagged, cooldown: input.cooldown, suspicious, weight: Math.max(0, weight) };
+}
+
+/**
+ * Clone-group capping: within each (clone group, answer) the heaviest member counts fully and every
+ * other member counts ε of its weight, so the group's support for an answer is
+ * max_i w_i + ε · (Σ_i w_i − max_i w_i). Returns each agent's factor (1 or ε). Adding a clone whose
+ * weight does not exceed the group's current maximum raises that support by exactly ε times its weight.
+ *
+ * @example
+ * capGroups([{ agentId: 'a', group: 'g', answer: '1', weight: 0.6 }, { agentId: 'b', group: 'g', answer: '1', weight: 0.5 }], 0.1);
+ * // a → 1, b → 0.1: support 0.6 + 0.1·0.5 = 0.65
+ */
+export function capGroups(entries: ReadonlyArray<{ agentId: AgentId; group: string; answer: string | null; weight: number }>, epsilon: number): Map<AgentId, number> {
+  const factors = new Map<AgentId, number>();
+  const buckets = new Map<string, Array<{ agentId: AgentId; weight: number }>>();
+  for (const entry of entries) {
+    if (entry.answer === null) {
+      factors.set(entry.agentId, 0);
+      continue;
+    }
+    const key = JSON.stringify([entry.group, entry.answer]);
+    const bucket = buckets.get(key);
+    if (bucket) bucket.push(entry);
+    else buckets.set(key, [entry]);
+  }
+  for (const bucket of buckets.values()) {
+    bucket.sort((left, right) => right.weight - left.weight || compareKeys(left.agentId, right.agentId));
+    bucket.forEach((member, index) => factors.set(member.agentId, index === 0 ? 1 : epsilon));
+  }
+  return factors;
+}
+
+/**
+ * Chooses the pool: candidates ranked by weight (ties by agent id); first the best agent of each of
+ * the `minGroups` strongest clone groups (fewer if the candidates span fewer groups), then the rest by
+ * weight, never more than `maxPerGroup` agents of one group, up to k agents. Returns ids in pick order.
+ */
+export function selectDiversePool(
+  candidates: ReadonlyArray<{ agentId: AgentId; group: string; weight: number }>,
+  { k, minGroups, maxPerGroup }: { k: number; minGroups: number; maxPerGroup: number },
+): AgentId[] {
+  const ranked = candidates.slice().sort((left, right) => right.weight - left.weight || compareKeys(left.agentId, right.agentId));
+  const pool: AgentId[] = [];
+  const perGroup = new Map<string, number>();
+  const take = (entry: { agentId: AgentId; group: string }): void => {
+    pool.push(entry.agentId);
+    perGroup.set(entry.group, (perGroup.get(entry.group) ?? 0) + 1);
+  };
+  for (const entry of ranked) {
+    if (pool.length >= Math.min(k, minGroups)) break;
+    if (!perGroup.has(entry.group)) take(entry);
+  }
+  for (const entry of ranked) {
+    if (pool.length >= k) break;
+    if (pool.includes(entry.agentId) || (perGroup.get(entry.group) ?? 0) >= maxPerGroup) continue;
+    take(entry);
+  }
+  return pool;
+}
+
+/**
+ * Builds the `behaviour` evidence batch for the `minirep` model once a task's answer is fixed: one
+ * record per analyzed proposal with its validity, flag, suspicion (0 unless flagged) and quality.
+ * Quality comes from `quality[agentId]` when given (the harness's per-agent feedback: agreement with
+ * the decided answer, a verifier estimate, or truth); otherwise it is agreement with the fixed
+ * answer: 1 if the proposal's answer equals it, else 0.
+ *
+ * @example
+ * model.observe(minirepFeedback({ analysis, answer: decision.answer }));
+ */
+export function minirepFeedback({
+  analysis,
+  answer,
+  quality,
+}: {
+  analysis: TaskAnalysis;
+  answer: string | null;
+  quality?: Readonly<Record<AgentId, number>>;
+}): BehaviourEvidence[] {
+  const known = new Set(analysis.proposals.map((entry) => entry.agentId));
+  if (quality !== undefined) {
+    for (const [agentId, value] of Object.entries(quality)) {
+      if (!known.has(agentId)) {
+        throw new InvalidArgumentError({ parameter: `quality.${agentId}`, value, message: `quality names agent ${JSON.stringify(agentId)}, which made no proposal on task ${analysis.taskId}; pass quality only for proposing agents` });
+      }
+      assertInRange(`quality.${agentId}`, value, 0, 1, { hint: 'quality is agreement, a verifier estimate or correctness in [0, 1]' });
+    }
+  }
+  return analysis.proposals.map((entry) => ({
+    type: 'behaviour',
+    taskId: analysis.taskId,
+    subject: entry.agentId,
+    valid: entry.valid,
+    flagged: entry.flagged,
+    risk: entry.flagged ? entry.suspicion : 0,
+    quality: quality?.[entry.agentId] ?? (answer !== null && entry.answer === answer ? 1 : 0),
+  }));
+}
+
+/** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
+export interface MiniRepAggregator extends Aggregator {
+  readonly name: 'minirep';
+  /** The analysis behind the last decision on `taskId`, if it is among the last 64 decided tasks. */
+  analysis(taskId: string): TaskAnalysis | undefined;
+  feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>>): BehaviourEvidence[];
+  /** The bloc tracker's state (pairwise agreement across tasks), `undefined` when the check is off. */
+  snapshot(): { readonly schemaVersion: 1; readonly bloc: BlocSnapshot | undefined };
+  /** Restores a state from {@link MiniRepAggregator.snapshot}. */
+  restore(snapshot: { readonly schemaVersion: 1; readonly bloc: BlocSnapshot | undefined }): void;
+}
+
+/**
+ * Creates the MiniRep robust aggregator. Per task it (1) analyzes every proposal (public evidence,
+ * verifier, behaviour flags), (2) weights each agent by {@link miniRepWeight} from the model's history
+ * H (`explain().components.history`, else `score`), risk (`components.risk`) and cooldown
+ * (`components.cooldown`), (3) picks a diverse pool of k agents ({@link selectDiversePool}), and (4)
+ * takes the weighted plurality over the pool with clone groups capped ({@link capGroups}). If every
+ * pooled weight is 0, each pooled parseable proposal weighs 1 instead. `input.weights`, when given,
+ * only restricts the pool to agents with a positive weight. It never updates the model: after the
+ * answer is fixed, pass `aggregator.feedback(decision, quality)` to `model.observe`.
+ *
+ * @example
+ * const model = createMiniRepModel({ agents: team.map((agent) => agent.id) });
+ * const aggregator = createMiniRepAggregator({ model, k: 7 });
+ * const decision = aggregator.aggregate({ task, proposals, agents: team });
+ * model.observe(aggregator.feedback(decision));
+ */
+export function createMiniRepAggregator(options: MiniRepAggregatorOptions): MiniRepAggregator {
+  if (options === null || typeof options !== 'object' || options.model === undefined || typeof options.model.score !== 'function') {
+    throw new InvalidArgumentError({ parameter: 'options.model', value: options?.model, message: 'options.model must be a ReputationModel; pass e.g. { model: createMiniRepModel({ agents }) }' });
+  }
+  const settings = resolveSettings(options);
+  const { model, verifier } = options;
+  const analyzerOptions: AnalyzerOptions = {
+    beta: options.beta,
+    verifierWeight: options.verifierWeight,
+    overrideSuspicion: options.overrideSuspicion,
+    falseClaimSuspicion: options.falseClaimSuspicion,
+    flipSuspicion: options.flipSuspicion,
+    flagCapFraction: options.flagCapFraction,
+  };
+  // Fail at construction, not on the first task, when β or the verifier weight is bad.
+  analyzeProposals({ task: { id: 'options-check', kind: 'exact', prompt: '' }, proposals: [], agents: [], options: analyzerOptions });
+  const analyses = new Map<string, TaskAnalysis>();
+  const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
+
+  const historyOf = (agentId: AgentId): { history: number; risk: number; cooldown: number; known: boolean } => {
+    if (!model.agentIds().includes(agentId)) return { history: settings.unknownHistory, risk: 0, cooldown: 0, known: false };
+    const components = model.explain(agentId).components;
+    const history = components.history ?? model.score(agentId);
+    return { history: clamp01(history), risk: clamp01(components.risk ?? 0), cooldown: Math.max(0, components.cooldown ?? 0), known: true };
+  };
+
+  return {
+    name: 'minirep',
+    analysis: (taskId) => analyses.get(taskId),
+    aggregate(input: AggregationInput): Decision {
+      validateProposals(input);
+      const groupOf = new Map(input.agents.map((agent) => [agent.id, agent.model]));
+      const entries = input.proposals.map((proposal) => ({ agentId: proposal.agentId, group: groupOf.get(proposal.agentId) ?? proposal.agentId, answer: proposal.answer }));
+      const blocFindings = new Map<AgentId, { suspicion: number; reason: string }>();
+      for (const finding of tracker?.assess(entries) ?? []) {
+        if (finding.suspicion > 0) {
+          blocFindings.set(finding.agentId, {
+            suspicion: finding.suspicion,
+            reason: `coordinated bloc: shares answers that few others hold with ${finding.partner} (decayed rate ${finding.rate.toFixed(2)})`,
+          });
+        }
+      }
+      const analysis = analyzeProposals({ task: input.task, proposals: input.proposals, agents: input.agents, history: input.history, verifier, options: analyzerOptions, extraFindings: blocFindings });
+      analyses.delete(analysis.taskId);
+      analyses.set(analysis.taskId, analysis);
+      if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
+
+      const mask = input.weights;
+      const parts = new Map<AgentId, MiniRepWeightParts & { known: boolean; entry: ProposalAnalysis }>();
+      for (const entry of analysis.proposals) {
+        const state = historyOf(entry.agentId);
+        const weightParts = miniRepWeight(
+          { valid: entry.valid, history: state.history, quality: entry.quality, modelRisk: state.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: state.cooldown },
+          settings,
+        );
+        parts.set(entry.agentId, { ...weightParts, known: state.known, entry });
+      }
+      const candidates = analysis.proposals
+        .filter((entry) => entry.valid && (mask === undefined || (mask[entry.agentId] ?? 0) > 0))
+        .map((entry) => ({ agentId: entry.agentId, group: entry.group, weight: parts.get(entry.agentId)?.weight ?? 0 }));
+      const pool = new Set(selectDiversePool(candidates, settings));
+      const pooled = analysis.proposals.filter((entry) => pool.has(entry.agentId));
+      const allZero = pooled.every((entry) => (parts.get(entry.agentId)?.weight ?? 0) === 0);
+      const effective = (agentId: AgentId): number => (allZero ? 1 : (parts.get(agentId)?.weight ?? 0));
+      const factors = capGroups(pooled.map((entry) => ({ agentId: entry.agentId, group: entry.group, answer: entry.answer, weight: effective(entry.agentId) })), settings.epsilon);
+      const support: Record<string, number> = {};
+      for (const entry of pooled) {
+        if (entry.answer === null) continue;
+        // support(a) = Σ_g [max_{i∈g,a_i=a} w_i + ε Σ_{rest} w_i]
+        support[entry.answer] = (support[entry.answer] ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0);
+      }
+      const answer = pickWinner(support);
+      const reasons: WeightReason[] = analysis.proposals.map((entry) => {
+        const part = parts.get(entry.agentId) as MiniRepWeightParts & { known: boolean };
+        const inPool = pool.has(entry.agentId);
+        const groupCap = inPool ? (factors.get(entry.agentId) ?? 0) : 0;
+        const weight = inPool ? effective(entry.agentId) * groupCap : 0;
+        return {
+          agentId: entry.agentId,
+          weight,
+          components: {
+            history: part.history,
+            quality: part.quality,
+            risk: entry.suspicion,
+            modelRisk: part.risk,
+            flagged: part.flagged ? 1 : 0,
+            cooldown: part.cooldown,
+            groupCap,
+            pooled: inPool ? 1 : 0,
+            rawWeight: part.weight,
+            publicEvidence: entry.publicEvidence,
+          },
+          note: explainWeight(entry, part, inPool, groupCap, allZero, mask !== undefined && (mask[entry.agentId] ?? 0) <= 0),
+        };
+      });
+      // The answer is fixed: only now does this task's agreement enter the bloc statistics.
+      tracker?.record(entries);
+      return { taskId: input.task.id, answer, support, reasons };
+    },
+    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot() }),
+    restore(snapshot) {
+      if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
+        throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'snapshot must come from aggregator.snapshot() (schemaVersion 1)' });
+      }
+      if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
+    },
+    feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>>): BehaviourEvidence[] {
+      const analysis = analyses.get(decision.taskId);
+      if (analysis === undefined) {
+        throw new InvalidArgumentError({
+          parameter: 'decision.taskId',
+          value: decision.taskId,
+          message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within 64 tasks`,
+        });
+      }
+      return minirepFeedback({ analysis, answer: decision.answer, quality });
+    },
+  };
+}
+
+function explainWeight(
+  entry: ProposalAnalysis,
+  part: MiniRepWeightParts & { known: boolean },
+  inPool: boolean,
+  groupCap: number,
+  allZero: boolean,
+  masked: boolean,
+): string {
+  if (!entry.valid) return 'unparseable answer: weight 0';
+  const parts = [`history ${part.history.toFixed(3)}${part.known ? '' : ' (agent unknown to the model: default)'}`, `quality ${part.quality.toFixed(3)}`, `risk ${part.risk.toFixed(3)}`];
+  if (part.flagged) parts.push(`flagged (${entry.reasons.slice(1).join('; ')})`);
+  if (part.cooldown > 0) parts.push(`in cooldown for ${part.cooldown} more task(s)`);
+  if (part.suspicious) parts.push('highly suspicious');
+  if (masked) parts.push('excluded by input weights');
+  else if (!inPool) parts.push('not in the pool of k');
+  else if (groupCap < 1) parts.push(`clone of a heavier agent with the same answer: counts ${groupCap} of its weight`);
+  if (allZero && inPool) parts.push('all pooled weights were 0: one vote each');
+  return parts.join(', ');
+}
+
+function resolveSettings(options: MiniRepAggregatorOptions): Settings {
+  const settings: Settings = { ...miniRepAggregatorDefaults };
+  for (const key of Object.keys(miniRepAggregatorDefaults) as Array<keyof Settings>) {
+    const value = options[key];
+    if (value !== undefined) settings[key] = value;
+  }
+  assertInteger('options.k', settings.k, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { k: 7 }');
+  assertInteger('options.minGroups', settings.minGroups, 0, Number.MAX_SAFE_INTEGER, 'pass e.g. { minGroups: 3 }');
+  assertInteger('options.maxPerGroup', settings.maxPerGroup, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { maxPerGroup: 3 }');
+  for (const key of ['epsilon', 'flaggedFactor', 'cooldownFactor', 'suspicionThreshold', 'suspiciousFactor', 'unknownHistory'] as const) {
+    assertInRange(`options.${key}`, settings[key], 0, 1, { hint: `pass e.g. { ${key}: ${miniRepAggregatorDefaults[key]} }` });
+  }
+  assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 2 }' });
+  assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, { hint: 'pass e.g. { qualityOffset: 0.5 }' });
+  return settings;
+}
+
+function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}

@@ -1,0 +1,266 @@
+// MiniRep response analyzer: a public-evidence score per proposal from what the other proposals say,
+// S_i = Σ_m β_m · f_m(i), with β = (0.45, 0.25, 0.15, 0.10, 0.05) over cohort agreement, cross-model
+// agreement, leave-one-group-out plurality agreement, self-consistency and entropy × validity.
+// Agreement as evidence of correctness: Condorcet jury theorem (List & Goodin 2001); counting clone
+// groups once against correlated errors: Kaddour et al. 2023 / Kim et al. 2025 ("Correlated errors in
+// large language models"); self-consistency: Wang et al. 2023 (ICLR); answer entropy as a confidence
+// signal: Kuhn et al. 2023 (semantic entropy, ICLR).
+import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { Proposal } from '../core/proposal.js';
+import type { Task } from '../core/task.js';
+import { checkBehaviour, countAnswers, type BehaviourCheckOptions } from './minirep-behaviour.js';
+import { compareKeys } from './plurality.js';
+import type { Verifier } from './verifier.js';
+
+/** The five β weights: cohort, cross-model, leave-one-group-out, self-consistency, entropy × validity. */
+export type MiniRepBeta = readonly [number, number, number, number, number];
+
+/** MiniRep's default β = (0.45, 0.25, 0.15, 0.10, 0.05). */
+export const defaultMiniRepBeta: MiniRepBeta = [0.45, 0.25, 0.15, 0.1, 0.05];
+
+/** Options of {@link analyzeProposals}. */
+export interface AnalyzerOptions extends BehaviourCheckOptions {
+  /** Feature weights, each ≥ 0, summing to 1. @default [0.45, 0.25, 0.15, 0.10, 0.05] */
+  beta?: MiniRepBeta;
+  /** Share of the current quality taken from the verifier when it gives an estimate, in [0, 1]. @default 0.5 */
+  verifierWeight?: number;
+}
+
+/** The five public-evidence features of one proposal, each in [0, 1]. */
+export interface ProposalFeatures {
+  /** Share of the other agents with the same answer. */
+  readonly cohort: number;
+  /** Mean over the other clone groups of the share of their members with the same answer. */
+  readonly crossModel: number;
+  /** 1 if the answer is the plurality once the agent's own clone group is removed (1/t if tied t ways). */
+  readonly leaveOneGroupOut: number;
+  /** Share of the agent's own earlier-round answers equal to this one; 1 without history. */
+  readonly selfConsistency: number;
+  /** validity × (1 − normalised answer entropy of the task). */
+  readonly entropyValidity: number;
+}
+
+/** The analyzer's view of one proposal. */
+export interface ProposalAnalysis {
+  readonly agentId: AgentId;
+  /** Clone group (the agent's `model`). */
+  readonly group: string;
+  readonly answer: string | null;
+  /** The answer parsed. */
+  readonly valid: boolean;
+  readonly features: ProposalFeatures;
+  /** S_i = Σ β_m f_m, in [0, 1]. */
+  readonly publicEvidence: number;
+  /** Verifier estimate in [0, 1], when a verifier gave one. */
+  readonly verifierEstimate: number | undefined;
+  /** Current quality in [0, 1]: public evidence, blended with the verifier estimate when present. */
+  readonly quality: number;
+  /** Suspicion after the flag cap, in [0, 1]. */
+  readonly suspicion: number;
+  readonly flagged: boolean;
+  /** Why: features, verifier, behaviour findings. */
+  readonly reasons: readonly string[];
+}
+
+/** The analyzer's view of one task. */
+export interface TaskAnalysis {
+  readonly taskId: string;
+  /** One entry per proposal, in agent-id order. */
+  readonly proposals: readonly ProposalAnalysis[];
+  /** Normalised Shannon entropy of the parseable answers, in [0, 1] (0 = all agree). */
+  readonly entropy: number;
+  /** Maximum number of flags on this task, ⌈0.3 · n⌉ by default. */
+  readonly flagCap: number;
+}
+
+/** Throws unless β has five finite non-negative entries summing to 1 (± 1e-9). */
+export function validateBeta(beta: unknown, parameter = 'beta'): asserts beta is MiniRepBeta {
+  const ok = Array.isArray(beta) && beta.length === 5 && beta.every((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+  const sum = ok ? (beta as number[]).reduce((total, value) => total + value, 0) : Number.NaN;
+  if (!ok || Math.abs(sum - 1) > 1e-9) {
+    throw new InvalidArgumentError({
+      parameter,
+      value: beta,
+      message: `${parameter} must be 5 non-negative numbers summing to 1 (cohort, cross-model, leave-one-group-out, self-consistency, entropy×validity), got ${JSON.stringify(beta)}; pass e.g. [0.45, 0.25, 0.15, 0.1, 0.05]`,
+    });
+  }
+}
+
+/**
+ * Normalised Shannon entropy of a distribution of answer counts: H = −Σ p log p / log m over the m
+ * parseable proposals (0 when m ≤ 1 or all agree, 1 when all m differ).
+ */
+export function normalizedAnswerEntropy(counts: ReadonlyMap<string, number>): number {
+  const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
+  if (total <= 1) return 0;
+  let entropy = 0;
+  for (const count of counts.values()) {
+    const share = count / total;
+    // H = −Σ p log p
+    entropy -= share * Math.log(share);
+  }
+  // H_norm = H / log m: the maximum is reached when all m answers differ
+  return Math.min(1, Math.max(0, entropy / Math.log(total)));
+}
+
+/**
+ * Analyzes every proposal of a task: five public-evidence features, their β-weighted score, an
+ * optional verifier estimate, and the behaviour check (flags capped at ⌈0.3 · n⌉). Pure: the same
+ * input gives the same output whatever the order of `proposals`.
+ *
+ * Features of proposal i with answer a_i in clone group g_i (n proposals, unparseable answers count
+ * in n but agree with nobody):
+ * - cohort = |{j ≠ i : a_j = a_i}| / (n − 1)  (0.5 when n = 1);
+ * - crossModel = mean over clone groups h ≠ g_i of |{j ∈ h : a_j = a_i}| / |h|  (0.5 with no other group);
+ * - leaveOneGroupOut = 1/t if a_i is among the t answers tied for plurality once g_i is removed, else 0
+ *   (0.5 if nothing parseable remains);
+ * - selfConsistency = share of i's earlier-round answers (in `history`) equal to a_i; 1 without history;
+ * - entropyValidity = valid_i · (1 − H_norm), H_norm the normalised entropy of the task's answers.
+ * Validity also gates: an unparseable proposal scores 0 on every feature, so S_i = 0.
+ * quality_i = (1 − γ) · S_i + γ · v_i when the verifier gives v_i, else S_i (γ = `verifierWeight`).
+ *
+ * @example
+ * const analysis = analyzeProposals({ task, proposals, agents });
+ * analysis.proposals.map((entry) => [entry.agentId, entry.publicEvidence]);
+ */
+export function analyzeProposals({
+  task,
+  proposals,
+  agents,
+  history = [],
+  verifier,
+  options = {},
+  extraFindings,
+}: {
+  task: Task;
+  proposals: readonly Proposal[];
+  agents: readonly AgentIdentity[];
+  history?: readonly Proposal[];
+  verifier?: Verifier;
+  options?: AnalyzerOptions;
+  /** Findings of checks across tasks (the coordinated-bloc check), merged into the behaviour check. */
+  extraFindings?: ReadonlyMap<AgentId, { suspicion: number; reason: string }>;
+}): TaskAnalysis {
+  const beta = options.beta ?? defaultMiniRepBeta;
+  validateBeta(beta, 'options.beta');
+  const verifierWeight = options.verifierWeight ?? 0.5;
+  if (!Number.isFinite(verifierWeight) || verifierWeight < 0 || verifierWeight > 1) {
+    throw new InvalidArgumentError({ parameter: 'options.verifierWeight', value: verifierWeight, message: `options.verifierWeight must be in [0, 1], got ${verifierWeight}; pass e.g. 0.5` });
+  }
+  const groupOf = new Map<AgentId, string>(agents.map((agent) => [agent.id, agent.model]));
+  for (const proposal of proposals) {
+    if (!groupOf.has(proposal.agentId)) {
+      throw new InvalidArgumentError({
+        parameter: 'agents',
+        value: proposal.agentId,
+        message: `agent ${JSON.stringify(proposal.agentId)} made a proposal on task ${task.id} but is missing from agents; pass its identity { id, model } so its clone group is known`,
+      });
+    }
+  }
+  const ordered = proposals.slice().sort((left, right) => compareKeys(left.agentId, right.agentId));
+  const n = ordered.length;
+  const counts = countAnswers(ordered);
+  const entropy = normalizedAnswerEntropy(counts);
+  const groups = new Map<string, Proposal[]>();
+  for (const proposal of ordered) {
+    const group = groupOf.get(proposal.agentId) as string;
+    const members = groups.get(group);
+    if (members) members.push(proposal);
+    else groups.set(group, [proposal]);
+  }
+  const findings = new Map(checkBehaviour({ proposals: ordered, history, options, extra: extraFindings }).map((finding) => [finding.agentId, finding]));
+
+  const analyses = ordered.map((proposal): ProposalAnalysis => {
+    const group = groupOf.get(proposal.agentId) as string;
+    const answer = proposal.answer;
+    const valid = answer !== null;
+    const features = valid ? computeFeatures(proposal, answer, group, n, counts, groups, history, entropy) : zeroFeatures;
+    // S_i = Σ_m β_m · f_m(i)
+    const publicEvidence = clamp01(
+      beta[0] * features.cohort + beta[1] * features.crossModel + beta[2] * features.leaveOneGroupOut + beta[3] * features.selfConsistency + beta[4] * features.entropyValidity,
+    );
+    const estimate = verifier?.estimate(task, proposal);
+    if (estimate !== undefined && (typeof estimate !== 'number' || !Number.isFinite(estimate) || estimate < 0 || estimate > 1)) {
+      throw new InvalidArgumentError({
+        parameter: 'verifier.estimate',
+        value: estimate,
+        message: `verifier ${verifier?.name ?? 'verifier'} returned ${String(estimate)} for agent ${proposal.agentId} on task ${task.id}; estimates must be in [0, 1] or undefined`,
+      });
+    }
+    // quality = (1 − γ) · S + γ · v when the verifier has an opinion
+    const quality = estimate === undefined ? publicEvidence : (1 - verifierWeight) * publicEvidence + verifierWeight * estimate;
+    const finding = findings.get(proposal.agentId);
+    const reasons = [
+      valid
+        ? `public evidence ${publicEvidence.toFixed(3)} (cohort ${features.cohort.toFixed(2)}, cross-model ${features.crossModel.toFixed(2)}, leave-one-group-out ${features.leaveOneGroupOut.toFixed(2)}, self-consistency ${features.selfConsistency.toFixed(2)}, entropy×validity ${features.entropyValidity.toFixed(2)})`
+        : 'unparseable answer: public evidence 0',
+      ...(estimate === undefined ? [] : [`${verifier?.name ?? 'verifier'} estimate ${estimate.toFixed(3)}`]),
+      ...(finding?.reasons ?? []),
+    ];
+    return {
+      agentId: proposal.agentId,
+      group,
+      answer,
+      valid,
+      features,
+      publicEvidence,
+      verifierEstimate: estimate,
+      quality: clamp01(quality),
+      suspicion: finding?.suspicion ?? 0,
+      flagged: finding?.flagged ?? false,
+      reasons,
+    };
+  });
+  return { taskId: task.id, proposals: analyses, entropy, flagCap: Math.max(0, Math.ceil((options.flagCapFraction ?? 0.3) * n - 1e-9)) };
+}
+
+const zeroFeatures: ProposalFeatures = { cohort: 0, crossModel: 0, leaveOneGroupOut: 0, selfConsistency: 0, entropyValidity: 0 };
+
+function computeFeatures(
+  proposal: Proposal,
+  answer: string,
+  group: string,
+  n: number,
+  counts: ReadonlyMap<string, number>,
+  groups: ReadonlyMap<string, readonly Proposal[]>,
+  history: readonly Proposal[],
+  entropy: number,
+): ProposalFeatures {
+  // cohort = |{j ≠ i : a_j = a_i}| / (n − 1)
+  const cohort = n > 1 ? ((counts.get(answer) ?? 1) - 1) / (n - 1) : 0.5;
+
+  // crossModel = mean_{h ≠ g_i} |{j ∈ h : a_j = a_i}| / |h|   (each clone group counted once)
+  let groupShares = 0;
+  let otherGroups = 0;
+  const rest = new Map<string, number>();
+  for (const [name, members] of groups) {
+    if (name === group) continue;
+    otherGroups += 1;
+    groupShares += members.filter((member) => member.answer === answer).length / members.length;
+    for (const member of members) {
+      if (member.answer !== null) rest.set(member.answer, (rest.get(member.answer) ?? 0) + 1);
+    }
+  }
+  const crossModel = otherGroups > 0 ? groupShares / otherGroups : 0.5;
+
+  // leaveOneGroupOut = [a_i ∈ argmax_a |{j ∉ g_i : a_j = a}|] / (number of tied answers)
+  let leaveOneGroupOut = 0.5;
+  if (rest.size > 0) {
+    const top = Math.max(...rest.values());
+    const tied = [...rest.values()].filter((count) => count === top).length;
+    leaveOneGroupOut = rest.get(answer) === top ? 1 / tied : 0;
+  }
+
+  // selfConsistency = share of the agent's earlier-round answers equal to a_i (1 without history)
+  const earlier = history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);
+  const selfConsistency = earlier.length === 0 ? 1 : earlier.filter((entry) => entry.answer === answer).length / earlier.length;
+
+  // entropyValidity = valid · (1 − H_norm)
+  const entropyValidity = 1 - entropy;
+  return { cohort, crossModel, leaveOneGroupOut, selfConsistency, entropyValidity };
+}
+
+function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}

@@ -1,0 +1,144 @@
+// MiniRep coordinated-bloc check: agents of different clone groups that keep giving the same answer
+// while (almost) nobody else does are likely colluding. This is the co-voting signature used against
+// collusion rings and Sybils in reputation and crowdsourcing (Allahbakhsh et al. 2013, "Collusion
+// detection in online rating systems"; Mukherjee et al. 2012, "Spotting fake reviewer groups").
+// Counts are decayed so that on/off attackers are caught again when they switch on.
+//   exclusive_ij(t) = [a_i = a_j] · (1 − |{k ∉ g_i ∪ g_j : a_k = a_i}| / m), m = parseable agents ∉ g_i ∪ g_j
+//   x_ij = (excl_ij + 0.25) / (both_ij + 2), excl ← λ·excl + exclusive_ij(t), both ← λ·both + 1
+//   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ, suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ)
+import type { AgentId } from '../core/agent-identity.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { compareKeys } from './plurality.js';
+
+/** One agent's answer on a task, with its clone group. */
+export interface BlocEntry {
+  readonly agentId: AgentId;
+  readonly group: string;
+  readonly answer: string | null;
+}
+
+/** Options of {@link createBlocTracker}. */
+export interface BlocOptions {
+  /** Forgetting factor λ in (0, 1] applied to a pair's counts each time both answer. @default 0.95 */
+  readonly decay?: number;
+  /** Exclusive-agreement rate τ in (0, 1) from which a bloc is suspicious. @default 0.5 */
+  readonly threshold?: number;
+}
+
+/** Persisted state of a bloc tracker. */
+export interface BlocSnapshot {
+  readonly schemaVersion: 1;
+  /** [agentA, agentB, both, exclusive] with agentA < agentB: decayed count of tasks both answered and decayed sum of exclusive agreement. */
+  readonly pairs: ReadonlyArray<readonly [AgentId, AgentId, number, number]>;
+}
+
+/** The bloc check's finding on one agent for the current task. */
+export interface BlocFinding {
+  readonly agentId: AgentId;
+  /** Largest exclusive-agreement rate x_ij with an agent (of another clone group) holding the same answer now. */
+  readonly rate: number;
+  /** That agent, if any. */
+  readonly partner: AgentId | undefined;
+  /** Suspicion in [0, 1]. */
+  readonly suspicion: number;
+}
+
+/** Tracks decayed pairwise agreement across tasks and scores coordinated blocs. */
+export interface BlocTracker {
+  /** Findings for the current task from the agreement seen on earlier tasks (pure read). */
+  assess(entries: readonly BlocEntry[]): BlocFinding[];
+  /** Records one task's answers (call once the task is decided). */
+  record(entries: readonly BlocEntry[]): void;
+  /** Smoothed exclusive-agreement rate x_ij in (0, 1); 0.125 for a pair never seen together. */
+  rate(first: AgentId, second: AgentId): number;
+  snapshot(): BlocSnapshot;
+  restore(snapshot: BlocSnapshot): void;
+}
+
+/** Defaults of {@link BlocOptions}. */
+export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5 };
+
+/**
+ * Creates a bloc tracker (see the module comment for the equations).
+ *
+ * @example
+ * const tracker = createBlocTracker();
+ * tracker.record(entries); // after each decided task
+ * tracker.assess(nextEntries).filter((finding) => finding.suspicion > 0);
+ */
+export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
+  const settings = { ...blocDefaults };
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) (settings as Record<string, number>)[key] = value as number;
+  if (!(settings.decay > 0 && settings.decay <= 1)) throw new InvalidArgumentError({ parameter: 'options.decay', value: settings.decay, message: `options.decay must be in (0, 1], got ${settings.decay}; pass e.g. 0.95` });
+  if (!(settings.threshold > 0 && settings.threshold < 1)) {
+    throw new InvalidArgumentError({ parameter: 'options.threshold', value: settings.threshold, message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5` });
+  }
+  let pairs = new Map<string, { first: AgentId; second: AgentId; both: number; agree: number }>();
+  const keyOf = (first: AgentId, second: AgentId): string => (compareKeys(first, second) <= 0 ? JSON.stringify([first, second]) : JSON.stringify([second, first]));
+  const rate = (first: AgentId, second: AgentId): number => {
+    const pair = pairs.get(keyOf(first, second));
+    // x_ij = (excl + 0.25) / (both + 2)
+    return pair === undefined ? 0.125 : (pair.agree + 0.25) / (pair.both + 2);
+  };
+  return {
+    rate,
+    assess(entries) {
+      return entries.map((entry) => {
+        let best = 0;
+        let partner: AgentId | undefined;
+        if (entry.answer !== null) {
+          for (const other of entries) {
+            if (other.agentId === entry.agentId || other.group === entry.group || other.answer !== entry.answer) continue;
+            const value = rate(entry.agentId, other.agentId);
+            if (value > best || (value === best && partner !== undefined && compareKeys(other.agentId, partner) < 0)) {
+              best = value;
+              partner = other.agentId;
+            }
+          }
+        }
+        // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on, else 0
+        const suspicion = best >= settings.threshold ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold)) : 0;
+        return { agentId: entry.agentId, rate: best, partner, suspicion };
+      });
+    },
+    record(entries) {
+      const valid = entries.filter((entry) => entry.answer !== null);
+      for (let left = 0; left < valid.length; left++) {
+        for (let right = left + 1; right < valid.length; right++) {
+          const first = valid[left] as BlocEntry;
+          const second = valid[right] as BlocEntry;
+          if (first.group === second.group) continue;
+          let exclusive = 0;
+          if (first.answer === second.answer) {
+            const rest = valid.filter((entry) => entry.group !== first.group && entry.group !== second.group);
+            const holders = rest.filter((entry) => entry.answer === first.answer).length;
+            // exclusivity = 1 − share of the other parseable agents holding the same answer
+            exclusive = rest.length === 0 ? 0 : 1 - holders / rest.length;
+          }
+          const key = keyOf(first.agentId, second.agentId);
+          const ordered = compareKeys(first.agentId, second.agentId) <= 0;
+          const pair = pairs.get(key) ?? { first: ordered ? first.agentId : second.agentId, second: ordered ? second.agentId : first.agentId, both: 0, agree: 0 };
+          // both ← λ·both + 1 ;  excl ← λ·excl + exclusive_ij
+          pairs.set(key, { ...pair, both: settings.decay * pair.both + 1, agree: settings.decay * pair.agree + exclusive });
+        }
+      }
+    },
+    snapshot() {
+      return { schemaVersion: 1, pairs: [...pairs.values()].map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const) };
+    },
+    restore(snapshot) {
+      if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1 || !Array.isArray(snapshot.pairs)) {
+        throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'bloc snapshot must be { schemaVersion: 1, pairs: [...] } from tracker.snapshot()' });
+      }
+      const next = new Map<string, { first: AgentId; second: AgentId; both: number; agree: number }>();
+      snapshot.pairs.forEach((entry, index) => {
+        const [first, second, both, agree] = entry;
+        if (typeof first !== 'string' || typeof second !== 'string' || !(both >= 0) || !(agree >= 0) || agree > both + 1e-9) {
+          throw new InvalidArgumentError({ parameter: `snapshot.pairs[${index}]`, value: entry, message: `snapshot.pairs[${index}] must be [agentA, agentB, both >= 0, 0 <= agree <= both]` });
+        }
+        next.set(keyOf(first, second), { first, second, both, agree });
+      });
+      pairs = next;
+    },
+  };
+}
