@@ -18,7 +18,9 @@ describe('simulatedAccuracy', () => {
     expect(simulatedAccuracy({ skill: 0.7 }, 0.5)).toBeCloseTo(0.7, 12);
     // logit(0.7) = ln(0.7/0.3) = 0.847298; at d = 1 with slope 4: σ(0.847298 − 2) = 1 / (1 + e^1.152702)
     // e^1.152702 = 3.166667 (= 0.3/0.7 · e^2 = 0.428571 · 7.389056), so 1 / 4.166667 = 0.240000
-    expect(simulatedAccuracy({ skill: 0.7 }, 1)).toBeCloseTo(0.24, 5);
+    expect(simulatedAccuracy({ skill: 0.7, slope: 4 }, 1)).toBeCloseTo(0.24, 5);
+    // Default slope 6: σ(0.847298 − 3) = 1 / (1 + e^2.152702) = 1 / (1 + 0.428571 · e^3 = 8.608167) = 0.104078
+    expect(simulatedAccuracy({ skill: 0.7 }, 1)).toBeCloseTo(0.104078, 5);
     expect(simulatedAccuracy({ skill: 0.7, slope: 0 }, 1)).toBeCloseTo(0.7, 12);
   });
 
@@ -62,7 +64,7 @@ describe('createSimulatedAgent', () => {
   });
 
   it('makes clones share mistakes far more often than agents of different models', async () => {
-    const profile = { skill: 0.4, parseFailureRate: 0 };
+    const profile = { skill: 0.4, parseFailureRate: 0, cloneCorrelation: 0.8 };
     const clone1 = createSimulatedAgent({ identity: { id: 'c1', model: 'same' }, profile, world, seed: 5 });
     const clone2 = createSimulatedAgent({ identity: { id: 'c2', model: 'same' }, profile, world, seed: 5 });
     const other = createSimulatedAgent({ identity: { id: 'o1', model: 'other' }, profile, world, seed: 5 });
@@ -73,8 +75,9 @@ describe('createSimulatedAgent', () => {
       if (a.value.answer === b.value.answer) cloneAgree++;
       if (a.value.answer === c.value.answer) crossAgree++;
     }
-    // With correlation 0.6 both clones use the shared draw with probability 0.36, so agreement is
-    // at least 0.36 + 0.64 · (independent agreement); independent agreement is about 0.4² + wrong collisions.
+    // With correlation 0.8 both clones use the shared draw of an act with probability 0.64, so their
+    // agreement is at least 0.64 · 0.64 ≈ 0.41 (correctness and wrong answer both shared), while
+    // agents of different models agree about 0.4² + 0.6² · P(wrong answers collide) ≈ 0.2.
     expect(cloneAgree / 2000).toBeGreaterThan(crossAgree / 2000 + 0.15);
   });
 

@@ -33,19 +33,19 @@ export interface AdversaryProfile {
 export interface SimulatedProfile {
   /** Accuracy at difficulty 0.5, in (0, 1). */
   readonly skill: number;
-  /** Logit drop in accuracy per unit of difficulty, ≥ 0. @default 4 */
+  /** Logit drop in accuracy per unit of difficulty, ≥ 0 (calibrated on MATH level 5). @default 6 */
   readonly slope?: number;
   /**
    * Probability, per act, that the agent uses its clone group's shared draw instead of its own, in
    * [0, 1]: clones (same `identity.model`) tend to be right and wrong on the same tasks and to
-   * make the same mistake. @default 0.6
+   * make the same mistake (calibrated on MATH level 5). @default 0.5
    */
   readonly cloneCorrelation?: number;
   /** Probability that a proposal has no parseable answer, in [0, 1]. @default 0.03 */
   readonly parseFailureRate?: number;
   /**
    * Probability that a wrong answer is idiosyncratic (shared with nobody) rather than one of the
-   * task's plausible distractors, in [0, 1]. @default 0.45
+   * task's plausible distractors, in [0, 1] (calibrated on MATH level 5). @default 0.4
    */
   readonly idiosyncraticRate?: number;
   /** Geometric decay of the distractor choice weights (1st, 2nd, ... most plausible), in (0, 1]. @default 0.55 */
@@ -76,7 +76,7 @@ const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: 
 export function simulatedAccuracy(profile: SimulatedProfile, difficulty: number): number {
   const skill = Math.min(1 - 1e-9, Math.max(1e-9, profile.skill));
   const logit = Math.log(skill / (1 - skill));
-  return 1 / (1 + Math.exp(-(logit - (profile.slope ?? 4) * (difficulty - 0.5))));
+  return 1 / (1 + Math.exp(-(logit - (profile.slope ?? 6) * (difficulty - 0.5))));
 }
 
 /**
@@ -92,10 +92,10 @@ export function createSimulatedAgent({ identity, profile, world, seed, latencyMs
   validateTeam([identity], 'identity');
   validateProfile(profile);
   assertNonNegative('latencyMs', latencyMs);
-  const slope = profile.slope ?? 4;
-  const cloneCorrelation = profile.cloneCorrelation ?? 0.6;
+  const slope = profile.slope ?? 6;
+  const cloneCorrelation = profile.cloneCorrelation ?? 0.5;
   const parseFailureRate = profile.parseFailureRate ?? 0.03;
-  const idiosyncraticRate = profile.idiosyncraticRate ?? 0.45;
+  const idiosyncraticRate = profile.idiosyncraticRate ?? 0.4;
   const distractorDecay = profile.distractorDecay ?? 0.55;
   const judgeAccuracy = profile.judgeAccuracy ?? 0.8;
   const conformity = profile.conformity ?? 0.3;
