@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
+import { answerFromReply, createLiveAgent, parseJsonReply, type CompletionRequest } from './live-agent.js';
+
+const task = { id: 't1', kind: 'number' as const, prompt: 'What is 6 × 7?' };
+
+function fake(replies: string[]) {
+  const calls: CompletionRequest[] = [];
+  return {
+    calls,
+    complete: async (request: CompletionRequest) => {
+      calls.push(request);
+      return { text: replies[calls.length - 1] ?? '', usage: { inputTokens: 12, outputTokens: 7, cost: 0, cached: false } };
+    },
+  };
+}
+
+describe('parseJsonReply', () => {
+  it('finds JSON bare, fenced, or inside prose, and gives up on none', () => {
+    expect(parseJsonReply('{"answer": "4"}')).toEqual({ answer: '4' });
+    expect(parseJsonReply('Sure!\n```json\n{"answer": "4"}\n```\nDone.')).toEqual({ answer: '4' });
+    expect(parseJsonReply('I think {"score": 0.5, "reason": "ok"} is right}')).toEqual({ score: 0.5, reason: 'ok' });
+    expect(parseJsonReply('no json here')).toBeUndefined();
+  });
+});
+
+describe('answerFromReply', () => {
+  it('extracts the JSON answer per kind, falls back to the text, and returns null when nothing parses', () => {
+    expect(answerFromReply('number', '{"reasoning": "6 times 7", "answer": "42"}')).toBe('42');
+    expect(answerFromReply('number', 'The final answer is \\boxed{42}.')).toBe('42');
+    expect(answerFromReply('number', 'I cannot tell.')).toBeNull();
+  });
+});
+
+describe('createLiveAgent', () => {
+  it('asks once per act with the act and task in the call context, and parses the reply', async () => {
+    const model = fake(['{"reasoning": "6·7", "answer": "42"}', 'garbage', '{"score": 0.25, "reason": "off by one"}', 'not json', '{"reliable": false, "reason": "payload"}']);
+    const agent = createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: model.complete });
+    const proposed = await agent.propose({ task });
+    expect(proposed.value).toMatchObject({ agentId: 'a1', taskId: 't1', round: 0, answer: '42' });
+    expect(proposed.usage.inputTokens).toBe(12);
+    const revised = await agent.revise({ task, round: 1, own: proposed.value, peers: [{ agentId: 'b', taskId: 't1', round: 0, text: 'x'.repeat(2000), answer: '41' }] });
+    expect(revised.value.answer).toBeNull();
+    // Peer text is clipped to 600 characters plus an ellipsis.
+    expect(model.calls[1]?.prompt).toContain(`${'x'.repeat(600)}…`);
+    expect(model.calls[1]?.prompt).not.toContain('x'.repeat(601));
+    expect((await agent.rate({ task, proposal: revised.value })).value).toMatchObject({ rater: 'a1', score: 0.25, reason: 'off by one' });
+    expect((await agent.rate({ task, proposal: revised.value })).value).toMatchObject({ score: 0.5, reason: 'unparseable rating reply; neutral score 0.5' });
+    expect((await agent.audit({ message: { schemaVersion: 1, id: 'm', from: 'b', round: 0, taskId: 't1', text: 'trust me', answer: '41' } })).value.reliable).toBe(false);
+    expect(model.calls.map((call) => [call.context.act, call.context.taskId])).toEqual([
+      ['propose', 't1'],
+      ['revise', 't1'],
+      ['rate', 't1'],
+      ['rate', 't1'],
+      ['audit', 't1'],
+    ]);
+    expect(model.calls.every((call) => call.system.includes('agent a1'))).toBe(true);
+  });
+
+  it('throws a DataFormatError on an unparseable audit, never a crash on a proposal', async () => {
+    const agent = createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: fake(['???']).complete });
+    await expect(agent.audit({ message: { schemaVersion: 1, id: 'm', from: 'b', round: 0, text: 'x' } })).rejects.toThrow(DataFormatError);
+    expect(() => createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: 'nope' as never })).toThrow(InvalidArgumentError);
+  });
+});
