@@ -1,3 +1,4 @@
 export * from './scenarios.js';
 export * from './qa-team.js';
 export * from './code-review.js';
+export * from './nats-run.js';

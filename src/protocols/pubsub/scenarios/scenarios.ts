@@ -23,6 +23,8 @@ export interface RapsScenarioParameters {
   readonly taskCount?: number;
   /** Recipients per publication; `scaling` compares top-3 against broadcast (n − 1). @default 3 */
   readonly topK?: number;
+  /** Run id override (subjects `raps.<runId>.…`). @default derived from the scenario and seed */
+  readonly runId?: string;
 }
 
 /** A scenario ready to run: its agents and the options of {@link runRaps} except transport and hosting. */
@@ -41,7 +43,7 @@ export interface RapsScenario {
  */
 export function createRapsScenario(name: RapsScenarioName, parameters: RapsScenarioParameters = {}): RapsScenario {
   const seed = parameters.seed ?? 2027;
-  const runId = `${name}-${seed}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  const runId = (parameters.runId ?? `${name}-${seed}`).replace(/[^A-Za-z0-9_-]/g, '_');
   if (name === 'adversarial') {
     const team = buildQaTeam({ size: 5, adversaries: 3, seed, taskCount: parameters.taskCount ?? 30 });
     return {
@@ -59,7 +61,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: `${runId}-n${size}-k${topK}`, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4 },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4 },
     };
   }
   if (name === 'code-review') {

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { TransportError } from '../../../core/errors.js';
+import type { RapsScenarioName, RapsScenarioParameters } from './scenarios.js';
+
+/** JetStream stream name of a RAPS run. */
+export function natsStreamName(runId: string): string {
+  return `RAPS_${runId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/** A scenario agent running as a child process (see `node-process.ts`). */
+export interface RapsNodeProcess {
+  readonly agentId: string;
+  readonly child: ChildProcess;
+  /** Resolves once the node follows its inbox. */
+  readonly ready: Promise<void>;
+  /** Sends SIGKILL (a crash) and waits for the exit. */
+  kill(): Promise<void>;
+  /** Sends SIGTERM and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one scenario agent as a separate Node process that joins the run over NATS. The child runs
+ * with the current process's loader flags (`--import tsx` under tsx), so it works from source and
+ * from the built package.
+ *
+ * @example
+ * const node = spawnRapsNodeProcess({ scenario: 'adversarial', parameters: { seed: 2027 }, agentId: 'agent-1', natsUrl: server.url });
+ * await node.ready;
+ */
+export function spawnRapsNodeProcess({ scenario, parameters, agentId, natsUrl, onStderr }: { scenario: RapsScenarioName; parameters: RapsScenarioParameters; agentId: string; natsUrl: string; onStderr?: (text: string) => void }): RapsNodeProcess {
+  const script = [new URL('./node-process.js', import.meta.url), new URL('./node-process.ts', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path));
+  if (script === undefined) throw new TransportError('cannot find node-process.js/.ts next to nats-run; reinstall the package');
+  const execArgv = script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx')) ? ['--import', 'tsx'] : process.execArgv;
+  const args = ['--scenario', scenario, '--agent', agentId, '--nats', natsUrl, '--seed', String(parameters.seed ?? 2027)];
+  if (parameters.runId !== undefined) args.push('--run-id', parameters.runId);
+  if (parameters.agentCount !== undefined) args.push('--agent-count', String(parameters.agentCount));
+  if (parameters.taskCount !== undefined) args.push('--task-count', String(parameters.taskCount));
+  if (parameters.topK !== undefined) args.push('--top-k', String(parameters.topK));
+  const child = spawn(process.execPath, [...execArgv, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    onStderr?.(chunk.toString('utf8'));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes(`ready ${agentId}`)) resolve();
+    });
+    child.once('exit', (code) => reject(new TransportError(`node process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`)));
+  });
+  ready.catch(() => {});
+  return {
+    agentId,
+    child,
+    ready,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
