@@ -6,11 +6,17 @@ import { datasetFormats } from '../../eval/proposals/format.js';
 import { formatReplayTable } from '../../eval/replay/format-table.js';
 import { replayMethodNames } from '../../eval/replay/methods.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
-import type { FeedbackMode } from '../../eval/replay/types.js';
 import { feedbackModes } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+
+function parseChoice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) {
+    throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}` });
+  }
+  return value as T;
+}
 
 /** Exit code per error code: misuse 2, bad data 3, anything else 1. */
 const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
@@ -34,8 +40,8 @@ export default defineCommand({
   },
   async run({ args }) {
     try {
-      const format = args.format === undefined || args.format === '' ? undefined : parseListFlag('format', args.format, datasetFormats, [])[0];
-      const feedback = parseListFlag('feedback', args.feedback, feedbackModes, ['consensus'])[0] as FeedbackMode;
+      const format = args.format === undefined || args.format === '' ? undefined : parseChoice('format', args.format, datasetFormats);
+      const feedback = parseChoice('feedback', args.feedback, feedbackModes);
       const verifierAccuracy = Number(args['verifier-accuracy']);
       if (!Number.isFinite(verifierAccuracy) || verifierAccuracy < 0 || verifierAccuracy > 1) {
         throw new InvalidArgumentError({ parameter: '--verifier-accuracy', value: args['verifier-accuracy'], message: `--verifier-accuracy must be a number in [0, 1], got ${JSON.stringify(args['verifier-accuracy'])}; pass e.g. --verifier-accuracy 0.8` });

@@ -70,7 +70,7 @@ describe('runCondition', () => {
 
 describe('runReplay', () => {
   it('gives identical output for 1 and 2 workers', async () => {
-    const options = { path: fixturePath, tasks: 40, seed: 3, methods: ['majority', 'beta', 'eigentrust', 'minirep'] };
+    const options = { path: fixturePath, tasks: 30, seed: 3, methods: ['majority', 'random-k', 'drf', 'minirep'] };
     const one = await runReplay({ ...options, workers: 1 });
     const two = await runReplay({ ...options, workers: 2 });
     expect(two.summary).toEqual(one.summary);
