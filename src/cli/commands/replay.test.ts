@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { writeProposalsJsonl } from '../../eval/proposals/proposals-jsonl.js';
+import { generateReplayFixture } from '../../eval/replay/fixture.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const directory = mkdtempSync(join(tmpdir(), 'repute-replay-cli-'));
+const fixture = join(directory, 'fixture.jsonl');
+const runCli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'replay', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+
+beforeAll(async () => {
+  await writeProposalsJsonl(fixture, generateReplayFixture({ seed: 5, tasks: 40 }));
+});
+
+describe('repute replay', () => {
+  it('prints summary.json with --json and writes the three outputs', () => {
+    const out = join(directory, 'out');
+    const result = runCli(fixture, '--tasks', '20', '--methods', 'majority,minirep', '--workers', '1', '--json', '--out', out);
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout) as { schemaVersion: number; methods: Record<string, { clean: number; attacked: number; strictWins: number; poolExp: number; payloadHit: number; nextExcl: number; cfHarm: number }>; limits: Record<string, number> };
+    expect(summary.schemaVersion).toBe(1);
+    expect(Object.keys(summary.methods)).toEqual(['majority', 'minirep']);
+    for (const key of ['clean', 'attacked', 'strictWins', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm']) expect(summary.methods.minirep).toHaveProperty(key);
+    for (const key of ['coverage', 'majorityAll', 'bestSingle']) expect(summary.limits).toHaveProperty(key);
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(summary);
+    // Header + 116 conditions × 2 methods.
+    expect(readFileSync(join(out, 'conditions.csv'), 'utf8').trim().split('\n')).toHaveLength(1 + 116 * 2);
+    expect(existsSync(join(out, 'report.html'))).toBe(true);
+    expect(result.stderr).toMatch(/replay conditions/);
+  });
+
+  it('exits non-zero with a typed message on bad input', () => {
+    const badFeedback = runCli(fixture, '--feedback', 'oracle');
+    expect(badFeedback.status).toBe(2);
+    expect(badFeedback.stderr).toMatch(/InvalidArgumentError: --feedback must be one of consensus, verifier, truth, got "oracle"/);
+    const unknown = runCli(directory);
+    expect(unknown.status).toBe(3);
+    expect(unknown.stderr).toMatch(/DataFormatError: .*cannot detect the dataset format/);
+  });
+});
