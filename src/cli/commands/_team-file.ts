@@ -76,7 +76,8 @@ export function parseTeamFile(text: string, file: string): TeamFile {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.join('.') || '(top level)';
-    const got = issue?.path.reduce<unknown>((node, key) => (node as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey], value);
+    // A bad apiKeyEnv may be a pasted key: never echo it.
+    const got = issue?.path.at(-1) === 'apiKeyEnv' ? '[redacted]' : issue?.path.reduce<unknown>((node, key) => (node as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey], value);
     throw new DataFormatError({ file, message: `field ${path}: ${issue?.message ?? 'invalid'} (got ${JSON.stringify(got)}); see examples/team.yaml` });
   }
   const team = parsed.data;

@@ -60,6 +60,7 @@ export default defineCommand({
     tasks: { type: 'string', description: 'Number of built-in tasks', default: '100', valueHint: 'N' },
     rounds: { type: 'string', description: 'Debate rounds after Propose', default: '2', valueHint: 'N' },
     methods: { type: 'string', description: `Comma-separated methods (${debateMethodNames.join(',')})`, valueHint: 'LIST' },
+    store: { type: 'string', description: 'SQLite file that keeps the runs and every decision event (a rerun with the same seed resumes from it)', default: ':memory:', valueHint: 'FILE' },
   },
   async run({ args }) {
     const seed = parseIntegerFlag('seed', args.seed, 2027);
@@ -68,7 +69,7 @@ export default defineCommand({
     const createSelector = demoSelectorFactory(seed);
     const available = debateMethodNames.filter((name) => createSelector !== undefined || (name !== 'random-k' && name !== 'drf'));
     const methods = parseListFlag('methods', args.methods, debateMethodNames, available);
-    const store = openStore({ path: ':memory:' });
+    const store = openStore({ path: args.store });
     const progress = createProgressBar();
     const summary = await runDemo({
       store,
@@ -80,6 +81,7 @@ export default defineCommand({
       onProgress: ({ method, condition, done, total }) => progress.update(`${method} ${condition}`, done, total),
     });
     progress.finish();
+    store.close();
     const out = resolve(args.out);
     mkdirSync(dirname(out), { recursive: true });
     const command = ['repute demo', ...process.argv.slice(3)].join(' ');

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { DataFormatError } from '../../core/errors.js';
+import { parseTeamFile } from './_team-file.js';
+
+const agent = 'agents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n';
+
+describe('parseTeamFile', () => {
+  it('applies defaults and resolves paths against the file', () => {
+    const team = parseTeamFile(`name: t\ntasks: tasks.jsonl\n${agent}`, '/teams/team.yaml');
+    expect(team).toMatchObject({ name: 't', tasks: '/teams/tasks.jsonl', store: '/teams/repute.db', cache: 'record', reputation: 'continue', seed: 2027, methods: ['majority', 'minirep'], protocol: { type: 'debate', rounds: 1 } });
+  });
+
+  it('names the file, field and value of bad input', () => {
+    const cases: Array<[string, RegExp]> = [
+      [`name: t\ntasks: x\nmethods: [majority, vote]\n${agent}`, /team\.yaml: field methods\.1: .*\(got "vote"\)/],
+      [`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n`, /field agents\.0\.baseURL: required for provider openai-compatible/],
+      [`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`, /field agents\.0\.apiKeyEnv: must be the NAME of an environment variable/],
+      [`name: t\ntasks: x\n${agent}  - id: a\n    provider: anthropic\n    model: c\n`, /duplicate agent id "a"/],
+      [`name: t\ntasks: x\nprotocol: { type: debate, rounds: -1 }\n${agent}`, /field protocol\.rounds/],
+      ['name: [unclosed', /team\.yaml(:\d+)?: not valid YAML/],
+    ];
+    for (const [text, pattern] of cases) {
+      let caught: unknown;
+      try {
+        parseTeamFile(text, 'team.yaml');
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, text).toBeInstanceOf(DataFormatError);
+      expect((caught as Error).message).toMatch(pattern);
+    }
+  });
+
+  it('never echoes a pasted key', () => {
+    let message = '';
+    try {
+      parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`, 'team.yaml');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain('sk-live-123');
+  });
+});
