@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../agents/agent.js';
 import { createSimulatedAgent } from '../../agents/simulated-agent.js';
@@ -110,6 +111,34 @@ describe('runDebate', () => {
     const first = await runDebate({ team: make(), task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
     const second = await runDebate({ team: make(), task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
     expect(second).toEqual(first);
+  });
+
+  it('keeps its invariants for any team and script (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.option(fc.constantFrom('1', '2', '3'), { nil: null }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (scripts, rounds) => {
+          const sink = createMemoryTraceSink();
+          const team = scripts.map((answers, index) => scripted(`a${index}`, answers));
+          const result = await runDebate({ team, task, rounds, aggregator: createPluralityAggregator(), rng: createRng(1), tracer: createTracer({ sink }) });
+          const played = team.length > 1 ? rounds : 0;
+          expect(result.rounds).toHaveLength(played + 1);
+          const final = result.rounds.at(-1)!;
+          // The decision is one of the final answers (or null when none parsed), with plurality support.
+          const counts = new Map<string, number>();
+          for (const proposal of final) if (proposal.answer !== null) counts.set(proposal.answer, (counts.get(proposal.answer) ?? 0) + 1);
+          if (counts.size === 0) expect(result.decision.answer).toBeNull();
+          else expect(counts.get(result.decision.answer as string)).toBe(Math.max(...counts.values()));
+          const types = sink.spans.map((span) => span.data.type);
+          expect(types.filter((type) => type === 'proposal')).toHaveLength(team.length * (played + 1));
+          expect(types.filter((type) => type === 'debate-round')).toHaveLength(played);
+          expect(types.filter((type) => type === 'vote')).toHaveLength(1);
+          expect(types.filter((type) => type === 'selection')).toHaveLength(1);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('refuses bad rounds and k', async () => {
