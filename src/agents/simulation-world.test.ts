@@ -30,10 +30,13 @@ describe('createSimulationWorld', () => {
     expect(() => world.reference('nope')).toThrow(NotFoundError);
   });
 
-  it('canonicalises LaTeX fractions and thousands separators', () => {
+  it('keys references like the answer kinds key live replies', () => {
     const task = { id: 't', kind: 'math' as const, prompt: 'q' };
-    expect(defaultAnswerKey(task, '\\frac{3}{4}')).toBe('3/4');
-    expect(defaultAnswerKey(task, '\\boxed{1,234}')).toBe('1234');
-    expect(defaultAnswerKey(task, '$-\\dfrac{1}{2}$')).toBe('-1/2');
+    // 3/4 = 0.75 and -1/2 = -0.5 as the math kind's numeric keys; 1,234 loses its separator.
+    expect(defaultAnswerKey(task, '\\frac{3}{4}')).toBe('0.75');
+    expect(defaultAnswerKey({ ...task, kind: 'number' }, '1,234')).toBe('1234');
+    expect(defaultAnswerKey(task, '-\\dfrac{1}{2}')).toBe('-0.5');
+    // A kind that cannot key the text falls back to light normalisation.
+    expect(defaultAnswerKey({ ...task, kind: 'choice' }, '\\boxed{not a letter}')).toBe('not a letter');
   });
 });

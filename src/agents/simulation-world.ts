@@ -2,6 +2,7 @@ import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { createRng, deriveSeed, shuffle } from '../core/rng.js';
 import type { ReferencedTask, Task, TaskId } from '../core/task.js';
 import type { Message } from '../core/message.js';
+import { canonicalAnswerKey } from '../core/answers/answers.js';
 
 /**
  * The ground truth behind simulated agents: reference answers, plausible wrong answers and the
@@ -111,10 +112,21 @@ export function createSimulationWorld({ tasks, seed, distractorCount = 6, answer
 }
 
 /**
- * Default canonical key: trims, strips `$...$` and `\boxed{...}`, drops thousands separators and
- * writes `\frac{p}{q}` as `p/q`.
+ * Default canonical key: the answer kind's canonical key (the same key `extractAnswer` gives live
+ * agents' replies, e.g. `\frac{3}{4}` → `0.75`), or, when the kind cannot key it, the reference
+ * trimmed, without `$...$` and `\boxed{...}` and thousands separators, `\frac{p}{q}` as `p/q`.
  */
-export function defaultAnswerKey(_task: Task, reference: string): string {
+export function defaultAnswerKey(task: Task, reference: string): string {
+  let key: string | null = null;
+  try {
+    key = canonicalAnswerKey(task.kind, reference);
+  } catch {
+    key = null;
+  }
+  return key ?? normalizeReference(reference);
+}
+
+function normalizeReference(reference: string): string {
   let text = reference.trim();
   const boxed = /^\\boxed\{(.*)\}$/s.exec(text);
   if (boxed) text = (boxed[1] as string).trim();
