@@ -1,7 +1,7 @@
 // Worker thread of the replay grid: receives the prepared replay once, then runs one condition per
 // message and posts its result back. Started by worker-pool.ts.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ReputeError } from '../../core/errors.js';
+import { InternalError, ReputeError } from '../../core/errors.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { resolveReplayMethods } from './methods.js';
 import { runCondition } from './run-condition.js';
@@ -15,7 +15,7 @@ parentPort?.on('message', (message: { type: 'run'; index: number }) => {
   let reply: WorkerReply;
   try {
     const condition = init.conditions[message.index];
-    if (condition === undefined) throw new Error(`no condition ${message.index}`);
+    if (condition === undefined) throw new InternalError(`replay worker got unknown condition index ${message.index}`);
     reply = { type: 'result', result: runCondition({ prepared: init.prepared, condition, methods, settings }) };
   } catch (error) {
     const known = error instanceof ReputeError ? error.code : undefined;
