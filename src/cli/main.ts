@@ -12,6 +12,7 @@ export const main = defineCommand({
     replay: () => import('./commands/replay.js').then((module) => module.default),
     demo: () => import('./commands/demo.js').then((module) => module.default),
     run: () => import('./commands/run.js').then((module) => module.default),
+    raps: () => import('./commands/raps.js').then((module) => module.default),
   },
 });
 

@@ -40,7 +40,10 @@ export interface RouteDecision {
   readonly recipients: readonly AgentId[];
   /** One reason per recipient (components: similarity, trust, score). */
   readonly reasons: readonly WeightReason[];
-  /** Receivers above the floor that the trust policy removed (filter) or pushed out of the top-k. */
+  /**
+   * Receivers that would have made the top-k on similarity but distrust the publisher: removed
+   * (filter) or pushed out of the top-k (down-rank). Only such candidates are asked for trust.
+   */
   readonly distrusted: readonly AgentId[];
   /** Subscribers that broadcast would have reached: everyone but the publisher. */
   readonly broadcast: number;
@@ -74,8 +77,7 @@ export function createBroker(options: BrokerOptions) {
   let vectors = new Float32Array(capacity * dimensions);
   const ids: AgentId[] = [];
   const rowOf = new Map<AgentId, number>();
-  const scores = new Float32Array(0);
-  let scratch = scores;
+  let scratch = new Float32Array(0);
   // k-slot buffers for partial top-k selection.
   const topRows = new Int32Array(topK);
   const topScores = new Float64Array(topK);
@@ -165,18 +167,32 @@ export function createBroker(options: BrokerOptions) {
     /**
      * Routes one publication: recipients are the top-k subscribers (publisher excluded) with
      * sim ≥ floor, ranked by sim (filter policy, distrusting receivers removed) or by
-     * sim·min(1, trust/τ) (down-rank policy). Ties go to the earlier-subscribed agent.
+     * sim·min(1, trust/τ) (down-rank policy). Ties go to the earlier-subscribed agent. Dot products
+     * and selection run in one pass.
      */
     route(publisher: AgentId, publication: ArrayLike<number>, trust: TrustLookup): RouteDecision {
-      const similarity = this.similarities(publication);
+      checkVector('publication', publication);
+      let squared = 0;
+      for (let index = 0; index < dimensions; index++) squared += (publication[index] as number) ** 2;
+      const scale = squared > 0 ? 1 / Math.sqrt(squared) : 0;
       const n = ids.length;
       const publisherRow = rowOf.get(publisher) ?? -1;
       let filled = 0;
       const distrusted: AgentId[] = [];
+      // Locals keep the hot loop free of closure-variable loads.
+      const data = vectors;
+      const query = publication instanceof Float32Array ? publication : Float32Array.from(publication);
+      const width = dimensions;
       for (let row = 0; row < n; row++) {
         if (row === publisherRow) continue;
-        const sim = similarity[row] as number;
+        // sim = e(p)·e(s_row) / |e(p)|, subscription rows are unit vectors.
+        let sum = 0;
+        const offset = row * width;
+        for (let index = 0; index < width; index++) sum += (data[offset + index] as number) * (query[index] as number);
+        const sim = sum * scale;
         if (sim < floor) continue;
+        // Trust only lowers a score, so a candidate that cannot enter the top-k is skipped unasked.
+        if (filled === topK && sim <= (topScores[topK - 1] as number)) continue;
         const receiver = ids[row] as AgentId;
         const belief = trust(receiver, publisher);
         let score = sim;
@@ -184,8 +200,8 @@ export function createBroker(options: BrokerOptions) {
           distrusted.push(receiver);
           if (trustPolicy === 'filter') continue;
           score = sim * (belief / tau);
+          if (filled === topK && score <= (topScores[topK - 1] as number)) continue;
         }
-        if (filled === topK && score <= (topScores[topK - 1] as number)) continue;
         // Insert into the sorted k-slot buffer (descending score, stable for ties).
         let position = filled < topK ? filled++ : topK - 1;
         while (position > 0 && (topScores[position - 1] as number) < score) {

@@ -14,13 +14,13 @@ describe('startRapsNode', () => {
     const subjects = rapsSubjects('r');
     const reports: string[] = [];
     await bus.subscribe(subjects.reports, (message) => void reports.push(new TextDecoder().decode(message.data)), { durable: 'test' });
-    const message = { schemaVersion: 1 as const, id: 'r:t:0:C', from: 'C', round: 0, taskId: 't', text: 'nine', answer: '9' };
+    const message = { schemaVersion: 1 as const, id: 't:0:C', from: 'C', round: 0, taskId: 't', text: 'nine', answer: '9' };
     const command: RapsCommand = { schemaVersion: 1, kind: 'deliver', id: commandId('r', 't', 0, 'deliver', 'A', message.id), runId: 'r', agentId: 'A', round: 0, task: null, message };
     // The same command twice under different transport ids (a coordinator retry).
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'first' });
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'second' });
     await settle();
-    expect(agent.audited).toEqual(['r:t:0:C']);
+    expect(agent.audited).toEqual(['t:0:C']);
     expect(node.stats).toMatchObject({ handled: 1, duplicates: 1 });
     expect(reports).toHaveLength(1); // the re-sent report has the same id and is stored once
     expect(JSON.parse(reports[0]!)).toMatchObject({ kind: 'audited', agentId: 'A', subject: 'C', reliable: false });

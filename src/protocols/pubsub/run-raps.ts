@@ -25,7 +25,7 @@ import type { RapsEvent } from './events.js';
 import { startRapsNode, type RapsNode } from './node.js';
 import type { RouteSelector } from './route-selector.js';
 import { auditEvidence, peerReputation, witnessReports, type AuditRecord, type WitnessBehaviour } from './watchdog.js';
-import { commandId, decodeWire, encodeWire, parseMessage, rapsSubjects, reportSchema, taskToWire, type RapsCommand, type RapsReport } from './wire.js';
+import { commandId, publicationId, decodeWire, encodeWire, parseMessage, rapsSubjects, reportSchema, taskToWire, type RapsCommand, type RapsReport } from './wire.js';
 
 /** Options of {@link runRaps}. */
 export interface RunRapsOptions {
@@ -302,7 +302,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         // 1. Publish.
         const publishCommands: RapsCommand[] = order.map((agentId) => {
           const id = commandId(runId, task.id, round, 'publish', agentId);
-          expectedPublication.set(`${runId}:${task.id}:${round}:${agentId}`, id);
+          expectedPublication.set(publicationId(runId, task.id, round, agentId), id);
           return { schemaVersion: 1, kind: 'publish', id, runId, agentId, round, task: wireTask, own: last.get(agentId) ?? null, received: inbox.get(agentId) ?? [] };
         });
         const published = await send(publishCommands);

@@ -111,9 +111,13 @@ export function taskToWire(task: Task): z.infer<typeof taskSchema> {
   };
 }
 
-/** Deterministic id of agent `agentId`'s publication on `taskId` in `round`, so a re-run after a crash de-duplicates. */
-export function publicationId(runId: string, taskId: string, round: number, agentId: string): string {
-  return `${runId}:${taskId}:${round}:${agentId}`;
+/**
+ * Deterministic id of agent `agentId`'s publication on `taskId` in `round`, so a re-run after a
+ * crash de-duplicates. It leaves out the run id (each run has its own stream), so that a scenario
+ * decides the same under any run id.
+ */
+export function publicationId(_runId: string, taskId: string, round: number, agentId: string): string {
+  return `${taskId}:${round}:${agentId}`;
 }
 
 /** Deterministic id of a command (`kind` = publish | deliver | refine). */

@@ -146,9 +146,9 @@ export function isGrounded(finding: ReviewFinding, lines: Map<string, Map<number
   return text !== undefined && text.includes(finding.snippet.replace(/;$/, '')) ;
 }
 
-/** Canonical key of a finding (category, file, line). */
+/** Canonical key of a finding (category, file, line and quoted code). */
 export function findingKey(finding: ReviewFinding): string {
-  return `${finding.category}@${finding.file}:${finding.line}`;
+  return `${finding.category}@${finding.file}:${finding.line}:${finding.snippet}`;
 }
 
 const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: false };

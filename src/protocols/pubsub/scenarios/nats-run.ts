@@ -2,7 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TransportError } from '../../../core/errors.js';
-import type { RapsScenarioName, RapsScenarioParameters } from './scenarios.js';
+import { connectNatsTransport } from '../../../transport/nats-transport.js';
+import { startNatsServer, type NatsServerProcess } from '../../../transport/nats-server.js';
+import type { Transport } from '../../../transport/transport.js';
+import type { RapsEvent } from '../events.js';
+import type { RapsResult } from '../run-raps.js';
+import { createRapsScenario, runRapsScenario, type RapsScenario, type RapsScenarioName, type RapsScenarioParameters } from './scenarios.js';
 
 /** JetStream stream name of a RAPS run. */
 export function natsStreamName(runId: string): string {
@@ -68,4 +73,54 @@ export function spawnRapsNodeProcess({ scenario, parameters, agentId, natsUrl, o
       await exited;
     },
   };
+}
+
+/** Options of {@link runRapsScenarioOverNats}. */
+export interface RunOverNatsOptions {
+  readonly parameters?: RapsScenarioParameters;
+  /** Server URL; omitted = start a private nats-server (JetStream, temporary store) for the run. */
+  readonly natsUrl?: string;
+  /** Run every agent as its own child process (true) or as nodes in this process, each over NATS. @default true */
+  readonly processes?: boolean;
+  readonly onEvent?: (event: RapsEvent) => void;
+  /** @default 120000 */
+  readonly replyTimeoutMs?: number;
+}
+
+/**
+ * Runs a built-in scenario with the NATS transport: a unique run id (so an existing server's
+ * streams never collide), agent nodes as child processes or local nodes, the coordinator here.
+ * The outcome equals the in-process run with the same parameters.
+ *
+ * @example
+ * const { result } = await runRapsScenarioOverNats('adversarial', { parameters: { seed: 2027 } });
+ */
+export async function runRapsScenarioOverNats(name: RapsScenarioName, options: RunOverNatsOptions = {}): Promise<{ scenario: RapsScenario; result: RapsResult; natsUrl: string }> {
+  const server = options.natsUrl === undefined ? await startNatsServer() : undefined;
+  const natsUrl = options.natsUrl ?? (server as NatsServerProcess).url;
+  const runId = `${name}-${options.parameters?.seed ?? 2027}-${Date.now().toString(36)}`;
+  const parameters = { ...options.parameters, runId };
+  const scenario = createRapsScenario(name, parameters);
+  const nodes: RapsNodeProcess[] = [];
+  let transport: Transport | undefined;
+  try {
+    transport = await connectNatsTransport({ servers: natsUrl, stream: natsStreamName(runId), subjects: [`raps.${runId}.>`], name: 'raps-coordinator' });
+    const processes = options.processes ?? true;
+    if (processes) {
+      for (const agent of scenario.agents) nodes.push(spawnRapsNodeProcess({ scenario: name, parameters, agentId: agent.identity.id, natsUrl }));
+      await Promise.all(nodes.map((node) => node.ready));
+    }
+    const { result } = await runRapsScenario(name, {
+      ...parameters,
+      transport,
+      hostAgents: !processes,
+      replyTimeoutMs: options.replyTimeoutMs ?? 120_000,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+    return { scenario, result, natsUrl };
+  } finally {
+    for (const node of nodes) await node.stop();
+    await transport?.close();
+    await server?.dispose();
+  }
 }

@@ -19,7 +19,7 @@ export interface RapsScenarioParameters {
   readonly seed?: number;
   /** Team size (`scaling` only). @default 10 */
   readonly agentCount?: number;
-  /** Number of tasks (`adversarial` default 30, `scaling` default 10). */
+  /** Number of tasks (default 30). */
   readonly taskCount?: number;
   /** Recipients per publication; `scaling` compares top-3 against broadcast (n − 1). @default 3 */
   readonly topK?: number;
@@ -55,7 +55,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
   }
   if (name === 'scaling') {
     const size = parameters.agentCount ?? 10;
-    const team = buildQaTeam({ size, adversaries: Math.round(size * 0.2), seed, taskCount: parameters.taskCount ?? 10 });
+    const team = buildQaTeam({ size, adversaries: Math.round(size * 0.2), seed, taskCount: parameters.taskCount ?? 30 });
     const topK = parameters.topK ?? 3;
     return {
       name,
@@ -167,11 +167,20 @@ export interface ScalingRow {
 }
 
 /** Runs `scaling` for each team size: top-k routing against broadcast on the same team and tasks. */
-export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 10, topK = 3, transport }: { seed?: number; sizes?: readonly number[]; taskCount?: number; topK?: number; transport?: () => Promise<Transport> | Transport } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number; rows: ScalingRow[] }> {
+export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 30, topK = 3, transport, runIdSuffix = '' }: { seed?: number; sizes?: readonly number[]; taskCount?: number; topK?: number; transport?: (runId: string) => Promise<Transport> | Transport; runIdSuffix?: string } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number; rows: ScalingRow[] }> {
   const rows: ScalingRow[] = [];
+  const run = async (size: number, k: number) => {
+    const runId = `scaling-${seed}-n${size}-k${k}${runIdSuffix}`;
+    const transportForRun = transport ? await transport(runId) : undefined;
+    try {
+      return await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: k, runId, ...(transportForRun ? { transport: transportForRun } : {}) });
+    } finally {
+      await transportForRun?.close();
+    }
+  };
   for (const size of sizes) {
-    const routedRun = await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK, ...(transport ? { transport: await transport() } : {}) });
-    const broadcastRun = await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: size - 1, ...(transport ? { transport: await transport() } : {}) });
+    const routedRun = await run(size, topK);
+    const broadcastRun = await run(size, size - 1);
     const team = routedRun.scenario.qaTeam as QaTeam;
     const accuracyOf = (result: RapsResult) => mean(result.decisions.map((decision) => (team.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0)));
     const rounds = routedRun.result.rounds.length;
@@ -217,7 +226,9 @@ export function summarizeCodeReview(scenario: RapsScenario, result: RapsResult):
       if (!isGrounded(finding, lines)) continue;
       const key = findingKey(finding);
       const entry = consensus.get(key);
-      if (entry) entry.reported_by.push(review.agent);
+      if (entry) {
+        if (!entry.reported_by.includes(review.agent)) entry.reported_by.push(review.agent);
+      }
       else consensus.set(key, { ...finding, reported_by: [review.agent] });
     }
   }

@@ -1,0 +1,124 @@
+// `repute raps <scenario>`: runs a built-in RAPS scenario and prints a table (or JSON).
+import { defineCommand } from 'citty';
+import { InvalidArgumentError } from '../../core/errors.js';
+import {
+  rapsScenarioNames,
+  runRapsScenario,
+  runRapsScenarioOverNats,
+  runScaling,
+  summarizeAdversarial,
+  summarizeCodeReview,
+  type AdversarialSummary,
+  type CodeReviewSummary,
+  type RapsScenarioName,
+  type ScalingRow,
+} from '../../protocols/pubsub/index.js';
+import { connectNatsTransport } from '../../transport/nats-transport.js';
+import { startNatsServer } from '../../transport/nats-server.js';
+import { natsStreamName } from '../../protocols/pubsub/scenarios/nats-run.js';
+import { parseIntegerFlag, sharedArgs } from './_shared.js';
+
+export default defineCommand({
+  meta: { name: 'raps', description: 'RAPS reputation-aware publish/subscribe: adversarial | scaling | code-review' },
+  args: {
+    scenario: { type: 'positional', description: `Scenario: ${rapsScenarioNames.join(' | ')}`, required: true },
+    seed: sharedArgs.seed,
+    json: sharedArgs.json,
+    transport: { type: 'string', description: 'Message transport: inproc (default) or nats', default: 'inproc', valueHint: 'inproc|nats' },
+    'nats-url': { type: 'string', description: 'NATS server (with -js); omitted = start a private nats-server', valueHint: 'URL' },
+    processes: { type: 'boolean', description: 'With --transport nats, run each agent as its own process (adversarial, code-review)', default: true },
+    tasks: { type: 'string', description: 'Number of tasks (default 30)', valueHint: 'N' },
+  },
+  async run({ args }) {
+    const name = String(args.scenario) as RapsScenarioName;
+    if (!rapsScenarioNames.includes(name)) {
+      throw new InvalidArgumentError({ parameter: 'scenario', value: name, message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}` });
+    }
+    const transportName = String(args.transport);
+    if (transportName !== 'inproc' && transportName !== 'nats') {
+      throw new InvalidArgumentError({ parameter: '--transport', value: transportName, message: `--transport must be inproc or nats, got ${JSON.stringify(transportName)}` });
+    }
+    const seed = parseIntegerFlag('seed', args.seed, 2027);
+    const taskCount = args.tasks === undefined ? undefined : parseIntegerFlag('tasks', args.tasks, 10, 1, 10_000);
+    const natsUrl = args['nats-url'] as string | undefined;
+    const print = (text: string) => process.stdout.write(`${text}\n`);
+
+    if (name === 'scaling') {
+      const server = transportName === 'nats' && natsUrl === undefined ? await startNatsServer() : undefined;
+      const url = natsUrl ?? server?.url;
+      try {
+        const summary = await runScaling({
+          seed,
+          ...(taskCount === undefined ? {} : { taskCount }),
+          ...(transportName === 'nats' ? { runIdSuffix: `-${Date.now().toString(36)}`, transport: (runId: string) => connectNatsTransport({ servers: url as string, stream: natsStreamName(runId), subjects: [`raps.${runId}.>`], name: 'raps-scaling' }) } : {}),
+        });
+        if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
+        else print(scalingTable(summary.rows, summary.tasks, seed, transportName));
+      } finally {
+        await server?.dispose();
+      }
+      return;
+    }
+
+    const parameters = { seed, ...(taskCount === undefined ? {} : { taskCount }) };
+    const { scenario, result } =
+      transportName === 'nats'
+        ? await runRapsScenarioOverNats(name, { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) })
+        : await runRapsScenario(name, parameters);
+    if (name === 'adversarial') {
+      const summary = summarizeAdversarial(scenario, result, seed);
+      if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
+      else print(adversarialTable(summary, transportName));
+      return;
+    }
+    const review = summarizeCodeReview(scenario, result);
+    if (args.json) print(JSON.stringify(review, null, 2));
+    else print(codeReviewTable(review, transportName));
+  },
+});
+
+const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+const pad = (text: string | number, width: number) => String(text).padEnd(width);
+
+function adversarialTable(summary: AdversarialSummary, transport: string): string {
+  const ids = summary.agents.map((agent) => agent.id);
+  const lines = [
+    `RAPS adversarial: ${ids.length} agents (${summary.agents.filter((agent) => agent.adversarial).length} adversarial: ${summary.agents.filter((agent) => agent.adversarial).map((agent) => agent.id).join(', ')}), ${summary.tasks} tasks, seed ${summary.seed}, transport ${transport}`,
+    '',
+    `${pad('accuracy (RAPS, decided by ' + summary.decider + "'s watchdog)", 48)} ${percent(summary.accuracy)}`,
+    `${pad('plain majority of all agents (no reputation)', 48)} ${percent(summary.majorityAccuracy)}`,
+    `${pad(summary.decider + ' alone', 48)} ${percent(summary.deciderAloneAccuracy)}`,
+    `${pad('adversaries below tau = ' + summary.tau + ' from round', 48)} ${summary.adversariesBelowTauFromRound ?? 'never'}`,
+    `${pad('messages routed / broadcast', 48)} ${summary.routed} / ${summary.broadcast}`,
+    `${pad('audits / witness checks (rejected)', 48)} ${summary.totals.audits} / ${summary.totals.witnessChecks} (${summary.totals.witnessRejected})`,
+    '',
+    `reputation per round in ${summary.decider}'s eyes (E[j]; ${summary.decider} itself = 1):`,
+    `${pad('round', 6)} ${pad('task', 9)} ${ids.map((id) => pad(id, 8)).join(' ')}`,
+  ];
+  const rows = summary.reputationPerRound;
+  rows.forEach((row, index) => {
+    if (index < 8 || index % 10 === 9 || index === rows.length - 1) lines.push(`${pad(row.round, 6)} ${pad(row.taskId, 9)} ${ids.map((id) => pad((row.reputation[id] as number).toFixed(3), 8)).join(' ')}`);
+    else if (index === 8) lines.push('...');
+  });
+  return lines.join('\n');
+}
+
+function scalingTable(rows: readonly ScalingRow[], tasks: number, seed: number, transport: string): string {
+  const header = ['agents', 'adv', 'rounds', 'routed/rd', 'broadcast/rd', 'audits/rd', 'audits/rd(bc)', 'acc routed', 'acc broadcast'];
+  const widths = [7, 4, 7, 10, 13, 10, 14, 11, 13];
+  const line = (cells: Array<string | number>) => cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ');
+  return [
+    `RAPS scaling: top-3 routing vs broadcast, 20% adversaries, ${tasks} tasks, seed ${seed}, transport ${transport}`,
+    '',
+    line(header),
+    ...rows.map((row) => line([row.agents, row.adversaries, row.rounds, row.routedPerRound.toFixed(1), row.broadcastPerRound.toFixed(1), row.auditsPerRound.toFixed(1), row.broadcastAuditsPerRound.toFixed(1), percent(row.accuracy), percent(row.broadcastAccuracy)])),
+  ].join('\n');
+}
+
+function codeReviewTable(review: CodeReviewSummary, transport: string): string {
+  const lines = [`RAPS code-review: 5 reviewers on the built-in diff, transport ${transport}`, '', `${pad('reviewer', 15)} ${pad('reputation', 11)} ${pad('findings', 9)} status`];
+  for (const entry of review.reviews) lines.push(`${pad(entry.agent, 15)} ${pad(entry.reputation.toFixed(3), 11)} ${pad(entry.findings.length, 9)} ${entry.status}`);
+  lines.push('', `consensus findings (${review.consensus_findings.length}):`);
+  for (const finding of review.consensus_findings) lines.push(`  ${finding.file}:${finding.line} [${finding.category}] ${finding.message} (by ${finding.reported_by.join(', ')})`);
+  return lines.join('\n');
+}
