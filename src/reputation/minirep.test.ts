@@ -22,19 +22,20 @@ describe('minirep model: quality averages and score', () => {
   it('moves the slow and fast averages by hand-computed amounts', () => {
     const model = createMiniRepModel({ agents: ['a', 'b'] });
     model.observe([behaviour('t1', 'a'), behaviour('t1', 'b', { quality: 0 })]);
-    // a: L = 0.95·0.5 + 0.05·1 = 0.525; R = 0.7·0.5 + 0.3·1 = 0.65; H = 0.4·0.525 + 0.6·0.65 = 0.6
+    // a: L = 0.95·0.5 + 0.05·1 = 0.525; R = 0.7·0.5 + 0.3·1 = 0.65; H = 0.7·0.525 + 0.3·0.65 = 0.3675 + 0.195 = 0.5625
     expect(model.state('a')).toMatchObject({ longTerm: expect.closeTo(0.525, 12), recent: expect.closeTo(0.65, 12), records: [], cooldown: 0, evidenceCount: 1 });
-    expect(model.score('a')).toBeCloseTo(0.6, 12);
-    // b: L = 0.475; R = 0.35; H = 0.19 + 0.21 = 0.4
-    expect(model.score('b')).toBeCloseTo(0.4, 12);
-    expect(model.weights()).toEqual({ a: expect.closeTo(0.6, 12), b: expect.closeTo(0.4, 12) });
+    expect(model.score('a')).toBeCloseTo(0.5625, 12);
+    // b: L = 0.475; R = 0.35; H = 0.3325 + 0.105 = 0.4375
+    expect(model.score('b')).toBeCloseTo(0.4375, 12);
+    // weights: 0.5625 / (0.5625 + 0.4375) = 0.5625 and 0.4375
+    expect(model.weights()).toEqual({ a: expect.closeTo(0.5625, 12), b: expect.closeTo(0.4375, 12) });
   });
 
   it('takes an outcome success as the quality of the same task and agent', () => {
     const model = createMiniRepModel({ agents: ['a'] });
     model.observe([behaviour('t1', 'a', { quality: 1 }), { type: 'outcome', taskId: 't1', subject: 'a', success: 0 }]);
-    // quality 0: R = 0.7·0.5 = 0.35, L = 0.475, H = 0.4
-    expect(model.score('a')).toBeCloseTo(0.4, 12);
+    // quality 0: R = 0.7·0.5 = 0.35, L = 0.475, H = 0.7·0.475 + 0.3·0.35 = 0.4375
+    expect(model.score('a')).toBeCloseTo(0.4375, 12);
     expect(model.state('a').evidenceCount).toBe(1);
   });
 

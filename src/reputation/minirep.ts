@@ -30,7 +30,7 @@ export interface MiniRepModelOptions {
   readonly longTermRate?: number;
   /** Rate α_R in (0, 1] of the fast (recent) quality average. @default 0.3 */
   readonly recentRate?: number;
-  /** Weight w_L in [0, 1] of long-term quality in the historical quality H. @default 0.4 */
+  /** Weight w_L in [0, 1] of long-term quality in the historical quality H. @default 0.7 */
   readonly longTermWeight?: number;
   /** Quality of an agent without evidence, in [0, 1]. @default 0.5 */
   readonly prior?: number;
@@ -50,7 +50,7 @@ export interface MiniRepModelOptions {
 export const miniRepModelDefaults: Required<MiniRepModelOptions> = {
   longTermRate: 0.05,
   recentRate: 0.3,
-  longTermWeight: 0.4,
+  longTermWeight: 0.7,
   prior: 0.5,
   cooldownTasks: 3,
   cleanStreak: 3,
@@ -328,7 +328,7 @@ export function resolveMiniRepOptions(options: MiniRepModelOptions | undefined, 
   const resolved = resolveOptions(miniRepModelDefaults, options);
   assertInRange(`${parameter}.longTermRate`, resolved.longTermRate, 0, 1, { minExclusive: true, hint: 'pass e.g. 0.05' });
   assertInRange(`${parameter}.recentRate`, resolved.recentRate, 0, 1, { minExclusive: true, hint: 'pass e.g. 0.3' });
-  assertInRange(`${parameter}.longTermWeight`, resolved.longTermWeight, 0, 1, { hint: 'pass e.g. 0.4' });
+  assertInRange(`${parameter}.longTermWeight`, resolved.longTermWeight, 0, 1, { hint: 'pass e.g. 0.7' });
   assertInRange(`${parameter}.prior`, resolved.prior, 0, 1, { hint: 'pass e.g. 0.5' });
   assertInteger(`${parameter}.cooldownTasks`, resolved.cooldownTasks, 3, 1_000_000, 'MiniRep keeps a flagged agent in cooldown for at least 3 tasks');
   assertInteger(`${parameter}.cleanStreak`, resolved.cleanStreak, 1, 1_000_000, 'pass e.g. 3');
@@ -344,7 +344,7 @@ export function resolveMiniRepOptions(options: MiniRepModelOptions | undefined, 
  * @example
  * const model = createMiniRepModel({ agents: ['a1', 'a2'] });
  * model.observe([{ type: 'behaviour', taskId: 't1', subject: 'a1', valid: true, flagged: false, risk: 0, quality: 1 }]);
- * model.score('a1'); // H = 0.4·0.525 + 0.6·0.65 = 0.6
+ * model.score('a1'); // H = 0.7·0.525 + 0.3·0.65 = 0.5625
  */
 export function createMiniRepModel(options: { agents: readonly AgentId[] } & MiniRepModelOptions): MiniRepReputationModel {
   if (options === null || typeof options !== 'object') {
