@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../errors.js';
+import { createMathAnswerKind, mathAnswerKind, normalizeMathAnswer } from './math-answer.js';
+
+// Pairs worked out by hand: each line says why the two are (not) the same answer.
+const equivalentPairs: Array<[string, string, string]> = [
+  ['\\frac{3}{4}', '0.75', '3/4 = 0.75'],
+  ['\\frac{3}{4}', '3/4', 'LaTeX and slash fraction'],
+  ['\\dfrac{3}{4}', '\\frac34', '\\dfrac is display style of \\frac'],
+  ['\\tfrac{1}{2}', '.5', 'text-style fraction = 0.5'],
+  ['2\\sqrt{2}', '\\sqrt{8}', 'sqrt(8) = sqrt(4·2) = 2·sqrt(2) ≈ 2.8284'],
+  ['\\left(3,-1\\right)', '(3, -1)', '\\left/\\right are sizing only'],
+  ['30^\\circ', '30', 'MATH gives angles in degrees: 30° = 30'],
+  ['30^{\\circ}', '30°', 'braced and Unicode degree marks'],
+  ['5\\text{ cm}', '5', 'unit text after a value is dropped'],
+  ['\\$5', '5', 'dollar sign dropped'],
+  ['10\\%', '10', 'percent sign dropped (value kept)'],
+  ['x=5', '5', 'x = 5 answers 5'],
+  ['1{,}000', '1000', 'thousands separator'],
+  ['1,\\!000', '1000', 'thousands separator with negative thin space'],
+  ['\\frac{\\sqrt{3}}{2}', '\\sin(\\pi/3)', 'sin 60° = sqrt(3)/2 ≈ 0.8660'],
+  ['\\binom{10}{3}', '120', '10·9·8 / 3! = 720 / 6 = 120'],
+  ['3\\frac{1}{2}', '3.5', 'mixed number 3 + 1/2'],
+  ['\\{1,2\\}', '\\{2,1\\}', 'sets ignore order'],
+  ['1, -2', '-2, 1', 'a bare list of solutions is unordered'],
+  ['x^2+2x+1', '(x+1)^2', '(x+1)^2 expands to x^2 + 2x + 1'],
+  ['\\pi r^2', 'r^2\\pi', 'product commutes'],
+  ['(-\\infty, 3]', '(-\\infty,3]', 'interval with infinity, spacing ignored'],
+  ['47 feet', '47', 'unit word after a value'],
+  ['0.333333333333', '\\frac{1}{3}', '|0.333333333333 − 1/3| ≈ 3.3e-13, inside 1e-8 relative'],
+  ['-0', '0', 'signed zero'],
+  ['\\boxed{7}', '7', 'a stray \\boxed inside an isolated answer'],
+  ['$\\frac{1}{2}$', '0.5', 'math delimiters'],
+];
+
+const differentPairs: Array<[string, string, string]> = [
+  ['(3,-1)', '(-1,3)', 'tuples keep order'],
+  ['[2,5)', '(2,5)', 'closed vs open interval end'],
+  ['(1,2)', '\\{1,2\\}', 'tuple vs set'],
+  ['\\frac{3}{4}', '0.74', '0.75 vs 0.74'],
+  ['0.3333', '\\frac{1}{3}', '|0.3333 − 1/3| ≈ 3.3e-5, outside 1e-8 relative'],
+  ['2\\sqrt{2}', '2\\sqrt{3}', '2.828 vs 3.464'],
+  ['x^2+1', 'x^2-1', 'differ by 2 everywhere'],
+  ['\\sqrt{x^2}', 'x', '|x| ≠ x for negative x'],
+  ['1, 2', '1, 2, 3', 'different sizes'],
+  ['5', '-5', 'sign'],
+  ['None', '0', 'a word is not a number'],
+];
+
+describe('math answer kind: equivalence table', () => {
+  it.each(equivalentPairs)('%s ≡ %s (%s)', (a, b) => {
+    expect(mathAnswerKind.equivalent(a, b)).toBe(true);
+    expect(mathAnswerKind.equivalent(b, a)).toBe(true);
+  });
+
+  it.each(differentPairs)('%s ≢ %s (%s)', (a, b) => {
+    expect(mathAnswerKind.equivalent(a, b)).toBe(false);
+    expect(mathAnswerKind.equivalent(b, a)).toBe(false);
+  });
+
+  it('gives equivalent numeric answers the same key, rounded to 10 significant digits', () => {
+    // 3/4 = 0.75 exactly; 2·sqrt(2) = 2.8284271247461903 → 2.828427125 at 10 digits.
+    expect(mathAnswerKind.canonicalKey('\\dfrac{3}{4}')).toBe('0.75');
+    expect(mathAnswerKind.canonicalKey('0.75')).toBe('0.75');
+    expect(mathAnswerKind.canonicalKey('2\\sqrt{2}')).toBe('2.828427125');
+    expect(mathAnswerKind.canonicalKey('\\sqrt{8}')).toBe('2.828427125');
+    // 2^1000 = 1.0715086071862673e301 → 1.071508607e+301.
+    expect(mathAnswerKind.canonicalKey('2^{1000}')).toBe('1.071508607e+301');
+    expect(mathAnswerKind.canonicalKey('(3,-1)')).toBe('(3,-1)');
+    expect(mathAnswerKind.canonicalKey('\\{2, 1\\}')).toBe('\\{1,2\\}');
+  });
+
+  it('keeps keys stable: the key of a key is itself', () => {
+    for (const answer of ['\\frac{3}{4}', '(3,-1)', 'x^2+1', '2\\pi r', 'x \\in [1,2]', 'None', '\\sum_{n=1}^{10} n', '1+2i', '2^{100000}', '\\frac{a}{b']) {
+      const key = mathAnswerKind.canonicalKey(answer);
+      expect(key, answer).not.toBeNull();
+      expect(mathAnswerKind.canonicalKey(key as string), answer).toBe(key);
+    }
+  });
+
+  it('returns null for empty answers and never treats them as equivalent', () => {
+    expect(mathAnswerKind.canonicalKey('   ')).toBeNull();
+    expect(mathAnswerKind.canonicalKey('$$')).toBeNull();
+    expect(mathAnswerKind.equivalent('', '')).toBe(false);
+  });
+
+  it('does not evaluate expressions that would hang or exhaust the engine', () => {
+    // 9^(9^9) has ~370 million digits and 10000000! takes seconds: both must be keyed unevaluated.
+    const started = performance.now();
+    expect(mathAnswerKind.canonicalKey('9^{9^9}')).toBe('9^{9^9}');
+    expect(mathAnswerKind.canonicalKey('10^{10^{10}}')).toBe('10^{10^{10}}');
+    expect(mathAnswerKind.canonicalKey('10000000!')).not.toBeNull();
+    expect(mathAnswerKind.canonicalKey('\\sum_{n=1}^{1000000000} n')).not.toBeNull();
+    expect(mathAnswerKind.equivalent('9^{9^9}', '9^{9^9}')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('does not let one answer change how later answers parse (symbol types are scoped)', () => {
+    const kind = createMathAnswerKind();
+    // Parsing `x \in [1,2]` once made x a non-number for the rest of the engine's life.
+    kind.canonicalKey('x \\in [1,2]');
+    expect(kind.equivalent('x^2+2x+1', '(x+1)^2')).toBe(true);
+  });
+
+  it('normalizes LaTeX noise before parsing', () => {
+    expect(normalizeMathAnswer('\\left( \\dfrac{1}{2}, 3 \\right)')).toBe('( \\frac{1}{2}, 3 )');
+    expect(normalizeMathAnswer('\\text{(C)}')).toBe('(C)');
+    expect(normalizeMathAnswer('1,000,000')).toBe('1000000');
+  });
+
+  it('extracts the answer from raw model text', () => {
+    expect(mathAnswerKind.extract('So $x = \\boxed{\\dfrac{3}{4}}$.')).toBe('0.75');
+    // Model output with a raw newline inside the JSON string and a single-backslash \frac (JSON would read \f as form feed).
+    expect(mathAnswerKind.extract('{\n "reasoning": "first\nsecond",\n "answer": "\\frac{1}{2}"\n}')).toBe('0.5');
+    // The first real JSON answer wins over a template echo with placeholders.
+    expect(mathAnswerKind.extract('```json\n{"answer": "12"}\n```\nformat: {"answer": "___"}')).toBe('12');
+    expect(mathAnswerKind.extract('Thus the final answer is (3, -1).')).toBe('(3,-1)');
+    expect(mathAnswerKind.extract('-15')).toBe('-15');
+    expect(mathAnswerKind.extract('I could not solve this problem at all, sorry.')).toBeNull();
+  });
+
+  it('refuses bad options with a typed error', () => {
+    expect(() => createMathAnswerKind({ relativeTolerance: -1 })).toThrow(InvalidArgumentError);
+    expect(() => createMathAnswerKind({ cacheSize: 0 })).toThrow(/options.cacheSize/);
+  });
+
+  it('bounds its cache', () => {
+    const kind = createMathAnswerKind({ cacheSize: 3 });
+    for (const answer of ['1', '2', '3', '4', '5']) kind.canonicalKey(answer);
+    expect(kind.cacheSize()).toBe(3);
+  });
+});
+
+describe('math answer kind: properties', () => {
+  const finite = fc.double({ min: -1e12, max: 1e12, noNaN: true, noDefaultInfinity: true });
+
+  it('is reflexive and symmetric on generated numbers', () => {
+    fc.assert(
+      fc.property(finite, finite, (a, b) => {
+        const left = String(a);
+        const right = String(b);
+        expect(mathAnswerKind.equivalent(left, left)).toBe(true);
+        expect(mathAnswerKind.equivalent(left, right)).toBe(mathAnswerKind.equivalent(right, left));
+      }),
+    );
+  });
+
+  it('equal keys imply equivalence', () => {
+    const answer = fc.oneof(
+      finite.map(String),
+      fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 })).map(([n, d]) => `\\frac{${n}}{${d}}`),
+      fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: -9, max: 9 })).map(([x, y]) => `(${x},${y})`),
+      fc.integer({ min: 0, max: 99 }).map((n) => `\\sqrt{${n}}`),
+    );
+    fc.assert(
+      fc.property(answer, answer, (a, b) => {
+        if (mathAnswerKind.canonicalKey(a) === mathAnswerKind.canonicalKey(b)) expect(mathAnswerKind.equivalent(a, b)).toBe(true);
+      }),
+    );
+  });
+
+  it('treats n·d/d written as a fraction as equal to n (second method: integer arithmetic)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 1, max: 97 }), (n, d) => {
+        expect(mathAnswerKind.equivalent(`\\frac{${n * d}}{${d}}`, String(n))).toBe(true);
+      }),
+    );
+  });
+});

@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../errors.js';
+import { createNumberAnswerKind, numberAnswerKind, parseNumberAnswer } from './number-answer.js';
+
+describe('number answer kind', () => {
+  it.each([
+    ['$1,234.50', '1234.5', 'dollar and thousands comma'],
+    ['12', '12.0', 'trailing zero'],
+    ['50%', '50', 'percent sign dropped, value kept'],
+    ['\\frac{3}{4}', '0.75', 'LaTeX fraction'],
+    ['3/4', '0.75', 'slash fraction'],
+    ['x = 18', '18', 'value after the last ='],
+    ['18 dollars', '18', 'unit word'],
+    ['−7', '-7', 'Unicode minus'],
+    ['1000000', '1000000.0000001', 'relative difference 1e-13 < 1e-6'],
+    ['\\$5', '5.', 'escaped dollar, trailing period'],
+  ])('%s ≡ %s (%s)', (a, b) => {
+    expect(numberAnswerKind.equivalent(a, b)).toBe(true);
+    expect(numberAnswerKind.equivalent(b, a)).toBe(true);
+  });
+
+  it.each([
+    ['12', '13', 'different integers'],
+    ['0.75', '0.76', '|Δ| = 0.01 > 1e-6·0.76'],
+    ['1,234', '1.234', 'a thousands comma is not a decimal point'],
+    ['five', '5', 'words are not parsed'],
+    ['-3', '3', 'sign'],
+  ])('%s ≢ %s (%s)', (a, b) => {
+    expect(numberAnswerKind.equivalent(a, b)).toBe(false);
+    expect(numberAnswerKind.equivalent(b, a)).toBe(false);
+  });
+
+  it('keys values by 10 significant digits', () => {
+    // 1/3 = 0.33333333333… → 0.3333333333; 1234.50 → 1234.5
+    expect(numberAnswerKind.canonicalKey('1/3')).toBe('0.3333333333');
+    expect(numberAnswerKind.canonicalKey('$1,234.50')).toBe('1234.5');
+    expect(numberAnswerKind.canonicalKey('no number here')).toBeNull();
+  });
+
+  it('extracts GSM8K-style, JSON, boxed and free-text answers', () => {
+    expect(numberAnswerKind.extract('She pays 3 * 400 = 1,200 dollars.\n#### 1200')).toBe('1200');
+    expect(numberAnswerKind.extract('{"reasoning": "2+2", "answer": "4"}')).toBe('4');
+    expect(numberAnswerKind.extract('so it is \\boxed{42}.')).toBe('42');
+    expect(numberAnswerKind.extract('Answer: $18')).toBe('18');
+    expect(numberAnswerKind.extract('First 3 apples, then 5 more, so 8 in total')).toBe('8');
+    expect(numberAnswerKind.extract('I do not know')).toBeNull();
+  });
+
+  it('parses numbers from isolated answers', () => {
+    expect(parseNumberAnswer('1.5e3')).toBe(1500);
+    expect(parseNumberAnswer('')).toBeNull();
+  });
+
+  it('refuses negative tolerances', () => {
+    expect(() => createNumberAnswerKind({ absoluteTolerance: -1 })).toThrow(InvalidArgumentError);
+  });
+
+  it('is reflexive and symmetric, and equal keys imply equivalence (properties)', () => {
+    const value = fc.double({ min: -1e15, max: 1e15, noNaN: true, noDefaultInfinity: true }).map(String);
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        expect(numberAnswerKind.equivalent(a, a)).toBe(true);
+        expect(numberAnswerKind.equivalent(a, b)).toBe(numberAnswerKind.equivalent(b, a));
+        if (numberAnswerKind.canonicalKey(a) === numberAnswerKind.canonicalKey(b)) expect(numberAnswerKind.equivalent(a, b)).toBe(true);
+      }),
+    );
+  });
+
+  it('reads thousands-grouped integers as the integer (second method: toLocaleString)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2_000_000_000 }), (n) => {
+        expect(numberAnswerKind.canonicalKey(n.toLocaleString('en-US'))).toBe(String(n));
+      }),
+    );
+  });
+});

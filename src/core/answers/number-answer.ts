@@ -1,0 +1,104 @@
+import { resolveOptions } from '../options.js';
+import { assertNonNegative } from '../validate.js';
+import type { AnswerKindHandler } from './answer-handler.js';
+import { DECIMAL_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
+import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters } from './_text.js';
+
+/** Options of the `number` answer kind. */
+export interface NumberAnswerOptions {
+  /** Relative tolerance: |a − b| ≤ relative·max(|a|, |b|) counts as equal. @default 1e-6 */
+  relativeTolerance?: number;
+  /** Absolute tolerance, for answers near 0. @default 1e-9 */
+  absoluteTolerance?: number;
+}
+
+const defaultNumberOptions: Required<NumberAnswerOptions> = { relativeTolerance: 1e-6, absoluteTolerance: 1e-9 };
+
+const NUMBER_TOKEN = /[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|[+-]?\.\d+/g;
+
+/**
+ * Reads one real number from an isolated answer: drops `$`, `\$`, `\text{..}` units, `%`
+ * (the number is kept, not divided by 100), thousands commas and anything before a last `=`;
+ * accepts `a/b` and `\frac{a}{b}`; otherwise takes the first number in the text. `null` if none.
+ *
+ * @example
+ * parseNumberAnswer('$1,234.50'); // 1234.5
+ * parseNumberAnswer('x = \\frac{3}{4}'); // 0.75
+ */
+export function parseNumberAnswer(answer: string): number | null {
+  let text = stripMathDelimiters(answer)
+    .replace(/\\boxed\{([^{}]*)\}/g, '$1')
+    .replace(/\\(?:text|textbf|mbox|mathrm)\{[^{}]*\}/g, ' ')
+    .replace(/\\[$%!,;: ]/g, '')
+    .replace(/[$%€£]/g, '')
+    .replace(/\\dfrac|\\tfrac/g, '\\frac')
+    .replace(/−/g, '-')
+    .trim();
+  const lastEquals = text.lastIndexOf('=');
+  if (lastEquals !== -1 && lastEquals < text.length - 1) text = text.slice(lastEquals + 1).trim();
+  text = text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1').replace(/[.。]+$/u, '').trim();
+  if (DECIMAL_PATTERN.test(text)) return finiteOrNull(Number(text));
+  const fraction = parseSimpleFraction(text.replace(/\s+/g, ''));
+  if (fraction !== null) return finiteOrNull(fraction);
+  const tokens = text.match(NUMBER_TOKEN);
+  if (tokens === null) return null;
+  return finiteOrNull(Number((tokens[0] as string).replace(/,/g, '')));
+}
+
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
+/** Last number anywhere in free text (commas between digit groups removed), or `null`. */
+export function lastNumberInText(text: string): number | null {
+  const tokens = text.replace(/−/g, '-').match(NUMBER_TOKEN);
+  if (tokens === null) return null;
+  return finiteOrNull(Number((tokens[tokens.length - 1] as string).replace(/,/g, '')));
+}
+
+/**
+ * Creates the `number` kind: key = the value rounded to 10 significant digits; equivalence =
+ * |a − b| ≤ max(absoluteTolerance, relativeTolerance·max(|a|, |b|)). Extraction tries, in order,
+ * the last `\boxed{}`, the last `"answer":` JSON field, the last `#### x` / `Answer: x` line, and
+ * finally the last number in the text.
+ *
+ * @example
+ * const kind = createNumberAnswerKind();
+ * kind.extract('... so she pays $1,234.\n#### 1234'); // '1234'
+ * kind.equivalent('$12.00', '12'); // true
+ */
+export function createNumberAnswerKind(options?: NumberAnswerOptions): AnswerKindHandler {
+  const resolved = resolveOptions(defaultNumberOptions, options);
+  assertNonNegative('options.relativeTolerance', resolved.relativeTolerance, 'pass e.g. { relativeTolerance: 1e-6 }');
+  assertNonNegative('options.absoluteTolerance', resolved.absoluteTolerance, 'pass e.g. { absoluteTolerance: 1e-9 }');
+  const canonicalKey = (answer: string): string | null => {
+    const value = parseNumberAnswer(answer);
+    return value === null ? null : formatNumberKey(value);
+  };
+  return {
+    kind: 'number',
+    canonicalKey,
+    extract(text) {
+      for (const candidate of [...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)]) {
+        if (candidate === null) continue;
+        const key = canonicalKey(candidate);
+        if (key !== null) return key;
+      }
+      const last = lastNumberInText(text);
+      return last === null ? null : formatNumberKey(last);
+    },
+    equivalent(a, b) {
+      const left = parseNumberAnswer(a);
+      const right = parseNumberAnswer(b);
+      if (left === null || right === null) return false;
+      // Keys round to 10 significant digits, far inside the tolerance, so equal keys imply this.
+      return (
+        formatNumberKey(left) === formatNumberKey(right) ||
+        numbersClose(left, right, resolved.relativeTolerance, resolved.absoluteTolerance)
+      );
+    },
+  };
+}
+
+/** The `number` kind with default tolerances. */
+export const numberAnswerKind: AnswerKindHandler = createNumberAnswerKind();
