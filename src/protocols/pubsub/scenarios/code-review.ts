@@ -53,7 +53,8 @@ export function newFileLines(diff: string): Map<string, Map<number, string>> {
   const files = new Map<string, Map<number, string>>();
   let current: Map<number, string> | undefined;
   let line = 0;
-  for (const raw of diff.split('\n')) {
+  // A trailing newline ends the last line; it does not start an empty one.
+  for (const raw of diff.replace(/\n$/, '').split('\n')) {
     const header = /^\+\+\+ b\/(.+)$/.exec(raw);
     if (header) {
       current = new Map();
