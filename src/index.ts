@@ -6,6 +6,7 @@ export * from './agents/index.js';
 export * from './store/index.js';
 export * from './tasks/index.js';
 export * from './protocols/debate/index.js';
+export * from './protocols/drf/index.js';
 export * from './llm/index.js';
 export * from './eval/index.js';
 export * from './embeddings/index.js';

@@ -13,6 +13,7 @@ export const main = defineCommand({
     demo: () => import('./commands/demo.js').then((module) => module.default),
     run: () => import('./commands/run.js').then((module) => module.default),
     raps: () => import('./commands/raps.js').then((module) => module.default),
+    drf: () => import('./commands/drf.js').then((module) => module.default),
   },
 });
 

@@ -1,0 +1,117 @@
+// `repute drf <experiment>`: runs one DRF experiment, prints its table, or its JSON with --json.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineCommand } from 'citty';
+import { InvalidArgumentError, ReputeError } from '../../core/errors.js';
+import { loadDataset } from '../../eval/proposals/load-dataset.js';
+import { runCapabilityExperiment } from '../../protocols/drf/experiments/capability.js';
+import { runCollusionExperiment } from '../../protocols/drf/experiments/collusion.js';
+import { runCostExperiment } from '../../protocols/drf/experiments/cost.js';
+import { formatCapabilityTable, formatCollusionTable, formatCostTable, formatSignTable } from '../../protocols/drf/experiments/format.js';
+import { runSignExperiment } from '../../protocols/drf/experiments/sign.js';
+
+const common = {
+  seeds: { type: 'string', description: 'Number of seeds (independent runs)', valueHint: 'N' },
+  seed: { type: 'string', description: 'First seed (seed i = seed + i)', default: '2027', valueHint: 'N' },
+  json: { type: 'boolean', description: 'Print the results as JSON to stdout instead of the table', default: false },
+} as const;
+
+const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be an integer, got ${JSON.stringify(value)}; pass e.g. --${name} 20` });
+  return parsed;
+}
+
+function fraction(name: string, value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.7` });
+  return parsed;
+}
+
+/** Runs an experiment; typed errors print as `repute drf <name>: Error: message` and set the exit code. */
+async function guard(name: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    if (error instanceof ReputeError) {
+      process.stderr.write(`repute drf ${name}: ${error.name}: ${error.message}\n`);
+      process.exitCode = exitCodes[error.code] ?? 1;
+      return;
+    }
+    throw error;
+  }
+}
+
+function output(json: boolean, result: unknown, table: string): void {
+  process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : `${table}\n`);
+}
+
+function defaultDataDir(): string {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+  return process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
+}
+
+const sign = defineCommand({
+  meta: { name: 'sign', description: 'Printed vs corrected Eq. 9 (cost sign) vs random selection: mean selected cost and accuracy (6 agents, 30 tasks, costs ~ U(0,1), delta 0.7)' },
+  args: { ...common, delta: { type: 'string', description: 'Weight delta of reputation against cost', default: '0.7' } },
+  run: ({ args }) =>
+    guard('sign', async () => {
+      const result = await runSignExperiment({ seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed), delta: fraction('delta', args.delta) });
+      output(args.json, result, formatSignTable(result));
+    }),
+});
+
+const collusion = defineCommand({
+  meta: { name: 'collusion', description: 'Two low-capability agents rate each other 1 and everyone else 0: reputation and selection rate over rounds, without and with rater credibility' },
+  args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
+  run: ({ args }) =>
+    guard('collusion', async () => {
+      const result = await runCollusionExperiment({ seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed), tasks: integer('tasks', args.tasks) });
+      output(args.json, result, formatCollusionTable(result));
+    }),
+});
+
+const capability = defineCommand({
+  meta: { name: 'capability', description: 'Spearman correlation between final reputation and each agent\'s hidden true accuracy' },
+  args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
+  run: ({ args }) =>
+    guard('capability', async () => {
+      const result = await runCapabilityExperiment({ seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed), tasks: integer('tasks', args.tasks) });
+      output(args.json, result, formatCapabilityTable(result));
+    }),
+});
+
+const cost = defineCommand({
+  meta: { name: 'cost', description: 'Replayed recorded answers: accuracy and LLM calls per task of DRF with k = 3, 4, 5 of 10 against the full team' },
+  args: {
+    ...common,
+    data: { type: 'string', description: 'Dataset directory (default: $REPUTE_DATA_DIR or ../shared/data, + /zeroeval-math-l5)', valueHint: 'PATH' },
+    tasks: { type: 'string', description: 'Tasks per seed (0 = all)', default: '0', valueHint: 'N' },
+    rating: { type: 'enum', options: ['agreement', 'judge'], description: 'Ratings: agreement with the rater\'s own answer, or a simulated judge', default: 'agreement' },
+    'judge-accuracy': { type: 'string', description: 'Accuracy of the simulated judge (with --rating judge)', default: '0.8' },
+  },
+  run: ({ args }) =>
+    guard('cost', async () => {
+      const path = args.data ?? join(defaultDataDir(), 'zeroeval-math-l5');
+      if (!existsSync(path)) throw new InvalidArgumentError({ parameter: '--data', value: path, message: `dataset not found at ${path}; pass --data <dir> or set REPUTE_DATA_DIR` });
+      const data = await loadDataset(path);
+      const result = await runCostExperiment(data, {
+        seeds: integer('seeds', args.seeds),
+        baseSeed: integer('seed', args.seed),
+        tasks: integer('tasks', args.tasks),
+        rating: args.rating as 'agreement' | 'judge',
+        judgeAccuracy: fraction('judge-accuracy', args['judge-accuracy']),
+      });
+      output(args.json, result, formatCostTable(result));
+    }),
+});
+
+/** `repute drf <experiment>`: DRF's claims tested (sign, collusion, capability, cost). */
+export default defineCommand({
+  meta: { name: 'drf', description: 'DRF (dynamic reputation filtering) experiments: sign | collusion | capability | cost' },
+  subCommands: { sign, collusion, capability, cost },
+});

@@ -1,0 +1,167 @@
+// Experiment `collusion`: two low-capability agents rate each other 1.0 and everyone else 0.0.
+// DRF's Eq. 6 weights a rating by the rater's reputation only, so the pair props itself up and drags
+// honest agents down. Does DRF still exclude them, without and with the rater-credibility defence?
+import type { AgentId } from '../../../core/agent-identity.js';
+import { resolveOptions } from '../../../core/options.js';
+import { createRng, deriveSeed } from '../../../core/rng.js';
+import { assertInRange, assertInteger } from '../../../core/validate.js';
+import { createDrfModel } from '../../../reputation/drf.js';
+import type { DrfDefence } from '../drf-round.js';
+import { runDrf } from '../run-drf.js';
+import { createExperimentSelector } from './experiment-selector.js';
+import type { ExperimentHooks } from './experiment-hooks.js';
+import { tInterval, type MeanInterval } from './stats.js';
+import { buildSimulatedSetting, colludingRater, type SimulatedMember } from './simulated-pool.js';
+
+/** Options of {@link runCollusionExperiment}. */
+export interface CollusionExperimentOptions extends ExperimentHooks {
+  /** Independent seeds, ≥ 2. @default 20 */
+  readonly seeds?: number;
+  /** First seed. @default 2027 */
+  readonly baseSeed?: number;
+  /** Tasks (DRF rounds) per seed. @default 60 */
+  readonly tasks?: number;
+  /** Team size k. @default 4 */
+  readonly k?: number;
+  /** Rounds per reported window. @default 10 */
+  readonly window?: number;
+  /** Skills of the honest agents. @default [0.55, 0.65, 0.75, 0.85] */
+  readonly honestSkills?: readonly number[];
+  /** Skill of each of the two colluders. @default 0.2 */
+  readonly colluderSkill?: number;
+  /** Weight δ of reputation against cost (all costs equal here). @default 0.7 */
+  readonly delta?: number;
+  /** Filter threshold on reputation. @default 0.3 */
+  readonly threshold?: number;
+}
+
+/** One window of rounds under one defence, averaged over seeds. */
+export interface CollusionWindow {
+  /** 1-based first and last round of the window. */
+  readonly fromRound: number;
+  readonly toRound: number;
+  /** Mean reputation of the two colluders at the end of the window. */
+  readonly colluderReputation: MeanInterval;
+  /** Mean reputation of the honest agents at the end of the window. */
+  readonly honestReputation: MeanInterval;
+  /** Fraction of (colluder, round) pairs in the window where the colluder was on the team. */
+  readonly colluderSelectionRate: MeanInterval;
+  /** Fraction of the window's tasks answered correctly. */
+  readonly accuracy: MeanInterval;
+}
+
+/** Results of one defence setting. */
+export interface CollusionCondition {
+  readonly defence: DrfDefence;
+  readonly windows: readonly CollusionWindow[];
+  /** Fraction of seeds in which both colluders end below the threshold (excluded). */
+  readonly bothExcluded: number;
+  /** Fraction of seeds in which at least one honest agent ends below the threshold. */
+  readonly honestExcluded: number;
+  /** Final colluder and honest reputation and whole-run accuracy. */
+  readonly finalColluderReputation: MeanInterval;
+  readonly finalHonestReputation: MeanInterval;
+  readonly accuracy: MeanInterval;
+}
+
+/** Result of the collusion experiment. */
+export interface CollusionExperimentResult {
+  readonly schemaVersion: 1;
+  readonly experiment: 'collusion';
+  readonly settings: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
+  readonly conditions: readonly CollusionCondition[];
+}
+
+const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> = {
+  seeds: 20,
+  baseSeed: 2027,
+  tasks: 60,
+  k: 4,
+  window: 10,
+  honestSkills: [0.55, 0.65, 0.75, 0.85],
+  colluderSkill: 0.2,
+  delta: 0.7,
+  threshold: 0.3,
+};
+
+/**
+ * Runs DRF (corrected rules, UCB with equal costs) on a pool of honest simulated agents plus two
+ * low-capability colluders, once without a defence and once with rater credibility, on the same
+ * seeds, and reports the colluders' reputation and selection rate per window of rounds.
+ *
+ * @example
+ * const result = await runCollusionExperiment({ seeds: 20 });
+ * result.conditions[1]?.bothExcluded; // fraction of seeds where DRF excluded both colluders
+ */
+export async function runCollusionExperiment(options: CollusionExperimentOptions = {}): Promise<CollusionExperimentResult> {
+  const { selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
+  const settings = resolveOptions(defaults, rest);
+  assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
+  assertInteger('tasks', settings.tasks, 1, 100_000);
+  assertInteger('window', settings.window, 1, settings.tasks);
+  assertInRange('colluderSkill', settings.colluderSkill, 0, 1, { minExclusive: true, maxExclusive: true });
+  settings.honestSkills.forEach((skill, index) => assertInRange(`honestSkills[${index}]`, skill, 0, 1, { minExclusive: true, maxExclusive: true }));
+  assertInteger('k', settings.k, 2, settings.honestSkills.length + 2, 'ratings need a team of at least 2');
+  const colluders: AgentId[] = ['c1', 'c2'];
+  const honest: AgentId[] = settings.honestSkills.map((_, index) => `h${index + 1}`);
+  const members: SimulatedMember[] = [
+    ...settings.honestSkills.map((skill, index) => ({ id: honest[index] as string, skill, cost: 0.5 })),
+    { id: 'c1', skill: settings.colluderSkill, cost: 0.5, wrap: (agent) => colludingRater(agent, ['c2']) },
+    { id: 'c2', skill: settings.colluderSkill, cost: 0.5, wrap: (agent) => colludingRater(agent, ['c1']) },
+  ];
+  const windows = Math.ceil(settings.tasks / settings.window);
+  const conditions: CollusionCondition[] = [];
+  for (const defence of ['none', 'rater-credibility'] as const) {
+    const perWindow = Array.from({ length: windows }, () => ({ colluder: [] as number[], honest: [] as number[], selection: [] as number[], accuracy: [] as number[] }));
+    const finals = { colluder: [] as number[], honest: [] as number[], accuracy: [] as number[] };
+    let bothExcluded = 0;
+    let honestExcluded = 0;
+    for (let index = 0; index < settings.seeds; index++) {
+      const seed = settings.baseSeed + index;
+      const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
+      const result = await runDrf({
+        pool: setting.pool,
+        tasks: setting.tasks,
+        k: settings.k,
+        threshold: settings.threshold,
+        defence,
+        selector: makeSelector('ucb-corrected', settings.delta),
+        reputation: createDrfModel({ agents: setting.pool.map((agent) => agent.identity.id) }),
+        rng: createRng(deriveSeed(seed, 'collusion-select')),
+      });
+      const meanOf = (ids: readonly AgentId[], scores: Readonly<Record<AgentId, number>>) => ids.reduce((sum, agentId) => sum + (scores[agentId] ?? 0), 0) / ids.length;
+      for (let window = 0; window < windows; window++) {
+        const rounds = result.rounds.slice(window * settings.window, (window + 1) * settings.window);
+        const last = rounds.at(-1);
+        if (!last) continue;
+        const bucket = perWindow[window] as (typeof perWindow)[number];
+        bucket.colluder.push(meanOf(colluders, last.reputationAfter));
+        bucket.honest.push(meanOf(honest, last.reputationAfter));
+        bucket.selection.push(rounds.reduce((sum, round) => sum + colluders.filter((agentId) => round.team.includes(agentId)).length, 0) / (rounds.length * colluders.length));
+        bucket.accuracy.push(rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / rounds.length);
+      }
+      finals.colluder.push(meanOf(colluders, result.reputation));
+      finals.honest.push(meanOf(honest, result.reputation));
+      finals.accuracy.push(result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / result.rounds.length);
+      if (colluders.every((agentId) => result.excluded.includes(agentId))) bothExcluded += 1;
+      if (honest.some((agentId) => result.excluded.includes(agentId))) honestExcluded += 1;
+    }
+    conditions.push({
+      defence,
+      windows: perWindow.map((bucket, window) => ({
+        fromRound: window * settings.window + 1,
+        toRound: Math.min(settings.tasks, (window + 1) * settings.window),
+        colluderReputation: tInterval(bucket.colluder),
+        honestReputation: tInterval(bucket.honest),
+        colluderSelectionRate: tInterval(bucket.selection),
+        accuracy: tInterval(bucket.accuracy),
+      })),
+      bothExcluded: bothExcluded / settings.seeds,
+      honestExcluded: honestExcluded / settings.seeds,
+      finalColluderReputation: tInterval(finals.colluder),
+      finalHonestReputation: tInterval(finals.honest),
+      accuracy: tInterval(finals.accuracy),
+    });
+  }
+  return { schemaVersion: 1, experiment: 'collusion', settings: { ...settings, interval: '95% Student-t interval over seeds' }, conditions };
+}

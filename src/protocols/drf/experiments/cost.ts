@@ -1,0 +1,243 @@
+// Experiment `cost`: DRF claims better quality at lower cost than asking everyone. On recorded
+// answers (ZeroEval MATH level 5 by default), compare accuracy and LLM calls per task of DRF with a
+// team of k = 3, 4, 5 out of 10 against the full team of 10 (plain plurality, and DRF with k = 10).
+import type { Agent } from '../../../agents/agent.js';
+import { createReplayedAgent } from '../../../agents/replayed-agent.js';
+import type { AgentId, AgentIdentity } from '../../../core/agent-identity.js';
+import type { AnswerKind } from '../../../core/answers/answer-kind.js';
+import { canonicalAnswerKey } from '../../../core/answers/answers.js';
+import { InvalidArgumentError } from '../../../core/errors.js';
+import { resolveOptions } from '../../../core/options.js';
+import type { Proposal } from '../../../core/proposal.js';
+import { createRng, deriveSeed, shuffle } from '../../../core/rng.js';
+import type { Task } from '../../../core/task.js';
+import { assertInRange, assertInteger } from '../../../core/validate.js';
+import { createDrfModel } from '../../../reputation/drf.js';
+import { agreementRatingSource, simulatedJudgeRatingSource } from '../rating-source.js';
+import { runDrf } from '../run-drf.js';
+import { decideTeamAnswer } from '../team-answer.js';
+import { createExperimentSelector } from './experiment-selector.js';
+import type { ExperimentHooks } from './experiment-hooks.js';
+import { tInterval, type MeanInterval } from './stats.js';
+
+/** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
+export interface ReplayItem {
+  readonly id: string;
+  readonly kind: AnswerKind;
+  readonly prompt?: string;
+  readonly proposals: Readonly<Record<AgentId, { readonly answer?: string | null; readonly correct?: boolean }>>;
+}
+
+/** Recorded answers of many agents to the same tasks (a ProposalsDataset fits). */
+export interface ReplayData {
+  readonly name: string;
+  readonly agents: readonly AgentIdentity[];
+  readonly tasks: readonly ReplayItem[];
+}
+
+/** Options of {@link runCostExperiment}. */
+export interface CostExperimentOptions extends ExperimentHooks {
+  /** Seeds (task orders and tie-breaks), ≥ 2. @default 5 */
+  readonly seeds?: number;
+  /** First seed. @default 2027 */
+  readonly baseSeed?: number;
+  /** Pool size taken from the dataset. @default 10 */
+  readonly poolSize?: number;
+  /** Team sizes k to run DRF with. @default [3, 4, 5] */
+  readonly teamSizes?: readonly number[];
+  /** Tasks per seed (a seeded sample; 0 = all). @default 0 */
+  readonly tasks?: number;
+  /** Ratings: `agreement` with the rater's own answer, or a simulated judge of `judgeAccuracy`. @default 'agreement' */
+  readonly rating?: 'agreement' | 'judge';
+  /** Accuracy of the simulated judge when `rating` is `judge`. @default 0.8 */
+  readonly judgeAccuracy?: number;
+  /** Weight δ of reputation against cost (all prices equal: the data has none). @default 0.7 */
+  readonly delta?: number;
+  /** Filter threshold on reputation. @default 0.3 */
+  readonly threshold?: number;
+  /** Canonical key of a raw answer, so equivalent answers vote together. @default the task kind's canonicalAnswerKey */
+  readonly answerKey?: (answer: string, kind: AnswerKind) => string | null;
+}
+
+/** One method's results. */
+export interface CostRow {
+  readonly method: string;
+  /** Team size k asked for. */
+  readonly teamSize: number;
+  /** Mean agents actually asked per task (below k when the strict filter shrinks the team). */
+  readonly meanTeamSize: number;
+  readonly accuracy: MeanInterval;
+  /** Measured LLM calls per task: proposals plus one call per rating (n + n·(n − 1) for a team of n). */
+  readonly callsPerTask: number;
+  /** Calls per task if a rater judged all its peers in one call (n + n for a team of n ≥ 2). */
+  readonly batchedCallsPerTask: number;
+}
+
+/** Result of the cost experiment. */
+export interface CostExperimentResult {
+  readonly schemaVersion: 1;
+  readonly experiment: 'cost';
+  readonly dataset: string;
+  readonly settings: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> & { readonly interval: string; readonly poolChoice: string };
+  /** The pool: agent ids with their accuracy on the full dataset (used only to choose the pool). */
+  readonly pool: ReadonlyArray<{ readonly agentId: AgentId; readonly accuracy: number }>;
+  readonly rows: readonly CostRow[];
+  /** Reference points over the same tasks: best single pool agent, and whether any pool agent was right. */
+  readonly bestSingle: { readonly agentId: AgentId; readonly accuracy: number };
+  readonly coverage: number;
+}
+
+const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> = { seeds: 5, baseSeed: 2027, poolSize: 10, teamSizes: [3, 4, 5], tasks: 0, rating: 'agreement', judgeAccuracy: 0.8, delta: 0.7, threshold: 0.3 };
+
+/**
+ * Replays recorded answers through DRF with k = 3, 4, 5 of a 10-agent pool and through the full
+ * team, on the same tasks and seeds. The pool: agents that answered every task, ranked by dataset
+ * accuracy, taken at evenly spaced ranks (best, ..., worst), so it spans the capability range;
+ * accuracy is used only to choose the pool, never by a method.
+ *
+ * @example
+ * const data = await loadDataset('../shared/data/zeroeval-math-l5');
+ * const result = await runCostExperiment(data, { seeds: 5 });
+ */
+export async function runCostExperiment(data: ReplayData, options: CostExperimentOptions = {}): Promise<CostExperimentResult> {
+  const memo = new Map<string, string | null>();
+  const { answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer), selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
+  const keyOf = (answer: string, kind: AnswerKind): string | null => {
+    const cacheKey = `${kind}\u0000${answer}`;
+    if (!memo.has(cacheKey)) {
+      let key: string | null;
+      try {
+        key = answerKey(answer, kind);
+      } catch {
+        // An answer the kind cannot canonicalise counts as unparseable, like the replay harness does.
+        key = null;
+      }
+      memo.set(cacheKey, key);
+    }
+    return memo.get(cacheKey) as string | null;
+  };
+  const settings = resolveOptions(defaults, rest);
+  assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
+  assertInteger('poolSize', settings.poolSize, 2, 1000);
+  settings.teamSizes.forEach((k, index) => assertInteger(`teamSizes[${index}]`, k, 2, settings.poolSize, 'DRF ratings need a team of at least 2'));
+  assertInteger('tasks', settings.tasks, 0, 10_000_000);
+  assertInRange('judgeAccuracy', settings.judgeAccuracy, 0, 1);
+  if (settings.rating !== 'agreement' && settings.rating !== 'judge') {
+    throw new InvalidArgumentError({ parameter: 'rating', value: settings.rating, message: `rating must be 'agreement' or 'judge', got ${JSON.stringify(settings.rating)}` });
+  }
+  const complete = data.agents.filter((agent) => data.tasks.every((task) => task.proposals[agent.id] !== undefined));
+  if (complete.length < settings.poolSize) {
+    throw new InvalidArgumentError({ parameter: 'poolSize', value: settings.poolSize, message: `${data.name} has only ${complete.length} agents with an answer to every task; pass a poolSize of at most ${complete.length}` });
+  }
+  const flagged = data.tasks.every((task) => Object.values(task.proposals).every((proposal) => typeof proposal.correct === 'boolean'));
+  if (!flagged) {
+    throw new InvalidArgumentError({ parameter: 'data', value: data.name, message: `${data.name} lacks a correctness flag on some proposals; the cost experiment scores against the dataset's flags` });
+  }
+  const accuracyOf = (agentId: AgentId) => data.tasks.filter((task) => task.proposals[agentId]?.correct === true).length / data.tasks.length;
+  const ranked = complete.map((agent) => ({ agent, accuracy: accuracyOf(agent.id) })).sort((left, right) => right.accuracy - left.accuracy || (left.agent.id < right.agent.id ? -1 : 1));
+  const picks = Array.from({ length: settings.poolSize }, (_, index) => ranked[Math.round((index * (ranked.length - 1)) / (settings.poolSize - 1))] as (typeof ranked)[number]);
+  const poolIds = picks.map((pick) => pick.agent.id);
+
+  // Canonical keys once per (task, agent); correctness per (task, key) from the dataset's flags.
+  const keys = new Map<string, Map<AgentId, string | null>>();
+  const correctKeys = new Map<string, Set<string>>();
+  for (const item of data.tasks) {
+    const perAgent = new Map<AgentId, string | null>();
+    const right = new Set<string>();
+    for (const agentId of poolIds) {
+      const recorded = item.proposals[agentId];
+      const key = recorded?.answer === undefined || recorded.answer === null ? null : keyOf(recorded.answer, item.kind);
+      perAgent.set(agentId, key);
+      if (key !== null && recorded?.correct === true) right.add(key);
+    }
+    keys.set(item.id, perAgent);
+    correctKeys.set(item.id, right);
+  }
+  const isCorrect = (taskId: string, key: string | null) => key !== null && (correctKeys.get(taskId)?.has(key) ?? false);
+  const answerMaps = new Map(poolIds.map((agentId) => [agentId, new Map([...keys].map(([taskId, perAgent]) => [taskId, { text: perAgent.get(agentId) ?? '', answer: perAgent.get(agentId) ?? null }]))]));
+  const pool = (): Agent[] => picks.map(({ agent }) => createReplayedAgent({ identity: { id: agent.id, model: agent.model, cost: 1 }, answers: answerMaps.get(agent.id) as Map<string, { text: string; answer: string | null }> }));
+
+  const methods = [
+    { method: 'full team, plurality', k: settings.poolSize, drf: false, minEligible: settings.poolSize },
+    ...settings.teamSizes.map((k) => ({ method: `DRF k=${k}`, k, drf: true, minEligible: k })),
+    { method: `DRF k=${settings.poolSize} (full team)`, k: settings.poolSize, drf: true, minEligible: settings.poolSize },
+    ...settings.teamSizes.map((k) => ({ method: `DRF k=${k}, strict filter`, k, drf: true, minEligible: 1 })),
+  ];
+  const unique = methods.filter((method, index) => methods.findIndex((other) => other.method === method.method) === index);
+  const accuracies = new Map(unique.map((method) => [method.method, [] as number[]]));
+  const calls = new Map(unique.map((method) => [method.method, { calls: 0, batched: 0, asked: 0, rounds: 0 }]));
+  let sampleTasks: ReplayItem[] = [];
+  for (let index = 0; index < settings.seeds; index++) {
+    const seed = settings.baseSeed + index;
+    const ordered = shuffle(createRng(deriveSeed(seed, 'cost-order')), data.tasks);
+    sampleTasks = settings.tasks > 0 ? ordered.slice(0, settings.tasks) : ordered;
+    const tasks: Task[] = sampleTasks.map((item) => ({ id: item.id, kind: item.kind, prompt: item.prompt ?? '' }));
+    for (const method of unique) {
+      let correct = 0;
+      if (!method.drf) {
+        for (const task of tasks) {
+          const perAgent = keys.get(task.id) as Map<AgentId, string | null>;
+          const proposals: Proposal[] = poolIds.map((agentId) => ({ agentId, taskId: task.id, round: 0, text: '', answer: perAgent.get(agentId) ?? null }));
+          if (isCorrect(task.id, decideTeamAnswer({ taskId: task.id, proposals, weights: {} }).answer)) correct += 1;
+        }
+        const tally = calls.get(method.method) as { calls: number; batched: number; asked: number; rounds: number };
+        tally.calls += tasks.length * poolIds.length;
+        tally.batched += tasks.length * poolIds.length;
+        tally.asked += tasks.length * poolIds.length;
+        tally.rounds += tasks.length;
+      } else {
+        const result = await runDrf({
+          pool: pool(),
+          tasks,
+          k: method.k,
+          minEligible: method.minEligible,
+          threshold: settings.threshold,
+          selector: makeSelector('ucb-corrected', settings.delta),
+          reputation: createDrfModel({ agents: poolIds }),
+          ratingSource: settings.rating === 'agreement'
+            ? agreementRatingSource()
+            : simulatedJudgeRatingSource({ accuracy: settings.judgeAccuracy, isCorrect: (proposal) => isCorrect(proposal.taskId, proposal.answer), seed }),
+          rng: createRng(deriveSeed(seed, 'cost-select', method.method)),
+        });
+        correct = result.rounds.filter((round) => isCorrect(round.taskId, round.decision.answer)).length;
+        const tally = calls.get(method.method) as { calls: number; batched: number; asked: number; rounds: number };
+        for (const round of result.rounds) {
+          const size = round.team.length;
+          tally.calls += round.calls;
+          tally.batched += size + (size > 1 ? size : 0);
+          tally.asked += size;
+          tally.rounds += 1;
+        }
+      }
+      accuracies.get(method.method)?.push(correct / tasks.length);
+    }
+  }
+  const taskIds = data.tasks.map((item) => item.id);
+  const singles = poolIds.map((agentId) => ({ agentId, accuracy: taskIds.filter((taskId) => isCorrect(taskId, keys.get(taskId)?.get(agentId) ?? null)).length / taskIds.length }));
+  const best = singles.reduce((left, right) => (right.accuracy > left.accuracy ? right : left));
+  const coverage = taskIds.filter((taskId) => (correctKeys.get(taskId)?.size ?? 0) > 0).length / taskIds.length;
+  return {
+    schemaVersion: 1,
+    experiment: 'cost',
+    dataset: data.name,
+    settings: {
+      ...settings,
+      interval: '95% Student-t interval over seeds (task orders)',
+      poolChoice: `agents with an answer to all ${data.tasks.length} tasks (${complete.length}), ranked by dataset accuracy, taken at ${settings.poolSize} evenly spaced ranks`,
+    },
+    pool: picks.map((pick) => ({ agentId: pick.agent.id, accuracy: pick.accuracy })),
+    rows: unique.map((method) => {
+      const tally = calls.get(method.method) as { calls: number; batched: number; asked: number; rounds: number };
+      return {
+        method: method.method,
+        teamSize: method.k,
+        accuracy: tInterval(accuracies.get(method.method) as number[]),
+        meanTeamSize: tally.asked / tally.rounds,
+        callsPerTask: tally.calls / tally.rounds,
+        batchedCallsPerTask: tally.batched / tally.rounds,
+      };
+    }),
+    bestSingle: best,
+    coverage,
+  };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { fakeRandomSelector } from '../_testing/fakes.js';
+import { runCapabilityExperiment } from './capability.js';
+import { runCollusionExperiment } from './collusion.js';
+import { formatCapabilityTable, formatCollusionTable, formatSignTable } from './format.js';
+import { runSignExperiment } from './sign.js';
+
+describe('DRF experiments on small seeded runs', () => {
+  it('sign: the printed Eq. 9 selects dearer agents than the corrected one on the same pools', async () => {
+    const result = await runSignExperiment({ seeds: 8 });
+    expect(result.schemaVersion).toBe(1);
+    expect(result.rows.map((row) => row.rule)).toEqual(['printed', 'corrected', 'random']);
+    expect(result.printedMinusCorrected.meanSelectedCost.mean).toBeGreaterThan(0);
+    for (const row of result.rows) {
+      expect(row.meanSelectedCost.low).toBeLessThanOrEqual(row.meanSelectedCost.mean);
+      expect(row.accuracy.mean).toBeGreaterThanOrEqual(0);
+      expect(row.accuracy.mean).toBeLessThanOrEqual(1);
+      expect(row.meanSelectedCost.n).toBe(8);
+    }
+    expect(formatSignTable(result)).toMatch(/printed Eq. 9 \(\+cost\)/);
+  });
+
+  it('collusion: with rater credibility the colluders end lower than without it and below the honest agents', async () => {
+    const result = await runCollusionExperiment({ seeds: 4, tasks: 40 });
+    const [plain, defended] = result.conditions;
+    expect(plain?.defence).toBe('none');
+    expect(defended?.finalColluderReputation.mean).toBeLessThan(plain?.finalColluderReputation.mean as number);
+    expect(defended?.finalColluderReputation.mean).toBeLessThan(defended?.finalHonestReputation.mean as number);
+    expect(plain?.windows).toHaveLength(4);
+    expect(formatCollusionTable(result).split('\n').length).toBeGreaterThan(8);
+  });
+
+  it('capability: final reputation correlates positively with hidden accuracy', async () => {
+    const result = await runCapabilityExperiment({ seeds: 5 });
+    expect(result.rows.map((row) => row.variant)).toEqual(['corrected', 'printed']);
+    expect(result.rows[0]?.spearman.mean).toBeGreaterThan(0);
+    expect(result.example).toHaveLength(10);
+    expect(formatCapabilityTable(result)).toMatch(/Spearman/);
+  });
+
+  it('accepts an injected selector factory and refuses too few seeds', async () => {
+    const result = await runSignExperiment({ seeds: 2, tasks: 5, selectorFactory: () => fakeRandomSelector() });
+    expect(result.rows).toHaveLength(3);
+    await expect(runSignExperiment({ seeds: 1 })).rejects.toThrow(/seeds must be an integer in \[2, 10000\], got 1/);
+  });
+});

@@ -1,0 +1,104 @@
+// Plain-text tables for the DRF experiments (what `repute drf <experiment>` prints).
+import type { CapabilityExperimentResult } from './capability.js';
+import type { CollusionExperimentResult } from './collusion.js';
+import type { CostExperimentResult } from './cost.js';
+import type { SignExperimentResult } from './sign.js';
+import type { MeanInterval } from './stats.js';
+
+/** Renders rows as a left-aligned text table with a header rule. */
+export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ').trimEnd();
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** `0.412 [0.380, 0.444]` with `digits` decimals. */
+export function formatInterval(interval: MeanInterval, digits = 3): string {
+  return `${interval.mean.toFixed(digits)} [${interval.low.toFixed(digits)}, ${interval.high.toFixed(digits)}]`;
+}
+
+/** The `sign` experiment's table. */
+export function formatSignTable(result: SignExperimentResult): string {
+  const { settings } = result;
+  const table = renderTable(
+    ['selection rule', 'mean cost of selected', 'team accuracy', 'true accuracy of selected'],
+    result.rows.map((row) => [row.rule === 'printed' ? 'printed Eq. 9 (+cost)' : row.rule === 'corrected' ? 'corrected Eq. 9 (-cost)' : 'random k', formatInterval(row.meanSelectedCost), formatInterval(row.accuracy), formatInterval(row.selectedCapability)]),
+  );
+  return [
+    `DRF sign experiment: ${settings.agents} agents, ${settings.tasks} tasks, k = ${settings.k}, costs ~ U(0,1), skills ~ U(${settings.skillLow},${settings.skillHigh}), delta = ${settings.delta}, ${settings.seeds} seeds`,
+    table,
+    `printed - corrected (paired): cost ${formatInterval(result.printedMinusCorrected.meanSelectedCost)}, accuracy ${formatInterval(result.printedMinusCorrected.accuracy)}`,
+    `intervals: ${settings.interval}`,
+  ].join('\n');
+}
+
+/** The `collusion` experiment's table. */
+export function formatCollusionTable(result: CollusionExperimentResult): string {
+  const { settings } = result;
+  const [plain, defended] = result.conditions;
+  if (!plain || !defended) return '';
+  const rows = plain.windows.map((window, index) => {
+    const other = defended.windows[index] as (typeof defended.windows)[number];
+    return [
+      `${window.fromRound}-${window.toRound}`,
+      window.colluderReputation.mean.toFixed(3),
+      other.colluderReputation.mean.toFixed(3),
+      window.colluderSelectionRate.mean.toFixed(3),
+      other.colluderSelectionRate.mean.toFixed(3),
+      window.honestReputation.mean.toFixed(3),
+      other.honestReputation.mean.toFixed(3),
+      window.accuracy.mean.toFixed(3),
+      other.accuracy.mean.toFixed(3),
+    ];
+  });
+  const table = renderTable(['rounds', 'colluder rep (none)', 'colluder rep (cred.)', 'colluder sel. (none)', 'colluder sel. (cred.)', 'honest rep (none)', 'honest rep (cred.)', 'acc (none)', 'acc (cred.)'], rows);
+  const summary = renderTable(
+    ['defence', 'final colluder rep', 'final honest rep', 'both colluders excluded', 'an honest agent excluded', 'accuracy'],
+    result.conditions.map((condition) => [condition.defence, formatInterval(condition.finalColluderReputation), formatInterval(condition.finalHonestReputation), `${(condition.bothExcluded * 100).toFixed(0)}% of seeds`, `${(condition.honestExcluded * 100).toFixed(0)}% of seeds`, formatInterval(condition.accuracy)]),
+  );
+  return [
+    `DRF collusion experiment: honest skills ${settings.honestSkills.join(', ')} + 2 colluders (skill ${settings.colluderSkill}) rating each other 1 and everyone else 0; k = ${settings.k}, ${settings.tasks} tasks, threshold ${settings.threshold}, ${settings.seeds} seeds (means per window)`,
+    table,
+    '',
+    summary,
+    `intervals: ${settings.interval}`,
+  ].join('\n');
+}
+
+/** The `capability` experiment's table. */
+export function formatCapabilityTable(result: CapabilityExperimentResult): string {
+  const { settings } = result;
+  const table = renderTable(
+    ['reputation rules', 'Spearman(reputation, true acc.)', 'Spearman(times selected, true acc.)', 'team accuracy', 'undefined seeds'],
+    result.rows.map((row) => [row.variant, formatInterval(row.spearman), formatInterval(row.selectionSpearman), formatInterval(row.accuracy), String(row.undefinedSeeds)]),
+  );
+  const example = renderTable(
+    ['agent', 'true accuracy', 'final reputation', 'times selected'],
+    result.example.map((row) => [row.agentId, row.trueAccuracy.toFixed(3), row.reputation.toFixed(3), String(row.timesSelected)]),
+  );
+  return [
+    `DRF capability experiment: ${settings.agents} agents, skills ~ U(${settings.skillLow},${settings.skillHigh}) hidden from the protocol, k = ${settings.k}, ${settings.tasks} tasks, ${settings.seeds} seeds`,
+    table,
+    '',
+    `seed ${settings.baseSeed}, corrected rules:`,
+    example,
+    `intervals: ${settings.interval}`,
+  ].join('\n');
+}
+
+/** The `cost` experiment's table. */
+export function formatCostTable(result: CostExperimentResult): string {
+  const { settings } = result;
+  const table = renderTable(
+    ['method', 'agents asked/task', 'accuracy', 'LLM calls/task', 'calls/task (batched ratings)'],
+    result.rows.map((row) => [row.method, row.meanTeamSize.toFixed(2), formatInterval(row.accuracy), row.callsPerTask.toFixed(2), row.batchedCallsPerTask.toFixed(2)]),
+  );
+  return [
+    `DRF cost experiment on ${result.dataset}: ${settings.rating === 'agreement' ? 'ratings = agreement with the rater\'s own answer' : `ratings = simulated judge of accuracy ${settings.judgeAccuracy}`}, ${settings.seeds} seeds (task orders), threshold ${settings.threshold}`,
+    `pool: ${settings.poolChoice}:`,
+    `  ${result.pool.map((entry) => `${entry.agentId} (${entry.accuracy.toFixed(3)})`).join(', ')}`,
+    table,
+    `best single pool agent: ${result.bestSingle.agentId} ${result.bestSingle.accuracy.toFixed(3)}; coverage (some pool agent right): ${result.coverage.toFixed(3)}`,
+    `intervals: ${settings.interval}`,
+  ].join('\n');
+}

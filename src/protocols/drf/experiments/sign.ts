@@ -1,0 +1,123 @@
+// Experiment `sign`: DRF's Eq. 9 as printed adds the cost term, S_i = δ·r_i + (1−δ)·c_i + x_i, so
+// with equal reputation it prefers the expensive agent. Compare it with the corrected
+// S_i = δ·r_i − (1−δ)·c_i + x_i and with random selection on a simulated pool.
+import { createDrfModel } from '../../../reputation/drf.js';
+import { resolveOptions } from '../../../core/options.js';
+import { createRng, deriveSeed } from '../../../core/rng.js';
+import { assertInRange, assertInteger } from '../../../core/validate.js';
+import { runDrf } from '../run-drf.js';
+import { createExperimentSelector } from './experiment-selector.js';
+import type { ExperimentHooks, ExperimentSelectorKind } from './experiment-hooks.js';
+import { buildSimulatedSetting } from './simulated-pool.js';
+import { tInterval, type MeanInterval } from './stats.js';
+
+/** Options of {@link runSignExperiment}. */
+export interface SignExperimentOptions extends ExperimentHooks {
+  /** Independent seeds (pools, costs, tasks), ≥ 2. @default 20 */
+  readonly seeds?: number;
+  /** First seed; seed i is `baseSeed + i`. @default 2027 */
+  readonly baseSeed?: number;
+  /** Pool size. @default 6 */
+  readonly agents?: number;
+  /** Tasks (DRF rounds) per seed. @default 30 */
+  readonly tasks?: number;
+  /** Team size k. @default 3 */
+  readonly k?: number;
+  /** Weight δ of reputation against cost in Eq. 9, in [0, 1]. @default 0.7 */
+  readonly delta?: number;
+  /** Agents' skills are drawn from U(skillLow, skillHigh). @default 0.3 */
+  readonly skillLow?: number;
+  /** @default 0.9 */
+  readonly skillHigh?: number;
+}
+
+/** One selection rule's results over seeds. */
+export interface SignRow {
+  readonly rule: 'printed' | 'corrected' | 'random';
+  /** Mean price per call of the selected agents (costs ~ U(0, 1)), averaged over rounds. */
+  readonly meanSelectedCost: MeanInterval;
+  /** Fraction of tasks whose team answer is correct. */
+  readonly accuracy: MeanInterval;
+  /** Mean true accuracy of the selected agents (capability actually chosen). */
+  readonly selectedCapability: MeanInterval;
+}
+
+/** Result of the sign experiment. */
+export interface SignExperimentResult {
+  readonly schemaVersion: 1;
+  readonly experiment: 'sign';
+  readonly settings: Required<Omit<SignExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
+  readonly rows: readonly SignRow[];
+  /** Paired per-seed differences (printed − corrected). */
+  readonly printedMinusCorrected: { readonly meanSelectedCost: MeanInterval; readonly accuracy: MeanInterval };
+}
+
+const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = { seeds: 20, baseSeed: 2027, agents: 6, tasks: 30, k: 3, delta: 0.7, skillLow: 0.3, skillHigh: 0.9 };
+
+/**
+ * Runs DRF with the printed Eq. 9, the corrected Eq. 9 and random-k selection on the same seeded
+ * pools (costs ~ U(0, 1), skills ~ U(skillLow, skillHigh), both hidden from the protocol) and
+ * reports mean selected cost and accuracy with 95% Student-t intervals over seeds.
+ *
+ * @example
+ * const result = await runSignExperiment({ seeds: 20 });
+ * result.rows.find((row) => row.rule === 'printed')?.meanSelectedCost.mean;
+ */
+export async function runSignExperiment(options: SignExperimentOptions = {}): Promise<SignExperimentResult> {
+  const { selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
+  const settings = resolveOptions(defaults, rest);
+  assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
+  assertInteger('agents', settings.agents, 2, 1000);
+  assertInteger('tasks', settings.tasks, 1, 100_000);
+  assertInteger('k', settings.k, 1, settings.agents);
+  assertInRange('delta', settings.delta, 0, 1);
+  assertInRange('skillLow', settings.skillLow, 0, 1, { minExclusive: true, maxExclusive: true });
+  assertInRange('skillHigh', settings.skillHigh, settings.skillLow, 1, { maxExclusive: true });
+  const rules: Array<SignRow['rule']> = ['printed', 'corrected', 'random'];
+  const perRule = new Map(rules.map((rule) => [rule, { cost: [] as number[], accuracy: [] as number[], capability: [] as number[] }]));
+  for (let index = 0; index < settings.seeds; index++) {
+    const seed = settings.baseSeed + index;
+    const draw = createRng(deriveSeed(seed, 'sign-pool'));
+    const members = Array.from({ length: settings.agents }, (_, agent) => ({
+      id: `a${agent + 1}`,
+      skill: settings.skillLow + (settings.skillHigh - settings.skillLow) * draw(),
+      cost: draw(),
+    }));
+    for (const rule of rules) {
+      const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
+      const kind: ExperimentSelectorKind = rule === 'random' ? 'random' : rule === 'printed' ? 'ucb-printed' : 'ucb-corrected';
+      const result = await runDrf({
+        pool: setting.pool,
+        tasks: setting.tasks,
+        k: settings.k,
+        costNormalization: 'none',
+        selector: makeSelector(kind, settings.delta),
+        reputation: createDrfModel({ agents: setting.pool.map((agent) => agent.identity.id) }),
+        rng: createRng(deriveSeed(seed, 'sign-select', rule)),
+      });
+      const bucket = perRule.get(rule) as { cost: number[]; accuracy: number[]; capability: number[] };
+      bucket.cost.push(average(result.rounds.map((round) => average(round.team.map((agentId) => setting.costs[agentId] as number)))));
+      bucket.accuracy.push(average(result.rounds.map((round) => (setting.world.isCorrect(round.taskId, round.decision.answer) ? 1 : 0))));
+      bucket.capability.push(average(result.rounds.map((round) => average(round.team.map((agentId) => setting.trueAccuracy[agentId] as number)))));
+    }
+  }
+  const printed = perRule.get('printed') as { cost: number[]; accuracy: number[] };
+  const corrected = perRule.get('corrected') as { cost: number[]; accuracy: number[] };
+  return {
+    schemaVersion: 1,
+    experiment: 'sign',
+    settings: { ...settings, interval: '95% Student-t interval over seeds (mean ± t(0.975, n−1)·sd/√n)' },
+    rows: rules.map((rule) => {
+      const bucket = perRule.get(rule) as { cost: number[]; accuracy: number[]; capability: number[] };
+      return { rule, meanSelectedCost: tInterval(bucket.cost), accuracy: tInterval(bucket.accuracy), selectedCapability: tInterval(bucket.capability) };
+    }),
+    printedMinusCorrected: {
+      meanSelectedCost: tInterval(printed.cost.map((value, index) => value - (corrected.cost[index] as number))),
+      accuracy: tInterval(printed.accuracy.map((value, index) => value - (corrected.accuracy[index] as number))),
+    },
+  };
+}
+
+function average(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
