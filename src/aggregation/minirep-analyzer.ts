@@ -2,8 +2,8 @@
 // S_i = Σ_m β_m · f_m(i), with β = (0.45, 0.25, 0.15, 0.10, 0.05) over cohort agreement, cross-model
 // agreement, leave-one-group-out plurality agreement, self-consistency and entropy × validity.
 // Agreement as evidence of correctness: Condorcet jury theorem (List & Goodin 2001); counting clone
-// groups once against correlated errors: Kaddour et al. 2023 / Kim et al. 2025 ("Correlated errors in
-// large language models"); self-consistency: Wang et al. 2023 (ICLR); answer entropy as a confidence
+// groups once against correlated errors: Kim et al. 2025 ("Correlated errors in
+// large language models", ICML 2025); self-consistency: Wang et al. 2023 (ICLR); answer entropy as a confidence
 // signal: Kuhn et al. 2023 (semantic entropy, ICLR).
 import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';

@@ -1,8 +1,8 @@
 // MiniRep reputation state: per agent a slow and a fast exponential moving average of quality
-// (Hunter 1986, EWMA; two-speed averages as in Kamvar et al. 2003's decayed local trust and in
-// Teacy et al. 2006, TRAVOS, which separate long-run reliability from recent behaviour), a list of
+// (Hunter 1986, EWMA; two speeds separate long-run reliability from recent behaviour, as in
+// Teacy et al. 2006, TRAVOS), a list of
 // suspicious-behaviour records whose MAXIMUM is the current risk (so a high recorded risk is never
-// averaged away; cf. Jøsang et al. 2007's "bad evidence weighs more" argument), a cooldown after a
+// averaged away; see the survey of Jøsang, Ismail & Boyd 2007), a cooldown after a
 // flagged proposal and a decay of suspicion only after consecutive clean proposals.
 //   L ← (1 − α_L)·L + α_L·q        R ← (1 − α_R)·R + α_R·q
 //   risk = max(records)            H = w_L·L + (1 − w_L)·R        score = H · (1 − risk)
