@@ -1,11 +1,13 @@
-// DRF end to end with the real `drf` reputation model and the UCB-with-cost selector.
+// DRF end to end with the real `drf` reputation model and the `ucb` selector (UCB with cost; its own
+// threshold is 0 because runDrf filters).
+const ucb = (variant: 'corrected' | 'printed' = 'corrected') => createUcbSelector({ delta: 0.7, threshold: 0, variant });
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createDrfModel } from '../../reputation/drf.js';
 import { scriptedAgent } from './_testing/fakes.js';
-import { experimentUcbSelector } from './experiments/experiment-selector.js';
+import { createUcbSelector } from '../../selection/ucb.js';
 import { agreementRatingSource } from './rating-source.js';
 import { runDrf } from './run-drf.js';
 
@@ -15,28 +17,29 @@ const ids = (count: number) => Array.from({ length: count }, (_, index) => `a${i
 
 describe('DRF protocol with the drf model and UCB with cost', () => {
   it('computes three rounds by hand: ratings -> Eq. 6 -> Eq. 7/8 -> UCB scores', async () => {
-    // Pool a, b, c, d with prices 0.2, 0.4, 0.6, 0.8 (not normalised); k = 4, so every round asks
-    // everyone and the UCB scores can be checked in the selection reasons. drf defaults: R = 0.5,
-    // w0 = 0.5, β = 0.2, R0 = 1, corrected rules; δ = 0.7; ratings = agreement with own answer.
+    // Pool a, b, c, d with prices 0.2, 0.4, 0.6, 0.8; the ucb selector scales them by the largest,
+    // c = 0.25, 0.5, 0.75, 1. k = 4, so every round asks everyone and the UCB scores can be checked
+    // in the selection reasons. drf defaults: R = 0.5, w0 = 0.5, β = 0.2, R0 = 1, corrected rules;
+    // δ = 0.7; ratings = agreement with the rater's own answer.
     //
     // Round 1 answers: a, b, d '4'; c '5'. Ratings: a, b, d rate each other 1 and c 0; c rates all 0.
     //   Eq. 6 (all R = 0.5, so the plain mean): w_a = w_b = w_d = (1 + 1 + 0)/3 = 2/3, w_c = 0.
     //   Eq. 7: R_a = 0.5 + 0.2·(2/3 − 0.5)·(1 − 0.5) = 0.5 + 1/60 = 31/60 = 0.516667 (also b, d).
     //   Eq. 8 (corrected): R_c = 0.5·(1 − 0.2·(0.5 − 0)/0.5) = 0.4.
     //   Team answer: '4' with 0.5 + 0.5 + 0.5 = 1.5 against '5' with 0.5.
-    // Round 2 selection, N = 2, n_i = 1: x = sqrt(2·ln 2 / 1) = 1.177410.
-    //   S_a = 0.7·31/60 − 0.3·0.2 + 1.177410 = 0.361667 − 0.06 + 1.177410 = 1.479077
-    //   S_b = 0.361667 − 0.12 + 1.177410 = 1.419077;  S_c = 0.28 − 0.18 + 1.177410 = 1.277410
-    //   S_d = 0.361667 − 0.24 + 1.177410 = 1.299077
+    // Round 2 selection, t = 2, n_i = 1: x = sqrt(2·ln 2 / 1) = 1.177410.
+    //   S_a = 0.7·31/60 − 0.3·0.25 + 1.177410 = 0.361667 − 0.075 + 1.177410 = 1.464077
+    //   S_b = 0.361667 − 0.15 + 1.177410 = 1.389077;  S_c = 0.7·0.4 − 0.225 + 1.177410 = 1.232410
+    //   S_d = 0.361667 − 0.3 + 1.177410 = 1.239077
     // Round 2 answers: a, b, c '7'; d '8'.
     //   Eq. 6: w_a = (R_b + R_c)/(R_b + R_c + R_d) = (31 + 24)/(31 + 24 + 31) = 55/86 = 0.639535 (= w_b);
     //   w_c = (R_a + R_b)/(R_a + R_b + R_d) = 62/93 = 2/3; w_d = 0.
     //   Eq. 7: R_a = 31/60 + 0.2·(55/86 − 0.5)·(1 − 31/60) = 0.516667 + 0.2·0.139535·0.483333 = 0.530155;
     //   R_c = 0.4 + 0.2·(2/3 − 0.5)·(1 − 0.4) = 0.42. Eq. 8: R_d = 31/60·0.8 = 0.413333.
     //   Team answer: '7' with 31/60 + 31/60 + 0.4 = 1.433333 against '8' with 0.516667.
-    // Round 3 selection, N = 3, n_i = 2: x = sqrt(2·ln 3 / 2) = sqrt(1.098612) = 1.048147.
-    //   S_a = 0.7·0.530155 − 0.06 + 1.048147 = 1.359256;  S_b = 1.299256
-    //   S_c = 0.7·0.42 − 0.18 + 1.048147 = 1.162147;   S_d = 0.7·0.413333 − 0.24 + 1.048147 = 1.097480
+    // Round 3 selection, t = 3, n_i = 2: x = sqrt(2·ln 3 / 2) = sqrt(1.098612) = 1.048147.
+    //   S_a = 0.7·0.530155 − 0.075 + 1.048147 = 0.371109 − 0.075 + 1.048147 = 1.344256;  S_b = 1.269256
+    //   S_c = 0.7·0.42 − 0.225 + 1.048147 = 1.117147;   S_d = 0.7·0.413333 − 0.3 + 1.048147 = 1.037480
     const answers = { a: ['4', '7', '1'], b: ['4', '7', '1'], c: ['5', '7', '1'], d: ['4', '8', '1'] } as const;
     const prices = { a: 0.2, b: 0.4, c: 0.6, d: 0.8 } as const;
     const pool = (['a', 'b', 'c', 'd'] as const).map((id) => scriptedAgent(id, { t0: answers[id][0], t1: answers[id][1], t2: answers[id][2] }, { cost: prices[id] }));
@@ -46,7 +49,7 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
       k: 4,
       costNormalization: 'none',
       ratingSource: agreementRatingSource(),
-      selector: experimentUcbSelector(0.7, 'corrected'),
+      selector: ucb(),
       reputation: createDrfModel({ agents: ['a', 'b', 'c', 'd'] }),
       rng: createRng(7),
     });
@@ -55,28 +58,29 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     expect(first?.reputationAfter.c).toBeCloseTo(0.4, 12);
     expect(first?.decision.support).toEqual({ '4': expect.closeTo(1.5, 12), '5': expect.closeTo(0.5, 12) });
     const scores = (round: typeof second) => Object.fromEntries((round?.selectionReasons ?? []).map((reason) => [reason.agentId, reason.weight]));
-    expect(scores(second)).toEqual({ a: expect.closeTo(1.479077, 5), b: expect.closeTo(1.419077, 5), c: expect.closeTo(1.27741, 5), d: expect.closeTo(1.299077, 5) });
+    expect(scores(second)).toEqual({ a: expect.closeTo(1.464077, 5), b: expect.closeTo(1.389077, 5), c: expect.closeTo(1.23241, 5), d: expect.closeTo(1.239077, 5) });
     expect(second?.reputationAfter.a).toBeCloseTo(0.530155, 6);
     expect(second?.reputationAfter.b).toBeCloseTo(0.530155, 6);
     expect(second?.reputationAfter.c).toBeCloseTo(0.42, 12);
     expect(second?.reputationAfter.d).toBeCloseTo(0.413333, 6);
     expect(second?.decision.answer).toBe('7');
     expect(second?.decision.support['7']).toBeCloseTo(1.433333, 6);
-    expect(scores(third)).toEqual({ a: expect.closeTo(1.359256, 5), b: expect.closeTo(1.299256, 5), c: expect.closeTo(1.162147, 5), d: expect.closeTo(1.09748, 5) });
+    expect(scores(third)).toEqual({ a: expect.closeTo(1.344256, 5), b: expect.closeTo(1.269256, 5), c: expect.closeTo(1.117147, 5), d: expect.closeTo(1.03748, 5) });
   });
 
   it('under equal reputation selects the expensive agent with the printed rule and the cheap one with the corrected rule', async () => {
-    // k = 1: a team of one gets no ratings, so reputations stay equal (0.5). Rounds 1–2 try both
-    // agents; in round 3 (N = 3, n = 1 each, x = sqrt(2·ln 3) = 1.482304):
-    //   printed:   S_cheap = 0.35 + 0.3·0.1 + 1.482304 = 1.862304 < S_dear = 0.35 + 0.3·0.9 + 1.482304 = 2.102304
-    //   corrected: S_cheap = 0.35 − 0.03 + 1.482304 = 1.802304 > S_dear = 0.35 − 0.27 + 1.482304 = 1.562304
+    // k = 1: a team of one gets no ratings, so reputations stay equal (0.5). Prices 0.1 and 0.9 are
+    // scaled by the largest: c = 1/9 and 1. Rounds 1–2 try both agents; in round 3 (t = 3, n = 1
+    // each, x = sqrt(2·ln 3) = 1.482304):
+    //   printed:   S_cheap = 0.35 + 0.3/9 + 1.482304 = 1.865637 < S_dear = 0.35 + 0.3 + 1.482304 = 2.132304
+    //   corrected: S_cheap = 0.35 − 0.3/9 + 1.482304 = 1.798970 > S_dear = 0.35 − 0.3 + 1.482304 = 1.532304
     const run = (variant: 'printed' | 'corrected') =>
       runDrf({
         pool: [scriptedAgent('cheap', constant(3, '1'), { cost: 0.1 }), scriptedAgent('dear', constant(3, '1'), { cost: 0.9 })],
         tasks: tasks(3),
         k: 1,
         costNormalization: 'none',
-        selector: experimentUcbSelector(0.7, variant),
+        selector: ucb(variant),
         reputation: createDrfModel({ agents: ['cheap', 'dear'] }),
         rng: createRng(3),
       });
@@ -85,8 +89,8 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     expect(new Set(printed.rounds.slice(0, 2).map((round) => round.team[0]))).toEqual(new Set(['cheap', 'dear']));
     expect(printed.rounds[2]?.team).toEqual(['dear']);
     expect(corrected.rounds[2]?.team).toEqual(['cheap']);
-    expect(printed.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'dear')?.weight).toBeCloseTo(2.102304, 5);
-    expect(corrected.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'cheap')?.weight).toBeCloseTo(1.802304, 5);
+    expect(printed.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'dear')?.weight).toBeCloseTo(2.132304, 5);
+    expect(corrected.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'cheap')?.weight).toBeCloseTo(1.79897, 5);
   });
 
   it('tries every agent before exploiting any (property over pool size, k, prices and reputation)', async () => {
@@ -100,7 +104,7 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
           tasks: tasks(rounds),
           k,
           threshold: 0,
-          selector: experimentUcbSelector(0.7, 'corrected'),
+          selector: ucb(),
           reputation: createDrfModel({ agents: names }),
           rng: createRng(seed),
         });
@@ -119,7 +123,7 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     const count = 30;
     const names = ['g1', 'g2', 'g3', 'g4', 'bad'];
     const pool = names.map((id) => scriptedAgent(id, constant(count, id === 'bad' ? '9' : '1')));
-    const result = await runDrf({ pool, tasks: tasks(count), k: 3, threshold: 0.3, ratingSource: agreementRatingSource(), selector: experimentUcbSelector(0.7, 'corrected'), reputation: createDrfModel({ agents: names }), rng: createRng(11) });
+    const result = await runDrf({ pool, tasks: tasks(count), k: 3, threshold: 0.3, ratingSource: agreementRatingSource(), selector: ucb(), reputation: createDrfModel({ agents: names }), rng: createRng(11) });
     const onTeam = result.rounds.map((round) => round.team.includes('bad'));
     expect(onTeam.filter(Boolean)).toHaveLength(3);
     const lastSelected = onTeam.lastIndexOf(true);
@@ -145,7 +149,7 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
         tasks: tasks(count),
         k: 4,
         defence,
-        selector: experimentUcbSelector(0.7, 'corrected'),
+        selector: ucb(),
         reputation: createDrfModel({ agents: names }),
         rng: createRng(5),
       });

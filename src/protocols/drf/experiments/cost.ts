@@ -37,7 +37,7 @@ export interface ReplayData {
 
 /** Options of {@link runCostExperiment}. */
 export interface CostExperimentOptions extends ExperimentHooks {
-  /** Seeds (task orders and tie-breaks), ≥ 2. @default 5 */
+  /** Seeds (task orders and tie-breaks), ≥ 2. @default 10 */
   readonly seeds?: number;
   /** First seed. @default 2027 */
   readonly baseSeed?: number;
@@ -87,7 +87,7 @@ export interface CostExperimentResult {
   readonly coverage: number;
 }
 
-const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> = { seeds: 5, baseSeed: 2027, poolSize: 10, teamSizes: [3, 4, 5], tasks: 0, rating: 'agreement', judgeAccuracy: 0.8, delta: 0.7, threshold: 0.3 };
+const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> = { seeds: 10, baseSeed: 2027, poolSize: 10, teamSizes: [3, 4, 5], tasks: 0, rating: 'agreement', judgeAccuracy: 0.8, delta: 0.7, threshold: 0.3 };
 
 /**
  * Replays recorded answers through DRF with k = 3, 4, 5 of a 10-agent pool and through the full

@@ -4,6 +4,6 @@ export * from './capability.js';
 export * from './cost.js';
 export * from './simulated-pool.js';
 export * from './experiment-hooks.js';
-export { createExperimentSelector, experimentRandomSelector, experimentUcbSelector } from './experiment-selector.js';
+export { createExperimentSelector } from './experiment-selector.js';
 export { formatCapabilityTable, formatCollusionTable, formatCostTable, formatSignTable } from './format.js';
 export type { MeanInterval } from './stats.js';
