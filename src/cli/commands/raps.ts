@@ -66,7 +66,9 @@ export default defineCommand({
         ? await runRapsScenarioOverNats(name, { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) })
         : await runRapsScenario(name, parameters);
     if (name === 'adversarial') {
-      const summary = summarizeAdversarial(scenario, result, seed);
+      // The clean reference: the same five agents, none adversarial, in-process.
+      const clean = await runRapsScenario('adversarial', { ...parameters, adversaryCount: 0 });
+      const summary = summarizeAdversarial(scenario, result, seed, clean);
       if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
       else print(adversarialTable(summary, transportName));
       return;
@@ -88,6 +90,7 @@ function adversarialTable(summary: AdversarialSummary, transport: string): strin
     `${pad('accuracy (RAPS, decided by ' + summary.decider + "'s watchdog)", 48)} ${percent(summary.accuracy)}`,
     `${pad('plain majority of all agents (no reputation)', 48)} ${percent(summary.majorityAccuracy)}`,
     `${pad(summary.decider + ' alone', 48)} ${percent(summary.deciderAloneAccuracy)}`,
+    ...(summary.cleanAccuracy === undefined ? [] : [`${pad('same five agents, no adversary (clean RAPS)', 48)} ${percent(summary.cleanAccuracy)}`]),
     `${pad('adversaries below tau = ' + summary.tau + ' from round', 48)} ${summary.adversariesBelowTauFromRound ?? 'never'}`,
     `${pad('messages routed / broadcast', 48)} ${summary.routed} / ${summary.broadcast}`,
     `${pad('audits / witness checks (rejected)', 48)} ${summary.totals.audits} / ${summary.totals.witnessChecks} (${summary.totals.witnessRejected})`,

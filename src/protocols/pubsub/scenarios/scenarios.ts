@@ -25,6 +25,8 @@ export interface RapsScenarioParameters {
   readonly topK?: number;
   /** Run id override (subjects `raps.<runId>.…`). @default derived from the scenario and seed */
   readonly runId?: string;
+  /** Adversaries among the five agents (`adversarial` only; 0 gives the clean reference). @default 3 */
+  readonly adversaryCount?: number;
 }
 
 /** A scenario ready to run: its agents and the options of {@link runRaps} except transport and hosting. */
@@ -45,7 +47,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
   const seed = parameters.seed ?? 2027;
   const runId = (parameters.runId ?? `${name}-${seed}`).replace(/[^A-Za-z0-9_-]/g, '_');
   if (name === 'adversarial') {
-    const team = buildQaTeam({ size: 5, adversaries: 3, seed, taskCount: parameters.taskCount ?? 30 });
+    const team = buildQaTeam({ size: 5, adversaries: parameters.adversaryCount ?? 3, seed, taskCount: parameters.taskCount ?? 30 });
     return {
       name,
       agents: team.agents,
@@ -109,6 +111,8 @@ export interface AdversarialSummary {
   readonly majorityAccuracy: number;
   /** The decider's own last answers, alone. */
   readonly deciderAloneAccuracy: number;
+  /** RAPS accuracy of the same five agents with no adversary (clean reference), when measured. */
+  readonly cleanAccuracy?: number;
   /** First global round after which every adversary stays below τ in the decider's view (null if never). */
   readonly adversariesBelowTauFromRound: number | null;
   /** The decider's belief E_decider[j] per round. */
@@ -119,7 +123,7 @@ export interface AdversarialSummary {
 }
 
 /** Summarises an `adversarial` run. */
-export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult, seed: number): AdversarialSummary {
+export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult, seed: number, clean?: { scenario: RapsScenario; result: RapsResult }): AdversarialSummary {
   const team = scenario.qaTeam as QaTeam;
   const decider = scenario.runOptions.decider as AgentId;
   const tau = scenario.runOptions.beta?.tau ?? 0.4;
@@ -144,6 +148,7 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
     accuracy,
     majorityAccuracy,
     deciderAloneAccuracy,
+    ...(clean === undefined ? {} : { cleanAccuracy: mean(clean.result.decisions.map((decision) => ((clean.scenario.qaTeam as QaTeam).world.isCorrect(decision.taskId, decision.answer) ? 1 : 0))) }),
     adversariesBelowTauFromRound: below,
     reputationPerRound,
     routed: result.totals.routed,
