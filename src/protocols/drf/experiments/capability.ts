@@ -43,6 +43,8 @@ export interface CapabilityRow {
   readonly undefinedSeeds: number;
   /** Spearman ρ between times selected and true accuracy (does selection follow capability?). */
   readonly selectionSpearman: MeanInterval;
+  /** Spearman ρ between the mean rating each agent received over the run and true accuracy: how much the ratings themselves knew. */
+  readonly meanRatingSpearman: MeanInterval;
   /** Team accuracy over the run. */
   readonly accuracy: MeanInterval;
 }
@@ -82,6 +84,7 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
     const rhos: number[] = [];
     const selectionRhos: number[] = [];
     const accuracies: number[] = [];
+    const ratingRhos: number[] = [];
     let undefinedSeeds = 0;
     for (let index = 0; index < settings.seeds; index++) {
       const seed = settings.baseSeed + index;
@@ -104,6 +107,19 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
       const rho = spearman(reputation, truth);
       if (Number.isNaN(rho)) undefinedSeeds += 1;
       else rhos.push(rho);
+      const received = new Map<AgentId, { sum: number; count: number }>();
+      for (const round of result.rounds) {
+        for (const rating of round.ratings) {
+          const entry = received.get(rating.ratee) ?? { sum: 0, count: 0 };
+          received.set(rating.ratee, { sum: entry.sum + rating.score, count: entry.count + 1 });
+        }
+      }
+      const meanRating = ids.map((agentId) => {
+        const entry = received.get(agentId);
+        return entry === undefined ? 0 : entry.sum / entry.count;
+      });
+      const ratingRho = spearman(meanRating, truth);
+      if (!Number.isNaN(ratingRho)) ratingRhos.push(ratingRho);
       const selectionRho = spearman(timesSelected, truth);
       if (!Number.isNaN(selectionRho)) selectionRhos.push(selectionRho);
       accuracies.push(result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / result.rounds.length);
@@ -113,7 +129,7 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
           .sort((left, right) => right.trueAccuracy - left.trueAccuracy);
       }
     }
-    rows.push({ variant, spearman: tInterval(rhos), undefinedSeeds, selectionSpearman: tInterval(selectionRhos), accuracy: tInterval(accuracies) });
+    rows.push({ variant, spearman: tInterval(rhos), undefinedSeeds, selectionSpearman: tInterval(selectionRhos), meanRatingSpearman: tInterval(ratingRhos), accuracy: tInterval(accuracies) });
   }
   return { schemaVersion: 1, experiment: 'capability', settings: { ...settings, interval: '95% Student-t interval over seeds' }, rows, example };
 }

@@ -69,8 +69,8 @@ export function formatCollusionTable(result: CollusionExperimentResult): string 
 export function formatCapabilityTable(result: CapabilityExperimentResult): string {
   const { settings } = result;
   const table = renderTable(
-    ['reputation rules', 'Spearman(reputation, true acc.)', 'Spearman(times selected, true acc.)', 'team accuracy', 'undefined seeds'],
-    result.rows.map((row) => [row.variant, formatInterval(row.spearman), formatInterval(row.selectionSpearman), formatInterval(row.accuracy), String(row.undefinedSeeds)]),
+    ['reputation rules', 'Spearman(reputation, true acc.)', 'Spearman(times selected, true acc.)', 'Spearman(mean rating received, true acc.)', 'team accuracy', 'undefined seeds'],
+    result.rows.map((row) => [row.variant, formatInterval(row.spearman), formatInterval(row.selectionSpearman), formatInterval(row.meanRatingSpearman), formatInterval(row.accuracy), String(row.undefinedSeeds)]),
   );
   const example = renderTable(
     ['agent', 'true accuracy', 'final reputation', 'times selected'],
