@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { SandboxUnavailableError, checkSandbox, runCodeTests, scoreCodeAnswer } from './run-code-tests.js';
+
+const status = checkSandbox();
+// Skip only when the capability is really absent (not root, no util-linux, namespaces refused).
+const skipReason = status.available ? '' : status.reason;
+if (!status.available) console.warn(`sandbox tests skipped: ${skipReason}`);
+
+describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
+  let server: net.Server;
+  let port = 0;
+
+  beforeAll(async () => {
+    server = net.createServer((socket) => socket.end('hello\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('passes a correct program', async () => {
+    const result = await runCodeTests({ code: 'def add(a, b):\n    return a + b', test: 'assert add(2, 3) == 5\nprint("ok")', language: 'python' });
+    expect(result).toMatchObject({ schemaVersion: 1, status: 'passed', passed: true, exitCode: 0 });
+    expect(result.stdout).toBe('ok\n');
+  });
+
+  it('fails a wrong program and keeps the traceback', async () => {
+    const result = await runCodeTests({ code: 'def add(a, b):\n    return a - b', test: 'assert add(2, 3) == 5', language: 'python' });
+    expect(result.status).toBe('failed');
+    expect(result.passed).toBe(false);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/AssertionError/);
+  });
+
+  it('kills an infinite loop at the timeout', async () => {
+    const started = performance.now();
+    const result = await runCodeTests({ code: 'while True:\n    pass', test: '', language: 'python', timeoutMs: 1500 });
+    expect(result.status).toBe('timeout');
+    expect(result.passed).toBe(false);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('kills children forked by the program too (own PID namespace)', async () => {
+    const result = await runCodeTests({
+      code: 'import os, time\nif os.fork() == 0:\n    while True: time.sleep(1)\nprint(os.getpid(), flush=True)',
+      test: 'time.sleep(30)',
+      language: 'python',
+      timeoutMs: 1500,
+    });
+    expect(result.status).toBe('timeout');
+    // The program is PID 1 of its own namespace (prlimit → setpriv → python exec in place).
+    expect(result.stdout.trim()).toBe('1');
+    // No sandboxed python (its script lives under repute-sandbox-*) survives the kill.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const survivors = spawnSync('ps', ['-u', 'nobody', '-o', 'args='], { encoding: 'utf8' }).stdout.split('\n').filter((line) => line.includes('repute-sandbox-'));
+    expect(survivors).toEqual([]);
+  });
+
+  it('has no network: neither the internet nor a server on the host loopback is reachable', async () => {
+    const probe = [
+      'import socket',
+      'def reach(host, port):',
+      '    try:',
+      '        socket.create_connection((host, port), timeout=2).close()',
+      '        return "connected"',
+      '    except OSError as error:',
+      '        return type(error).__name__',
+      `print(reach("127.0.0.1", ${port}))`,
+      'print(reach("1.1.1.1", 53))',
+    ].join('\n');
+    // Control: the same probe run directly (trusted, outside the sandbox) reaches the host server,
+    // so a sandbox that leaked the network would make this test fail.
+    const control = spawnSync('/usr/bin/python3', ['-c', probe], { encoding: 'utf8', timeout: 10_000 });
+    expect(control.stdout.split('\n')[0]).toBe('connected');
+    const result = await runCodeTests({ code: probe, test: '', language: 'python' });
+    expect(result.status).toBe('passed');
+    const [loopback, internet] = result.stdout.trim().split('\n');
+    expect(loopback).not.toBe('connected');
+    expect(internet).not.toBe('connected');
+  });
+
+  it('runs as nobody with an empty environment (no API keys leak)', async () => {
+    process.env.REPUTE_SANDBOX_TEST_SECRET = 'sk-test-should-not-leak';
+    try {
+      const result = await runCodeTests({
+        code: 'import os',
+        test: 'assert os.getuid() == 65534 and os.getgid() == 65534, (os.getuid(), os.getgid())\nassert os.getgroups() == [], os.getgroups()\nassert "REPUTE_SANDBOX_TEST_SECRET" not in os.environ\nassert not os.access("/root", os.R_OK)',
+        language: 'python',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.passed).toBe(true);
+    } finally {
+      delete process.env.REPUTE_SANDBOX_TEST_SECRET;
+    }
+  });
+
+  it('enforces the memory limit', async () => {
+    const result = await runCodeTests({ code: 'block = bytearray(1024 * 1024 * 1024)', test: '', language: 'python', memoryMb: 128 });
+    expect(result.status).toBe('failed');
+    expect(result.stderr).toMatch(/MemoryError/);
+  });
+
+  it('grades a code answer from raw model text', async () => {
+    const text = 'Here is my solution:\n```python\ndef is_even(n):\n    return n % 2 == 0\n```';
+    await expect(scoreCodeAnswer({ text, test: 'assert is_even(4) and not is_even(3)' })).resolves.toMatchObject({ correct: true });
+    await expect(scoreCodeAnswer({ text: '   ', test: 'assert True' })).resolves.toEqual({ correct: false, result: null });
+  });
+});
+
+describe('runCodeTests refusals (no sandbox needed)', () => {
+  it('refuses to run when a sandbox tool is missing, instead of running unsandboxed', async () => {
+    await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { unshare: '/nonexistent/unshare' } })).rejects.toThrow(SandboxUnavailableError);
+    await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { python: '/nonexistent/python3' } })).rejects.toThrow(/refusing to run untrusted code without a sandbox/);
+  });
+
+  it('refuses bad arguments with typed errors', async () => {
+    await expect(runCodeTests({ code: 'x', test: '', language: 'ruby' as never })).rejects.toThrow(InvalidArgumentError);
+    await expect(runCodeTests({ code: 'x', test: '', language: 'python', timeoutMs: 0 })).rejects.toThrow(/timeoutMs/);
+  });
+});

@@ -1,0 +1,226 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { extractAnswer } from '../../core/answers/answers.js';
+import { InvalidArgumentError, ReputeError } from '../../core/errors.js';
+import { assertInteger } from '../../core/validate.js';
+
+/** The sandbox cannot run here (tool missing, not root, namespaces refused); nothing was executed. */
+export class SandboxUnavailableError extends ReputeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal', message, options);
+  }
+}
+
+/** Paths of the tools the sandbox uses; override only to point at other installs. */
+export interface SandboxTools {
+  /** util-linux `unshare` (new network and PID namespaces). @default '/usr/bin/unshare' */
+  unshare?: string;
+  /** util-linux `prlimit` (memory, CPU, process, file limits). @default '/usr/bin/prlimit' */
+  prlimit?: string;
+  /** util-linux `setpriv` (drop to nobody:nogroup, no new privileges). @default '/usr/bin/setpriv' */
+  setpriv?: string;
+  /** Python interpreter readable by `nobody` (not a pyenv shim under /root). @default '/usr/bin/python3' */
+  python?: string;
+}
+
+/** What to run: a program and its tests, concatenated into one script. */
+export interface RunCodeTestsOptions {
+  /** The candidate program (untrusted). */
+  code: string;
+  /** Test code appended after the program (asserts, or `check(entry_point)` calls). */
+  test: string;
+  /** Only Python is supported. */
+  language: 'python';
+  /** Wall-clock limit in milliseconds; the process group is killed after it. @default 10000 */
+  timeoutMs?: number;
+  /** Address-space limit in MiB. @default 512 */
+  memoryMb?: number;
+  /** Bytes of stdout and of stderr kept in the result. @default 65536 */
+  maxOutputBytes?: number;
+  /** Tool paths. */
+  tools?: SandboxTools;
+}
+
+/** Outcome of one sandboxed test run. */
+export interface CodeTestResult {
+  readonly schemaVersion: 1;
+  /** `passed` = exit code 0 in time; `failed` = non-zero exit (assertion, exception, memory); `timeout` = killed at the wall-clock or CPU limit. */
+  readonly status: 'passed' | 'failed' | 'timeout';
+  /** Same as `status === 'passed'`. */
+  readonly passed: boolean;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** Captured output, truncated to `maxOutputBytes`. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Wall-clock time in milliseconds. */
+  readonly durationMs: number;
+}
+
+const defaultTools: Required<SandboxTools> = {
+  unshare: '/usr/bin/unshare',
+  prlimit: '/usr/bin/prlimit',
+  setpriv: '/usr/bin/setpriv',
+  python: '/usr/bin/python3',
+};
+
+const NOBODY_UID = 65534;
+const NOGROUP_GID = 65534;
+
+/**
+ * Reports whether the sandbox can run here, and why not: Linux, running as root (needed to
+ * create a network namespace and then drop to nobody), the four tools present, and a probe
+ * `unshare --net --pid --fork true` that succeeds.
+ *
+ * @example
+ * const status = checkSandbox();
+ * if (!status.available) console.log(status.reason);
+ */
+export function checkSandbox(tools?: SandboxTools): { available: true } | { available: false; reason: string } {
+  const resolved = { ...defaultTools, ...tools };
+  if (process.platform !== 'linux') return { available: false, reason: `the code sandbox needs Linux namespaces; this is ${process.platform}` };
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    return { available: false, reason: 'the code sandbox must run as root to create a network namespace (unshare -n) and then drop to nobody (setpriv); run the evaluation as root or in a container' };
+  }
+  for (const [name, file] of Object.entries(resolved)) {
+    if (!existsSync(file)) return { available: false, reason: `sandbox tool ${name} not found at ${file}; install util-linux / python3 (apt-get install util-linux python3) or pass tools.${name}` };
+  }
+  const probe = spawnSync(resolved.unshare, ['--net', '--pid', '--fork', '--kill-child', 'true'], { timeout: 5000 });
+  if (probe.status !== 0) {
+    return { available: false, reason: `unshare --net --pid failed here (${probe.stderr?.toString().trim() || probe.error?.message || `exit ${probe.status}`}); the container lacks CAP_SYS_ADMIN` };
+  }
+  return { available: true };
+}
+
+/**
+ * Runs untrusted Python code plus its tests in a sandbox and reports pass/fail. The script runs
+ * under `unshare --net --pid --fork --kill-child` (no network: only a down loopback; its own PID
+ * namespace, so every child dies with it), `prlimit` (address space `memoryMb`, CPU seconds
+ * ceil(timeoutMs/1000)+1, 64 processes, 16 MiB files, 64 open files, no core dumps) and
+ * `setpriv` as nobody:nogroup with no supplementary groups and no new privileges, with
+ * `python3 -I -B`, an empty environment (no API keys), a private scratch directory, and a
+ * wall-clock timeout that kills the whole process group. It never runs code unsandboxed: when
+ * the sandbox is unavailable it throws {@link SandboxUnavailableError}.
+ *
+ * @example
+ * const result = await runCodeTests({ code: 'def add(a, b):\n    return a + b', test: 'assert add(2, 3) == 5', language: 'python' });
+ * result.passed; // true
+ */
+export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTestResult> {
+  const { code, test, language, timeoutMs = 10_000, memoryMb = 512, maxOutputBytes = 65_536 } = options;
+  if (typeof code !== 'string') throw new InvalidArgumentError({ parameter: 'code', value: code, message: 'code must be a string of program text' });
+  if (typeof test !== 'string') throw new InvalidArgumentError({ parameter: 'test', value: test, message: 'test must be a string of test code' });
+  if (language !== 'python') throw new InvalidArgumentError({ parameter: 'language', value: language, message: `only language 'python' is supported, got ${JSON.stringify(language)}` });
+  assertInteger('timeoutMs', timeoutMs, 100, 600_000, 'pass e.g. { timeoutMs: 10000 }');
+  assertInteger('memoryMb', memoryMb, 16, 65_536, 'pass e.g. { memoryMb: 512 }');
+  assertInteger('maxOutputBytes', maxOutputBytes, 0, 100_000_000);
+  const tools = { ...defaultTools, ...options.tools };
+  const status = checkSandbox(tools);
+  if (!status.available) throw new SandboxUnavailableError(`refusing to run untrusted code without a sandbox: ${status.reason}`);
+
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'repute-sandbox-'));
+  try {
+    const scratch = path.join(directory, 'work');
+    await mkdir(scratch);
+    await chown(scratch, NOBODY_UID, NOGROUP_GID);
+    await chmod(directory, 0o755);
+    const script = path.join(directory, 'program.py');
+    await writeFile(script, `${code}\n\n${test}\n`, { mode: 0o644 });
+    const cpuSeconds = Math.ceil(timeoutMs / 1000) + 1;
+    const args = [
+      '--net', '--pid', '--fork', '--kill-child', '--',
+      tools.prlimit, `--as=${memoryMb * 1024 * 1024}`, `--cpu=${cpuSeconds}`, '--nproc=64', `--fsize=${16 * 1024 * 1024}`, '--nofile=64', '--core=0', '--',
+      tools.setpriv, `--reuid=${NOBODY_UID}`, `--regid=${NOGROUP_GID}`, '--clear-groups', '--no-new-privs', '--',
+      tools.python, '-I', '-B', script,
+    ];
+    return await execute(tools.unshare, args, { cwd: scratch, timeoutMs, maxOutputBytes });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+function execute(command: string, args: string[], { cwd, timeoutMs, maxOutputBytes }: { cwd: string; timeoutMs: number; maxOutputBytes: number }): Promise<CodeTestResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8', PYTHONHASHSEED: '0' },
+    });
+    const stdout = collect(child.stdout, maxOutputBytes);
+    const stderr = collect(child.stderr, maxOutputBytes);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new SandboxUnavailableError(`could not start the sandbox (${command}): ${error.message}`, { cause: error }));
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      killGroup(child.pid);
+      const errorText = stderr.text();
+      if (!timedOut && exitCode !== 0 && /^(unshare|prlimit|setpriv): /m.test(errorText) && !/Traceback/.test(errorText)) {
+        reject(new SandboxUnavailableError(`the sandbox itself failed before running the code: ${errorText.trim().slice(0, 500)}`));
+        return;
+      }
+      // SIGKILL/SIGXCPU from the CPU limit counts as a timeout too (exit 128 + signal via --kill-child chains).
+      const cpuKilled = signal === 'SIGXCPU' || signal === 'SIGKILL' || exitCode === 128 + 24 || exitCode === 128 + 9;
+      const outcome = timedOut || cpuKilled ? 'timeout' : exitCode === 0 ? 'passed' : 'failed';
+      resolve({
+        schemaVersion: 1,
+        status: outcome,
+        passed: outcome === 'passed',
+        exitCode,
+        signal,
+        stdout: stdout.text(),
+        stderr: errorText,
+        durationMs: performance.now() - started,
+      });
+    });
+  });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+function collect(stream: NodeJS.ReadableStream, limit: number): { text(): string } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  stream.on('data', (chunk: Buffer) => {
+    if (size >= limit) return;
+    const part = chunk.subarray(0, limit - size);
+    chunks.push(part);
+    size += part.length;
+  });
+  return { text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * Grades a `code` answer: extracts the program from raw model text (last fenced block, else the
+ * whole text) and runs it with the tests in the sandbox; unparseable text is wrong without running.
+ *
+ * @example
+ * const { correct } = await scoreCodeAnswer({ text: '```python\ndef f():\n    return 1\n```', test: 'assert f() == 1' });
+ */
+export async function scoreCodeAnswer(
+  options: { text: string; test: string } & Omit<RunCodeTestsOptions, 'code' | 'test' | 'language'>,
+): Promise<{ correct: boolean; result: CodeTestResult | null }> {
+  const code = extractAnswer('code', options.text);
+  if (code === null) return { correct: false, result: null };
+  const { text: _text, ...rest } = options;
+  const result = await runCodeTests({ ...rest, code, language: 'python' });
+  return { correct: result.passed, result };
+}
