@@ -4,7 +4,7 @@ import { createMiniRepAggregator } from '../../aggregation/minirep-aggregator.js
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
 import { createReputationModel } from '../../reputation/registry.js';
-import { createSelector } from './_replay-selectors.js';
+import { createSelector } from '../../selection/registry.js';
 import type { ReplayMethod } from './method.js';
 
 /** Participants per task of the sampling selectors (random-k, top-k, UCB): half the team. */
@@ -18,10 +18,11 @@ const ids = (team: readonly { id: AgentId }[]) => team.map((agent) => agent.id);
  * The replay methods, each a selector + reputation model + aggregator over a team of 10:
  * - `majority`: all agents, no reputation, plurality;
  * - `random-k`: 5 agents drawn uniformly per task, no reputation, plurality;
- * - `single-metric`: top-5 by the single-metric score (η = 0.2), weighted plurality by the same score;
+ * - `single-metric`: top-5 by the single-metric score (η = 0.2, random tie-break), weighted plurality by the same score;
  * - `beta`: all agents, Beta reputation (λ = 0.9) from outcomes, weighted plurality;
  * - `eigentrust`: all agents, EigenTrust over agreement ratings, weighted plurality by global trust;
- * - `drf`: UCB with zero costs picks 5, DRF reputation (corrected rules) from agreement ratings, weighted plurality;
+ * - `drf`: UCB (δ = 0.7, exclusion threshold 0.2 with fill, zero costs, random tie-break) picks 5, DRF
+ *   reputation (corrected rules) from agreement ratings, weighted plurality;
  * - `minirep`: all agents propose, the MiniRep aggregator weights and pools 7 (clone groups capped),
  *   and the `minirep` model keeps long-term/recent quality, suspicion and cooldowns.
  */
@@ -39,7 +40,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
   'single-metric': {
     name: 'single-metric',
     description: `top-k selector (k = ${replaySelectionK}) on the single-metric score (EMA of feedback, η = 0.2), weighted plurality by that score`,
-    create: ({ team }) => ({ selector: createSelector('top-k', {}), model: createReputationModel('single-metric', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
+    create: ({ team }) => ({ selector: createSelector('top-k', { tieBreak: 'random' }), model: createReputationModel('single-metric', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
   },
   beta: {
     name: 'beta',
@@ -53,8 +54,8 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
   },
   drf: {
     name: 'drf',
-    description: `UCB selector (k = ${replaySelectionK}, zero costs), DRF reputation (corrected rules) from agreement ratings, weighted plurality by reputation`,
-    create: ({ team }) => ({ selector: createSelector('ucb', {}), model: createReputationModel('drf', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
+    description: `UCB selector (k = ${replaySelectionK}, δ = 0.7, threshold 0.2, zero costs), DRF reputation (corrected rules) from agreement ratings, weighted plurality by reputation`,
+    create: ({ team }) => ({ selector: createSelector('ucb', { tieBreak: 'random' }), model: createReputationModel('drf', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
   },
   minirep: {
     name: 'minirep',
