@@ -154,6 +154,8 @@ export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
   const tracer = input.tracer ?? createTracer();
   const ledger = createCostLedger(identities, options.costSource);
   const state: DrfRoundState = { credibility: {} };
+  const ratingSource = input.ratingSource ?? agentRatingSource();
+  const sameAnswer = input.sameAnswer ?? ((left: string, right: string) => left === right);
   const rounds: DrfRoundRecord[] = [];
   for (const [round, task] of input.tasks.entries()) {
     input.signal?.throwIfAborted();
@@ -168,13 +170,13 @@ export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
       reputation: input.reputation,
       rng: input.rng,
       tracer,
-      ratingSource: input.ratingSource ?? agentRatingSource(),
+      ratingSource,
       ledger,
       costNormalization: options.costNormalization,
       defence: options.defence,
       credibilityFloor: options.credibilityFloor,
       outcome: input.outcome,
-      sameAnswer: input.sameAnswer ?? ((left, right) => left === right),
+      sameAnswer,
       signal: input.signal,
       state,
     });
