@@ -320,6 +320,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     if (json === 'PositiveInfinity' || json === 'ComplexInfinity') return { type: 'text', key: '\\infty' };
     if (json === 'NegativeInfinity') return { type: 'text', key: '-\\infty' };
     if (!isSafeToEvaluate(json)) return { type: 'expression', expression: null, key: safeLatex(expression, compact) };
+    // Free variables: no numeric value to find, and N() on symbolic input is the slowest call.
+    if (expression.unknowns.length > 0) return { type: 'expression', expression, key: safeLatex(expression, compact) };
     try {
       const numeric = expression.N();
       if (numeric.isNumberLiteral) {
