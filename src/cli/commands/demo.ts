@@ -8,7 +8,6 @@ import { runDemo, type DemoSummary } from '../../protocols/debate/run-demo.js';
 import { openStore } from '../../store/store.js';
 import { renderDemoReport } from '../report/demo-report.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag, sharedArgs, sparkline } from './_shared.js';
-import { demoSelectorFactory } from './_selectors.js';
 
 /** Formats the comparison table and the reputation sparklines of a demo summary. */
 export function formatDemoSummary(summary: DemoSummary): string {
@@ -66,9 +65,7 @@ export default defineCommand({
     const seed = parseIntegerFlag('seed', args.seed, 2027);
     const tasks = parseIntegerFlag('tasks', args.tasks, 100, 1, 10_000);
     const rounds = parseIntegerFlag('rounds', args.rounds, 2, 0, 20);
-    const createSelector = demoSelectorFactory(seed);
-    const available = debateMethodNames.filter((name) => createSelector !== undefined || (name !== 'random-k' && name !== 'drf'));
-    const methods = parseListFlag('methods', args.methods, debateMethodNames, available);
+    const methods = parseListFlag('methods', args.methods, debateMethodNames, debateMethodNames);
     const store = openStore({ path: args.store });
     const progress = createProgressBar();
     const summary = await runDemo({
@@ -77,7 +74,6 @@ export default defineCommand({
       tasks,
       rounds,
       methods,
-      ...(createSelector ? { createSelector } : {}),
       onProgress: ({ method, condition, done, total }) => progress.update(`${method} ${condition}`, done, total),
     });
     progress.finish();

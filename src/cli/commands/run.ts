@@ -8,7 +8,6 @@ import { createDebateMethod, debateMethodNames } from '../../protocols/debate/me
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { openStore } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
-import { demoSelectorFactory } from './_selectors.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
 import { createProgressBar, parseListFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
@@ -66,7 +65,7 @@ export default defineCommand({
     process.stderr.write(`run ${runId}: ${agents.length} agents, ${tasks.length} tasks, methods ${methods.join(', ')}, store ${team.store}\n`);
     try {
       for (const name of methods) {
-        const method = createDebateMethod(name, { agents: identities, ...(team.k === undefined ? {} : { k: team.k }), ...withSelector(team.seed) });
+        const method = createDebateMethod(name, { agents: identities, ...(team.k === undefined ? {} : { k: team.k }) });
         let resumed = 0;
         const session = await runDebateSession({
           store,
@@ -105,11 +104,6 @@ export default defineCommand({
     process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatRunSummary(result)}\n`);
   },
 });
-
-function withSelector(seed: number) {
-  const createSelector = demoSelectorFactory(seed);
-  return createSelector ? { createSelector } : {};
-}
 
 function accuracyOf(records: readonly DebateTaskRecord[]): number | null {
   const graded = records.filter((record) => record.correct !== null);

@@ -3,7 +3,8 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { createReputationModel } from '../../reputation/registry.js';
 import type { MiniRepReputationModel } from '../../reputation/minirep.js';
-import type { Selector } from '../../selection/selector.js';
+import { createSelector } from '../../selection/registry.js';
+import { createUcbSelector } from '../../selection/ucb.js';
 import type { DebateMethod } from './run-debate-session.js';
 import { miniRepPeerFilter, reputationPeerFilter } from './peer-filter.js';
 
@@ -19,20 +20,16 @@ export interface CreateDebateMethodOptions {
   readonly agents: readonly AgentIdentity[];
   /** Agents per task for `random-k`, `drf` and the MiniRep pool, in [1, pool size]. @default min(7, pool size) */
   readonly k?: number;
-  /**
-   * Builds a selector by registry name (`random-k`, `ucb`); the CLI passes `createSelector` from
-   * the selection layer. Methods that need one throw when it is missing.
-   */
-  readonly createSelector?: (name: 'random-k' | 'ucb', options: { k: number; agents: readonly AgentIdentity[] }) => Selector;
 }
 
 /**
  * Builds one of the compared methods with a fresh reputation model:
  * - `majority`: everyone, plain plurality, no reputation;
- * - `random-k`: k agents drawn at random per task, plurality;
+ * - `random-k`: k agents drawn at random per task (`createSelector('random-k')`), plurality;
  * - `single-metric`, `beta`: everyone, reputation-weighted plurality, consensus feedback;
  * - `eigentrust`: everyone rates everyone (local trust), weighted plurality;
- * - `drf`: UCB selection of k with cost, peer ratings into DRF reputation, weighted plurality;
+ * - `drf`: UCB selection of k with cost (corrected Eq. 9), peer ratings into DRF reputation,
+ *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
  *   the `minirep` model fed the aggregator's behaviour evidence.
  * Every reputation method also gates its debate: peers only see proposals the method trusts
@@ -41,17 +38,13 @@ export interface CreateDebateMethodOptions {
  * @example
  * const method = createDebateMethod('beta', { agents: team.map((agent) => agent.identity) });
  */
-export function createDebateMethod(name: DebateMethodName, { agents, k, createSelector }: CreateDebateMethodOptions): DebateMethod {
+export function createDebateMethod(name: DebateMethodName, { agents, k }: CreateDebateMethodOptions): DebateMethod {
   const size = Math.min(k ?? 7, agents.length);
-  const needSelector = (selectorName: 'random-k' | 'ucb'): Selector => {
-    if (!createSelector) throw new InvalidArgumentError({ parameter: 'createSelector', value: undefined, message: `method ${name} needs a ${selectorName} selector; pass createSelector from the selection layer` });
-    return createSelector(selectorName, { k: size, agents });
-  };
   switch (name) {
     case 'majority':
       return { name, aggregator: createAggregator('plurality') };
     case 'random-k':
-      return { name, selector: needSelector('random-k'), k: size, aggregator: createAggregator('plurality') };
+      return { name, selector: createSelector('random-k'), k: size, aggregator: createAggregator('plurality') };
     case 'single-metric':
     case 'beta':
     case 'eigentrust': {
@@ -60,7 +53,22 @@ export function createDebateMethod(name: DebateMethodName, { agents, k, createSe
     }
     case 'drf': {
       const reputation = createReputationModel('drf', { agents });
-      return { name, selector: needSelector('ucb'), k: size, aggregator: createAggregator('weighted-plurality'), reputation, peerFilter: reputationPeerFilter(reputation), ratings: true };
+      const selector = createUcbSelector({ tieBreak: 'random' });
+      return {
+        name,
+        selector,
+        k: size,
+        aggregator: createAggregator('weighted-plurality'),
+        reputation,
+        peerFilter: reputationPeerFilter(reputation),
+        ratings: true,
+        // UCB counts how often each agent was picked; a resumed run rebuilds the counts exactly.
+        resume: (records) => {
+          const counts: Record<string, number> = {};
+          for (const record of records) for (const agentId of record.participants) counts[agentId] = (counts[agentId] ?? 0) + 1;
+          selector.restore({ schemaVersion: 1, selector: 'ucb', selections: records.length, counts });
+        },
+      };
     }
     case 'minirep': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });

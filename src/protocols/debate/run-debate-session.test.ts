@@ -6,6 +6,7 @@ import { createBetaModel } from '../../reputation/beta.js';
 import { openStore } from '../../store/store.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
 import { runDebateSession, type DebateMethod } from './run-debate-session.js';
+import { createDebateMethod } from './methods.js';
 
 const referenced = generateTasks({ count: 8, seed: 4 });
 const tasks = referenced.map((item) => item.task);
@@ -36,6 +37,20 @@ describe('runDebateSession', () => {
     const strip = (events: ReturnType<typeof store.events>) => events.map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
     expect(strip(store.events('r'))).toEqual(strip(reference.events('r')));
     expect(store.events('r', { type: 'vote' })).toHaveLength(8);
+  });
+
+  it('rebuilds the UCB counts of drf on resume, so the resumed run decides like an uninterrupted one', async () => {
+    const identities = agents.map((agent) => agent.identity);
+    const full = await runDebateSession({ store: openStore({ path: ':memory:' }), runId: 'r', team: 'team', agents, tasks, method: createDebateMethod('drf', { agents: identities, k: 3 }), seed: 9, grade, now });
+    const store = openStore({ path: ':memory:' });
+    const controller = new AbortController();
+    await expect(
+      runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: createDebateMethod('drf', { agents: identities, k: 3 }), seed: 9, grade, now, signal: controller.signal, onProgress: ({ done }) => done === 5 && controller.abort(new Error('killed')) }),
+    ).rejects.toThrow('killed');
+    const resumed = await runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: createDebateMethod('drf', { agents: identities, k: 3 }), seed: 9, grade, now });
+    expect(resumed.ran).toBe(3);
+    expect(resumed.records.map((record) => record.participants)).toEqual(full.records.map((record) => record.participants));
+    expect(resumed.records).toEqual(full.records);
   });
 
   it('starts a new run of the same team from the saved reputation', async () => {

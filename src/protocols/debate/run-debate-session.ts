@@ -50,6 +50,8 @@ export interface DebateMethod {
   readonly peerFilter?: PeerFilter;
   /** Evidence rule. @default consensusFeedback */
   readonly feedback?: Feedback;
+  /** Rebuilds method state that is not a reputation model (e.g. UCB counts) from the finished tasks of a resumed run. */
+  readonly resume?: (records: readonly DebateTaskRecord[]) => void;
 }
 
 /** What the session stores per finished task (`result` of the task record). */
@@ -158,7 +160,8 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
 
   const done = new Set(store.completedTaskIds(runId, method.name));
   const records: DebateTaskRecord[] = store.taskResults<DebateTaskRecord>(runId, method.name).map((record) => record.result);
-  for (const record of records) onProgress?.({ method: method.name, done: records.length, total: tasks.length, resumed: true, record });
+  if (records.length > 0) method.resume?.(records);
+  records.forEach((record, index) => onProgress?.({ method: method.name, done: index + 1, total: tasks.length, resumed: true, record }));
   let ran = 0;
   for (const task of tasks) {
     if (done.has(task.id)) continue;

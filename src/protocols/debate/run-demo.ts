@@ -3,7 +3,7 @@ import { createSimulationWorld } from '../../agents/simulation-world.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
 import { assertInteger } from '../../core/validate.js';
-import { createDebateMethod, debateMethodNames, type CreateDebateMethodOptions, type DebateMethodName } from './methods.js';
+import { createDebateMethod, debateMethodNames, type DebateMethodName } from './methods.js';
 import { runDebateSession, type DebateProgress, type DebateSessionStore } from './run-debate-session.js';
 
 /** The two conditions every method runs under. */
@@ -46,8 +46,6 @@ export interface RunDemoOptions {
   readonly rounds?: number;
   /** Methods to compare. @default every method of {@link debateMethodNames} */
   readonly methods?: readonly DebateMethodName[];
-  /** Selector factory for `random-k` and `drf` (from the selection layer). */
-  readonly createSelector?: CreateDebateMethodOptions['createSelector'];
   readonly members?: readonly DemoMember[];
   readonly onProgress?: (progress: DebateProgress & { condition: DemoCondition }) => void;
   /** Wall clock for the summary's timing, in ms. @default performance.now */
@@ -64,7 +62,7 @@ export interface RunDemoOptions {
  * const summary = await runDemo({ store: openStore({ path: ':memory:' }), seed: 2027 });
  * summary.methods.minirep.attacked; // 0.8...
  */
-export async function runDemo({ store, seed = 2027, tasks: count = 100, rounds = 2, methods = debateMethodNames, createSelector, members = demoTeam, onProgress, now = () => performance.now() }: RunDemoOptions): Promise<DemoSummary> {
+export async function runDemo({ store, seed = 2027, tasks: count = 100, rounds = 2, methods = debateMethodNames, members = demoTeam, onProgress, now = () => performance.now() }: RunDemoOptions): Promise<DemoSummary> {
   assertInteger('tasks', count, 1, 10_000);
   assertInteger('rounds', rounds, 0, 20);
   const started = now();
@@ -79,7 +77,7 @@ export async function runDemo({ store, seed = 2027, tasks: count = 100, rounds =
     const series: Partial<Record<DemoCondition, Record<AgentId, number[]>>> = {};
     for (const condition of ['clean', 'attacked'] as const) {
       const agents = createDemoTeam({ world, seed, attacked: condition === 'attacked', members });
-      const method = createDebateMethod(name, { agents: identities, ...(createSelector ? { createSelector } : {}) });
+      const method = createDebateMethod(name, { agents: identities });
       const summary = await runDebateSession({
         store,
         runId: `demo-${seed}-${condition}`,
