@@ -33,13 +33,17 @@ export function matchingBrace(text: string, open: number): number {
 /**
  * Values of every `"answer": ...` field in JSON-like text, in order (string, number or bare word),
  * decoded from JSON string escapes. Tolerates invalid JSON around them (raw newlines in
- * reasoning), LaTeX written with single backslashes (`"\frac{1}{2}"`, where JSON would read `\f`
- * as a form feed) and skips template placeholders (`"___"`, `"..."`, blank).
+ * reasoning), bare values (`"answer": -3/8`), LaTeX written with single backslashes (`"\frac{1}{2}"`, where JSON would read `\f`
+ * as a form feed) and skips template placeholders (`"___"`, `"..."`, blank) and examples quoted
+ * in an echoed prompt (`e.g., \`"answer": "42"\``).
  */
 export function jsonAnswers(text: string): string[] {
-  const pattern = /"(?:final_answer|answer)"\s*:\s*("(?:[^"\\]|\\[\s\S])*"|-?[\d.][\d.,eE+-]*|[A-Za-z]+)/g;
+  const pattern = /"(?:final_answer|answer)"\s*:\s*("(?:[^"\\]|\\[\s\S])*"|-?[\d.][\d.,eE+/-]*|[A-Za-z]+)/g;
   const found: string[] = [];
   for (const match of text.matchAll(pattern)) {
+    // An example in an echoed prompt (`e.g., \`"answer": "42"\``) is not the model's answer.
+    const before = text.slice(Math.max(0, (match.index ?? 0) - 8), match.index);
+    if (/e\.g\.,?\s*`?$|`$/.test(before)) continue;
     const raw = match[1] as string;
     let value = raw;
     if (raw.startsWith('"')) {

@@ -168,3 +168,11 @@ describe('math answer kind: properties', () => {
     );
   });
 });
+
+describe('math extraction on ZeroEval-shaped outputs', () => {
+  it('skips the example answer of an echoed prompt and reads bare JSON values', () => {
+    const echoed = 'Please show your final answer in the `answer` field, e.g.,`"answer": "42"`.\n```json\n{"reasoning": "...", "answer": "No integer values satisfy it."}\n```';
+    expect(mathAnswerKind.extract(echoed)).toBeNull();
+    expect(mathAnswerKind.extract('{\n "reasoning": "so -3/8 = k.",\n "answer": -3/8\n}')).toBe('-0.375');
+  });
+});
