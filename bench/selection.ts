@@ -15,6 +15,8 @@ const reputation = Object.fromEntries(pool.map((agent) => [agent.id, rng()]));
 for (const name of selectorNames) {
   const selector = createSelector(name);
   const runs: number[] = [];
+  // Warm-up so that the first selector measured does not pay for JIT compilation.
+  for (let call = 0; call < 2000; call++) selector.select({ pool, reputation, k: 5, rng });
   for (let run = 0; run < 7; run++) {
     const calls = 2000;
     const started = performance.now();
