@@ -156,7 +156,19 @@ describe('createMiniRepAggregator', () => {
     const analysis = aggregator.analysis('t1')!;
     expect(minirepFeedback({ analysis, answer: '1', quality: { y: 0.25 } }).find((item) => item.subject === 'y')?.quality).toBe(0.25);
     expect(() => minirepFeedback({ analysis, answer: '1', quality: { nobody: 1 } })).toThrow(/nobody/);
+    expect(() => minirepFeedback({ analysis, answer: '1', quality: { y: 1.5 } })).toThrow(/quality\.y/);
     expect(() => aggregator.feedback({ ...decision, taskId: 'unknown' })).toThrow(/no MiniRep analysis/);
+  });
+
+  it('takes quality from the verifier estimate in verifier mode', () => {
+    const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
+    // The verifier has an opinion on x-agents only (0.3); the others fall back to agreement.
+    const aggregator = createMiniRepAggregator({ model, verifier: { estimate: (_task, proposal) => (proposal.agentId.startsWith('x') ? 0.3 : undefined) } });
+    const decision = aggregator.aggregate({ task: task('t1'), proposals, agents });
+    const evidence = new Map(aggregator.feedback(decision, 'verifier').map((item) => [item.subject, item.quality]));
+    expect(evidence.get('x1')).toBe(0.3);
+    expect(evidence.get('y')).toBe(decision.answer === '2' ? 1 : 0);
+    expect(() => aggregator.feedback(decision, 'oracle' as never)).toThrow(/'agreement' or 'verifier'/);
   });
 
   it('refuses bad options at construction', () => {

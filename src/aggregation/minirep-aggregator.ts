@@ -170,9 +170,10 @@ export function selectDiversePool(
 /**
  * Builds the `behaviour` evidence batch for the `minirep` model once a task's answer is fixed: one
  * record per analyzed proposal with its validity, flag, suspicion (0 unless flagged) and quality.
- * Quality comes from `quality[agentId]` when given (the harness's per-agent feedback: agreement with
- * the decided answer, a verifier estimate, or truth); otherwise it is agreement with the fixed
- * answer: 1 if the proposal's answer equals it, else 0.
+ * Quality is, per agent: `quality[agentId]` when `quality` is a record (the harness's per-agent
+ * feedback: agreement with the decided answer, a verifier estimate, or truth); the analyzer's
+ * verifier estimate when `quality` is `'verifier'` (agreement where the verifier gave none); and
+ * otherwise agreement with the fixed answer: 1 if the proposal's answer equals it, else 0.
  *
  * @example
  * model.observe(minirepFeedback({ analysis, answer: decision.answer }));
@@ -184,26 +185,32 @@ export function minirepFeedback({
 }: {
   analysis: TaskAnalysis;
   answer: string | null;
-  quality?: Readonly<Record<AgentId, number>>;
+  quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier';
 }): BehaviourEvidence[] {
   const known = new Set(analysis.proposals.map((entry) => entry.agentId));
-  if (quality !== undefined) {
+  if (quality !== undefined && typeof quality !== 'string') {
     for (const [agentId, value] of Object.entries(quality)) {
       if (!known.has(agentId)) {
         throw new InvalidArgumentError({ parameter: `quality.${agentId}`, value, message: `quality names agent ${JSON.stringify(agentId)}, which made no proposal on task ${analysis.taskId}; pass quality only for proposing agents` });
       }
       assertInRange(`quality.${agentId}`, value, 0, 1, { hint: 'quality is agreement, a verifier estimate or correctness in [0, 1]' });
     }
+  } else if (quality !== undefined && quality !== 'agreement' && quality !== 'verifier') {
+    throw new InvalidArgumentError({ parameter: 'quality', value: quality, message: `quality must be a per-agent record, 'agreement' or 'verifier', got ${JSON.stringify(quality)}` });
   }
-  return analysis.proposals.map((entry) => ({
-    type: 'behaviour',
-    taskId: analysis.taskId,
-    subject: entry.agentId,
-    valid: entry.valid,
-    flagged: entry.flagged,
-    risk: entry.flagged ? entry.suspicion : 0,
-    quality: quality?.[entry.agentId] ?? (answer !== null && entry.answer === answer ? 1 : 0),
-  }));
+  return analysis.proposals.map((entry) => {
+    const agreement = answer !== null && entry.answer === answer ? 1 : 0;
+    const value = typeof quality === 'object' ? (quality[entry.agentId] ?? agreement) : quality === 'verifier' ? (entry.verifierEstimate ?? agreement) : agreement;
+    return {
+      type: 'behaviour',
+      taskId: analysis.taskId,
+      subject: entry.agentId,
+      valid: entry.valid,
+      flagged: entry.flagged,
+      risk: entry.flagged ? entry.suspicion : 0,
+      quality: value,
+    };
+  });
 }
 
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
@@ -211,7 +218,7 @@ export interface MiniRepAggregator extends Aggregator {
   readonly name: 'minirep';
   /** The analysis behind the last decision on `taskId`, if it is among the last 64 decided tasks. */
   analysis(taskId: string): TaskAnalysis | undefined;
-  feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>>): BehaviourEvidence[];
+  feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[];
   /** The bloc tracker's state (pairwise agreement across tasks), `undefined` when the check is off. */
   snapshot(): { readonly schemaVersion: 1; readonly bloc: BlocSnapshot | undefined };
   /** Restores a state from {@link MiniRepAggregator.snapshot}. */
@@ -340,7 +347,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       }
       if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
     },
-    feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>>): BehaviourEvidence[] {
+    feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[] {
       const analysis = analyses.get(decision.taskId);
       if (analysis === undefined) {
         throw new InvalidArgumentError({
