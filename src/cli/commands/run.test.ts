@@ -1,5 +1,5 @@
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,11 +32,11 @@ function reply(request: RecordedRequest): string {
   return `Here is my reply.\n${JSON.stringify({ reasoning: `${match?.[1]} plus ${match?.[2]}`, answer: String(answer) })}`;
 }
 
-function writeTeam(dir: string, baseURL: string, tasks: number): string {
+function writeTeam(dir: string, baseURL: string, tasks: number, extra = ''): string {
   const lines = Array.from({ length: tasks }, (_, index) => JSON.stringify({ id: `t${index + 1}`, prompt: `What is ${index + 10} + ${2 * index + 3}?`, kind: 'number', reference: String(3 * index + 13) }));
   writeFileSync(join(dir, 'tasks.jsonl'), `${lines.join('\n')}\n`);
   const agents = ['alpha', 'beta-1', 'beta-2', 'weak']
-    .map((id) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }`)
+    .map((id) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }${extra}`)
     .join('\n');
   const file = join(dir, 'team.yaml');
   writeFileSync(file, `name: test-team\nstore: repute.db\ntasks: tasks.jsonl\nprotocol: { type: debate, rounds: 1 }\nmethods: [majority, beta, minirep]\nmaxRetries: 0\nagents:\n${agents}\n`);
@@ -74,6 +74,29 @@ describe('repute run', () => {
     const strip = (runId: string) => store.events(runId).map((event) => [event.type, event.method, event.taskId, event.spanId, event.parentId, JSON.stringify(event.data)]);
     expect(strip('second')).toEqual(strip('first'));
     expect(strip('first').length).toBeGreaterThan(0);
+    store.close();
+  }, 60_000);
+
+  it('counts a failing provider without crashing and never stores the API key', async () => {
+    const secret = 'sk-test-4f9a2c81d7e6b3';
+    // Agent `weak` always gets an error whose body echoes the Authorization header (a leaky server).
+    server = await startOpenAICompatibleServer({ script: (request) => (reply(request).includes('"answer"') && JSON.stringify(request.body).includes('You are agent weak,') ? { type: 'echo-auth', status: 500 } : reply(request)) });
+    const dir = mkdtempSync(join(tmpdir(), 'repute-fail-'));
+    const team = writeTeam(dir, server.baseURL, 3, '\n    apiKeyEnv: REPUTE_TEST_KEY');
+    const { stdout } = await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root, env: { ...process.env, REPUTE_TEST_KEY: secret } });
+    const summary = JSON.parse(stdout);
+    // 3 tasks × (propose + 1 revise) failed acts of `weak`; the three honest agents still decide right.
+    expect(summary.methods.majority).toEqual({ done: 3, resumed: 0, accuracy: 1, failures: 6 });
+    expect(server.requests.some((request) => request.headers.authorization === `Bearer ${secret}`)).toBe(true);
+    expect(stdout).not.toContain(secret);
+    const bytes = readFileSync(join(dir, 'repute.db')).toString('latin1') + (existsSync(join(dir, 'repute.db-wal')) ? readFileSync(join(dir, 'repute.db-wal')).toString('latin1') : '');
+    expect(bytes).not.toContain(secret);
+    const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
+    const failed = store.events(store.listRuns()[0]!.id).filter((event) => event.error !== null);
+    expect(failed).toHaveLength(6);
+    // The message keeps what happened (HTTP 500, echoed header) with the key scrubbed by src/llm.
+    expect(failed[0]!.error).toMatch(/HTTP 500: .*authorization Bearer \[redacted\]/);
+    expect(failed.every((event) => !event.error!.includes(secret))).toBe(true);
     store.close();
   }, 60_000);
 
