@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors.js';
 import { answerKinds, type AnswerKind } from './answer-kind.js';
@@ -35,5 +36,39 @@ describe('answer dispatcher', () => {
 
   it('sends code grading to the sandbox with a clear error', () => {
     expect(() => scoreAnswer('code', 'print(1)', 'assert True')).toThrow(/runCodeTests/);
+  });
+});
+
+describe('answer kind contract (every kind, generated answers)', () => {
+  const piece = fc.oneof(
+    fc.double({ min: -1e6, max: 1e6, noNaN: true }).map(String),
+    fc.integer({ min: -99, max: 99 }).map(String),
+    fc.constantFrom('\\frac{1}{2}', '0.5', '(1,2)', '\\{2,1\\}', 'x^2', '(A)', 'b', 'Joy', 'anger', 'The answer', '$5', '10\\%', ' ', ',', '\\sqrt{2}', 'x=3', 'None', '[', ')', '\\left(', '\\infty', '-', '+', '^', '{', '}', '=', 'and'),
+  );
+  const answer = fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(' '));
+
+  it('is reflexive on parseable answers, symmetric, and equal keys imply equivalence', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...answerKinds), answer, answer, (kind, a, b) => {
+        const handler = answerKindHandler(kind);
+        const keyA = handler.canonicalKey(a);
+        const keyB = handler.canonicalKey(b);
+        if (keyA !== null) expect(handler.equivalent(a, a)).toBe(true);
+        expect(handler.equivalent(a, b)).toBe(handler.equivalent(b, a));
+        if (keyA !== null && keyA === keyB) expect(handler.equivalent(a, b)).toBe(true);
+        if (keyA === null) expect(handler.equivalent(a, b)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keys are their own keys', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...answerKinds), answer, (kind, a) => {
+        const key = canonicalAnswerKey(kind, a);
+        if (key !== null) expect(canonicalAnswerKey(kind, key)).toBe(key);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -20,8 +20,13 @@ export function normalizeExactAnswer(answer: string, options?: ExactAnswerOption
   const resolved = resolveOptions(defaultExactOptions, options);
   let text = stripMathDelimiters(answer.normalize('NFKC')).replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1');
   if (resolved.ignoreCase) text = text.toLowerCase();
-  text = text.replace(/\s+/g, ' ').replace(SURROUNDING, '');
-  if (resolved.removeArticles) text = text.replace(/\b(?:a|an|the)\b/gi, ' ').replace(/\s+/g, ' ').trim();
+  // Repeat until stable, so that a key is its own key (`(A) 0` → `a) 0` → `) 0` → `0`).
+  for (let pass = 0; pass < 10; pass++) {
+    const before = text;
+    text = text.replace(/\s+/g, ' ').replace(SURROUNDING, '');
+    if (resolved.removeArticles) text = text.replace(/\b(?:a|an|the)\b/gi, ' ').replace(/\s+/g, ' ').trim();
+    if (text === before) break;
+  }
   return text.length === 0 ? null : text;
 }
 

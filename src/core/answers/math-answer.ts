@@ -68,7 +68,9 @@ export function normalizeMathAnswer(answer: string): string {
     .replace(/\\displaystyle|\\limits/g, '')
     .replace(/\\left\.|\\right\./g, '')
     .replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])/g, '')
-    .replace(/\\(?:!|,|;|:|quad|qquad)(?![a-zA-Z])|\\ |~/g, ' ')
+    // Thin spaces (`\!`, `\,`) also serve as thousands separators (`1,\!000`, `1\,000`): drop them.
+    .replace(/\\[!,]/g, '')
+    .replace(/\\(?:;|:|quad|qquad)(?![a-zA-Z])|\\ |~/g, ' ')
     .replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree/g, '')
     .replace(/\\\$|\$/g, '')
     .replace(/\\%|%/g, '')
@@ -81,7 +83,8 @@ export function normalizeMathAnswer(answer: string): string {
   text = text.replace(/\s+/g, ' ').trim().replace(/[.;]+$/, '').trim();
   // Unit words after a value: `47 feet`, `12 square units`.
   text = text.replace(/([\d}])\s+[a-zA-Z]{2,}(?:[\s.]+[a-zA-Z]{2,})*\.?$/, '$1');
-  if (GROUPED_PATTERN.test(text.replace(/\s/g, ''))) text = text.replace(/[,\s]/g, '');
+  // Thousands separators never have spaces: `1, 000` stays a list of two answers.
+  if (GROUPED_PATTERN.test(text)) text = text.replace(/,/g, '');
   return text;
 }
 
@@ -130,10 +133,12 @@ function balanced(text: string): boolean {
   for (let index = 0; index < text.length; index++) {
     const char = text[index];
     if (char === '\\') {
+      // `\{` and `\}` count, as in splitTopLevel; other escapes are skipped.
+      const next = text[index + 1];
+      if (next === '{') depth++;
+      else if (next === '}') depth--;
       index++;
-      continue;
-    }
-    if (char === '(' || char === '[' || char === '{') depth++;
+    } else if (char === '(' || char === '[' || char === '{') depth++;
     else if (char === ')' || char === ']' || char === '}') depth--;
     if (depth < 0) return false;
   }
@@ -254,7 +259,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
 
   const parseNormalized = (text: string, depth: number, verify: boolean): MathValue | null => {
     if (text.length === 0) return null;
-    if (depth > 4) return { type: 'text', key: compactLatex(text) };
+    // Unbalanced brackets make any split ambiguous: key the text as it is.
+    if (depth > 4 || !balanced(text)) return { type: 'text', key: compactLatex(text) };
     const brackets = outerBrackets(text);
     if (brackets !== null) {
       const parts = splitTopLevel(brackets.inner, ',');
@@ -278,7 +284,9 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
 
   const makeSet = (items: MathValue[], open: string, close: string): MathValue => {
     const sorted = items.slice().sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
-    return { type: 'set', items: sorted, key: `${open}${sorted.map((item) => item.key).join(',')}${close}` };
+    // A bare list joins with `, ` so that its key cannot read as a thousands-grouped number (`5,500.5`).
+    const separator = open === '' ? ', ' : ',';
+    return { type: 'set', items: sorted, key: `${open}${sorted.map((item) => item.key).join(separator)}${close}` };
   };
 
   const parseItem = (raw: string, verify: boolean): MathValue | null => {
