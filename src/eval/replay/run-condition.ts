@@ -4,7 +4,7 @@ import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Evidence } from '../../reputation/reputation-model.js';
 import type { AnswerOps } from './answer-ops.js';
-import { planAttack } from './attacks.js';
+import { planAttack, type AttackPlan } from './attacks.js';
 import type { ReplayMethod } from './method.js';
 import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, PreparedReplay, PreparedTask } from './types.js';
 
@@ -47,8 +47,23 @@ function normalise(weights: Readonly<Record<AgentId, number>>, team: readonly Ag
   return result;
 }
 
-function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings): MethodRun {
+/** Per-condition memo shared by the methods: attack plans that do not depend on the method, and payload scores. */
+interface ConditionCache {
+  readonly plans: Map<number, AttackPlan>;
+  readonly scores: Map<string, KeyScore>;
+}
+
+function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings, cache: ConditionCache): MethodRun {
   const { seed, ops } = settings;
+  const score = (task: PreparedTask, taskIndex: number, key: string | null): KeyScore => {
+    if (key === null) return { exact: 0, f1: 0 };
+    const known = task.scores[key];
+    if (known !== undefined) return known;
+    const memoKey = `${taskIndex}\u0000${key}`;
+    let scored = cache.scores.get(memoKey);
+    if (scored === undefined) cache.scores.set(memoKey, (scored = ops.score(task.kind, key, task.reference)));
+    return scored;
+  };
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
   const identities: AgentIdentity[] = condition.team.map((id) => prepared.agents[index.get(id) ?? -1] as AgentIdentity);
   const parts = method.create({ team: identities, seed: deriveSeed(seed, condition.id, method.name) });
@@ -88,10 +103,19 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       run.attackerWeight.push(attackerSum / condition.attackers.length);
       run.honestWeight.push(honestSum / (condition.team.length - condition.attackers.length));
     }
-    const plan =
-      condition.attack === null
-        ? { active: false, payloads: {} as Record<AgentId, string> }
-        : planAttack({ attack: condition.attack, seed, conditionId: condition.id, taskIndex, task: prepTask, team: condition.team, attackers: condition.attackers, honest, weights: before, ops });
+    let plan: AttackPlan;
+    if (condition.attack === null) plan = { active: false, payloads: {} };
+    else if (condition.attack === 'ADAPT') {
+      // ADAPT reads the defending method's weights, so it is planned per method.
+      plan = planAttack({ attack: condition.attack, seed, conditionId: condition.id, taskIndex, task: prepTask, team: condition.team, attackers: condition.attackers, honest, weights: before, ops });
+    } else {
+      let cached = cache.plans.get(taskIndex);
+      if (cached === undefined) {
+        cached = planAttack({ attack: condition.attack, seed, conditionId: condition.id, taskIndex, task: prepTask, team: condition.team, attackers: condition.attackers, honest, ops });
+        cache.plans.set(taskIndex, cached);
+      }
+      plan = cached;
+    }
     const proposals: Proposal[] = condition.team.map((agent) => {
       const payload = plan.payloads[agent];
       return payload === undefined
@@ -114,9 +138,9 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       ...(parts.weighted && parts.model ? { weights: parts.model.weights(selection.selected) } : {}),
     });
     run.proposals += participants.length;
-    const score = scoreKey(prepTask, decision.answer, ops);
-    run.f1.push(score.f1);
-    run.exact.push(score.exact);
+    const decided = score(prepTask, taskIndex, decision.answer);
+    run.f1.push(decided.f1);
+    run.exact.push(decided.exact);
 
     // Weight shares from the decision's reasons (agents missing from the reasons weigh 0).
     const weightOf = new Map(decision.reasons.map((reason) => [reason.agentId, Math.max(0, reason.weight)]));
@@ -146,7 +170,7 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       const evidence: Evidence[] = [];
       const quality: Record<AgentId, number> = {};
       for (const proposal of participants) {
-        const truth = scoreKey(prepTask, proposal.answer, ops).exact;
+        const truth = score(prepTask, taskIndex, proposal.answer).exact;
         const success = feedbackSuccess(settings.feedback, {
           key: proposal.answer,
           decided: decision.answer,
@@ -179,8 +203,8 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       for (const rater of participants) {
         for (const ratee of participants) {
           if (rater.agentId === ratee.agentId) continue;
-          const score = rater.answer !== null && rater.answer === ratee.answer ? 1 : 0;
-          evidence.push({ type: 'rating', rating: { rater: rater.agentId, ratee: ratee.agentId, taskId: task.id, score } });
+          const agreement = rater.answer !== null && rater.answer === ratee.answer ? 1 : 0;
+          evidence.push({ type: 'rating', rating: { rater: rater.agentId, ratee: ratee.agentId, taskId: task.id, score: agreement } });
         }
       }
       parts.model.observe(evidence);
@@ -202,5 +226,6 @@ export function runCondition({ prepared, condition, methods, settings }: { prepa
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
   let missing = 0;
   for (const task of prepared.tasks) for (const agent of condition.team) if (!task.present[index.get(agent) ?? -1]) missing++;
-  return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings)), missing };
+  const cache: ConditionCache = { plans: new Map(), scores: new Map() };
+  return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings, cache)), missing };
 }
