@@ -36,6 +36,18 @@ describe('createBroker', () => {
     expect(decision.reasons[1]?.note).toMatch(/down-ranked: trust 0.200 < tau 0.4/);
   });
 
+  it('delivers to a distrusting receiver on probation when its draw is below the probation rate', () => {
+    // a distrusts p (0.2 < 0.4). Probation 0.3: draw 0.1 < 0.3 delivers, draw 0.5 does not.
+    const broker = build({ probation: 0.3 });
+    const trust = (receiver: string) => (receiver === 'a' ? 0.2 : 0.9);
+    const kept = broker.route('p', [1, 0], trust, () => 0.1);
+    expect(kept.recipients).toEqual(['a', 'b']);
+    expect(kept.reasons[0]?.note).toMatch(/^probation: trust 0.200 < tau 0.4/);
+    expect(kept.distrusted).toEqual([]);
+    expect(broker.route('p', [1, 0], trust, () => 0.5).recipients).toEqual(['b']);
+    expect(build().route('p', [1, 0], trust, () => 0).recipients).toEqual(['b']);
+  });
+
   it('normalises stored vectors and replaces a subscription on re-subscribe', () => {
     const broker = createBroker({ dimensions: 2, topK: 1, floor: 0 });
     broker.subscribe('a', [3, 4]);

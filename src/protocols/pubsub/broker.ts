@@ -28,6 +28,12 @@ export interface BrokerOptions {
   trustPolicy?: TrustPolicy;
   /** Initial capacity in subscriptions (grows by doubling). @default 64 */
   initialCapacity?: number;
+  /**
+   * Probation, in [0, 1]: with the filter policy, a distrusting receiver that would otherwise make
+   * the top-k still gets the publication with this probability (drawn per receiver), so it can
+   * re-test a publisher it may have misjudged. 0 = never. @default 0
+   */
+  probation?: number;
 }
 
 /** Trust of `receiver` in `publisher`, in [0, 1] (the receiver's Beta belief E[p]). */
@@ -49,7 +55,7 @@ export interface RouteDecision {
   readonly broadcast: number;
 }
 
-const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = { topK: 3, floor: 0.05, tau: 0.4, trustPolicy: 'filter', initialCapacity: 64 };
+const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = { topK: 3, floor: 0.05, tau: 0.4, trustPolicy: 'filter', initialCapacity: 64, probation: 0 };
 
 /**
  * The RAPS broker: subscription vectors in one contiguous Float32Array (row i = subscriber i,
@@ -64,7 +70,8 @@ const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = { topK: 3, floor: 
 export function createBroker(options: BrokerOptions) {
   assertInteger('options.dimensions', options.dimensions, 1, 1 << 20);
   const resolved = resolveOptions({ ...defaults, dimensions: options.dimensions }, options);
-  const { dimensions, topK, floor, tau, trustPolicy } = resolved;
+  const { dimensions, topK, floor, tau, trustPolicy, probation } = resolved;
+  assertInRange('options.probation', probation, 0, 1);
   assertInteger('options.topK', topK, 1, 1 << 20, 'pass e.g. { topK: 3 }');
   assertInRange('options.floor', floor, -1, 1);
   assertInRange('options.tau', tau, 0, 1);
@@ -94,7 +101,7 @@ export function createBroker(options: BrokerOptions) {
     /** Embedding length. */
     dimensions,
     /** Resolved options. */
-    options: { topK, floor, tau, trustPolicy },
+    options: { topK, floor, tau, trustPolicy, probation },
     /** Number of subscribers. */
     get size(): number {
       return ids.length;
@@ -168,9 +175,9 @@ export function createBroker(options: BrokerOptions) {
      * Routes one publication: recipients are the top-k subscribers (publisher excluded) with
      * sim ≥ floor, ranked by sim (filter policy, distrusting receivers removed) or by
      * sim·min(1, trust/τ) (down-rank policy). Ties go to the earlier-subscribed agent. Dot products
-     * and selection run in one pass.
+     * and selection run in one pass. `draw(receiver)` in [0, 1) decides probation (see options).
      */
-    route(publisher: AgentId, publication: ArrayLike<number>, trust: TrustLookup): RouteDecision {
+    route(publisher: AgentId, publication: ArrayLike<number>, trust: TrustLookup, draw?: (receiver: AgentId) => number): RouteDecision {
       checkVector('publication', publication);
       let squared = 0;
       for (let index = 0; index < dimensions; index++) squared += (publication[index] as number) ** 2;
@@ -197,9 +204,10 @@ export function createBroker(options: BrokerOptions) {
         const belief = trust(receiver, publisher);
         let score = sim;
         if (belief < tau) {
-          distrusted.push(receiver);
-          if (trustPolicy === 'filter') continue;
-          score = sim * (belief / tau);
+          const onProbation = trustPolicy === 'filter' && probation > 0 && draw !== undefined && draw(receiver) < probation;
+          if (!onProbation) distrusted.push(receiver);
+          if (trustPolicy === 'filter' && !onProbation) continue;
+          if (trustPolicy === 'down-rank') score = sim * (belief / tau);
           if (filled === topK && score <= (topScores[topK - 1] as number)) continue;
         }
         // Insert into the sorted k-slot buffer (descending score, stable for ties).
@@ -227,7 +235,12 @@ export function createBroker(options: BrokerOptions) {
           agentId: receiver,
           weight: topScores[slot] as number,
           components: { similarity: sim, trust: belief, score: topScores[slot] as number },
-          note: belief < tau ? `down-ranked: trust ${belief.toFixed(3)} < tau ${tau}` : `similarity ${sim.toFixed(3)} >= floor ${floor}, trust ${belief.toFixed(3)} >= tau ${tau}`,
+          note:
+            belief < tau
+              ? trustPolicy === 'filter'
+                ? `probation: trust ${belief.toFixed(3)} < tau ${tau}, delivered to re-test the publisher`
+                : `down-ranked: trust ${belief.toFixed(3)} < tau ${tau}`
+              : `similarity ${sim.toFixed(3)} >= floor ${floor}, trust ${belief.toFixed(3)} >= tau ${tau}`,
         });
       }
       return { publisher, recipients, reasons, distrusted: trustPolicy === 'filter' ? distrusted : distrusted.filter((agent) => !recipients.includes(agent)), broadcast: n - (publisherRow >= 0 ? 1 : 0) };

@@ -8,6 +8,7 @@ import { validateTeam } from '../../core/agent-identity.js';
 import { InvalidArgumentError, TransportError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
 import { createTracer, type TraceSink } from '../../core/trace.js';
 import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/validate.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
@@ -20,7 +21,7 @@ import { createInProcessBus } from '../../transport/in-process-bus.js';
 import { createDeduplicator } from '../../transport/dedupe.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport, TransportSubscription } from '../../transport/transport.js';
-import { createBroker, type TrustPolicy } from './broker.js';
+import { createBroker, type BrokerOptions, type TrustPolicy } from './broker.js';
 import type { RapsEvent } from './events.js';
 import { startRapsNode, type RapsNode } from './node.js';
 import type { RouteSelector } from './route-selector.js';
@@ -53,11 +54,18 @@ export interface RunRapsOptions {
   floor?: number;
   /** Trust policy at the broker. @default 'filter' */
   trustPolicy?: TrustPolicy;
+  /** Probation probability of the filter policy (see {@link BrokerOptions.probation}). @default 0 */
+  probation?: number;
+  /** Seed of the probation draws, derived per (message, receiver). @default 0 */
+  seed?: number;
   /** Beta watchdog parameters λ, δ, ω, τ. @default { lambda: 0.9, delta: 1.5, omega: 0.3, tau: 0.4 } */
   beta?: BetaModelOptions;
   /** Reactive subscription refinement after each round. @default true */
   refine?: boolean;
-  /** Second-hand witness checks after each round. @default true */
+  /**
+   * Second-hand witness checks after each round: witnesses report their first-hand (audit) counts,
+   * again only after new evidence; the `beta` model runs the deviation test and merges. @default true
+   */
   witness?: boolean;
   /** Witnesses each observer consults per round (the most trusted it heard from), ≥ 0. @default 3 */
   maxWitnesses?: number;
@@ -185,8 +193,12 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const witness = options.witness ?? true;
   const embedder = options.embedder ?? createHashedNgramEmbedder();
   const model: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
+  // First-hand evidence only (audits), what witnesses report; see witnessReports.
+  const firstHand: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
+  const reported = new Map<string, string>();
   const tau = model.parameters.tau;
-  const broker = createBroker({ dimensions: embedder.dimensions, topK: options.topK ?? 3, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter' });
+  const broker = createBroker({ dimensions: embedder.dimensions, topK: options.topK ?? 3, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter', probation: options.probation ?? 0 });
+  const seed = options.seed ?? 0;
   const aggregator = options.aggregator ?? createReputationPlurality();
   const emit = options.onEvent ?? (() => {});
   const tracer = createTracer({ sink: options.trace, now: options.now ?? (() => 0) });
@@ -327,7 +339,8 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         let broadcast = 0;
         for (const [index, message] of publications.entries()) {
           const trust = (receiver: AgentId, publisher: AgentId) => model.belief(receiver, publisher).expectation;
-          let decision = broker.route(message.from, vectors[index] as Float32Array, trust);
+          const draw = (receiver: AgentId) => createRng(deriveSeed(seed, 'probation', message.id, receiver))();
+          let decision = broker.route(message.from, vectors[index] as Float32Array, trust, draw);
           if (options.routeSelector) decision = await selectWithRouter(options.routeSelector, broker, message, vectors[index] as Float32Array, trust, subscriptions, emit, task.id, round);
           routed += decision.recipients.length;
           broadcast += decision.broadcast;
@@ -350,8 +363,9 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
             emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: report?.kind === 'failed' ? report.error : 'no audit' });
           }
         }
-        const firstHand = auditEvidence(audits, task.id, order);
-        model.observe(firstHand);
+        const firstHandEvidence = auditEvidence(audits, task.id, order);
+        model.observe(firstHandEvidence);
+        firstHand.observe(firstHandEvidence);
         totals.audits += audits.length;
         for (const audit of audits) {
           tracer.record({ type: 'audit', auditor: audit.auditor, subject: audit.subject, messageId: audit.messageId, reliable: audit.reliable, reason: audit.reason });
@@ -373,7 +387,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         let witnessChecks = 0;
         let witnessRejected = 0;
         if (witness) {
-          const reports = witnessReports({ model, order, heardFrom, behaviour: options.witnessBehaviour ?? {}, maxWitnesses: options.maxWitnesses ?? 3 });
+          const reports = witnessReports({ model, order, heardFrom, behaviour: options.witnessBehaviour ?? {}, maxWitnesses: options.maxWitnesses ?? 3, firstHand, reported });
           for (const report of reports) {
             const check = model.assessWitness(report);
             model.observe([report]);

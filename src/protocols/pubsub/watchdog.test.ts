@@ -63,6 +63,25 @@ describe('watchdog', () => {
     expect(inverted[0]).toMatchObject({ witness: 'b', subject: 'c', positive: 0, negative: 1 });
   });
 
+  it('reports first-hand counts only, and repeats a report only after new evidence', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c'] });
+    const firstHand = createBetaModel({ agents: ['a', 'b', 'c'] });
+    const audit = { type: 'outcome' as const, taskId: 't', observer: 'b', subject: 'c', success: 0 };
+    model.observe([audit]);
+    firstHand.observe([audit]);
+    // b also merged a second-hand report about c into its main belief: (0, 1) -> (0, 1 + 0.3 * 5).
+    model.observe([{ type: 'witness', observer: 'b', witness: 'a', subject: 'c', positive: 0, negative: 5 }]);
+    expect(model.counts('b', 'c').negative).toBeCloseTo(2.5, 12);
+    const reported = new Map<string, string>();
+    const heardFrom = new Map([['a', new Set(['b'])]]);
+    const first = witnessReports({ model, order: ['a', 'b', 'c'], heardFrom, firstHand, reported });
+    expect(first).toEqual([{ type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 0, negative: 1 }]);
+    expect(witnessReports({ model, order: ['a', 'b', 'c'], heardFrom, firstHand, reported })).toEqual([]);
+    firstHand.observe([{ ...audit, success: 1 }]);
+    // New evidence: (0.9 * 0 + 1, 0.9 * 1 + 0) = (1, 0.9).
+    expect(witnessReports({ model, order: ['a', 'b', 'c'], heardFrom, firstHand, reported })).toEqual([{ type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 1, negative: expect.closeTo(0.9, 12) }]);
+  });
+
   it('computes peer reputation as the mean of the other agents beliefs', () => {
     const model = createBetaModel({ agents: ['a', 'b', 'c'] });
     model.observe([{ type: 'outcome', taskId: 't', observer: 'a', subject: 'c', success: 1 }]);

@@ -37,8 +37,14 @@ export function auditEvidence(audits: readonly AuditRecord[], taskId: string, or
  * Second-hand reports for one round: each observer asks at most `maxWitnesses` of the agents it
  * heard from this round and still trusts (E_observer[w] ≥ τ; the most trusted first, ties in
  * roster order) for their counts about every other agent they have evidence on. All reports are
- * read from the beliefs before any is applied, observers in roster order. An `inverted` witness
- * swaps positive and negative (bad-mouthing / ballot stuffing).
+ * read before any is applied, observers in roster order. An `inverted` witness swaps positive and
+ * negative (bad-mouthing / ballot stuffing).
+ *
+ * With `firstHand`, witnesses report only their first-hand counts (audits), never what they merged
+ * from others, as in the watchdog systems RAPS builds on (Buchegger & Le Boudec's deviation test
+ * with first-hand publication): second-hand evidence then never travels further, so it cannot
+ * echo back and inflate beliefs. With `reported`, a witness repeats a report to an observer only
+ * when its counts changed since the last one (the map is updated).
  */
 export function witnessReports({
   model,
@@ -46,13 +52,18 @@ export function witnessReports({
   heardFrom,
   behaviour = {},
   maxWitnesses = 3,
+  firstHand,
+  reported,
 }: {
   model: Pick<BetaReputationModel, 'counts' | 'isTrusted' | 'belief'>;
   order: readonly AgentId[];
   heardFrom: ReadonlyMap<AgentId, ReadonlySet<AgentId>>;
   behaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
   maxWitnesses?: number;
+  firstHand?: Pick<BetaReputationModel, 'counts'>;
+  reported?: Map<string, string>;
 }): WitnessEvidence[] {
+  const source = firstHand ?? model;
   const reports: WitnessEvidence[] = [];
   for (const observer of order) {
     const heard = heardFrom.get(observer);
@@ -67,8 +78,14 @@ export function witnessReports({
     for (const witness of chosen) {
       for (const subject of order) {
         if (subject === observer || subject === witness) continue;
-        const counts = model.counts(witness, subject);
+        const counts = source.counts(witness, subject);
         if (counts.positive + counts.negative === 0) continue;
+        if (reported) {
+          const key = `${observer}\u0000${witness}\u0000${subject}`;
+          const value = `${counts.positive},${counts.negative}`;
+          if (reported.get(key) === value) continue;
+          reported.set(key, value);
+        }
         const inverted = behaviour[witness] === 'inverted';
         reports.push({ type: 'witness', observer, witness, subject, positive: inverted ? counts.negative : counts.positive, negative: inverted ? counts.positive : counts.negative });
       }

@@ -44,6 +44,7 @@ export function spawnRapsNodeProcess({ scenario, parameters, agentId, natsUrl, o
   if (parameters.agentCount !== undefined) args.push('--agent-count', String(parameters.agentCount));
   if (parameters.taskCount !== undefined) args.push('--task-count', String(parameters.taskCount));
   if (parameters.topK !== undefined) args.push('--top-k', String(parameters.topK));
+  if (parameters.witness === false) args.push('--no-witness');
   const child = spawn(process.execPath, [...execArgv, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

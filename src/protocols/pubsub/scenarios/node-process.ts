@@ -17,6 +17,7 @@ const { values } = parseArgs({
     'agent-count': { type: 'string' },
     'task-count': { type: 'string' },
     'top-k': { type: 'string' },
+    'no-witness': { type: 'boolean', default: false },
   },
 });
 const name = values.scenario as RapsScenarioName;
@@ -31,6 +32,7 @@ const scenario = createRapsScenario(name, {
   ...(values['agent-count'] ? { agentCount: optional(values['agent-count']) as number } : {}),
   ...(values['task-count'] ? { taskCount: optional(values['task-count']) as number } : {}),
   ...(values['top-k'] ? { topK: optional(values['top-k']) as number } : {}),
+  ...(values['no-witness'] ? { witness: false } : {}),
 });
 const agent = scenario.agents.find((candidate) => candidate.identity.id === values.agent);
 if (!agent) {

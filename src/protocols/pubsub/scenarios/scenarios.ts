@@ -27,6 +27,8 @@ export interface RapsScenarioParameters {
   readonly runId?: string;
   /** Adversaries among the five agents (`adversarial` only; 0 gives the clean reference). @default 3 */
   readonly adversaryCount?: number;
+  /** Second-hand witness checks (`false` for the ablation). @default true */
+  readonly witness?: boolean;
 }
 
 /** A scenario ready to run: its agents and the options of {@link runRaps} except transport and hosting. */
@@ -52,7 +54,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4 },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4, witness: parameters.witness ?? true },
     };
   }
   if (name === 'scaling') {
@@ -63,12 +65,12 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4 },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true },
     };
   }
   if (name === 'code-review') {
     const team = buildCodeReviewTeam();
-    return { name, agents: team.agents, runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, topK: 3, floor: 0.0, maxRounds: 3 } };
+    return { name, agents: team.agents, runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, topK: 3, floor: 0.0, maxRounds: 3, witness: parameters.witness ?? true } };
   }
   throw new InvalidArgumentError({ parameter: 'scenario', value: name, message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}` });
 }
@@ -103,6 +105,8 @@ export interface AdversarialSummary {
   readonly seed: number;
   readonly tau: number;
   readonly decider: AgentId;
+  /** Whether second-hand witness checks ran. */
+  readonly witness: boolean;
   readonly agents: ReadonlyArray<{ readonly id: AgentId; readonly adversarial: boolean }>;
   readonly tasks: number;
   /** RAPS accuracy (decisions equal to the reference). */
@@ -143,6 +147,7 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
     seed,
     tau,
     decider,
+    witness: scenario.runOptions.witness ?? true,
     agents: team.identities.map((identity) => ({ id: identity.id, adversarial: team.adversaries.includes(identity.id) })),
     tasks: result.decisions.length,
     accuracy,
@@ -169,22 +174,29 @@ export interface ScalingRow {
   /** The same team and tasks with broadcast routing (every publication to all n − 1 peers). */
   readonly broadcastAccuracy: number;
   readonly broadcastAuditsPerRound: number;
+  /** Witness reports checked per round (top-k run). */
+  readonly witnessChecksPerRound: number;
+  /** Witness reports refused by the deviation test, by whether the witness was an adversary (top-k run). */
+  readonly witnessRejected: { readonly adversarial: number; readonly honest: number };
 }
 
 /** Runs `scaling` for each team size: top-k routing against broadcast on the same team and tasks. */
-export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 30, topK = 3, transport, runIdSuffix = '' }: { seed?: number; sizes?: readonly number[]; taskCount?: number; topK?: number; transport?: (runId: string) => Promise<Transport> | Transport; runIdSuffix?: string } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number; rows: ScalingRow[] }> {
+export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 30, topK = 3, transport, runIdSuffix = '', witness = true }: { seed?: number; sizes?: readonly number[]; taskCount?: number; topK?: number; transport?: (runId: string) => Promise<Transport> | Transport; runIdSuffix?: string; witness?: boolean } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number; rows: ScalingRow[] }> {
   const rows: ScalingRow[] = [];
-  const run = async (size: number, k: number) => {
+  const run = async (size: number, k: number, onEvent?: (event: RapsEvent) => void) => {
     const runId = `scaling-${seed}-n${size}-k${k}${runIdSuffix}`;
     const transportForRun = transport ? await transport(runId) : undefined;
     try {
-      return await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: k, runId, ...(transportForRun ? { transport: transportForRun } : {}) });
+      return await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: k, runId, witness, ...(transportForRun ? { transport: transportForRun } : {}), ...(onEvent ? { onEvent } : {}) });
     } finally {
       await transportForRun?.close();
     }
   };
   for (const size of sizes) {
-    const routedRun = await run(size, topK);
+    const rejectedBy: string[] = [];
+    const routedRun = await run(size, topK, (event) => {
+      if (event.type === 'witness' && !event.accepted) rejectedBy.push(event.witness);
+    });
     const broadcastRun = await run(size, size - 1);
     const team = routedRun.scenario.qaTeam as QaTeam;
     const accuracyOf = (result: RapsResult) => mean(result.decisions.map((decision) => (team.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0)));
@@ -199,6 +211,8 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
       accuracy: accuracyOf(routedRun.result),
       broadcastAccuracy: accuracyOf(broadcastRun.result),
       broadcastAuditsPerRound: broadcastRun.result.totals.audits / broadcastRun.result.rounds.length,
+      witnessChecksPerRound: routedRun.result.totals.witnessChecks / rounds,
+      witnessRejected: { adversarial: rejectedBy.filter((agentId) => team.adversaries.includes(agentId)).length, honest: rejectedBy.filter((agentId) => !team.adversaries.includes(agentId)).length },
     });
   }
   return { scenario: 'scaling', seed, tasks: taskCount, topK, rows };
