@@ -2,14 +2,17 @@
 
 /** Content of the last `\boxed{...}` or `\fbox{...}` (balanced braces), or `null`. */
 export function lastBoxed(text: string): string | null {
-  let found: string | null = null;
+  const starts: number[] = [];
   const pattern = /\\(?:boxed|fbox)\s*\{/g;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const start = match.index + match[0].length;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) starts.push(match.index + match[0].length);
+  // Latest first, and at most 20 tries: each brace scan is linear, so unbounded tries on text with
+  // thousands of unclosed `\boxed{` would be quadratic.
+  for (let index = starts.length - 1; index >= Math.max(0, starts.length - 20); index--) {
+    const start = starts[index] as number;
     const end = matchingBrace(text, start - 1);
-    if (end !== -1) found = text.slice(start, end);
+    if (end !== -1) return text.slice(start, end);
   }
-  return found;
+  return null;
 }
 
 /** Index of the `}` closing the `{` at `open`, or -1 when unbalanced. */
@@ -74,7 +77,7 @@ export function looksLikeProse(text: string): boolean {
  * up to the end of that line, or `null` when there is no marker.
  */
 export function lastAnswerLine(text: string): string | null {
-  const pattern = /(?:^|\n)\s*####\s*([^\n]*)|(?:final answer|the answer|answer)\s*(?:is|:|=)\s*:?\s*([^\n]*)/gi;
+  const pattern = /(?:^|\n)[ \t]*####[ \t]*([^\n]*)|(?:final answer|the answer|answer)\s*(?:is|:|=)\s*:?\s*([^\n]*)/gi;
   let found: string | null = null;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const value = (match[1] ?? match[2] ?? '').trim();
@@ -83,12 +86,25 @@ export function lastAnswerLine(text: string): string | null {
   return found;
 }
 
+/**
+ * Removes characters of `chars` from both ends (or one end) in linear time; regexes such as
+ * `/[.]+$/` are quadratic on long runs that do not reach the end.
+ */
+export function trimCharacters(text: string, chars: string, { start = true, end = true }: { start?: boolean; end?: boolean } = {}): string {
+  const isTrimmed = (char: string): boolean => chars.includes(char) || (chars.includes(' ') && /\s/.test(char));
+  let from = 0;
+  let to = text.length;
+  if (start) while (from < to && isTrimmed(text[from] as string)) from++;
+  if (end) while (to > from && isTrimmed(text[to - 1] as string)) to--;
+  return text.slice(from, to);
+}
+
 /** Removes one layer of surrounding `$...$`, `\(...\)`, `\[...\]` and trailing sentence punctuation. */
 export function stripMathDelimiters(text: string): string {
   let value = text.trim();
   for (;;) {
     const before = value;
-    value = value.replace(/[.。;]+$/u, '').trim();
+    value = trimCharacters(value, '.。;', { start: false }).trim();
     if (/^\$\$[\s\S]*\$\$$/.test(value) && value.length >= 4) value = value.slice(2, -2).trim();
     else if (/^\$[\s\S]*\$$/.test(value) && value.length >= 2) value = value.slice(1, -1).trim();
     else if (/^\\\([\s\S]*\\\)$/.test(value) || /^\\\[[\s\S]*\\\]$/.test(value)) value = value.slice(2, -2).trim();

@@ -72,3 +72,19 @@ describe('answer kind contract (every kind, generated answers)', () => {
     );
   });
 });
+
+describe('extraction on hostile text', () => {
+  it('stays fast on long runs that make naive regexes quadratic', () => {
+    // Before the linear trims these took ~1 s each at 20,000 characters (quadratic); at 60,000 a
+    // quadratic scan would take ~9 s, so a 2 s bound separates the two without timing noise.
+    const hostile = ['.'.repeat(60_000) + 'x', '\n'.repeat(60_000) + 'x', '\\boxed{'.repeat(15_000), ' '.repeat(60_000) + 'x', ';'.repeat(60_000) + 'x'];
+    for (const kind of answerKinds) {
+      for (const text of hostile) {
+        const started = performance.now();
+        extractAnswer(kind, text);
+        canonicalAnswerKey(kind, text);
+        expect(performance.now() - started, `${kind} on ${JSON.stringify(text.slice(0, 10))}...`).toBeLessThan(2000);
+      }
+    }
+  });
+});

@@ -1,17 +1,17 @@
 import type { AnswerKindHandler } from './answer-handler.js';
-import { lastFencedBlock } from './_text.js';
+import { lastFencedBlock, trimCharacters } from './_text.js';
 
 /**
  * Normalizes program text: CRLF → LF, trailing spaces dropped on every line, leading and trailing
  * blank lines removed; `null` when nothing is left.
  */
 export function normalizeCode(code: string): string | null {
-  const text = code
+  const lines = code
     .replace(/\r\n?/g, '\n')
     .split('\n')
-    .map((line) => line.replace(/\s+$/, ''))
-    .join('\n')
-    .replace(/^\n+|\n+$/g, '');
+    .map((line) => line.trimEnd())
+    .join('\n');
+  const text = trimCharacters(lines, '\n');
   return text.trim().length === 0 ? null : text;
 }
 

@@ -1,6 +1,6 @@
 import { resolveOptions } from '../options.js';
 import type { AnswerKindHandler } from './answer-handler.js';
-import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters } from './_text.js';
+import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters, trimCharacters } from './_text.js';
 
 /** Options of the `exact` answer kind. */
 export interface ExactAnswerOptions {
@@ -13,7 +13,7 @@ export interface ExactAnswerOptions {
 const defaultExactOptions: Required<ExactAnswerOptions> = { removeArticles: true, ignoreCase: true };
 
 // Punctuation and quotes stripped from both ends of an answer.
-const SURROUNDING = /^[\s"'`“”‘’.,;:!?()[\]{}*_]+|[\s"'`“”‘’.,;:!?()[\]{}*_]+$/gu;
+const SURROUNDING = ' "\'`“”‘’.,;:!?()[]{}*_';
 
 /** Normalizes an isolated answer for exact comparison, or `null` when nothing is left. */
 export function normalizeExactAnswer(answer: string, options?: ExactAnswerOptions): string | null {
@@ -23,7 +23,7 @@ export function normalizeExactAnswer(answer: string, options?: ExactAnswerOption
   // Repeat until stable, so that a key is its own key (`(A) 0` → `a) 0` → `) 0` → `0`).
   for (let pass = 0; pass < 10; pass++) {
     const before = text;
-    text = text.replace(/\s+/g, ' ').replace(SURROUNDING, '');
+    text = trimCharacters(text.replace(/\s+/g, ' '), SURROUNDING);
     if (resolved.removeArticles) text = text.replace(/\b(?:a|an|the)\b/gi, ' ').replace(/\s+/g, ' ').trim();
     if (text === before) break;
   }

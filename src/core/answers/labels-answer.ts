@@ -1,5 +1,5 @@
 import type { AnswerKindHandler } from './answer-handler.js';
-import { lastAnswerLine, lastBoxed } from './_text.js';
+import { lastAnswerLine, lastBoxed, trimCharacters } from './_text.js';
 
 /**
  * Splits an isolated answer into a label set: separators `,` `;` `|` and newlines, each label
@@ -9,7 +9,7 @@ import { lastAnswerLine, lastBoxed } from './_text.js';
 export function parseLabelSet(answer: string): string[] {
   const labels = answer
     .split(/[,;|\n]/)
-    .map((label) => label.normalize('NFKC').toLowerCase().replace(/^[\s"'`[\](){}.]+|[\s"'`[\](){}.]+$/g, '').replace(/\s+/g, ' '))
+    .map((label) => trimCharacters(label.normalize('NFKC').toLowerCase().replace(/\s+/g, ' '), ' "\'`[](){}.'))
     .filter((label) => label.length > 0);
   return [...new Set(labels)].sort();
 }

@@ -3,7 +3,7 @@ import { resolveOptions } from '../options.js';
 import { assertInteger, assertNonNegative } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, GROUPED_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
-import { jsonAnswers, lastAnswerLine, lastBoxed, looksLikeProse, stripMathDelimiters } from './_text.js';
+import { jsonAnswers, lastAnswerLine, lastBoxed, looksLikeProse, stripMathDelimiters, trimCharacters } from './_text.js';
 
 /** Options of the `math` answer kind. */
 export interface MathAnswerOptions {
@@ -80,7 +80,7 @@ export function normalizeMathAnswer(answer: string): string {
   const onlyText = /^\\(?:text|textbf|textrm|mbox|mathrm)\{([^{}]*)\}$/.exec(text.trim());
   if (onlyText !== null) text = onlyText[1] as string;
   else text = text.replace(/\\(?:text|textbf|textrm|mbox)\{[^{}]*\}/g, ' ').replace(/\\mathrm\{([^{}]*)\}/g, '$1');
-  text = text.replace(/\s+/g, ' ').trim().replace(/[.;]+$/, '').trim();
+  text = trimCharacters(text.replace(/\s+/g, ' ').trim(), '.;', { start: false }).trim();
   // Unit words after a value: `47 feet`, `12 square units`.
   text = text.replace(/([\d}])\s+[a-zA-Z]{2,}(?:[\s.]+[a-zA-Z]{2,})*\.?$/, '$1');
   // Thousands separators never have spaces: `1, 000` stays a list of two answers.

@@ -2,7 +2,7 @@ import { resolveOptions } from '../options.js';
 import { assertNonNegative } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
-import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters } from './_text.js';
+import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters, trimCharacters } from './_text.js';
 
 /** Options of the `number` answer kind. */
 export interface NumberAnswerOptions {
@@ -36,7 +36,8 @@ export function parseNumberAnswer(answer: string): number | null {
     .trim();
   const lastEquals = text.lastIndexOf('=');
   if (lastEquals !== -1 && lastEquals < text.length - 1) text = text.slice(lastEquals + 1).trim();
-  text = text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1').replace(/[.。]+$/u, '').trim();
+  text = text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1').trim();
+  text = trimCharacters(text, '.。', { start: false }).trim();
   if (DECIMAL_PATTERN.test(text)) return finiteOrNull(Number(text));
   const fraction = parseSimpleFraction(text.replace(/\s+/g, ''));
   if (fraction !== null) return finiteOrNull(fraction);
