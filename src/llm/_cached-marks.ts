@@ -12,3 +12,29 @@ export function markCached<T extends object>(result: T): T {
 export function isCached(result: object): boolean {
   return cachedResults.has(result);
 }
+
+/** What the ledger middleware booked for one generate result (the same numbers as its ledger entry). */
+export interface BookedUsage {
+  /** Integer ≥ 0. */
+  readonly inputTokens: number;
+  /** Integer ≥ 0. */
+  readonly outputTokens: number;
+  /** Cost as booked, ≥ 0; 0 when cached. */
+  readonly cost: number;
+  readonly cached: boolean;
+}
+
+// Booked usage per result, so a caller of the plumbed model can report exactly what the ledger
+// wrote without a second price computation that could drift from it.
+const bookedResults = new WeakMap<object, BookedUsage>();
+
+/** Attaches the ledger's booking to a result (the outermost ledger's booking wins). */
+export function markBooked<T extends object>(result: T, usage: BookedUsage): T {
+  bookedResults.set(result, usage);
+  return result;
+}
+
+/** The ledger's booking of a result, or `undefined` when no ledger middleware saw it. */
+export function bookedUsage(result: object): BookedUsage | undefined {
+  return bookedResults.get(result);
+}

@@ -1,7 +1,7 @@
 import type { LanguageModelV3Middleware, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { assertNonNegative } from '../core/validate.js';
 import type { SpanData } from '../core/trace.js';
-import { isCached } from './_cached-marks.js';
+import { isCached, markBooked } from './_cached-marks.js';
 import { observeStream } from './_observe-stream.js';
 import { readCallContext, type LlmCallContext } from './call-context.js';
 
@@ -106,6 +106,7 @@ export function createLedgerMiddleware({ ledger, price = {}, context = {}, now =
     };
     ledger?.recordUsage(entry);
     onCall?.({ ...entry, provider, durationMs: now() - startedAt });
+    return entry;
   };
 
   return {
@@ -113,8 +114,9 @@ export function createLedgerMiddleware({ ledger, price = {}, context = {}, now =
     async wrapGenerate({ doGenerate, params, model }) {
       const startedAt = now();
       const result = await doGenerate();
-      book(model.provider, model.modelId, readCallContext(params), result.usage, isCached(result), startedAt);
-      return result;
+      const entry = book(model.provider, model.modelId, readCallContext(params), result.usage, isCached(result), startedAt);
+      // createCompletion reads this back, so what an agent reports is what the ledger holds.
+      return markBooked(result, { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, cost: entry.cost, cached: entry.cached });
     },
     async wrapStream({ doStream, params, model }) {
       const startedAt = now();
@@ -134,6 +136,7 @@ export function createLedgerMiddleware({ ledger, price = {}, context = {}, now =
   };
 }
 
-function tokenCount(value: number | undefined): number {
+/** A provider's token count as the ledger books it: a finite positive number rounded, else 0. */
+export function tokenCount(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }

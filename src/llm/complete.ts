@@ -1,0 +1,70 @@
+import type { Complete } from '../agents/live-agent.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { assertNonEmptyString, assertNonNegative } from '../core/validate.js';
+import { bookedUsage, isCached } from './_cached-marks.js';
+import { llmCallOptions } from './call-context.js';
+import { priceCall, tokenCount, type LlmPrice } from './ledger-middleware.js';
+import type { LanguageModelV3 } from './language-model-types.js';
+
+/** Options of {@link createCompletion}. */
+export interface CreateCompletionOptions {
+  /**
+   * The model, normally plumbed by `createLanguageModel` or `wrapWithPlumbing` (ledger, cache,
+   * retries, concurrency, timeout). Any AI SDK v3 language model works.
+   */
+  readonly model: LanguageModelV3;
+  /** Run id tagged on every call for the ledger; overrides the model's `context.runId`. @default the model's context */
+  readonly runId?: string;
+  /**
+   * Prices for models WITHOUT Repute's ledger middleware. A plumbed model reports what its ledger
+   * booked (its own `price`), so the agent's usage and the ledger always agree; this is ignored there.
+   * @default all 0
+   */
+  readonly price?: LlmPrice;
+}
+
+/**
+ * Adapts an AI SDK language model to the `complete` function live agents take: a system and a
+ * user message at temperature 0, each call tagged with run, agent, task and act for the ledger.
+ * The reply's usage carries the input and output tokens, `cached` (true when the record/replay
+ * cache served it, no provider request) and `cost` (input × inputPerMillion / 10⁶ + output ×
+ * outputPerMillion / 10⁶ + perCall, 0 when cached). With a plumbed model these are the very
+ * numbers its ledger middleware booked; with a bare model they are computed from `price` by the
+ * same rule (`priceCall`).
+ *
+ * @example
+ * const store = openStore({ path: 'repute.db' });
+ * const model = createLanguageModel({ provider: 'openai-compatible', model: 'qwen2.5:7b', baseURL: 'http://127.0.0.1:11434/v1',
+ *   cache: store, ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { agentId: 'qwen-1' } });
+ * const agent = createLiveAgent({ identity: { id: 'qwen-1', model: 'qwen2.5:7b' }, complete: createCompletion({ model, runId: 'run-1' }) });
+ * const { usage } = await agent.propose({ task }); // { inputTokens, outputTokens, cost, cached }
+ */
+export function createCompletion({ model, runId, price = {} }: CreateCompletionOptions): Complete {
+  if (model === null || typeof model !== 'object' || typeof (model as { doGenerate?: unknown }).doGenerate !== 'function') {
+    throw new InvalidArgumentError({ parameter: 'model', value: model, message: 'model must be an AI SDK v3 language model (with doGenerate); build it with createLanguageModel({ provider, model, ... })' });
+  }
+  if (runId !== undefined) assertNonEmptyString('runId', runId, "pass the run id, e.g. 'run-1', or leave it out");
+  assertNonNegative('price.inputPerMillion', price.inputPerMillion ?? 0);
+  assertNonNegative('price.outputPerMillion', price.outputPerMillion ?? 0);
+  assertNonNegative('price.perCall', price.perCall ?? 0);
+
+  return async ({ system, prompt, signal, context }) => {
+    const result = await model.doGenerate({
+      prompt: [
+        { role: 'system', content: system },
+        { role: 'user', content: [{ type: 'text', text: prompt }] },
+      ],
+      temperature: 0,
+      ...(signal ? { abortSignal: signal } : {}),
+      ...llmCallOptions({ ...(runId === undefined ? {} : { runId }), agentId: context.agentId, act: context.act, ...(context.taskId === undefined ? {} : { taskId: context.taskId }) }),
+    });
+    const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    const booked = bookedUsage(result);
+    if (booked !== undefined) return { text, usage: { ...booked } };
+    // No ledger middleware saw this result: book it the way the ledger would.
+    const cached = isCached(result);
+    const inputTokens = tokenCount(result.usage.inputTokens.total);
+    const outputTokens = tokenCount(result.usage.outputTokens.total);
+    return { text, usage: { inputTokens, outputTokens, cost: cached ? 0 : priceCall(price, inputTokens, outputTokens), cached } };
+  };
+}
