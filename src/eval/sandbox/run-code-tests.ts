@@ -51,7 +51,9 @@ export interface CodeTestResult {
   readonly status: 'passed' | 'failed' | 'timeout';
   /** Same as `status === 'passed'`. */
   readonly passed: boolean;
+  /** Exit code of the sandbox chain (the program's own code when it ran to the end), or `null` when killed. */
   readonly exitCode: number | null;
+  /** Signal that ended the process, e.g. `SIGKILL` at the timeout, or `null`. */
   readonly signal: string | null;
   /** Captured output, truncated to `maxOutputBytes`. */
   readonly stdout: string;
