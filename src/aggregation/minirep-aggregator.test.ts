@@ -17,12 +17,12 @@ const propose = (taskId: string, agentId: string, answer: string | null, text?: 
 
 describe('miniRepWeight and capGroups', () => {
   it('computes a weight by hand', () => {
-    // 0.8^1 · (0.5 + 0.5)/(1 + 0.5) · (1 − 0) = 0.8 · 2/3 = 0.533333
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.8 * (2 / 3), 12);
-    // flagged with suspicion 0.6 and in cooldown: 0.533333 · (1 − 0.6) · 0.05 · 0.1 = 0.00106667
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.2, suspicion: 0.6, flagged: true, cooldown: 2 }).weight).toBeCloseTo(0.8 * (2 / 3) * 0.4 * 0.05 * 0.1, 12);
-    // model risk 0.5 reaches θ: 0.533333 · 0.5 · 0.1 = 0.0266667
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.5, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.8 * (2 / 3) * 0.5 * 0.1, 12);
+    // γ = 0.5: 0.8^0.5 · (0.5 + 0.5)/(1 + 0.5) · (1 − 0) = 0.894427 · 2/3 = 0.596285
+    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.596285, 6);
+    // flagged with suspicion 0.6 and in cooldown: 0.596285 · (1 − 0.6) · 0.05 · 0.1 = 0.00119257
+    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.2, suspicion: 0.6, flagged: true, cooldown: 2 }).weight).toBeCloseTo(0.00119257, 8);
+    // model risk 0.5 reaches θ: 0.596285 · 0.5 · 0.1 = 0.0298142
+    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.5, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.0298142, 7);
     expect(miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBe(0);
   });
 
@@ -98,15 +98,15 @@ describe('createMiniRepAggregator', () => {
     // Entropy of {4, 3} over 7: H = (4/7·0.559616 + 3/7·0.847298)/ln 7 = 0.682908/1.945910 = 0.350945 -> 1 − H = 0.649055.
     const entropyTerm = 1 - -((4 / 7) * Math.log(4 / 7) + (3 / 7) * Math.log(3 / 7)) / Math.log(7);
     // X clone: cohort 3/6, cross-model 0 (Y, Z, W all say '2'), leave-X-out plurality '2' -> 0, self 1:
-    //   S = 0.225 + 0.1 + 0.05·0.649055 = 0.357453; w = 0.5·(0.5 + S)/1.5 = 0.285818
+    //   S = 0.225 + 0.1 + 0.05·0.649055 = 0.357453; w = √0.5·(0.5 + S)/1.5 = 0.707107·0.571635 = 0.404207
     const sX = 0.45 * 0.5 + 0.1 + 0.05 * entropyTerm;
-    const wX = (0.5 * (0.5 + sX)) / 1.5;
+    const wX = (Math.sqrt(0.5) * (0.5 + sX)) / 1.5;
     // Y: cohort 2/6, cross-model (0 + 1 + 1)/3, leave-Y-out plurality '1' (4 vs 2) -> 0:
-    //   S = 0.15 + 0.166667 + 0.1 + 0.032453 = 0.449120; w = 0.5·(0.5 + S)/1.5 = 0.316373
+    //   S = 0.15 + 0.166667 + 0.1 + 0.032453 = 0.449120; w = √0.5·(0.5 + S)/1.5 = 0.707107·0.632746 = 0.447419
     const sY = 0.45 / 3 + 0.25 * (2 / 3) + 0.1 + 0.05 * entropyTerm;
-    const wY = (0.5 * (0.5 + sY)) / 1.5;
-    expect(wX).toBeCloseTo(0.285818, 6);
-    expect(wY).toBeCloseTo(0.316373, 6);
+    const wY = (Math.sqrt(0.5) * (0.5 + sY)) / 1.5;
+    expect(wX).toBeCloseTo(0.404207, 6);
+    expect(wY).toBeCloseTo(0.447419, 6);
     // Pool (k = 7, ≤ 3 per group): y, z, w, then x1, x2, x3 (x4 left out). support(1) = wX·(1 + 0.1 + 0.1).
     expect(decision.answer).toBe('2');
     expect(decision.support['1']).toBeCloseTo(wX * 1.2, 12);

@@ -32,7 +32,7 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   minGroups?: number;
   /** Agents of one clone group the pool holds at most, ≥ 1. @default 3 */
   maxPerGroup?: number;
-  /** Exponent γ ≥ 0 on historical quality H (higher = trust history more). @default 1 */
+  /** Exponent γ ≥ 0 on historical quality H (higher = trust history more). @default 0.5 */
   historyExponent?: number;
   /** Offset κ ≥ 0 that keeps proposals with little current support in play. @default 0.5 */
   qualityOffset?: number;
@@ -56,7 +56,7 @@ export const miniRepAggregatorDefaults = {
   epsilon: 0.1,
   minGroups: 3,
   maxPerGroup: 3,
-  historyExponent: 1,
+  historyExponent: 0.5,
   qualityOffset: 0.5,
   flaggedFactor: 0.05,
   cooldownFactor: 0.1,
@@ -89,7 +89,7 @@ export interface MiniRepWeightParts {
  * a parseable answer, else 0.
  *
  * @example
- * // H = 0.8, Q = 0.5, no risk: 0.8² · (0.5 + 0.5)/1.5 = 0.64 · 2/3 = 0.4267
+ * // H = 0.8, Q = 0.5, no risk: √0.8 · (0.5 + 0.5)/1.5 = 0.894427 · 2/3 = 0.596285
  * miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 });
  */
 export function miniRepWeight(
@@ -393,7 +393,7 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
   for (const key of ['epsilon', 'flaggedFactor', 'cooldownFactor', 'suspicionThreshold', 'suspiciousFactor', 'unknownHistory'] as const) {
     assertInRange(`options.${key}`, settings[key], 0, 1, { hint: `pass e.g. { ${key}: ${miniRepAggregatorDefaults[key]} }` });
   }
-  assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 2 }' });
+  assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 0.5 }' });
   assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, { hint: 'pass e.g. { qualityOffset: 0.5 }' });
   return settings;
 }
