@@ -371,7 +371,7 @@ function explainWeight(
 ): string {
   if (!entry.valid) return 'unparseable answer: weight 0';
   const parts = [`history ${part.history.toFixed(3)}${part.known ? '' : ' (agent unknown to the model: default)'}`, `quality ${part.quality.toFixed(3)}`, `risk ${part.risk.toFixed(3)}`];
-  if (part.flagged) parts.push(`flagged (${entry.reasons.slice(1).join('; ')})`);
+  if (part.flagged) parts.push(`flagged (${entry.findings.join('; ')})`);
   if (part.cooldown > 0) parts.push(`in cooldown for ${part.cooldown} more task(s)`);
   if (part.suspicious) parts.push('highly suspicious');
   if (masked) parts.push('excluded by input weights');

@@ -59,6 +59,8 @@ export interface ProposalAnalysis {
   /** Suspicion after the flag cap, in [0, 1]. */
   readonly suspicion: number;
   readonly flagged: boolean;
+  /** The behaviour check's findings alone (empty when nothing was found). */
+  readonly findings: readonly string[];
   /** Why: features, verifier, behaviour findings. */
   readonly reasons: readonly string[];
 }
@@ -209,6 +211,7 @@ export function analyzeProposals({
       quality: clamp01(quality),
       suspicion: finding?.suspicion ?? 0,
       flagged: finding?.flagged ?? false,
+      findings: finding?.reasons ?? [],
       reasons,
     };
   });
