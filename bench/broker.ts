@@ -57,18 +57,25 @@ for (const subscribers of [1_000, 10_000]) {
     sink += broker.route('s0', publication, trust).recipients.length;
   };
 
-  const measure = (work: (publication: Float32Array) => void): number => {
-    const times: number[] = [];
-    for (let repeat = 0; repeat < repeats + 2; repeat++) {
-      const start = performance.now();
-      for (let index = 0; index < publicationsPerRepeat; index++) work(publications.subarray(index * dimensions, (index + 1) * dimensions));
-      const elapsed = performance.now() - start;
-      if (repeat >= 2) times.push(elapsed); // the first two repeats warm the JIT
-    }
-    return median(times) / publicationsPerRepeat;
+  // Plain loop and routing alternate within each repeat, so load from other processes hits both alike.
+  const plainTimes: number[] = [];
+  const routeTimes: number[] = [];
+  const time = (work: (publication: Float32Array) => void): number => {
+    const start = performance.now();
+    for (let index = 0; index < publicationsPerRepeat; index++) work(publications.subarray(index * dimensions, (index + 1) * dimensions));
+    return (performance.now() - start) / publicationsPerRepeat;
   };
-  const plainMs = measure(plain);
-  const routeMs = measure(routed);
+  for (let repeat = 0; repeat < repeats + 2; repeat++) {
+    const plainTime = time(plain);
+    const routeTime = time(routed);
+    if (repeat >= 2) {
+      // the first two repeats warm the JIT
+      plainTimes.push(plainTime);
+      routeTimes.push(routeTime);
+    }
+  }
+  const plainMs = median(plainTimes);
+  const routeMs = median(routeTimes);
   process.stdout.write(
     `${String(subscribers).padStart(6)} subscribers x ${dimensions} dims: route ${routeMs.toFixed(3)} ms/publication (${Math.round(1000 / routeMs)} publications/s), ` +
       `plain dot loop ${plainMs.toFixed(3)} ms (${Math.round(1000 / plainMs)}/s), route/bound = ${(routeMs / plainMs).toFixed(2)}x  [median of ${repeats} x ${publicationsPerRepeat}]${sink === -1 ? '' : ''}\n`,
