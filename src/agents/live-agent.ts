@@ -101,13 +101,13 @@ function safeExtract(kind: AnswerKind, text: string): string | null {
  * subscription reply throws `DataFormatError` so the caller counts it.
  *
  * @example
- * const agent = createLiveAgent({ identity: { id: 'qwen-1', model: 'qwen2.5:7b' }, complete: createCompletion(model) });
+ * const agent = createLiveAgent({ identity: { id: 'qwen-1', model: 'qwen2.5:7b' }, complete: createCompletion({ model }) });
  * const { value } = await agent.propose({ task });
  */
 export function createLiveAgent({ identity, complete, prompts = {}, peerTextLimit = 600 }: LiveAgentOptions): Agent {
   validateTeam([identity], 'identity');
   if (typeof complete !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'complete', value: complete, message: 'complete must be a function (request) => Promise<{ text, usage }>; build it with createCompletion(model)' });
+    throw new InvalidArgumentError({ parameter: 'complete', value: complete, message: 'complete must be a function (request) => Promise<{ text, usage }>; build it with createCompletion({ model })' });
   }
   const templates: LivePrompts = { ...defaultPrompts, ...prompts };
   const agentId = identity.id;

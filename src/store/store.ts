@@ -296,7 +296,8 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
     insertRun: db.prepare('INSERT INTO runs (id, kind, team, config, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
     setRunStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE id = ?'),
-    nextPosition: db.prepare('SELECT COUNT(*) AS count FROM task_results WHERE run_id = ? AND method = ?'),
+    // MAX on the (run_id, method, position) index is constant time; COUNT(*) grew with the run.
+    nextPosition: db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS count FROM task_results WHERE run_id = ? AND method = ?'),
     insertTask: db.prepare('INSERT INTO task_results (run_id, method, task_id, position, result, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
     taskExists: db.prepare('SELECT 1 FROM task_results WHERE run_id = ? AND method = ? AND task_id = ?'),
     completed: db.prepare('SELECT task_id FROM task_results WHERE run_id = ? AND method = ? ORDER BY position'),
