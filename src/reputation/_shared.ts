@@ -3,7 +3,7 @@
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
-import type { ReputationSnapshot } from './reputation-model.js';
+import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 
 /** Ordered set of agent ids with typed errors for unknown and duplicate ids. */
 export class AgentRoster {
@@ -201,16 +201,113 @@ export function describe(value: unknown): string {
 
 /** Reads the evidence-count table kept by every model (`[[agentId, count], ...]`). */
 export function readEvidenceCounts(value: unknown, parameter: string, agents: AgentRoster): Map<AgentId, number> {
-  const counts = new Map<AgentId, number>();
-  readArray(value, parameter).forEach((entry, index) => {
-    const pair = readArray(entry, `${parameter}[${index}]`, 2);
-    const agentId = readAgentId(pair[0], `${parameter}[${index}][0]`, agents);
-    counts.set(agentId, readNumber(pair[1], `${parameter}[${index}][1]`, 0));
-  });
-  return counts;
+  return readAgentNumbers(value, parameter, agents, 0);
 }
 
 /** Writes the evidence-count table in roster order. */
 export function writeEvidenceCounts(agentIds: readonly AgentId[], counts: ReadonlyMap<AgentId, number>): Array<[AgentId, number]> {
-  return agentIds.map((agentId) => [agentId, counts.get(agentId) ?? 0]);
+  return writeAgentNumbers(agentIds, counts, 0);
+}
+
+/** Reads an `[[agentId, value], ...]` table of a snapshot: known ids, finite values in [min, max]. */
+export function readAgentNumbers(value: unknown, parameter: string, agents: AgentRoster, min = -Infinity, max = Infinity): Map<AgentId, number> {
+  const table = new Map<AgentId, number>();
+  readArray(value, parameter).forEach((entry, index) => {
+    const pair = readArray(entry, `${parameter}[${index}]`, 2);
+    const agentId = readAgentId(pair[0], `${parameter}[${index}][0]`, agents);
+    table.set(agentId, readNumber(pair[1], `${parameter}[${index}][1]`, min, max));
+  });
+  return table;
+}
+
+/**
+ * Writes an `[[agentId, value], ...]` table in roster order: every agent with `fallback` for a
+ * missing value, or only the agents that have a value when `fallback` is omitted.
+ */
+export function writeAgentNumbers(agentIds: readonly AgentId[], values: ReadonlyMap<AgentId, number>, fallback?: number): Array<[AgentId, number]> {
+  if (fallback === undefined) return agentIds.filter((agentId) => values.has(agentId)).map((agentId) => [agentId, values.get(agentId)!]);
+  return agentIds.map((agentId) => [agentId, values.get(agentId) ?? fallback]);
+}
+
+/** Throws `InvalidArgumentError` unless a `create...Model` factory was given an options object. */
+export function assertModelOptions(options: unknown): void {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
+  }
+}
+
+/** A number rounded to 4 decimals for `explain` summaries (`0.54321` → `0.5432`, `1` → `1`). */
+export function formatScore(value: number): string {
+  return Number(value.toFixed(4)).toString();
+}
+
+/**
+ * Base of the reputation models that keep a roster and a per-agent evidence count: it implements
+ * `agentIds`, `addAgent`, `scores`, `weights` (scores normalised to sum 1, or {@link weightOf}
+ * normalised) and the snapshot envelope, so a model only writes its update rule, `score`,
+ * `explain` and its own state.
+ */
+export abstract class RosterReputationModel implements ReputationModel {
+  abstract readonly name: string;
+  #roster: AgentRoster;
+  #evidenceCounts = new Map<AgentId, number>();
+
+  /** Validates `agents`; subclasses validate their options before calling it. */
+  protected constructor(agents: readonly AgentId[]) {
+    this.#roster = AgentRoster.from(agents);
+  }
+
+  abstract observe(evidence: readonly Evidence[]): void;
+  abstract score(agentId: AgentId): number;
+  abstract explain(agentId: AgentId): ScoreExplanation;
+  abstract snapshot(): ReputationSnapshot;
+  abstract restore(snapshot: ReputationSnapshot): void;
+
+  agentIds(): readonly AgentId[] {
+    return this.#roster.list();
+  }
+
+  addAgent(agentId: AgentId): void {
+    this.#roster.add(agentId);
+  }
+
+  scores(): Record<AgentId, number> {
+    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
+  }
+
+  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
+    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.weightOf(agentId));
+  }
+
+  /** The non-negative value `weights()` normalises; the score unless a model weights otherwise. */
+  protected weightOf(agentId: AgentId): number {
+    return this.score(agentId);
+  }
+
+  /** The agents, in registration order. */
+  protected get roster(): AgentRoster {
+    return this.#roster;
+  }
+
+  /** Counts one evidence item that touched `agentId`. */
+  protected countEvidence(agentId: AgentId): void {
+    this.#evidenceCounts.set(agentId, (this.#evidenceCounts.get(agentId) ?? 0) + 1);
+  }
+
+  /** Number of evidence items that touched `agentId` so far. */
+  protected evidenceCount(agentId: AgentId): number {
+    return this.#evidenceCounts.get(agentId) ?? 0;
+  }
+
+  /** The snapshot envelope around a model's `state`, with the evidence counts appended to it. */
+  protected wrapSnapshot(state: Record<string, unknown>): ReputationSnapshot {
+    const agents = this.#roster.list();
+    return { schemaVersion: 1, model: this.name, agents, state: { ...state, evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts) } };
+  }
+
+  /** Replaces the roster and evidence counts with a restored snapshot's, after it was fully read. */
+  protected replaceRoster(agents: AgentRoster, evidenceCounts: Map<AgentId, number>): void {
+    this.#roster = agents;
+    this.#evidenceCounts = evidenceCounts;
+  }
 }

@@ -12,21 +12,20 @@ import type { Rating } from '../core/rating.js';
 import { validateRating } from '../core/rating.js';
 import { assertInRange } from '../core/validate.js';
 import {
-  AgentRoster,
+  assertModelOptions,
   collectScores,
   describe,
-  normalizeWeights,
-  readAgentId,
-  readArray,
+  formatScore,
+  readAgentNumbers,
   readEvidenceCounts,
   readNumber,
   readObject,
   readSnapshotEnvelope,
-  resolveWeightIds,
+  RosterReputationModel,
   unknownAgent,
-  writeEvidenceCounts,
+  writeAgentNumbers,
 } from './_shared.js';
-import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
+import type { Evidence, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
 /** Which form of DRF's Eqs. 2 and 8 to use: the corrected one (default) or the one printed in the paper. */
@@ -195,18 +194,17 @@ function assertVariant(parameter: string, variant: unknown): asserts variant is 
  *
  * score(j) = R_j / R0 (= R_j for the default R0 = 1); weights are scores normalised to sum 1.
  */
-export class DrfReputationModel implements ReputationModel {
+export class DrfReputationModel extends RosterReputationModel {
   readonly name = 'drf';
   #parameters: Required<DrfModelOptions>;
-  #roster: AgentRoster;
   #reputations = new Map<AgentId, number>();
   #lastRoundScores = new Map<AgentId, number>();
-  #evidenceCounts = new Map<AgentId, number>();
   #rounds = 0;
 
   constructor({ agents, ...options }: { agents: readonly AgentId[] } & DrfModelOptions) {
-    this.#parameters = resolveDrfModelOptions(options, 'options');
-    this.#roster = AgentRoster.from(agents);
+    const parameters = resolveDrfModelOptions(options, 'options');
+    super(agents);
+    this.#parameters = parameters;
   }
 
   /** The model's parameters. */
@@ -219,16 +217,8 @@ export class DrfReputationModel implements ReputationModel {
     return this.#rounds;
   }
 
-  agentIds(): readonly AgentId[] {
-    return this.#roster.list();
-  }
-
-  addAgent(agentId: AgentId): void {
-    this.#roster.add(agentId);
-  }
-
   observe(evidence: readonly Evidence[]): void {
-    validateEvidenceBatch(evidence, this.#roster);
+    validateEvidenceBatch(evidence, this.roster);
     const ratings: Rating[] = [];
     for (const item of evidence) {
       if (item.type === 'rating') ratings.push(item.rating);
@@ -237,40 +227,32 @@ export class DrfReputationModel implements ReputationModel {
     const peerRatings = ratings.filter((rating) => rating.rater !== rating.ratee);
     if (peerRatings.length === 0) return;
     const { reputations, roundScores } = drfReputationStep({ reputations: this.reputations(), ratings: peerRatings, ...this.#parameters });
-    for (const agentId of this.#roster.list()) this.#reputations.set(agentId, reputations[agentId]!);
+    for (const agentId of this.roster.list()) this.#reputations.set(agentId, reputations[agentId]!);
     for (const [agentId, roundScore] of Object.entries(roundScores)) this.#lastRoundScores.set(agentId, roundScore);
-    for (const rating of peerRatings) this.#evidenceCounts.set(rating.ratee, (this.#evidenceCounts.get(rating.ratee) ?? 0) + 1);
+    for (const rating of peerRatings) this.countEvidence(rating.ratee);
     this.#rounds += 1;
   }
 
   /** Raw reputations R_j in [0, R0]. */
   reputations(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.reputation(agentId));
+    return collectScores(this.roster.list(), (agentId) => this.reputation(agentId));
   }
 
   /** Raw reputation R_j in [0, R0] of one agent. */
   reputation(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return this.#reputations.get(agentId) ?? this.#parameters.initialReputation;
   }
 
   /** Round score w_j from the last round in which the agent was rated, or `undefined`. */
   lastRoundScore(agentId: AgentId): number | undefined {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return this.#lastRoundScores.get(agentId);
   }
 
   score(agentId: AgentId): number {
     // score_j = R_j / R0
     return this.reputation(agentId) / this.#parameters.r0;
-  }
-
-  scores(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
-  }
-
-  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
-    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.score(agentId));
   }
 
   explain(agentId: AgentId): ScoreExplanation {
@@ -281,28 +263,22 @@ export class DrfReputationModel implements ReputationModel {
       agentId,
       score: reputation / r0,
       components: { reputation, r0, w0, ...(lastRoundScore === undefined ? {} : { lastRoundScore }) },
-      evidenceCount: this.#evidenceCounts.get(agentId) ?? 0,
+      evidenceCount: this.evidenceCount(agentId),
       summary:
         lastRoundScore === undefined
-          ? `${agentId}: reputation ${format(reputation)} of R0 = ${r0}, not rated yet`
-          : `${agentId}: reputation ${format(reputation)} of R0 = ${r0}; last round score ${format(lastRoundScore)} ${lastRoundScore >= w0 ? '>=' : '<'} w0 = ${w0} (${variant} rules)`,
+          ? `${agentId}: reputation ${formatScore(reputation)} of R0 = ${r0}, not rated yet`
+          : `${agentId}: reputation ${formatScore(reputation)} of R0 = ${r0}; last round score ${formatScore(lastRoundScore)} ${lastRoundScore >= w0 ? '>=' : '<'} w0 = ${w0} (${variant} rules)`,
     };
   }
 
   snapshot(): ReputationSnapshot {
-    const agents = this.#roster.list();
-    return {
-      schemaVersion: 1,
-      model: this.name,
-      agents,
-      state: {
-        parameters: { ...this.#parameters },
-        rounds: this.#rounds,
-        reputations: agents.map((agentId) => [agentId, this.reputation(agentId)]),
-        lastRoundScores: agents.filter((agentId) => this.#lastRoundScores.has(agentId)).map((agentId) => [agentId, this.#lastRoundScores.get(agentId)]),
-        evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts),
-      },
-    };
+    const agents = this.roster.list();
+    return this.wrapSnapshot({
+      parameters: { ...this.#parameters },
+      rounds: this.#rounds,
+      reputations: writeAgentNumbers(agents, this.#reputations, this.#parameters.initialReputation),
+      lastRoundScores: writeAgentNumbers(agents, this.#lastRoundScores),
+    });
   }
 
   /** Replaces agents, reputations and parameters with the snapshot's. */
@@ -310,23 +286,14 @@ export class DrfReputationModel implements ReputationModel {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
     const parameters = resolveDrfModelOptions(readObject(state.parameters, 'snapshot.state.parameters') as DrfModelOptions, 'snapshot.state.parameters');
     const rounds = readNumber(state.rounds, 'snapshot.state.rounds', 0);
-    const readTable = (value: unknown, parameter: string, max: number): Map<AgentId, number> => {
-      const table = new Map<AgentId, number>();
-      readArray(value, parameter).forEach((entry, index) => {
-        const pair = readArray(entry, `${parameter}[${index}]`, 2);
-        table.set(readAgentId(pair[0], `${parameter}[${index}][0]`, agents), readNumber(pair[1], `${parameter}[${index}][1]`, 0, max));
-      });
-      return table;
-    };
-    const reputations = readTable(state.reputations, 'snapshot.state.reputations', parameters.r0);
-    const lastRoundScores = readTable(state.lastRoundScores, 'snapshot.state.lastRoundScores', 1);
+    const reputations = readAgentNumbers(state.reputations, 'snapshot.state.reputations', agents, 0, parameters.r0);
+    const lastRoundScores = readAgentNumbers(state.lastRoundScores, 'snapshot.state.lastRoundScores', agents, 0, 1);
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
-    this.#roster = agents;
     this.#reputations = reputations;
     this.#lastRoundScores = lastRoundScores;
-    this.#evidenceCounts = evidenceCounts;
     this.#rounds = rounds;
+    this.replaceRoster(agents, evidenceCounts);
   }
 }
 
@@ -346,12 +313,6 @@ function resolveDrfModelOptions(options: DrfModelOptions, parameter: string): Re
  * model.score('a2'); // 0.5 + 0.2·(0.9 − 0.5)·(1 − 0.5) = 0.54
  */
 export function createDrfModel(options: { agents: readonly AgentId[] } & DrfModelOptions): DrfReputationModel {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
-  }
+  assertModelOptions(options);
   return new DrfReputationModel(options);
-}
-
-function format(value: number): string {
-  return Number(value.toFixed(4)).toString();
 }

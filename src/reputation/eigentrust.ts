@@ -7,19 +7,18 @@ import { resolveOptions } from '../core/options.js';
 import { assertFinite, assertInRange, assertInteger } from '../core/validate.js';
 import {
   AgentRoster,
-  collectScores,
+  assertModelOptions,
   describe,
-  normalizeWeights,
+  formatScore,
   readAgentId,
   readArray,
   readEvidenceCounts,
   readNumber,
   readObject,
   readSnapshotEnvelope,
-  resolveWeightIds,
-  writeEvidenceCounts,
+  RosterReputationModel,
 } from './_shared.js';
-import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
+import type { Evidence, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
 /** Iteration parameters of EigenTrust. */
@@ -206,19 +205,18 @@ export interface EigenTrustModelOptions extends EigenTrustOptions {
  * Global trust t = eigentrust({ localTrust: s, preTrust: p, ... }); score(i) = t_i / max_j t_j (so
  * the most trusted agent scores 1), and weights are t itself (renormalised over the requested ids).
  */
-export class EigenTrustReputationModel implements ReputationModel {
+export class EigenTrustReputationModel extends RosterReputationModel {
   readonly name = 'eigentrust';
   #parameters: Required<EigenTrustOptions>;
   #preTrusted: AgentId[] | null;
-  #roster: AgentRoster;
   #localTrust = new Map<AgentId, Map<AgentId, number>>();
-  #evidenceCounts = new Map<AgentId, number>();
   #cache: { result: EigenTrustResult; maxTrust: number } | null = null;
 
   constructor({ agents, preTrusted, ...options }: { agents: readonly AgentId[] } & EigenTrustModelOptions) {
-    this.#parameters = resolveEigenTrustOptions(options, 'options');
-    this.#roster = AgentRoster.from(agents);
-    this.#preTrusted = preTrusted === undefined ? null : readPreTrusted(preTrusted, this.#roster, 'options.preTrusted');
+    const parameters = resolveEigenTrustOptions(options, 'options');
+    super(agents);
+    this.#parameters = parameters;
+    this.#preTrusted = preTrusted === undefined ? null : readPreTrusted(preTrusted, this.roster, 'options.preTrusted');
   }
 
   /** The model's iteration parameters and pre-trusted agents (`null` = everyone). */
@@ -226,17 +224,13 @@ export class EigenTrustReputationModel implements ReputationModel {
     return { ...this.#parameters, preTrusted: this.#preTrusted === null ? null : [...this.#preTrusted] };
   }
 
-  agentIds(): readonly AgentId[] {
-    return this.#roster.list();
-  }
-
-  addAgent(agentId: AgentId): void {
-    this.#roster.add(agentId);
+  override addAgent(agentId: AgentId): void {
+    super.addAgent(agentId);
     this.#cache = null;
   }
 
   observe(evidence: readonly Evidence[]): void {
-    validateEvidenceBatch(evidence, this.#roster);
+    validateEvidenceBatch(evidence, this.roster);
     for (const item of evidence) {
       if (item.type === 'rating') this.#addLocalTrust(item.rating.rater, item.rating.ratee, item.rating.score);
       else if (item.type === 'outcome' && item.observer !== undefined) this.#addLocalTrust(item.observer, item.subject, item.success);
@@ -245,20 +239,20 @@ export class EigenTrustReputationModel implements ReputationModel {
 
   /** Global trust t_i (sums to 1 over all agents). */
   globalTrust(agentId: AgentId): number {
-    const index = this.#roster.indexOf(agentId);
+    const index = this.roster.indexOf(agentId);
     return this.#solve().result.trust[index]!;
   }
 
   /** Local trust s_ij accumulated from `truster` about `trustee`. */
   localTrust(truster: AgentId, trustee: AgentId): number {
-    this.#roster.require(truster, 'truster');
-    this.#roster.require(trustee, 'trustee');
+    this.roster.require(truster, 'truster');
+    this.roster.require(trustee, 'trustee');
     return this.#localTrust.get(truster)?.get(trustee) ?? 0;
   }
 
   /** The local trust matrix s (rows and columns in `agentIds()` order). */
   localTrustMatrix(): number[][] {
-    const agents = this.#roster.list();
+    const agents = this.roster.list();
     return agents.map((truster) => agents.map((trustee) => this.#localTrust.get(truster)?.get(trustee) ?? 0));
   }
 
@@ -268,30 +262,27 @@ export class EigenTrustReputationModel implements ReputationModel {
     return trust / this.#solve().maxTrust;
   }
 
-  scores(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
-  }
-
-  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
-    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.globalTrust(agentId));
+  /** Weights are the global trust t renormalised over the requested agents, not the scores. */
+  protected override weightOf(agentId: AgentId): number {
+    return this.globalTrust(agentId);
   }
 
   explain(agentId: AgentId): ScoreExplanation {
     const trust = this.globalTrust(agentId);
     const { result, maxTrust } = this.#solve();
-    const received = this.#roster.list().reduce((sum, truster) => sum + (this.#localTrust.get(truster)?.get(agentId) ?? 0), 0);
-    const preTrust = this.#preTrustVector()[this.#roster.indexOf(agentId)]!;
+    const received = this.roster.list().reduce((sum, truster) => sum + (this.#localTrust.get(truster)?.get(agentId) ?? 0), 0);
+    const preTrust = this.#preTrustVector()[this.roster.indexOf(agentId)]!;
     return {
       agentId,
       score: trust / maxTrust,
       components: { globalTrust: trust, maxGlobalTrust: maxTrust, preTrust, receivedLocalTrust: received, iterations: result.iterations },
-      evidenceCount: this.#evidenceCounts.get(agentId) ?? 0,
-      summary: `${agentId}: global trust ${format(trust)} of max ${format(maxTrust)} (pre-trust ${format(preTrust)}, net local trust received ${format(received)}, converged in ${result.iterations} iterations)`,
+      evidenceCount: this.evidenceCount(agentId),
+      summary: `${agentId}: global trust ${formatScore(trust)} of max ${formatScore(maxTrust)} (pre-trust ${formatScore(preTrust)}, net local trust received ${formatScore(received)}, converged in ${result.iterations} iterations)`,
     };
   }
 
   snapshot(): ReputationSnapshot {
-    const agents = this.#roster.list();
+    const agents = this.roster.list();
     const localTrust: Array<{ truster: AgentId; trustee: AgentId; value: number }> = [];
     for (const truster of agents) {
       const row = this.#localTrust.get(truster);
@@ -301,16 +292,10 @@ export class EigenTrustReputationModel implements ReputationModel {
         if (value !== undefined) localTrust.push({ truster, trustee, value });
       }
     }
-    return {
-      schemaVersion: 1,
-      model: this.name,
-      agents,
-      state: {
-        parameters: { ...this.#parameters, preTrusted: this.#preTrusted === null ? null : [...this.#preTrusted] },
-        localTrust,
-        evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts),
-      },
-    };
+    return this.wrapSnapshot({
+      parameters: { ...this.#parameters, preTrusted: this.#preTrusted === null ? null : [...this.#preTrusted] },
+      localTrust,
+    });
   }
 
   /** Replaces agents, local trust and parameters with the snapshot's. */
@@ -332,9 +317,8 @@ export class EigenTrustReputationModel implements ReputationModel {
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
     this.#preTrusted = preTrusted;
-    this.#roster = agents;
     this.#localTrust = localTrust;
-    this.#evidenceCounts = evidenceCounts;
+    this.replaceRoster(agents, evidenceCounts);
     this.#cache = null;
   }
 
@@ -344,12 +328,12 @@ export class EigenTrustReputationModel implements ReputationModel {
     if (!row) this.#localTrust.set(truster, (row = new Map()));
     // s_ij += sat − unsat = success − (1 − success) = 2·success − 1
     row.set(trustee, (row.get(trustee) ?? 0) + (2 * success - 1));
-    this.#evidenceCounts.set(trustee, (this.#evidenceCounts.get(trustee) ?? 0) + 1);
+    this.countEvidence(trustee);
     this.#cache = null;
   }
 
   #preTrustVector(): number[] {
-    const agents = this.#roster.list();
+    const agents = this.roster.list();
     if (this.#preTrusted === null) return agents.map(() => 1 / agents.length);
     const preTrusted = new Set(this.#preTrusted);
     return agents.map((agentId) => (preTrusted.has(agentId) ? 1 / preTrusted.size : 0));
@@ -373,9 +357,7 @@ export class EigenTrustReputationModel implements ReputationModel {
  * model.weights(); // the global trust vector
  */
 export function createEigenTrustModel(options: { agents: readonly AgentId[] } & EigenTrustModelOptions): EigenTrustReputationModel {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
-  }
+  assertModelOptions(options);
   return new EigenTrustReputationModel(options);
 }
 
@@ -393,8 +375,4 @@ function readPreTrusted(preTrusted: readonly AgentId[], roster: AgentRoster, par
     unique.add(agentId);
   });
   return [...unique];
-}
-
-function format(value: number): string {
-  return Number(value.toFixed(4)).toString();
 }

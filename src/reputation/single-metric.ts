@@ -2,23 +2,10 @@
 // q ← (1 − η)·q + η·success, used both to select agents and to weight their votes (the
 // "single quality score" baseline that DRF and MiniRep compare against).
 import type { AgentId } from '../core/agent-identity.js';
-import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import { assertInRange } from '../core/validate.js';
-import {
-  AgentRoster,
-  collectScores,
-  normalizeWeights,
-  readAgentId,
-  readArray,
-  readEvidenceCounts,
-  readNumber,
-  readObject,
-  readSnapshotEnvelope,
-  resolveWeightIds,
-  writeEvidenceCounts,
-} from './_shared.js';
-import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
+import { assertModelOptions, formatScore, readAgentNumbers, readEvidenceCounts, readObject, readSnapshotEnvelope, RosterReputationModel, writeAgentNumbers } from './_shared.js';
+import type { Evidence, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
 /** Options of the single-metric model. */
@@ -57,16 +44,15 @@ export function resolveSingleMetricOptions(options: SingleMetricOptions | undefi
  * without an observer), in batch order. `rating`, `behaviour` and `witness` evidence are ignored.
  * score(j) = q_j, and the same number is the selection score and, normalised, the vote weight.
  */
-export class SingleMetricReputationModel implements ReputationModel {
+export class SingleMetricReputationModel extends RosterReputationModel {
   readonly name = 'single-metric';
   #parameters: Required<SingleMetricOptions>;
-  #roster: AgentRoster;
   #quality = new Map<AgentId, number>();
-  #evidenceCounts = new Map<AgentId, number>();
 
   constructor({ agents, ...options }: { agents: readonly AgentId[] } & SingleMetricOptions) {
-    this.#parameters = resolveSingleMetricOptions(options);
-    this.#roster = AgentRoster.from(agents);
+    const parameters = resolveSingleMetricOptions(options);
+    super(agents);
+    this.#parameters = parameters;
   }
 
   /** The model's parameters η and q0. */
@@ -74,76 +60,48 @@ export class SingleMetricReputationModel implements ReputationModel {
     return { ...this.#parameters };
   }
 
-  agentIds(): readonly AgentId[] {
-    return this.#roster.list();
-  }
-
-  addAgent(agentId: AgentId): void {
-    this.#roster.add(agentId);
-  }
-
   observe(evidence: readonly Evidence[]): void {
-    validateEvidenceBatch(evidence, this.#roster);
+    validateEvidenceBatch(evidence, this.roster);
     for (const item of evidence) {
       if (item.type !== 'outcome') continue;
       this.#quality.set(item.subject, updateQuality(this.score(item.subject), item.success, this.#parameters.eta));
-      this.#evidenceCounts.set(item.subject, (this.#evidenceCounts.get(item.subject) ?? 0) + 1);
+      this.countEvidence(item.subject);
     }
   }
 
   score(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return this.#quality.get(agentId) ?? this.#parameters.initialQuality;
-  }
-
-  scores(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
-  }
-
-  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
-    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.score(agentId));
   }
 
   explain(agentId: AgentId): ScoreExplanation {
     const quality = this.score(agentId);
-    const evidenceCount = this.#evidenceCounts.get(agentId) ?? 0;
+    const evidenceCount = this.evidenceCount(agentId);
     return {
       agentId,
       score: quality,
       components: { quality, eta: this.#parameters.eta },
       evidenceCount,
-      summary: `${agentId}: exponentially averaged quality ${Number(quality.toFixed(4))} over ${evidenceCount} outcomes (η = ${this.#parameters.eta})`,
+      summary: `${agentId}: exponentially averaged quality ${formatScore(quality)} over ${evidenceCount} outcomes (η = ${this.#parameters.eta})`,
     };
   }
 
   snapshot(): ReputationSnapshot {
-    const agents = this.#roster.list();
-    return {
-      schemaVersion: 1,
-      model: this.name,
-      agents,
-      state: {
-        parameters: { ...this.#parameters },
-        quality: agents.filter((agentId) => this.#quality.has(agentId)).map((agentId) => [agentId, this.#quality.get(agentId)]),
-        evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts),
-      },
-    };
+    return this.wrapSnapshot({
+      parameters: { ...this.#parameters },
+      quality: writeAgentNumbers(this.roster.list(), this.#quality),
+    });
   }
 
   /** Replaces agents, qualities and parameters with the snapshot's. */
   restore(snapshot: ReputationSnapshot): void {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
     const parameters = resolveSingleMetricOptions(readObject(state.parameters, 'snapshot.state.parameters') as SingleMetricOptions, 'snapshot.state.parameters');
-    const quality = new Map<AgentId, number>();
-    readArray(state.quality, 'snapshot.state.quality').forEach((entry, index) => {
-      const pair = readArray(entry, `snapshot.state.quality[${index}]`, 2);
-      quality.set(readAgentId(pair[0], `snapshot.state.quality[${index}][0]`, agents), readNumber(pair[1], `snapshot.state.quality[${index}][1]`, 0, 1));
-    });
+    const quality = readAgentNumbers(state.quality, 'snapshot.state.quality', agents, 0, 1);
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
-    this.#roster = agents;
     this.#quality = quality;
-    this.#evidenceCounts = evidenceCounts;
+    this.replaceRoster(agents, evidenceCounts);
   }
 }
 
@@ -156,8 +114,6 @@ export class SingleMetricReputationModel implements ReputationModel {
  * model.score('a1'); // 0.8·0.5 + 0.2·1 = 0.6
  */
 export function createSingleMetricModel(options: { agents: readonly AgentId[] } & SingleMetricOptions): SingleMetricReputationModel {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
-  }
+  assertModelOptions(options);
   return new SingleMetricReputationModel(options);
 }
