@@ -29,6 +29,7 @@ export default defineCommand({
     processes: { type: 'boolean', description: 'With --transport nats, run each agent as its own process (adversarial, code-review)', default: true },
     tasks: { type: 'string', description: 'Number of tasks (default 30)', valueHint: 'N' },
     witness: { type: 'boolean', description: 'Second-hand witness checks (--no-witness for the ablation)', default: true },
+    additions: { type: 'boolean', description: 'Our additions to the RAPS base (--no-additions: plain RAPS, top-3 in scaling; see docs/raps.md)', default: true },
   },
   async run({ args }) {
     const name = String(args.scenario) as RapsScenarioName;
@@ -51,18 +52,19 @@ export default defineCommand({
         const summary = await runScaling({
           seed,
           witness: Boolean(args.witness),
+          additions: Boolean(args.additions),
           ...(taskCount === undefined ? {} : { taskCount }),
           ...(transportName === 'nats' ? { runIdSuffix: `-${Date.now().toString(36)}`, transport: (runId: string) => connectNatsTransport({ servers: url as string, stream: natsStreamName(runId), subjects: [`raps.${runId}.>`], name: 'raps-scaling' }) } : {}),
         });
         if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
-        else print(scalingTable(summary.rows, summary.tasks, seed, transportName));
+        else print(scalingTable(summary.rows, summary.tasks, seed, transportName, summary.additions));
       } finally {
         await server?.dispose();
       }
       return;
     }
 
-    const parameters = { seed, witness: Boolean(args.witness), ...(taskCount === undefined ? {} : { taskCount }) };
+    const parameters = { seed, witness: Boolean(args.witness), additions: Boolean(args.additions), ...(taskCount === undefined ? {} : { taskCount }) };
     const { scenario, result } =
       transportName === 'nats'
         ? await runRapsScenarioOverNats(name, { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) })
@@ -87,7 +89,7 @@ const pad = (text: string | number, width: number) => String(text).padEnd(width)
 function adversarialTable(summary: AdversarialSummary, transport: string): string {
   const ids = summary.agents.map((agent) => agent.id);
   const lines = [
-    `RAPS adversarial: ${ids.length} agents (${summary.agents.filter((agent) => agent.adversarial).length} adversarial: ${summary.agents.filter((agent) => agent.adversarial).map((agent) => agent.id).join(', ')}), ${summary.tasks} tasks, seed ${summary.seed}, witness checks ${summary.witness ? 'on' : 'off'}, transport ${transport}`,
+    `RAPS adversarial: ${ids.length} agents (${summary.agents.filter((agent) => agent.adversarial).length} adversarial: ${summary.agents.filter((agent) => agent.adversarial).map((agent) => agent.id).join(', ')}), ${summary.tasks} tasks, seed ${summary.seed}, witness checks ${summary.witness ? 'on' : 'off'}, ${summary.additions ? 'with our additions' : 'plain RAPS (no additions)'}, transport ${transport}`,
     '',
     `${pad('accuracy (RAPS, decided by ' + summary.decider + "'s watchdog)", 48)} ${percent(summary.accuracy)}`,
     `${pad('plain majority of all agents (no reputation)', 48)} ${percent(summary.majorityAccuracy)}`,
@@ -108,15 +110,15 @@ function adversarialTable(summary: AdversarialSummary, transport: string): strin
   return lines.join('\n');
 }
 
-function scalingTable(rows: readonly ScalingRow[], tasks: number, seed: number, transport: string): string {
-  const header = ['agents', 'adv', 'rounds', 'routed/rd', 'broadcast/rd', 'audits/rd', 'audits/rd(bc)', 'acc routed', 'acc broadcast', 'witness/rd', 'refused adv/honest'];
-  const widths = [7, 4, 7, 10, 13, 10, 14, 11, 14, 11, 18];
+function scalingTable(rows: readonly ScalingRow[], tasks: number, seed: number, transport: string, additions: boolean): string {
+  const header = ['agents', 'k', 'adv', 'rounds', 'routed/rd', 'broadcast/rd', 'audits/rd', 'audits/rd(bc)', 'acc routed', 'acc broadcast', 'witness/rd', 'refused adv/honest'];
+  const widths = [7, 3, 4, 7, 10, 13, 10, 14, 11, 14, 11, 18];
   const line = (cells: Array<string | number>) => cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ');
   return [
-    `RAPS scaling: top-3 routing vs broadcast, 20% adversaries, ${tasks} tasks, seed ${seed}, transport ${transport}`,
+    `RAPS scaling: top-k routing vs broadcast, 20% adversaries, ${additions ? 'with our additions (k = max(3, ceil(log2 n)), trusted attention, informed team view)' : 'plain RAPS (top-3, no additions)'}, ${tasks} tasks, seed ${seed}, transport ${transport}`,
     '',
     line(header),
-    ...rows.map((row) => line([row.agents, row.adversaries, row.rounds, row.routedPerRound.toFixed(1), row.broadcastPerRound.toFixed(1), row.auditsPerRound.toFixed(1), row.broadcastAuditsPerRound.toFixed(1), percent(row.accuracy), percent(row.broadcastAccuracy), row.witnessChecksPerRound.toFixed(1), `${row.witnessRejected.adversarial}/${row.witnessRejected.honest}`])),
+    ...rows.map((row) => line([row.agents, row.topK, row.adversaries, row.rounds, row.routedPerRound.toFixed(1), row.broadcastPerRound.toFixed(1), row.auditsPerRound.toFixed(1), row.broadcastAuditsPerRound.toFixed(1), percent(row.accuracy), percent(row.broadcastAccuracy), row.witnessChecksPerRound.toFixed(1), `${row.witnessRejected.adversarial}/${row.witnessRejected.honest}`])),
   ].join('\n');
 }
 

@@ -157,4 +157,27 @@ describe('runRaps', () => {
     await expect(runRaps(options(team(), { decider: 'Z' }))).rejects.toThrow(/decider "Z" is not one of the agents/);
     await expect(runRaps(options(team(), { runId: 'a.b' }))).rejects.toThrow(/runId may only contain/);
   });
+
+  it('lets a receiver revise only on publishers it still trusts with attention: trusted (ours)', async () => {
+    const heard: Record<string, string[][]> = { A: [], B: [], C: [] };
+    const recording = team().map((agent) => ({
+      ...agent,
+      revise: async (request: Parameters<typeof agent.revise>[0]) => {
+        heard[agent.identity.id]?.push(request.peers.map((peer) => peer.agentId));
+        return agent.revise(request);
+      },
+    }));
+    // Round 0: all six deliveries; A and B audit C unreliable (E = 1/3 < 0.4), C audits A and B unreliable.
+    // Round 1 revise with 'trusted': A hears only B, B only A, C nobody; with 'all': everything delivered in round 0.
+    await runRaps(options(recording, { attention: 'trusted' }));
+    expect(heard).toEqual({ A: [['B']], B: [['A']], C: [[]] });
+    for (const key of Object.keys(heard)) heard[key] = [];
+    await runRaps(options(recording));
+    expect(heard).toEqual({ A: [['B', 'C']], B: [['A', 'C']], C: [['A', 'B']] });
+  });
+
+  it('refuses unknown attention and teamView values', async () => {
+    await expect(runRaps(options(team(), { attention: 'some' as never }))).rejects.toThrow(/attention must be 'all' or 'trusted'/);
+    await expect(runRaps(options(team(), { teamView: 'x' as never }))).rejects.toThrow(/teamView must be 'all' or 'informed'/);
+  });
 });

@@ -69,6 +69,24 @@ export interface RunRapsOptions {
   witness?: boolean;
   /** Witnesses each observer consults per round (the most trusted it heard from), ≥ 0. @default 3 */
   maxWitnesses?: number;
+  /**
+   * Ours, not RAPS: consult a witness only when the observer's first-hand (audit) evidence about it
+   * is at least this many (decayed) verdicts and its first-hand E ≥ τ. 0 = off. @default 0
+   */
+  witnessMinDirectEvidence?: number;
+  /**
+   * Ours, not RAPS: what a receiver attends to when it revises. `'all'`: every message delivered
+   * last round; `'trusted'`: only those whose publisher it still trusts after that round's audits
+   * and witness checks (E_receiver[publisher] ≥ τ), so a message the receiver just judged
+   * unreliable does not sway it. @default 'all'
+   */
+  attention?: 'all' | 'trusted';
+  /**
+   * Ours, not RAPS: the team view used for the decision (no decider) and the per-round reputation.
+   * `'all'`: mean of E_i[j] over every i ≠ j; `'informed'`: only over observers holding evidence
+   * about j (see {@link peerReputation}). @default 'all'
+   */
+  teamView?: 'all' | 'informed';
   /** Witness behaviour per agent (absent = honest). @default {} */
   witnessBehaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
   /** LLM (or other) recipient chooser used instead of plain top-k. @default undefined */
@@ -190,6 +208,11 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const decider = options.decider;
   if (decider !== undefined && !order.includes(decider)) throw new InvalidArgumentError({ parameter: 'decider', value: decider, message: `decider ${JSON.stringify(decider)} is not one of the agents (${order.join(', ')})` });
   const refine = options.refine ?? true;
+  const attention = options.attention ?? 'all';
+  if (attention !== 'all' && attention !== 'trusted') throw new InvalidArgumentError({ parameter: 'attention', value: attention, message: `attention must be 'all' or 'trusted', got ${JSON.stringify(attention)}` });
+  const teamView = options.teamView ?? 'all';
+  if (teamView !== 'all' && teamView !== 'informed') throw new InvalidArgumentError({ parameter: 'teamView', value: teamView, message: `teamView must be 'all' or 'informed', got ${JSON.stringify(teamView)}` });
+  const informedOnly = teamView === 'informed';
   const witness = options.witness ?? true;
   const embedder = options.embedder ?? createHashedNgramEmbedder();
   const model: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
@@ -387,7 +410,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         let witnessChecks = 0;
         let witnessRejected = 0;
         if (witness) {
-          const reports = witnessReports({ model, order, heardFrom, behaviour: options.witnessBehaviour ?? {}, maxWitnesses: options.maxWitnesses ?? 3, firstHand, reported });
+          const reports = witnessReports({ model, order, heardFrom, behaviour: options.witnessBehaviour ?? {}, maxWitnesses: options.maxWitnesses ?? 3, firstHand, reported, minDirectEvidence: options.witnessMinDirectEvidence ?? 0, tau });
           for (const report of reports) {
             const check = model.assessWitness(report);
             model.observe([report]);
@@ -431,16 +454,20 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
 
         // 6. Termination check.
         const done = publications.filter((message) => message.done === true).length;
-        const reputation = peerReputation(model, order);
+        const reputation = peerReputation(model, order, { informedOnly });
         globalRound++;
         rounds.push({ taskId: task.id, round, globalRound, publications: publications.length, routed, broadcast, audits: audits.length, witnessChecks, witnessRejected, done, reputation, ...(decider === undefined ? {} : { deciderView: viewOf(decider) }) });
         emit({ schemaVersion: 1, type: 'round', taskId: task.id, round, globalRound, done, publishers: publications.length, reputation });
+        // Attention (ours): with 'trusted', a receiver revises only on publishers it still trusts.
+        if (attention === 'trusted') {
+          for (const [recipient, list] of nextInbox) nextInbox.set(recipient, list.filter((message) => model.isTrusted(recipient, message.from)));
+        }
         inbox = nextInbox;
         if (publications.length > 0 && done >= doneQuorum * publications.length) break;
       }
 
       // Decide from agents whose reputation (team view, or the decider's view) is at least τ.
-      const reputation = decider === undefined ? peerReputation(model, order) : viewOf(decider);
+      const reputation = decider === undefined ? peerReputation(model, order, { informedOnly }) : viewOf(decider);
       let eligible = order.filter((agentId) => last.has(agentId) && (reputation[agentId] as number) >= tau);
       if (eligible.length === 0) eligible = order.filter((agentId) => last.has(agentId));
       const proposals = eligible.map((agentId) => {
@@ -460,7 +487,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
       beliefs[observer] = {};
       for (const subject of order) if (subject !== observer) (beliefs[observer] as Record<AgentId, number>)[subject] = model.belief(observer, subject).expectation;
     }
-    return { schemaVersion: 1, runId, decisions, rounds, finalReputation: peerReputation(model, order), beliefs, totals: { ...totals }, subscriptions: { ...subscriptions } };
+    return { schemaVersion: 1, runId, decisions, rounds, finalReputation: peerReputation(model, order, { informedOnly }), beliefs, totals: { ...totals }, subscriptions: { ...subscriptions } };
   } finally {
     for (const node of nodes) await node.stop();
     for (const subscription of subscriptionsHeld) await subscription.stop();

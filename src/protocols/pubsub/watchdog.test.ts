@@ -88,4 +88,59 @@ describe('watchdog', () => {
     // rep(c) = (E_a[c] + E_b[c]) / 2 = (2/3 + 1/2) / 2 = 7/12.
     expect(peerReputation(model, ['a', 'b', 'c'])).toEqual({ a: 0.5, b: 0.5, c: expect.closeTo(7 / 12, 12) });
   });
+
+  it('computes the informed team view over observers holding evidence only (ours)', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c'] });
+    model.observe([{ type: 'outcome', taskId: 't', observer: 'a', subject: 'c', success: 0 }]);
+    // All observers: rep(c) = (E_a[c] + E_b[c]) / 2 = (1/3 + 1/2) / 2 = 5/12 >= tau = 0.4.
+    expect(peerReputation(model, ['a', 'b', 'c']).c).toBeCloseTo(5 / 12, 12);
+    // Informed: only a holds evidence about c -> rep(c) = 1/3 < 0.4; nobody about a or b -> 0.5.
+    expect(peerReputation(model, ['a', 'b', 'c'], { informedOnly: true })).toEqual({ a: 0.5, b: 0.5, c: expect.closeTo(1 / 3, 12) });
+  });
+
+  it('consults a witness only after enough first-hand evidence about it (ours, minDirectEvidence)', () => {
+    const order = ['a', 'b', 'c', 'd'];
+    const model = createBetaModel({ agents: order });
+    const firstHand = createBetaModel({ agents: order });
+    const both = (evidence: Parameters<typeof model.observe>[0]) => {
+      model.observe(evidence);
+      firstHand.observe(evidence);
+    };
+    both([
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'd', subject: 'c', success: 1 },
+    ]);
+    // d is trusted by a only through accepted reports (main model), not by any audit of a's.
+    model.observe([{ type: 'outcome', taskId: 't', observer: 'a', subject: 'd', success: 1 }]);
+    const heardFrom = new Map([['a', new Set(['b', 'd'])]]);
+    const ask = () => witnessReports({ model, order, heardFrom, firstHand, minDirectEvidence: 2, tau: 0.4 }).map((report) => report.witness);
+    const auditB = { type: 'outcome' as const, taskId: 't', observer: 'a', subject: 'b', success: 1 };
+    both([auditB]);
+    // a's first-hand evidence about b: r = 1 < 2 -> b is not asked; d has none -> not asked.
+    expect(ask()).toEqual([]);
+    both([auditB]);
+    // r = 0.9 * 1 + 1 = 1.9 < 2: still not asked (two audits are not enough at lambda = 0.9).
+    expect(ask()).toEqual([]);
+    both([auditB]);
+    // r = 0.9 * 1.9 + 1 = 2.71 >= 2 and E = 3.71 / 4.71 >= 0.4 -> b is asked; d still is not.
+    expect(ask()).toEqual(['b']);
+    // Without the gate both are asked (the RAPS base).
+    expect(witnessReports({ model, order, heardFrom, firstHand }).map((report) => report.witness)).toEqual(['b', 'd']);
+  });
+
+  it('keeps a witness out whose first-hand belief is below tau despite enough evidence (ours)', () => {
+    const order = ['a', 'b', 'c'];
+    const model = createBetaModel({ agents: order });
+    const firstHand = createBetaModel({ agents: order });
+    firstHand.observe([
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'b', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'b', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'b', success: 1 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 1 },
+    ]);
+    // a about b first-hand: s = 1, then 0.9 * 1 + 1 = 1.9, then r = 1, s = 0.9 * 1.9 = 1.71 -> r + s = 2.71 >= 2, E = 2 / 4.71 = 0.4246 >= 0.4: asked.
+    expect(witnessReports({ model, order, heardFrom: new Map([['a', new Set(['b'])]]), firstHand, minDirectEvidence: 2, tau: 0.4 }).map((report) => report.witness)).toEqual(['b']);
+    // With tau = 0.45 the same belief (0.4246) is below tau: not asked.
+    expect(witnessReports({ model, order, heardFrom: new Map([['a', new Set(['b'])]]), firstHand, minDirectEvidence: 2, tau: 0.45 })).toEqual([]);
+  });
 });

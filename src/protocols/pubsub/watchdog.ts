@@ -6,7 +6,7 @@
 // updates i's trust belief about w. The equations live in the `beta` reputation model.
 import type { AgentId } from '../../core/agent-identity.js';
 import type { OutcomeEvidence, WitnessEvidence } from '../../reputation/reputation-model.js';
-import type { BetaReputationModel } from '../../reputation/beta.js';
+import { betaBelief, type BetaReputationModel } from '../../reputation/beta.js';
 
 /** One audit verdict: `auditor` judged `subject`'s message `messageId`. */
 export interface AuditRecord {
@@ -54,6 +54,8 @@ export function witnessReports({
   maxWitnesses = 3,
   firstHand,
   reported,
+  minDirectEvidence = 0,
+  tau = 0.4,
 }: {
   model: Pick<BetaReputationModel, 'counts' | 'isTrusted' | 'belief'>;
   order: readonly AgentId[];
@@ -62,14 +64,28 @@ export function witnessReports({
   maxWitnesses?: number;
   firstHand?: Pick<BetaReputationModel, 'counts'>;
   reported?: Map<string, string>;
+  /**
+   * Ours, not RAPS: consult a witness only when the observer's own first-hand evidence about it
+   * (r + s of its audits, in `firstHand`) is at least this and its first-hand E ≥ τ; a witness
+   * trusted only through accepted reports is not asked. 0 = off (requires `firstHand`). @default 0
+   */
+  minDirectEvidence?: number;
+  /** τ of the first-hand gate (the model's τ). @default 0.4 */
+  tau?: number;
 }): WitnessEvidence[] {
   const source = firstHand ?? model;
+  const directlyTrusted = (observer: AgentId, witness: AgentId): boolean => {
+    if (minDirectEvidence <= 0 || firstHand === undefined) return true;
+    const counts = firstHand.counts(observer, witness);
+    // gate: r_d + s_d ≥ m and E_d = (1 + r_d) / (2 + r_d + s_d) ≥ τ, first-hand counts only
+    return counts.positive + counts.negative >= minDirectEvidence && betaBelief(counts).expectation >= tau;
+  };
   const reports: WitnessEvidence[] = [];
   for (const observer of order) {
     const heard = heardFrom.get(observer);
     if (!heard) continue;
     const chosen = order
-      .filter((witness) => heard.has(witness) && witness !== observer && model.isTrusted(observer, witness))
+      .filter((witness) => heard.has(witness) && witness !== observer && model.isTrusted(observer, witness) && directlyTrusted(observer, witness))
       .map((witness, index) => ({ witness, index, trust: model.belief(observer, witness).expectation }))
       .sort((left, right) => right.trust - left.trust || left.index - right.index)
       .slice(0, maxWitnesses)
@@ -96,16 +112,23 @@ export function witnessReports({
 
 /**
  * Reputation of each agent in its peers' eyes: the mean over observers i ≠ j of E_i[j]
- * (0.5 for everyone before any evidence).
+ * (0.5 for everyone before any evidence). With `informedOnly` (ours, not RAPS) the mean runs only
+ * over observers that hold evidence about j (r_ij + s_ij > 0, first- or second-hand), so that the
+ * Beta(1, 1) priors of peers who never heard j do not pull its reputation towards 0.5; 0.5 when
+ * nobody holds evidence.
  */
-export function peerReputation(model: Pick<BetaReputationModel, 'belief'>, order: readonly AgentId[]): Record<AgentId, number> {
+export function peerReputation(model: Pick<BetaReputationModel, 'belief' | 'counts'>, order: readonly AgentId[], { informedOnly = false }: { informedOnly?: boolean } = {}): Record<AgentId, number> {
   const reputation: Record<AgentId, number> = {};
   for (const subject of order) {
     let sum = 0;
     let count = 0;
     for (const observer of order) {
       if (observer === subject) continue;
-      // rep(j) = (1 / (n − 1)) Σ_{i ≠ j} E_i[j]
+      if (informedOnly) {
+        const counts = model.counts(observer, subject);
+        if (counts.positive + counts.negative === 0) continue;
+      }
+      // rep(j) = (1 / |I_j|) Σ_{i ∈ I_j} E_i[j], I_j = all i ≠ j (or those with evidence about j)
       sum += model.belief(observer, subject).expectation;
       count++;
     }

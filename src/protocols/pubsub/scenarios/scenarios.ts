@@ -1,6 +1,7 @@
 import type { Agent } from '../../../agents/agent.js';
 import type { AgentId } from '../../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../../core/errors.js';
+import { assertInteger } from '../../../core/validate.js';
 import type { Transport } from '../../../transport/transport.js';
 import type { RapsEvent } from '../events.js';
 import { runRaps, type RapsResult, type RunRapsOptions } from '../run-raps.js';
@@ -29,6 +30,20 @@ export interface RapsScenarioParameters {
   readonly adversaryCount?: number;
   /** Second-hand witness checks (`false` for the ablation). @default true */
   readonly witness?: boolean;
+  /**
+   * Our additions to the RAPS base (see docs/raps.md): `adversarial` consults only witnesses the
+   * decider-side observer trusts by ≥ 2 first-hand audits and revises only on trusted publishers;
+   * `scaling` also uses the informed team view and, without an explicit `topK`, k = max(3, ⌈log2 n⌉).
+   * `false` runs the plain RAPS base (top-3 in `scaling`), for before/after comparisons. @default true
+   */
+  readonly additions?: boolean;
+}
+
+/** Recipients per publication that grows with the team: k = max(3, ⌈log2 n⌉) (10 → 4, 20 → 5, 50 → 6). */
+export function logScaledTopK(size: number): number {
+  assertInteger('size', size, 1, 1 << 30);
+  // k = max(3, ⌈log2 n⌉)
+  return Math.max(3, Math.ceil(Math.log2(size)));
 }
 
 /** A scenario ready to run: its agents and the options of {@link runRaps} except transport and hosting. */
@@ -48,24 +63,25 @@ export interface RapsScenario {
 export function createRapsScenario(name: RapsScenarioName, parameters: RapsScenarioParameters = {}): RapsScenario {
   const seed = parameters.seed ?? 2027;
   const runId = (parameters.runId ?? `${name}-${seed}`).replace(/[^A-Za-z0-9_-]/g, '_');
+  const additions = parameters.additions ?? true;
   if (name === 'adversarial') {
     const team = buildQaTeam({ size: 5, adversaries: parameters.adversaryCount ?? 3, seed, taskCount: parameters.taskCount ?? 30 });
     return {
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4, witness: parameters.witness ?? true },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...(additions ? { witnessMinDirectEvidence: 2, attention: 'trusted' as const } : {}) },
     };
   }
   if (name === 'scaling') {
     const size = parameters.agentCount ?? 10;
     const team = buildQaTeam({ size, adversaries: Math.round(size * 0.2), seed, taskCount: parameters.taskCount ?? 30 });
-    const topK = parameters.topK ?? 3;
+    const topK = parameters.topK ?? (additions ? logScaledTopK(size) : 3);
     return {
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...(additions ? { attention: 'trusted' as const, teamView: 'informed' as const } : {}) },
     };
   }
   if (name === 'code-review') {
@@ -107,6 +123,8 @@ export interface AdversarialSummary {
   readonly decider: AgentId;
   /** Whether second-hand witness checks ran. */
   readonly witness: boolean;
+  /** Whether our additions to the RAPS base were on (see {@link RapsScenarioParameters.additions}). */
+  readonly additions: boolean;
   readonly agents: ReadonlyArray<{ readonly id: AgentId; readonly adversarial: boolean }>;
   readonly tasks: number;
   /** RAPS accuracy (decisions equal to the reference). */
@@ -148,6 +166,7 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
     tau,
     decider,
     witness: scenario.runOptions.witness ?? true,
+    additions: scenario.runOptions.attention === 'trusted',
     agents: team.identities.map((identity) => ({ id: identity.id, adversarial: team.adversaries.includes(identity.id) })),
     tasks: result.decisions.length,
     accuracy,
@@ -166,6 +185,8 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
 export interface ScalingRow {
   readonly agents: number;
   readonly adversaries: number;
+  /** Recipients per publication in the routed run. */
+  readonly topK: number;
   readonly rounds: number;
   readonly routedPerRound: number;
   readonly broadcastPerRound: number;
@@ -181,20 +202,21 @@ export interface ScalingRow {
 }
 
 /** Runs `scaling` for each team size: top-k routing against broadcast on the same team and tasks. */
-export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 30, topK = 3, transport, runIdSuffix = '', witness = true }: { seed?: number; sizes?: readonly number[]; taskCount?: number; topK?: number; transport?: (runId: string) => Promise<Transport> | Transport; runIdSuffix?: string; witness?: boolean } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number; rows: ScalingRow[] }> {
+export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 30, topK, transport, runIdSuffix = '', witness = true, additions = true }: { seed?: number; sizes?: readonly number[]; taskCount?: number; /** @default max(3, ⌈log2 n⌉) with additions, else 3 */ topK?: number; transport?: (runId: string) => Promise<Transport> | Transport; runIdSuffix?: string; witness?: boolean; /** See {@link RapsScenarioParameters.additions}. @default true */ additions?: boolean } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number | 'log2'; additions: boolean; rows: ScalingRow[] }> {
   const rows: ScalingRow[] = [];
   const run = async (size: number, k: number, onEvent?: (event: RapsEvent) => void) => {
     const runId = `scaling-${seed}-n${size}-k${k}${runIdSuffix}`;
     const transportForRun = transport ? await transport(runId) : undefined;
     try {
-      return await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: k, runId, witness, ...(transportForRun ? { transport: transportForRun } : {}), ...(onEvent ? { onEvent } : {}) });
+      return await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: k, runId, witness, additions, ...(transportForRun ? { transport: transportForRun } : {}), ...(onEvent ? { onEvent } : {}) });
     } finally {
       await transportForRun?.close();
     }
   };
   for (const size of sizes) {
     const rejectedBy: string[] = [];
-    const routedRun = await run(size, topK, (event) => {
+    const k = topK ?? (additions ? logScaledTopK(size) : 3);
+    const routedRun = await run(size, k, (event) => {
       if (event.type === 'witness' && !event.accepted) rejectedBy.push(event.witness);
     });
     const broadcastRun = await run(size, size - 1);
@@ -203,6 +225,7 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
     const rounds = routedRun.result.rounds.length;
     rows.push({
       agents: size,
+      topK: k,
       adversaries: team.adversaries.length,
       rounds,
       routedPerRound: routedRun.result.totals.routed / rounds,
@@ -215,7 +238,7 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
       witnessRejected: { adversarial: rejectedBy.filter((agentId) => team.adversaries.includes(agentId)).length, honest: rejectedBy.filter((agentId) => !team.adversaries.includes(agentId)).length },
     });
   }
-  return { scenario: 'scaling', seed, tasks: taskCount, topK, rows };
+  return { scenario: 'scaling', seed, tasks: taskCount, topK: topK ?? (additions ? 'log2' : 3), additions, rows };
 }
 
 /** The `code-review` output shape. */

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { createRapsScenario, logScaledTopK } from './scenarios.js';
+
+describe('RAPS scenarios', () => {
+  it('scales k with log2 n, at least 3 (hand-computed)', () => {
+    // log2 4 = 2 -> 3; log2 8 = 3 -> 3; log2 9 = 3.17 -> 4; log2 10 = 3.32 -> 4; log2 20 = 4.32 -> 5; log2 50 = 5.64 -> 6; log2 1000 = 9.97 -> 10.
+    expect([4, 8, 9, 10, 20, 50, 1000].map(logScaledTopK)).toEqual([3, 3, 4, 4, 5, 6, 10]);
+    expect(() => logScaledTopK(0)).toThrow(/size/);
+  });
+
+  it('switches our additions on by default and off with additions: false', () => {
+    const scaling = createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2 }).runOptions;
+    expect(scaling).toMatchObject({ topK: 5, attention: 'trusted', teamView: 'informed' });
+    const plain = createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2, additions: false }).runOptions;
+    expect(plain.topK).toBe(3);
+    expect(plain.attention).toBeUndefined();
+    expect(plain.teamView).toBeUndefined();
+    expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2 }).runOptions).toMatchObject({ witnessMinDirectEvidence: 2, attention: 'trusted', decider: 'agent-1' });
+    expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2, additions: false }).runOptions.witnessMinDirectEvidence).toBeUndefined();
+  });
+});
