@@ -2,6 +2,7 @@ import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { ProviderError } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
+import { abortableSleep } from './_abortable-sleep.js';
 import { parseRetryAfter } from './_retry-after.js';
 import { AttemptTimeoutError } from './timeout-middleware.js';
 
@@ -55,22 +56,7 @@ export interface RetryOptions {
 }
 
 /** A setTimeout-based {@link Sleep}. */
-export const defaultSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export const defaultSleep: Sleep = abortableSleep;
 
 interface Failure {
   readonly retryable: boolean;

@@ -19,6 +19,7 @@ describe('ScriptedModel', () => {
     expect(model.promptText(1)).toBe('be brief\nq2');
     expect(() => model.promptText(5)).toThrow(/no call 5; the model was called 2 time/);
     await expect(model.doGenerate({ prompt: [user('q3')] })).rejects.toThrow(/ran out of replies: call 3 but only 2 scripted/);
+    await expect(model.doGenerate({ prompt: [user('q4')] })).rejects.toMatchObject({ name: 'InvalidArgumentError', parameter: 'replies', value: 4 });
   });
 
   it('throws scripted errors, streams, and answers from a function', async () => {
@@ -30,6 +31,11 @@ describe('ScriptedModel', () => {
     for await (const part of stream as unknown as AsyncIterable<unknown>) parts.push(part);
     expect(parts.map((part) => (part as { type: string }).type)).toEqual(['stream-start', 'text-start', 'text-delta', 'text-end', 'finish']);
     expect(parts[2]).toMatchObject({ delta: '#0: 1 message(s)' });
+    // A JavaScript caller's replies function may return undefined; the model names the call that found nothing.
+    const firstOnly = (_call: unknown, index: number) => (index === 0 ? 'only' : undefined);
+    const once = new ScriptedModel({ replies: firstOnly as unknown as () => string });
+    await once.doGenerate({ prompt: [user('a')] });
+    await expect(once.doGenerate({ prompt: [user('b')] })).rejects.toThrow(/call 2 but the replies function returned undefined/);
   });
 
   it('honours the abort signal during a scripted delay', async () => {

@@ -7,6 +7,7 @@ import type {
   LanguageModelV3Usage,
 } from '../llm/language-model-types.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { abortableSleep } from '../llm/_abortable-sleep.js';
 
 /** One scripted reply: plain text, or text with usage, a delay, or an error to throw. */
 export type ScriptedReply =
@@ -52,7 +53,7 @@ export class ScriptedModel implements LanguageModelV3 {
 
   constructor({ replies, provider = 'scripted', modelId = 'scripted-model' }: ScriptedModelOptions) {
     if (typeof replies !== 'function' && !Array.isArray(replies)) {
-      throw new InvalidArgumentError({ parameter: 'replies', value: replies, message: 'replies must be a list of replies or a function (call, index) => reply' });
+      throw new InvalidArgumentError({ parameter: 'replies', value: replies, message: `replies must be a list of replies or a function (call, index) => reply, got ${replies === null ? 'null' : typeof replies}; pass e.g. { replies: ['4'] }` });
     }
     this.replies = replies;
     this.provider = provider;
@@ -104,10 +105,15 @@ export class ScriptedModel implements LanguageModelV3 {
     this.calls.push(options);
     const scripted = typeof this.replies === 'function' ? this.replies(options, index) : this.replies[index];
     if (scripted === undefined) {
-      throw new Error(`ScriptedModel ran out of replies: call ${index + 1} but only ${(this.replies as readonly ScriptedReply[]).length} scripted`);
+      const scriptedCount = typeof this.replies === 'function' ? 'the replies function returned undefined' : `only ${this.replies.length} scripted`;
+      throw new InvalidArgumentError({
+        parameter: 'replies',
+        value: index + 1,
+        message: `ScriptedModel ran out of replies: call ${index + 1} but ${scriptedCount}; script one reply per expected call`,
+      });
     }
     const reply = typeof scripted === 'string' ? { text: scripted } : scripted;
-    if (reply.delayMs !== undefined && reply.delayMs > 0) await abortableDelay(reply.delayMs, options.abortSignal);
+    if (reply.delayMs !== undefined && reply.delayMs > 0) await abortableSleep(reply.delayMs, options.abortSignal);
     if (reply.error !== undefined) throw reply.error;
     const inputTokens = reply.usage?.inputTokens ?? 10;
     const outputTokens = reply.usage?.outputTokens ?? 5;
@@ -119,22 +125,4 @@ export class ScriptedModel implements LanguageModelV3 {
       },
     };
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,0 +1,23 @@
+// Internal: the one setTimeout-based wait shared by the retry middleware and the scripted model.
+
+/**
+ * Resolves after `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts
+ * (at once if it already has).
+ */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
