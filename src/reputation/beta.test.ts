@@ -179,3 +179,30 @@ describe('RAPS witness check', () => {
     expect(model.counts('a1', 'a3').negative).toBeCloseTo(2.4, 12);
   });
 });
+
+describe('relaxTowardPrior (ours: ageing a belief without evidence)', () => {
+  it('scales both counts by rho, touching only the named belief (hand-computed)', () => {
+    const model = createBetaModel({ agents: ['a', 'b', 'c'] });
+    model.observe([
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'b', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'c', success: 0 },
+    ]);
+    // (0, 1): E = 1/3 < tau = 0.4. rho = 0.5 -> (0, 0.5): E = 1 / 2.5 = 0.4, trusted again (E >= tau).
+    model.relaxTowardPrior('a', 'b', 0.5);
+    expect(model.counts('a', 'b')).toEqual({ positive: 0, negative: 0.5 });
+    expect(model.belief('a', 'b').expectation).toBeCloseTo(0.4, 12);
+    expect(model.isTrusted('a', 'b')).toBe(true);
+    expect(model.belief('a', 'c').expectation).toBeCloseTo(1 / 3, 12);
+    // rho = 1 changes nothing; rho = 0 returns to the Beta(1, 1) prior.
+    model.relaxTowardPrior('a', 'c', 1);
+    expect(model.counts('a', 'c')).toEqual({ positive: 0, negative: 1 });
+    model.relaxTowardPrior('a', 'c', 0);
+    expect(model.belief('a', 'c').expectation).toBe(0.5);
+  });
+
+  it('refuses a factor outside [0, 1] and unknown agents', () => {
+    const model = createBetaModel({ agents: ['a', 'b'] });
+    expect(() => model.relaxTowardPrior('a', 'b', 1.5)).toThrow(/factor/);
+    expect(() => model.relaxTowardPrior('a', 'zz', 0.5)).toThrow();
+  });
+});

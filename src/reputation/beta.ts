@@ -247,6 +247,22 @@ export class BetaReputationModel implements ReputationModel {
     return this.belief(observer, subject).expectation >= this.#parameters.tau;
   }
 
+  /**
+   * Ours, not Jøsang & Ismail or RAPS: ages one belief towards the Beta(1, 1) prior without new
+   * evidence, r ← ρ·r, s ← ρ·s with ρ in [0, 1] (1 = no change, 0 = back to the prior), so that a
+   * peer filtered away after an early misjudgement is eventually trusted enough to be re-tested.
+   * Changes only (observer, subject); the team's belief when `observer` is `null`.
+   *
+   * @example
+   * model.relaxTowardPrior('a', 'b', 0.5); // (0, 1) -> (0, 0.5): E 1/3 -> 1/2.5 = 0.4
+   */
+  relaxTowardPrior(observer: AgentId | null, subject: AgentId, factor: number): void {
+    assertInRange('factor', factor, 0, 1, { hint: 'pass e.g. 0.8' });
+    const counts = this.#counts(observer, subject);
+    // r ← ρ·r, s ← ρ·s
+    this.#set(observer, subject, { positive: factor * counts.positive, negative: factor * counts.negative });
+  }
+
   /** Runs the witness check on a report without changing any state. */
   assessWitness(report: WitnessEvidence): WitnessCheck {
     validateEvidenceBatch([report], this.#roster, 'report');

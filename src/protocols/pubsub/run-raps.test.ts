@@ -180,4 +180,19 @@ describe('runRaps', () => {
     await expect(runRaps(options(team(), { attention: 'some' as never }))).rejects.toThrow(/attention must be 'all' or 'trusted'/);
     await expect(runRaps(options(team(), { teamView: 'x' as never }))).rejects.toThrow(/teamView must be 'all' or 'informed'/);
   });
+
+  it('ages filtered-away beliefs towards the prior with recovery rho, so the publisher is re-tested (ours)', async () => {
+    const second: Task = { id: 't2', kind: 'number', prompt: 'What is 3 + 1?' };
+    // t1 round 0: all 6 deliveries; E_A[C] = E_B[C] = E_C[A] = E_C[B] = 1/3 (s = 1). t1 round 1: only A -> B, B -> A;
+    // then rho = 0.5 halves the four filtered beliefs: s = 0.5 -> E = 1 / 2.5 = 0.4 >= tau, so t2 round 0 delivers all 6.
+    // There A audits C again: s = 0.9 * 0.5 + 1 = 1.45 -> E = 1 / 3.45 < tau; t2 round 1 filters C again and halves: s = 0.725.
+    const recovered = await runRaps(options(team(), { tasks: [task, second], recovery: 0.5 }));
+    expect(recovered.rounds.map((round) => round.routed)).toEqual([6, 2, 6, 2]);
+    expect(recovered.beliefs.A?.C).toBeCloseTo(1 / 2.725, 12);
+    // Without recovery (the RAPS base) the filter is permanent: E_A[C] stays 1/3.
+    const plain = await runRaps(options(team(), { tasks: [task, second] }));
+    expect(plain.rounds.map((round) => round.routed)).toEqual([6, 2, 2, 2]);
+    expect(plain.beliefs.A?.C).toBeCloseTo(1 / 3, 12);
+    await expect(runRaps(options(team(), { recovery: 2 }))).rejects.toThrow(/recovery/);
+  });
 });

@@ -87,6 +87,12 @@ export interface RunRapsOptions {
    * about j (see {@link peerReputation}). @default 'all'
    */
   teamView?: 'all' | 'informed';
+  /**
+   * Ours, not RAPS: recovery factor ρ in [0, 1]. After each round, a receiver's belief about a
+   * publisher that it filtered away this round (E < τ, no delivery) is aged towards the prior,
+   * r ← ρ·r, s ← ρ·s, so that it is re-tested once E climbs back to τ. 1 = off. @default 1
+   */
+  recovery?: number;
   /** Witness behaviour per agent (absent = honest). @default {} */
   witnessBehaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
   /** LLM (or other) recipient chooser used instead of plain top-k. @default undefined */
@@ -213,6 +219,8 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const teamView = options.teamView ?? 'all';
   if (teamView !== 'all' && teamView !== 'informed') throw new InvalidArgumentError({ parameter: 'teamView', value: teamView, message: `teamView must be 'all' or 'informed', got ${JSON.stringify(teamView)}` });
   const informedOnly = teamView === 'informed';
+  const recovery = options.recovery ?? 1;
+  assertInRange('recovery', recovery, 0, 1);
   const witness = options.witness ?? true;
   const embedder = options.embedder ?? createHashedNgramEmbedder();
   const model: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
@@ -358,6 +366,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         // 2. Route.
         const vectors = await embedder.embed(publications.map((message) => message.text));
         const deliveries: Array<{ recipient: AgentId; message: Message }> = [];
+        const filteredAway: Array<{ receiver: AgentId; publisher: AgentId }> = [];
         let routed = 0;
         let broadcast = 0;
         for (const [index, message] of publications.entries()) {
@@ -368,6 +377,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           routed += decision.recipients.length;
           broadcast += decision.broadcast;
           for (const recipient of decision.recipients) deliveries.push({ recipient, message });
+          for (const receiver of decision.distrusted) if (!decision.recipients.includes(receiver)) filteredAway.push({ receiver, publisher: message.from });
           tracer.record({ type: 'route', publisher: message.from, messageId: message.id, recipients: decision.recipients, reasons: decision.reasons });
           emit({ schemaVersion: 1, type: 'route', taskId: task.id, round, publisher: message.from, messageId: message.id, recipients: decision.recipients, reasons: decision.reasons, distrusted: decision.distrusted, broadcast: decision.broadcast });
         }
@@ -421,6 +431,9 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         }
         totals.witnessChecks += witnessChecks;
         totals.witnessRejected += witnessRejected;
+
+        // Recovery (ours): filtered-away beliefs age towards the prior, r ← ρ·r, s ← ρ·s.
+        if (recovery < 1) for (const { receiver, publisher } of filteredAway) model.relaxTowardPrior(receiver, publisher, recovery);
 
         // 5. Reactive subscription refinement.
         if (refine) {
