@@ -119,3 +119,22 @@ export function lastFencedBlock(text: string): string | null {
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) found = match[1] as string;
   return found;
 }
+
+/**
+ * Key of the first candidate (in order) whose key is not `null`; `null` candidates are skipped.
+ * Returns `null` when no candidate has a key.
+ */
+export function firstKey(candidates: readonly (string | null)[], keyOf: (candidate: string) => string | null): string | null {
+  for (const candidate of candidates) {
+    if (candidate === null) continue;
+    const key = keyOf(candidate);
+    if (key !== null) return key;
+  }
+  return null;
+}
+
+/** True when both answers have a key and the keys are equal. */
+export function sameKey(a: string, b: string, keyOf: (answer: string) => string | null): boolean {
+  const left = keyOf(a);
+  return left !== null && left === keyOf(b);
+}

@@ -1,5 +1,5 @@
 import type { AnswerKindHandler } from './answer-handler.js';
-import { jsonAnswers, lastBoxed, stripMathDelimiters } from './_text.js';
+import { firstKey, jsonAnswers, lastBoxed, sameKey, stripMathDelimiters } from './_text.js';
 
 // A whole isolated answer that is one option letter: `B`, `(B)`, `B)`, `b.`, `\text{(B)}`, `Option B`.
 const BARE_CHOICE = /^(?:option|choice)?\s*[([]?\s*([A-Za-z])\s*[)\]]?\s*[.:]?$/i;
@@ -28,11 +28,8 @@ export const choiceAnswerKind: AnswerKindHandler = {
   kind: 'choice',
   canonicalKey: parseChoiceAnswer,
   extract(text) {
-    for (const candidate of [...jsonAnswers(text), lastBoxed(text)]) {
-      if (candidate === null) continue;
-      const letter = parseChoiceAnswer(candidate);
-      if (letter !== null) return letter;
-    }
+    const letter = firstKey([...jsonAnswers(text), lastBoxed(text)], parseChoiceAnswer);
+    if (letter !== null) return letter;
     let phrase: string | null = null;
     for (const match of text.matchAll(ANSWER_PHRASE)) phrase = (match[1] ?? match[2] ?? match[3] ?? '').toUpperCase() || phrase;
     if (phrase !== null) return phrase;
@@ -43,7 +40,6 @@ export const choiceAnswerKind: AnswerKindHandler = {
     return parenthesized;
   },
   equivalent(a, b) {
-    const left = parseChoiceAnswer(a);
-    return left !== null && left === parseChoiceAnswer(b);
+    return sameKey(a, b, parseChoiceAnswer);
   },
 };

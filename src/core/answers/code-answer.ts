@@ -1,5 +1,5 @@
 import type { AnswerKindHandler } from './answer-handler.js';
-import { lastFencedBlock, trimCharacters } from './_text.js';
+import { lastFencedBlock, sameKey, trimCharacters } from './_text.js';
 
 /**
  * Normalizes program text: CRLF → LF, trailing spaces dropped on every line, leading and trailing
@@ -26,14 +26,14 @@ export function normalizeCode(code: string): string | null {
  */
 export const codeAnswerKind: AnswerKindHandler = {
   kind: 'code',
-  canonicalKey(answer) {
-    return normalizeCode(lastFencedBlock(answer) ?? answer);
-  },
-  extract(text) {
-    return normalizeCode(lastFencedBlock(text) ?? text);
-  },
+  canonicalKey: codeKey,
+  extract: codeKey,
   equivalent(a, b) {
-    const left = normalizeCode(lastFencedBlock(a) ?? a);
-    return left !== null && left === normalizeCode(lastFencedBlock(b) ?? b);
+    return sameKey(a, b, codeKey);
   },
 };
+
+/** Normalised code of the last fenced block, or of the whole text when there is none. */
+function codeKey(text: string): string | null {
+  return normalizeCode(lastFencedBlock(text) ?? text);
+}

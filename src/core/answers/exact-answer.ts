@@ -1,6 +1,6 @@
 import { resolveOptions } from '../options.js';
 import type { AnswerKindHandler } from './answer-handler.js';
-import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters, trimCharacters } from './_text.js';
+import { firstKey, jsonAnswers, lastAnswerLine, lastBoxed, sameKey, stripMathDelimiters, trimCharacters } from './_text.js';
 
 /** Options of the `exact` answer kind. */
 export interface ExactAnswerOptions {
@@ -46,16 +46,10 @@ export function createExactAnswerKind(options?: ExactAnswerOptions): AnswerKindH
     kind: 'exact',
     canonicalKey,
     extract(text) {
-      for (const candidate of [...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)]) {
-        if (candidate === null) continue;
-        const key = canonicalKey(candidate);
-        if (key !== null) return key;
-      }
-      return canonicalKey(text);
+      return firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], canonicalKey) ?? canonicalKey(text);
     },
     equivalent(a, b) {
-      const left = canonicalKey(a);
-      return left !== null && left === canonicalKey(b);
+      return sameKey(a, b, canonicalKey);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { AnswerKindHandler } from './answer-handler.js';
-import { lastAnswerLine, lastBoxed, trimCharacters } from './_text.js';
+import { firstKey, lastAnswerLine, lastBoxed, sameKey, trimCharacters } from './_text.js';
 
 /**
  * Splits an isolated answer into a label set: separators `,` `;` `|` and newlines, each label
@@ -70,15 +70,9 @@ export const labelsAnswerKind: AnswerKindHandler = {
   kind: 'labels',
   canonicalKey: labelsKey,
   extract(text) {
-    for (const candidate of [lastJsonLabels(text), lastBoxed(text), lastAnswerLine(text)]) {
-      if (candidate === null) continue;
-      const key = labelsKey(candidate);
-      if (key !== null) return key;
-    }
-    return labelsKey(text);
+    return firstKey([lastJsonLabels(text), lastBoxed(text), lastAnswerLine(text)], labelsKey) ?? labelsKey(text);
   },
   equivalent(a, b) {
-    const left = labelsKey(a);
-    return left !== null && left === labelsKey(b);
+    return sameKey(a, b, labelsKey);
   },
 };

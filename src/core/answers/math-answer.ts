@@ -3,7 +3,7 @@ import { resolveOptions } from '../options.js';
 import { assertInteger, assertNonNegative } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, GROUPED_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
-import { jsonAnswers, lastAnswerLine, lastBoxed, looksLikeProse, stripMathDelimiters, trimCharacters } from './_text.js';
+import { firstKey, jsonAnswers, lastAnswerLine, lastBoxed, looksLikeProse, stripMathDelimiters, trimCharacters } from './_text.js';
 
 /** Options of the `math` answer kind. */
 export interface MathAnswerOptions {
@@ -93,22 +93,13 @@ function splitTopLevel(text: string, separator: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (char === '\\') {
-      // `\{` and `\}` count as brackets; other commands are skipped whole.
-      const next = text[index + 1];
-      if (next === '{') depth++;
-      else if (next === '}') depth--;
-      index++;
-      continue;
-    }
-    if (char === '(' || char === '[' || char === '{') depth++;
-    else if (char === ')' || char === ']' || char === '}') depth--;
-    else if (char === separator && depth === 0) {
+  for (let index = 0; index < text.length; index += bracketStepWidth(text, index)) {
+    const delta = bracketDelta(text, index);
+    if (delta === 0 && depth === 0 && text[index] === separator) {
       parts.push(text.slice(start, index));
       start = index + 1;
     }
+    depth += delta;
   }
   parts.push(text.slice(start));
   return parts.map((part) => part.trim());
@@ -130,19 +121,31 @@ function outerBrackets(text: string): { open: string; close: string; inner: stri
 /** True when (), [] and {} nest to depth ≥ 0 throughout and end at 0, ignoring bracket kinds (intervals mix them). */
 function balanced(text: string): boolean {
   let depth = 0;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (char === '\\') {
-      // `\{` and `\}` count, as in splitTopLevel; other escapes are skipped.
-      const next = text[index + 1];
-      if (next === '{') depth++;
-      else if (next === '}') depth--;
-      index++;
-    } else if (char === '(' || char === '[' || char === '{') depth++;
-    else if (char === ')' || char === ']' || char === '}') depth--;
+  for (let index = 0; index < text.length; index += bracketStepWidth(text, index)) {
+    depth += bracketDelta(text, index);
     if (depth < 0) return false;
   }
   return depth === 0;
+}
+
+/**
+ * Bracket depth change of the step at `index`: +1 for `(`, `[`, `{` and `\{`, −1 for `)`, `]`, `}`
+ * and `\}`, 0 otherwise. A `\` escape is one step of two characters, so other commands are skipped.
+ */
+function bracketDelta(text: string, index: number): number {
+  const char = text[index];
+  if (char === '\\') {
+    const escaped = text[index + 1];
+    return escaped === '{' ? 1 : escaped === '}' ? -1 : 0;
+  }
+  if (char === '(' || char === '[' || char === '{') return 1;
+  if (char === ')' || char === ']' || char === '}') return -1;
+  return 0;
+}
+
+/** Characters the bracket scan consumes at `index`: 2 for a `\` escape, else 1. */
+function bracketStepWidth(text: string, index: number): number {
+  return text[index] === '\\' ? 2 : 1;
 }
 
 /** Replaces `\binom{n}{k}` with integer literals by its value (the engine does not parse `\binom`). */
@@ -423,11 +426,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     kind: 'math',
     canonicalKey,
     extract(text) {
-      for (const candidate of [...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)]) {
-        if (candidate === null || looksLikeProse(candidate)) continue;
-        const key = canonicalKey(candidate);
-        if (key !== null) return key;
-      }
+      const key = firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], (candidate) => (looksLikeProse(candidate) ? null : canonicalKey(candidate)));
+      if (key !== null) return key;
       // Replayed data often holds the bare answer: take a short single-line text whole.
       const trimmed = text.trim();
       if (trimmed.length > 0 && trimmed.length <= 200 && !trimmed.includes('\n') && !looksLikeProse(trimmed)) return canonicalKey(trimmed);

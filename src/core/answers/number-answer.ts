@@ -2,7 +2,7 @@ import { resolveOptions } from '../options.js';
 import { assertNonNegative } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
-import { jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters, trimCharacters } from './_text.js';
+import { firstKey, jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters, trimCharacters } from './_text.js';
 
 /** Options of the `number` answer kind. */
 export interface NumberAnswerOptions {
@@ -80,11 +80,8 @@ export function createNumberAnswerKind(options?: NumberAnswerOptions): AnswerKin
     kind: 'number',
     canonicalKey,
     extract(text) {
-      for (const candidate of [...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)]) {
-        if (candidate === null) continue;
-        const key = canonicalKey(candidate);
-        if (key !== null) return key;
-      }
+      const key = firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], canonicalKey);
+      if (key !== null) return key;
       const last = lastNumberInText(text);
       return last === null ? null : formatNumberKey(last);
     },
