@@ -1,3 +1,4 @@
+import { abortableSleep } from '../core/_abortable-sleep.js';
 import type { AgentIdentity } from '../core/agent-identity.js';
 import { validateTeam } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
@@ -139,17 +140,7 @@ export function createSimulatedAgent({ identity, profile, world, seed, latencyMs
   const sleep = async (signal: AbortSignal | undefined): Promise<void> => {
     signal?.throwIfAborted();
     if (latencyMs <= 0) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, latencyMs);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    await abortableSleep(latencyMs, signal);
   };
 
   const acted = <T>(value: T): Acted<T> => ({ value, usage: zeroUsage });

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveAgent } from '../agents/live-agent.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { openStore, type Store } from '../store/store.js';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type ServerScript } from '../testing/openai-compatible-server.js';
+import { openStore } from '../store/store.js';
+import { createTestResources } from '../testing/_test-resources.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 import { createCacheMiddleware } from './cache-middleware.js';
 import { createCompletion } from './complete.js';
@@ -12,24 +12,8 @@ import { createLanguageModel, wrapWithPlumbing } from './create-language-model.j
 import type { LanguageModelV3 } from './language-model-types.js';
 import { createProviderLimiter } from './semaphore.js';
 
-const servers: OpenAICompatibleServer[] = [];
-const stores: Store[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-  for (const store of stores.splice(0)) store.close();
-});
-
-async function serve(script: ServerScript): Promise<OpenAICompatibleServer> {
-  const server = await startOpenAICompatibleServer({ script });
-  servers.push(server);
-  return server;
-}
-
-function memoryStore(): Store {
-  const store = openStore({ path: ':memory:', now: () => 0 });
-  stores.push(store);
-  return store;
-}
+const { serve, memoryStore, closeAll } = createTestResources();
+afterEach(closeAll);
 
 const price = { inputPerMillion: 2, outputPerMillion: 8, perCall: 0.001 };
 const request = (taskId: string, act = 'propose') => ({ system: 'You are agent a1.', prompt: 'What is 6 × 7?', context: { agentId: 'a1', taskId, act } });

@@ -2,32 +2,16 @@ import { generateText, streamText } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError, ProviderError } from '../core/errors.js';
 import { createRng } from '../core/rng.js';
-import { openStore, type Store } from '../store/store.js';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type ServerScript } from '../testing/openai-compatible-server.js';
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../testing/openai-compatible-server.js';
+import { createTestResources } from '../testing/_test-resources.js';
 import { llmCallOptions } from './call-context.js';
 import { createLanguageModel, type CreateLanguageModelOptions } from './create-language-model.js';
 import { llmCallSpanData, type LlmCallRecord } from './ledger-middleware.js';
 import type { RetryEvent } from './retry-middleware.js';
 import { createProviderLimiter } from './semaphore.js';
 
-const servers: OpenAICompatibleServer[] = [];
-const stores: Store[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-  for (const store of stores.splice(0)) store.close();
-});
-
-async function serve(script: ServerScript): Promise<OpenAICompatibleServer> {
-  const server = await startOpenAICompatibleServer({ script });
-  servers.push(server);
-  return server;
-}
-
-function memoryStore(): Store {
-  const store = openStore({ path: ':memory:', now: () => 0 });
-  stores.push(store);
-  return store;
-}
+const { serve, memoryStore, closeAll } = createTestResources();
+afterEach(closeAll);
 
 /** A model on the local server whose sleeps are recorded instead of waited. */
 function localModel(server: OpenAICompatibleServer, overrides: Partial<CreateLanguageModelOptions> = {}) {

@@ -2,7 +2,7 @@ import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { ProviderError } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
-import { abortableSleep } from './_abortable-sleep.js';
+import { abortableSleep } from '../core/_abortable-sleep.js';
 import { parseRetryAfter } from './_retry-after.js';
 import { AttemptTimeoutError } from './timeout-middleware.js';
 

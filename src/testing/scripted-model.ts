@@ -7,7 +7,7 @@ import type {
   LanguageModelV3Usage,
 } from '../llm/language-model-types.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { abortableSleep } from '../llm/_abortable-sleep.js';
+import { abortableSleep } from '../core/_abortable-sleep.js';
 
 /** One scripted reply: plain text, or text with usage, a delay, or an error to throw. */
 export type ScriptedReply =

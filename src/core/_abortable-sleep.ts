@@ -1,4 +1,5 @@
-// Internal: the one setTimeout-based wait shared by the retry middleware and the scripted model.
+// Internal: the one setTimeout-based wait shared by the retry middleware, the scripted model and the
+// simulated agent (a timer, not I/O, so it lives in core where every layer may import it).
 
 /**
  * Resolves after `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts
