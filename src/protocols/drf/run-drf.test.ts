@@ -80,7 +80,7 @@ describe('runDrf (against fake model and selector)', () => {
     const pool = [scriptedAgent('a', { t0: '1' }), scriptedAgent('b', { t0: '1' }), scriptedAgent('down', { t0: '1' }, { failPropose: true })];
     const result = await runDrf({ pool, tasks: tasks(1), k: 3, threshold: 0, selector: greedySelector(), reputation: fakeReputation(), rng: createRng(1) });
     const [round] = result.rounds;
-    expect(round?.failures).toEqual([{ agentId: 'down', act: 'propose', message: 'Error: down is down' }]);
+    expect(round?.failures).toEqual([{ agentId: 'down', act: 'propose', message: 'ProviderError: down is down' }]);
     expect(round?.proposals.find((proposal) => proposal.agentId === 'down')?.answer).toBeNull();
     expect(round?.decision.answer).toBe('1');
   });

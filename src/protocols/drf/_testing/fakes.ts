@@ -2,7 +2,7 @@
 // greedy selector. They implement the real interfaces so the protocol is tested against contracts.
 import type { Acted, ActUsage, Agent } from '../../../agents/agent.js';
 import type { AgentId } from '../../../core/agent-identity.js';
-import { NotFoundError } from '../../../core/errors.js';
+import { InternalError, NotFoundError, ProviderError } from '../../../core/errors.js';
 import type { Evidence, ReputationModel, ReputationSnapshot } from '../../../reputation/reputation-model.js';
 import type { Selector } from '../../../selection/selector.js';
 
@@ -17,11 +17,11 @@ export function scriptedAgent(id: string, answers: Record<string, string | null>
     calls,
     async propose({ task }) {
       calls.push(`propose:${task.id}`);
-      if (options.failPropose) throw new Error(`${id} is down`);
+      if (options.failPropose) throw new ProviderError({ provider: 'scripted', attempts: 1, message: `${id} is down` });
       return { value: { agentId: id, taskId: task.id, round: 0, text: String(answers[task.id]), answer: answers[task.id] ?? null }, usage: usage(options.spend) };
     },
     async revise() {
-      throw new Error('DRF never revises');
+      throw new InternalError(`DRF never revises, but revise() was called on ${id}; rounds must only propose and rate`);
     },
     async rate({ task, proposal, own }) {
       calls.push(`rate:${task.id}:${proposal.agentId}`);
