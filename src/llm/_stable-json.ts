@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '../core/errors.js';
+
 /**
  * Serialises a value to JSON with object keys sorted at every depth, so that equal values always
  * give the same text (the record/replay cache hashes it). `undefined` members are dropped like
@@ -17,7 +19,13 @@ function normalize(value: unknown, seen: Set<object>): unknown {
   if (value instanceof ArrayBuffer) return { $bytes: Buffer.from(value).toString('base64') };
   if (value instanceof URL) return value.href;
   if (value instanceof Date) return value.toISOString();
-  if (seen.has(value)) throw new TypeError('cannot serialise a cyclic structure');
+  if (seen.has(value)) {
+    throw new InvalidArgumentError({
+      parameter: 'value',
+      value: '[cyclic]',
+      message: 'cannot serialise a cyclic structure into a cache key; remove the cycle from the call options (prompt, tools, providerOptions)',
+    });
+  }
   seen.add(value);
   try {
     if (Array.isArray(value)) return value.map((item) => normalize(item, seen) ?? null);
