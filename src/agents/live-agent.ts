@@ -32,6 +32,7 @@ export type Complete = (request: CompletionRequest) => Promise<CompletionResult>
 
 /** Options of {@link createLiveAgent}. */
 export interface LiveAgentOptions {
+  /** Who the agent is: its unique id and the model it runs. */
   readonly identity: AgentIdentity;
   /** The model call, e.g. `createCompletion(createLanguageModel({ ... }))`. */
   readonly complete: Complete;

@@ -16,6 +16,7 @@ export interface ReplayedAnswer {
 
 /** Options of {@link createReplayedAgent}. */
 export interface ReplayedAgentOptions {
+  /** Who the agent is: its unique id and the model whose recorded answers it replays. */
   readonly identity: AgentIdentity;
   /** Recorded answers by task id. */
   readonly answers: ReadonlyMap<TaskId, ReplayedAnswer>;

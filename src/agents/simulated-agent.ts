@@ -61,7 +61,9 @@ export interface SimulatedProfile {
 
 /** Options of {@link createSimulatedAgent}. */
 export interface SimulatedAgentOptions {
+  /** Who the agent is: its unique id and clone-group model. */
   readonly identity: AgentIdentity;
+  /** How it behaves: skill, correlation with its clone group and any adversarial strategy. */
   readonly profile: SimulatedProfile;
   /** Ground truth the agent consults to decide whether it answers right. */
   readonly world: SimulationWorld;

@@ -22,6 +22,7 @@ export interface ResponseCache {
 
 /** Options of {@link createCacheMiddleware}. */
 export interface CacheMiddlewareOptions {
+  /** Where responses are recorded and replayed from (e.g. the SQLite store). */
   readonly cache: ResponseCache;
   /** @default 'record' */
   readonly mode?: CacheMode;

@@ -53,7 +53,7 @@ export interface LlmPlumbingOptions {
   readonly retry?: Omit<RetryOptions, 'provider' | 'modelId' | 'secrets' | 'apiKeyEnv'>;
   /** Clock for call durations, in ms. @default Date.now */
   readonly now?: () => number;
-  /** Called after every finished call (logs, trace spans); never receives prompts or keys. */
+  /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
 }
 
@@ -65,7 +65,7 @@ export interface WrapWithPlumbingOptions extends LlmPlumbingOptions {
   readonly provider?: string;
   /** Base URL part of the concurrency key. @default 'default' */
   readonly baseURL?: string;
-  /** Environment variable of the key, named in 401/403 hints. */
+  /** Environment variable of the key, named in 401/403 hints. @default none (hints name no variable) */
   readonly apiKeyEnv?: string;
   /** Secrets to scrub from error messages. @default [] */
   readonly secrets?: readonly string[];
@@ -73,6 +73,7 @@ export interface WrapWithPlumbingOptions extends LlmPlumbingOptions {
 
 /** Options of {@link createLanguageModel}. */
 export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
+  /** Which AI SDK provider serves the model. */
   readonly provider: LlmProvider;
   /** Model id at the provider, e.g. `gpt-4o-mini`, `claude-3-5-haiku-latest`, `qwen2.5:7b`. */
   readonly model: string;

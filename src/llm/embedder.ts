@@ -72,7 +72,7 @@ export interface OpenAICompatibleEmbedderOptions {
   model: string;
   /** Vector length of that model. */
   dimensions: number;
-  /** Name of the environment variable holding the API key; omitted = no key (Ollama). */
+  /** Name of the environment variable holding the API key. @default none (no key, as for Ollama) */
   apiKeyEnv?: string;
   /** @default 2 */
   maxRetries?: number;

@@ -53,7 +53,7 @@ export interface LedgerMiddlewareOptions {
   readonly context?: LlmCallContext;
   /** Clock for `durationMs`. @default Date.now */
   readonly now?: () => number;
-  /** Called after every finished call (logs, trace spans). */
+  /** Called after every finished call (logs, trace spans). @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
 }
 

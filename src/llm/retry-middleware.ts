@@ -47,11 +47,11 @@ export interface RetryOptions {
   readonly provider?: string;
   /** Model id used in errors. @default the wrapped model's id */
   readonly modelId?: string;
-  /** Environment variable holding the API key, named in the hint for 401/403. */
+  /** Environment variable holding the API key, named in the hint for 401/403. @default none */
   readonly apiKeyEnv?: string;
   /** Strings (API keys) removed from every message this middleware produces. @default [] */
   readonly secrets?: readonly string[];
-  /** Called before each wait (logging, tests). */
+  /** Called before each wait (logging, tests). @default none */
   readonly onRetry?: (event: RetryEvent) => void;
 }
 

@@ -3,6 +3,7 @@ import type { EventInput, Store } from './store.js';
 
 /** Options of {@link createStoreTraceSink}. */
 export interface StoreTraceSinkOptions {
+  /** Store the spans are written to. */
   readonly store: Store;
   /** Run whose log receives the events; it must exist. */
   readonly runId: string;

@@ -54,6 +54,7 @@ export interface OpenAICompatibleServer {
 
 /** Options of {@link startOpenAICompatibleServer}. */
 export interface OpenAICompatibleServerOptions {
+  /** Replies in request order, or a function choosing one per request. */
   readonly script: ServerScript;
   /** Model name reported in replies. @default 'test-model' */
   readonly model?: string;

@@ -40,7 +40,7 @@ export interface RunCodeTestsOptions {
   memoryMb?: number;
   /** Bytes of stdout and of stderr kept in the result. @default 65536 */
   maxOutputBytes?: number;
-  /** Tool paths. */
+  /** Tool paths, merged over the default installs. @default /usr/bin/{unshare,prlimit,setpriv,python3} */
   tools?: SandboxTools;
 }
 

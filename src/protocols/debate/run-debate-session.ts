@@ -90,8 +90,11 @@ export interface RunDebateSessionOptions {
   readonly runId: string;
   /** Team key: agent identities and reputation persist under it across runs. */
   readonly team: string;
+  /** The agents that debate, one per team member. */
   readonly agents: readonly Agent[];
+  /** Tasks in the order they are run; a resumed run skips those already recorded. */
   readonly tasks: readonly Task[];
+  /** Selection, aggregation and reputation used for every task. */
   readonly method: DebateMethod;
   /** Debate rounds after Propose. @default 1 */
   readonly rounds?: number;
@@ -101,7 +104,7 @@ export interface RunDebateSessionOptions {
   readonly config?: unknown;
   /** Run kind stored with the run. @default 'debate' */
   readonly kind?: string;
-  /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. */
+  /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. @default none */
   readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
   /**
    * Where reputation starts when the run has no saved state yet: `team` continues from the team's
@@ -113,7 +116,9 @@ export interface RunDebateSessionOptions {
   readonly recordUsage?: boolean;
   /** Clock of event timestamps, in ms. @default Date.now */
   readonly now?: () => number;
+  /** Called after each task (and once per task replayed on resume). @default none */
   readonly onProgress?: (progress: DebateProgress) => void;
+  /** Stops the session: no further task starts and pending acts abort. @default none */
   readonly signal?: AbortSignal;
 }
 

@@ -23,28 +23,29 @@ import { updateReputationStep } from './update-reputation-step.js';
 export interface RunDebateOptions {
   /** The pool of agents (unique ids). */
   readonly team: readonly Agent[];
+  /** The task the team answers. */
   readonly task: Task;
   /** Debate rounds after Propose, integer in [0, 20]. @default 1 */
   readonly rounds?: number;
-  /** Picks participants; omitted = everyone. */
+  /** Picks participants. @default none (everyone takes part) */
   readonly selector?: Selector;
   /** Team size handed to the selector, in [1, team size]. @default team size */
   readonly k?: number;
   /** Decides the answer. */
   readonly aggregator: Aggregator;
-  /** Weights votes and learns from feedback; omitted = equal weights and no learning. */
+  /** Weights votes and learns from feedback. @default none (equal weights, no learning) */
   readonly reputation?: ReputationModel;
   /** Turns the decision into evidence. @default consensusFeedback */
   readonly feedback?: Feedback;
   /** Ask every participant to rate every other final proposal (DRF, EigenTrust). @default false */
   readonly ratings?: boolean;
-  /** Screens whose proposals peers see in debate rounds; omitted = everyone's. */
+  /** Screens whose proposals peers see in debate rounds. @default none (everyone's) */
   readonly peerFilter?: PeerFilter;
   /** Randomness for the selector. */
   readonly rng: Rng;
   /** Where events go. @default a tracer with a no-op sink */
   readonly tracer?: Tracer;
-  /** Aborts every pending act. */
+  /** Aborts every pending act. @default none */
   readonly signal?: AbortSignal;
   /** Parent span of this debate's events. @default null */
   readonly parentId?: string | null;

@@ -46,7 +46,9 @@ export interface RunDemoOptions {
   readonly rounds?: number;
   /** Methods to compare. @default every method of {@link debateMethodNames} */
   readonly methods?: readonly DebateMethodName[];
+  /** Team members to simulate. @default demoTeam (10 agents, three adversaries) */
   readonly members?: readonly DemoMember[];
+  /** Called after each task of each condition. @default none */
   readonly onProgress?: (progress: DebateProgress & { condition: DemoCondition }) => void;
   /** Wall clock for the summary's timing, in ms. @default performance.now */
   readonly now?: () => number;

@@ -93,7 +93,7 @@ export function agreementRatingSource({ sameAnswer = (left: string, right: strin
 export interface SimulatedJudgeOptions {
   /** Probability in [0, 1] that the judge's verdict matches the proposal's true correctness. @default 0.8 */
   readonly accuracy?: number;
-  /** Judging accuracy per rater, overriding `accuracy` for the agents it names. */
+  /** Judging accuracy per rater in [0, 1], overriding `accuracy` for the agents it names. @default {} */
   readonly accuracyByAgent?: Readonly<Record<AgentId, number>>;
   /** Ground truth for the judge only (never for the protocol's decisions): is this proposal correct? */
   readonly isCorrect: (proposal: Proposal) => boolean;
