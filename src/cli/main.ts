@@ -17,7 +17,13 @@ export const main = defineCommand({
   },
 });
 
-/** Runs the CLI on `process.argv`. */
+/**
+ * Runs the CLI on `process.argv`.
+ *
+ * @example
+ * // bin/repute.js
+ * runMain(); // `repute demo --tasks 20` prints the demo summary
+ */
 export function runMain(): void {
   void runCitty(main);
 }

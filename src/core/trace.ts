@@ -53,7 +53,15 @@ export const noopTraceSink: TraceSink = {
   onSpanEnd() {},
 };
 
-/** A sink that keeps every ended span in memory, in end order (tests, reports). */
+/**
+ * A sink that keeps every ended span in memory, in end order (tests, reports).
+ *
+ * @example
+ * const sink = createMemoryTraceSink();
+ * const tracer = createTracer({ sink });
+ * tracer.end(tracer.start({ type: 'task', taskId: 't1' }));
+ * sink.spans.length; // 1
+ */
 export function createMemoryTraceSink(): TraceSink & { readonly spans: Span[] } {
   const spans: Span[] = [];
   return {
@@ -77,7 +85,14 @@ export function combineTraceSinks(...sinks: TraceSink[]): TraceSink {
   };
 }
 
-/** Creates spans with an injected clock and id maker; `record` emits a zero-length span. */
+/**
+ * Creates spans with an injected clock and id maker; `record` emits a zero-length span.
+ *
+ * @example
+ * const tracer = createTracer({ now: () => 0 });
+ * const span = tracer.start({ type: 'task', taskId: 't1' }); // span.id === 'span-1'
+ * tracer.end(span);
+ */
 export function createTracer({ sink = noopTraceSink, now = () => 0, generateId }: { sink?: TraceSink; now?: () => number; generateId?: () => string } = {}) {
   let counter = 0;
   const makeId = generateId ?? (() => `span-${++counter}`);

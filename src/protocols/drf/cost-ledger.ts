@@ -18,6 +18,12 @@ export interface CostLedger {
  * Creates a ledger over a pool. `price` uses `identity.cost` (0 when absent); `ledger` the mean
  * spend per act recorded so far (falling back to the price before the first act); `auto` (default)
  * the ledger once an agent has non-zero recorded spend, otherwise the price.
+ *
+ * @example
+ * const ledger = createCostLedger([{ id: 'a1', model: 'm', cost: 0.01 }]);
+ * ledger.costPerCall('a1'); // 0.01 (price: nothing recorded yet)
+ * ledger.record('a1', { inputTokens: 10, outputTokens: 5, cost: 0.03, cached: false });
+ * ledger.costPerCall('a1'); // 0.03 (auto: the ledger mean once spend is recorded)
  */
 export function createCostLedger(pool: readonly AgentIdentity[], source: CostSource = 'auto'): CostLedger {
   const prices = new Map(pool.map((identity) => [identity.id, identity.cost ?? 0]));
