@@ -14,8 +14,8 @@ export interface Semaphore {
    * rejects the wait and gives up the place in the queue.
    */
   acquire(signal?: AbortSignal): Promise<() => void>;
-  /** Runs `fn` while holding a slot. */
-  run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Runs `work` while holding a slot. */
+  run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
 
 /**
@@ -72,10 +72,10 @@ export function createSemaphore(limit: number): Semaphore {
         queue.push(entry);
       });
     },
-    async run(fn, signal) {
+    async run(work, signal) {
       const release = await semaphore.acquire(signal);
       try {
-        return await fn();
+        return await work();
       } finally {
         release();
       }

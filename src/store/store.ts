@@ -232,8 +232,8 @@ export interface Store {
   /** Ledger totals grouped by run, agent, task, act or model (sorted by key), optionally for one run. */
   usageSummary(input: { by: UsageGroup; runId?: string }): UsageSummaryRow[];
 
-  /** Runs `fn` in one transaction (nested calls join it); rethrows after rolling back. */
-  transaction<T>(fn: () => T): T;
+  /** Runs `work` in one transaction (nested calls join it); rethrows after rolling back. */
+  transaction<T>(work: () => T): T;
   /** Closes the database; further calls throw. */
   close(): void;
 }
@@ -391,9 +391,9 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
     }
   };
 
-  const transaction = <T>(fn: () => T): T => {
+  const transaction = <T>(work: () => T): T => {
     guard();
-    return db.transaction(fn).immediate();
+    return db.transaction(work).immediate();
   };
 
   const store: Store = {

@@ -169,8 +169,8 @@ function isSafeToEvaluate(json: unknown): boolean {
     if (typeof node === 'string') return true;
     if (node === null || typeof node !== 'object') return false;
     if (!Array.isArray(node)) {
-      const num = (node as { num?: unknown }).num;
-      return typeof num === 'string' && num.length <= 60 && (!insideExponent || Math.abs(Number(num)) <= MAX_EXPONENT);
+      const numberText = (node as { num?: unknown }).num;
+      return typeof numberText === 'string' && numberText.length <= 60 && (!insideExponent || Math.abs(Number(numberText)) <= MAX_EXPONENT);
     }
     const [operator, ...operands] = node as unknown[];
     if (typeof operator !== 'string' || !SAFE_OPERATORS.has(operator)) return false;
@@ -459,9 +459,9 @@ function safeLatex(expression: BoxedExpression, fallback: string): string {
 
 /** Key of a number too large for a double (`2^{100000}`): 10 significant digits and the exponent. */
 function bigNumberKey(json: unknown): string | null {
-  const num = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { num?: unknown }).num : undefined;
-  if (typeof num !== 'string') return null;
-  const match = /^(-?)(\d+)(?:\.(\d*))?e([+-]?\d+)$/.exec(num);
+  const numberText = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { num?: unknown }).num : undefined;
+  if (typeof numberText !== 'string') return null;
+  const match = /^(-?)(\d+)(?:\.(\d*))?e([+-]?\d+)$/.exec(numberText);
   if (match === null) return null;
   const integerPart = (match[2] as string).replace(/^0+/, '');
   if (integerPart.length === 0) return null;

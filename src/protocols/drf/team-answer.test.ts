@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Proposal } from '../../core/proposal.js';
 import { decideTeamAnswer } from './team-answer.js';
 
-const asNumber = (text: string) => text.split('/').map(Number).reduce((num, den) => num / den);
+const asNumber = (text: string) => text.split('/').map(Number).reduce((numerator, denominator) => numerator / denominator);
 const proposal = (agentId: string, answer: string | null): Proposal => ({ agentId, taskId: 't', round: 0, text: String(answer), answer });
 
 describe('decideTeamAnswer', () => {
