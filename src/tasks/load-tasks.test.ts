@@ -25,14 +25,8 @@ describe('parseTasks', () => {
       ['\n\n', /^t\.jsonl: the file holds no tasks/],
     ];
     for (const [text, pattern] of cases) {
-      let caught: unknown;
-      try {
-        parseTasks(text, 't.jsonl');
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(DataFormatError);
-      expect((caught as Error).message).toMatch(pattern);
+      expect(() => parseTasks(text, 't.jsonl'), text).toThrow(DataFormatError);
+      expect(() => parseTasks(text, 't.jsonl'), text).toThrow(pattern);
     }
   });
 });

@@ -20,14 +20,8 @@ describe('parseTeamFile', () => {
       ['name: [unclosed', /team\.yaml(:\d+)?: not valid YAML/],
     ];
     for (const [text, pattern] of cases) {
-      let caught: unknown;
-      try {
-        parseTeamFile(text, 'team.yaml');
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught, text).toBeInstanceOf(DataFormatError);
-      expect((caught as Error).message).toMatch(pattern);
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(pattern);
     }
   });
 
