@@ -6,6 +6,7 @@ export * from './grid.js';
 export * from './prepare.js';
 export type * from './method.js';
 export * from './methods.js';
+export * from './plan-grid.js';
 export * from './run-condition.js';
 export * from './metrics.js';
 export * from './run-replay.js';

@@ -3,9 +3,11 @@ import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Evidence } from '../../reputation/reputation-model.js';
+import { InternalError } from '../../core/errors.js';
 import type { AnswerOps } from './answer-ops.js';
-import { planAttack, type AttackPlan } from './attacks.js';
+import { adaptActive, type AttackPlan } from './attacks.js';
 import type { ReplayMethod } from './method.js';
+import { planGrid, type ConditionPlan, type GridPlan } from './plan-grid.js';
 import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, PreparedReplay, PreparedTask } from './types.js';
 
 /** Settings shared by every condition of a run. */
@@ -14,13 +16,17 @@ export interface ConditionSettings {
   readonly feedback: FeedbackMode;
   /** Probability that the simulated verifier judges a proposal correctly (`verifier` feedback). */
   readonly verifierAccuracy: number;
-  readonly ops: AnswerOps;
+  /**
+   * Answer operations: plan the attacks when no {@link GridPlan} is given, and score a key the plan
+   * does not cover. Worker threads run without them (pure table lookups). @default undefined
+   */
+  readonly ops?: AnswerOps;
 }
 
 /** Score of a decided key: the dataset's grade for honest keys, the kind's scoring otherwise (payloads). */
 export function scoreKey(task: PreparedTask, key: string | null, ops: AnswerOps): KeyScore {
   if (key === null) return { exact: 0, f1: 0 };
-  return task.scores[key] ?? ops.score(task.kind, key, task.reference);
+  return (Object.hasOwn(task.scores, key) ? task.scores[key] : undefined) ?? ops.score(task.kind, key, task.reference);
 }
 
 /**
@@ -47,22 +53,18 @@ function normalise(weights: Readonly<Record<AgentId, number>>, team: readonly Ag
   return result;
 }
 
-/** Per-condition memo shared by the methods: attack plans that do not depend on the method, and payload scores. */
-interface ConditionCache {
-  readonly plans: Map<number, AttackPlan>;
-  readonly scores: Map<string, KeyScore>;
-}
+const inactive: AttackPlan = { active: false, payloads: {} };
+const zero: KeyScore = { exact: 0, f1: 0 };
 
-function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings, cache: ConditionCache): MethodRun {
+function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings, plan: ConditionPlan, payloadScores: GridPlan['payloadScores']): MethodRun {
   const { seed, ops } = settings;
   const score = (task: PreparedTask, taskIndex: number, key: string | null): KeyScore => {
-    if (key === null) return { exact: 0, f1: 0 };
-    const known = task.scores[key];
+    if (key === null) return zero;
+    if (Object.hasOwn(task.scores, key)) return task.scores[key] as KeyScore;
+    const known = payloadScores[taskIndex]?.get(key);
     if (known !== undefined) return known;
-    const memoKey = `${taskIndex}\u0000${key}`;
-    let scored = cache.scores.get(memoKey);
-    if (scored === undefined) cache.scores.set(memoKey, (scored = ops.score(task.kind, key, task.reference)));
-    return scored;
+    if (ops === undefined) throw new InternalError(`replay: key ${JSON.stringify(key)} of task ${task.id} is neither an honest key nor a planned payload, and no answer ops were given to score it`);
+    return ops.score(task.kind, key, task.reference);
   };
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
   const identities: AgentIdentity[] = condition.team.map((id) => prepared.agents[index.get(id) ?? -1] as AgentIdentity);
@@ -103,21 +105,20 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       run.attackerWeight.push(attackerSum / condition.attackers.length);
       run.honestWeight.push(honestSum / (condition.team.length - condition.attackers.length));
     }
-    let plan: AttackPlan;
-    if (condition.attack === null) plan = { active: false, payloads: {} };
-    else if (condition.attack === 'ADAPT') {
-      // ADAPT reads the defending method's weights, so it is planned per method.
-      plan = planAttack({ attack: condition.attack, seed, conditionId: condition.id, taskIndex, task: prepTask, team: condition.team, attackers: condition.attackers, honest, weights: before, ops });
-    } else {
-      let cached = cache.plans.get(taskIndex);
-      if (cached === undefined) {
-        cached = planAttack({ attack: condition.attack, seed, conditionId: condition.id, taskIndex, task: prepTask, team: condition.team, attackers: condition.attackers, honest, ops });
-        cache.plans.set(taskIndex, cached);
-      }
-      plan = cached;
+    let attack: AttackPlan;
+    if (plan.kind === 'clean') attack = inactive;
+    else if (plan.kind === 'fixed') attack = plan.plans[taskIndex] ?? inactive;
+    else if (!adaptActive(before, condition.team, condition.attackers)) attack = inactive;
+    else {
+      // ADAPT reads the defending method's weights: the planned shared payload while they are high.
+      const payload = plan.payloads[taskIndex];
+      if (payload === undefined) throw new InternalError(`replay: no ADAPT payload planned for task ${taskIndex} of ${condition.id}`);
+      const payloads: Record<AgentId, string> = {};
+      for (const agent of condition.attackers) payloads[agent] = payload;
+      attack = { active: true, payloads };
     }
     const proposals: Proposal[] = condition.team.map((agent) => {
-      const payload = plan.payloads[agent];
+      const payload = attack.payloads[agent];
       return payload === undefined
         ? { agentId: agent, taskId: task.id, round: 0, text: texts[agent] ?? '', answer: honest[agent] ?? null }
         : { agentId: agent, taskId: task.id, round: 0, text: payload, answer: payload };
@@ -153,14 +154,14 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       run.nextExclCount++;
       if (!selected.has(agent) || share(agent) < 1 / participants.length - 1e-12) run.nextExclSum++;
     }
-    const attacked = Object.keys(plan.payloads);
+    const attacked = Object.keys(attack.payloads);
     lastAttacked = attacked;
-    if (plan.active && attacked.length > 0) {
+    if (attack.active && attacked.length > 0) {
       if (totalWeight > 0) {
         run.poolExpSum += attacked.reduce((sum, agent) => sum + share(agent), 0);
         run.poolExpCount++;
       }
-      const payloads = new Set(Object.values(plan.payloads));
+      const payloads = new Set(Object.values(attack.payloads));
       run.payloadHitCount++;
       if (decision.answer !== null && payloads.has(decision.answer)) run.payloadHitSum++;
     }
@@ -222,10 +223,17 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
  * @example
  * const result = runCondition({ prepared, condition, methods, settings });
  */
-export function runCondition({ prepared, condition, methods, settings }: { prepared: PreparedReplay; condition: Condition; methods: readonly ReplayMethod[]; settings: ConditionSettings }): ConditionResult {
+export function runCondition({ prepared, condition, methods, settings, plan }: { prepared: PreparedReplay; condition: Condition; methods: readonly ReplayMethod[]; settings: ConditionSettings; plan?: GridPlan }): ConditionResult {
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
   let missing = 0;
   for (const task of prepared.tasks) for (const agent of condition.team) if (!task.present[index.get(agent) ?? -1]) missing++;
-  const cache: ConditionCache = { plans: new Map(), scores: new Map() };
-  return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings, cache)), missing };
+  let grid = plan;
+  if (grid === undefined) {
+    if (settings.ops === undefined) throw new InternalError(`replay: condition ${condition.id} needs either a grid plan or answer ops`);
+    grid = planGrid({ prepared, conditions: [condition], seed: settings.seed, ops: settings.ops });
+  }
+  const conditionPlan = grid.conditions[condition.index];
+  if (conditionPlan === undefined) throw new InternalError(`replay: the grid plan has no entry for condition ${condition.index} (${condition.id})`);
+  const { payloadScores } = grid;
+  return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings, conditionPlan, payloadScores)), missing };
 }

@@ -11,6 +11,7 @@ import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
 import type { ConditionRow, DatasetLimits, MethodSummary, WeightTrajectory } from './metrics.js';
 import { computeLimits, summarise } from './metrics.js';
+import { planGrid, type GridPlan } from './plan-grid.js';
 import { prepareReplay, type PreparationCounts } from './prepare.js';
 import { runCondition } from './run-condition.js';
 import type { Condition, ConditionResult, FeedbackMode } from './types.js';
@@ -60,7 +61,15 @@ export interface ReplaySummary {
 export interface ReplayReport {
   readonly summary: ReplaySummary;
   readonly rows: readonly ConditionRow[];
-  readonly timing: { readonly loadMs: number; readonly prepareMs: number; readonly gridMs: number; readonly proposalsEvaluated: number };
+  readonly timing: {
+    readonly loadMs: number;
+    readonly prepareMs: number;
+    /** Planning every attack and scoring every payload (in the calling thread; overlaps worker start-up). */
+    readonly planMs: number;
+    /** Planning and replaying every condition. */
+    readonly gridMs: number;
+    readonly proposalsEvaluated: number;
+  };
 }
 
 const defaults = { format: undefined, tasks: 100, seed: 2027, feedback: 'consensus' as FeedbackMode, verifierAccuracy: 0.8, methods: undefined, workers: undefined, onProgress: undefined, ops: undefined };
@@ -109,10 +118,19 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   let done = 0;
   const progress = () => options.onProgress?.(++done, conditions.length);
   const settings = { seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy, ops };
+  let planMs = 0;
+  // Every answer-kind decision (attack plans, payload scores) is made here, once, in this thread.
+  const makePlan = (): GridPlan => {
+    const planStart = performance.now();
+    const plan = planGrid({ prepared, conditions, seed: resolved.seed, ops });
+    planMs = performance.now() - planStart;
+    return plan;
+  };
   let results: ConditionResult[];
   if (workers === 1) {
+    const plan = makePlan();
     results = conditions.map((condition) => {
-      const result = runCondition({ prepared, condition, methods, settings });
+      const result = runCondition({ prepared, condition, methods, settings, plan });
       progress();
       return result;
     });
@@ -121,6 +139,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       { prepared, conditions, methods: methods.map((method) => method.name), seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy },
       conditions.map((condition) => condition.index),
       workers,
+      makePlan,
       progress,
     );
   }
@@ -145,5 +164,5 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     trajectories,
   };
   const proposalsEvaluated = results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
-  return { summary, rows, timing: { loadMs, prepareMs, gridMs, proposalsEvaluated } };
+  return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, proposalsEvaluated } };
 }

@@ -3,9 +3,10 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ReputeError, InternalError } from '../../core/errors.js';
+import type { GridPlan } from './plan-grid.js';
 import type { Condition, ConditionResult, FeedbackMode, PreparedReplay } from './types.js';
 
-/** What every worker receives once, at start. */
+/** What every worker receives once, at start (the grid plan follows as the first message). */
 export interface WorkerInit {
   readonly prepared: PreparedReplay;
   readonly conditions: readonly Condition[];
@@ -14,6 +15,9 @@ export interface WorkerInit {
   readonly feedback: FeedbackMode;
   readonly verifierAccuracy: number;
 }
+
+/** Messages to a worker: the grid plan once, first, then one condition index per message. */
+export type WorkerRequest = { readonly type: 'plan'; readonly plan: GridPlan } | { readonly type: 'run'; readonly index: number };
 
 /** Messages from a worker. */
 export type WorkerReply =
@@ -38,9 +42,10 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
 /**
  * Runs conditions on `workers` worker threads: each idle worker takes the next condition index from
  * one queue, and results are returned sorted by condition index, so the output does not depend on
- * the worker count or on timing.
+ * the worker count or on timing. `makePlan` runs in the calling thread after the workers are spawned,
+ * so it overlaps their start-up; its result is sent to each worker before any condition.
  */
-export async function runOnWorkers(init: WorkerInit, indices: readonly number[], workers: number, onResult?: (result: ConditionResult) => void): Promise<ConditionResult[]> {
+export async function runOnWorkers(init: WorkerInit, indices: readonly number[], workers: number, makePlan: () => GridPlan, onResult?: (result: ConditionResult) => void): Promise<ConditionResult[]> {
   const { url } = workerEntry();
   const queue = indices.slice();
   const results: ConditionResult[] = [];
@@ -54,8 +59,10 @@ export async function runOnWorkers(init: WorkerInit, indices: readonly number[],
         resolve();
         return;
       }
+      const spawned: Worker[] = [];
       for (let slot = 0; slot < count; slot++) {
         const worker = new Worker(url, { workerData: init });
+        spawned.push(worker);
         threads.push(worker);
         running++;
         const next = () => {
@@ -64,7 +71,7 @@ export async function runOnWorkers(init: WorkerInit, indices: readonly number[],
             void worker.terminate();
             return;
           }
-          worker.postMessage({ type: 'run', index });
+          worker.postMessage({ type: 'run', index } satisfies WorkerRequest);
         };
         worker.on('online', next);
         worker.on('message', (reply: WorkerReply) => {
@@ -92,6 +99,16 @@ export async function runOnWorkers(init: WorkerInit, indices: readonly number[],
           }
         });
       }
+      // Plan while the workers boot; message order guarantees the plan precedes every condition.
+      let plan: GridPlan;
+      try {
+        plan = makePlan();
+      } catch (error) {
+        failed = true;
+        reject(error);
+        return;
+      }
+      for (const worker of spawned) worker.postMessage({ type: 'plan', plan } satisfies WorkerRequest);
     });
   } finally {
     await Promise.all(threads.map((thread) => thread.terminate()));
