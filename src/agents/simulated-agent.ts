@@ -244,7 +244,7 @@ function proposalText(answer: string | null, claimAgreement: boolean, injection:
 
 function validateProfile(profile: SimulatedProfile): void {
   if (profile === null || typeof profile !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'profile', value: profile, message: 'profile must be an object such as { skill: 0.7 }' });
+    throw new InvalidArgumentError({ parameter: 'profile', value: profile, message: `profile must be an object such as { skill: 0.7 }, got ${JSON.stringify(profile)}` });
   }
   assertInRange('profile.skill', profile.skill, 0, 1, { minExclusive: true, maxExclusive: true, hint: 'skill is the accuracy at difficulty 0.5, e.g. 0.7' });
   if (profile.slope !== undefined) assertNonNegative('profile.slope', profile.slope);

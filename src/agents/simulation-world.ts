@@ -61,7 +61,7 @@ export function createSimulationWorld({ tasks, seed, distractorCount = 6, answer
   tasks.forEach((referenced, index) => {
     const id = referenced?.task?.id;
     if (typeof id !== 'string' || id.length === 0) {
-      throw new InvalidArgumentError({ parameter: `tasks[${index}].task.id`, value: id, message: `tasks[${index}].task.id must be a non-empty string` });
+      throw new InvalidArgumentError({ parameter: `tasks[${index}].task.id`, value: id, message: `tasks[${index}].task.id must be a non-empty string, got ${JSON.stringify(id)}; give every task an id such as 'q1'` });
     }
     if (byId.has(id)) {
       throw new InvalidArgumentError({ parameter: `tasks[${index}].task.id`, value: id, message: `duplicate task id ${JSON.stringify(id)}; task ids must be unique` });

@@ -67,7 +67,7 @@ function normalizeSeed(seed: number): number {
 /** Uniform integer in [0, n). */
 export function randomInt(rng: Rng, n: number): number {
   if (!Number.isInteger(n) || n <= 0) {
-    throw new InvalidArgumentError({ parameter: 'n', value: n, message: `n must be a positive integer, got ${n}` });
+    throw new InvalidArgumentError({ parameter: 'n', value: n, message: `n must be a positive integer, got ${n}; pass the number of outcomes, e.g. randomInt(rng, 6)` });
   }
   return Math.min(n - 1, Math.floor(rng() * n));
 }
@@ -87,7 +87,7 @@ export function shuffle<T>(rng: Rng, items: readonly T[]): T[] {
 /** Draws k distinct items uniformly without replacement, in draw order. */
 export function sample<T>(rng: Rng, items: readonly T[], k: number): T[] {
   if (!Number.isInteger(k) || k < 0 || k > items.length) {
-    throw new InvalidArgumentError({ parameter: 'k', value: k, message: `k must be an integer in [0, ${items.length}], got ${k}` });
+    throw new InvalidArgumentError({ parameter: 'k', value: k, message: `k must be an integer in [0, ${items.length}], got ${k}; draw at most as many items as the pool holds (${items.length})` });
   }
   return shuffle(rng, items).slice(0, k);
 }

@@ -13,7 +13,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 
 function parseChoice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) {
-    throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}` });
+    throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}; pass e.g. --${name} ${allowed[0]}` });
   }
   return value as T;
 }

@@ -30,7 +30,7 @@ function looksLikeReputeProposals(file: string): boolean {
  * is `jsonl`. Throws {@link DataFormatError} when nothing matches.
  */
 export function detectDatasetFormat(path: string): DatasetFormat {
-  if (!existsSync(path)) throw new NotFoundError({ entity: 'dataset', id: path, message: `dataset path not found: ${path}` });
+  if (!existsSync(path)) throw new NotFoundError({ entity: 'dataset', id: path, message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file` });
   if (statSync(path).isFile()) {
     if (/\.jsonl(\.gz)?$/.test(path)) return 'jsonl';
     throw new DataFormatError({ file: path, message: 'cannot detect the format of this file; pass --format jsonl for a Repute proposals file, or point at a zeroeval / mmlu-pro directory' });
@@ -60,10 +60,10 @@ export function detectDatasetFormat(path: string): DatasetFormat {
  */
 export async function loadDataset(path: string, format?: DatasetFormat): Promise<ProposalsDataset> {
   if (format !== undefined && !datasetFormats.includes(format)) {
-    throw new InvalidArgumentError({ parameter: 'format', value: format, message: `format must be one of ${datasetFormats.join(', ')}, got ${JSON.stringify(format)}` });
+    throw new InvalidArgumentError({ parameter: 'format', value: format, message: `format must be one of ${datasetFormats.join(', ')}, got ${JSON.stringify(format)}; omit it to detect the format from the path` });
   }
   const resolved = format ?? detectDatasetFormat(path);
-  if (!existsSync(path)) throw new NotFoundError({ entity: 'dataset', id: path, message: `dataset path not found: ${path}` });
+  if (!existsSync(path)) throw new NotFoundError({ entity: 'dataset', id: path, message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file` });
   switch (resolved) {
     case 'zeroeval':
       return loadZeroEval(path);
