@@ -38,6 +38,7 @@ export class AgentRoster {
     this.#ids.push(agentId);
   }
 
+  /** Whether the agent is registered. */
   has(agentId: AgentId): boolean {
     return this.#index.has(agentId);
   }
@@ -54,10 +55,12 @@ export class AgentRoster {
     this.indexOf(agentId, parameter);
   }
 
+  /** Number of registered agents. */
   get size(): number {
     return this.#ids.length;
   }
 
+  /** A copy of the ids in registration order. */
   list(): readonly AgentId[] {
     return [...this.#ids];
   }
