@@ -115,7 +115,7 @@ function scalingTable(rows: readonly ScalingRow[], tasks: number, seed: number, 
   const widths = [7, 3, 4, 7, 10, 13, 10, 14, 11, 14, 11, 18];
   const line = (cells: Array<string | number>) => cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ');
   return [
-    `RAPS scaling: top-k routing vs broadcast, 20% adversaries, ${additions ? 'with our additions (k = max(3, ceil(log2 n)), trusted attention, informed team view)' : 'plain RAPS (top-3, no additions)'}, ${tasks} tasks, seed ${seed}, transport ${transport}`,
+    `RAPS scaling: top-k routing vs broadcast, 20% adversaries, ${additions ? 'with our additions (k = max(3, ceil(log2 n)) with floor(k/3) coverage slots, trusted attention, informed team view)' : 'plain RAPS (top-3, no additions)'}, ${tasks} tasks, seed ${seed}, transport ${transport}`,
     '',
     line(header),
     ...rows.map((row) => line([row.agents, row.topK, row.adversaries, row.rounds, row.routedPerRound.toFixed(1), row.broadcastPerRound.toFixed(1), row.auditsPerRound.toFixed(1), row.broadcastAuditsPerRound.toFixed(1), percent(row.accuracy), percent(row.broadcastAccuracy), row.witnessChecksPerRound.toFixed(1), `${row.witnessRejected.adversarial}/${row.witnessRejected.honest}`])),

@@ -195,4 +195,25 @@ describe('runRaps', () => {
     expect(plain.beliefs.A?.C).toBeCloseTo(1 / 3, 12);
     await expect(runRaps(options(team(), { recovery: 2 }))).rejects.toThrow(/recovery/);
   });
+
+  it('gives coverage slots to the subscriber with the least evidence about the publisher (ours)', async () => {
+    const agents = ['A', 'B', 'C', 'D'].map((id) => createScriptedAgent({ id, answer: '4' }));
+    const events: RapsEvent[] = [];
+    await runRaps({
+      ...options(agents as ReturnType<typeof team>),
+      agents: agents.map((agent) => agent.identity),
+      hostAgents: agents,
+      // B's intent repeats A's publication text; C shares some words; D none.
+      subscriptions: { A: 'anything', B: 'A says the answer is 4', C: 'the answer is', D: 'zebra quokka xylophone' },
+      topK: 2,
+      coverageSlots: 1,
+      onEvent: (event) => events.push(event),
+    });
+    const routesOfA = events.filter((event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route' && event.publisher === 'A');
+    // Round 0: similarity slot -> B; coverage: C and D both hold 0 evidence about A, C is more similar -> C.
+    // Round 1: B and C each audited A once (r + s = 1), D holds 0 -> the coverage slot goes to D.
+    expect(routesOfA.map((event) => event.recipients)).toEqual([['B', 'C'], ['B', 'D']]);
+    expect(routesOfA[1]?.reasons[1]?.components).toMatchObject({ evidence: 0 });
+    await expect(runRaps(options(team(), { topK: 2, coverageSlots: 2 }))).rejects.toThrow(/coverageSlots/);
+  });
 });

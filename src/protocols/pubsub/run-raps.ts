@@ -21,7 +21,7 @@ import { createInProcessBus } from '../../transport/in-process-bus.js';
 import { createDeduplicator } from '../../transport/dedupe.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport, TransportSubscription } from '../../transport/transport.js';
-import { createBroker, type BrokerOptions, type TrustPolicy } from './broker.js';
+import { createBroker, type Broker, type BrokerOptions, type RouteDecision, type TrustPolicy } from './broker.js';
 import type { RapsEvent } from './events.js';
 import { startRapsNode, type RapsNode } from './node.js';
 import type { RouteSelector } from './route-selector.js';
@@ -93,6 +93,15 @@ export interface RunRapsOptions {
    * r ← ρ·r, s ← ρ·s, so that it is re-tested once E climbs back to τ. 1 = off. @default 1
    */
   recovery?: number;
+  /**
+   * Ours, not RAPS: of the `topK` recipients, this many are coverage slots. The broker picks
+   * `topK − coverageSlots` by similarity as usual; each coverage slot then goes to the remaining
+   * subscriber (sim ≥ floor, passing the trust policy) that holds the least evidence about the
+   * publisher (r + s smallest; ties by similarity, then roster order), so that every publisher is
+   * audited by many different peers and not only by the cluster its refined subscription attracts.
+   * In [0, topK − 1]. @default 0
+   */
+  coverageSlots?: number;
   /** Witness behaviour per agent (absent = honest). @default {} */
   witnessBehaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
   /** LLM (or other) recipient chooser used instead of plain top-k. @default undefined */
@@ -228,7 +237,10 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const firstHand: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
   const reported = new Map<string, string>();
   const tau = model.parameters.tau;
-  const broker = createBroker({ dimensions: embedder.dimensions, topK: options.topK ?? 3, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter', probation: options.probation ?? 0 });
+  const topK = options.topK ?? 3;
+  const coverageSlots = options.coverageSlots ?? 0;
+  assertInteger('coverageSlots', coverageSlots, 0, Math.max(0, topK - 1));
+  const broker = createBroker({ dimensions: embedder.dimensions, topK: topK - coverageSlots, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter', probation: options.probation ?? 0 });
   const seed = options.seed ?? 0;
   const aggregator = options.aggregator ?? createReputationPlurality();
   const emit = options.onEvent ?? (() => {});
@@ -373,6 +385,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           const trust = (receiver: AgentId, publisher: AgentId) => model.belief(receiver, publisher).expectation;
           const draw = (receiver: AgentId) => createRng(deriveSeed(seed, 'probation', message.id, receiver))();
           let decision = broker.route(message.from, vectors[index] as Float32Array, trust, draw);
+          if (coverageSlots > 0 && !options.routeSelector) decision = addCoverage(decision, broker, vectors[index] as Float32Array, coverageSlots, order, (receiver) => model.counts(receiver, message.from), trust);
           if (options.routeSelector) decision = await selectWithRouter(options.routeSelector, broker, message, vectors[index] as Float32Array, trust, subscriptions, emit, task.id, round);
           routed += decision.recipients.length;
           broadcast += decision.broadcast;
@@ -530,4 +543,45 @@ async function selectWithRouter(
   const refused = chosen.filter((agentId) => !allowed.has(agentId));
   if (refused.length > 0) emit({ schemaVersion: 1, type: 'agent-error', taskId, round, agentId: message.from, error: `route selector chose ${refused.join(', ')}, not among the candidates; ignored` });
   return { ...candidates, recipients, reasons: candidates.reasons.filter((reason) => recipients.includes(reason.agentId)).map((reason) => ({ ...reason, note: `chosen by route selector; ${reason.note ?? ''}` })) };
+}
+
+/**
+ * Ours: adds up to `slots` coverage recipients to a similarity decision: among the subscribers not
+ * yet chosen (publisher excluded) with sim ≥ floor that trust the publisher (E ≥ τ; the filter
+ * policy), those with the least evidence r + s about the publisher, ties by higher similarity,
+ * then roster order.
+ */
+function addCoverage(
+  decision: RouteDecision,
+  broker: Broker,
+  vector: Float32Array,
+  slots: number,
+  order: readonly AgentId[],
+  evidence: (receiver: AgentId) => { positive: number; negative: number },
+  trust: (receiver: AgentId, publisher: AgentId) => number,
+): RouteDecision {
+  const similarities = broker.similarities(vector);
+  const rows = broker.subscribers();
+  const chosen = new Set(decision.recipients);
+  const { floor, tau } = broker.options;
+  const candidates = rows
+    .map((agentId, row) => ({ agentId, similarity: similarities[row] as number, rank: order.indexOf(agentId) }))
+    .filter((candidate) => candidate.agentId !== decision.publisher && !chosen.has(candidate.agentId) && candidate.similarity >= floor && trust(candidate.agentId, decision.publisher) >= tau)
+    .map((candidate) => {
+      const counts = evidence(candidate.agentId);
+      return { ...candidate, evidence: counts.positive + counts.negative };
+    })
+    .sort((left, right) => left.evidence - right.evidence || right.similarity - left.similarity || left.rank - right.rank)
+    .slice(0, slots);
+  return {
+    ...decision,
+    recipients: [...decision.recipients, ...candidates.map((candidate) => candidate.agentId)],
+    reasons: [
+      ...decision.reasons,
+      ...candidates.map((candidate) => {
+        const belief = trust(candidate.agentId, decision.publisher);
+        return { agentId: candidate.agentId, weight: candidate.similarity, components: { similarity: candidate.similarity, trust: belief, score: candidate.similarity, evidence: candidate.evidence }, note: `coverage slot: evidence ${candidate.evidence.toFixed(2)} about the publisher, similarity ${candidate.similarity.toFixed(3)}` };
+      }),
+    ],
+  };
 }

@@ -10,11 +10,15 @@ describe('RAPS scenarios', () => {
 
   it('switches our additions on by default and off with additions: false', () => {
     const scaling = createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2 }).runOptions;
-    expect(scaling).toMatchObject({ topK: 5, attention: 'trusted', teamView: 'informed' });
+    // k = 5 -> floor(5 / 3) = 1 coverage slot; the broadcast run (k = n - 1) has none.
+    expect(scaling).toMatchObject({ topK: 5, attention: 'trusted', teamView: 'informed', coverageSlots: 1 });
+    expect(createRapsScenario('scaling', { seed: 1, agentCount: 50, taskCount: 2 }).runOptions).toMatchObject({ topK: 6, coverageSlots: 2 });
+    expect(createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2, topK: 19 }).runOptions).toMatchObject({ topK: 19, coverageSlots: 0 });
     const plain = createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2, additions: false }).runOptions;
     expect(plain.topK).toBe(3);
     expect(plain.attention).toBeUndefined();
     expect(plain.teamView).toBeUndefined();
+    expect(plain.coverageSlots).toBeUndefined();
     expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2 }).runOptions).toMatchObject({ witnessMinDirectEvidence: 2, attention: 'trusted', decider: 'agent-1' });
     expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2, additions: false }).runOptions.witnessMinDirectEvidence).toBeUndefined();
   });

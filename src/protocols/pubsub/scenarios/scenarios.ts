@@ -33,7 +33,8 @@ export interface RapsScenarioParameters {
   /**
    * Our additions to the RAPS base (see docs/raps.md): `adversarial` consults only witnesses the
    * decider-side observer trusts by ≥ 2 first-hand audits and revises only on trusted publishers;
-   * `scaling` also uses the informed team view and, without an explicit `topK`, k = max(3, ⌈log2 n⌉).
+   * `scaling` also uses the informed team view, ⌊k/3⌋ coverage slots and, without an explicit
+   * `topK`, k = max(3, ⌈log2 n⌉).
    * `false` runs the plain RAPS base (top-3 in `scaling`), for before/after comparisons. @default true
    */
   readonly additions?: boolean;
@@ -81,7 +82,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...(additions ? { attention: 'trusted' as const, teamView: 'informed' as const } : {}) },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...(additions ? { attention: 'trusted' as const, teamView: 'informed' as const, coverageSlots: topK >= size - 1 ? 0 : Math.floor(topK / 3) } : {}) },
     };
   }
   if (name === 'code-review') {
