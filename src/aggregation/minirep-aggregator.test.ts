@@ -241,6 +241,29 @@ describe('coordinated-bloc tracker', () => {
     expect(tracker.rate('a', 'b')).toBeCloseTo((1 / 3 + 0.25) / 3, 12);
   });
 
+  it('discounts agents that keep answering alone (isolation exclusivity) and keeps the plain share on request', () => {
+    // a, b, c always give '7'; r always answers alone. Pair (a, b): the rest outside both is {c, r}.
+    const round = (answer: string) => entries({ a: '7', b: '7', c: '7', r: answer });
+    const isolated = createBlocTracker();
+    const share = createBlocTracker({ exclusivity: 'share' });
+    for (const tracker of [isolated, share]) {
+      tracker.record(round('1'));
+      tracker.record(round('2'));
+    }
+    // Task 1: r not seen yet, ι_r = 0, u_r = 1: exclusivity 1 − 1/2 = 0.5 (both rules).
+    // Task 2: ι_r = alone/(seen + 1) = 1/2, u_r = 1 − 0.25 = 0.75, u_c = 1: exclusivity 1 − 1/1.75 = 3/7.
+    // both = 0.95 + 1 = 1.95; isolation: excl = 0.95·0.5 + 3/7; share: excl = 0.95·0.5 + 0.5.
+    expect(isolated.rate('a', 'b')).toBeCloseTo((0.475 + 3 / 7 + 0.25) / 3.95, 12);
+    expect(share.rate('a', 'b')).toBeCloseTo((0.475 + 0.5 + 0.25) / 3.95, 12);
+    const copy = createBlocTracker();
+    copy.restore(JSON.parse(JSON.stringify(isolated.snapshot())));
+    copy.record(round('3'));
+    isolated.record(round('3'));
+    expect(copy.rate('a', 'b')).toBe(isolated.rate('a', 'b'));
+    expect(() => createBlocTracker({ exclusivity: 'other' as never })).toThrow(/options\.exclusivity/);
+    expect(() => copy.restore({ schemaVersion: 1, pairs: [], isolation: [['r', 1, 2]] })).toThrow(/snapshot\.isolation\[0\]/);
+  });
+
   it('snapshots and restores', () => {
     const tracker = createBlocTracker();
     tracker.record(entries({ a: '9', b: '9', c: '1' }));
@@ -248,6 +271,41 @@ describe('coordinated-bloc tracker', () => {
     copy.restore(JSON.parse(JSON.stringify(tracker.snapshot())));
     expect(copy.rate('a', 'b')).toBe(tracker.rate('a', 'b'));
     expect(() => copy.restore({ schemaVersion: 2 } as never)).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('external feedback sharpens history', () => {
+  const agents: AgentIdentity[] = ['a', 'b', 'c'].map((id) => ({ id, model: `m-${id}` }));
+  const proposalsFor = (taskId: string) => [propose(taskId, 'a', '1'), propose(taskId, 'b', '1'), propose(taskId, 'c', '2')];
+
+  it('keeps γ and κ under consensus feedback and switches to γ_x, κ_x after a quality that differs from agreement', () => {
+    const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
+    const aggregator = createMiniRepAggregator({ model, bloc: false });
+    const first = aggregator.aggregate({ task: task('t1'), proposals: proposalsFor('t1'), agents });
+    expect(first.answer).toBe('1');
+    // Consensus quality equals agreement with the decided answer: nothing external.
+    model.observe(aggregator.feedback(first, { a: 1, b: 1, c: 0 }));
+    expect(aggregator.externalFeedbackTasks()).toBe(0);
+    const second = aggregator.aggregate({ task: task('t2'), proposals: proposalsFor('t2'), agents });
+    const weightOf = (decision: typeof second, agentId: string) => {
+      const reason = decision.reasons.find((item) => item.agentId === agentId);
+      return { raw: reason?.components?.rawWeight ?? Number.NaN, history: reason?.components?.history ?? Number.NaN, quality: reason?.components?.quality ?? Number.NaN };
+    };
+    const before = weightOf(second, 'c');
+    // γ = 0.5, κ = 0.5: w = √H · (0.5 + Q)/1.5
+    expect(before.raw).toBeCloseTo(Math.sqrt(before.history) * ((0.5 + before.quality) / 1.5), 12);
+    // The truth says c was right: external feedback.
+    model.observe(aggregator.feedback(second, { a: 0, b: 0, c: 1 }));
+    expect(aggregator.externalFeedbackTasks()).toBe(1);
+    const third = aggregator.aggregate({ task: task('t3'), proposals: proposalsFor('t3'), agents });
+    const after = weightOf(third, 'c');
+    // γ_x = 2, κ_x = 2: w = H² · (2 + Q)/3
+    expect(after.raw).toBeCloseTo(after.history ** 2 * ((2 + after.quality) / 3), 12);
+    const restored = createMiniRepAggregator({ model, bloc: false });
+    restored.restore(JSON.parse(JSON.stringify(aggregator.snapshot())));
+    expect(restored.externalFeedbackTasks()).toBe(1);
+    expect(() => restored.restore({ schemaVersion: 1, bloc: undefined, externalFeedback: -1 })).toThrow(/snapshot\.externalFeedback/);
+    expect(() => createMiniRepAggregator({ model, informedHistoryExponent: -1 })).toThrow(/options\.informedHistoryExponent/);
   });
 });
 

@@ -34,6 +34,14 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   maxPerGroup?: number;
   /** Exponent γ ≥ 0 on historical quality H (higher = trust history more). @default 0.5 */
   historyExponent?: number;
+  /**
+   * Exponent γ_x ≥ 0 on H used once the feedback has proved to be external: some agent's feedback
+   * quality differed from its agreement with the decided answer (a verifier or the truth, not
+   * consensus), so history is evidence independent of MiniRep's own decisions. @default 2
+   */
+  informedHistoryExponent?: number;
+  /** Offset κ_x ≥ 0 used instead of κ once the feedback has proved to be external (see `informedHistoryExponent`). @default 2 */
+  informedQualityOffset?: number;
   /** Offset κ ≥ 0 that keeps proposals with little current support in play. @default 0.5 */
   qualityOffset?: number;
   /** Factor φ_f in [0, 1] on a flagged proposal. @default 0.05 */
@@ -57,7 +65,9 @@ export const miniRepAggregatorDefaults = {
   minGroups: 3,
   maxPerGroup: 3,
   historyExponent: 0.5,
+  informedHistoryExponent: 2,
   qualityOffset: 0.5,
+  informedQualityOffset: 2,
   flaggedFactor: 0.05,
   cooldownFactor: 0.1,
   suspicionThreshold: 0.5,
@@ -213,16 +223,29 @@ export function minirepFeedback({
   });
 }
 
+/** Persisted state of a MiniRep aggregator. */
+export interface MiniRepAggregatorSnapshot {
+  readonly schemaVersion: 1;
+  readonly bloc: BlocSnapshot | undefined;
+  /** Tasks with external feedback seen (absent = 0). */
+  readonly externalFeedback?: number;
+}
+
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
 export interface MiniRepAggregator extends Aggregator {
   readonly name: 'minirep';
   /** The analysis behind the last decision on `taskId`, if it is among the last 64 decided tasks. */
   analysis(taskId: string): TaskAnalysis | undefined;
   feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[];
-  /** The bloc tracker's state (pairwise agreement across tasks), `undefined` when the check is off. */
-  snapshot(): { readonly schemaVersion: 1; readonly bloc: BlocSnapshot | undefined };
+  /**
+   * Tasks so far whose feedback was external (some agent's quality differed from its agreement with
+   * the decided answer); from the first one on, γ_x and κ_x replace γ and κ.
+   */
+  externalFeedbackTasks(): number;
+  /** The bloc tracker's state (`undefined` when the check is off) and the external-feedback count. */
+  snapshot(): MiniRepAggregatorSnapshot;
   /** Restores a state from {@link MiniRepAggregator.snapshot}. */
-  restore(snapshot: { readonly schemaVersion: 1; readonly bloc: BlocSnapshot | undefined }): void;
+  restore(snapshot: MiniRepAggregatorSnapshot): void;
 }
 
 /**
@@ -258,6 +281,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   // Fail at construction, not on the first task, when β or the verifier weight is bad.
   analyzeProposals({ task: { id: 'options-check', kind: 'exact', prompt: '' }, proposals: [], agents: [], options: analyzerOptions });
   const analyses = new Map<string, TaskAnalysis>();
+  // Tasks whose feedback differed from agreement with the decided answer (external feedback).
+  let externalFeedback = 0;
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
   const historyOf = (agentId: AgentId): { history: number; risk: number; cooldown: number; known: boolean } => {
@@ -294,7 +319,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         const state = historyOf(entry.agentId);
         const weightParts = miniRepWeight(
           { valid: entry.valid, history: state.history, quality: entry.quality, modelRisk: state.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: state.cooldown },
-          settings,
+          externalFeedback > 0 ? { ...settings, historyExponent: settings.informedHistoryExponent, qualityOffset: settings.informedQualityOffset } : settings,
         );
         parts.set(entry.agentId, { ...weightParts, known: state.known, entry });
       }
@@ -340,12 +365,18 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       tracker?.record(entries);
       return { taskId: input.task.id, answer, support, reasons };
     },
-    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot() }),
+    externalFeedbackTasks: () => externalFeedback,
+    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot(), externalFeedback }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
         throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'snapshot must come from aggregator.snapshot() (schemaVersion 1)' });
       }
+      const external = snapshot.externalFeedback ?? 0;
+      if (!Number.isInteger(external) || external < 0) {
+        throw new InvalidArgumentError({ parameter: 'snapshot.externalFeedback', value: external, message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)' });
+      }
       if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
+      externalFeedback = external;
     },
     feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[] {
       const analysis = analyses.get(decision.taskId);
@@ -356,7 +387,11 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within 64 tasks`,
         });
       }
-      return minirepFeedback({ analysis, answer: decision.answer, quality });
+      const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
+      // External feedback: some quality differs from agreement with the decided answer.
+      const agreementOf = new Map(analysis.proposals.map((entry) => [entry.agentId, decision.answer !== null && entry.answer === decision.answer ? 1 : 0]));
+      if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9)) externalFeedback++;
+      return evidence;
     },
   };
 }
@@ -394,7 +429,9 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
     assertInRange(`options.${key}`, settings[key], 0, 1, { hint: `pass e.g. { ${key}: ${miniRepAggregatorDefaults[key]} }` });
   }
   assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 0.5 }' });
+  assertInRange('options.informedHistoryExponent', settings.informedHistoryExponent, 0, 100, { hint: 'pass e.g. { informedHistoryExponent: 2 }' });
   assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, { hint: 'pass e.g. { qualityOffset: 0.5 }' });
+  assertInRange('options.informedQualityOffset', settings.informedQualityOffset, 0, 1_000, { hint: 'pass e.g. { informedQualityOffset: 1 }' });
   return settings;
 }
 

@@ -23,6 +23,14 @@ export interface BlocOptions {
   readonly decay?: number;
   /** Exclusive-agreement rate τ in (0, 1) from which a bloc is suspicious. @default 0.5 */
   readonly threshold?: number;
+  /**
+   * Exclusivity of a pair's shared answer among the parseable agents outside both groups: `'share'` =
+   * 1 − holders/m (every agent counts 1), or `'isolation'` = 1 − Σ_holders u_k / Σ_rest u_k with
+   * u_k = 1 − ι_k², where ι_k is agent k's decayed rate of answers nobody else gave. Agents that keep
+   * answering alone (e.g. random attackers) then barely count, so they cannot make an honest
+   * agreement with everyone else look exclusive. @default 'isolation'
+   */
+  readonly exclusivity?: 'share' | 'isolation';
 }
 
 /** Persisted state of a bloc tracker. */
@@ -30,6 +38,8 @@ export interface BlocSnapshot {
   readonly schemaVersion: 1;
   /** [agentA, agentB, both, exclusive] with agentA < agentB: decayed count of tasks both answered and decayed sum of exclusive agreement. */
   readonly pairs: ReadonlyArray<readonly [AgentId, AgentId, number, number]>;
+  /** [agent, seen, alone]: decayed count of tasks answered and of answers nobody else gave (absent = none). */
+  readonly isolation?: ReadonlyArray<readonly [AgentId, number, number]>;
 }
 
 /** The bloc check's finding on one agent for the current task. */
@@ -56,7 +66,7 @@ export interface BlocTracker {
 }
 
 /** Defaults of {@link BlocOptions}. */
-export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5 };
+export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5, exclusivity: 'isolation' };
 
 /**
  * Creates a bloc tracker (see the module comment for the equations).
@@ -68,12 +78,22 @@ export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5
  */
 export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
   const settings = { ...blocDefaults };
-  for (const [key, value] of Object.entries(options)) if (value !== undefined) (settings as Record<string, number>)[key] = value as number;
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
+  if (settings.exclusivity !== 'share' && settings.exclusivity !== 'isolation') {
+    throw new InvalidArgumentError({ parameter: 'options.exclusivity', value: settings.exclusivity, message: `options.exclusivity must be 'share' or 'isolation', got ${JSON.stringify(settings.exclusivity)}` });
+  }
   if (!(settings.decay > 0 && settings.decay <= 1)) throw new InvalidArgumentError({ parameter: 'options.decay', value: settings.decay, message: `options.decay must be in (0, 1], got ${settings.decay}; pass e.g. 0.95` });
   if (!(settings.threshold > 0 && settings.threshold < 1)) {
     throw new InvalidArgumentError({ parameter: 'options.threshold', value: settings.threshold, message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5` });
   }
   let pairs = new Map<string, { first: AgentId; second: AgentId; both: number; agree: number }>();
+  // Per agent: decayed count of tasks answered and of tasks where its answer was a singleton.
+  let isolation = new Map<AgentId, { seen: number; alone: number }>();
+  // ι_k = alone / (seen + 1): smoothed towards 0 for agents seen on few tasks
+  const isolationRate = (agentId: AgentId): number => {
+    const state = isolation.get(agentId);
+    return state === undefined ? 0 : state.alone / (state.seen + 1);
+  };
   const keyOf = (first: AgentId, second: AgentId): string => (compareKeys(first, second) <= 0 ? JSON.stringify([first, second]) : JSON.stringify([second, first]));
   const rate = (first: AgentId, second: AgentId): number => {
     const pair = pairs.get(keyOf(first, second));
@@ -103,6 +123,8 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
     },
     record(entries) {
       const valid = entries.filter((entry) => entry.answer !== null);
+      const holdersOf = new Map<string, number>();
+      for (const entry of valid) holdersOf.set(entry.answer as string, (holdersOf.get(entry.answer as string) ?? 0) + 1);
       for (let left = 0; left < valid.length; left++) {
         for (let right = left + 1; right < valid.length; right++) {
           const first = valid[left] as BlocEntry;
@@ -111,9 +133,21 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
           let exclusive = 0;
           if (first.answer === second.answer) {
             const rest = valid.filter((entry) => entry.group !== first.group && entry.group !== second.group);
-            const holders = rest.filter((entry) => entry.answer === first.answer).length;
-            // exclusivity = 1 − share of the other parseable agents holding the same answer
-            exclusive = rest.length === 0 ? 0 : 1 - holders / rest.length;
+            if (settings.exclusivity === 'isolation') {
+              // exclusivity = 1 − Σ_{holders} u_k / Σ_{rest} u_k, u_k = 1 − ι_k²
+              let total = 0;
+              let held = 0;
+              for (const entry of rest) {
+                const u = 1 - isolationRate(entry.agentId) ** 2;
+                total += u;
+                if (entry.answer === first.answer) held += u;
+              }
+              exclusive = total <= 1e-12 ? 0 : 1 - held / total;
+            } else {
+              // exclusivity = 1 − share of the other parseable agents holding the same answer
+              const holders = rest.filter((entry) => entry.answer === first.answer).length;
+              exclusive = rest.length === 0 ? 0 : 1 - holders / rest.length;
+            }
           }
           const key = keyOf(first.agentId, second.agentId);
           const ordered = compareKeys(first.agentId, second.agentId) <= 0;
@@ -122,9 +156,19 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
           pairs.set(key, { ...pair, both: settings.decay * pair.both + 1, agree: settings.decay * pair.agree + exclusive });
         }
       }
+      // seen ← λ·seen + 1 ;  alone ← λ·alone + [nobody else gave this answer]
+      for (const entry of valid) {
+        const state = isolation.get(entry.agentId) ?? { seen: 0, alone: 0 };
+        const alone = (holdersOf.get(entry.answer as string) ?? 0) <= 1 ? 1 : 0;
+        isolation.set(entry.agentId, { seen: settings.decay * state.seen + 1, alone: settings.decay * state.alone + alone });
+      }
     },
     snapshot() {
-      return { schemaVersion: 1, pairs: [...pairs.values()].map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const) };
+      return {
+        schemaVersion: 1,
+        pairs: [...pairs.values()].map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const),
+        isolation: [...isolation.entries()].map(([agentId, state]) => [agentId, state.seen, state.alone] as const),
+      };
     },
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1 || !Array.isArray(snapshot.pairs)) {
@@ -138,7 +182,19 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
         }
         next.set(keyOf(first, second), { first, second, both, agree });
       });
+      const nextIsolation = new Map<AgentId, { seen: number; alone: number }>();
+      if (snapshot.isolation !== undefined && !Array.isArray(snapshot.isolation)) {
+        throw new InvalidArgumentError({ parameter: 'snapshot.isolation', value: snapshot.isolation, message: 'snapshot.isolation must be an array of [agent, seen, alone] from tracker.snapshot()' });
+      }
+      (snapshot.isolation ?? []).forEach((entry, index) => {
+        const [agentId, seen, alone] = entry;
+        if (typeof agentId !== 'string' || !(seen >= 0) || !(alone >= 0) || alone > seen + 1e-9) {
+          throw new InvalidArgumentError({ parameter: `snapshot.isolation[${index}]`, value: entry, message: `snapshot.isolation[${index}] must be [agent, seen >= 0, 0 <= alone <= seen]` });
+        }
+        nextIsolation.set(agentId, { seen, alone });
+      });
       pairs = next;
+      isolation = nextIsolation;
     },
   };
 }
