@@ -5,6 +5,7 @@
 // with correlated votes") and the Sybil-proof capping of Douceur 2002; limiting each identity
 // group's share of the pool follows Byzantine-robust aggregation practice (Blanchard et al. 2017).
 //   w_i = v_i · H_i^γ · (κ + Q_i)/(1 + κ) · (1 − r_i) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ]
+//   (γ, κ) become (γ_x, κ_x) once some feedback quality differed from agreement with the decided answer
 //   support(a) = Σ_groups [ max_{i∈g, a_i=a} w_i + ε · Σ_{other i∈g, a_i=a} w_i ]
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';

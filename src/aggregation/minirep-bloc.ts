@@ -3,7 +3,9 @@
 // collusion rings and Sybils in reputation and crowdsourcing (Allahbakhsh et al. 2013, "Collusion
 // detection in online rating systems"; Mukherjee et al. 2012, "Spotting fake reviewer groups").
 // Counts are decayed so that on/off attackers are caught again when they switch on.
-//   exclusive_ij(t) = [a_i = a_j] · (1 − |{k ∉ g_i ∪ g_j : a_k = a_i}| / m), m = parseable agents ∉ g_i ∪ g_j
+//   exclusive_ij(t) = [a_i = a_j] · (1 − Σ_{k ∉ g_i ∪ g_j, a_k = a_i} u_k / Σ_{k ∉ g_i ∪ g_j} u_k), over parseable k,
+//   u_k = 1 − ι_k², ι_k = alone_k / (seen_k + 1) (decayed share of k's answers nobody else gave;
+//   `exclusivity: 'share'` sets every u_k = 1)
 //   x_ij = (excl_ij + 0.25) / (both_ij + 2), excl ← λ·excl + exclusive_ij(t), both ← λ·both + 1
 //   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ, suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ)
 import type { AgentId } from '../core/agent-identity.js';
