@@ -1,19 +1,69 @@
 // npm run bench:replay — wall time and proposals evaluated per second of the full replay grid on
 // MATH-L5, next to the floor (reading and parsing the dataset), and the 1-worker vs 2-worker ratio.
-// Usage: tsx bench/replay.ts [dataset-dir] [--repeats N]
+// Usage: tsx bench/replay.ts [dataset-dir] [--repeats N] [--dist]
+// Every measured run is a fresh process (like one `repute replay` call): in one long-lived process
+// the in-thread run would be JIT-warm from the previous repeat while new worker threads start cold.
+// 1-worker and 2-worker runs alternate, so a change in the machine's load hits both alike.
+// --dist runs the compiled library from dist/ (`npm run build` first) instead of the TypeScript
+// sources through tsx (tsx adds per-thread loader start-up and esbuild's keep-names wrappers).
+import { execFile } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadDataset } from '../src/eval/proposals/load-dataset.js';
-import { runReplay } from '../src/eval/replay/run-replay.js';
+import { promisify } from 'node:util';
+import type { loadDataset as LoadDataset } from '../src/eval/proposals/load-dataset.js';
+import type { threadCpuMs as ThreadCpuMs } from '../src/eval/replay/_thread-cpu.js';
+import type { runReplay as RunReplay } from '../src/eval/replay/run-replay.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dataRoot = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
 const path = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : join(dataRoot, 'zeroeval-math-l5');
-const repeatsFlag = process.argv.indexOf('--repeats');
-const repeats = repeatsFlag > 0 ? Number(process.argv[repeatsFlag + 1]) : 3;
+const flag = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+const repeats = Number(flag('--repeats') ?? 3);
+const once = flag('--once');
+const fromDist = process.argv.includes('--dist');
+const library = fromDist ? '../dist' : '../src';
 
-const median = (values: number[]) => {
+/** One measured run in this process, printed as one JSON line (the `--once N` child mode). */
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+  mainThreadCpuMs: number | undefined;
+  gridMs: number;
+  planMs: number;
+  workerCpuMs: readonly number[];
+  proposals: number;
+}
+
+if (once !== undefined) {
+  const { runReplay } = (await import(`${library}/eval/replay/run-replay.js`)) as { runReplay: typeof RunReplay };
+  const { threadCpuMs } = (await import(`${library}/eval/replay/_thread-cpu.js`)) as { threadCpuMs: typeof ThreadCpuMs };
+  const mainStarted = threadCpuMs();
+  const started = performance.now();
+  const cpuStarted = process.cpuUsage();
+  const report = await runReplay({ path, workers: Number(once) });
+  const cpu = process.cpuUsage(cpuStarted);
+  const mainEnded = threadCpuMs();
+  const sample: Sample = {
+    wallMs: performance.now() - started,
+    // CPU time of the whole process, worker threads and V8's helper threads included (user + system).
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    mainThreadCpuMs: mainStarted === undefined || mainEnded === undefined ? undefined : mainEnded - mainStarted,
+    gridMs: report.timing.gridMs,
+    planMs: report.timing.planMs,
+    workerCpuMs: report.timing.workerCpuMs,
+    proposals: report.timing.proposalsEvaluated,
+  };
+  process.stdout.write(`${JSON.stringify(sample)}\n`);
+  process.exit(0);
+}
+
+const { loadDataset } = (await import(`${library}/eval/proposals/load-dataset.js`)) as { loadDataset: typeof LoadDataset };
+const loadAtStart = loadavg()[0] ?? 0;
+const median = (values: readonly number[]) => {
   const sorted = values.slice().sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
@@ -26,35 +76,40 @@ for (let repeat = 0; repeat < Math.max(repeats, 3); repeat++) {
   floor.push(performance.now() - started);
 }
 
-type Runs = { wall: number[]; grid: number[]; cpu: number[]; proposals: number };
-const runs: Record<number, Runs> = {};
-for (const workers of [1, 2]) {
-  runs[workers] = { wall: [], grid: [], cpu: [], proposals: 0 };
-  for (let repeat = 0; repeat < repeats; repeat++) {
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
-    const report = await runReplay({ path, workers });
-    const cpu = process.cpuUsage(cpuStarted);
-    const entry = runs[workers] as Runs;
-    entry.wall.push(performance.now() - started);
-    // CPU time of the whole process, worker threads included (user + system).
-    entry.cpu.push((cpu.user + cpu.system) / 1000);
-    entry.grid.push(report.timing.gridMs);
-    entry.proposals = report.timing.proposalsEvaluated;
-  }
+const run = async (workers: number): Promise<Sample> => {
+  const script = fileURLToPath(import.meta.url);
+  const args = [...process.execArgv, script, path, '--once', String(workers), ...(fromDist ? ['--dist'] : [])];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Sample;
+};
+
+const samples: Record<number, Sample[]> = { 1: [], 2: [] };
+for (let repeat = 0; repeat < repeats; repeat++) {
+  for (const workers of repeat % 2 === 0 ? [1, 2] : [2, 1]) (samples[workers] as Sample[]).push(await run(workers));
 }
 
-const one = runs[1] as Runs;
-const two = runs[2] as Runs;
-const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(44)} ${value}\n`);
-process.stdout.write(`replay bench on ${path} (medians of ${repeats} runs; floor of ${floor.length})\n`);
+const one = samples[1] as Sample[];
+const two = samples[2] as Sample[];
+const of = (entries: readonly Sample[], pick: (sample: Sample) => number) => median(entries.map(pick));
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(52)} ${value}\n`);
+process.stdout.write(`replay bench on ${path} from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length})\n`);
 line('floor: read + parse dataset', `${median(floor).toFixed(0)} ms`);
-for (const [label, entry] of [['1 worker', one], ['2 workers', two]] as const) {
-  line(`${label}: wall time (load + prepare + grid)`, `${(median(entry.wall) / 1000).toFixed(2)} s`);
-  line(`${label}: grid only`, `${(median(entry.grid) / 1000).toFixed(2)} s`);
-  line(`${label}: CPU time (all threads)`, `${(median(entry.cpu) / 1000).toFixed(2)} s`);
-  line(`${label}: proposals evaluated per second`, `${Math.round(entry.proposals / (median(entry.wall) / 1000)).toLocaleString('en-US')} (${entry.proposals.toLocaleString('en-US')} proposals)`);
+for (const [label, entries] of [['1 worker', one], ['2 workers', two]] as const) {
+  line(`${label}: wall time (load + prepare + grid)`, seconds(of(entries, (sample) => sample.wallMs)));
+  line(`${label}: grid only (plan + replay)`, seconds(of(entries, (sample) => sample.gridMs)));
+  line(`${label}: of which planning attacks`, seconds(of(entries, (sample) => sample.planMs)));
+  line(`${label}: CPU time (all threads)`, seconds(of(entries, (sample) => sample.cpuMs)));
+  line(`${label}: CPU time of the main thread`, seconds(of(entries, (sample) => sample.mainThreadCpuMs ?? Number.NaN)));
+  line(`${label}: proposals evaluated per second`, `${Math.round((entries[0]?.proposals ?? 0) / (of(entries, (sample) => sample.wallMs) / 1000)).toLocaleString('en-US')} (${(entries[0]?.proposals ?? 0).toLocaleString('en-US')} proposals)`);
 }
-line('wall time ratio 1 worker / 2 workers', `${(median(one.wall) / median(two.wall)).toFixed(2)}×`);
-line('load average at the end (1 min)', `${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`);
-line('wall time / floor (2 workers)', `${(median(two.wall) / median(floor)).toFixed(0)}×`);
+const busiest = (sample: Sample) => Math.max(0, ...sample.workerCpuMs);
+line('2 workers: CPU time of each worker thread', two.map((sample) => sample.workerCpuMs.map((value) => seconds(value)).join(' + ')).join(', '));
+// With two free cores the wall time is about the main thread's own work plus the busiest worker's.
+const critical = (sample: Sample) => (sample.mainThreadCpuMs ?? Number.NaN) + busiest(sample);
+line('2 workers: main + busiest worker thread CPU', seconds(of(two, critical)));
+line('wall time ratio 1 worker / 2 workers', `${(of(one, (sample) => sample.wallMs) / of(two, (sample) => sample.wallMs)).toFixed(2)}×`);
+line('thread CPU ratio 1 worker / (main + busiest worker)', `${(of(one, (sample) => sample.mainThreadCpuMs ?? Number.NaN) / of(two, critical)).toFixed(2)}× (expected speed-up on 2 free cores)`);
+line('CPU time ratio 2 workers / 1 worker', `${(of(two, (sample) => sample.cpuMs) / of(one, (sample) => sample.cpuMs)).toFixed(2)}×`);
+line('load average at start / end (1 min)', `${loadAtStart.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`);
+line('wall time / floor (2 workers)', `${(of(two, (sample) => sample.wallMs) / median(floor)).toFixed(0)}×`);

@@ -3,6 +3,7 @@
 // worker-pool.ts. It never loads the answer engine: every answer decision is in the plan.
 import { parentPort, workerData } from 'node:worker_threads';
 import { InternalError, ReputeError } from '../../core/errors.js';
+import { threadCpuMs } from './_thread-cpu.js';
 import { resolveReplayMethods } from './methods.js';
 import { runCondition } from './run-condition.js';
 import type { GridPlan } from './plan-grid.js';
@@ -23,7 +24,9 @@ parentPort?.on('message', (message: WorkerRequest) => {
     const condition = init.conditions[message.index];
     if (condition === undefined) throw new InternalError(`replay worker got unknown condition index ${message.index}`);
     if (plan === undefined) throw new InternalError('replay worker got a condition before the grid plan');
-    reply = { type: 'result', result: runCondition({ prepared: init.prepared, condition, methods, settings, plan }) };
+    const result = runCondition({ prepared: init.prepared, condition, methods, settings, plan });
+    const cpuMs = threadCpuMs();
+    reply = { type: 'result', result, ...(cpuMs === undefined ? {} : { threadCpuMs: cpuMs }) };
   } catch (error) {
     const known = error instanceof ReputeError ? error.code : undefined;
     reply = { type: 'error', name: (error as Error).name, ...(known ? { code: known } : {}), message: (error as Error).message };

@@ -68,6 +68,11 @@ export interface ReplayReport {
     readonly planMs: number;
     /** Planning and replaying every condition. */
     readonly gridMs: number;
+    /**
+     * CPU time of each worker thread, start-up included, in ms (Linux; empty otherwise and with
+     * 1 worker). With free cores the grid's wall time is about planning plus the largest of these.
+     */
+    readonly workerCpuMs: readonly number[];
     readonly proposalsEvaluated: number;
   };
 }
@@ -127,6 +132,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     return plan;
   };
   let results: ConditionResult[];
+  let workerCpuMs: number[] = [];
   if (workers === 1) {
     const plan = makePlan();
     results = conditions.map((condition) => {
@@ -135,13 +141,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       return result;
     });
   } else {
-    results = await runOnWorkers(
+    ({ results, threadCpuMs: workerCpuMs } = await runOnWorkers(
       { prepared, conditions, methods: methods.map((method) => method.name), seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy },
       conditions.map((condition) => condition.index),
       workers,
       makePlan,
       progress,
-    );
+    ));
   }
   const gridMs = performance.now() - gridStart;
 
@@ -164,5 +170,5 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     trajectories,
   };
   const proposalsEvaluated = results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
-  return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, proposalsEvaluated } };
+  return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated } };
 }

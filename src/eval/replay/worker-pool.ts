@@ -21,7 +21,12 @@ export type WorkerRequest = { readonly type: 'plan'; readonly plan: GridPlan } |
 
 /** Messages from a worker. */
 export type WorkerReply =
-  | { readonly type: 'result'; readonly result: ConditionResult }
+  | {
+      readonly type: 'result';
+      readonly result: ConditionResult;
+      /** CPU time the worker's thread has used so far (start-up included), in ms; Linux only. */
+      readonly threadCpuMs?: number;
+    }
   | { readonly type: 'error'; readonly name: string; readonly code?: string; readonly message: string };
 
 /**
@@ -45,10 +50,17 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
  * the worker count or on timing. `makePlan` runs in the calling thread after the workers are spawned,
  * so it overlaps their start-up; its result is sent to each worker before any condition.
  */
-export async function runOnWorkers(init: WorkerInit, indices: readonly number[], workers: number, makePlan: () => GridPlan, onResult?: (result: ConditionResult) => void): Promise<ConditionResult[]> {
+export async function runOnWorkers(
+  init: WorkerInit,
+  indices: readonly number[],
+  workers: number,
+  makePlan: () => GridPlan,
+  onResult?: (result: ConditionResult) => void,
+): Promise<{ results: ConditionResult[]; threadCpuMs: number[] }> {
   const { url } = workerEntry();
   const queue = indices.slice();
   const results: ConditionResult[] = [];
+  const threadCpu: number[] = [];
   const threads: Worker[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
@@ -62,6 +74,7 @@ export async function runOnWorkers(init: WorkerInit, indices: readonly number[],
       const spawned: Worker[] = [];
       for (let slot = 0; slot < count; slot++) {
         const worker = new Worker(url, { workerData: init });
+        const thread = slot;
         spawned.push(worker);
         threads.push(worker);
         running++;
@@ -83,6 +96,7 @@ export async function runOnWorkers(init: WorkerInit, indices: readonly number[],
             return;
           }
           results.push(reply.result);
+          if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
           onResult?.(reply.result);
           next();
         });
@@ -113,5 +127,5 @@ export async function runOnWorkers(init: WorkerInit, indices: readonly number[],
   } finally {
     await Promise.all(threads.map((thread) => thread.terminate()));
   }
-  return results.sort((left, right) => left.index - right.index);
+  return { results: results.sort((left, right) => left.index - right.index), threadCpuMs: threadCpu.filter((value) => value !== undefined) };
 }

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createDefaultAnswerOps } from './default-answer-ops.js';
+import { generateReplayFixture } from './fixture.js';
+import { buildGrid } from './grid.js';
+import { planAttack, sharedPayload } from './attacks.js';
+import { replayMethods } from './methods.js';
+import { planGrid } from './plan-grid.js';
+import { prepareReplay } from './prepare.js';
+import { runCondition } from './run-condition.js';
+import { threadCpuMs } from './_thread-cpu.js';
+
+describe('planGrid', () => {
+  const ops = createDefaultAnswerOps();
+  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 5, tasks: 40 }), ops, seed: 9, tasks: 40 });
+  const conditions = buildGrid(prepared.agents, 9);
+  const plan = planGrid({ prepared, conditions, seed: 9, ops });
+
+  it('holds, per condition, the same plans planAttack makes on the fly, and ADAPT’s shared payloads', () => {
+    const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
+    for (const id of ['all-strong/clean', 'all-weak/W/RAND', '7s3w/R1/ARITH', 'random/B/ONOFF', 'all-strong/R2/ADAPT']) {
+      const condition = conditions.find((candidate) => candidate.id === id);
+      if (condition === undefined) throw new Error(`missing ${id}`);
+      const entry = plan.conditions[condition.index];
+      prepared.tasks.forEach((task, taskIndex) => {
+        const honest = Object.fromEntries(condition.team.map((agent) => [agent, task.keys[position.get(agent) ?? -1] ?? null]));
+        if (condition.attack === null) expect(entry).toEqual({ kind: 'clean' });
+        else if (condition.attack === 'ADAPT') {
+          expect(entry?.kind).toBe('adapt');
+          if (entry?.kind === 'adapt') expect(entry.payloads[taskIndex]).toBe(sharedPayload({ seed: 9, conditionId: condition.id, taskIndex, task, ops }));
+        } else {
+          expect(entry?.kind).toBe('fixed');
+          const direct = planAttack({ attack: condition.attack, seed: 9, conditionId: condition.id, taskIndex, task, team: condition.team, attackers: condition.attackers, honest, ops });
+          if (entry?.kind === 'fixed') expect(entry.plans[taskIndex]).toEqual(direct);
+        }
+      });
+    }
+  });
+
+  it('scores exactly the payload keys that are not honest keys of their task, with the kind’s scoring', () => {
+    let scored = 0;
+    plan.payloadScores.forEach((scores, taskIndex) => {
+      const task = prepared.tasks[taskIndex];
+      if (task === undefined) throw new Error('missing task');
+      for (const [key, score] of scores) {
+        scored++;
+        expect(Object.hasOwn(task.scores, key)).toBe(false);
+        expect(score).toEqual(ops.score(task.kind, key, task.reference));
+      }
+    });
+    // Every attacked condition plans at least one payload per task it attacks, so some keys are new.
+    expect(scored).toBeGreaterThan(0);
+  });
+
+  it('gives runCondition the same results with the plan and without ops as planning on the fly', () => {
+    const methods = [replayMethods.minirep, replayMethods.drf, replayMethods.majority].map((method) => method as NonNullable<typeof method>);
+    const settings = { seed: 9, feedback: 'consensus' as const, verifierAccuracy: 0.8 };
+    for (const id of ['7s3w/B/DIV', 'random/W/ADAPT', 'all-weak/R2/BOUND']) {
+      const condition = conditions.find((candidate) => candidate.id === id);
+      if (condition === undefined) throw new Error(`missing ${id}`);
+      const planned = runCondition({ prepared, condition, methods, settings, plan });
+      const onTheFly = runCondition({ prepared, condition, methods, settings: { ...settings, ops } });
+      expect(planned).toEqual(onTheFly);
+      expect(planned.runs.some((run) => run.payloadHitCount > 0)).toBe(true);
+    }
+  });
+});
+
+describe('threadCpuMs', () => {
+  it('reads the calling thread’s CPU time on Linux, growing with busy work', () => {
+    const before = threadCpuMs();
+    if (process.platform !== 'linux') {
+      expect(before).toBeUndefined();
+      return;
+    }
+    const cpuStart = process.cpuUsage();
+    let sink = 0;
+    // Spin until the process has used 200 ms of CPU; this thread does nearly all of it.
+    while (process.cpuUsage(cpuStart).user < 200_000) for (let index = 0; index < 10_000; index++) sink += Math.sqrt(index);
+    const after = threadCpuMs();
+    expect(sink).toBeGreaterThan(0);
+    expect(before).toBeGreaterThanOrEqual(0);
+    // 10 ms ticks; helper threads may take a share of the process's 200 ms, this thread at least half.
+    expect((after ?? 0) - (before ?? 0)).toBeGreaterThanOrEqual(100);
+  });
+});
