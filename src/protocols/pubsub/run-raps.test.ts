@@ -215,5 +215,6 @@ describe('runRaps', () => {
     expect(routesOfA.map((event) => event.recipients)).toEqual([['B', 'C'], ['B', 'D']]);
     expect(routesOfA[1]?.reasons[1]?.components).toMatchObject({ evidence: 0 });
     await expect(runRaps(options(team(), { topK: 2, coverageSlots: 2 }))).rejects.toThrow(/coverageSlots/);
+    await expect(runRaps(options(team(), { topK: 2, coverageSlots: 1, routeSelector: async () => [] }))).rejects.toThrow(/cannot be combined with a routeSelector/);
   });
 });

@@ -99,7 +99,7 @@ export interface RunRapsOptions {
    * subscriber (sim ≥ floor, passing the trust policy) that holds the least evidence about the
    * publisher (r + s smallest; ties by similarity, then roster order), so that every publisher is
    * audited by many different peers and not only by the cluster its refined subscription attracts.
-   * In [0, topK − 1]. @default 0
+   * In [0, topK − 1]; not with a `routeSelector`. @default 0
    */
   coverageSlots?: number;
   /** Witness behaviour per agent (absent = honest). @default {} */
@@ -240,6 +240,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const topK = options.topK ?? 3;
   const coverageSlots = options.coverageSlots ?? 0;
   assertInteger('coverageSlots', coverageSlots, 0, Math.max(0, topK - 1));
+  if (coverageSlots > 0 && options.routeSelector) throw new InvalidArgumentError({ parameter: 'coverageSlots', value: coverageSlots, message: `coverageSlots (${coverageSlots}) cannot be combined with a routeSelector, which picks all recipients itself; pass coverageSlots: 0` });
   const broker = createBroker({ dimensions: embedder.dimensions, topK: topK - coverageSlots, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter', probation: options.probation ?? 0 });
   const seed = options.seed ?? 0;
   const aggregator = options.aggregator ?? createReputationPlurality();
@@ -385,7 +386,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           const trust = (receiver: AgentId, publisher: AgentId) => model.belief(receiver, publisher).expectation;
           const draw = (receiver: AgentId) => createRng(deriveSeed(seed, 'probation', message.id, receiver))();
           let decision = broker.route(message.from, vectors[index] as Float32Array, trust, draw);
-          if (coverageSlots > 0 && !options.routeSelector) decision = addCoverage(decision, broker, vectors[index] as Float32Array, coverageSlots, order, (receiver) => model.counts(receiver, message.from), trust);
+          if (coverageSlots > 0) decision = addCoverage(decision, broker, vectors[index] as Float32Array, coverageSlots, order, (receiver) => model.counts(receiver, message.from), trust);
           if (options.routeSelector) decision = await selectWithRouter(options.routeSelector, broker, message, vectors[index] as Float32Array, trust, subscriptions, emit, task.id, round);
           routed += decision.recipients.length;
           broadcast += decision.broadcast;
