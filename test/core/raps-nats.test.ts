@@ -61,7 +61,8 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
     const transportB = await connectNatsTransport({ servers: second.url, stream: natsStreamName(runB), subjects: [`raps.${runB}.>`], name: 'coordinator', ackWaitMs: 1000 });
     const faults: Promise<void>[] = [];
     const log: string[] = [];
-    const onEvent = (event: RapsEvent) => {
+    // The run awaits the promise returned for a round event, so each fault completes between rounds.
+    const onEvent = async (event: RapsEvent) => {
       if (event.type !== 'round') return;
       log.push(`round ${event.globalRound}`);
       if (event.globalRound === 1) {
@@ -88,6 +89,7 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
           })(),
         );
       }
+      await Promise.all(faults);
     };
     const faulted = await runRapsScenario('adversarial', { ...parameters, runId: runB, transport: transportB, hostAgents: false, onEvent, replyTimeoutMs: 60_000 });
     await Promise.all(faults);

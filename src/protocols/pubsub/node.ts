@@ -1,6 +1,7 @@
 // An agent's side of RAPS: it follows its command inbox, publishes, audits what it receives and
 // rewrites its subscription. Stateless between commands, so a crashed node restarts cleanly.
 import type { Agent } from '../../agents/agent.js';
+import { DataFormatError, InternalError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
@@ -74,7 +75,7 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
       return () => report(reply);
     } catch (error) {
       stats.failures++;
-      const failure = error instanceof Error ? error : new Error(String(error));
+      const failure = error instanceof Error ? error : new InternalError(`agent ${agentId} threw a non-Error value: ${String(error)}`);
       onError(failure);
       const reply: RapsReport = { schemaVersion: 1, kind: 'failed', commandId: command.id, agentId, error: `${agentId} failed to ${command.kind}: ${failure.message}` };
       return () => report(reply);
@@ -87,7 +88,7 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
       let command: RapsCommand;
       try {
         command = decodeWire(commandSchema, delivery.data, { subject: delivery.subject, id: delivery.id });
-        if (command.agentId !== agentId || command.runId !== runId) throw new Error(`command ${command.id} is addressed to ${command.agentId} in run ${command.runId}, not ${agentId} in ${runId}`);
+        if (command.agentId !== agentId || command.runId !== runId) throw new DataFormatError({ file: delivery.subject, message: `command ${command.id} is addressed to ${command.agentId} in run ${command.runId}, not ${agentId} in ${runId}; check that each agent process uses its own id and the coordinator's run id` });
       } catch (error) {
         // A malformed command is acknowledged (not redelivered forever), counted and reported.
         stats.malformed++;

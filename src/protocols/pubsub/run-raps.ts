@@ -5,7 +5,7 @@
 import type { Agent } from '../../agents/agent.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { validateTeam } from '../../core/agent-identity.js';
-import { InvalidArgumentError, TransportError } from '../../core/errors.js';
+import { DataFormatError, InvalidArgumentError, TransportError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
@@ -117,8 +117,12 @@ export interface RunRapsOptions {
   aggregator?: Aggregator;
   /** Time to wait for all replies of one phase, in ms. @default 60000 */
   replyTimeoutMs?: number;
-  /** Receives every event as it happens. @default no-op */
-  onEvent?: (event: RapsEvent) => void;
+  /**
+   * Receives every event as it happens. A promise returned for a `round` event is awaited before
+   * the next round starts (to inject faults or pace a run between rounds); for other events the
+   * return value is ignored. @default no-op
+   */
+  onEvent?: (event: RapsEvent) => unknown;
   /** Trace sink for `route` and `audit` spans. @default no-op */
   trace?: TraceSink;
   /** Clock for spans (ms). @default () => 0 */
@@ -288,7 +292,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           try {
             const message = parseMessage(delivery.data, { subject: delivery.subject, id: delivery.id });
             const command = expectedPublication.get(message.id);
-            if (command === undefined) throw new Error(`publication ${message.id} from ${message.from} was not requested in this run; dropped`);
+            if (command === undefined) throw new DataFormatError({ file: delivery.subject, message: `publication ${message.id} from ${message.from} was not requested in this run; dropped (a publisher from another run on the same subject?)` });
             arrived(command, { message });
           } catch (error) {
             malformed(delivery.subject, delivery.id, error);
@@ -484,7 +488,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         const reputation = peerReputation(model, order, { informedOnly });
         globalRound++;
         rounds.push({ taskId: task.id, round, globalRound, publications: publications.length, routed, broadcast, audits: audits.length, witnessChecks, witnessRejected, done, reputation, ...(decider === undefined ? {} : { deciderView: viewOf(decider) }) });
-        emit({ schemaVersion: 1, type: 'round', taskId: task.id, round, globalRound, done, publishers: publications.length, reputation });
+        await emit({ schemaVersion: 1, type: 'round', taskId: task.id, round, globalRound, done, publishers: publications.length, reputation });
         // Attention (ours): with 'trusted', a receiver revises only on publishers it still trusts.
         if (attention === 'trusted') {
           for (const [recipient, list] of nextInbox) nextInbox.set(recipient, list.filter((message) => model.isTrusted(recipient, message.from)));
