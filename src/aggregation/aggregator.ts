@@ -2,7 +2,7 @@ import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import type { WeightReason } from '../core/trace.js';
-import type { Evidence } from '../reputation/reputation-model.js';
+import type { Evidence } from '../core/reputation-model.js';
 
 /** What an aggregator decides from. */
 export interface AggregationInput {

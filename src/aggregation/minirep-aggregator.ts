@@ -11,7 +11,7 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { WeightReason } from '../core/trace.js';
 import { assertInRange, assertInteger } from '../core/validate.js';
-import type { BehaviourEvidence, ReputationModel } from '../reputation/reputation-model.js';
+import type { BehaviourEvidence, ReputationModel } from '../core/reputation-model.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 import { createBlocTracker, type BlocOptions, type BlocSnapshot, type BlocTracker } from './minirep-bloc.js';
 import { analyzeProposals, type AnalyzerOptions, type ProposalAnalysis, type TaskAnalysis } from './minirep-analyzer.js';
