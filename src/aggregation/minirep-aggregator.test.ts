@@ -6,7 +6,7 @@ import type { Proposal } from '../core/proposal.js';
 import { createRng, randomInt, sample } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import { createMiniRepModel } from '../reputation/minirep.js';
-import type { Evidence } from '../reputation/reputation-model.js';
+import type { Evidence } from '../core/reputation-model.js';
 import { capGroups, createMiniRepAggregator, miniRepWeight, minirepFeedback, selectDiversePool } from './minirep-aggregator.js';
 import { createBlocTracker } from './minirep-bloc.js';
 import { createPluralityAggregator } from './plurality.js';
