@@ -132,18 +132,28 @@ export function miniRepWeight(
  */
 export function capGroups(entries: ReadonlyArray<{ agentId: AgentId; group: string; answer: string | null; weight: number }>, epsilon: number): Map<AgentId, number> {
   const factors = new Map<AgentId, number>();
-  const buckets = new Map<string, Array<{ agentId: AgentId; weight: number }>>();
+  // One bucket per (group, answer), in first-seen order, found through a group → answer index.
+  const buckets: Array<Array<{ agentId: AgentId; weight: number }>> = [];
+  const index = new Map<string, Map<string, Array<{ agentId: AgentId; weight: number }>>>();
   for (const entry of entries) {
     if (entry.answer === null) {
       factors.set(entry.agentId, 0);
       continue;
     }
-    const key = JSON.stringify([entry.group, entry.answer]);
-    const bucket = buckets.get(key);
+    let byAnswer = index.get(entry.group);
+    if (byAnswer === undefined) {
+      byAnswer = new Map();
+      index.set(entry.group, byAnswer);
+    }
+    const bucket = byAnswer.get(entry.answer);
     if (bucket) bucket.push(entry);
-    else buckets.set(key, [entry]);
+    else {
+      const created = [entry];
+      byAnswer.set(entry.answer, created);
+      buckets.push(created);
+    }
   }
-  for (const bucket of buckets.values()) {
+  for (const bucket of buckets) {
     bucket.sort((left, right) => right.weight - left.weight || compareKeys(left.agentId, right.agentId));
     bucket.forEach((member, index) => factors.set(member.agentId, index === 0 ? 1 : epsilon));
   }
@@ -286,8 +296,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   let externalFeedback = 0;
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
-  const historyOf = (agentId: AgentId): { history: number; risk: number; cooldown: number; known: boolean } => {
-    if (!model.agentIds().includes(agentId)) return { history: settings.unknownHistory, risk: 0, cooldown: 0, known: false };
+  // The `minirep` model exposes H, risk and cooldown directly: the same numbers `explain` puts in its
+  // components, without building the explanation text for every agent on every task.
+  const direct = directHistorySource(model);
+  const historyOf = (agentId: AgentId, known: ReadonlySet<AgentId>): { history: number; risk: number; cooldown: number; known: boolean } => {
+    if (!known.has(agentId)) return { history: settings.unknownHistory, risk: 0, cooldown: 0, known: false };
+    if (direct !== undefined) return { history: clamp01(direct.history(agentId)), risk: clamp01(direct.risk(agentId)), cooldown: Math.max(0, direct.cooldown(agentId)), known: true };
     const components = model.explain(agentId).components;
     const history = components.history ?? model.score(agentId);
     return { history: clamp01(history), risk: clamp01(components.risk ?? 0), cooldown: Math.max(0, components.cooldown ?? 0), known: true };
@@ -316,11 +330,13 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
 
       const mask = input.weights;
       const parts = new Map<AgentId, MiniRepWeightParts & { known: boolean; entry: ProposalAnalysis }>();
+      const known = new Set(model.agentIds());
+      const weightSettings = externalFeedback > 0 ? { ...settings, historyExponent: settings.informedHistoryExponent, qualityOffset: settings.informedQualityOffset } : settings;
       for (const entry of analysis.proposals) {
-        const state = historyOf(entry.agentId);
+        const state = historyOf(entry.agentId, known);
         const weightParts = miniRepWeight(
           { valid: entry.valid, history: state.history, quality: entry.quality, modelRisk: state.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: state.cooldown },
-          externalFeedback > 0 ? { ...settings, historyExponent: settings.informedHistoryExponent, qualityOffset: settings.informedQualityOffset } : settings,
+          weightSettings,
         );
         parts.set(entry.agentId, { ...weightParts, known: state.known, entry });
       }
@@ -434,6 +450,20 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
   assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, { hint: 'pass e.g. { qualityOffset: 0.5 }' });
   assertInRange('options.informedQualityOffset', settings.informedQualityOffset, 0, 1_000, { hint: 'pass e.g. { informedQualityOffset: 1 }' });
   return settings;
+}
+
+/** H, risk and cooldown read straight from a model (the `minirep` model has them). */
+interface DirectHistorySource {
+  history(agentId: AgentId): number;
+  risk(agentId: AgentId): number;
+  cooldown(agentId: AgentId): number;
+}
+
+/** The model itself when it is the `minirep` model, whose `history`/`risk`/`cooldown` equal its `explain` components. */
+function directHistorySource(model: ReputationModel): DirectHistorySource | undefined {
+  const candidate = model as ReputationModel & Partial<DirectHistorySource>;
+  if (model.name !== 'minirep' || typeof candidate.history !== 'function' || typeof candidate.risk !== 'function' || typeof candidate.cooldown !== 'function') return undefined;
+  return candidate as ReputationModel & DirectHistorySource;
 }
 
 function clamp01(value: number): number {

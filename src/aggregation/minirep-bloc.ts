@@ -67,6 +67,20 @@ export interface BlocTracker {
   restore(snapshot: BlocSnapshot): void;
 }
 
+/** A pair's decayed counts (internal, mutated in place; `first` sorts before `second`). */
+interface PairState {
+  readonly first: AgentId;
+  readonly second: AgentId;
+  both: number;
+  agree: number;
+}
+
+/** An agent's decayed answer counts (internal, mutated in place). */
+interface IsolationState {
+  seen: number;
+  alone: number;
+}
+
 /** Defaults of {@link BlocOptions}. */
 export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5, exclusivity: 'isolation' };
 
@@ -88,17 +102,38 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
   if (!(settings.threshold > 0 && settings.threshold < 1)) {
     throw new InvalidArgumentError({ parameter: 'options.threshold', value: settings.threshold, message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5` });
   }
-  let pairs = new Map<string, { first: AgentId; second: AgentId; both: number; agree: number }>();
+  // Pair state, found by (smaller id, larger id) through a two-level index; `pairs` keeps the
+  // pairs in first-seen order for the snapshot. States are updated in place (internal objects).
+  let pairs: PairState[] = [];
+  let pairIndex = new Map<AgentId, Map<AgentId, PairState>>();
   // Per agent: decayed count of tasks answered and of tasks where its answer was a singleton.
-  let isolation = new Map<AgentId, { seen: number; alone: number }>();
+  let isolation = new Map<AgentId, IsolationState>();
+  const findPair = (first: AgentId, second: AgentId): PairState | undefined => {
+    const ordered = compareKeys(first, second) <= 0;
+    return pairIndex.get(ordered ? first : second)?.get(ordered ? second : first);
+  };
+  const addPair = (index: Map<AgentId, Map<AgentId, PairState>>, list: PairState[], state: PairState): void => {
+    const ordered = compareKeys(state.first, state.second) <= 0;
+    const low = ordered ? state.first : state.second;
+    const high = ordered ? state.second : state.first;
+    let inner = index.get(low);
+    if (inner === undefined) {
+      inner = new Map<AgentId, PairState>();
+      index.set(low, inner);
+    }
+    const previous = inner.get(high);
+    // A repeated pair replaces the earlier state in its first-seen position.
+    if (previous === undefined) list.push(state);
+    else list[list.indexOf(previous)] = state;
+    inner.set(high, state);
+  };
   // ι_k = alone / (seen + 1): smoothed towards 0 for agents seen on few tasks
   const isolationRate = (agentId: AgentId): number => {
     const state = isolation.get(agentId);
     return state === undefined ? 0 : state.alone / (state.seen + 1);
   };
-  const keyOf = (first: AgentId, second: AgentId): string => (compareKeys(first, second) <= 0 ? JSON.stringify([first, second]) : JSON.stringify([second, first]));
   const rate = (first: AgentId, second: AgentId): number => {
-    const pair = pairs.get(keyOf(first, second));
+    const pair = findPair(first, second);
     // x_ij = (excl + 0.25) / (both + 2)
     return pair === undefined ? 0.125 : (pair.agree + 0.25) / (pair.both + 2);
   };
@@ -127,6 +162,9 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       const valid = entries.filter((entry) => entry.answer !== null);
       const holdersOf = new Map<string, number>();
       for (const entry of valid) holdersOf.set(entry.answer as string, (holdersOf.get(entry.answer as string) ?? 0) + 1);
+      // u_k = 1 − ι_k² of every parseable agent (isolation changes only after the pair loop)
+      const isolated = settings.exclusivity === 'isolation';
+      const weightsU = isolated ? valid.map((entry) => 1 - isolationRate(entry.agentId) ** 2) : [];
       for (let left = 0; left < valid.length; left++) {
         for (let right = left + 1; right < valid.length; right++) {
           const first = valid[left] as BlocEntry;
@@ -134,41 +172,57 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
           if (first.group === second.group) continue;
           let exclusive = 0;
           if (first.answer === second.answer) {
-            const rest = valid.filter((entry) => entry.group !== first.group && entry.group !== second.group);
-            if (settings.exclusivity === 'isolation') {
+            // rest = the parseable agents outside both groups, summed in entry order
+            if (isolated) {
               // exclusivity = 1 − Σ_{holders} u_k / Σ_{rest} u_k, u_k = 1 − ι_k²
               let total = 0;
               let held = 0;
-              for (const entry of rest) {
-                const u = 1 - isolationRate(entry.agentId) ** 2;
+              for (let index = 0; index < valid.length; index++) {
+                const entry = valid[index] as BlocEntry;
+                if (entry.group === first.group || entry.group === second.group) continue;
+                const u = weightsU[index] as number;
                 total += u;
                 if (entry.answer === first.answer) held += u;
               }
               exclusive = total <= 1e-12 ? 0 : 1 - held / total;
             } else {
               // exclusivity = 1 − share of the other parseable agents holding the same answer
-              const holders = rest.filter((entry) => entry.answer === first.answer).length;
-              exclusive = rest.length === 0 ? 0 : 1 - holders / rest.length;
+              let restCount = 0;
+              let holders = 0;
+              for (const entry of valid) {
+                if (entry.group === first.group || entry.group === second.group) continue;
+                restCount += 1;
+                if (entry.answer === first.answer) holders += 1;
+              }
+              exclusive = restCount === 0 ? 0 : 1 - holders / restCount;
             }
           }
-          const key = keyOf(first.agentId, second.agentId);
-          const ordered = compareKeys(first.agentId, second.agentId) <= 0;
-          const pair = pairs.get(key) ?? { first: ordered ? first.agentId : second.agentId, second: ordered ? second.agentId : first.agentId, both: 0, agree: 0 };
+          let pair = findPair(first.agentId, second.agentId);
+          if (pair === undefined) {
+            const ordered = compareKeys(first.agentId, second.agentId) <= 0;
+            pair = { first: ordered ? first.agentId : second.agentId, second: ordered ? second.agentId : first.agentId, both: 0, agree: 0 };
+            addPair(pairIndex, pairs, pair);
+          }
           // both ← λ·both + 1 ;  excl ← λ·excl + exclusive_ij
-          pairs.set(key, { ...pair, both: settings.decay * pair.both + 1, agree: settings.decay * pair.agree + exclusive });
+          pair.both = settings.decay * pair.both + 1;
+          pair.agree = settings.decay * pair.agree + exclusive;
         }
       }
       // seen ← λ·seen + 1 ;  alone ← λ·alone + [nobody else gave this answer]
       for (const entry of valid) {
-        const state = isolation.get(entry.agentId) ?? { seen: 0, alone: 0 };
         const alone = (holdersOf.get(entry.answer as string) ?? 0) <= 1 ? 1 : 0;
-        isolation.set(entry.agentId, { seen: settings.decay * state.seen + 1, alone: settings.decay * state.alone + alone });
+        const state = isolation.get(entry.agentId);
+        if (state === undefined) isolation.set(entry.agentId, { seen: settings.decay * 0 + 1, alone: settings.decay * 0 + alone });
+        else {
+          state.seen = settings.decay * state.seen + 1;
+          state.alone = settings.decay * state.alone + alone;
+        }
       }
     },
     snapshot() {
       return {
         schemaVersion: 1,
-        pairs: [...pairs.values()].map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const),
+        pairs: pairs.map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const),
         isolation: [...isolation.entries()].map(([agentId, state]) => [agentId, state.seen, state.alone] as const),
       };
     },
@@ -176,15 +230,16 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1 || !Array.isArray(snapshot.pairs)) {
         throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'bloc snapshot must be { schemaVersion: 1, pairs: [...] } from tracker.snapshot()' });
       }
-      const next = new Map<string, { first: AgentId; second: AgentId; both: number; agree: number }>();
+      const next: PairState[] = [];
+      const nextIndex = new Map<AgentId, Map<AgentId, PairState>>();
       snapshot.pairs.forEach((entry, index) => {
         const [first, second, both, agree] = entry;
         if (typeof first !== 'string' || typeof second !== 'string' || !(both >= 0) || !(agree >= 0) || agree > both + 1e-9) {
           throw new InvalidArgumentError({ parameter: `snapshot.pairs[${index}]`, value: entry, message: `snapshot.pairs[${index}] must be [agentA, agentB, both >= 0, 0 <= agree <= both]` });
         }
-        next.set(keyOf(first, second), { first, second, both, agree });
+        addPair(nextIndex, next, { first, second, both, agree });
       });
-      const nextIsolation = new Map<AgentId, { seen: number; alone: number }>();
+      const nextIsolation = new Map<AgentId, IsolationState>();
       if (snapshot.isolation !== undefined && !Array.isArray(snapshot.isolation)) {
         throw new InvalidArgumentError({ parameter: 'snapshot.isolation', value: snapshot.isolation, message: 'snapshot.isolation must be an array of [agent, seen, alone] from tracker.snapshot()' });
       }
@@ -196,6 +251,7 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
         nextIsolation.set(agentId, { seen, alone });
       });
       pairs = next;
+      pairIndex = nextIndex;
       isolation = nextIsolation;
     },
   };

@@ -197,6 +197,10 @@ function assertVariant(parameter: string, variant: unknown): asserts variant is 
 export class DrfReputationModel extends RosterReputationModel {
   readonly name = 'drf';
   #parameters: Required<DrfModelOptions>;
+  // R(0) and R0 kept as plain number fields too: the hot reads (`reputation`, `score`) then do not
+  // depend on the shape of the parameters object.
+  #initialReputation: number;
+  #r0: number;
   #reputations = new Map<AgentId, number>();
   #lastRoundScores = new Map<AgentId, number>();
   #rounds = 0;
@@ -205,6 +209,8 @@ export class DrfReputationModel extends RosterReputationModel {
     const parameters = resolveDrfModelOptions(options, 'options');
     super(agents);
     this.#parameters = parameters;
+    this.#initialReputation = parameters.initialReputation;
+    this.#r0 = parameters.r0;
   }
 
   /** The model's parameters. */
@@ -241,7 +247,7 @@ export class DrfReputationModel extends RosterReputationModel {
   /** Raw reputation R_j in [0, R0] of one agent. */
   reputation(agentId: AgentId): number {
     this.roster.require(agentId);
-    return this.#reputations.get(agentId) ?? this.#parameters.initialReputation;
+    return this.#reputations.get(agentId) ?? this.#initialReputation;
   }
 
   /** Round score w_j from the last round in which the agent was rated, or `undefined`. */
@@ -252,7 +258,7 @@ export class DrfReputationModel extends RosterReputationModel {
 
   score(agentId: AgentId): number {
     // score_j = R_j / R0
-    return this.reputation(agentId) / this.#parameters.r0;
+    return this.reputation(agentId) / this.#r0;
   }
 
   explain(agentId: AgentId): ScoreExplanation {
@@ -290,6 +296,8 @@ export class DrfReputationModel extends RosterReputationModel {
     const lastRoundScores = readAgentNumbers(state.lastRoundScores, 'snapshot.state.lastRoundScores', agents, 0, 1);
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
+    this.#initialReputation = parameters.initialReputation;
+    this.#r0 = parameters.r0;
     this.#reputations = reputations;
     this.#lastRoundScores = lastRoundScores;
     this.#rounds = rounds;
