@@ -164,12 +164,17 @@ export function analyzeProposals({
   const n = ordered.length;
   const counts = countAnswers(ordered);
   const entropy = normalizedAnswerEntropy(counts);
-  const groups = new Map<string, Proposal[]>();
+  // Clone groups in first-seen order: member count and parseable answer counts of each.
+  const groups = new Map<string, GroupTally>();
   for (const proposal of ordered) {
     const group = groupOf.get(proposal.agentId) as string;
-    const members = groups.get(group);
-    if (members) members.push(proposal);
-    else groups.set(group, [proposal]);
+    let tally = groups.get(group);
+    if (tally === undefined) {
+      tally = { size: 0, answers: new Map<string, number>() };
+      groups.set(group, tally);
+    }
+    tally.size += 1;
+    if (proposal.answer !== null) tally.answers.set(proposal.answer, (tally.answers.get(proposal.answer) ?? 0) + 1);
   }
   const findings = new Map(checkBehaviour({ proposals: ordered, history, options, extra: extraFindings }).map((finding) => [finding.agentId, finding]));
 
@@ -218,6 +223,12 @@ export function analyzeProposals({
   return { taskId: task.id, proposals: analyses, entropy, flagCap: Math.max(0, Math.ceil((options.flagCapFraction ?? 0.3) * n - 1e-9)) };
 }
 
+/** A clone group's size and the counts of its members' parseable answers. */
+interface GroupTally {
+  size: number;
+  readonly answers: Map<string, number>;
+}
+
 const zeroFeatures: ProposalFeatures = { cohort: 0, crossModel: 0, leaveOneGroupOut: 0, selfConsistency: 0, entropyValidity: 0 };
 
 function computeFeatures(
@@ -226,7 +237,7 @@ function computeFeatures(
   group: string,
   n: number,
   counts: ReadonlyMap<string, number>,
-  groups: ReadonlyMap<string, readonly Proposal[]>,
+  groups: ReadonlyMap<string, GroupTally>,
   history: readonly Proposal[],
   entropy: number,
 ): ProposalFeatures {
@@ -236,24 +247,28 @@ function computeFeatures(
   // crossModel = mean_{h ≠ g_i} |{j ∈ h : a_j = a_i}| / |h|   (each clone group counted once)
   let groupShares = 0;
   let otherGroups = 0;
-  const rest = new Map<string, number>();
-  for (const [name, members] of groups) {
+  for (const [name, tally] of groups) {
     if (name === group) continue;
     otherGroups += 1;
-    groupShares += members.filter((member) => member.answer === answer).length / members.length;
-    for (const member of members) {
-      if (member.answer !== null) rest.set(member.answer, (rest.get(member.answer) ?? 0) + 1);
-    }
+    groupShares += (tally.answers.get(answer) ?? 0) / tally.size;
   }
   const crossModel = otherGroups > 0 ? groupShares / otherGroups : 0.5;
 
   // leaveOneGroupOut = [a_i ∈ argmax_a |{j ∉ g_i : a_j = a}|] / (number of tied answers)
-  let leaveOneGroupOut = 0.5;
-  if (rest.size > 0) {
-    const top = Math.max(...rest.values());
-    const tied = [...rest.values()].filter((count) => count === top).length;
-    leaveOneGroupOut = rest.get(answer) === top ? 1 / tied : 0;
+  // |{j ∉ g_i : a_j = a}| = count(a) − count of a within g_i
+  const own = (groups.get(group) as GroupTally).answers;
+  let top = 0;
+  let tied = 0;
+  for (const [key, count] of counts) {
+    const rest = count - (own.get(key) ?? 0);
+    if (rest <= 0) continue;
+    if (rest > top) {
+      top = rest;
+      tied = 1;
+    } else if (rest === top) tied += 1;
   }
+  let leaveOneGroupOut = 0.5;
+  if (top > 0) leaveOneGroupOut = counts.get(answer)! - (own.get(answer) ?? 0) === top ? 1 / tied : 0;
 
   // selfConsistency = share of the agent's earlier-round answers equal to a_i (1 without history)
   const earlier = history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);

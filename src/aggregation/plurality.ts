@@ -32,9 +32,19 @@ export interface Tally {
  * tallyVotes([{ agentId: 'a', answer: '4', weight: 1 }, { agentId: 'b', answer: '5', weight: 2 }]).answer; // '5'
  */
 export function tallyVotes(votes: readonly Vote[]): Tally {
-  const ordered = votes.slice().sort((left, right) => compareKeys(left.agentId, right.agentId));
+  return tallyOrdered(sortVotes(votes));
+}
+
+/** The votes in agent-id order (a new array). */
+function sortVotes<T extends Vote>(votes: readonly T[]): T[] {
+  return votes.slice().sort((left, right) => compareKeys(left.agentId, right.agentId));
+}
+
+/** {@link tallyVotes} on votes already in agent-id order. */
+function tallyOrdered(ordered: readonly Vote[]): Tally {
   const support: Record<string, number> = {};
-  for (const [index, vote] of ordered.entries()) {
+  for (let index = 0; index < ordered.length; index++) {
+    const vote = ordered[index] as Vote;
     if (typeof vote.weight !== 'number' || !Number.isFinite(vote.weight) || vote.weight < 0) {
       throw new InvalidArgumentError({
         parameter: `votes[${index}].weight`,
@@ -71,16 +81,15 @@ export function compareKeys(left: string, right: string): number {
 function decide(input: AggregationInput, weightOf: (agentId: AgentId) => number, noteOf: (agentId: AgentId) => string): Decision {
   validateProposals(input);
   const votes = input.proposals.map((proposal) => ({ agentId: proposal.agentId, answer: proposal.answer, weight: weightOf(proposal.agentId) }));
-  const tally = tallyVotes(votes);
-  const reasons: WeightReason[] = votes
-    .slice()
-    .sort((left, right) => compareKeys(left.agentId, right.agentId))
-    .map((vote) => ({
-      agentId: vote.agentId,
-      weight: vote.answer === null ? 0 : vote.weight,
-      components: { input: vote.weight, valid: vote.answer === null ? 0 : 1 },
-      note: vote.answer === null ? 'unparseable answer: no vote' : noteOf(vote.agentId),
-    }));
+  // One sort serves the tally and the reasons (both in agent-id order).
+  const ordered = sortVotes(votes);
+  const tally = tallyOrdered(ordered);
+  const reasons: WeightReason[] = ordered.map((vote) => ({
+    agentId: vote.agentId,
+    weight: vote.answer === null ? 0 : vote.weight,
+    components: { input: vote.weight, valid: vote.answer === null ? 0 : 1 },
+    note: vote.answer === null ? 'unparseable answer: no vote' : noteOf(vote.agentId),
+  }));
   return { taskId: input.task.id, answer: tally.answer, support: tally.support, reasons };
 }
 
@@ -112,7 +121,8 @@ export function createWeightedPluralityAggregator(): Aggregator {
     aggregate(input) {
       const weights = input.weights;
       if (weights === undefined) return decide(input, () => 1, () => 'equal weights (none given)');
-      for (const [agentId, weight] of Object.entries(weights)) {
+      for (const agentId of Object.keys(weights)) {
+        const weight = weights[agentId];
         if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
           throw new InvalidArgumentError({ parameter: `input.weights.${agentId}`, value: weight, message: `weight of agent ${JSON.stringify(agentId)} must be a finite number >= 0, got ${String(weight)}` });
         }

@@ -64,6 +64,11 @@ export class AgentRoster {
   list(): readonly AgentId[] {
     return [...this.#ids];
   }
+
+  /** The ids in registration order without a copy, for read-only loops inside the models. */
+  get ids(): readonly AgentId[] {
+    return this.#ids;
+  }
 }
 
 /** The `NotFoundError` every model throws for an id it does not know. */
@@ -80,7 +85,7 @@ export function unknownAgent(agentId: unknown, parameter: string): NotFoundError
  * distinct known ids.
  */
 export function resolveWeightIds(roster: AgentRoster, agentIds: readonly AgentId[] | undefined): readonly AgentId[] {
-  if (agentIds === undefined) return roster.list();
+  if (agentIds === undefined) return roster.ids;
   if (!Array.isArray(agentIds) || agentIds.length === 0) {
     throw new InvalidArgumentError({
       parameter: 'agentIds',
@@ -108,13 +113,19 @@ export function resolveWeightIds(roster: AgentRoster, agentIds: readonly AgentId
  * Σ_j v_j = 0.
  */
 export function normalizeWeights(agentIds: readonly AgentId[], valueOf: (agentId: AgentId) => number): Record<AgentId, number> {
-  const values = agentIds.map((agentId) => Math.max(0, valueOf(agentId)));
-  const total = values.reduce((sum, value) => sum + value, 0);
+  const count = agentIds.length;
+  const values = new Array<number>(count);
+  let total = 0;
+  for (let index = 0; index < count; index++) {
+    const value = Math.max(0, valueOf(agentIds[index] as AgentId));
+    values[index] = value;
+    total += value;
+  }
   const weights: Record<AgentId, number> = {};
-  agentIds.forEach((agentId, index) => {
+  for (let index = 0; index < count; index++) {
     // w_i = v_i / Σ_j v_j  (uniform 1/n if Σ_j v_j = 0)
-    weights[agentId] = total > 0 ? (values[index] as number) / total : 1 / agentIds.length;
-  });
+    weights[agentIds[index] as AgentId] = total > 0 ? (values[index] as number) / total : 1 / count;
+  }
   return weights;
 }
 
@@ -275,7 +286,7 @@ export abstract class RosterReputationModel implements ReputationModel {
   }
 
   scores(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
+    return collectScores(this.#roster.ids, (agentId) => this.score(agentId));
   }
 
   weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
