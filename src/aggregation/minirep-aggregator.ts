@@ -292,98 +292,15 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   // Fail at construction, not on the first task, when β or the verifier weight is bad.
   analyzeProposals({ task: { id: 'options-check', kind: 'exact', prompt: '' }, proposals: [], agents: [], options: analyzerOptions });
   const analyses = new Map<string, TaskAnalysis>();
-  // Tasks whose feedback differed from agreement with the decided answer (external feedback).
-  let externalFeedback = 0;
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
-  // The `minirep` model exposes H, risk and cooldown directly: the same numbers `explain` puts in its
-  // components, without building the explanation text for every agent on every task.
-  const direct = directHistorySource(model);
-  const historyOf = (agentId: AgentId, known: ReadonlySet<AgentId>): { history: number; risk: number; cooldown: number; known: boolean } => {
-    if (!known.has(agentId)) return { history: settings.unknownHistory, risk: 0, cooldown: 0, known: false };
-    if (direct !== undefined) return { history: clamp01(direct.history(agentId)), risk: clamp01(direct.risk(agentId)), cooldown: Math.max(0, direct.cooldown(agentId)), known: true };
-    const components = model.explain(agentId).components;
-    const history = components.history ?? model.score(agentId);
-    return { history: clamp01(history), risk: clamp01(components.risk ?? 0), cooldown: Math.max(0, components.cooldown ?? 0), known: true };
-  };
-
+  const state: MiniRepState = { settings, model, verifier, analyzerOptions, analyses, tracker, direct: directHistorySource(model), externalFeedback: 0 };
   return {
     name: 'minirep',
     analysis: (taskId) => analyses.get(taskId),
-    aggregate(input: AggregationInput): Decision {
-      validateProposals(input);
-      const groupOf = new Map(input.agents.map((agent) => [agent.id, agent.model]));
-      const entries = input.proposals.map((proposal) => ({ agentId: proposal.agentId, group: groupOf.get(proposal.agentId) ?? proposal.agentId, answer: proposal.answer }));
-      const blocFindings = new Map<AgentId, { suspicion: number; reason: string }>();
-      for (const finding of tracker?.assess(entries) ?? []) {
-        if (finding.suspicion > 0) {
-          blocFindings.set(finding.agentId, {
-            suspicion: finding.suspicion,
-            reason: `coordinated bloc: shares answers that few others hold with ${finding.partner} (decayed rate ${finding.rate.toFixed(2)})`,
-          });
-        }
-      }
-      const analysis = analyzeProposals({ task: input.task, proposals: input.proposals, agents: input.agents, history: input.history, verifier, options: analyzerOptions, extraFindings: blocFindings });
-      analyses.delete(analysis.taskId);
-      analyses.set(analysis.taskId, analysis);
-      if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
-
-      const mask = input.weights;
-      const parts = new Map<AgentId, MiniRepWeightParts & { known: boolean; entry: ProposalAnalysis }>();
-      const known = new Set(model.agentIds());
-      const weightSettings = externalFeedback > 0 ? { ...settings, historyExponent: settings.informedHistoryExponent, qualityOffset: settings.informedQualityOffset } : settings;
-      for (const entry of analysis.proposals) {
-        const state = historyOf(entry.agentId, known);
-        const weightParts = miniRepWeight(
-          { valid: entry.valid, history: state.history, quality: entry.quality, modelRisk: state.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: state.cooldown },
-          weightSettings,
-        );
-        parts.set(entry.agentId, { ...weightParts, known: state.known, entry });
-      }
-      const candidates = analysis.proposals
-        .filter((entry) => entry.valid && (mask === undefined || (mask[entry.agentId] ?? 0) > 0))
-        .map((entry) => ({ agentId: entry.agentId, group: entry.group, weight: parts.get(entry.agentId)?.weight ?? 0 }));
-      const pool = new Set(selectDiversePool(candidates, settings));
-      const pooled = analysis.proposals.filter((entry) => pool.has(entry.agentId));
-      const allZero = pooled.every((entry) => (parts.get(entry.agentId)?.weight ?? 0) === 0);
-      const effective = (agentId: AgentId): number => (allZero ? 1 : (parts.get(agentId)?.weight ?? 0));
-      const factors = capGroups(pooled.map((entry) => ({ agentId: entry.agentId, group: entry.group, answer: entry.answer, weight: effective(entry.agentId) })), settings.epsilon);
-      const support: Record<string, number> = {};
-      for (const entry of pooled) {
-        if (entry.answer === null) continue;
-        // support(a) = Σ_g [max_{i∈g,a_i=a} w_i + ε Σ_{rest} w_i]
-        support[entry.answer] = (support[entry.answer] ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0);
-      }
-      const answer = pickWinner(support);
-      const reasons: WeightReason[] = analysis.proposals.map((entry) => {
-        const part = parts.get(entry.agentId) as MiniRepWeightParts & { known: boolean };
-        const inPool = pool.has(entry.agentId);
-        const groupCap = inPool ? (factors.get(entry.agentId) ?? 0) : 0;
-        const weight = inPool ? effective(entry.agentId) * groupCap : 0;
-        return {
-          agentId: entry.agentId,
-          weight,
-          components: {
-            history: part.history,
-            quality: part.quality,
-            risk: entry.suspicion,
-            modelRisk: part.risk,
-            flagged: part.flagged ? 1 : 0,
-            cooldown: part.cooldown,
-            groupCap,
-            pooled: inPool ? 1 : 0,
-            rawWeight: part.weight,
-            publicEvidence: entry.publicEvidence,
-          },
-          note: explainWeight(entry, part, inPool, groupCap, allZero, mask !== undefined && (mask[entry.agentId] ?? 0) <= 0),
-        };
-      });
-      // The answer is fixed: only now does this task's agreement enter the bloc statistics.
-      tracker?.record(entries);
-      return { taskId: input.task.id, answer, support, reasons };
-    },
-    externalFeedbackTasks: () => externalFeedback,
-    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot(), externalFeedback }),
+    aggregate: (input: AggregationInput): Decision => aggregateMiniRep(state, input),
+    externalFeedbackTasks: () => state.externalFeedback,
+    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot(), externalFeedback: state.externalFeedback }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
         throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'snapshot must come from aggregator.snapshot() (schemaVersion 1)' });
@@ -393,7 +310,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         throw new InvalidArgumentError({ parameter: 'snapshot.externalFeedback', value: external, message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)' });
       }
       if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
-      externalFeedback = external;
+      state.externalFeedback = external;
     },
     feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[] {
       const analysis = analyses.get(decision.taskId);
@@ -407,10 +324,110 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
       // External feedback: some quality differs from agreement with the decided answer.
       const agreementOf = new Map(analysis.proposals.map((entry) => [entry.agentId, decision.answer !== null && entry.answer === decision.answer ? 1 : 0]));
-      if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9)) externalFeedback++;
+      if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9)) state.externalFeedback++;
       return evidence;
     },
   };
+}
+
+function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decision {
+  const { settings, model, verifier, analyzerOptions, analyses, tracker } = state;
+  validateProposals(input);
+  const groupOf = new Map(input.agents.map((agent) => [agent.id, agent.model]));
+  const entries = input.proposals.map((proposal) => ({ agentId: proposal.agentId, group: groupOf.get(proposal.agentId) ?? proposal.agentId, answer: proposal.answer }));
+  const blocFindings = new Map<AgentId, { suspicion: number; reason: string }>();
+  const findings = tracker === undefined ? undefined : tracker.assess(entries);
+  if (findings !== undefined) {
+    for (const finding of findings) {
+      if (finding.suspicion > 0) {
+        blocFindings.set(finding.agentId, {
+          suspicion: finding.suspicion,
+          reason: `coordinated bloc: shares answers that few others hold with ${finding.partner} (decayed rate ${finding.rate.toFixed(2)})`,
+        });
+      }
+    }
+  }
+  const analysis = analyzeProposals({ task: input.task, proposals: input.proposals, agents: input.agents, history: input.history, verifier, options: analyzerOptions, extraFindings: blocFindings });
+  analyses.delete(analysis.taskId);
+  analyses.set(analysis.taskId, analysis);
+  if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
+
+  const mask = input.weights;
+  const parts = new Map<AgentId, MiniRepWeightParts & { known: boolean; entry: ProposalAnalysis }>();
+  const known = new Set(model.agentIds());
+  const weightSettings = state.externalFeedback > 0 ? { ...settings, historyExponent: settings.informedHistoryExponent, qualityOffset: settings.informedQualityOffset } : settings;
+  for (const entry of analysis.proposals) {
+    const agentState = historyOf(state, entry.agentId, known);
+    const weightParts = miniRepWeight(
+      { valid: entry.valid, history: agentState.history, quality: entry.quality, modelRisk: agentState.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: agentState.cooldown },
+      weightSettings,
+    );
+    parts.set(entry.agentId, { ...weightParts, known: agentState.known, entry });
+  }
+  const candidates = analysis.proposals
+    .filter((entry) => entry.valid && (mask === undefined || (mask[entry.agentId] ?? 0) > 0))
+    .map((entry) => ({ agentId: entry.agentId, group: entry.group, weight: parts.get(entry.agentId)?.weight ?? 0 }));
+  const pool = new Set(selectDiversePool(candidates, settings));
+  const pooled = analysis.proposals.filter((entry) => pool.has(entry.agentId));
+  const allZero = pooled.every((entry) => (parts.get(entry.agentId)?.weight ?? 0) === 0);
+  const effective = (agentId: AgentId): number => (allZero ? 1 : (parts.get(agentId)?.weight ?? 0));
+  const factors = capGroups(pooled.map((entry) => ({ agentId: entry.agentId, group: entry.group, answer: entry.answer, weight: effective(entry.agentId) })), settings.epsilon);
+  const support: Record<string, number> = {};
+  for (const entry of pooled) {
+    if (entry.answer === null) continue;
+    // support(a) = Σ_g [max_{i∈g,a_i=a} w_i + ε Σ_{rest} w_i]
+    support[entry.answer] = (support[entry.answer] ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0);
+  }
+  const answer = pickWinner(support);
+  const reasons: WeightReason[] = analysis.proposals.map((entry) => {
+    const part = parts.get(entry.agentId) as MiniRepWeightParts & { known: boolean };
+    const inPool = pool.has(entry.agentId);
+    const groupCap = inPool ? (factors.get(entry.agentId) ?? 0) : 0;
+    const weight = inPool ? effective(entry.agentId) * groupCap : 0;
+    return {
+      agentId: entry.agentId,
+      weight,
+      components: {
+        history: part.history,
+        quality: part.quality,
+        risk: entry.suspicion,
+        modelRisk: part.risk,
+        flagged: part.flagged ? 1 : 0,
+        cooldown: part.cooldown,
+        groupCap,
+        pooled: inPool ? 1 : 0,
+        rawWeight: part.weight,
+        publicEvidence: entry.publicEvidence,
+      },
+      note: explainWeight(entry, part, inPool, groupCap, allZero, mask !== undefined && (mask[entry.agentId] ?? 0) <= 0),
+    };
+  });
+  // The answer is fixed: only now does this task's agreement enter the bloc statistics.
+  tracker?.record(entries);
+  return { taskId: input.task.id, answer, support, reasons };
+}
+
+/** What one MiniRep aggregator keeps between tasks; {@link aggregateMiniRep} takes it, so its compiled body is shared. */
+interface MiniRepState {
+  readonly settings: Settings;
+  readonly model: ReputationModel;
+  readonly verifier: Verifier | undefined;
+  readonly analyzerOptions: AnalyzerOptions;
+  readonly analyses: Map<string, TaskAnalysis>;
+  readonly tracker: BlocTracker | undefined;
+  /** The `minirep` model exposes H, risk and cooldown directly (see {@link directHistorySource}). */
+  readonly direct: DirectHistorySource | undefined;
+  /** Tasks whose feedback differed from agreement with the decided answer (external feedback). */
+  externalFeedback: number;
+}
+
+function historyOf(state: MiniRepState, agentId: AgentId, known: ReadonlySet<AgentId>): { history: number; risk: number; cooldown: number; known: boolean } {
+  const { model, settings, direct } = state;
+  if (!known.has(agentId)) return { history: settings.unknownHistory, risk: 0, cooldown: 0, known: false };
+  if (direct !== undefined) return { history: clamp01(direct.history(agentId)), risk: clamp01(direct.risk(agentId)), cooldown: Math.max(0, direct.cooldown(agentId)), known: true };
+  const components = model.explain(agentId).components;
+  const history = components.history ?? model.score(agentId);
+  return { history: clamp01(history), risk: clamp01(components.risk ?? 0), cooldown: Math.max(0, components.cooldown ?? 0), known: true };
 }
 
 function explainWeight(

@@ -102,128 +102,18 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
   if (!(settings.threshold > 0 && settings.threshold < 1)) {
     throw new InvalidArgumentError({ parameter: 'options.threshold', value: settings.threshold, message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5` });
   }
-  // Pair state, found by (smaller id, larger id) through a two-level index; `pairs` keeps the
-  // pairs in first-seen order for the snapshot. States are updated in place (internal objects).
-  let pairs: PairState[] = [];
-  let pairIndex = new Map<AgentId, Map<AgentId, PairState>>();
-  // Per agent: decayed count of tasks answered and of tasks where its answer was a singleton.
-  let isolation = new Map<AgentId, IsolationState>();
-  const findPair = (first: AgentId, second: AgentId): PairState | undefined => {
-    const ordered = compareKeys(first, second) <= 0;
-    return pairIndex.get(ordered ? first : second)?.get(ordered ? second : first);
-  };
-  const addPair = (index: Map<AgentId, Map<AgentId, PairState>>, list: PairState[], state: PairState): void => {
-    const ordered = compareKeys(state.first, state.second) <= 0;
-    const low = ordered ? state.first : state.second;
-    const high = ordered ? state.second : state.first;
-    let inner = index.get(low);
-    if (inner === undefined) {
-      inner = new Map<AgentId, PairState>();
-      index.set(low, inner);
-    }
-    const previous = inner.get(high);
-    // A repeated pair replaces the earlier state in its first-seen position.
-    if (previous === undefined) list.push(state);
-    else list[list.indexOf(previous)] = state;
-    inner.set(high, state);
-  };
-  // ι_k = alone / (seen + 1): smoothed towards 0 for agents seen on few tasks
-  const isolationRate = (agentId: AgentId): number => {
-    const state = isolation.get(agentId);
-    return state === undefined ? 0 : state.alone / (state.seen + 1);
-  };
-  const rate = (first: AgentId, second: AgentId): number => {
-    const pair = findPair(first, second);
-    // x_ij = (excl + 0.25) / (both + 2)
-    return pair === undefined ? 0.125 : (pair.agree + 0.25) / (pair.both + 2);
-  };
+  // Pair states are found by (smaller id, larger id) through a two-level index; `pairs` keeps them
+  // in first-seen order for the snapshot. States are updated in place (internal objects).
+  const state: BlocState = { settings, pairs: [], pairIndex: new Map(), isolation: new Map() };
   return {
-    rate,
-    assess(entries) {
-      return entries.map((entry) => {
-        let best = 0;
-        let partner: AgentId | undefined;
-        if (entry.answer !== null) {
-          for (const other of entries) {
-            if (other.agentId === entry.agentId || other.group === entry.group || other.answer !== entry.answer) continue;
-            const value = rate(entry.agentId, other.agentId);
-            if (value > best || (value === best && partner !== undefined && compareKeys(other.agentId, partner) < 0)) {
-              best = value;
-              partner = other.agentId;
-            }
-          }
-        }
-        // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on, else 0
-        const suspicion = best >= settings.threshold ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold)) : 0;
-        return { agentId: entry.agentId, rate: best, partner, suspicion };
-      });
-    },
-    record(entries) {
-      const valid = entries.filter((entry) => entry.answer !== null);
-      const holdersOf = new Map<string, number>();
-      for (const entry of valid) holdersOf.set(entry.answer as string, (holdersOf.get(entry.answer as string) ?? 0) + 1);
-      // u_k = 1 − ι_k² of every parseable agent (isolation changes only after the pair loop)
-      const isolated = settings.exclusivity === 'isolation';
-      const weightsU = isolated ? valid.map((entry) => 1 - isolationRate(entry.agentId) ** 2) : [];
-      for (let left = 0; left < valid.length; left++) {
-        for (let right = left + 1; right < valid.length; right++) {
-          const first = valid[left] as BlocEntry;
-          const second = valid[right] as BlocEntry;
-          if (first.group === second.group) continue;
-          let exclusive = 0;
-          if (first.answer === second.answer) {
-            // rest = the parseable agents outside both groups, summed in entry order
-            if (isolated) {
-              // exclusivity = 1 − Σ_{holders} u_k / Σ_{rest} u_k, u_k = 1 − ι_k²
-              let total = 0;
-              let held = 0;
-              for (let index = 0; index < valid.length; index++) {
-                const entry = valid[index] as BlocEntry;
-                if (entry.group === first.group || entry.group === second.group) continue;
-                const u = weightsU[index] as number;
-                total += u;
-                if (entry.answer === first.answer) held += u;
-              }
-              exclusive = total <= 1e-12 ? 0 : 1 - held / total;
-            } else {
-              // exclusivity = 1 − share of the other parseable agents holding the same answer
-              let restCount = 0;
-              let holders = 0;
-              for (const entry of valid) {
-                if (entry.group === first.group || entry.group === second.group) continue;
-                restCount += 1;
-                if (entry.answer === first.answer) holders += 1;
-              }
-              exclusive = restCount === 0 ? 0 : 1 - holders / restCount;
-            }
-          }
-          let pair = findPair(first.agentId, second.agentId);
-          if (pair === undefined) {
-            const ordered = compareKeys(first.agentId, second.agentId) <= 0;
-            pair = { first: ordered ? first.agentId : second.agentId, second: ordered ? second.agentId : first.agentId, both: 0, agree: 0 };
-            addPair(pairIndex, pairs, pair);
-          }
-          // both ← λ·both + 1 ;  excl ← λ·excl + exclusive_ij
-          pair.both = settings.decay * pair.both + 1;
-          pair.agree = settings.decay * pair.agree + exclusive;
-        }
-      }
-      // seen ← λ·seen + 1 ;  alone ← λ·alone + [nobody else gave this answer]
-      for (const entry of valid) {
-        const alone = (holdersOf.get(entry.answer as string) ?? 0) <= 1 ? 1 : 0;
-        const state = isolation.get(entry.agentId);
-        if (state === undefined) isolation.set(entry.agentId, { seen: settings.decay * 0 + 1, alone: settings.decay * 0 + alone });
-        else {
-          state.seen = settings.decay * state.seen + 1;
-          state.alone = settings.decay * state.alone + alone;
-        }
-      }
-    },
+    rate: (first, second) => blocRate(state, first, second),
+    assess: (entries) => assessBloc(state, entries),
+    record: (entries) => recordBloc(state, entries),
     snapshot() {
       return {
         schemaVersion: 1,
-        pairs: pairs.map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const),
-        isolation: [...isolation.entries()].map(([agentId, state]) => [agentId, state.seen, state.alone] as const),
+        pairs: state.pairs.map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const),
+        isolation: [...state.isolation.entries()].map(([agentId, counts]) => [agentId, counts.seen, counts.alone] as const),
       };
     },
     restore(snapshot) {
@@ -250,9 +140,139 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
         }
         nextIsolation.set(agentId, { seen, alone });
       });
-      pairs = next;
-      pairIndex = nextIndex;
-      isolation = nextIsolation;
+      state.pairs = next;
+      state.pairIndex = nextIndex;
+      state.isolation = nextIsolation;
     },
   };
+}
+
+/** A tracker's mutable state; the functions below take it, so each has one shared compiled body. */
+interface BlocState {
+  readonly settings: Required<BlocOptions>;
+  /** Pairs in first-seen order (for the snapshot). */
+  pairs: PairState[];
+  /** Pair state by (smaller id, larger id). */
+  pairIndex: Map<AgentId, Map<AgentId, PairState>>;
+  /** Per agent: decayed count of tasks answered and of tasks where its answer was a singleton. */
+  isolation: Map<AgentId, IsolationState>;
+}
+
+function findPair(state: BlocState, first: AgentId, second: AgentId): PairState | undefined {
+  const ordered = compareKeys(first, second) <= 0;
+  return state.pairIndex.get(ordered ? first : second)?.get(ordered ? second : first);
+}
+
+function addPair(index: Map<AgentId, Map<AgentId, PairState>>, list: PairState[], pair: PairState): void {
+  const ordered = compareKeys(pair.first, pair.second) <= 0;
+  const low = ordered ? pair.first : pair.second;
+  const high = ordered ? pair.second : pair.first;
+  let inner = index.get(low);
+  if (inner === undefined) {
+    inner = new Map<AgentId, PairState>();
+    index.set(low, inner);
+  }
+  const previous = inner.get(high);
+  // A repeated pair replaces the earlier state in its first-seen position.
+  if (previous === undefined) list.push(pair);
+  else list[list.indexOf(previous)] = pair;
+  inner.set(high, pair);
+}
+
+// ι_k = alone / (seen + 1): smoothed towards 0 for agents seen on few tasks
+function isolationRate(state: BlocState, agentId: AgentId): number {
+  const counts = state.isolation.get(agentId);
+  return counts === undefined ? 0 : counts.alone / (counts.seen + 1);
+}
+
+function blocRate(state: BlocState, first: AgentId, second: AgentId): number {
+  const pair = findPair(state, first, second);
+  // x_ij = (excl + 0.25) / (both + 2)
+  return pair === undefined ? 0.125 : (pair.agree + 0.25) / (pair.both + 2);
+}
+
+function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFinding[] {
+  const settings = state.settings;
+  return entries.map((entry) => {
+    let best = 0;
+    let partner: AgentId | undefined;
+    if (entry.answer !== null) {
+      for (const other of entries) {
+        if (other.agentId === entry.agentId || other.group === entry.group || other.answer !== entry.answer) continue;
+        const value = blocRate(state, entry.agentId, other.agentId);
+        if (value > best || (value === best && partner !== undefined && compareKeys(other.agentId, partner) < 0)) {
+          best = value;
+          partner = other.agentId;
+        }
+      }
+    }
+    // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on, else 0
+    const suspicion = best >= settings.threshold ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold)) : 0;
+    return { agentId: entry.agentId, rate: best, partner, suspicion };
+  });
+}
+
+function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
+  const { settings, isolation } = state;
+  const valid = entries.filter((entry) => entry.answer !== null);
+  const holdersOf = new Map<string, number>();
+  for (const entry of valid) holdersOf.set(entry.answer as string, (holdersOf.get(entry.answer as string) ?? 0) + 1);
+  // u_k = 1 − ι_k² of every parseable agent (isolation changes only after the pair loop)
+  const isolated = settings.exclusivity === 'isolation';
+  // A Float64Array keeps one element kind whether the u_k are whole or fractional (no deopt).
+  const weightsU = new Float64Array(isolated ? valid.length : 0);
+  if (isolated) for (let index = 0; index < valid.length; index++) weightsU[index] = 1 - isolationRate(state, (valid[index] as BlocEntry).agentId) ** 2;
+  for (let left = 0; left < valid.length; left++) {
+    for (let right = left + 1; right < valid.length; right++) {
+      const first = valid[left] as BlocEntry;
+      const second = valid[right] as BlocEntry;
+      if (first.group === second.group) continue;
+      let exclusive = 0;
+      if (first.answer === second.answer) {
+        // rest = the parseable agents outside both groups, summed in entry order
+        if (isolated) {
+          // exclusivity = 1 − Σ_{holders} u_k / Σ_{rest} u_k, u_k = 1 − ι_k²
+          let total = 0;
+          let held = 0;
+          for (let index = 0; index < valid.length; index++) {
+            const entry = valid[index] as BlocEntry;
+            if (entry.group === first.group || entry.group === second.group) continue;
+            const u = weightsU[index] as number;
+            total += u;
+            if (entry.answer === first.answer) held += u;
+          }
+          exclusive = total <= 1e-12 ? 0 : 1 - held / total;
+        } else {
+          // exclusivity = 1 − share of the other parseable agents holding the same answer
+          let restCount = 0;
+          let holders = 0;
+          for (const entry of valid) {
+            if (entry.group === first.group || entry.group === second.group) continue;
+            restCount += 1;
+            if (entry.answer === first.answer) holders += 1;
+          }
+          exclusive = restCount === 0 ? 0 : 1 - holders / restCount;
+        }
+      }
+      let pair = findPair(state, first.agentId, second.agentId);
+      if (pair === undefined) {
+        const ordered = compareKeys(first.agentId, second.agentId) <= 0;
+        pair = { first: ordered ? first.agentId : second.agentId, second: ordered ? second.agentId : first.agentId, both: 0, agree: 0 };
+        addPair(state.pairIndex, state.pairs, pair);
+      }
+      // both ← λ·both + 1 ;  excl ← λ·excl + exclusive_ij
+      pair.both = settings.decay * pair.both + 1;
+      pair.agree = settings.decay * pair.agree + exclusive;
+    }
+  }
+  // seen ← λ·seen + 1 ;  alone ← λ·alone + [nobody else gave this answer]
+  for (const entry of valid) {
+    const alone = (holdersOf.get(entry.answer as string) ?? 0) <= 1 ? 1 : 0;
+    const counts = isolation.get(entry.agentId);
+    if (counts === undefined) isolation.set(entry.agentId, { seen: settings.decay * 0 + 1, alone: settings.decay * 0 + alone });
+    else {
+      counts.seen = settings.decay * counts.seen + 1;
+      counts.alone = settings.decay * counts.alone + alone;
+    }
+  }
 }
