@@ -132,15 +132,17 @@ export function computeEigentrust(input: EigenTrustInput): EigenTrustResult {
   let trust = [...preTrust];
   let residual = Infinity;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const next = preTrust.map((preTrustValue, column) => {
+    const next: number[] = [];
+    for (let column = 0; column < size; column++) {
       let incoming = 0;
       // (Cᵀ t)_j = Σ_i c_ij t_i
       for (let row = 0; row < size; row++) incoming += (normalized[row] as number[])[column]! * trust[row]!;
       // t_j^(k+1) = (1 − a)·(Cᵀ t^(k))_j + a·p_j
-      return (1 - alpha) * incoming + alpha * preTrustValue;
-    });
-    // δ = ‖t^(k+1) − t^(k)‖₁
-    residual = next.reduce((sum, value, index) => sum + Math.abs(value - trust[index]!), 0);
+      next.push((1 - alpha) * incoming + alpha * preTrust[column]!);
+    }
+    // δ = ‖t^(k+1) − t^(k)‖₁ (summed left to right from 0)
+    residual = 0;
+    for (let index = 0; index < size; index++) residual += Math.abs(next[index]! - trust[index]!);
     trust = next;
     if (residual < epsilon) return { trust, iterations: iteration, residual };
   }
