@@ -14,7 +14,9 @@ const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'i
 
 /** One run (a demo, a `repute run`, an evaluation) as persisted. */
 export interface RunRecord {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Unique run id, as given to {@link Store.createRun}. */
   readonly id: string;
   /** What produced the run, e.g. `demo`, `debate`, `eval`. */
   readonly kind: string;
@@ -22,6 +24,7 @@ export interface RunRecord {
   readonly team: string | null;
   /** The run's configuration, as given to {@link Store.createRun}. */
   readonly config: unknown;
+  /** Lifecycle state; `running` from creation until {@link Store.setRunStatus} changes it. */
   readonly status: RunStatus;
   /** Milliseconds from the store's clock. */
   readonly createdAt: number;
@@ -43,12 +46,17 @@ export interface CreateRunInput {
 
 /** One finished task of one method in a run. */
 export interface TaskResultRecord<T = unknown> {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Id of the run the task belongs to. */
   readonly runId: string;
+  /** Method (protocol or baseline name) that produced the result. */
   readonly method: string;
+  /** Id of the finished task; unique within (run, method). */
   readonly taskId: string;
   /** 0-based completion order within (run, method). */
   readonly position: number;
+  /** The task's JSON-serialisable result, as read back from the store. */
   readonly result: T;
   /** Milliseconds from the store's clock. */
   readonly createdAt: number;
@@ -56,12 +64,15 @@ export interface TaskResultRecord<T = unknown> {
 
 /** An event to append to a run's log: span data plus optional span bookkeeping. */
 export interface EventInput {
+  /** The span data to persist; its `type` becomes the event type. */
   readonly data: SpanData;
   /** Method the event belongs to; filled from the task result when written with one. */
   readonly method?: string | null;
   /** Task the event belongs to; filled from the task result when written with one. */
   readonly taskId?: string | null;
+  /** Id of the span that produced the event, if traced. @default null */
   readonly spanId?: string | null;
+  /** Id of the enclosing span, if any. @default null */
   readonly parentId?: string | null;
   /** Milliseconds from the tracer's clock. */
   readonly startedAt?: number | null;
@@ -73,19 +84,29 @@ export interface EventInput {
 
 /** One persisted event of a run's log. */
 export interface EventRecord {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Id of the run whose log holds the event. */
   readonly runId: string;
   /** 1-based position in the run's log; gap-free. */
   readonly seq: number;
   /** `data.type`, duplicated for filtering. */
   readonly type: SpanData['type'];
+  /** Method the event belongs to, or `null` when it is not tied to one. */
   readonly method: string | null;
+  /** Task the event belongs to (given, from the task result, or `data.taskId`), or `null`. */
   readonly taskId: string | null;
+  /** Id of the span that produced the event, or `null`. */
   readonly spanId: string | null;
+  /** Id of the enclosing span, or `null`. */
   readonly parentId: string | null;
+  /** Span start in milliseconds from the tracer's clock, or `null`. */
   readonly startedAt: number | null;
+  /** Span end in milliseconds from the tracer's clock, or `null`. */
   readonly endedAt: number | null;
+  /** Error message when the span failed, else `null`. */
   readonly error: string | null;
+  /** The persisted span data. */
   readonly data: SpanData;
 }
 
@@ -94,16 +115,21 @@ export type ReputationScope = { readonly runId: string; readonly team?: undefine
 
 /** Input of {@link Store.saveReputation}. */
 export interface SaveReputationInput {
+  /** Whether the snapshot belongs to one run or to a team across runs. */
   readonly scope: ReputationScope;
   /** Key of the snapshot within the scope, usually the method name (one reputation model per method). */
   readonly name: string;
+  /** The reputation model's serialisable state to store. */
   readonly snapshot: ReputationSnapshot;
 }
 
 /** One LLM call (or cache hit) in the cost ledger. */
 export interface UsageEntry {
+  /** Run the call belongs to, if any. @default null */
   readonly runId?: string | null;
+  /** Agent that made the call, if any. @default null */
   readonly agentId?: string | null;
+  /** Task the call served, if any. @default null */
   readonly taskId?: string | null;
   /** The agent act, e.g. `propose`, `revise`, `rate`. */
   readonly act?: string | null;
@@ -121,6 +147,7 @@ export interface UsageEntry {
 
 /** A persisted {@link UsageEntry}. */
 export interface UsageRecord extends Required<{ [K in keyof UsageEntry]: Exclude<UsageEntry[K], undefined> }> {
+  /** Auto-increment row id, integer ≥ 1; increases with insertion order. */
   readonly id: number;
   /** Milliseconds from the store's clock. */
   readonly createdAt: number;
@@ -137,15 +164,21 @@ export interface UsageSummaryRow {
   readonly calls: number;
   /** Entries served from the cache. */
   readonly cachedCalls: number;
+  /** Sum of prompt tokens in the group, integer ≥ 0. */
   readonly inputTokens: number;
+  /** Sum of completion tokens in the group, integer ≥ 0. */
   readonly outputTokens: number;
+  /** Sum of costs in the group, in US dollars (or the team's price unit), ≥ 0. */
   readonly cost: number;
 }
 
 /** Input of {@link Store.recordTaskResult}: everything one finished task writes, committed together. */
 export interface RecordTaskResultInput<T = unknown> {
+  /** Id of an existing run; unknown ids throw `NotFoundError`. */
   readonly runId: string;
+  /** Method (protocol or baseline name) that finished the task. */
   readonly method: string;
+  /** Id of the finished task; at most one result per (run, method, task). */
   readonly taskId: string;
   /** JSON-serialisable result (decision, correctness, weights...). */
   readonly result: T;
