@@ -23,18 +23,23 @@ export type DrfOutcome = (input: { readonly task: Task; readonly proposal: Propo
 
 /** An act that failed (provider error, malformed reply); the round went on without it. */
 export interface DrfFailure {
+  /** Agent whose act failed. */
   readonly agentId: AgentId;
+  /** Which act failed: its proposal, or one of its ratings. */
   readonly act: 'propose' | 'rate';
   /** For `rate`: whose proposal was being rated. */
   readonly ratee?: AgentId;
+  /** Error name and message, or why the reply was rejected. */
   readonly message: string;
 }
 
 /** Everything one DRF round decided, and why. Persistable: carries `schemaVersion`. */
 export interface DrfRoundRecord {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
   /** 0-based round index (one round per task). */
   readonly round: number;
+  /** Id of the task this round answered. */
   readonly taskId: string;
   /** Selected team, best first. */
   readonly team: readonly AgentId[];
@@ -46,6 +51,7 @@ export interface DrfRoundRecord {
   readonly selectionReasons: readonly WeightReason[];
   /** Cost per call c_i of each team member as used for selection (before normalisation). */
   readonly teamCosts: Readonly<Record<AgentId, number>>;
+  /** Each team member's proposal answer, in team order; `null` when it gave none or failed. */
   readonly proposals: ReadonlyArray<{ readonly agentId: AgentId; readonly answer: string | null }>;
   /** Ratings as the raters gave them. */
   readonly ratings: readonly Rating[];
@@ -53,41 +59,65 @@ export interface DrfRoundRecord {
   readonly appliedRatings: readonly Rating[];
   /** Rater credibility κ used this round (only with `defence: 'rater-credibility'`). */
   readonly credibility?: Readonly<Record<AgentId, number>>;
+  /** Reputation score per agent before this round's update, in [0, 1]. */
   readonly reputationBefore: Readonly<Record<AgentId, number>>;
+  /** Reputation score per agent after this round's update, in [0, 1]. */
   readonly reputationAfter: Readonly<Record<AgentId, number>>;
+  /** Team answer (`null` when no proposal had one) and each answer's support, the summed pre-round reputation of its proposers. */
   readonly decision: { readonly answer: string | null; readonly support: Readonly<Record<string, number>> };
   /** Acts issued this round: k proposals plus k·(k − 1) ratings (failed acts included). */
   readonly calls: number;
   /** Spend this round from the agents' usage (0 for simulated and replayed agents). */
   readonly spend: number;
+  /** Acts that failed this round; the round went on without them. */
   readonly failures: readonly DrfFailure[];
 }
 
 /** Mutable state carried between rounds by {@link runDrf}. */
 export interface DrfRoundState {
+  /** Rater credibility records accumulated over the rounds so far (used by `defence: 'rater-credibility'`). */
   credibility: CredibilityState;
 }
 
 /** Resolved inputs of one round. */
 export interface DrfRoundInput {
+  /** 0-based round index (one round per task). */
   readonly round: number;
+  /** The task this round answers. */
   readonly task: Task;
+  /** Candidate agents; ids are unique. */
   readonly pool: readonly Agent[];
+  /** Team size: agents selected per task, an integer ≥ 1 (capped at the eligible count). */
   readonly k: number;
+  /** Filter threshold in [0, 1]: agents whose reputation score is below it are excluded. */
   readonly threshold: number;
+  /** Fewest agents kept eligible, an integer ≥ 1; below-threshold agents fill the gap best-reputed first. */
   readonly minEligible: number;
+  /** Selector that picks the team from the eligible agents (UCB with cost in DRF). */
   readonly selector: Selector;
+  /** Reputation model read before the round and fed the applied ratings after it. */
   readonly reputation: ReputationModel;
+  /** Seeded random source handed to the selector. */
   readonly rng: Rng;
+  /** Where selection, proposal, rating, vote and reputation-update events go. */
   readonly tracer: Tracer;
+  /** Where each member's ratings of the other members' proposals come from. */
   readonly ratingSource: RatingSource;
+  /** Ledger that records each act's usage and supplies the cost per call c_i for selection. */
   readonly ledger: CostLedger;
+  /** Cost scale handed to the selector: divided by the pool's largest cost (`max`, so c_i ∈ [0, 1]) or as is. */
   readonly costNormalization: 'max' | 'none';
+  /** Collusion defence applied to ratings before they reach the reputation model. */
   readonly defence: DrfDefence;
+  /** Smallest credibility weight κ a rater can have, in [0, 1]. */
   readonly credibilityFloor: number;
+  /** How a proposal turned out, in [0, 1]; `undefined` means agreement with the team answer (1 or 0). */
   readonly outcome: DrfOutcome | undefined;
+  /** Equality of canonical answer keys. */
   readonly sameAnswer: (left: string, right: string) => boolean;
+  /** Aborts the round: passed to every act and checked once proposals and ratings settle; `undefined` for none. */
   readonly signal: AbortSignal | undefined;
+  /** State carried between rounds; the round replaces `state.credibility` when the defence is on. */
   readonly state: DrfRoundState;
 }
 
