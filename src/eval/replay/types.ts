@@ -27,7 +27,9 @@ export const feedbackModes: readonly FeedbackMode[] = ['consensus', 'verifier', 
 
 /** Score of one answer key against the reference: exact match and sample F1, both in [0, 1]. */
 export interface KeyScore {
+  /** Exact match with the reference, in [0, 1] (1 = match). */
   readonly exact: number;
+  /** Sample F1 against the reference, in [0, 1]. */
   readonly f1: number;
 }
 
@@ -36,9 +38,13 @@ export interface KeyScore {
  * honest key. Only the harness holds `reference` and `scores`; decision paths get a `Task`.
  */
 export interface PreparedTask {
+  /** Task id from the dataset. */
   readonly id: string;
+  /** Answer kind, which decides how keys are canonicalised and scored. */
   readonly kind: AnswerKind;
+  /** Task prompt (`''` when the dataset has none). */
   readonly prompt: string;
+  /** Reference answer that decisions are scored against; harness-only. */
   readonly reference: string;
   /** Number of options of a `choice` task. */
   readonly options?: number;
@@ -54,6 +60,7 @@ export interface PreparedTask {
 
 /** The replay input shared by all workers: the ranked pool and the sampled tasks in order. */
 export interface PreparedReplay {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
   /** Pool agents, best-ranked first. */
   readonly agents: readonly AgentIdentity[];
@@ -69,8 +76,11 @@ export interface Condition {
   readonly index: number;
   /** Stable id, e.g. `all-strong/B/RAND` or `all-strong/clean`. */
   readonly id: string;
+  /** Which team composition the condition uses. */
   readonly composition: CompositionName;
+  /** Which members are corrupted, or `null` for a clean run. */
   readonly placement: PlacementName | null;
+  /** The attack the corrupted members run, or `null` for a clean run. */
   readonly attack: AttackName | null;
   /** Team members (10), best-ranked first. */
   readonly team: readonly AgentId[];
@@ -80,6 +90,7 @@ export interface Condition {
 
 /** What one method did in one condition, in additive form so workers can be merged. */
 export interface MethodRun {
+  /** Name of the replay method, as in `ReplayMethod.name`. */
   readonly method: string;
   /** Sample F1 of the decision per task (equals exact match for single-answer kinds). */
   readonly f1: number[];
@@ -87,12 +98,15 @@ export interface MethodRun {
   readonly exact: number[];
   /** Σ over attacked tasks of the weight share on attacker proposals, and the task count. */
   poolExpSum: number;
+  /** Attacked tasks whose participants had positive total weight; denominator of `poolExpSum`. */
   poolExpCount: number;
   /** Σ over attacked tasks of [decision = an attacker payload], and the task count. */
   payloadHitSum: number;
+  /** Attacked tasks; denominator of `payloadHitSum`. */
   payloadHitCount: number;
   /** Σ over (attacker, attacked task t) with a task t+1 of [excluded or down-weighted at t+1], and the count. */
   nextExclSum: number;
+  /** Pairs of an attacker and an attacked task followed by another task; denominator of `nextExclSum`. */
   nextExclCount: number;
   /** Mean normalised pre-task weight of the attackers (or of the would-be attackers' slots) per task. */
   readonly attackerWeight: number[];
@@ -104,7 +118,9 @@ export interface MethodRun {
 
 /** Results of one condition for every method. */
 export interface ConditionResult {
+  /** Position of the condition in the grid, as in {@link Condition.index}. */
   readonly index: number;
+  /** One run per method, in the order the methods were given. */
   readonly runs: readonly MethodRun[];
   /** Team proposals that were missing from the dataset (counted as unparseable) in this condition. */
   readonly missing: number;
