@@ -4,8 +4,11 @@ import type { TaskId } from './task.js';
 
 /** Direct evidence: `subject` did well (`success` = 1) or badly (0) on a task, as seen by `observer`. */
 export interface OutcomeEvidence {
+  /** Discriminant of the evidence union. */
   readonly type: 'outcome';
+  /** Task the outcome was observed on. */
   readonly taskId: TaskId;
+  /** Agent whose outcome it is. */
   readonly subject: AgentId;
   /** Degree of success in [0, 1]; fractional values count as partial evidence. */
   readonly success: number;
@@ -15,7 +18,9 @@ export interface OutcomeEvidence {
 
 /** A peer rating (DRF's rating network, EigenTrust's local trust). */
 export interface RatingEvidence {
+  /** Discriminant of the evidence union. */
   readonly type: 'rating';
+  /** The rating, with rater, ratee and score in [0, 1]. */
   readonly rating: Rating;
 }
 
@@ -24,8 +29,11 @@ export interface RatingEvidence {
  * whether it parsed, whether it was flagged, its risk and its quality.
  */
 export interface BehaviourEvidence {
+  /** Discriminant of the evidence union. */
   readonly type: 'behaviour';
+  /** Task the proposal answered. */
   readonly taskId: TaskId;
+  /** Agent whose proposal was analysed. */
   readonly subject: AgentId;
   /** The proposal had a parseable answer. */
   readonly valid: boolean;
@@ -42,11 +50,17 @@ export interface BehaviourEvidence {
  * `positive`/`negative` are the witness's (decayed) counts excluding the Beta(1, 1) prior.
  */
 export interface WitnessEvidence {
+  /** Discriminant of the evidence union. */
   readonly type: 'witness';
+  /** Agent that receives the report and updates its own view. */
   readonly observer: AgentId;
+  /** Agent that reports its evidence. */
   readonly witness: AgentId;
+  /** Agent the report is about. */
   readonly subject: AgentId;
+  /** Witness's (decayed) positive count about `subject`, ≥ 0, prior excluded. */
   readonly positive: number;
+  /** Witness's (decayed) negative count about `subject`, ≥ 0, prior excluded. */
   readonly negative: number;
 }
 
@@ -55,6 +69,7 @@ export type Evidence = OutcomeEvidence | RatingEvidence | BehaviourEvidence | Wi
 
 /** Why an agent has its score: named components and how much evidence backs it. */
 export interface ScoreExplanation {
+  /** Agent the explanation is about. */
   readonly agentId: AgentId;
   /** Score in [0, 1]. */
   readonly score: number;
@@ -68,9 +83,13 @@ export interface ScoreExplanation {
 
 /** Serialised state of a reputation model; restore it into a model of the same name. */
 export interface ReputationSnapshot {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Registry name of the model that took the snapshot, e.g. `beta`. */
   readonly model: string;
+  /** Agents known to the model, in registration order. */
   readonly agents: readonly AgentId[];
+  /** Model-specific JSON-serialisable state. */
   readonly state: unknown;
 }
 
