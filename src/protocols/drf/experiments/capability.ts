@@ -24,9 +24,9 @@ export interface CapabilityExperimentOptions extends ExperimentHooks {
   readonly tasks?: number;
   /** Team size k. @default 4 */
   readonly k?: number;
-  /** Skills drawn from U(skillLow, skillHigh). @default 0.2 */
+  /** Lower end of the skill range: skills are drawn from U(skillLow, skillHigh), skillLow in (0, 1). @default 0.2 */
   readonly skillLow?: number;
-  /** @default 0.9 */
+  /** Upper end of the skill range, in [skillLow, 1). @default 0.9 */
   readonly skillHigh?: number;
   /** Weight δ of reputation against cost (all costs equal here). @default 0.7 */
   readonly delta?: number;
@@ -36,6 +36,7 @@ export interface CapabilityExperimentOptions extends ExperimentHooks {
 
 /** Correlations for one reputation-rule variant. */
 export interface CapabilityRow {
+  /** Which form of DRF's reputation rules the row's runs used. */
   readonly variant: DrfVariant;
   /** Spearman ρ between final reputation and true accuracy, over seeds (seeds with a constant side are left out and counted). */
   readonly spearman: MeanInterval;
@@ -51,9 +52,13 @@ export interface CapabilityRow {
 
 /** Result of the capability experiment. */
 export interface CapabilityExperimentResult {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Name of the experiment that produced the result. */
   readonly experiment: 'capability';
+  /** Resolved settings of the run plus a description of the interval reported. */
   readonly settings: Required<Omit<CapabilityExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
+  /** One row per variant: `corrected` first, then `printed`. */
   readonly rows: readonly CapabilityRow[];
   /** The first seed's agents: true accuracy against final reputation (corrected rules), for illustration. */
   readonly example: ReadonlyArray<{ readonly agentId: AgentId; readonly trueAccuracy: number; readonly reputation: number; readonly timesSelected: number }>;
