@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../../core/errors.js';
 
 /** A mean with its two-sided 95% Student-t interval over independent runs (seeds). */
 export interface MeanInterval {
+  /** Arithmetic mean of the values. */
   readonly mean: number;
   /** Lower end of the 95% t-interval (equal to `mean` when n = 1). */
   readonly low: number;
