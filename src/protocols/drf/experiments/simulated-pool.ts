@@ -7,6 +7,7 @@ import { generateTasks } from '../../../tasks/generate-tasks.js';
 
 /** One simulated pool member: its capability profile and price are hidden from the protocol. */
 export interface SimulatedMember {
+  /** Agent id, unique in the pool. */
   readonly id: AgentId;
   /** Accuracy at difficulty 0.5 (the simulator's `skill`). */
   readonly skill: number;
@@ -20,11 +21,15 @@ export interface SimulatedMember {
 
 /** A generated task set with a simulated pool and the ground truth the experiments score against. */
 export interface SimulatedSetting {
+  /** Simulated agents, one per member, in member order. */
   readonly pool: Agent[];
+  /** Generated tasks in round order. */
   readonly tasks: Task[];
+  /** The simulation world holding each task's hidden truth (e.g. for `isCorrect`). */
   readonly world: SimulationWorld;
   /** Expected accuracy of each agent over the task set: mean of p(d) over the tasks' difficulties. */
   readonly trueAccuracy: Record<AgentId, number>;
+  /** Price per call of each agent, ≥ 0 (0 when the member gave none). */
   readonly costs: Record<AgentId, number>;
 }
 
