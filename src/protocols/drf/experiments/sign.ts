@@ -25,14 +25,15 @@ export interface SignExperimentOptions extends ExperimentHooks {
   readonly k?: number;
   /** Weight δ of reputation against cost in Eq. 9, in [0, 1]. @default 0.7 */
   readonly delta?: number;
-  /** Agents' skills are drawn from U(skillLow, skillHigh). @default 0.3 */
+  /** Lower end of the skill range: agents' skills are drawn from U(skillLow, skillHigh), skillLow in (0, 1). @default 0.3 */
   readonly skillLow?: number;
-  /** @default 0.9 */
+  /** Upper end of the skill range, in [skillLow, 1). @default 0.9 */
   readonly skillHigh?: number;
 }
 
 /** One selection rule's results over seeds. */
 export interface SignRow {
+  /** Selection rule: printed Eq. 9, corrected Eq. 9, or the random-k baseline. */
   readonly rule: 'printed' | 'corrected' | 'random';
   /** Mean price per call of the selected agents (costs ~ U(0, 1)), averaged over rounds. */
   readonly meanSelectedCost: MeanInterval;
@@ -44,9 +45,13 @@ export interface SignRow {
 
 /** Result of the sign experiment. */
 export interface SignExperimentResult {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Name of the experiment that produced the result. */
   readonly experiment: 'sign';
+  /** Resolved settings of the run plus a description of the interval reported. */
   readonly settings: Required<Omit<SignExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
+  /** One row per rule, in the order printed, corrected, random. */
   readonly rows: readonly SignRow[];
   /** Paired per-seed differences (printed − corrected). */
   readonly printedMinusCorrected: { readonly meanSelectedCost: MeanInterval; readonly accuracy: MeanInterval };
