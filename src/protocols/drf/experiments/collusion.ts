@@ -39,6 +39,7 @@ export interface CollusionExperimentOptions extends ExperimentHooks {
 export interface CollusionWindow {
   /** 1-based first and last round of the window. */
   readonly fromRound: number;
+  /** 1-based last round of the window (inclusive; the last window may be shorter). */
   readonly toRound: number;
   /** Mean reputation of the two colluders at the end of the window. */
   readonly colluderReputation: MeanInterval;
@@ -52,23 +53,31 @@ export interface CollusionWindow {
 
 /** Results of one defence setting. */
 export interface CollusionCondition {
+  /** Collusion defence DRF ran with: `none` or `rater-credibility`. */
   readonly defence: DrfDefence;
+  /** Consecutive windows of `window` rounds each, in round order. */
   readonly windows: readonly CollusionWindow[];
   /** Fraction of seeds in which both colluders end below the threshold (excluded). */
   readonly bothExcluded: number;
   /** Fraction of seeds in which at least one honest agent ends below the threshold. */
   readonly honestExcluded: number;
-  /** Final colluder and honest reputation and whole-run accuracy. */
+  /** Mean final reputation of the two colluders, in [0, 1]. */
   readonly finalColluderReputation: MeanInterval;
+  /** Mean final reputation of the honest agents, in [0, 1]. */
   readonly finalHonestReputation: MeanInterval;
+  /** Fraction of all tasks of a run answered correctly, in [0, 1]. */
   readonly accuracy: MeanInterval;
 }
 
 /** Result of the collusion experiment. */
 export interface CollusionExperimentResult {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Name of the experiment that produced the result. */
   readonly experiment: 'collusion';
+  /** Resolved settings of the run plus a description of the interval reported. */
   readonly settings: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
+  /** One condition per defence: `none` first, then `rater-credibility`. */
   readonly conditions: readonly CollusionCondition[];
 }
 
