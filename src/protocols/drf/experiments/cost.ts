@@ -22,16 +22,23 @@ import { tInterval, type MeanInterval } from './stats.js';
 
 /** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
 export interface ReplayItem {
+  /** Task id, unique in the dataset. */
   readonly id: string;
+  /** Answer kind, which decides how answers are canonicalised. */
   readonly kind: AnswerKind;
+  /** Task prompt. @default '' */
   readonly prompt?: string;
+  /** Each agent's recorded answer (`null` or absent = none) and the dataset's correctness flag, by agent id. */
   readonly proposals: Readonly<Record<AgentId, { readonly answer?: string | null; readonly correct?: boolean }>>;
 }
 
 /** Recorded answers of many agents to the same tasks (a ProposalsDataset fits). */
 export interface ReplayData {
+  /** Dataset name, used in results and error messages. */
   readonly name: string;
+  /** Agents that answered, with their identities. */
   readonly agents: readonly AgentIdentity[];
+  /** Recorded tasks in dataset order. */
   readonly tasks: readonly ReplayItem[];
 }
 
@@ -61,11 +68,13 @@ export interface CostExperimentOptions extends ExperimentHooks {
 
 /** One method's results. */
 export interface CostRow {
+  /** Method label, e.g. `DRF k=3` or `full team, plurality`. */
   readonly method: string;
   /** Team size k asked for. */
   readonly teamSize: number;
   /** Mean agents actually asked per task (below k when the strict filter shrinks the team). */
   readonly meanTeamSize: number;
+  /** Fraction of tasks whose team answer the dataset flags correct, in [0, 1], over seeds. */
   readonly accuracy: MeanInterval;
   /** Measured LLM calls per task: proposals plus one call per rating (n + n·(n − 1) for a team of n). */
   readonly callsPerTask: number;
@@ -75,15 +84,21 @@ export interface CostRow {
 
 /** Result of the cost experiment. */
 export interface CostExperimentResult {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Name of the experiment that produced the result. */
   readonly experiment: 'cost';
+  /** Name of the replayed dataset. */
   readonly dataset: string;
+  /** Resolved settings plus descriptions of the interval reported and of how the pool was chosen. */
   readonly settings: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> & { readonly interval: string; readonly poolChoice: string };
   /** The pool: agent ids with their accuracy on the full dataset (used only to choose the pool). */
   readonly pool: ReadonlyArray<{ readonly agentId: AgentId; readonly accuracy: number }>;
+  /** One row per distinct method: full team plurality, DRF per team size, DRF with the full team, then DRF with the strict filter. */
   readonly rows: readonly CostRow[];
   /** Reference points over the same tasks: best single pool agent, and whether any pool agent was right. */
   readonly bestSingle: { readonly agentId: AgentId; readonly accuracy: number };
+  /** Fraction of dataset tasks that at least one pool agent answered correctly, in [0, 1]. */
   readonly coverage: number;
 }
 
