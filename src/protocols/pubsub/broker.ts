@@ -41,6 +41,7 @@ export type TrustLookup = (receiver: AgentId, publisher: AgentId) => number;
 
 /** One routing decision: the recipients, best first, with their reasons. */
 export interface RouteDecision {
+  /** Agent that published the message; never among its recipients. */
   readonly publisher: AgentId;
   /** Recipients, best score first. */
   readonly recipients: readonly AgentId[];
