@@ -3,6 +3,7 @@ import type { Message } from '../../core/message.js';
 
 /** A candidate recipient offered to a {@link RouteSelector}. */
 export interface RouteCandidate {
+  /** The candidate receiver. */
   readonly agentId: AgentId;
   /** The candidate's current subscription text. */
   readonly subscription: string;
