@@ -10,10 +10,15 @@ import { betaBelief, type BetaReputationModel } from '../../reputation/beta.js';
 
 /** One audit verdict: `auditor` judged `subject`'s message `messageId`. */
 export interface AuditRecord {
+  /** Agent that received the message and audited it. */
   readonly auditor: AgentId;
+  /** Agent that sent the audited message. */
   readonly subject: AgentId;
+  /** Id of the audited message. */
   readonly messageId: string;
+  /** The auditor's verdict: true when it judged the message reliable (counts as success 1, else 0). */
   readonly reliable: boolean;
+  /** The auditor's one-line justification of the verdict. */
   readonly reason: string;
 }
 
