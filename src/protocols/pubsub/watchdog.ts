@@ -18,7 +18,7 @@ export interface AuditRecord {
   readonly messageId: string;
   /** The auditor's verdict: true when it judged the message reliable (counts as success 1, else 0). */
   readonly reliable: boolean;
-  /** The auditor's one-line justification of the verdict. */
+  /** The auditor's justification of the verdict (`''` when it gave none). */
   readonly reason: string;
 }
 
