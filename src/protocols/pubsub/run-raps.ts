@@ -131,9 +131,11 @@ export interface RunRapsOptions {
 
 /** One task's decision. */
 export interface RapsDecision {
+  /** Id of the decided task. */
   readonly taskId: string;
   /** Winning answer key, or null. */
   readonly answer: string | null;
+  /** Support per answer key from the aggregator (with the default, the summed reputation of the eligible agents that gave it). */
   readonly support: Readonly<Record<string, number>>;
   /** Agents whose answers were aggregated (reputation ≥ τ). */
   readonly eligible: readonly AgentId[];
@@ -147,9 +149,13 @@ export interface RapsDecision {
 
 /** Counters of one round. */
 export interface RapsRoundStats {
+  /** Id of the task the round belongs to. */
   readonly taskId: string;
+  /** 0-based round index within the task. */
   readonly round: number;
+  /** 1-based count of rounds run so far across all tasks, this one included. */
   readonly globalRound: number;
+  /** Publications this round: agents whose publish act succeeded, ≤ n. */
   readonly publications: number;
   /** Deliveries the broker made. */
   readonly routed: number;
@@ -171,21 +177,33 @@ export interface RapsRoundStats {
 
 /** Result of {@link runRaps} (schemaVersion 1). */
 export interface RapsResult {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
+  /** Run id used in the transport subjects. */
   readonly runId: string;
+  /** One decision per task, in task order. */
   readonly decisions: readonly RapsDecision[];
+  /** Counters of every round, in the order run. */
   readonly rounds: readonly RapsRoundStats[];
   /** Peer reputation after the last round. */
   readonly finalReputation: Readonly<Record<AgentId, number>>;
   /** E_i[j] for every observer i and subject j after the last round. */
   readonly beliefs: Readonly<Record<AgentId, Readonly<Record<AgentId, number>>>>;
+  /** Sums of the round counters over the whole run, plus transport and failure counts. */
   readonly totals: {
+    /** Publications over all rounds. */
     readonly publications: number;
+    /** Deliveries the broker made over all rounds. */
     readonly routed: number;
+    /** Deliveries broadcast would have made over all rounds. */
     readonly broadcast: number;
+    /** Audit calls over all rounds. */
     readonly audits: number;
+    /** Witness reports checked over all rounds. */
     readonly witnessChecks: number;
+    /** Witness reports refused by the deviation test over all rounds. */
     readonly witnessRejected: number;
+    /** Subscription refinements applied over all rounds. */
     readonly refinements: number;
     /** Wire messages rejected as malformed (counted, never fatal). */
     readonly malformed: number;
