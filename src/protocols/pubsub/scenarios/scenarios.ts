@@ -16,7 +16,7 @@ export const rapsScenarioNames: readonly RapsScenarioName[] = ['adversarial', 's
 
 /** Parameters that fully determine a scenario's team (another process rebuilds the same team from them). */
 export interface RapsScenarioParameters {
-  /** @default 2027 */
+  /** Seed of the team, tasks and draws. @default 2027 */
   readonly seed?: number;
   /** Team size (`scaling` only). @default 10 */
   readonly agentCount?: number;
@@ -49,9 +49,13 @@ export function logScaledTopK(size: number): number {
 
 /** A scenario ready to run: its agents and the options of {@link runRaps} except transport and hosting. */
 export interface RapsScenario {
+  /** Which built-in scenario this is. */
   readonly name: RapsScenarioName;
+  /** The scenario's simulated agents, in roster order. */
   readonly agents: readonly Agent[];
+  /** Options of {@link runRaps} for this team, without transport, hosting and event hook. */
   readonly runOptions: Omit<RunRapsOptions, 'transport' | 'hostAgents' | 'onEvent'>;
+  /** The generated QA team with its ground truth (`adversarial` and `scaling` only). */
   readonly qaTeam?: QaTeam;
 }
 
@@ -98,8 +102,9 @@ export interface RunRapsScenarioOptions extends RapsScenarioParameters {
   readonly transport?: Transport;
   /** Host the agents in this process (false when they run as separate node processes). @default true */
   readonly hostAgents?: boolean;
+  /** Receives every RAPS event as it happens. @default no-op */
   readonly onEvent?: (event: RapsEvent) => void;
-  /** @default 60000 */
+  /** Time to wait for all replies of one phase, in ms. @default 60000 */
   readonly replyTimeoutMs?: number;
 }
 
@@ -118,15 +123,21 @@ export async function runRapsScenario(name: RapsScenarioName, options: RunRapsSc
 
 /** Summary of the `adversarial` scenario. */
 export interface AdversarialSummary {
+  /** Name of the scenario summarised. */
   readonly scenario: 'adversarial';
+  /** Seed the team and tasks were built from. */
   readonly seed: number;
+  /** Trust threshold τ in [0, 1] of the run. */
   readonly tau: number;
+  /** Honest agent whose watchdog decided. */
   readonly decider: AgentId;
   /** Whether second-hand witness checks ran. */
   readonly witness: boolean;
   /** Whether our additions to the RAPS base were on (see {@link RapsScenarioParameters.additions}). */
   readonly additions: boolean;
+  /** Every team member, with whether it is an adversary. */
   readonly agents: ReadonlyArray<{ readonly id: AgentId; readonly adversarial: boolean }>;
+  /** Tasks decided. */
   readonly tasks: number;
   /** RAPS accuracy (decisions equal to the reference). */
   readonly accuracy: number;
@@ -140,8 +151,11 @@ export interface AdversarialSummary {
   readonly adversariesBelowTauFromRound: number | null;
   /** The decider's belief E_decider[j] per round. */
   readonly reputationPerRound: ReadonlyArray<{ readonly round: number; readonly taskId: string; readonly reputation: Readonly<Record<AgentId, number>> }>;
+  /** Deliveries the broker made over the run. */
   readonly routed: number;
+  /** Deliveries broadcast would have made over the run. */
   readonly broadcast: number;
+  /** All counters of the run, as in {@link RapsResult.totals}. */
   readonly totals: RapsResult['totals'];
 }
 
@@ -184,17 +198,25 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
 
 /** One team size of the `scaling` scenario. */
 export interface ScalingRow {
+  /** Team size n. */
   readonly agents: number;
+  /** Adversaries in the team: round(0.2·n). */
   readonly adversaries: number;
   /** Recipients per publication in the routed run. */
   readonly topK: number;
+  /** Rounds the routed run took over all tasks. */
   readonly rounds: number;
+  /** Deliveries per round in the routed run. */
   readonly routedPerRound: number;
+  /** Deliveries per round broadcast would have made in the routed run (publications × (n − 1)). */
   readonly broadcastPerRound: number;
+  /** Audit calls per round in the routed run. */
   readonly auditsPerRound: number;
+  /** Fraction of tasks the routed run decided correctly, in [0, 1]. */
   readonly accuracy: number;
   /** The same team and tasks with broadcast routing (every publication to all n − 1 peers). */
   readonly broadcastAccuracy: number;
+  /** Audit calls per round in the broadcast run. */
   readonly broadcastAuditsPerRound: number;
   /** Witness reports checked per round (top-k run). */
   readonly witnessChecksPerRound: number;
@@ -244,7 +266,9 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
 
 /** The `code-review` output shape. */
 export interface CodeReviewSummary {
+  /** Each reviewer's final peer reputation in [0, 1], its findings, and `isolated` when the reputation is below τ. */
   readonly reviews: ReadonlyArray<{ readonly agent: AgentId; readonly reputation: number; readonly findings: readonly ReviewFinding[]; readonly status: 'trusted' | 'isolated' }>;
+  /** Grounded findings of trusted reviewers, merged by finding key, sorted by line, with who reported each. */
   readonly consensus_findings: ReadonlyArray<ReviewFinding & { readonly reported_by: readonly AgentId[] }>;
 }
 
