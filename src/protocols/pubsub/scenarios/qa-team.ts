@@ -21,12 +21,19 @@ export const qaIntents: readonly string[] = [
 
 /** A simulated question-answering team over built-in arithmetic and algebra tasks. */
 export interface QaTeam {
+  /** Simulated agents in roster order: honest first, the adversaries last. */
   readonly agents: readonly Agent[];
+  /** Identities of the agents, aligned with `agents` (three model families, so clone groups exist). */
   readonly identities: readonly AgentIdentity[];
+  /** Ids of the adversarial agents (the last `adversaries` of the roster). */
   readonly adversaries: readonly AgentId[];
+  /** Ids of the honest agents, in roster order. */
   readonly honest: readonly AgentId[];
+  /** Initial subscription (standing intent) text per agent. */
   readonly subscriptions: Readonly<Record<AgentId, string>>;
+  /** Generated tasks, in order. */
   readonly tasks: readonly Task[];
+  /** Simulation world holding each task's hidden truth (e.g. for `isCorrect`). */
   readonly world: SimulationWorld;
 }
 
