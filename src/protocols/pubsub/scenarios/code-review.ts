@@ -39,12 +39,15 @@ export const reviewDiff = `diff --git a/src/users.ts b/src/users.ts
 
 /** One review finding: a location in the new file, the code it quotes and what is wrong. */
 export interface ReviewFinding {
+  /** Kind of problem, named after the reviewer role that looks for it (e.g. `performance`). */
   readonly category: string;
+  /** Path of the file in the diff. */
   readonly file: string;
   /** 1-based line in the new version of the file. */
   readonly line: number;
   /** Code quoted from that line. */
   readonly snippet: string;
+  /** What is wrong, in one sentence. */
   readonly message: string;
 }
 
