@@ -16,7 +16,9 @@ export function natsStreamName(runId: string): string {
 
 /** A scenario agent running as a child process (see `node-process.ts`). */
 export interface RapsNodeProcess {
+  /** The agent the child process hosts. */
   readonly agentId: string;
+  /** The Node child process running the node. */
   readonly child: ChildProcess;
   /** Resolves once the node follows its inbox. */
   readonly ready: Promise<void>;
@@ -78,13 +80,15 @@ export function spawnRapsNodeProcess({ scenario, parameters, agentId, natsUrl, o
 
 /** Options of {@link runRapsScenarioOverNats}. */
 export interface RunOverNatsOptions {
+  /** Parameters that determine the scenario's team. @default {} */
   readonly parameters?: RapsScenarioParameters;
   /** Server URL; omitted = start a private nats-server (JetStream, temporary store) for the run. */
   readonly natsUrl?: string;
   /** Run every agent as its own child process (true) or as nodes in this process, each over NATS. @default true */
   readonly processes?: boolean;
+  /** Receives every RAPS event as it happens. @default no-op */
   readonly onEvent?: (event: RapsEvent) => void;
-  /** @default 120000 */
+  /** Time to wait for all replies of one phase, in ms. @default 120000 */
   readonly replyTimeoutMs?: number;
 }
 
