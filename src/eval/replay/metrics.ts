@@ -10,10 +10,15 @@ export const strictWinTolerance = 1e-12;
 
 /** One row of the per-condition table (and CSV). */
 export interface ConditionRow {
+  /** Condition id, e.g. `all-strong/B/RAND` or `all-strong/clean`. */
   readonly condition: string;
+  /** Team composition of the condition. */
   readonly composition: string;
+  /** Placement of the corrupted members (`''` for clean rows). */
   readonly placement: string;
+  /** Attack name, or `clean`. */
   readonly attack: string;
+  /** Name of the replay method. */
   readonly method: string;
   /** Mean sample F1 over tasks (= exact match for single-answer kinds). */
   readonly accuracy: number;
@@ -43,6 +48,7 @@ export interface MethodSummary {
   readonly attacked: number;
   /** Exact-match versions of `clean` and `attacked` (differ from them for label sets only). */
   readonly cleanExact: number;
+  /** Exact-match version of `attacked`, in [0, 1]. */
   readonly attackedExact: number;
   /** Mean paired loss: clean(composition) − attacked(condition), over attacked conditions. */
   readonly loss: number;
@@ -80,7 +86,9 @@ export interface DatasetLimits {
 
 /** Reputation trajectory of one method: mean normalised weight of attackers and honest members per task, over attacked conditions. */
 export interface WeightTrajectory {
+  /** Per task: mean normalised pre-task weight of the attackers, in [0, 1]. */
   readonly attackers: readonly number[];
+  /** Per task: mean normalised pre-task weight of the honest members, in [0, 1]. */
   readonly honest: readonly number[];
 }
 
