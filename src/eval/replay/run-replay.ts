@@ -44,6 +44,7 @@ export interface ReplayOptions {
 
 /** `summary.json`: everything the replay measured, in a versioned, deterministic shape. */
 export interface ReplaySummary {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
   /** The options that produced it (path as given). */
   readonly options: { readonly path: string; readonly format: DatasetFormat; readonly tasks: number; readonly seed: number; readonly feedback: FeedbackMode; readonly verifierAccuracy: number; readonly methods: readonly string[] };
@@ -51,7 +52,9 @@ export interface ReplaySummary {
   readonly data: PreparationCounts & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
   /** Grid size. */
   readonly grid: { readonly conditions: number; readonly clean: number; readonly attacked: number; readonly teams: Readonly<Record<string, readonly string[]>> };
+  /** Limits of the sampled tasks over the whole pool (coverage, majority, best single agent). */
   readonly limits: DatasetLimits;
+  /** Summary of each method, by method name. */
   readonly methods: Readonly<Record<string, MethodSummary>>;
   /** Mean normalised weight of attackers vs honest members per task, per method. */
   readonly trajectories: Readonly<Record<string, WeightTrajectory>>;
@@ -59,10 +62,15 @@ export interface ReplaySummary {
 
 /** What {@link runReplay} returns: the summary, per-condition rows, and timing (not part of the summary). */
 export interface ReplayReport {
+  /** The deterministic summary written as `summary.json`. */
   readonly summary: ReplaySummary;
+  /** One row per (condition, method), written as `conditions.csv`. */
   readonly rows: readonly ConditionRow[];
+  /** Wall and CPU times of the run's phases in ms, plus the work done; varies between runs. */
   readonly timing: {
+    /** Wall time of loading the dataset, in ms. */
     readonly loadMs: number;
+    /** Wall time of canonicalising, ranking and sampling, in ms. */
     readonly prepareMs: number;
     /** Planning every attack and scoring every payload (in the calling thread; overlaps worker start-up). */
     readonly planMs: number;
@@ -73,6 +81,7 @@ export interface ReplayReport {
      * 1 worker). With free cores the grid's wall time is about planning plus the largest of these.
      */
     readonly workerCpuMs: readonly number[];
+    /** Proposals aggregated over every condition and method. */
     readonly proposalsEvaluated: number;
   };
 }
