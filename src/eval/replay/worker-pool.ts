@@ -8,11 +8,17 @@ import type { Condition, ConditionResult, FeedbackMode, PreparedReplay } from '.
 
 /** What every worker receives once, at start (the grid plan follows as the first message). */
 export interface WorkerInit {
+  /** The ranked pool and the sampled tasks shared by all conditions. */
   readonly prepared: PreparedReplay;
+  /** Every condition of the grid; requests name them by index. */
   readonly conditions: readonly Condition[];
+  /** Names of the methods to replay in every condition. */
   readonly methods: readonly string[];
+  /** Replay seed; per-condition and per-method seeds derive from it. */
   readonly seed: number;
+  /** Post-task feedback of the stateful methods. */
   readonly feedback: FeedbackMode;
+  /** Accuracy of the simulated verifier (`feedback: 'verifier'`), in [0, 1]. */
   readonly verifierAccuracy: number;
 }
 
