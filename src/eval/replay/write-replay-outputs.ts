@@ -7,8 +7,11 @@ import type { ReplayReport } from './run-replay.js';
 
 /** Files written by {@link writeReplayOutputs}. */
 export interface ReplayOutputFiles {
+  /** Path of the written `summary.json`. */
   readonly summary: string;
+  /** Path of the written `conditions.csv`. */
   readonly conditions: string;
+  /** Path of the written `report.html`. */
   readonly report: string;
 }
 
