@@ -15,6 +15,7 @@ export const onOffOn = 5;
 
 /** What an attack needs to mutate one task's proposals. */
 export interface AttackInput {
+  /** The attack to apply. */
   readonly attack: AttackName;
   /** Run seed. */
   readonly seed: number;
@@ -22,6 +23,7 @@ export interface AttackInput {
   readonly conditionId: string;
   /** 0-based position of the task in the replay order. */
   readonly taskIndex: number;
+  /** The prepared task whose proposals the attack replaces. */
   readonly task: PreparedTask;
   /** Team members, in team order. */
   readonly team: readonly AgentId[];
@@ -31,11 +33,13 @@ export interface AttackInput {
   readonly honest: Readonly<Record<AgentId, string | null>>;
   /** ADAPT only: the defending method's normalised pre-task weights over the team. */
   readonly weights?: Readonly<Record<AgentId, number>>;
+  /** Answer operations used to build and check payload keys. */
   readonly ops: AnswerOps;
 }
 
 /** The attack's effect on one task: whether it fired and each attacker's payload key. */
 export interface AttackPlan {
+  /** True when the attack fired on this task (false without attackers, off-phase ONOFF tasks, and ADAPT while the attackers' mean weight is below the honest members'). */
   readonly active: boolean;
   /** Attacker → payload key; empty when inactive. Payloads are never equivalent to the reference. */
   readonly payloads: Readonly<Record<AgentId, string>>;
