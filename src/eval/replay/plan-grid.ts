@@ -20,6 +20,7 @@ export type ConditionPlan =
  * parsing, no equivalence), so worker threads neither load nor warm up the math engine.
  */
 export interface GridPlan {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
   /** Per condition, aligned with `Condition.index`. */
   readonly conditions: readonly ConditionPlan[];
