@@ -12,7 +12,9 @@ import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, Pre
 
 /** Settings shared by every condition of a run. */
 export interface ConditionSettings {
+  /** Run seed; each (condition, method) and each selection draw derive their own seed from it. */
   readonly seed: number;
+  /** Post-task feedback every stateful method receives. */
   readonly feedback: FeedbackMode;
   /** Probability that the simulated verifier judges a proposal correctly (`verifier` feedback). */
   readonly verifierAccuracy: number;
