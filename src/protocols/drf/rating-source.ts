@@ -9,12 +9,15 @@ import { assertInRange } from '../../core/validate.js';
 
 /** What a rating source is asked: `rater` judges `proposal` (someone else's) on `task`. */
 export interface RateInput {
+  /** The agent that gives the rating. */
   readonly rater: Agent;
+  /** The task both proposals answer. */
   readonly task: Task;
   /** The proposal under judgement (never the rater's own). */
   readonly proposal: Proposal;
   /** The rater's own proposal on the task, when it made one that parsed or not. */
   readonly own?: Proposal;
+  /** Aborts the rating act. @default undefined */
   readonly signal?: AbortSignal;
 }
 
