@@ -68,6 +68,7 @@ export interface RunDrfInput extends DrfProtocolOptions {
 
 /** Result of a DRF run. Persistable: carries `schemaVersion`. */
 export interface DrfRunResult {
+  /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
   /** One record per task, in order. */
   readonly rounds: readonly DrfRoundRecord[];
