@@ -6,6 +6,7 @@ import { assertNonNegative } from '../../core/validate.js';
 
 /** Input of {@link decideTeamAnswer}. */
 export interface TeamAnswerInput {
+  /** Id of the task the proposals answer, copied into the decision. */
   readonly taskId: string;
   /** The team's proposals, best-ranked member first (ties go to the earlier one). */
   readonly proposals: readonly Proposal[];
