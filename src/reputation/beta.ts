@@ -8,19 +8,15 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import { assertInRange } from '../core/validate.js';
 import {
-  AgentRoster,
-  collectScores,
-  normalizeWeights,
+  RosterReputationModel,
   readArray,
   readEvidenceCounts,
   readNumber,
   readObject,
   readSnapshotEnvelope,
   readAgentId,
-  resolveWeightIds,
-  writeEvidenceCounts,
 } from './_shared.js';
-import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation, WitnessEvidence } from './reputation-model.js';
+import type { Evidence, ReputationSnapshot, ScoreExplanation, WitnessEvidence } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
 /**
@@ -180,17 +176,16 @@ export function resolveBetaOptions(options: BetaModelOptions | undefined, parame
  * sum 1. Peer beliefs are read with `belief(observer, subject)` and `isTrusted(observer, subject)`
  * (E ≥ τ); pass `null` as observer for the team's view.
  */
-export class BetaReputationModel implements ReputationModel {
+export class BetaReputationModel extends RosterReputationModel {
   readonly name = 'beta';
   #parameters: Required<BetaModelOptions>;
-  #roster: AgentRoster;
   #team = new Map<AgentId, BetaCounts>();
   #pairs = new Map<AgentId, Map<AgentId, BetaCounts>>();
-  #evidenceCounts = new Map<AgentId, number>();
 
   constructor({ agents, ...options }: { agents: readonly AgentId[] } & BetaModelOptions) {
-    this.#parameters = resolveBetaOptions(options);
-    this.#roster = AgentRoster.from(agents);
+    const parameters = resolveBetaOptions(options);
+    super(agents);
+    this.#parameters = parameters;
   }
 
   /** The model's parameters λ, δ, ω, τ. */
@@ -198,16 +193,8 @@ export class BetaReputationModel implements ReputationModel {
     return { ...this.#parameters };
   }
 
-  agentIds(): readonly AgentId[] {
-    return this.#roster.list();
-  }
-
-  addAgent(agentId: AgentId): void {
-    this.#roster.add(agentId);
-  }
-
   observe(evidence: readonly Evidence[]): void {
-    validateEvidenceBatch(evidence, this.#roster);
+    validateEvidenceBatch(evidence, this.roster);
     for (const item of evidence) {
       if (item.type === 'outcome') this.#firstHand(item.observer ?? null, item.subject, item.success);
       else if (item.type === 'rating') this.#firstHand(item.rating.rater, item.rating.ratee, item.rating.score);
@@ -216,16 +203,8 @@ export class BetaReputationModel implements ReputationModel {
   }
 
   score(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return betaBelief(this.#team.get(agentId) ?? emptyBetaCounts).expectation;
-  }
-
-  scores(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
-  }
-
-  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
-    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.score(agentId));
   }
 
   /**
@@ -265,7 +244,7 @@ export class BetaReputationModel implements ReputationModel {
 
   /** Runs the witness check on a report without changing any state. */
   assessWitness(report: WitnessEvidence): WitnessCheck {
-    validateEvidenceBatch([report], this.#roster, 'report');
+    validateEvidenceBatch([report], this.roster, 'report');
     return checkWitnessReport({
       local: this.#counts(report.observer, report.subject),
       witness: { positive: report.positive, negative: report.negative },
@@ -280,13 +259,13 @@ export class BetaReputationModel implements ReputationModel {
       agentId,
       score: belief.expectation,
       components: { alpha: belief.alpha, beta: belief.beta, expectation: belief.expectation, variance: belief.variance, positive: counts.positive, negative: counts.negative },
-      evidenceCount: this.#evidenceCounts.get(agentId) ?? 0,
+      evidenceCount: this.evidenceCount(agentId),
       summary: `${agentId}: team belief Beta(${format(belief.alpha)}, ${format(belief.beta)}), E = ${format(belief.expectation)}, Var = ${format(belief.variance)} (λ = ${this.#parameters.lambda})`,
     };
   }
 
   snapshot(): ReputationSnapshot {
-    const agents = this.#roster.list();
+    const agents = this.roster.ids;
     const beliefs: Array<{ observer: AgentId | null; subject: AgentId; positive: number; negative: number }> = [];
     for (const subject of agents) {
       const counts = this.#team.get(subject);
@@ -300,12 +279,7 @@ export class BetaReputationModel implements ReputationModel {
         if (counts) beliefs.push({ observer, subject, positive: counts.positive, negative: counts.negative });
       }
     }
-    return {
-      schemaVersion: 1,
-      model: this.name,
-      agents,
-      state: { parameters: { ...this.#parameters }, beliefs, evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts) },
-    };
+    return this.wrapSnapshot({ parameters: { ...this.#parameters }, beliefs });
   }
 
   /** Replaces agents, beliefs and parameters (λ, δ, ω, τ) with the snapshot's. */
@@ -330,15 +304,14 @@ export class BetaReputationModel implements ReputationModel {
     });
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
-    this.#roster = agents;
+    this.replaceRoster(agents, evidenceCounts);
     this.#team = team;
     this.#pairs = pairs;
-    this.#evidenceCounts = evidenceCounts;
   }
 
   #counts(observer: AgentId | null, subject: AgentId): BetaCounts {
-    if (observer !== null) this.#roster.require(observer, 'observer');
-    this.#roster.require(subject, 'subject');
+    if (observer !== null) this.roster.require(observer, 'observer');
+    this.roster.require(subject, 'subject');
     const counts = observer === null ? this.#team.get(subject) : this.#pairs.get(observer)?.get(subject);
     return counts ?? emptyBetaCounts;
   }
@@ -354,7 +327,7 @@ export class BetaReputationModel implements ReputationModel {
   }
 
   #touch(agentId: AgentId): void {
-    this.#evidenceCounts.set(agentId, (this.#evidenceCounts.get(agentId) ?? 0) + 1);
+    this.countEvidence(agentId);
   }
 
   #firstHand(observer: AgentId | null, subject: AgentId, success: number): void {

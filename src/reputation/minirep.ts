@@ -11,17 +11,14 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import { assertInRange, assertInteger } from '../core/validate.js';
 import {
-  AgentRoster,
-  collectScores,
-  normalizeWeights,
+  RosterReputationModel,
   readArray,
   readNumber,
   readObject,
   readSnapshotEnvelope,
   readAgentId,
-  resolveWeightIds,
 } from './_shared.js';
-import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
+import type { Evidence, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
 /** Options of the MiniRep reputation model. */
@@ -116,15 +113,15 @@ export function miniRepRisk(records: readonly number[]): number {
  * score = H · (1 − risk), H = w_L·L + (1 − w_L)·R, in [0, 1]. The cooldown does not enter the score;
  * `explain` reports it (`components.cooldown`) and the MiniRep aggregator applies it.
  */
-export class MiniRepReputationModel implements ReputationModel {
+export class MiniRepReputationModel extends RosterReputationModel {
   readonly name = 'minirep';
   #parameters: Required<MiniRepModelOptions>;
-  #roster: AgentRoster;
   #states = new Map<AgentId, MiniRepAgentState>();
 
   constructor({ agents, ...options }: { agents: readonly AgentId[] } & MiniRepModelOptions) {
-    this.#parameters = resolveMiniRepOptions(options);
-    this.#roster = AgentRoster.from(agents);
+    const parameters = resolveMiniRepOptions(options);
+    super(agents);
+    this.#parameters = parameters;
   }
 
   /** The model's parameters. */
@@ -132,16 +129,8 @@ export class MiniRepReputationModel implements ReputationModel {
     return { ...this.#parameters };
   }
 
-  agentIds(): readonly AgentId[] {
-    return this.#roster.list();
-  }
-
-  addAgent(agentId: AgentId): void {
-    this.#roster.add(agentId);
-  }
-
   observe(evidence: readonly Evidence[]): void {
-    validateEvidenceBatch(evidence, this.#roster);
+    validateEvidenceBatch(evidence, this.roster);
     const observations = new Map<string, { taskId: string; subject: AgentId; behaviour?: { valid: boolean; flagged: boolean; risk: number; quality: number; count: number }; outcomes: number[] }>();
     for (const item of evidence) {
       if (item.type !== 'behaviour' && item.type !== 'outcome') continue;
@@ -173,42 +162,34 @@ export class MiniRepReputationModel implements ReputationModel {
 
   /** A copy of one agent's state; unknown ids throw `NotFoundError`. */
   state(agentId: AgentId): MiniRepAgentState {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     const state = this.#state(agentId);
     return { ...state, records: [...state.records] };
   }
 
   /** Historical quality H = w_L·L + (1 − w_L)·R in [0, 1], before risk. */
   history(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return miniRepHistory(this.#state(agentId), this.#parameters.longTermWeight);
   }
 
   /** Current risk = max(records) in [0, 1]. */
   risk(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return miniRepRisk(this.#state(agentId).records);
   }
 
   /** Tasks of cooldown left; > 0 means the agent's next proposal is in cooldown. */
   cooldown(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     return this.#state(agentId).cooldown;
   }
 
   score(agentId: AgentId): number {
-    this.#roster.require(agentId);
+    this.roster.require(agentId);
     const state = this.#state(agentId);
     // score = H · (1 − risk)
     return clamp01(miniRepHistory(state, this.#parameters.longTermWeight) * (1 - miniRepRisk(state.records)));
-  }
-
-  scores(): Record<AgentId, number> {
-    return collectScores(this.#roster.list(), (agentId) => this.score(agentId));
-  }
-
-  weights(agentIds?: readonly AgentId[]): Record<AgentId, number> {
-    return normalizeWeights(resolveWeightIds(this.#roster, agentIds), (agentId) => this.score(agentId));
   }
 
   explain(agentId: AgentId): ScoreExplanation {
@@ -237,7 +218,7 @@ export class MiniRepReputationModel implements ReputationModel {
   }
 
   snapshot(): ReputationSnapshot {
-    const agents = this.#roster.list();
+    const agents = this.roster.list();
     return {
       schemaVersion: 1,
       model: this.name,
@@ -272,7 +253,8 @@ export class MiniRepReputationModel implements ReputationModel {
       });
     });
     this.#parameters = parameters;
-    this.#roster = agents;
+    // Evidence counts live in each agent's state here, so the base's counter stays empty.
+    this.replaceRoster(agents, new Map());
     this.#states = states;
   }
 
