@@ -1,8 +1,13 @@
-// DRF, arXiv 2509.05764: rating network and reputation iteration, Eqs. 2 and 6–8.
-//   Eq. 2  accuracy of an answer at distance d from the reference: acc = 1 − d (printed: acc = d)
+// DRF, arXiv 2509.05764: rating network and reputation iteration, Eqs. 2 and 6–8. Equations as the
+// paper prints them (quoted by its review) and as the review corrects them:
+//   Eq. 2  accuracy of an answer at relative distance d = |w0 − w_i^t| / w0 from the reference:
+//          printed A = d;  corrected (default) A = 1 − d
 //   Eq. 6  w_j = Σ_{i≠j} R_i·s_ij / Σ_{i≠j} R_i
-//   Eq. 7  w_j ≥ w0: R_j ← R_j + β·(w_j − w0)·(R0 − R_j)
-//   Eq. 8  w_j < w0: R_j ← R_j·(1 − β·(w0 − w_j)/w0)   (printed: R_j ← R_j·(1 − β·w_j/w0))
+//   Eq. 7  w_j ≥ w0: R_j ← R_j + δ·(w_j − w0)·(R0 − R_j)   (δ: the paper's symbol, also Eq. 9's weight;
+//          Section 5.1 δ = 0.7. Ours, option `increment: 'beta'`: use β here instead)
+//   Eq. 8  w_j < w0: printed   R_j ← R_j − w_j·R_j·β              = R_j·(1 − β·w_j)
+//                    corrected R_j ← R_j − β·(w0 − w_j)·R_j        = R_j·(1 − β·(w0 − w_j))
+//          ours, option `decayNormalization: 'w0'`: the decay term divided by w0 as well.
 // The printed Eq. 2 rewards distance and the printed Eq. 8 decays less the worse the score, both
 // against the paper's own text; `variant: 'printed'` reproduces them, 'corrected' is the default.
 import type { AgentId } from '../core/agent-identity.js';
@@ -28,21 +33,39 @@ import {
 import type { Evidence, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
-/** Which form of DRF's Eqs. 2 and 8 to use: the corrected one (default) or the one printed in the paper. */
+/** Which form of DRF's Eqs. 2, 8 (and 9, in the `ucb` selector) to use: the review's correction (default) or the paper as printed. */
 export type DrfVariant = 'corrected' | 'printed';
 
 /** The DRF variants, default first. */
 export const drfVariants: readonly DrfVariant[] = ['corrected', 'printed'];
 
+/** Which coefficient scales DRF's Eq. 7 increment. */
+export type DrfIncrement = 'delta' | 'beta';
+
+/** Whether DRF's Eq. 8 decay term is divided by w0 (ours) or not (paper and review). */
+export type DrfDecayNormalization = 'none' | 'w0';
+
 /** Parameters of the DRF reputation iteration (Eqs. 7–8). */
 export interface DrfParameters {
   /** Score threshold w0 in (0, 1]: at or above it reputation rises (Eq. 7), below it decays (Eq. 8). @default 0.5 */
   readonly w0?: number;
-  /** Step size β in (0, 1]; β ≤ 1 keeps R in [0, R0]. @default 0.2 */
+  /** Eq. 8 decay coefficient β in (0, 1]; β ≤ 1 keeps R in [0, R0]. Not given by the paper's Section 5.1; 0.2 is ours. @default 0.2 */
   readonly beta?: number;
+  /** Eq. 7 increment coefficient δ in (0, 1], the paper's symbol (shared with Eq. 9's weight; Section 5.1: δ = 0.7). @default 0.7 */
+  readonly delta?: number;
+  /**
+   * Which coefficient Eq. 7 uses: `'delta'` (as printed) or `'beta'` (ours: one step size for both
+   * directions, the behaviour before issue 14). @default 'delta'
+   */
+  readonly increment?: DrfIncrement;
+  /**
+   * Ours: `'w0'` divides Eq. 8's decay term by w0 (R·β·(w0 − w)/w0 corrected, R·β·w/w0 printed),
+   * the behaviour before issue 14; `'none'` is the paper's and the review's form. @default 'none'
+   */
+  readonly decayNormalization?: DrfDecayNormalization;
   /** Reputation ceiling R0 > 0. @default 1 */
   readonly r0?: number;
-  /** `corrected` (default) or `printed` Eq. 8. @default 'corrected' */
+  /** `corrected` (default, the review's Eq. 8) or `printed` Eq. 8. @default 'corrected' */
   readonly variant?: DrfVariant;
 }
 
@@ -52,8 +75,14 @@ export interface DrfModelOptions extends DrfParameters {
   readonly initialReputation?: number;
 }
 
-/** Default DRF parameters: R = 0.5 initially, w0 = 0.5, β = 0.2, R0 = 1, corrected variant. */
-export const drfDefaults: Required<DrfModelOptions> = { initialReputation: 0.5, w0: 0.5, beta: 0.2, r0: 1, variant: 'corrected' };
+/** Default DRF parameters: R = 0.5 initially, w0 = 0.5, β = 0.2, δ = 0.7, R0 = 1, corrected variant, Eq. 7 with δ, no /w0. */
+export const drfDefaults: Required<DrfModelOptions> = { initialReputation: 0.5, w0: 0.5, beta: 0.2, delta: 0.7, increment: 'delta', decayNormalization: 'none', r0: 1, variant: 'corrected' };
+
+/**
+ * The parameters DRF used before issue 14 (Eq. 7 stepped by β, Eq. 8 divided by w0), kept so that
+ * old results can be reproduced: `createDrfModel({ agents, ...drfLegacyParameters })`.
+ */
+export const drfLegacyParameters: Readonly<Pick<Required<DrfParameters>, 'increment' | 'decayNormalization'>> = { increment: 'beta', decayNormalization: 'w0' };
 
 /** Result of one DRF round. */
 export interface DrfStepResult {
@@ -61,6 +90,21 @@ export interface DrfStepResult {
   readonly reputations: Record<AgentId, number>;
   /** Round score w_j of every agent that received at least one rating from another agent. */
   readonly roundScores: Record<AgentId, number>;
+}
+
+/**
+ * DRF Eq. 2's distance: the relative distance of an answer w from the reference w0,
+ * d = |w0 − w| / |w0|, capped at 1; for w0 = 0 it is 0 when w = 0 and 1 otherwise.
+ *
+ * @example
+ * drfRelativeDistance(10, 8); // |10 − 8| / 10 = 0.2
+ */
+export function drfRelativeDistance(reference: number, answer: number): number {
+  if (!Number.isFinite(reference)) throw new InvalidArgumentError({ parameter: 'reference', value: reference, message: `reference must be a finite number, got ${String(reference)}` });
+  if (!Number.isFinite(answer)) throw new InvalidArgumentError({ parameter: 'answer', value: answer, message: `answer must be a finite number, got ${String(answer)}` });
+  if (reference === 0) return answer === 0 ? 0 : 1;
+  // Eq. 2: d = |w0 − w| / w0 (|w0| so that negative references work), capped at 1
+  return Math.min(1, Math.abs(reference - answer) / Math.abs(reference));
 }
 
 /**
@@ -109,21 +153,34 @@ export function drfRoundScores({ reputations, ratings }: { reputations: Readonly
 
 /**
  * DRF Eqs. 7–8: one agent's reputation after a round with score w.
- * w ≥ w0: R ← R + β·(w − w0)·(R0 − R) (rises towards R0, never past it for β ≤ 1).
- * w < w0, corrected: R ← R·(1 − β·(w0 − w)/w0), decaying more the further w is below w0.
- * w < w0, printed: R ← R·(1 − β·w/w0), which decays less for a worse score (the sign error).
+ * w ≥ w0 (Eq. 7): R ← R + κ·(w − w0)·(R0 − R), κ = δ (as printed) or β (`increment: 'beta'`).
+ * w < w0 (Eq. 8), corrected: R ← R − β·(w0 − w)·R, decaying more the further w is below w0.
+ * w < w0 (Eq. 8), printed: R ← R − w·R·β, which decays less for a worse score (the review's point).
+ * `decayNormalization: 'w0'` (ours) divides either decay term by w0.
  */
-export function drfUpdateReputation({ reputation, roundScore, w0, beta, r0, variant }: { reputation: number; roundScore: number } & Required<DrfParameters>): number {
+export function drfUpdateReputation({
+  reputation,
+  roundScore,
+  w0,
+  beta,
+  r0,
+  variant,
+  delta = drfDefaults.delta,
+  increment = drfDefaults.increment,
+  decayNormalization = drfDefaults.decayNormalization,
+}: { reputation: number; roundScore: number; w0: number; beta: number; r0: number; variant: DrfVariant } & Pick<DrfParameters, 'delta' | 'increment' | 'decayNormalization'>): number {
   if (roundScore >= w0) {
-    // Eq. 7: R_j ← R_j + β·(w_j − w0)·(R0 − R_j)
-    return reputation + beta * (roundScore - w0) * (r0 - reputation);
+    const step = increment === 'beta' ? beta : delta;
+    // Eq. 7: R_j ← R_j + δ·(w_j − w0)·(R0 − R_j)   (β instead of δ with increment 'beta')
+    return reputation + step * (roundScore - w0) * (r0 - reputation);
   }
+  const scale = decayNormalization === 'w0' ? w0 : 1;
   if (variant === 'corrected') {
-    // Eq. 8 corrected: R_j ← R_j·(1 − β·(w0 − w_j)/w0)
-    return reputation * (1 - (beta * (w0 - roundScore)) / w0);
+    // Eq. 8 corrected: R_j ← R_j − β·(w0 − w_j)·R_j   (÷ w0 with decayNormalization 'w0')
+    return reputation - (beta * (w0 - roundScore) * reputation) / scale;
   }
-  // Eq. 8 printed: R_j ← R_j·(1 − β·w_j/w0)
-  return reputation * (1 - (beta * roundScore) / w0);
+  // Eq. 8 printed: R_j ← R_j − w_j·R_j·β   (÷ w0 with decayNormalization 'w0')
+  return reputation - (roundScore * reputation * beta) / scale;
 }
 
 /**
@@ -136,7 +193,7 @@ export function drfUpdateReputation({ reputation, roundScore, w0, beta, r0, vari
  * drfReputationStep({
  *   reputations: { a: 0.5, b: 0.5 },
  *   ratings: [{ rater: 'a', ratee: 'b', taskId: 't1', score: 1 }],
- * }).reputations.b; // 0.5 + 0.2·(1 − 0.5)·(1 − 0.5) = 0.55
+ * }).reputations.b; // Eq. 7: 0.5 + 0.7·(1 − 0.5)·(1 − 0.5) = 0.675
  */
 export function drfReputationStep({ reputations, ratings, ...options }: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] } & DrfParameters): DrfStepResult {
   const parameters = resolveDrfParameters(options);
@@ -167,11 +224,18 @@ export function drfReputationStep({ reputations, ratings, ...options }: { reputa
 export function resolveDrfParameters(options: DrfParameters | undefined, parameter = ''): Required<DrfParameters> {
   const prefix = parameter === '' ? '' : `${parameter}.`;
   const resolved = resolveOptions<DrfParameters>(
-    { w0: drfDefaults.w0, beta: drfDefaults.beta, r0: drfDefaults.r0, variant: drfDefaults.variant },
-    { w0: options?.w0, beta: options?.beta, r0: options?.r0, variant: options?.variant },
+    { w0: drfDefaults.w0, beta: drfDefaults.beta, delta: drfDefaults.delta, increment: drfDefaults.increment, decayNormalization: drfDefaults.decayNormalization, r0: drfDefaults.r0, variant: drfDefaults.variant },
+    { w0: options?.w0, beta: options?.beta, delta: options?.delta, increment: options?.increment, decayNormalization: options?.decayNormalization, r0: options?.r0, variant: options?.variant },
   );
   assertInRange(`${prefix}w0`, resolved.w0, 0, 1, { minExclusive: true, hint: 'pass e.g. { w0: 0.5 }' });
   assertInRange(`${prefix}beta`, resolved.beta, 0, 1, { minExclusive: true, hint: 'pass e.g. { beta: 0.2 }' });
+  assertInRange(`${prefix}delta`, resolved.delta, 0, 1, { minExclusive: true, hint: 'Eq. 7 increment coefficient; pass e.g. { delta: 0.7 }' });
+  if (resolved.increment !== 'delta' && resolved.increment !== 'beta') {
+    throw new InvalidArgumentError({ parameter: `${prefix}increment`, value: resolved.increment, message: `${prefix}increment must be 'delta' (Eq. 7 as printed) or 'beta', got ${describe(resolved.increment)}` });
+  }
+  if (resolved.decayNormalization !== 'none' && resolved.decayNormalization !== 'w0') {
+    throw new InvalidArgumentError({ parameter: `${prefix}decayNormalization`, value: resolved.decayNormalization, message: `${prefix}decayNormalization must be 'none' (Eq. 8 as printed and corrected) or 'w0', got ${describe(resolved.decayNormalization)}` });
+  }
   assertInRange(`${prefix}r0`, resolved.r0, 0, Infinity, { minExclusive: true, maxExclusive: true, hint: 'pass e.g. { r0: 1 }' });
   assertVariant(`${prefix}variant`, resolved.variant);
   return resolved;
@@ -290,7 +354,9 @@ export class DrfReputationModel extends RosterReputationModel {
   /** Replaces agents, reputations and parameters with the snapshot's. */
   restore(snapshot: ReputationSnapshot): void {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
-    const parameters = resolveDrfModelOptions(readObject(state.parameters, 'snapshot.state.parameters') as DrfModelOptions, 'snapshot.state.parameters');
+    const stored = readObject(state.parameters, 'snapshot.state.parameters') as DrfModelOptions;
+    // Snapshots written before issue 14 carry no `increment`: they ran Eq. 7 with β and Eq. 8 ÷ w0.
+    const parameters = resolveDrfModelOptions(stored.increment === undefined ? { ...drfLegacyParameters, ...stored } : stored, 'snapshot.state.parameters');
     const rounds = readNumber(state.rounds, 'snapshot.state.rounds', 0);
     const reputations = readAgentNumbers(state.reputations, 'snapshot.state.reputations', agents, 0, parameters.r0);
     const lastRoundScores = readAgentNumbers(state.lastRoundScores, 'snapshot.state.lastRoundScores', agents, 0, 1);
@@ -318,7 +384,7 @@ function resolveDrfModelOptions(options: DrfModelOptions, parameter: string): Re
  * @example
  * const model = createDrfModel({ agents: ['a1', 'a2'], variant: 'corrected' });
  * model.observe([{ type: 'rating', rating: { rater: 'a1', ratee: 'a2', taskId: 't1', score: 0.9 } }]);
- * model.score('a2'); // 0.5 + 0.2·(0.9 − 0.5)·(1 − 0.5) = 0.54
+ * model.score('a2'); // Eq. 7 with δ = 0.7: 0.5 + 0.7·(0.9 − 0.5)·(1 − 0.5) = 0.64
  */
 export function createDrfModel(options: { agents: readonly AgentId[] } & DrfModelOptions): DrfReputationModel {
   assertModelOptions(options);

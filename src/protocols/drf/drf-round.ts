@@ -5,7 +5,7 @@ import type { Decision } from '../../aggregation/aggregator.js';
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Rating } from '../../core/rating.js';
-import type { Rng } from '../../core/rng.js';
+import { createRng, deriveSeed, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Span, Tracer, WeightReason } from '../../core/trace.js';
 import type { Evidence, ReputationModel } from '../../reputation/reputation-model.js';
@@ -49,7 +49,7 @@ export interface DrfRoundRecord {
   readonly fallback: boolean;
   /** Selector reasons (UCB score components) plus one filter reason per excluded agent. */
   readonly selectionReasons: readonly WeightReason[];
-  /** Cost per call c_i of each team member as used for selection (before normalisation). */
+  /** Cost c_i^t of each team member as used for selection (before normalisation): price/ledger per call, or this round's U(0, 1) draw. */
   readonly teamCosts: Readonly<Record<AgentId, number>>;
   /** Each team member's proposal answer, in team order; `null` when it gave none or failed. */
   readonly proposals: ReadonlyArray<{ readonly agentId: AgentId; readonly answer: string | null }>;
@@ -107,6 +107,10 @@ export interface DrfRoundInput {
   readonly ledger: CostLedger;
   /** Cost scale handed to the selector: divided by the pool's largest cost (`max`, so c_i ∈ [0, 1]) or as is. */
   readonly costNormalization: 'max' | 'none';
+  /** Where c_i^t comes from: per agent (ledger/price) or a seeded U(0, 1) draw per agent and round. @default 'per-agent' */
+  readonly costModel?: 'per-agent' | 'per-round';
+  /** Seed of the per-round cost draws. @default 0 */
+  readonly costSeed?: number | string;
   /** Collusion defence applied to ratings before they reach the reputation model. */
   readonly defence: DrfDefence;
   /** Smallest credibility weight κ a rater can have, in [0, 1]. */
@@ -200,7 +204,15 @@ interface TeamChoice {
 /** Filters agents below the threshold, then lets the selector (UCB with cost) pick k of the rest. */
 function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, number>>, parent: Span): TeamChoice {
   const { pool, threshold, ledger } = input;
-  const costs: Record<AgentId, number> = Object.fromEntries(pool.map((agent) => [agent.identity.id, ledger.costPerCall(agent.identity.id)]));
+  const costs: Record<AgentId, number> = Object.fromEntries(
+    pool.map((agent) => [
+      agent.identity.id,
+      input.costModel === 'per-round'
+        ? // Section 5.1: c_i^t ~ U(0, 1), one draw per agent and round from its own stream
+          createRng(deriveSeed(input.costSeed ?? 0, 'drf-cost', agent.identity.id, input.round))()
+        : ledger.costPerCall(agent.identity.id),
+    ]),
+  );
   const maxCost = Math.max(0, ...Object.values(costs));
   const selectionCost = (agentId: AgentId) => (input.costNormalization === 'max' && maxCost > 0 ? (costs[agentId] ?? 0) / maxCost : costs[agentId] ?? 0);
 

@@ -6,6 +6,7 @@ import { validateRating, type Rating } from '../../core/rating.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { assertInRange } from '../../core/validate.js';
+import { drfAccuracy, drfRelativeDistance, type DrfVariant } from '../../reputation/drf.js';
 
 /** What a rating source is asked: `rater` judges `proposal` (someone else's) on `task`. */
 export interface RateInput {
@@ -62,12 +63,34 @@ export function agentRatingSource(): RatingSource {
   };
 }
 
+/** Options of {@link agreementRatingSource}. */
+export interface AgreementRatingOptions {
+  /** Equality of canonical answer keys. @default string equality */
+  readonly sameAnswer?: (left: string, right: string) => boolean;
+  /** Form of DRF's Eq. 2 turning the distance d into the rating: `corrected` 1 − d, `printed` d. @default 'corrected' */
+  readonly variant?: DrfVariant;
+  /**
+   * Distance d between the peer's answer and the rater's own (the reference of Eq. 2): `'exact'`
+   * 0 for the same key, else 1; `'relative'` |w0 − w| / |w0| capped at 1 when both keys are
+   * numbers (Eq. 2's form), else as `'exact'`. @default 'exact'
+   */
+  readonly distance?: 'exact' | 'relative';
+}
+
 /**
- * Replayed proposals: a rater scores a peer 1 when the peer's answer key equals its own, 0 when it
- * differs or the peer's answer did not parse, and 0.5 (no opinion) when the rater's own answer did
- * not parse. `sameAnswer` decides equality of canonical keys (default: string equality).
+ * Replayed proposals: a rater scores a peer by DRF's Eq. 2 with its own answer as the reference,
+ * s = A(d) with A = 1 − d (corrected, default) or A = d (printed), where d is 0 for the same answer
+ * key and 1 for a different one (or the relative numeric distance with `distance: 'relative'`). A
+ * peer whose answer did not parse scores 0; a rater whose own answer did not parse gives 0.5 (no
+ * opinion). With the defaults this is agreement: 1 same answer, 0 different.
+ *
+ * @example
+ * const source = agreementRatingSource({ variant: 'corrected', distance: 'relative' });
+ * // rater answered 10, peer 8: d = 0.2, rating 1 − 0.2 = 0.8
  */
-export function agreementRatingSource({ sameAnswer = (left: string, right: string) => left === right }: { sameAnswer?: (left: string, right: string) => boolean } = {}): RatingSource {
+export function agreementRatingSource({ sameAnswer = (left: string, right: string) => left === right, variant = 'corrected', distance = 'exact' }: AgreementRatingOptions = {}): RatingSource {
+  if (variant !== 'corrected' && variant !== 'printed') throw new InvalidArgumentError({ parameter: 'variant', value: variant, message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}` });
+  if (distance !== 'exact' && distance !== 'relative') throw new InvalidArgumentError({ parameter: 'distance', value: distance, message: `distance must be 'exact' or 'relative', got ${JSON.stringify(distance)}` });
   return {
     name: 'agreement',
     async rate({ rater, task, proposal, own }) {
@@ -80,14 +103,40 @@ export function agreementRatingSource({ sameAnswer = (left: string, right: strin
       } else if (own === undefined || own.answer === null) {
         score = 0.5;
         reason = 'rater has no parsed answer of its own';
-      } else if (sameAnswer(own.answer, proposal.answer)) {
-        score = 1;
-        reason = 'same answer as the rater';
       } else {
-        score = 0;
-        reason = 'different answer from the rater';
+        const same = sameAnswer(own.answer, proposal.answer);
+        const reference = Number(own.answer);
+        const answer = Number(proposal.answer);
+        const numeric = distance === 'relative' && !same && own.answer.trim() !== '' && proposal.answer.trim() !== '' && Number.isFinite(reference) && Number.isFinite(answer);
+        // d: 0 same key, 1 different key; relative: |w0 − w| / |w0| (Eq. 2) for numbers
+        const d = same ? 0 : numeric ? drfRelativeDistance(reference, answer) : 1;
+        // Eq. 2: A = 1 − d (corrected) or A = d (printed)
+        score = drfAccuracy(d, variant);
+        reason = `${same ? 'same answer as the rater' : 'different answer from the rater'}: distance ${d}, Eq. 2 (${variant}) rating ${score}`;
       }
       return { value: { ...base, score, reason }, usage: freeUsage };
+    },
+  };
+}
+
+/**
+ * Reads another source's rating s as closeness to the reference, d = 1 − s, and applies DRF's
+ * Eq. 2 to it: corrected A = 1 − d = s (unchanged), printed A = d = 1 − s, so that the printed
+ * Eq. 2 can be run with any rating source (a judge's 1 "correct" becomes 0).
+ *
+ * @example
+ * const printed = eq2RatingSource(agentRatingSource(), 'printed'); // a rating of 0.9 becomes 0.1
+ */
+export function eq2RatingSource(inner: RatingSource, variant: DrfVariant): RatingSource {
+  if (variant !== 'corrected' && variant !== 'printed') throw new InvalidArgumentError({ parameter: 'variant', value: variant, message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}` });
+  if (variant === 'corrected') return inner;
+  return {
+    name: `${inner.name}+eq2-printed`,
+    async rate(input) {
+      const acted = await inner.rate(input);
+      // d = 1 − s; printed Eq. 2: A = d
+      const score = drfAccuracy(1 - acted.value.score, 'printed');
+      return { ...acted, value: { ...acted.value, score, reason: `printed Eq. 2: rating ${acted.value.score} read as distance ${score}` } };
     },
   };
 }

@@ -38,7 +38,19 @@ export interface DrfProtocolOptions {
   readonly costSource?: CostSource;
   /** Cost scale handed to the selector: divided by the pool's largest cost (`max`, so c_i ∈ [0, 1]) or as is. @default 'max' */
   readonly costNormalization?: 'max' | 'none';
+  /**
+   * Where the cost c_i^t of Eq. 9 comes from: `'per-agent'` (a fixed price or the ledger, see
+   * `costSource`) or `'per-round'`, a fresh draw c_i^t ~ U(0, 1) per agent and round as in the
+   * paper's Section 5.1, seeded by `costSeed` (the simulated setting; live runs use real spend).
+   * @default 'per-agent'
+   */
+  readonly costModel?: DrfCostModel;
+  /** Seed of the per-round cost draws; draw (i, t) uses its own stream from (seed, agent, round). @default 0 */
+  readonly costSeed?: number | string;
 }
+
+/** How DRF's cost term c_i^t is obtained: one cost per agent, or a U(0, 1) draw per agent and round. */
+export type DrfCostModel = 'per-agent' | 'per-round';
 
 /** Input of {@link runDrf}. */
 export interface RunDrfInput extends DrfProtocolOptions {
@@ -92,6 +104,8 @@ const protocolDefaults: Required<DrfProtocolOptions> = {
   credibilityFloor: 0.01,
   costSource: 'auto',
   costNormalization: 'max',
+  costModel: 'per-agent',
+  costSeed: 0,
 };
 
 /** Resolves and validates DRF protocol options against a pool size. */
@@ -104,6 +118,8 @@ export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize:
     credibilityFloor: options.credibilityFloor,
     costSource: options.costSource,
     costNormalization: options.costNormalization,
+    costModel: options.costModel,
+    costSeed: options.costSeed,
   });
   const resolved = { ...merged, minEligible: options.minEligible ?? merged.k };
   assertInteger('k', resolved.k, 1, poolSize, `k is the team size and cannot exceed the pool of ${poolSize}`);
@@ -118,6 +134,12 @@ export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize:
   }
   if (resolved.costNormalization !== 'max' && resolved.costNormalization !== 'none') {
     throw new InvalidArgumentError({ parameter: 'costNormalization', value: resolved.costNormalization, message: `costNormalization must be 'max' or 'none', got ${JSON.stringify(resolved.costNormalization)}` });
+  }
+  if (resolved.costModel !== 'per-agent' && resolved.costModel !== 'per-round') {
+    throw new InvalidArgumentError({ parameter: 'costModel', value: resolved.costModel, message: `costModel must be 'per-agent' or 'per-round' (c_i^t ~ U(0, 1), Section 5.1), got ${JSON.stringify(resolved.costModel)}` });
+  }
+  if (typeof resolved.costSeed !== 'number' && typeof resolved.costSeed !== 'string') {
+    throw new InvalidArgumentError({ parameter: 'costSeed', value: resolved.costSeed, message: `costSeed must be a number or string, got ${JSON.stringify(resolved.costSeed)}` });
   }
   return resolved;
 }
@@ -174,6 +196,8 @@ export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
       ratingSource,
       ledger,
       costNormalization: options.costNormalization,
+      costModel: options.costModel,
+      costSeed: options.costSeed,
       defence: options.defence,
       credibilityFloor: options.credibilityFloor,
       outcome: input.outcome,
