@@ -11,8 +11,5 @@ export * from './run-condition.js';
 export * from './metrics.js';
 export * from './run-replay.js';
 export * from './report-csv.js';
-export * from './report-html.js';
 export * from './format-table.js';
 export * from './write-replay-outputs.js';
-export * from './fixture.js';
-export { workerEntry } from './worker-pool.js';

@@ -1,0 +1,3 @@
+export * from './debate/index.js';
+export * from './drf/index.js';
+export * from './pubsub/index.js';
