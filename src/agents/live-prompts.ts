@@ -22,6 +22,7 @@ const answerFormat: Record<AnswerKind, string> = {
   exact: 'the exact short answer text',
   labels: 'a comma-separated list of labels',
   code: 'the complete program',
+  literal: "the value as Python's repr prints it, e.g. [(4, 1), (2, 3)] or 'text'",
 };
 
 const answerJson = (kind: AnswerKind) => `Reply with one JSON object only: {"reasoning": "<brief working>", "answer": "<${answerFormat[kind]}>"}.`;

@@ -7,8 +7,10 @@
  * - `exact`: a normalised string (case, whitespace and surrounding punctuation ignored).
  * - `labels`: a set of labels (`joy, anger`); scored by sample F1 and exact match.
  * - `code`: a program judged by its test outcome, not by text equality.
+ * - `literal`: a Python value as a program prints it (`[(4, 1), (2, 3)]`, `'Hello'`), compared by
+ *   Python's `==` on the parsed value.
  */
-export type AnswerKind = 'number' | 'math' | 'choice' | 'exact' | 'labels' | 'code';
+export type AnswerKind = 'number' | 'math' | 'choice' | 'exact' | 'labels' | 'code' | 'literal';
 
 /** All answer kinds, in a stable order. */
-export const answerKinds: readonly AnswerKind[] = ['number', 'math', 'choice', 'exact', 'labels', 'code'];
+export const answerKinds: readonly AnswerKind[] = ['number', 'math', 'choice', 'exact', 'labels', 'code', 'literal'];

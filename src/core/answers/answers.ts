@@ -4,6 +4,7 @@ import { answerKinds, type AnswerKind } from './answer-kind.js';
 import { choiceAnswerKind } from './choice-answer.js';
 import { codeAnswerKind } from './code-answer.js';
 import { exactAnswerKind } from './exact-answer.js';
+import { literalAnswerKind } from './literal-answer.js';
 import { labelsAnswerKind, parseLabelSet, sampleF1 } from './labels-answer.js';
 import { mathAnswerKind } from './math-answer.js';
 import { numberAnswerKind } from './number-answer.js';
@@ -15,6 +16,7 @@ const handlers: Readonly<Record<AnswerKind, AnswerKindHandler>> = {
   exact: exactAnswerKind,
   labels: labelsAnswerKind,
   code: codeAnswerKind,
+  literal: literalAnswerKind,
 };
 
 /**

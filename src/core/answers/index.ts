@@ -7,3 +7,5 @@ export * from './choice-answer.js';
 export * from './exact-answer.js';
 export * from './labels-answer.js';
 export * from './code-answer.js';
+export * from './literal-answer.js';
+export * from './python-literal.js';

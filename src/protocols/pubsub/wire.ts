@@ -5,7 +5,7 @@ import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
 
 const nonEmpty = z.string().min(1);
-const answerKinds = ['number', 'math', 'choice', 'exact', 'labels', 'code'] as const;
+const answerKinds = ['number', 'math', 'choice', 'exact', 'labels', 'code', 'literal'] as const;
 
 /** zod schema of a RAPS publication: the core `Message`, schemaVersion 1. */
 export const messageSchema = z.strictObject({
