@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRng } from '../core/rng.js';
 import { createDeduplicator } from './dedupe.js';
 import { createInProcessBus } from './in-process-bus.js';
 import { subjectMatches } from './subject.js';
 
 const encoder = new TextEncoder();
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+// Waits for a condition instead of a fixed sleep: polls every ms until `check` stops throwing (fails after 5 s).
+const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 5000, interval: 1 });
+// One turn of the event loop: lets pending deliveries (queued with setImmediate) run.
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('createInProcessBus', () => {
   it('keeps messages for a durable subscriber that attaches later, in order, once per id', async () => {
@@ -16,7 +19,8 @@ describe('createInProcessBus', () => {
     await bus.publish('raps.r.pub', encoder.encode('3'), { id: 'm3' });
     const seen: string[] = [];
     await bus.subscribe('raps.r.pub', (message) => void seen.push(`${message.id}#${message.deliveryCount}`), { durable: 'd' });
-    await settle();
+    // Deliveries are in order, so a second m1 would show up before m3.
+    await waitFor(() => expect(seen).toContain('m3#1'));
     expect(seen).toEqual(['m1#1', 'm3#1']);
     expect(bus.stats()).toMatchObject({ published: 3, duplicatePublishes: 1, delivered: 2 });
   });
@@ -29,7 +33,7 @@ describe('createInProcessBus', () => {
       throw new Error('boom');
     }, { durable: 'd' });
     await bus.publish('s.x', encoder.encode(''), { id: 'm' });
-    await settle();
+    await waitFor(() => expect(bus.stats().deadLettered).toBe(1));
     expect(attempts).toEqual([1, 2, 3]);
     expect(bus.stats()).toMatchObject({ handlerErrors: 3, deadLettered: 1, redelivered: 2 });
   });
@@ -37,15 +41,23 @@ describe('createInProcessBus', () => {
   it('gives an unacknowledged message to the next subscriber of the durable after a stop', async () => {
     const bus = createInProcessBus();
     let release: () => void = () => {};
-    const first = await bus.subscribe('s', () => new Promise<void>((resolve) => (release = resolve)), { durable: 'd' });
+    let handling: () => void = () => {};
+    const firstHandlerCalled = new Promise<void>((resolve) => (handling = resolve));
+    const first = await bus.subscribe('s', () => {
+      handling();
+      return new Promise<void>((resolve) => (release = resolve));
+    }, { durable: 'd' });
     await bus.publish('s', encoder.encode(''), { id: 'm' });
-    await settle();
+    await firstHandlerCalled;
     await first.stop();
     const seen: number[] = [];
     await bus.subscribe('s', (message) => void seen.push(message.deliveryCount), { durable: 'd' });
-    await settle();
+    await waitFor(() => expect(seen).toHaveLength(1));
+    // The stopped subscriber's handler finishing late must not acknowledge or deliver anything again.
     release();
-    await settle();
+    await nextTurn();
+    await nextTurn();
+    expect(bus.stats()).toMatchObject({ delivered: 2, redelivered: 1 });
     expect(seen).toEqual([2]);
   });
 
@@ -59,7 +71,8 @@ describe('createInProcessBus', () => {
       if (dedupe.firstTime(message.id)) handled.push(message.id);
     }, { durable: 'd' });
     for (let index = 0; index < 20; index++) await bus.publish('s', encoder.encode(''), { id: `m${index}` });
-    await settle();
+    // A lost ack redelivers before the cursor moves on, so m19 handled means every message was.
+    await waitFor(() => expect(handled).toContain('m19'));
     expect(handled).toEqual(Array.from({ length: 20 }, (_, index) => `m${index}`));
     expect(deliveries).toBeGreaterThan(20);
     expect(dedupe.duplicates).toBe(deliveries - 20);

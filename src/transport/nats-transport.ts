@@ -2,6 +2,7 @@
 // unless this transport is used.
 import { InvalidArgumentError, TransportError } from '../core/errors.js';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
+import { retrying, wallTime } from './_retrying.js';
 import { assertSubject } from './subject.js';
 import type { Transport, TransportHandler, TransportStats, TransportSubscription } from './transport.js';
 
@@ -25,6 +26,8 @@ export interface NatsTransportOptions {
   storage?: 'file' | 'memory';
   /** How long `publish` keeps retrying while the server is unreachable, in ms. @default 30000 */
   publishTimeoutMs?: number;
+  /** Clock in ms on which `publishTimeoutMs` is measured. @default Date.now */
+  now?: () => number;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   assertInteger('options.duplicateWindowMs', duplicateWindowMs, 1000);
   assertInteger('options.publishTimeoutMs', publishTimeoutMs, 100);
 
+  const time = options.now ? { ...wallTime, now: options.now } : wallTime;
   const nats = await import('nats');
   let connection: import('nats').NatsConnection;
   try {
@@ -65,7 +69,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   } catch (error) {
     throw new TransportError(`cannot connect to NATS at ${servers.join(', ')}: ${(error as Error).message}; start it with \`nats-server -js -sd <dir> -a 127.0.0.1 -p <port>\``, { cause: error });
   }
-  const manager = await retrying(publishTimeoutMs, () => connection.jetstreamManager());
+  const manager = await retrying(publishTimeoutMs, () => connection.jetstreamManager(), 'connect to JetStream', time);
   const nanos = nats.nanos;
   try {
     await manager.streams.info(options.stream);
@@ -95,7 +99,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       if (closed) throw new TransportError('the NATS transport is closed');
       assertSubject('subject', subject);
       assertNonEmptyString('options.id', id, 'every message needs a unique id for de-duplication');
-      const ack = await retrying(publishTimeoutMs, () => jetstream.publish(subject, data, { msgID: id, timeout: 2000 }), `publish ${id} to ${subject}`);
+      const ack = await retrying(publishTimeoutMs, () => jetstream.publish(subject, data, { msgID: id, timeout: 2000 }), `publish ${id} to ${subject}`, time);
       if (ack.duplicate) stats.duplicatePublishes++;
       else stats.published++;
     },
@@ -118,7 +122,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
             max_ack_pending: 64,
           });
         }
-      }, `create consumer ${consumerName}`);
+      }, `create consumer ${consumerName}`, time);
       const consumer = await jetstream.consumers.get(options.stream, consumerName);
       const messages = await consumer.consume({ max_messages: 16, expires: 5000 });
       active.add(messages);
@@ -161,20 +165,4 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       await connection.drain().catch(() => connection.close());
     },
   };
-}
-
-async function retrying<T>(budgetMs: number, attempt: () => Promise<T>, what = 'connect to JetStream'): Promise<T> {
-  const deadline = Date.now() + budgetMs;
-  let delay = 100;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() + delay > deadline) {
-        throw new TransportError(`could not ${what} within ${budgetMs} ms: ${(error as Error).message}; check that nats-server is running with -js`, { cause: error });
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 1000);
-    }
-  }
 }

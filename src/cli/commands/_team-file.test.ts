@@ -26,12 +26,20 @@ describe('parseTeamFile', () => {
   });
 
   it('never echoes a pasted key', () => {
-    let message = '';
-    try {
-      parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`, 'team.yaml');
-    } catch (error) {
-      message = (error as Error).message;
-    }
-    expect(message).not.toContain('sk-live-123');
+    const text = `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`;
+    // Parsing must throw (a missing throw fails here, not silently with an empty message), and the message names
+    // the field without the value.
+    expect(() => parseTeamFile(text, 'team.yaml')).toThrow(DataFormatError);
+    const error = (() => {
+      try {
+        parseTeamFile(text, 'team.yaml');
+      } catch (caught) {
+        return caught as Error;
+      }
+      throw new Error('parseTeamFile accepted a pasted key');
+    })();
+    expect(error.message).toMatch(/field agents\.0\.apiKeyEnv: must be the NAME of an environment variable/);
+    expect(error.message).not.toContain('sk-live-123');
+    expect(JSON.stringify(error)).not.toContain('sk-live-123');
   });
 });

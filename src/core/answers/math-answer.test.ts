@@ -146,16 +146,34 @@ describe('math answer kind: properties', () => {
     );
   });
 
-  it('equal keys imply equivalence', () => {
-    const answer = fc.oneof(
-      finite.map(String),
-      fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 })).map(([n, d]) => `\\frac{${n}}{${d}}`),
-      fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: -9, max: 9 })).map(([x, y]) => `(${x},${y})`),
-      fc.integer({ min: 0, max: 99 }).map((n) => `\\sqrt{${n}}`),
+  it('gives equal keys and equivalence to generated equal pairs written differently', () => {
+    // Each pair is equal by construction: n/d and (n·k)/(d·k); \frac and \dfrac; a tuple with and without spaces and
+    // \left( \right); √(a²·b) and a√b; an answer bare, boxed and between $ signs.
+    const pair = fc.oneof(
+      fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 2, max: 9 })).map(([n, d, k]) => [`\\frac{${n}}{${d}}`, `\\frac{${n * k}}{${d * k}}`]),
+      fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 })).map(([n, d]) => [`\\frac{${n}}{${d}}`, `\\dfrac{${n}}{${d}}`]),
+      fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: -9, max: 9 })).map(([x, y]) => [`(${x},${y})`, `\\left( ${x} , ${y} \\right)`]),
+      fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 20 })).map(([a, b]) => [`\\sqrt{${a * a * b}}`, `${a}\\sqrt{${b}}`]),
+      finite.map(String).chain((text) => fc.constantFrom([text, `\\boxed{${text}}`], [text, `$${text}$`])),
     );
     fc.assert(
-      fc.property(answer, answer, (a, b) => {
-        if (mathAnswerKind.canonicalKey(a) === mathAnswerKind.canonicalKey(b)) expect(mathAnswerKind.equivalent(a, b)).toBe(true);
+      fc.property(pair, ([left, right]) => {
+        expect(mathAnswerKind.canonicalKey(left)).not.toBeNull();
+        expect(mathAnswerKind.canonicalKey(right)).toBe(mathAnswerKind.canonicalKey(left));
+        expect(mathAnswerKind.equivalent(left, right)).toBe(true);
+        expect(mathAnswerKind.equivalent(right, left)).toBe(true);
+      }),
+    );
+  });
+
+  it('tells generated unequal pairs apart: n/d and n/d + 1', () => {
+    // (n + d)/d = n/d + 1, one whole unit away, far outside any tolerance.
+    fc.assert(
+      fc.property(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 }), (n, d) => {
+        const left = `\\frac{${n}}{${d}}`;
+        const right = `\\frac{${n + d}}{${d}}`;
+        expect(mathAnswerKind.canonicalKey(left)).not.toBe(mathAnswerKind.canonicalKey(right));
+        expect(mathAnswerKind.equivalent(left, right)).toBe(false);
       }),
     );
   });

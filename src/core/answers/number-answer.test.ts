@@ -62,7 +62,24 @@ describe('number answer kind', () => {
       fc.property(value, value, (a, b) => {
         expect(numberAnswerKind.equivalent(a, a)).toBe(true);
         expect(numberAnswerKind.equivalent(a, b)).toBe(numberAnswerKind.equivalent(b, a));
-        if (numberAnswerKind.canonicalKey(a) === numberAnswerKind.canonicalKey(b)) expect(numberAnswerKind.equivalent(a, b)).toBe(true);
+      }),
+    );
+  });
+
+  it('gives equal keys and equivalence to a number and its decorated forms, and tells x and x + 1% apart (properties)', () => {
+    // Each pair is equal by construction: the same digits with a $, boxed, after "x =", with a closing period or
+    // between $ signs. The unequal pair differs by max(1, |x|)/100, above both tolerances (1e-9 absolute, 1e-6 relative).
+    const finite = fc.double({ min: -1e15, max: 1e15, noNaN: true, noDefaultInfinity: true });
+    const decorate = fc.constantFrom((text: string) => `\\$${text}`, (text: string) => `\\boxed{${text}}`, (text: string) => `x = ${text}`, (text: string) => `${text}.`, (text: string) => `$${text}$`);
+    fc.assert(
+      fc.property(finite, decorate, (x, wrap) => {
+        const text = String(x);
+        expect(numberAnswerKind.canonicalKey(text)).not.toBeNull();
+        expect(numberAnswerKind.canonicalKey(wrap(text))).toBe(numberAnswerKind.canonicalKey(text));
+        expect(numberAnswerKind.equivalent(wrap(text), text)).toBe(true);
+        const other = String(x + Math.max(1, Math.abs(x)) / 100);
+        expect(numberAnswerKind.canonicalKey(other)).not.toBe(numberAnswerKind.canonicalKey(text));
+        expect(numberAnswerKind.equivalent(other, text)).toBe(false);
       }),
     );
   });

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createInProcessBus } from '../../transport/in-process-bus.js';
 import { createScriptedAgent } from './_test-agents.js';
 import { startRapsNode } from './node.js';
 import { commandId, encodeWire, rapsSubjects, type RapsCommand } from './wire.js';
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+// Waits for a condition instead of a fixed sleep: polls every ms until `check` stops throwing (fails after 5 s).
+const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 5000, interval: 1 });
 
 describe('startRapsNode', () => {
   it('audits each delivered publication once even when the command is redelivered, and re-sends its report', async () => {
@@ -19,7 +20,11 @@ describe('startRapsNode', () => {
     // The same command twice under different transport ids (a coordinator retry).
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'first' });
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'second' });
-    await settle();
+    // Done when the duplicate's re-sent report reached the bus (stored once) and the first report was delivered.
+    await waitFor(() => {
+      expect(bus.stats().duplicatePublishes).toBe(1);
+      expect(reports.length).toBeGreaterThan(0);
+    });
     expect(agent.audited).toEqual(['t:0:C']);
     expect(node.stats).toMatchObject({ handled: 1, duplicates: 1 });
     expect(reports).toHaveLength(1); // the re-sent report has the same id and is stored once
@@ -36,7 +41,7 @@ describe('startRapsNode', () => {
     await bus.publish(subjects.commands('A'), new TextEncoder().encode('[]'), { id: 'bad-1' });
     await bus.publish(subjects.commands('A'), encodeWire({ schemaVersion: 1, kind: 'refine', id: 'c', runId: 'r', agentId: 'B', round: 0, current: 'x', received: [] }), { id: 'bad-2' });
     await bus.publish(subjects.commands('A'), encodeWire({ schemaVersion: 1, kind: 'refine', id: 'c2', runId: 'r', agentId: 'A', round: 0, current: 'x', received: [] }), { id: 'good' });
-    await settle();
+    await waitFor(() => expect(node.stats.malformed + node.stats.handled).toBe(3));
     expect(node.stats).toMatchObject({ malformed: 2, handled: 1 });
     expect(errors[0]).toMatch(/raps.r.cmd.A: message bad-1 rejected: field \(root\)/);
     expect(errors[1]).toMatch(/addressed to B in run r, not A in r/);

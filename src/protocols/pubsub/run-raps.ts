@@ -125,7 +125,10 @@ export interface RunRapsOptions {
   onEvent?: (event: RapsEvent) => unknown;
   /** Trace sink for `route` and `audit` spans. @default no-op */
   trace?: TraceSink;
-  /** Clock for spans (ms). @default () => 0 */
+  /**
+   * Clock in ms for span times and reply deadlines (`replyTimeoutMs` is measured on it; a frozen clock never
+   * times out). @default spans at 0, deadlines on `Date.now`
+   */
   now?: () => number;
 }
 
@@ -268,6 +271,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const aggregator = options.aggregator ?? createReputationPlurality();
   const emit = options.onEvent ?? (() => {});
   const tracer = createTracer({ sink: options.trace, now: options.now ?? (() => 0) });
+  const clock = options.now ?? Date.now;
   const ownsTransport = options.transport === undefined;
   const transport = options.transport ?? createInProcessBus();
   const subjects = rapsSubjects(runId);
@@ -340,11 +344,11 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
 
     const send = async (commands: RapsCommand[]): Promise<Map<string, { message?: Message; report?: RapsReport }>> => {
       await Promise.all(commands.map((command) => transport.publish(subjects.commands(subjectToken(command.agentId)), encodeWire(command), { id: command.id })));
-      const deadline = Date.now() + replyTimeoutMs;
+      const deadline = clock() + replyTimeoutMs;
       for (;;) {
         const missing = commands.filter((command) => !replies.has(command.id));
         if (missing.length === 0) break;
-        const remaining = deadline - Date.now();
+        const remaining = deadline - clock();
         if (remaining <= 0) {
           throw new TransportError(`no reply within ${replyTimeoutMs} ms to ${missing.length} command(s), e.g. ${missing[0]?.id} for agent ${missing[0]?.agentId}; is that agent's node running on transport ${transport.name}?`);
         }
