@@ -26,10 +26,8 @@ describe('repute demo', () => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'demo', '--json', '--tasks', '30', '--methods', 'majority,minirep', '--seed', '3', '--out', out], { cwd: root });
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({ schemaVersion: 1, seed: 3, tasks: 30, rounds: 2, methodOrder: ['majority', 'minirep'] });
-    for (const name of ['majority', 'minirep']) {
-      expect(summary.methods[name].clean).toBeGreaterThanOrEqual(0);
-      expect(summary.methods[name].attacked).toBeLessThanOrEqual(1);
-    }
+    // Pinned for seed 3 on 30 tasks (tasks correct out of 30, clean / attacked): majority 26 / 17, minirep 26 / 24.
+    expect([summary.methods.majority, summary.methods.minirep].map((result) => [result.clean * 30, result.attacked * 30].map((value) => Math.round(value * 1e9) / 1e9))).toEqual([[26, 17], [26, 24]]);
     expect(Object.keys(summary.methods.minirep.finalReputation.attacked)).toHaveLength(10);
     expect(stderr).toMatch(/report written to/);
     const html = readFileSync(out, 'utf8');

@@ -9,9 +9,12 @@ describe('runDemo', () => {
     // Accuracies are fractions of 100 tasks.
     for (const result of [majority, minirep, beta]) {
       expect(result!.clean * 100).toBeCloseTo(Math.round(result!.clean * 100), 9);
-      expect(result!.attacked).toBeGreaterThanOrEqual(0);
-      expect(result!.attacked).toBeLessThanOrEqual(1);
+      expect(result!.attacked * 100).toBeCloseTo(Math.round(result!.attacked * 100), 9);
     }
+    // Pinned for seed 2027 (tasks correct out of 100, clean / attacked): majority 75 / 53, beta 75 / 63, minirep 75 / 71.
+    // The same figures come out of the full seven-method run (`repute demo --json`), so a method's result does not depend
+    // on which other methods run beside it.
+    expect([majority, beta, minirep].map((result) => [result!.clean, result!.attacked])).toEqual([[0.75, 0.53], [0.75, 0.63], [0.75, 0.71]]);
     expect(minirep!.attacked).toBeGreaterThan(majority!.attacked);
     // Majority has no reputation model, so no series; minirep has one value per task and agent.
     expect(majority!.reputation).toBeUndefined();
