@@ -15,6 +15,12 @@ export interface AggregationInput {
   readonly weights?: Readonly<Record<AgentId, number>>;
   /** Earlier-round proposals, when the protocol had debate rounds (for behaviour checks). */
   readonly history?: readonly Proposal[];
+  /**
+   * A verifier's verdicts on these proposals (agent → probability of being correct, in [0, 1]),
+   * collected before aggregation with `verifyProposals`. MiniRep down-weights proposals judged wrong;
+   * aggregators that do not use a verifier ignore them.
+   */
+  readonly verdicts?: Readonly<Record<AgentId, number>>;
 }
 
 /** The team's decision on a task. */

@@ -24,6 +24,12 @@ describe('miniRepWeight and capGroups', () => {
     // model risk 0.5 reaches θ: 0.596285 · 0.5 · 0.1 = 0.0298142
     expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.5, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.0298142, 7);
     expect(miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBe(0);
+    // judged wrong by the verifier (verdict 0 < 0.5): 0.596285 · φ_v = 0.596285 · 0.2 = 0.119257
+    const rejected = miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0, verdict: 0 });
+    expect(rejected.rejected).toBe(true);
+    expect(rejected.weight).toBeCloseTo(0.119257, 6);
+    // verdict 0.5 is not "judged wrong": the weight is unchanged
+    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0, verdict: 0.5 }).weight).toBeCloseTo(0.596285, 6);
   });
 
   it('lets the heaviest clone count fully and the others ε each', () => {
@@ -164,7 +170,7 @@ describe('createMiniRepAggregator', () => {
   it('takes quality from the verifier estimate in verifier mode', () => {
     const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
     // The verifier has an opinion on x-agents only (0.3); the others fall back to agreement.
-    const aggregator = createMiniRepAggregator({ model, verifier: { estimate: (_task, proposal) => (proposal.agentId.startsWith('x') ? 0.3 : undefined) } });
+    const aggregator = createMiniRepAggregator({ model, verifier: { name: 'x-only', verify: ({ proposal }) => (proposal.agentId.startsWith('x') ? 0.3 : undefined) } });
     const decision = aggregator.aggregate({ task: task('t1'), proposals, agents });
     const evidence = new Map(aggregator.feedback(decision, 'verifier').map((item) => [item.subject, item.quality]));
     expect(evidence.get('x1')).toBe(0.3);
@@ -172,10 +178,27 @@ describe('createMiniRepAggregator', () => {
     expect(() => aggregator.feedback(decision, 'oracle' as never)).toThrow(/'agreement' or 'verifier'/);
   });
 
+  it('lets pre-collected verdicts outvote a majority judged wrong, and refuses an asynchronous verifier inside aggregate', () => {
+    // Three agents of three groups say '1', two say '2'; the verifier judges every '1' wrong.
+    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
+    const list = [propose('v', 'a', '1'), propose('v', 'b', '1'), propose('v', 'c', '1'), propose('v', 'd', '2'), propose('v', 'e', '2')];
+    const fresh = () => createMiniRepAggregator({ model: createMiniRepModel({ agents: team.map((agent) => agent.id) }), k: 5, bloc: false });
+    expect(fresh().aggregate({ task: task('v'), proposals: list, agents: team }).answer).toBe('1');
+    // With verdicts, '1' weighs φ_v = 0.2 of its unrejected weight per agent: 3 · 0.2 < 2 at equal history.
+    const verdicts = { a: 0, b: 0, c: 0, d: 1, e: 1 };
+    const decision = fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
+    expect(decision.answer).toBe('2');
+    expect(decision.reasons.find((reason) => reason.agentId === 'a')?.note).toMatch(/judged wrong by the verifier/);
+    const asynchronous = createMiniRepAggregator({ model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }), verifier: { name: 'llm', verify: async () => 1 } });
+    expect(() => asynchronous.aggregate({ task: task('v'), proposals: list, agents: team })).toThrow(/verifyProposals/);
+    expect(() => fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts: { a: 2 } })).toThrow(/\[0, 1\]/);
+  });
+
   it('refuses bad options at construction', () => {
     const model = createMiniRepModel({ agents: ['a'] });
     expect(() => createMiniRepAggregator({ model, k: 0 })).toThrow(/options\.k/);
     expect(() => createMiniRepAggregator({ model, epsilon: 2 })).toThrow(/options\.epsilon/);
+    expect(() => createMiniRepAggregator({ model, rejectedFactor: -0.1 })).toThrow(/options\.rejectedFactor/);
     expect(() => createMiniRepAggregator({ model, beta: [1, 1, 0, 0, 0] })).toThrow(/options\.beta/);
     expect(() => createMiniRepAggregator({ model: undefined as never })).toThrow(InvalidArgumentError);
   });

@@ -4,7 +4,7 @@
 // correlated voters follows Kaniovski & Zaigraev 2011 ("Optimal jury design for homogeneous juries
 // with correlated votes") and the Sybil-proof capping of Douceur 2002; limiting each identity
 // group's share of the pool follows Byzantine-robust aggregation practice (Blanchard et al. 2017).
-//   w_i = v_i · H_i^γ · (κ + Q_i)/(1 + κ) · (1 − r_i) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ]
+//   w_i = v_i · H_i^γ · (κ + Q_i)/(1 + κ) · (1 − r_i) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ] · φ_v^[judged wrong]
 //   (γ, κ) become (γ_x, κ_x) once some feedback quality differed from agreement with the decided answer
 //   support(a) = Σ_groups [ max_{i∈g, a_i=a} w_i + ε · Σ_{other i∈g, a_i=a} w_i ]
 import type { AgentId } from '../core/agent-identity.js';
@@ -25,8 +25,18 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   model: ReputationModel;
   /** Agents aggregated per task (the pool size), ≥ 1; fewer when fewer are available. @default 7 */
   k?: number;
-  /** Optional correctness estimator blended into current quality. @default undefined */
+  /**
+   * A synchronous verifier asked on every proposal that `input.verdicts` does not cover; its verdict
+   * is blended into current quality and a proposal judged wrong is down-weighted by `rejectedFactor`.
+   * For an asynchronous one (LLM judge, sandbox) collect `verifyProposals` first and pass `verdicts`.
+   * @default undefined
+   */
   verifier?: Verifier;
+  /**
+   * Factor φ_v in [0, 1] on a proposal the verifier judged wrong (verdict < 0.5) before aggregation;
+   * 0 excludes it. @default 0.2
+   */
+  rejectedFactor?: number;
   /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
   epsilon?: number;
   /** Clone groups the pool covers at least, when the candidates span that many. @default 3 */
@@ -74,6 +84,7 @@ export const miniRepAggregatorDefaults = {
   suspicionThreshold: 0.5,
   suspiciousFactor: 0.1,
   unknownHistory: 0.5,
+  rejectedFactor: 0.2,
 } as const;
 
 type Settings = { -readonly [Key in keyof typeof miniRepAggregatorDefaults]: number };
@@ -91,24 +102,27 @@ export interface MiniRepWeightParts {
   readonly cooldown: number;
   /** The model risk reached the suspicion threshold θ. */
   readonly suspicious: boolean;
+  /** A verifier judged the proposal wrong (verdict < 0.5) before aggregation. */
+  readonly rejected: boolean;
   /** The final weight w ≥ 0 before pooling and group capping. */
   readonly weight: number;
 }
 
 /**
- * w = v · H^γ · (κ + Q)/(1 + κ) · (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ], with v = 1 for
- * a parseable answer, else 0.
+ * w = v · H^γ · (κ + Q)/(1 + κ) · (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[risk ≥ θ] · φ_v^[judged wrong],
+ * with v = 1 for a parseable answer, else 0, and "judged wrong" = a verifier verdict below 0.5.
  *
  * @example
  * // H = 0.8, Q = 0.5, no risk: √0.8 · (0.5 + 0.5)/1.5 = 0.894427 · 2/3 = 0.596285
  * miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 });
  */
 export function miniRepWeight(
-  input: { valid: boolean; history: number; quality: number; modelRisk: number; suspicion: number; flagged: boolean; cooldown: number },
-  settings: Pick<Settings, 'historyExponent' | 'qualityOffset' | 'flaggedFactor' | 'cooldownFactor' | 'suspicionThreshold' | 'suspiciousFactor'> = miniRepAggregatorDefaults,
+  input: { valid: boolean; history: number; quality: number; modelRisk: number; suspicion: number; flagged: boolean; cooldown: number; verdict?: number | undefined },
+  settings: Pick<Settings, 'historyExponent' | 'qualityOffset' | 'flaggedFactor' | 'cooldownFactor' | 'suspicionThreshold' | 'suspiciousFactor' | 'rejectedFactor'> = miniRepAggregatorDefaults,
 ): MiniRepWeightParts {
   const risk = Math.max(input.modelRisk, input.suspicion);
   const suspicious = input.modelRisk >= settings.suspicionThreshold;
+  const rejected = input.verdict !== undefined && input.verdict < 0.5;
   let weight = 0;
   if (input.valid) {
     // w = H^γ · (κ + Q)/(1 + κ) · (1 − r)
@@ -116,8 +130,9 @@ export function miniRepWeight(
     if (input.flagged) weight *= settings.flaggedFactor;
     if (input.cooldown > 0) weight *= settings.cooldownFactor;
     if (suspicious) weight *= settings.suspiciousFactor;
+    if (rejected) weight *= settings.rejectedFactor;
   }
-  return { history: input.history, quality: input.quality, risk, flagged: input.flagged, cooldown: input.cooldown, suspicious, weight: Math.max(0, weight) };
+  return { history: input.history, quality: input.quality, risk, flagged: input.flagged, cooldown: input.cooldown, suspicious, rejected, weight: Math.max(0, weight) };
 }
 
 /**
@@ -347,7 +362,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       }
     }
   }
-  const analysis = analyzeProposals({ task: input.task, proposals: input.proposals, agents: input.agents, history: input.history, verifier, options: analyzerOptions, extraFindings: blocFindings });
+  const analysis = analyzeProposals({ task: input.task, proposals: input.proposals, agents: input.agents, history: input.history, verifier, verdicts: input.verdicts, options: analyzerOptions, extraFindings: blocFindings });
   analyses.delete(analysis.taskId);
   analyses.set(analysis.taskId, analysis);
   if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
@@ -359,7 +374,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
-      { valid: entry.valid, history: agentState.history, quality: entry.quality, modelRisk: agentState.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: agentState.cooldown },
+      { valid: entry.valid, history: agentState.history, quality: entry.quality, modelRisk: agentState.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: agentState.cooldown, verdict: entry.verifierEstimate },
       weightSettings,
     );
     parts.set(entry.agentId, { ...weightParts, known: agentState.known, entry });
@@ -397,6 +412,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         groupCap,
         pooled: inPool ? 1 : 0,
         rawWeight: part.weight,
+        rejected: part.rejected ? 1 : 0,
         publicEvidence: entry.publicEvidence,
       },
       note: explainWeight(entry, part, inPool, groupCap, allZero, mask !== undefined && (mask[entry.agentId] ?? 0) <= 0),
@@ -443,6 +459,7 @@ function explainWeight(
   if (part.flagged) parts.push(`flagged (${entry.findings.join('; ')})`);
   if (part.cooldown > 0) parts.push(`in cooldown for ${part.cooldown} more task(s)`);
   if (part.suspicious) parts.push('highly suspicious');
+  if (part.rejected) parts.push(`judged wrong by the verifier (${(entry.verifierEstimate ?? 0).toFixed(3)})`);
   if (masked) parts.push('excluded by input weights');
   else if (!inPool) parts.push('not in the pool of k');
   else if (groupCap < 1) parts.push(`clone of a heavier agent with the same answer: counts ${groupCap} of its weight`);
@@ -459,7 +476,7 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
   assertInteger('options.k', settings.k, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { k: 7 }');
   assertInteger('options.minGroups', settings.minGroups, 0, Number.MAX_SAFE_INTEGER, 'pass e.g. { minGroups: 3 }');
   assertInteger('options.maxPerGroup', settings.maxPerGroup, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { maxPerGroup: 3 }');
-  for (const key of ['epsilon', 'flaggedFactor', 'cooldownFactor', 'suspicionThreshold', 'suspiciousFactor', 'unknownHistory'] as const) {
+  for (const key of ['epsilon', 'rejectedFactor', 'flaggedFactor', 'cooldownFactor', 'suspicionThreshold', 'suspiciousFactor', 'unknownHistory'] as const) {
     assertInRange(`options.${key}`, settings[key], 0, 1, { hint: `pass e.g. { ${key}: ${miniRepAggregatorDefaults[key]} }` });
   }
   assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 0.5 }' });

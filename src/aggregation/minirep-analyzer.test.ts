@@ -68,12 +68,16 @@ describe('analyzeProposals on a 5-agent team with two clone groups', () => {
   });
 
   it('blends a verifier estimate into quality and refuses estimates outside [0, 1]', () => {
-    const verifier = { name: 'oracle', estimate: (_task: Task, proposal: Proposal) => (proposal.answer === '5' ? 1 : 0) };
+    const verifier = { name: 'oracle', verify: ({ proposal }: { task: Task; proposal: Proposal }) => (proposal.answer === '5' ? 1 : 0) };
     const blended = analyzeProposals({ task, proposals: base, agents, verifier });
     // a5: 0.5·0.3040917 + 0.5·1 = 0.6520459
     expect(blended.proposals.find((item) => item.agentId === 'a5')?.quality).toBeCloseTo(0.6520459, 6);
     expect(blended.proposals.find((item) => item.agentId === 'a5')?.reasons.join(' ')).toMatch(/oracle estimate 1\.000/);
-    expect(() => analyzeProposals({ task, proposals: base, agents, verifier: { estimate: () => 1.5 } })).toThrow(InvalidArgumentError);
+    expect(() => analyzeProposals({ task, proposals: base, agents, verifier: { name: 'bad', verify: () => 1.5 } })).toThrow(InvalidArgumentError);
+    // Pre-collected verdicts take precedence over the verifier: a5 judged 0 → 0.5·0.3040917 = 0.1520459
+    const overridden = analyzeProposals({ task, proposals: base, agents, verifier, verdicts: { a5: 0 } });
+    expect(overridden.proposals.find((item) => item.agentId === 'a5')?.quality).toBeCloseTo(0.1520459, 6);
+    expect(overridden.proposals.find((item) => item.agentId === 'a5')?.reasons.join(' ')).toMatch(/verifier verdict 0\.000/);
   });
 
   it('does not depend on proposal order', () => {

@@ -11,7 +11,7 @@ import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import { checkBehaviour, countAnswers, type BehaviourCheckOptions } from './minirep-behaviour.js';
 import { compareKeys } from './plurality.js';
-import type { Verifier } from './verifier.js';
+import { verifySync, assertVerdict, type Verdicts, type Verifier } from './verifier.js';
 
 /** The five β weights: cohort, cross-model, leave-one-group-out, self-consistency, entropy × validity. */
 export type MiniRepBeta = readonly [number, number, number, number, number];
@@ -132,6 +132,7 @@ export function analyzeProposals({
   agents,
   history = [],
   verifier,
+  verdicts,
   options = {},
   extraFindings,
 }: {
@@ -139,7 +140,10 @@ export function analyzeProposals({
   proposals: readonly Proposal[];
   agents: readonly AgentIdentity[];
   history?: readonly Proposal[];
+  /** A synchronous verifier, asked for proposals that `verdicts` does not cover. */
   verifier?: Verifier;
+  /** Verdicts collected before aggregation ({@link verifyProposals}); they take precedence over `verifier`. */
+  verdicts?: Verdicts;
   options?: AnalyzerOptions;
   /** Findings of checks across tasks (the coordinated-bloc check), merged into the behaviour check. */
   extraFindings?: ReadonlyMap<AgentId, { suspicion: number; reason: string }>;
@@ -187,14 +191,9 @@ export function analyzeProposals({
     const publicEvidence = clamp01(
       beta[0] * features.cohort + beta[1] * features.crossModel + beta[2] * features.leaveOneGroupOut + beta[3] * features.selfConsistency + beta[4] * features.entropyValidity,
     );
-    const estimate = verifier?.estimate(task, proposal);
-    if (estimate !== undefined && (typeof estimate !== 'number' || !Number.isFinite(estimate) || estimate < 0 || estimate > 1)) {
-      throw new InvalidArgumentError({
-        parameter: 'verifier.estimate',
-        value: estimate,
-        message: `verifier ${verifier?.name ?? 'verifier'} returned ${String(estimate)} for agent ${proposal.agentId} on task ${task.id}; estimates must be in [0, 1] or undefined`,
-      });
-    }
+    const given = verdicts !== undefined && Object.hasOwn(verdicts, proposal.agentId) ? verdicts[proposal.agentId] : undefined;
+    if (given !== undefined) assertVerdict(given, { verifier: 'verdicts', agentId: proposal.agentId, taskId: task.id });
+    const estimate = given ?? (verifier === undefined ? undefined : verifySync(verifier, { task, proposal }));
     // quality = (1 − γ) · S + γ · v when the verifier has an opinion
     const quality = estimate === undefined ? publicEvidence : (1 - verifierWeight) * publicEvidence + verifierWeight * estimate;
     const finding = findings.get(proposal.agentId);
@@ -202,7 +201,7 @@ export function analyzeProposals({
       valid
         ? `public evidence ${publicEvidence.toFixed(3)} (cohort ${features.cohort.toFixed(2)}, cross-model ${features.crossModel.toFixed(2)}, leave-one-group-out ${features.leaveOneGroupOut.toFixed(2)}, self-consistency ${features.selfConsistency.toFixed(2)}, entropy×validity ${features.entropyValidity.toFixed(2)})`
         : 'unparseable answer: public evidence 0',
-      ...(estimate === undefined ? [] : [`${verifier?.name ?? 'verifier'} estimate ${estimate.toFixed(3)}`]),
+      ...(estimate === undefined ? [] : [`${given !== undefined ? 'verifier verdict' : `${verifier?.name ?? 'verifier'} estimate`} ${estimate.toFixed(3)}`]),
       ...(finding?.reasons ?? []),
     ];
     return {

@@ -18,3 +18,5 @@ export type * from './language-model-types.js';
 // Owned by the RAPS work (src/llm/embedder.ts); re-exported here so the llm barrel is complete.
 export { createAiSdkEmbedder, createOpenAICompatibleEmbedder } from './embedder.js';
 export type { AiSdkEmbedderOptions, OpenAICompatibleEmbedderOptions } from './embedder.js';
+export { createLlmJudgeVerifier, llmJudgeVerdictSchema, defaultJudgeSystemPrompt } from './llm-judge-verifier.js';
+export type { LlmJudgeVerifierOptions } from './llm-judge-verifier.js';

@@ -6,7 +6,7 @@ import { datasetFormats } from '../../eval/proposals/format.js';
 import { formatReplayTable } from '../../eval/replay/format-table.js';
 import { replayMethodNames } from '../../eval/replay/methods.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
-import { feedbackModes } from '../../eval/replay/types.js';
+import { feedbackModes, verifierKinds } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -31,8 +31,11 @@ export default defineCommand({
     format: { type: 'string', description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`, valueHint: 'FORMAT' },
     tasks: { type: 'string', description: 'Tasks sampled (seeded, fixed order)', default: '100', valueHint: 'N' },
     seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
-    feedback: { type: 'string', description: `Post-task feedback (${feedbackModes.join('|')})`, default: 'consensus' },
-    'verifier-accuracy': { type: 'string', description: 'Accuracy of the simulated verifier for --feedback verifier', default: '0.8' },
+    feedback: { type: 'string', description: `Post-task feedback (${feedbackModes.join('|')}); default verifier with --verifier simulated, else consensus. --feedback verifier alone means --verifier simulated` },
+    verifier: { type: 'string', description: `Verifier judging every proposal (${verifierKinds.join('|')}): MiniRep down-weights proposals judged wrong, and its verdicts are the post-task feedback; default none (simulated with --feedback verifier)`, valueHint: 'KIND' },
+    'verifier-sensitivity': { type: 'string', description: 'Simulated verifier: P(judged wrong | wrong) in [0, 1]', default: '0.85', valueHint: 'S' },
+    'verifier-specificity': { type: 'string', description: 'Simulated verifier: P(judged right | right) in [0, 1]', default: '0.8', valueHint: 'P' },
+    'verifier-accuracy': { type: 'string', description: 'Removed: use --verifier-sensitivity and --verifier-specificity', valueHint: 'A' },
     methods: { type: 'string', description: `Comma-separated methods (default all: ${replayMethodNames.join(',')})`, valueHint: 'LIST' },
     out: { type: 'string', description: 'Directory for summary.json, conditions.csv and report.html', default: 'replay-out', valueHint: 'DIR' },
     json: { type: 'boolean', description: 'Print summary.json to stdout instead of the table', default: false },
@@ -41,11 +44,25 @@ export default defineCommand({
   async run({ args }) {
     try {
       const format = args.format === undefined || args.format === '' ? undefined : parseChoice('format', args.format, datasetFormats);
-      const feedback = parseChoice('feedback', args.feedback, feedbackModes);
-      const verifierAccuracy = Number(args['verifier-accuracy']);
-      if (!Number.isFinite(verifierAccuracy) || verifierAccuracy < 0 || verifierAccuracy > 1) {
-        throw new InvalidArgumentError({ parameter: '--verifier-accuracy', value: args['verifier-accuracy'], message: `--verifier-accuracy must be a number in [0, 1], got ${JSON.stringify(args['verifier-accuracy'])}; pass e.g. --verifier-accuracy 0.8` });
+      if (args['verifier-accuracy'] !== undefined) {
+        throw new InvalidArgumentError({
+          parameter: '--verifier-accuracy',
+          value: args['verifier-accuracy'],
+          message: `--verifier-accuracy was replaced by --verifier-sensitivity (P(judged wrong | wrong)) and --verifier-specificity (P(judged right | right)); for the former accuracy ${args['verifier-accuracy']} pass --verifier simulated --verifier-sensitivity ${args['verifier-accuracy']} --verifier-specificity ${args['verifier-accuracy']}`,
+        });
       }
+      const feedback = args.feedback === undefined || args.feedback === '' ? undefined : parseChoice('feedback', args.feedback, feedbackModes);
+      const verifier = args.verifier === undefined || args.verifier === '' ? undefined : parseChoice('verifier', args.verifier, verifierKinds);
+      const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number => {
+        const value = Number(args[name]);
+        if (args[name] === '' || !Number.isFinite(value) || value < 0 || value > 1) {
+          throw new InvalidArgumentError({ parameter: `--${name}`, value: args[name], message: `--${name} must be a number in [0, 1], got ${JSON.stringify(args[name])}; pass e.g. --${name} ${name === 'verifier-sensitivity' ? '0.85' : '0.8'}` });
+        }
+        return value;
+      };
+      const verifierSensitivity = rate('verifier-sensitivity');
+      const verifierSpecificity = rate('verifier-specificity');
+      if (feedback === 'verifier' && verifier === undefined) process.stderr.write('repute replay: --feedback verifier now means --verifier simulated (sensitivity and specificity from --verifier-sensitivity/--verifier-specificity)\n');
       const progress = createProgressBar();
       const started = performance.now();
       const report = await runReplay({
@@ -53,8 +70,11 @@ export default defineCommand({
         ...(format === undefined ? {} : { format: format as DatasetFormat }),
         tasks: parseIntegerFlag('tasks', args.tasks, 100, 1),
         seed: parseIntegerFlag('seed', args.seed, 2027),
-        feedback,
-        verifierAccuracy,
+        ...(feedback === undefined ? {} : { feedback }),
+        // --feedback verifier without --verifier is the former flag: runReplay turns the simulated verifier on.
+        ...(verifier === undefined ? {} : { verifier }),
+        verifierSensitivity,
+        verifierSpecificity,
         methods: parseListFlag('methods', args.methods, replayMethodNames, replayMethodNames),
         ...(args.workers === undefined ? {} : { workers: parseIntegerFlag('workers', args.workers, 2, 1, 64) }),
         onProgress: (done, total) => progress.update('replay conditions', done, total),

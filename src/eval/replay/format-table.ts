@@ -18,6 +18,6 @@ export function formatReplayTable(summary: ReplaySummary): string {
   const { limits, data, grid, options } = summary;
   lines.push('');
   lines.push(`limits on ${data.sampledTasks} sampled tasks: coverage ${(100 * limits.coverage).toFixed(1)}%, majority of all ${data.agents} agents ${(100 * limits.majorityAll).toFixed(1)}%, best single ${(100 * limits.bestSingle).toFixed(1)}% (${limits.bestSingleAgent})`);
-  lines.push(`${data.name}: ${data.datasetTasks} tasks × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions, feedback ${options.feedback}, seed ${options.seed}; accuracies in %, wins = strict wins of ${grid.attacked}`);
+  lines.push(`${data.name}: ${data.datasetTasks} tasks × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions, feedback ${options.feedback}, verifier ${options.verifier.kind === 'simulated' ? `simulated (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : 'none'}, seed ${options.seed}; accuracies in %, wins = strict wins of ${grid.attacked}`);
   return `${lines.join('\n')}\n`;
 }

@@ -53,7 +53,7 @@ describe('planGrid', () => {
 
   it('gives runCondition the same results with the plan and without ops as planning on the fly', () => {
     const methods = [replayMethods.minirep, replayMethods.drf, replayMethods.majority].map((method) => method as NonNullable<typeof method>);
-    const settings = { seed: 9, feedback: 'consensus' as const, verifierAccuracy: 0.8 };
+    const settings = { seed: 9, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 } };
     for (const id of ['7s3w/B/DIV', 'random/W/ADAPT', 'all-weak/R2/BOUND']) {
       const condition = conditions.find((candidate) => candidate.id === id);
       if (condition === undefined) throw new Error(`missing ${id}`);

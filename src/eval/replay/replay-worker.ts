@@ -11,7 +11,7 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
 const init = workerData as WorkerInit;
 const methods = resolveReplayMethods(init.methods);
-const settings = { seed: init.seed, feedback: init.feedback, verifierAccuracy: init.verifierAccuracy };
+const settings = { seed: init.seed, feedback: init.feedback, verifier: init.verifier };
 let plan: GridPlan | undefined;
 
 parentPort?.on('message', (message: WorkerRequest) => {

@@ -8,7 +8,9 @@ import type { AnswerOps } from './answer-ops.js';
 import { adaptActive, type AttackPlan } from './attacks.js';
 import type { ReplayMethod } from './method.js';
 import { planGrid, type ConditionPlan, type GridPlan } from './plan-grid.js';
-import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, PreparedReplay, PreparedTask } from './types.js';
+import { createSimulatedVerifier } from '../../aggregation/simulated-verifier.js';
+import type { Verifier } from '../../aggregation/verifier.js';
+import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, PreparedReplay, PreparedTask, ReplayVerifierSettings } from './types.js';
 
 /** Settings shared by every condition of a run. */
 export interface ConditionSettings {
@@ -16,8 +18,11 @@ export interface ConditionSettings {
   readonly seed: number;
   /** Post-task feedback every stateful method receives. */
   readonly feedback: FeedbackMode;
-  /** Probability that the simulated verifier judges a proposal correctly (`verifier` feedback). */
-  readonly verifierAccuracy: number;
+  /**
+   * The verifier judging every team proposal before aggregation (MiniRep down-weights proposals
+   * judged wrong) and, with `verifier` feedback, after the decision for every stateful method.
+   */
+  readonly verifier: ReplayVerifierSettings;
   /**
    * Answer operations: plan the attacks when no {@link GridPlan} is given, and score a key the plan
    * does not cover. Worker threads run without them (pure table lookups). @default undefined
@@ -33,18 +38,14 @@ export function scoreKey(task: PreparedTask, key: string | null, ops: AnswerOps)
 
 /**
  * Per-participant success fed back after the decision: agreement with the decided answer
- * (`consensus`), a simulated verifier that reports the true outcome with probability
- * `verifierAccuracy` and its opposite otherwise, seeded per (seed, condition, task, agent)
- * (`verifier`), or exact correctness (`truth`).
+ * (`consensus`), the verifier's verdict on the proposal (`verifier`; the same verdict MiniRep saw
+ * before aggregation), or exact correctness (`truth`).
  */
-export function feedbackSuccess(
-  mode: FeedbackMode,
-  { key, decided, truth, seed, conditionId, taskIndex, agentId, verifierAccuracy }: { key: string | null; decided: string | null; truth: number; seed: number; conditionId: string; taskIndex: number; agentId: AgentId; verifierAccuracy: number },
-): number {
+export function feedbackSuccess(mode: FeedbackMode, { key, decided, truth, verdict }: { key: string | null; decided: string | null; truth: number; verdict: number | undefined }): number {
   if (mode === 'truth') return truth;
   if (mode === 'consensus') return key !== null && key === decided ? 1 : 0;
-  const honestVerdict = createRng(deriveSeed(seed, conditionId, taskIndex, agentId, 'verifier'))() < verifierAccuracy;
-  return honestVerdict ? truth : 1 - truth;
+  if (verdict === undefined) throw new InternalError('replay: verifier feedback without a verdict; the run needs verifier.kind simulated');
+  return verdict;
 }
 
 function normalise(weights: Readonly<Record<AgentId, number>>, team: readonly AgentId[]): Record<AgentId, number> {
@@ -72,6 +73,17 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
   const identities: AgentIdentity[] = condition.team.map((id) => prepared.agents[index.get(id) ?? -1] as AgentIdentity);
   const parts = method.create({ team: identities, seed: deriveSeed(seed, condition.id, method.name) });
   const attackerSet = new Set(condition.attackers);
+  // One verifier per condition, seeded by (seed, condition) only: every method sees the same verdicts.
+  let current: { task: PreparedTask; index: number } | undefined;
+  const verifier: Verifier | undefined =
+    settings.verifier.kind === 'simulated'
+      ? createSimulatedVerifier({
+          seed: deriveSeed(seed, condition.id, 'verifier'),
+          sensitivity: settings.verifier.sensitivity,
+          specificity: settings.verifier.specificity,
+          isCorrect: (_task, proposal) => current !== undefined && score(current.task, current.index, proposal.answer).exact > 0.5,
+        })
+      : undefined;
   const run: MethodRun = {
     method: method.name,
     f1: [],
@@ -125,6 +137,13 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
         ? { agentId: agent, taskId: task.id, round: 0, text: texts[agent] ?? '', answer: honest[agent] ?? null }
         : { agentId: agent, taskId: task.id, round: 0, text: payload, answer: payload };
     });
+    let verdicts: Record<AgentId, number> | undefined;
+    if (verifier !== undefined) {
+      current = { task: prepTask, index: taskIndex };
+      verdicts = {};
+      // The simulated verifier answers synchronously (one seeded draw per proposal).
+      for (const proposal of proposals) verdicts[proposal.agentId] = verifier.verify({ task, proposal }) as number;
+    }
     const reputation = parts.model ? parts.model.scores() : Object.fromEntries(condition.team.map((agent) => [agent, 0.5]));
     const selection = parts.selector.select({
       pool: identities,
@@ -139,6 +158,7 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       proposals: participants,
       agents: identities.filter((agent) => selected.has(agent.id)),
       ...(parts.weighted && parts.model ? { weights: parts.model.weights(selection.selected) } : {}),
+      ...(verdicts === undefined ? {} : { verdicts }),
     });
     run.proposals += participants.length;
     const decided = score(prepTask, taskIndex, decision.answer);
@@ -174,16 +194,7 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       const quality: Record<AgentId, number> = {};
       for (const proposal of participants) {
         const truth = score(prepTask, taskIndex, proposal.answer).exact;
-        const success = feedbackSuccess(settings.feedback, {
-          key: proposal.answer,
-          decided: decision.answer,
-          truth,
-          seed,
-          conditionId: condition.id,
-          taskIndex,
-          agentId: proposal.agentId,
-          verifierAccuracy: settings.verifierAccuracy,
-        });
+        const success = feedbackSuccess(settings.feedback, { key: proposal.answer, decided: decision.answer, truth, verdict: verdicts?.[proposal.agentId] });
         quality[proposal.agentId] = success;
         evidence.push({ type: 'outcome', taskId: task.id, subject: proposal.agentId, success });
       }

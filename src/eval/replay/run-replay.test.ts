@@ -12,7 +12,7 @@ import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { prepareReplay } from './prepare.js';
 import { runCondition } from './run-condition.js';
-import { runReplay } from './run-replay.js';
+import { resolveReplayVerifier, runReplay } from './run-replay.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'repute-replay-'));
 const fixturePath = join(directory, 'fixture.jsonl');
@@ -28,7 +28,7 @@ describe('runCondition', () => {
   const ops = createDefaultAnswerOps();
   const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 21, tasks: 60 }), ops, seed: 1, tasks: 60 });
   const grid = buildGrid(prepared.agents, 1);
-  const settings = { seed: 1, feedback: 'consensus' as const, verifierAccuracy: 0.8, ops };
+  const settings = { seed: 1, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 }, ops };
 
   it('builds 4 clean + 112 attacked conditions with 10-agent teams and 3 attackers', () => {
     expect(grid).toHaveLength(116);
@@ -81,11 +81,29 @@ describe('runReplay', () => {
     expect(one.summary.data.missingProposals).toBe(Math.ceil(60 / 7));
   });
 
+  it('resolves the verifier flags: --feedback verifier alone turns the simulated verifier on', () => {
+    expect(resolveReplayVerifier({})).toEqual({ feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } });
+    expect(resolveReplayVerifier({ feedback: 'verifier' })).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.85, specificity: 0.8 } });
+    expect(resolveReplayVerifier({ verifier: 'simulated', verifierSensitivity: 0.9, verifierSpecificity: 0.7 })).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.9, specificity: 0.7 } });
+    expect(resolveReplayVerifier({ verifier: 'simulated', feedback: 'consensus' }).feedback).toBe('consensus');
+  });
+
+  it('gives every stateful method the verifier’s verdicts: a perfect verifier equals truth feedback for beta', async () => {
+    const methods = ['beta'];
+    const perfect = await runReplay({ path: fixturePath, tasks: 20, workers: 1, methods, verifier: 'simulated', verifierSensitivity: 1, verifierSpecificity: 1 });
+    const truth = await runReplay({ path: fixturePath, tasks: 20, workers: 1, methods, feedback: 'truth' });
+    expect(perfect.rows.map((row) => row.exact)).toEqual(truth.rows.map((row) => row.exact));
+    expect(perfect.summary.options.verifier).toEqual({ kind: 'simulated', sensitivity: 1, specificity: 1 });
+  });
+
   it('refuses bad options with typed errors', async () => {
     await expect(runReplay({ path: fixturePath, tasks: 0 })).rejects.toThrow(InvalidArgumentError);
     await expect(runReplay({ path: fixturePath, feedback: 'oracle' as never })).rejects.toThrow(/feedback must be one of consensus, verifier, truth/);
     await expect(runReplay({ path: fixturePath, methods: ['voting'] })).rejects.toThrow(/unknown replay method "voting"/);
-    await expect(runReplay({ path: fixturePath, verifierAccuracy: 1.5 })).rejects.toThrow(/verifierAccuracy must be in \[0, 1\]/);
+    await expect(runReplay({ path: fixturePath, verifierSensitivity: 1.5 })).rejects.toThrow(/verifierSensitivity must be in \[0, 1\]/);
+    await expect(runReplay({ path: fixturePath, verifier: 'oracle' as never })).rejects.toThrow(/verifier must be one of none, simulated/);
+    await expect(runReplay({ path: fixturePath, feedback: 'verifier', verifier: 'none' })).rejects.toThrow(/needs a verifier/);
+    await expect(runReplay({ path: fixturePath, verifierAccuracy: 0.8 } as never)).rejects.toThrow(/replaced by verifierSensitivity/);
     await expect(runReplay({ path: join(directory, 'absent.jsonl') })).rejects.toThrow(/not found/);
   });
 });

@@ -14,8 +14,9 @@ import { computeLimits, summarise } from './metrics.js';
 import { planGrid, type GridPlan } from './plan-grid.js';
 import { prepareReplay, type PreparationCounts } from './prepare.js';
 import { runCondition } from './run-condition.js';
-import type { Condition, ConditionResult, FeedbackMode } from './types.js';
-import { feedbackModes } from './types.js';
+import type { Condition, ConditionResult, FeedbackMode, ReplayVerifierSettings, VerifierKind } from './types.js';
+import { feedbackModes, verifierKinds } from './types.js';
+import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { runOnWorkers } from './worker-pool.js';
 
 /** Options of {@link runReplay}. */
@@ -28,10 +29,22 @@ export interface ReplayOptions {
   tasks?: number;
   /** Seed of every random choice (sample, random team, placements, attacks, selectors, verifier). @default 2027 */
   seed?: number;
-  /** Post-task feedback of the stateful methods. @default 'consensus' */
+  /**
+   * Post-task feedback of the stateful methods: agreement with the decision, the verifier's verdicts,
+   * or the truth. `'verifier'` without a `verifier` turns on the simulated one (the former
+   * `--feedback verifier`). @default 'verifier' when `verifier` is `'simulated'`, else 'consensus'
+   */
   feedback?: FeedbackMode;
-  /** Accuracy of the simulated verifier (`feedback: 'verifier'`), in [0, 1]. @default 0.8 */
-  verifierAccuracy?: number;
+  /**
+   * The verifier that judges every team proposal: MiniRep down-weights proposals judged wrong before
+   * aggregation, and its verdicts are the post-task quality of every stateful method under
+   * `verifier` feedback. @default 'none' ('simulated' when `feedback` is 'verifier')
+   */
+  verifier?: VerifierKind;
+  /** P(judged wrong | wrong) of the simulated verifier, in [0, 1]. @default 0.85 */
+  verifierSensitivity?: number;
+  /** P(judged right | right) of the simulated verifier, in [0, 1]. @default 0.8 */
+  verifierSpecificity?: number;
   /** Methods by name (all registered ones by default), or method objects (single worker only). @default replayMethodNames */
   methods?: readonly (string | ReplayMethod)[];
   /** Worker threads; 1 runs in the calling thread. @default min(2, available cores) */
@@ -47,7 +60,7 @@ export interface ReplaySummary {
   /** Shape version of this record; always 1. */
   readonly schemaVersion: 1;
   /** The options that produced it (path as given). */
-  readonly options: { readonly path: string; readonly format: DatasetFormat; readonly tasks: number; readonly seed: number; readonly feedback: FeedbackMode; readonly verifierAccuracy: number; readonly methods: readonly string[] };
+  readonly options: { readonly path: string; readonly format: DatasetFormat; readonly tasks: number; readonly seed: number; readonly feedback: FeedbackMode; readonly verifier: ReplayVerifierSettings; readonly methods: readonly string[] };
   /** Dataset counts. */
   readonly data: PreparationCounts & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
   /** Grid size. */
@@ -86,7 +99,50 @@ export interface ReplayReport {
   };
 }
 
-const defaults = { format: undefined, tasks: 100, seed: 2027, feedback: 'consensus' as FeedbackMode, verifierAccuracy: 0.8, methods: undefined, workers: undefined, onProgress: undefined, ops: undefined };
+const defaults = {
+  format: undefined,
+  tasks: 100,
+  seed: 2027,
+  feedback: undefined,
+  verifier: undefined,
+  verifierSensitivity: simulatedVerifierDefaults.sensitivity,
+  verifierSpecificity: simulatedVerifierDefaults.specificity,
+  methods: undefined,
+  workers: undefined,
+  onProgress: undefined,
+  ops: undefined,
+};
+
+/**
+ * Resolves the feedback mode and the verifier together: `verifier: 'simulated'` defaults the
+ * feedback to its verdicts, and `feedback: 'verifier'` alone turns the simulated verifier on (the
+ * former `--feedback verifier`). `verifierAccuracy` (the former symmetric rate) is refused.
+ */
+export function resolveReplayVerifier(options: Pick<ReplayOptions, 'feedback' | 'verifier' | 'verifierSensitivity' | 'verifierSpecificity'> & { verifierAccuracy?: unknown }): { feedback: FeedbackMode; verifier: ReplayVerifierSettings } {
+  if (options.verifierAccuracy !== undefined) {
+    throw new InvalidArgumentError({
+      parameter: 'verifierAccuracy',
+      value: options.verifierAccuracy,
+      message: 'verifierAccuracy was replaced by verifierSensitivity (P(judged wrong | wrong)) and verifierSpecificity (P(judged right | right)); pass e.g. { verifier: "simulated", verifierSensitivity: 0.8, verifierSpecificity: 0.8 } for the former accuracy 0.8',
+    });
+  }
+  if (options.feedback !== undefined && !feedbackModes.includes(options.feedback)) {
+    throw new InvalidArgumentError({ parameter: 'feedback', value: options.feedback, message: `feedback must be one of ${feedbackModes.join(', ')}, got ${JSON.stringify(options.feedback)}` });
+  }
+  if (options.verifier !== undefined && !verifierKinds.includes(options.verifier)) {
+    throw new InvalidArgumentError({ parameter: 'verifier', value: options.verifier, message: `verifier must be one of ${verifierKinds.join(', ')}, got ${JSON.stringify(options.verifier)}; pass e.g. --verifier simulated` });
+  }
+  if (options.feedback === 'verifier' && options.verifier === 'none') {
+    throw new InvalidArgumentError({ parameter: 'feedback', value: 'verifier', message: 'feedback verifier needs a verifier, but verifier is none; pass --verifier simulated (or leave --verifier out) or --feedback consensus|truth' });
+  }
+  const kind: VerifierKind = options.verifier ?? (options.feedback === 'verifier' ? 'simulated' : 'none');
+  const feedback: FeedbackMode = options.feedback ?? (kind === 'simulated' ? 'verifier' : 'consensus');
+  const sensitivity = options.verifierSensitivity ?? simulatedVerifierDefaults.sensitivity;
+  const specificity = options.verifierSpecificity ?? simulatedVerifierDefaults.specificity;
+  assertInRange('verifierSensitivity', sensitivity, 0, 1, { hint: 'sensitivity is P(judged wrong | wrong); pass e.g. --verifier-sensitivity 0.85' });
+  assertInRange('verifierSpecificity', specificity, 0, 1, { hint: 'specificity is P(judged right | right); pass e.g. --verifier-specificity 0.8' });
+  return { feedback, verifier: { kind, sensitivity, specificity } };
+}
 
 /**
  * Runs the attack-replay benchmark: loads the dataset, samples tasks, builds the grid (4 compositions
@@ -101,10 +157,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const resolved = resolveOptions(defaults as unknown as Required<ReplayOptions>, options);
   assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
   assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');
-  assertInRange('verifierAccuracy', resolved.verifierAccuracy, 0, 1, { hint: 'pass e.g. --verifier-accuracy 0.8' });
-  if (!feedbackModes.includes(resolved.feedback)) {
-    throw new InvalidArgumentError({ parameter: 'feedback', value: resolved.feedback, message: `feedback must be one of ${feedbackModes.join(', ')}, got ${JSON.stringify(resolved.feedback)}` });
-  }
+  const { feedback, verifier } = resolveReplayVerifier(options);
   const workers = options.workers ?? Math.min(2, availableParallelism());
   assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
   const requested = options.methods ?? replayMethodNames;
@@ -131,7 +184,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const gridStart = performance.now();
   let done = 0;
   const progress = () => options.onProgress?.(++done, conditions.length);
-  const settings = { seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy, ops };
+  const settings = { seed: resolved.seed, feedback, verifier, ops };
   let planMs = 0;
   // Every answer-kind decision (attack plans, payload scores) is made here, once, in this thread.
   const makePlan = (): GridPlan => {
@@ -151,7 +204,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     });
   } else {
     ({ results, threadCpuMs: workerCpuMs } = await runOnWorkers(
-      { prepared, conditions, methods: methods.map((method) => method.name), seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy },
+      { prepared, conditions, methods: methods.map((method) => method.name), seed: resolved.seed, feedback, verifier },
       conditions.map((condition) => condition.index),
       workers,
       makePlan,
@@ -165,7 +218,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   for (const condition of conditions) teams[condition.composition] = condition.team;
   const summary: ReplaySummary = {
     schemaVersion: 1,
-    options: { path: resolved.path, format: dataset.format, tasks: resolved.tasks, seed: resolved.seed, feedback: resolved.feedback, verifierAccuracy: resolved.verifierAccuracy, methods: methods.map((method) => method.name) },
+    options: { path: resolved.path, format: dataset.format, tasks: resolved.tasks, seed: resolved.seed, feedback, verifier, methods: methods.map((method) => method.name) },
     data: {
       name: dataset.name,
       correctness: dataset.correctness,

@@ -25,6 +25,22 @@ export type FeedbackMode = 'consensus' | 'verifier' | 'truth';
 /** All feedback modes. */
 export const feedbackModes: readonly FeedbackMode[] = ['consensus', 'verifier', 'truth'];
 
+/** Which verifier judges the proposals of a replay: none, or the seeded simulated one. */
+export type VerifierKind = 'none' | 'simulated';
+
+/** All verifier kinds of the replay. */
+export const verifierKinds: readonly VerifierKind[] = ['none', 'simulated'];
+
+/** The replay's verifier: its kind and, for `simulated`, its error rates. */
+export interface ReplayVerifierSettings {
+  /** `none`, or `simulated` (seeded per condition; see `createSimulatedVerifier`). */
+  readonly kind: VerifierKind;
+  /** P(judged wrong | wrong), in [0, 1]. */
+  readonly sensitivity: number;
+  /** P(judged right | right), in [0, 1]. */
+  readonly specificity: number;
+}
+
 /** Score of one answer key against the reference: exact match and sample F1, both in [0, 1]. */
 export interface KeyScore {
   /** Exact match with the reference, in [0, 1] (1 = match). */

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ReputeError, InternalError } from '../../core/errors.js';
 import type { GridPlan } from './plan-grid.js';
-import type { Condition, ConditionResult, FeedbackMode, PreparedReplay } from './types.js';
+import type { Condition, ConditionResult, FeedbackMode, PreparedReplay, ReplayVerifierSettings } from './types.js';
 
 /** What every worker receives once, at start (the grid plan follows as the first message). */
 export interface WorkerInit {
@@ -18,8 +18,8 @@ export interface WorkerInit {
   readonly seed: number;
   /** Post-task feedback of the stateful methods. */
   readonly feedback: FeedbackMode;
-  /** Accuracy of the simulated verifier (`feedback: 'verifier'`), in [0, 1]. */
-  readonly verifierAccuracy: number;
+  /** The verifier judging the team's proposals. */
+  readonly verifier: ReplayVerifierSettings;
 }
 
 /** Messages to a worker: the grid plan once, first, then one condition index per message. */

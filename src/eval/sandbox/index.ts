@@ -1,1 +1,2 @@
 export * from './run-code-tests.js';
+export * from './execution-verifier.js';

@@ -1,0 +1,54 @@
+// An execution-based verifier: a code proposal is judged by running it against tests in the sandbox
+// (the execution feedback of CodeT, Chen et al. 2022, and of AlphaCode's filtering, Li et al. 2022).
+import type { Task } from '../../core/task.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { Verifier } from '../../aggregation/verifier.js';
+import { scoreCodeAnswer, type RunCodeTestsOptions } from './run-code-tests.js';
+
+/** Options of {@link createExecutionVerifier}. */
+export interface ExecutionVerifierOptions {
+  /**
+   * The tests a proposal for `task` runs against, or `undefined` when the task has none (the verifier
+   * then has no opinion). Use tests the agents could see (public examples), not the hidden grading
+   * tests, or the verifier leaks the reference into the decision.
+   */
+  tests: (task: Task) => string | undefined;
+  /** Sandbox limits passed to every run (timeout, memory, tools). @default the sandbox defaults */
+  sandbox?: Omit<RunCodeTestsOptions, 'code' | 'test' | 'language'>;
+  /**
+   * Runs one program text against tests and says whether it passed. @default `scoreCodeAnswer` in the
+   * sandbox (extracts the last fenced block; unparseable text fails without running)
+   */
+  run?: (input: { text: string; test: string }) => Promise<{ correct: boolean }>;
+  /** Name shown in reasons. @default 'execution' */
+  name?: string;
+}
+
+/**
+ * Creates a verifier that runs each `code` proposal against its task's tests: 1 when they pass, 0
+ * when they fail or time out, no opinion for other answer kinds or tasks without tests. Unparseable
+ * proposals are judged 0 without running. It never runs code outside the sandbox: without one, the
+ * default runner throws `SandboxUnavailableError`. Asynchronous: collect verdicts with
+ * `verifyProposals` before aggregating.
+ *
+ * @example
+ * const verifier = createExecutionVerifier({ tests: (task) => publicTests[task.id] });
+ * const verdicts = await verifyProposals({ verifier, task, proposals });
+ */
+export function createExecutionVerifier(options: ExecutionVerifierOptions): Verifier {
+  if (options === null || typeof options !== 'object' || typeof options.tests !== 'function') {
+    throw new InvalidArgumentError({ parameter: 'options.tests', value: options?.tests, message: 'options.tests must be a function (task) => test code or undefined; pass e.g. { tests: (task) => publicTests[task.id] }' });
+  }
+  const run = options.run ?? ((input: { text: string; test: string }) => scoreCodeAnswer({ ...options.sandbox, ...input }));
+  return {
+    name: options.name ?? 'execution',
+    async verify({ task, proposal }) {
+      if (task.kind !== 'code') return undefined;
+      const test = options.tests(task);
+      if (test === undefined) return undefined;
+      if (proposal.answer === null) return 0;
+      const { correct } = await run({ text: proposal.text, test });
+      return correct ? 1 : 0;
+    },
+  };
+}
