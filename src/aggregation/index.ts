@@ -7,3 +7,4 @@ export * from './minirep-analyzer.js';
 export * from './minirep-bloc.js';
 export * from './minirep-aggregator.js';
 export * from './registry.js';
+export * from './minirep-peer-history.js';

@@ -16,6 +16,7 @@ import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 import { createBlocTracker, type BlocOptions, type BlocSnapshot, type BlocTracker } from './minirep-bloc.js';
 import { analyzeProposals, type AnalyzerOptions, type ProposalAnalysis, type TaskAnalysis } from './minirep-analyzer.js';
 import { validateProposals } from './_proposals.js';
+import { createPeerHistory, peerAgreement, type PeerHistory, type PeerHistoryOptions, type PeerHistorySnapshot } from './minirep-peer-history.js';
 import { compareKeys, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
@@ -67,6 +68,17 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   unknownHistory?: number;
   /** Coordinated-bloc check across tasks ({@link createBlocTracker}); `false` turns it off. @default {} */
   bloc?: BlocOptions | false;
+  /**
+   * Where the history factor of the weight comes from: `'ema'` = H^γ from the model's slow/fast
+   * quality averages (the MiniRep paper's design); `'log-odds'` = MiniRep-LO (ours): the log-odds of
+   * a reliability learnt from agreement with the other clone groups, or from external feedback once
+   * there is any ({@link createPeerHistory}). @default 'ema'
+   */
+  history?: 'ema' | 'log-odds';
+  /** Options of the log-odds history (`history: 'log-odds'`). @default {} */
+  peerHistory?: PeerHistoryOptions;
+  /** Offset κ_lo ≥ 0 of the current-quality factor (κ_lo + Q)/(1 + κ_lo) under `history: 'log-odds'`. @default 2 */
+  logOddsQualityOffset?: number;
 }
 
 /** Defaults of the numeric {@link MiniRepAggregatorOptions}. */
@@ -85,6 +97,7 @@ export const miniRepAggregatorDefaults = {
   suspiciousFactor: 0.1,
   unknownHistory: 0.5,
   rejectedFactor: 0.2,
+  logOddsQualityOffset: 2,
 } as const;
 
 type Settings = { -readonly [Key in keyof typeof miniRepAggregatorDefaults]: number };
@@ -117,7 +130,18 @@ export interface MiniRepWeightParts {
  * miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 });
  */
 export function miniRepWeight(
-  input: { valid: boolean; history: number; quality: number; modelRisk: number; suspicion: number; flagged: boolean; cooldown: number; verdict?: number | undefined },
+  input: {
+    valid: boolean;
+    history: number;
+    quality: number;
+    modelRisk: number;
+    suspicion: number;
+    flagged: boolean;
+    cooldown: number;
+    verdict?: number | undefined;
+    /** A history factor that replaces H^γ (MiniRep-LO's log-odds weight). */
+    historyWeight?: number | undefined;
+  },
   settings: Pick<Settings, 'historyExponent' | 'qualityOffset' | 'flaggedFactor' | 'cooldownFactor' | 'suspicionThreshold' | 'suspiciousFactor' | 'rejectedFactor'> = miniRepAggregatorDefaults,
 ): MiniRepWeightParts {
   const risk = Math.max(input.modelRisk, input.suspicion);
@@ -126,7 +150,7 @@ export function miniRepWeight(
   let weight = 0;
   if (input.valid) {
     // w = H^γ · (κ + Q)/(1 + κ) · (1 − r)
-    weight = Math.pow(input.history, settings.historyExponent) * ((settings.qualityOffset + input.quality) / (1 + settings.qualityOffset)) * (1 - risk);
+    weight = (input.historyWeight ?? Math.pow(input.history, settings.historyExponent)) * ((settings.qualityOffset + input.quality) / (1 + settings.qualityOffset)) * (1 - risk);
     if (input.flagged) weight *= settings.flaggedFactor;
     if (input.cooldown > 0) weight *= settings.cooldownFactor;
     if (suspicious) weight *= settings.suspiciousFactor;
@@ -255,6 +279,8 @@ export interface MiniRepAggregatorSnapshot {
   readonly bloc: BlocSnapshot | undefined;
   /** Tasks with external feedback seen (absent = 0). */
   readonly externalFeedback?: number;
+  /** The log-odds history under `history: 'log-odds'` (absent otherwise). */
+  readonly peerHistory?: PeerHistorySnapshot;
 }
 
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
@@ -309,13 +335,18 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   const analyses = new Map<string, TaskAnalysis>();
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
-  const state: MiniRepState = { settings, model, verifier, analyzerOptions, analyses, tracker, direct: directHistorySource(model), externalFeedback: 0 };
+  const historyMode = options.history ?? 'ema';
+  if (historyMode !== 'ema' && historyMode !== 'log-odds') {
+    throw new InvalidArgumentError({ parameter: 'options.history', value: historyMode, message: `options.history must be 'ema' (the paper's design) or 'log-odds' (MiniRep-LO), got ${JSON.stringify(historyMode)}` });
+  }
+  const peerHistory = historyMode === 'log-odds' ? createPeerHistory(options.peerHistory ?? {}) : undefined;
+  const state: MiniRepState = { settings, model, verifier, analyzerOptions, analyses, tracker, direct: directHistorySource(model), externalFeedback: 0, peerHistory };
   return {
     name: 'minirep',
     analysis: (taskId) => analyses.get(taskId),
     aggregate: (input: AggregationInput): Decision => aggregateMiniRep(state, input),
     externalFeedbackTasks: () => state.externalFeedback,
-    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot(), externalFeedback: state.externalFeedback }),
+    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot(), externalFeedback: state.externalFeedback, ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }) }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
         throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'snapshot must come from aggregator.snapshot() (schemaVersion 1)' });
@@ -325,6 +356,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         throw new InvalidArgumentError({ parameter: 'snapshot.externalFeedback', value: external, message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)' });
       }
       if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
+      if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
       state.externalFeedback = external;
     },
     feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[] {
@@ -340,6 +372,11 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       // External feedback: some quality differs from agreement with the decided answer.
       const agreementOf = new Map(analysis.proposals.map((entry) => [entry.agentId, decision.answer !== null && entry.answer === decision.answer ? 1 : 0]));
       if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9)) state.externalFeedback++;
+      if (peerHistory !== undefined) {
+        // MiniRep-LO learns from external feedback once there is any, else from the other groups.
+        if (state.externalFeedback > 0) for (const record of evidence) peerHistory.observe(record.subject, record.quality);
+        else for (const [agentId, value] of peerAgreement(analysis.proposals)) peerHistory.observe(agentId, value);
+      }
       return evidence;
     },
   };
@@ -374,8 +411,18 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
-      { valid: entry.valid, history: agentState.history, quality: entry.quality, modelRisk: agentState.risk, suspicion: entry.suspicion, flagged: entry.flagged, cooldown: agentState.cooldown, verdict: entry.verifierEstimate },
-      weightSettings,
+      {
+        valid: entry.valid,
+        history: state.peerHistory === undefined ? agentState.history : state.peerHistory.probability(entry.agentId),
+        quality: entry.quality,
+        modelRisk: agentState.risk,
+        suspicion: entry.suspicion,
+        flagged: entry.flagged,
+        cooldown: agentState.cooldown,
+        verdict: entry.verifierEstimate,
+        historyWeight: state.peerHistory?.weight(entry.agentId),
+      },
+      state.peerHistory === undefined ? weightSettings : { ...settings, qualityOffset: settings.logOddsQualityOffset },
     );
     parts.set(entry.agentId, { ...weightParts, known: agentState.known, entry });
   }
@@ -435,6 +482,8 @@ interface MiniRepState {
   readonly direct: DirectHistorySource | undefined;
   /** Tasks whose feedback differed from agreement with the decided answer (external feedback). */
   externalFeedback: number;
+  /** MiniRep-LO's log-odds history (`history: 'log-odds'`), else undefined. */
+  readonly peerHistory: PeerHistory | undefined;
 }
 
 function historyOf(state: MiniRepState, agentId: AgentId, known: ReadonlySet<AgentId>): { history: number; risk: number; cooldown: number; known: boolean } {
@@ -482,6 +531,7 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
   assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 0.5 }' });
   assertInRange('options.informedHistoryExponent', settings.informedHistoryExponent, 0, 100, { hint: 'pass e.g. { informedHistoryExponent: 2 }' });
   assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, { hint: 'pass e.g. { qualityOffset: 0.5 }' });
+  assertInRange('options.logOddsQualityOffset', settings.logOddsQualityOffset, 0, 1_000, { hint: 'pass e.g. { logOddsQualityOffset: 2 }' });
   assertInRange('options.informedQualityOffset', settings.informedQualityOffset, 0, 1_000, { hint: 'pass e.g. { informedQualityOffset: 1 }' });
   return settings;
 }
