@@ -24,10 +24,10 @@ describe('miniRepWeight and capGroups', () => {
     // model risk 0.5 reaches θ: 0.596285 · 0.5 · 0.1 = 0.0298142
     expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.5, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.0298142, 7);
     expect(miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBe(0);
-    // judged wrong by the verifier (verdict 0 < 0.5): 0.596285 · φ_v = 0.596285 · 0.2 = 0.119257
+    // judged wrong by the verifier (verdict 0 < 0.5): 0.596285 · φ_v = 0.596285 · 0.05 = 0.0298142
     const rejected = miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0, verdict: 0 });
     expect(rejected.rejected).toBe(true);
-    expect(rejected.weight).toBeCloseTo(0.119257, 6);
+    expect(rejected.weight).toBeCloseTo(0.0298142, 7);
     // verdict 0.5 is not "judged wrong": the weight is unchanged
     expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0, verdict: 0.5 }).weight).toBeCloseTo(0.596285, 6);
   });
@@ -184,7 +184,7 @@ describe('createMiniRepAggregator', () => {
     const list = [propose('v', 'a', '1'), propose('v', 'b', '1'), propose('v', 'c', '1'), propose('v', 'd', '2'), propose('v', 'e', '2')];
     const fresh = () => createMiniRepAggregator({ model: createMiniRepModel({ agents: team.map((agent) => agent.id) }), k: 5, bloc: false });
     expect(fresh().aggregate({ task: task('v'), proposals: list, agents: team }).answer).toBe('1');
-    // With verdicts, '1' weighs φ_v = 0.2 of its unrejected weight per agent: 3 · 0.2 < 2 at equal history.
+    // With verdicts, '1' weighs φ_v = 0.05 of its unrejected weight per agent: 3 · 0.05 < 2 at equal history.
     const verdicts = { a: 0, b: 0, c: 0, d: 1, e: 1 };
     const decision = fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
     expect(decision.answer).toBe('2');

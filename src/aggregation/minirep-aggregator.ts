@@ -35,7 +35,7 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   verifier?: Verifier;
   /**
    * Factor φ_v in [0, 1] on a proposal the verifier judged wrong (verdict < 0.5) before aggregation;
-   * 0 excludes it. @default 0.2
+   * 0 excludes it. Tuned on the tuning split (docs/minirep.md). @default 0.05
    */
   rejectedFactor?: number;
   /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
@@ -96,7 +96,7 @@ export const miniRepAggregatorDefaults = {
   suspicionThreshold: 0.5,
   suspiciousFactor: 0.1,
   unknownHistory: 0.5,
-  rejectedFactor: 0.2,
+  rejectedFactor: 0.05,
   logOddsQualityOffset: 2,
 } as const;
 

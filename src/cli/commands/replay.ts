@@ -4,7 +4,7 @@ import { ReputeError } from '../../core/errors.js';
 import type { DatasetFormat } from '../../eval/proposals/format.js';
 import { datasetFormats } from '../../eval/proposals/format.js';
 import { formatReplayTable } from '../../eval/replay/format-table.js';
-import { replayMethodNames } from '../../eval/replay/methods.js';
+import { availableReplayMethodNames, replayMethodNames } from '../../eval/replay/methods.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
 import { feedbackModes, verifierKinds } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
@@ -36,7 +36,7 @@ export default defineCommand({
     'verifier-sensitivity': { type: 'string', description: 'Simulated verifier: P(judged wrong | wrong) in [0, 1]', default: '0.85', valueHint: 'S' },
     'verifier-specificity': { type: 'string', description: 'Simulated verifier: P(judged right | right) in [0, 1]', default: '0.8', valueHint: 'P' },
     'verifier-accuracy': { type: 'string', description: 'Removed: use --verifier-sensitivity and --verifier-specificity', valueHint: 'A' },
-    methods: { type: 'string', description: `Comma-separated methods (default all: ${replayMethodNames.join(',')})`, valueHint: 'LIST' },
+    methods: { type: 'string', description: `Comma-separated methods (default: ${replayMethodNames.join(',')}; also minirep-lo)`, valueHint: 'LIST' },
     out: { type: 'string', description: 'Directory for summary.json, conditions.csv and report.html', default: 'replay-out', valueHint: 'DIR' },
     json: { type: 'boolean', description: 'Print summary.json to stdout instead of the table', default: false },
     workers: { type: 'string', description: 'Worker threads (default: min(2, cores))', valueHint: 'N' },
@@ -75,7 +75,7 @@ export default defineCommand({
         ...(verifier === undefined ? {} : { verifier }),
         verifierSensitivity,
         verifierSpecificity,
-        methods: parseListFlag('methods', args.methods, replayMethodNames, replayMethodNames),
+        methods: parseListFlag('methods', args.methods, availableReplayMethodNames, replayMethodNames),
         ...(args.workers === undefined ? {} : { workers: parseIntegerFlag('workers', args.workers, 2, 1, 64) }),
         onProgress: (done, total) => progress.update('replay conditions', done, total),
       });
