@@ -90,8 +90,8 @@ describe('runReplay', () => {
 
   it('gives every stateful method the verifier’s verdicts: a perfect verifier equals truth feedback for beta', async () => {
     const methods = ['beta'];
-    const perfect = await runReplay({ path: fixturePath, tasks: 20, workers: 1, methods, verifier: 'simulated', verifierSensitivity: 1, verifierSpecificity: 1 });
-    const truth = await runReplay({ path: fixturePath, tasks: 20, workers: 1, methods, feedback: 'truth' });
+    const perfect = await runReplay({ path: fixturePath, tasks: 8, workers: 1, methods, verifier: 'simulated', verifierSensitivity: 1, verifierSpecificity: 1 });
+    const truth = await runReplay({ path: fixturePath, tasks: 8, workers: 1, methods, feedback: 'truth' });
     expect(perfect.rows.map((row) => row.exact)).toEqual(truth.rows.map((row) => row.exact));
     expect(perfect.summary.options.verifier).toEqual({ kind: 'simulated', sensitivity: 1, specificity: 1 });
   });
