@@ -1,4 +1,5 @@
-import { defineCommand, runMain as runCitty } from 'citty';
+import { defineCommand } from 'citty';
+import { runCli } from './_contract.js';
 import { packageVersion } from './version.js';
 
 /** The `repute` command: subcommands load lazily, one file each in `cli/commands/`. */
@@ -18,12 +19,13 @@ export const main = defineCommand({
 });
 
 /**
- * Runs the CLI on `process.argv`.
+ * Runs the CLI on `process.argv` under the command-line contract of docs/cli.md (strict options,
+ * one error line, exit codes 2 usage / 3 data / 4 provider or run failure / 130, 143 interrupted).
  *
  * @example
  * // bin/repute.js
  * runMain(); // `repute demo --tasks 20` prints the demo summary
  */
-export function runMain(): void {
-  void runCitty(main);
+export function runMain(): Promise<void> {
+  return runCli(main);
 }

@@ -10,6 +10,8 @@ export type ReputeErrorCode =
   | 'data_format'
   | 'store'
   | 'transport'
+  | 'run_failed'
+  | 'interrupted'
   | 'internal';
 
 /** Base class of every error Repute throws on purpose. */
@@ -74,12 +76,43 @@ export class ProviderError extends ReputeError {
   readonly status: number | undefined;
   /** Number of attempts made. */
   readonly attempts: number;
+  /** What went wrong on the last attempt: an HTTP error status, no connection, a timeout, or a reply outside the protocol. */
+  readonly reason: ProviderFailureReason | undefined;
 
-  constructor({ provider, status, attempts, message, cause }: { provider: string; status?: number; attempts: number; message: string; cause?: unknown }) {
+  constructor({ provider, status, attempts, reason, message, cause }: { provider: string; status?: number; attempts: number; reason?: ProviderFailureReason; message: string; cause?: unknown }) {
     super('provider', message, { cause });
     this.provider = provider;
     this.status = status;
     this.attempts = attempts;
+    this.reason = reason;
+  }
+}
+
+/** Why a provider call failed for good: `http` (an error status), `network`, `timeout`, `malformed` (a reply outside the protocol). */
+export type ProviderFailureReason = 'http' | 'network' | 'timeout' | 'malformed';
+
+/** A run ended without finishing every task (failed tasks, or stopped early by the failure budget). */
+export class RunFailedError extends ReputeError {
+  /** Id of the run, so it can be resumed. */
+  readonly runId: string;
+  /** Tasks that failed (per method and task). */
+  readonly failedTasks: number;
+
+  constructor({ runId, failedTasks, message, cause }: { runId: string; failedTasks: number; message: string; cause?: unknown }) {
+    super('run_failed', message, { cause });
+    this.runId = runId;
+    this.failedTasks = failedTasks;
+  }
+}
+
+/** The process was asked to stop (SIGINT or SIGTERM); work done so far is kept and a rerun resumes. */
+export class InterruptedError extends ReputeError {
+  /** The signal that stopped the work. */
+  readonly signal: 'SIGINT' | 'SIGTERM';
+
+  constructor({ signal, message }: { signal: 'SIGINT' | 'SIGTERM'; message?: string }) {
+    super('interrupted', message ?? `interrupted by ${signal}; rerun the same command to resume`);
+    this.signal = signal;
   }
 }
 

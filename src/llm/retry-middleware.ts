@@ -1,5 +1,5 @@
 import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
-import { ProviderError } from '../core/errors.js';
+import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
@@ -59,6 +59,7 @@ export interface RetryOptions {
 export const defaultSleep: Sleep = abortableSleep;
 
 interface Failure {
+  readonly kind: ProviderFailureReason;
   readonly retryable: boolean;
   readonly status: number | undefined;
   readonly reason: string;
@@ -115,6 +116,7 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
             provider,
             ...(failure.status === undefined ? {} : { status: failure.status }),
             attempts: attempt,
+            reason: failure.kind,
             message: redact(`${label} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (last: ${failure.reason})${extra}; ${failure.hint}`),
             cause: containsSecret(error, secrets) ? undefined : error,
           });
@@ -148,23 +150,23 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
 
 function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined): Failure | undefined {
   if (error instanceof AttemptTimeoutError) {
-    return { retryable: true, status: undefined, reason: `timed out after ${error.timeoutMs} ms`, hint: 'raise timeoutMs, lower maxConcurrency, or check that the endpoint is up', retryAfterMs: undefined };
+    return { kind: 'timeout', retryable: true, status: undefined, reason: `timed out after ${error.timeoutMs} ms`, hint: 'raise timeoutMs, lower maxConcurrency, or check that the endpoint is up', retryAfterMs: undefined };
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const short = shortMessage(error.message);
     if (status === undefined) {
-      return { retryable: true, status, reason: `network error: ${short}`, hint: 'check the base URL and that the server is running and reachable', retryAfterMs: undefined };
+      return { kind: 'network', retryable: true, status, reason: `network error: ${short}`, hint: 'check the base URL and that the server is running and reachable', retryAfterMs: undefined };
     }
     if (status >= 200 && status < 300) {
-      return { retryable: false, status, reason: `HTTP ${status} with a malformed body: ${short}`, hint: 'the endpoint did not answer in the provider protocol; check that baseURL points at its API root (e.g. http://127.0.0.1:11434/v1)', retryAfterMs: undefined };
+      return { kind: 'malformed', retryable: false, status, reason: `HTTP ${status} with a malformed body: ${short}`, hint: 'the endpoint did not answer in the provider protocol; check that baseURL points at its API root (e.g. http://127.0.0.1:11434/v1)', retryAfterMs: undefined };
     }
     if (status === 429) {
-      return { retryable: true, status, reason: `HTTP 429: ${short}`, hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
+      return { kind: 'http', retryable: true, status, reason: `HTTP 429: ${short}`, hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
     }
     if (status >= 500) {
       // 503s often carry Retry-After too (RFC 9110 §10.2.3); honour it when present.
-      return { retryable: true, status, reason: `HTTP ${status}: ${short}`, hint: 'the provider is failing; try again later or use another endpoint', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
+      return { kind: 'http', retryable: true, status, reason: `HTTP ${status}: ${short}`, hint: 'the provider is failing; try again later or use another endpoint', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
     }
     const hint =
       status === 401 || status === 403
@@ -172,10 +174,10 @@ function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined):
         : status === 404
           ? 'check the model id and the base URL'
           : 'the request was refused; check the model id and call settings';
-    return { retryable: false, status, reason: `HTTP ${status}: ${short}`, hint, retryAfterMs: undefined };
+    return { kind: 'http', retryable: false, status, reason: `HTTP ${status}: ${short}`, hint, retryAfterMs: undefined };
   }
   if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError')) {
-    return { retryable: false, status: undefined, reason: `malformed response: ${shortMessage(error.message)}`, hint: 'the endpoint did not answer in the provider protocol; check the base URL', retryAfterMs: undefined };
+    return { kind: 'malformed', retryable: false, status: undefined, reason: `malformed response: ${shortMessage(error.message)}`, hint: 'the endpoint did not answer in the provider protocol; check the base URL', retryAfterMs: undefined };
   }
   return undefined;
 }

@@ -93,6 +93,22 @@ const migrations: readonly Migration[] = [
       CREATE INDEX cost_ledger_run ON cost_ledger (run_id);
     `,
   },
+  {
+    version: 2,
+    description: 'failed tasks: kept apart from results so a rerun redoes them',
+    sql: `
+      CREATE TABLE task_failures (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        method TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        failure TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (run_id, method, task_id)
+      );
+    `,
+  },
 ];
 
 /** Highest schema version this build of Repute knows. */
@@ -111,11 +127,13 @@ export function migrate(db: Database.Database, path: string, now: () => number):
     );
   }
   const insertVersion = db.prepare('INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)');
+  // One clock reading for the whole upgrade: the steps are applied together.
+  const appliedAt = current < LATEST_SCHEMA_VERSION ? now() : 0;
   for (const migration of migrations) {
     if (migration.version <= current) continue;
     const apply = db.transaction(() => {
       db.exec(migration.sql);
-      insertVersion.run(migration.version, migration.description, now());
+      insertVersion.run(migration.version, migration.description, appliedAt);
     });
     try {
       apply.immediate();

@@ -10,6 +10,7 @@ export type {
   RunStatus,
   SaveReputationInput,
   Store,
+  TaskFailureRecord,
   TaskResultRecord,
   UsageEntry,
   UsageGroup,

@@ -29,10 +29,10 @@ function memoryStore(): { store: Store; tick: () => number } {
 }
 
 describe('openStore', () => {
-  it('creates the schema at version 1 in WAL mode and reopens without migrating again', () => {
+  it('creates the schema at the latest version (2) in WAL mode and reopens without migrating again', () => {
     const path = join(directory, 'a.db');
     const store = openStore({ path, now: () => 5 });
-    expect(store.schemaVersion).toBe(1);
+    expect(store.schemaVersion).toBe(2);
     store.createRun({ id: 'r1', kind: 'demo', config: { seed: 1 } });
     store.close();
     const reopened = openStore({ path, now: () => 6 });
@@ -40,8 +40,24 @@ describe('openStore', () => {
     reopened.close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([{ version: 1, applied_at: 5 }]);
+    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([{ version: 1, applied_at: 5 }, { version: 2, applied_at: 5 }]);
     raw.close();
+  });
+
+  it('keeps failed tasks apart from results: counted per rerun, cleared by a later result', () => {
+    let clock = 10;
+    const store = openStore({ path: ':memory:', now: () => clock });
+    store.createRun({ id: 'r', kind: 'run', config: {} });
+    store.recordTaskFailure({ runId: 'r', method: 'm', taskId: 't1', failure: { status: 401 } });
+    clock = 11;
+    const again = store.recordTaskFailure({ runId: 'r', method: 'm', taskId: 't1', failure: { status: 500 } });
+    // Two failures of the same task: one row, attempts 2, the latest failure, first/last times 10/11.
+    expect(again).toEqual({ schemaVersion: 1, runId: 'r', method: 'm', taskId: 't1', failure: { status: 500 }, attempts: 2, createdAt: 10, updatedAt: 11 });
+    expect(store.completedTaskIds('r', 'm')).toEqual([]);
+    store.recordTaskResult({ runId: 'r', method: 'm', taskId: 't1', result: { ok: true } });
+    expect(store.taskFailures('r')).toEqual([]);
+    expect(() => store.recordTaskFailure({ runId: 'r', method: 'm', taskId: 't1', failure: {} })).toThrow(/already has a result/);
+    store.close();
   });
 
   it('refuses a database written by a newer schema', () => {

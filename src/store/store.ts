@@ -172,6 +172,22 @@ export interface UsageSummaryRow {
   readonly cost: number;
 }
 
+/** A task that failed (e.g. its model calls failed after retries): kept apart from results, so a rerun redoes it. */
+export interface TaskFailureRecord<T = unknown> {
+  /** Shape version of this record; always 1. */
+  readonly schemaVersion: 1;
+  readonly runId: string;
+  readonly method: string;
+  readonly taskId: string;
+  /** JSON-serialisable description of the last failure (no secrets: callers pass redacted messages). */
+  readonly failure: T;
+  /** How many times the task has failed in this run (reruns included), ≥ 1. */
+  readonly attempts: number;
+  /** Milliseconds from the store's clock: first and last failure. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
 /** Input of {@link Store.recordTaskResult}: everything one finished task writes, committed together. */
 export interface RecordTaskResultInput<T = unknown> {
   /** Id of an existing run; unknown ids throw `NotFoundError`. */
@@ -233,6 +249,13 @@ export interface Store {
   recordTaskResult<T>(input: RecordTaskResultInput<T>): TaskResultRecord<T>;
   /** Ids of the tasks already finished by a method in a run, in completion order. */
   completedTaskIds(runId: string, method: string): string[];
+  /**
+   * Records that a task failed (replacing an earlier failure of the same task and counting the
+   * attempts). A failed task has no result, so a rerun redoes it; a later result removes the failure.
+   */
+  recordTaskFailure<T>(input: { runId: string; method: string; taskId: string; failure: T }): TaskFailureRecord<T>;
+  /** Tasks of a run that failed and have no result yet, per method (sorted by method, then first failure). */
+  taskFailures<T = unknown>(runId: string, method?: string): TaskFailureRecord<T>[];
   /** Task results of a run, in completion order per method (methods sorted by name). */
   taskResults<T = unknown>(runId: string, method?: string): TaskResultRecord<T>[];
 
@@ -269,6 +292,12 @@ export interface Store {
   transaction<T>(work: () => T): T;
   /** Closes the database; further calls throw. */
   close(): void;
+}
+
+interface FailureRow { run_id: string; method: string; task_id: string; failure: string; attempts: number; created_at: number; updated_at: number }
+
+function toFailure<T>(row: FailureRow): TaskFailureRecord<T> {
+  return { schemaVersion: 1, runId: row.run_id, method: row.method, taskId: row.task_id, failure: JSON.parse(row.failure) as T, attempts: row.attempts, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
 interface RunRow { id: string; kind: string; team: string | null; config: string; status: string; created_at: number; updated_at: number }
@@ -333,6 +362,11 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
     nextPosition: db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS count FROM task_results WHERE run_id = ? AND method = ?'),
     insertTask: db.prepare('INSERT INTO task_results (run_id, method, task_id, position, result, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
     taskExists: db.prepare('SELECT 1 FROM task_results WHERE run_id = ? AND method = ? AND task_id = ?'),
+    deleteFailure: db.prepare('DELETE FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
+    upsertFailure: db.prepare(
+      'INSERT INTO task_failures (run_id, method, task_id, failure, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (run_id, method, task_id) DO UPDATE SET failure = excluded.failure, attempts = attempts + 1, updated_at = excluded.updated_at',
+    ),
+    getFailure: db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
     completed: db.prepare('SELECT task_id FROM task_results WHERE run_id = ? AND method = ? ORDER BY position'),
     nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM events WHERE run_id = ?'),
     insertEvent: db.prepare(
@@ -517,6 +551,7 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
         const position = (statements.nextPosition.get(runId, method) as { count: number }).count;
         const createdAt = now();
         statements.insertTask.run(runId, method, taskId, position, resultJson, createdAt);
+        statements.deleteFailure.run(runId, method, taskId);
         appendEventsUnchecked(runId, events, { method, taskId });
         reputation.forEach((entry, index) => saveReputationUnchecked(entry, `reputation[${index}]`));
         recordUsageUnchecked(usage, 'usage');
@@ -527,6 +562,32 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
     completedTaskIds(runId, method) {
       guard();
       return (statements.completed.all(runId, method) as { task_id: string }[]).map((row) => row.task_id);
+    },
+
+    recordTaskFailure<T>(input: { runId: string; method: string; taskId: string; failure: T }): TaskFailureRecord<T> {
+      guard();
+      const { runId, method, taskId, failure } = input;
+      assertNonEmptyString('runId', runId);
+      assertNonEmptyString('method', method, "pass the method name, e.g. 'drf'");
+      assertNonEmptyString('taskId', taskId);
+      const failureJson = toJson('failure', failure);
+      return transaction(() => {
+        requireRun(runId);
+        if (statements.taskExists.get(runId, method, taskId) !== undefined) {
+          throw new StoreError(`task ${JSON.stringify(taskId)} of method ${JSON.stringify(method)} already has a result in run ${JSON.stringify(runId)}; a finished task cannot fail afterwards`);
+        }
+        const at = now();
+        statements.upsertFailure.run(runId, method, taskId, failureJson, at, at);
+        return toFailure<T>(statements.getFailure.get(runId, method, taskId) as FailureRow);
+      });
+    },
+
+    taskFailures<T>(runId: string, method?: string): TaskFailureRecord<T>[] {
+      guard();
+      const rows = (method === undefined
+        ? db.prepare('SELECT * FROM task_failures WHERE run_id = ? ORDER BY method, created_at, rowid').all(runId)
+        : db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? ORDER BY created_at, rowid').all(runId, method)) as FailureRow[];
+      return rows.map((row) => toFailure<T>(row));
     },
 
     taskResults<T>(runId: string, method?: string): TaskResultRecord<T>[] {

@@ -58,6 +58,8 @@ export interface OpenAICompatibleServerOptions {
   readonly script: ServerScript;
   /** Model name reported in replies. @default 'test-model' */
   readonly model?: string;
+  /** Port to listen on (e.g. the port of a server that was stopped, to bring an endpoint back up). @default 0, a random free port */
+  readonly port?: number;
 }
 
 /**
@@ -71,7 +73,7 @@ export interface OpenAICompatibleServerOptions {
  * // ... generateText({ model: provider('test-model'), prompt: '2+2?' }) ...
  * await server.close();
  */
-export async function startOpenAICompatibleServer({ script, model = 'test-model' }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
+export async function startOpenAICompatibleServer({ script, model = 'test-model', port: requestedPort = 0 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
   const requests: RecordedRequest[] = [];
   let requestCount = 0;
   let inFlight = 0;
@@ -174,7 +176,7 @@ export async function startOpenAICompatibleServer({ script, model = 'test-model'
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(requestedPort, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
-import { parseTeamFile } from './_team-file.js';
+import { parseTeamFile, readTeamFile } from './_team-file.js';
 
 const agent = 'agents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n';
 
@@ -10,14 +13,14 @@ describe('parseTeamFile', () => {
     expect(team).toMatchObject({ name: 't', tasks: '/teams/tasks.jsonl', store: '/teams/repute.db', cache: 'record', reputation: 'continue', seed: 2027, methods: ['majority', 'minirep'], protocol: { type: 'debate', rounds: 1 } });
   });
 
-  it('names the file, field and value of bad input', () => {
+  it('names the file and field of bad input and what is expected, never the value', () => {
     const cases: Array<[string, RegExp]> = [
-      [`name: t\ntasks: x\nmethods: [majority, vote]\n${agent}`, /team\.yaml: field methods\.1: .*\(got "vote"\)/],
+      [`name: t\ntasks: x\nmethods: [majority, vote]\n${agent}`, /team\.yaml: field methods\.1: Invalid option: expected one of "majority"/],
       [`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n`, /field agents\.0\.baseURL: required for provider openai-compatible/],
       [`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`, /field agents\.0\.apiKeyEnv: must be the NAME of an environment variable/],
-      [`name: t\ntasks: x\n${agent}  - id: a\n    provider: anthropic\n    model: c\n`, /duplicate agent id "a"/],
+      [`name: t\ntasks: x\n${agent}  - id: a\n    provider: anthropic\n    model: c\n`, /field agents\.1\.id: the same id as agents\.0\.id/],
       [`name: t\ntasks: x\nprotocol: { type: debate, rounds: -1 }\n${agent}`, /field protocol\.rounds/],
-      ['name: [unclosed', /team\.yaml(:\d+)?: not valid YAML/],
+      ['name: [unclosed', /team\.yaml:1: not valid YAML at line 1, column \d+ \(\w+\)/],
     ];
     for (const [text, pattern] of cases) {
       expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
@@ -41,5 +44,70 @@ describe('parseTeamFile', () => {
     expect(error.message).toMatch(/field agents\.0\.apiKeyEnv: must be the NAME of an environment variable/);
     expect(error.message).not.toContain('sk-live-123');
     expect(JSON.stringify(error)).not.toContain('sk-live-123');
+  });
+
+  const canary = 'sk-canary-7d1e0b5a9c3f';
+  const messageOf = (run: () => unknown): string => {
+    try {
+      run();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('expected a throw');
+  };
+
+  it('refuses apiKey: pointing to apiKeyEnv, without printing the key (old main printed the whole agent)', () => {
+    const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKey: ${canary}\n`, 'team.yaml'));
+    expect(message).toMatch(/field agents\.0\.apiKey: a team file must not hold a key.*apiKeyEnv: OPENAI_API_KEY/);
+    expect(message).not.toContain(canary);
+  });
+
+  it('lists unknown keys by name only', () => {
+    const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nbudget: ${canary}\n${agent}`, 'team.yaml'));
+    expect(message).toMatch(/field \(top level\): unknown key budget;/);
+    expect(message).not.toContain(canary);
+  });
+
+  it('gives line and column of a YAML error without the line (old main printed the line holding the key)', () => {
+    const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    apiKeyEnv: "${canary}\n`, 'team.yaml'));
+    expect(message).toMatch(/^team\.yaml:\d+: not valid YAML at line \d+, column \d+ \([A-Z_]+\)/);
+    expect(message).not.toContain(canary);
+    expect(message).not.toContain('apiKeyEnv');
+  });
+
+  it('accepts apiKeyEnv names ending in _API_KEY, _TOKEN or _KEY, others only with --allow-env', () => {
+    const team = (name: string) => `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: ${name}\n`;
+    for (const name of ['OPENAI_API_KEY', 'HF_TOKEN', 'MY_KEY']) expect(parseTeamFile(team(name), '/t/team.yaml').agents[0]?.apiKeyEnv).toBe(name);
+    expect(() => parseTeamFile(team('HOME'), '/t/team.yaml')).toThrow(/apiKeyEnv: HOME does not look like an API-key variable.*--allow-env HOME/);
+    expect(() => parseTeamFile(team('AWS_SECRET_ACCESS_KEY_ID'), '/t/team.yaml')).toThrow(DataFormatError);
+    expect(parseTeamFile(team('HOME'), '/t/team.yaml', { allowEnv: ['HOME'] }).agents[0]?.apiKeyEnv).toBe('HOME');
+  });
+
+  it('keeps tasks: and store: inside the team file folder unless given on the command line (old main read /etc/passwd)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repute-trust-'));
+    mkdirSync(join(dir, 'team'));
+    writeFileSync(join(dir, 'outside.jsonl'), '');
+    symlinkSync(join(dir, 'outside.jsonl'), join(dir, 'team', 'link.jsonl'));
+    const file = join(dir, 'team', 'team.yaml');
+    const write = (tasks: string, store = 'repute.db') => writeFileSync(file, `name: t\ntasks: ${tasks}\nstore: ${store}\n${agent}`);
+    for (const tasks of ['/etc/passwd', '../outside.jsonl', 'link.jsonl']) {
+      write(tasks);
+      expect(() => readTeamFile(file), tasks).toThrow(/field tasks: the path leaves the team file's folder .*pass --tasks <path> on the command line/);
+    }
+    write('tasks.jsonl', '../repute.db');
+    expect(() => readTeamFile(file)).toThrow(/field store: the path leaves the team file's folder/);
+    write('/etc/passwd', '/tmp/elsewhere.db');
+    expect(readTeamFile(file, { tasks: join(dir, 'outside.jsonl'), store: join(dir, 'x.db') })).toMatchObject({ tasks: join(dir, 'outside.jsonl'), store: join(dir, 'x.db') });
+    write('sub/tasks.jsonl', 'data/repute.db');
+    expect(readTeamFile(file)).toMatchObject({ tasks: join(dir, 'team', 'sub', 'tasks.jsonl'), store: join(dir, 'team', 'data', 'repute.db') });
+  });
+
+  it('refuses a baseURL with credentials or a query string', () => {
+    const text = (url: string) => `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: ${url}\n`;
+    for (const url of [`http://user:${canary}@127.0.0.1/v1`, `http://127.0.0.1/v1?key=${canary}`]) {
+      const message = messageOf(() => parseTeamFile(text(url), '/t/team.yaml'));
+      expect(message).toMatch(/field agents\.0\.baseURL: must not carry credentials or a query string/);
+      expect(message).not.toContain(canary);
+    }
   });
 });

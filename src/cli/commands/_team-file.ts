@@ -1,6 +1,6 @@
-// Reads and validates a team file (YAML) for `repute run`.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// Reads and validates a team file (YAML) for `repute run`: the trust boundary of docs/security.md.
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
@@ -45,50 +45,136 @@ const teamSchema = z
   })
   .strict();
 
-/** A validated team file; `tasks` and `store` are resolved against the file's folder. */
+/** A validated team file; `tasks` and `store` are resolved (inside the file's folder unless given on the command line). */
 export type TeamFile = z.infer<typeof teamSchema> & { readonly file: string };
 
+/** What the command line may add to or override in a team file (the trust boundary of docs/security.md). */
+export interface TeamFileOverrides {
+  /** Task file from the command line: may be anywhere; overrides the file's `tasks`. */
+  readonly tasks?: string;
+  /** Store from the command line: may be anywhere; overrides the file's `store`. */
+  readonly store?: string;
+  /** Environment variable names allowed in `apiKeyEnv` although they do not end in _API_KEY, _TOKEN or _KEY. @default [] */
+  readonly allowEnv?: readonly string[];
+}
+
+/** Suffixes an `apiKeyEnv` name must end with unless the command line allows it (`--allow-env`). */
+export const apiKeyEnvSuffixes = ['_API_KEY', '_TOKEN', '_KEY'] as const;
+
 /**
- * Reads a team YAML file; a bad field throws `DataFormatError` naming the file, the field and the
- * value, and saying what is expected. Relative `tasks` and `store` paths are resolved against the
- * file's folder.
+ * Reads a team YAML file; a bad field throws `DataFormatError` naming the file and the field and
+ * saying what is expected, never echoing a value of the file (it may hold a pasted key). Relative
+ * `tasks` and `store` paths are resolved against the file's folder and must stay inside it.
  */
-export function readTeamFile(file: string): TeamFile {
+export function readTeamFile(file: string, overrides: TeamFileOverrides = {}): TeamFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new DataFormatError({ file, message: `cannot read the team file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`, cause: error });
+    throw new DataFormatError({ file, message: `cannot read the team file (${(error as NodeJS.ErrnoException).code ?? 'read error'}); check the path`, cause: error });
   }
-  return parseTeamFile(text, file);
+  return parseTeamFile(text, file, overrides);
 }
 
 /** Parses team YAML text (see {@link readTeamFile}). */
-export function parseTeamFile(text: string, file: string): TeamFile {
+export function parseTeamFile(text: string, file: string, overrides: TeamFileOverrides = {}): TeamFile {
   let value: unknown;
   try {
     value = parseYaml(text);
   } catch (error) {
-    const line = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
-    throw new DataFormatError({ file, ...(line === undefined ? {} : { line }), message: `not valid YAML: ${(error as Error).message.split('\n')[0]}`, cause: error });
+    // The parser's message quotes the offending line, which may hold a key: keep position and code only.
+    const position = (error as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+    const code = (error as { code?: string }).code ?? 'PARSE_ERROR';
+    throw new DataFormatError({
+      file,
+      ...(position === undefined ? {} : { line: position.line }),
+      message: `not valid YAML${position === undefined ? '' : ` at line ${position.line}, column ${position.col}`} (${code}); fix the syntax there (the line is not shown: it may hold a secret)`,
+    });
   }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) refuseInlineKeys(value as Record<string, unknown>, file);
   const parsed = teamSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.join('.') || '(top level)';
-    // A bad apiKeyEnv may be a pasted key: never echo it.
-    const got = issue?.path.at(-1) === 'apiKeyEnv' ? '[redacted]' : issue?.path.reduce<unknown>((node, key) => (node as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey], value);
-    throw new DataFormatError({ file, message: `field ${path}: ${issue?.message ?? 'invalid'} (got ${JSON.stringify(got)}); see examples/team.yaml` });
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}; allowed keys are listed in examples/team.yaml`
+        : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
+    // Values are never echoed: a team file may hold a pasted key anywhere.
+    throw new DataFormatError({ file, message: `field ${path}: ${message}` });
   }
   const team = parsed.data;
-  const ids = new Set<string>();
+  const ids = new Map<string, number>();
+  const allowEnv = new Set(overrides.allowEnv ?? []);
   team.agents.forEach((agent, index) => {
-    if (ids.has(agent.id)) throw new DataFormatError({ file, message: `field agents.${index}.id: duplicate agent id ${JSON.stringify(agent.id)}; ids must be unique` });
-    ids.add(agent.id);
+    const earlier = ids.get(agent.id);
+    if (earlier !== undefined) throw new DataFormatError({ file, message: `field agents.${index}.id: the same id as agents.${earlier}.id; ids must be unique` });
+    ids.set(agent.id, index);
     if (agent.provider === 'openai-compatible' && agent.baseURL === undefined) {
       throw new DataFormatError({ file, message: `field agents.${index}.baseURL: required for provider openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)` });
     }
+    if (agent.baseURL !== undefined) {
+      const url = new URL(agent.baseURL);
+      if (url.username !== '' || url.password !== '' || url.search !== '') {
+        throw new DataFormatError({ file, message: `field agents.${index}.baseURL: must not carry credentials or a query string; put the key in an environment variable and name it in apiKeyEnv` });
+      }
+    }
+    if (agent.apiKeyEnv !== undefined && !apiKeyEnvSuffixes.some((suffix) => agent.apiKeyEnv?.endsWith(suffix)) && !allowEnv.has(agent.apiKeyEnv)) {
+      throw new DataFormatError({
+        file,
+        message: `field agents.${index}.apiKeyEnv: ${agent.apiKeyEnv} does not look like an API-key variable (names must end in ${apiKeyEnvSuffixes.join(', ')}), and its value would be sent as a bearer token to the agent's endpoint; rename the variable, or pass --allow-env ${agent.apiKeyEnv} if you mean it`,
+      });
+    }
   });
   const folder = dirname(resolve(file));
-  return { ...team, tasks: resolve(folder, team.tasks), store: team.store === ':memory:' ? team.store : resolve(folder, team.store), file: resolve(file) };
+  const tasks = overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
+  const store = overrides.store !== undefined ? (overrides.store === ':memory:' ? overrides.store : resolve(overrides.store)) : team.store === ':memory:' ? team.store : insideFolder(file, folder, 'store', team.store);
+  return { ...team, tasks, store, file: resolve(file) };
+}
+
+/** `apiKey`, `key`, `token`... anywhere in the file: refused with a pointer to `apiKeyEnv`, the value never shown. */
+function refuseInlineKeys(root: Record<string, unknown>, file: string): void {
+  const secretKey = /^(api[-_]?key|key|token|secret|password|authorization)$/i;
+  const visit = (node: unknown, path: string[]): void => {
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => visit(item, [...path, String(index)]));
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, child] of Object.entries(node)) {
+      if (secretKey.test(key)) {
+        throw new DataFormatError({
+          file,
+          message: `field ${[...path, key].join('.')}: a team file must not hold a key; remove it (and rotate the key if this file was shared), put the key in an environment variable and name that variable in apiKeyEnv, e.g. apiKeyEnv: OPENAI_API_KEY`,
+        });
+      }
+      visit(child, [...path, key]);
+    }
+  };
+  visit(root, []);
+}
+
+/** A team file's own path may only point inside its folder (symlinks followed): a shared file cannot read /etc/passwd. */
+function insideFolder(file: string, folder: string, field: string, path: string): string {
+  const target = resolve(folder, path);
+  const realFolder = realOrSelf(folder);
+  const realTarget = realOrSelf(target);
+  const rel = relative(realFolder, realTarget);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new DataFormatError({
+      file,
+      message: `field ${field}: the path leaves the team file's folder ${folder}; a team file may only name files inside its own folder: move the file there, or pass --${field} <path> on the command line`,
+    });
+  }
+  return target;
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest (for files not created yet). */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realOrSelf(parent), basename(path));
+  }
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineCommand } from 'citty';
-import { InvalidArgumentError, ReputeError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../protocols/drf/experiments/capability.js';
 import { runCollusionExperiment } from '../../protocols/drf/experiments/collusion.js';
@@ -16,8 +16,6 @@ const common = {
   seed: { type: 'string', description: 'First seed (seed i = seed + i)', default: '2027', valueHint: 'N' },
   json: { type: 'boolean', description: 'Print the results as JSON to stdout instead of the table', default: false },
 } as const;
-
-const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
 
 function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -32,18 +30,9 @@ function fraction(name: string, value: string): number {
   return parsed;
 }
 
-/** Runs an experiment; typed errors print as `repute drf <name>: Error: message` and set the exit code. */
-async function guard(name: string, body: () => Promise<void>): Promise<void> {
-  try {
-    await body();
-  } catch (error) {
-    if (error instanceof ReputeError) {
-      process.stderr.write(`repute drf ${name}: ${error.name}: ${error.message}\n`);
-      process.exitCode = exitCodes[error.code] ?? 1;
-      return;
-    }
-    throw error;
-  }
+/** Runs an experiment; errors go to the CLI contract (`repute drf <name>: <ErrorName>: <message>`, exit code by kind). */
+async function guard(_name: string, body: () => Promise<void>): Promise<void> {
+  await body();
 }
 
 function output(json: boolean, result: unknown, table: string): void {

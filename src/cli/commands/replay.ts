@@ -1,6 +1,5 @@
 // `repute replay <path>`: the attack-replay benchmark on recorded proposals.
 import { defineCommand } from 'citty';
-import { ReputeError } from '../../core/errors.js';
 import type { DatasetFormat } from '../../eval/proposals/format.js';
 import { datasetFormats } from '../../eval/proposals/format.js';
 import { formatReplayTable } from '../../eval/replay/format-table.js';
@@ -17,9 +16,6 @@ function parseChoice<T extends string>(name: string, value: string, allowed: rea
   }
   return value as T;
 }
-
-/** Exit code per error code: misuse 2, bad data 3, anything else 1. */
-const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
 
 export default defineCommand({
   meta: {
@@ -42,7 +38,7 @@ export default defineCommand({
     workers: { type: 'string', description: 'Worker threads (default: min(2, cores))', valueHint: 'N' },
   },
   async run({ args }) {
-    try {
+    {
       const format = args.format === undefined || args.format === '' ? undefined : parseChoice('format', args.format, datasetFormats);
       if (args['verifier-accuracy'] !== undefined) {
         throw new InvalidArgumentError({
@@ -83,13 +79,6 @@ export default defineCommand({
       const seconds = (performance.now() - started) / 1000;
       process.stderr.write(`replay finished in ${seconds.toFixed(1)} s (${report.timing.proposalsEvaluated} proposals evaluated); wrote ${files.summary}, ${files.conditions}, ${files.report}\n`);
       process.stdout.write(args.json ? `${JSON.stringify(report.summary, null, 2)}\n` : formatReplayTable(report.summary));
-    } catch (error) {
-      if (error instanceof ReputeError) {
-        process.stderr.write(`repute replay: ${error.name}: ${error.message}\n`);
-        process.exitCode = exitCodes[error.code] ?? 1;
-        return;
-      }
-      throw error;
     }
   },
 });

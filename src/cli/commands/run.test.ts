@@ -62,7 +62,8 @@ describe('repute run', () => {
     expect(first.usage.calls).toBe(96);
     expect(requests).toBeGreaterThanOrEqual(32);
     expect(first.usage.cachedCalls).toBe(96 - requests);
-    expect(first.methods.majority).toEqual({ done: 4, resumed: 0, accuracy: 1, failures: 0 });
+    expect(first.methods.majority).toEqual({ done: 4, resumed: 0, failed: 0, accuracy: 1, failures: 0 });
+    expect(first.status).toBe('completed');
 
     const second = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'second', '--reputation', 'fresh', '--json'], { cwd: root })).stdout);
     expect(server.requestCount).toBe(requests);
@@ -77,26 +78,94 @@ describe('repute run', () => {
     store.close();
   }, 60_000);
 
-  it('counts a failing provider without crashing and never stores the API key', async () => {
+  it('stores a task whose acts failed after retries as failed, never as a result, and never stores the API key', async () => {
     const secret = 'sk-test-4f9a2c81d7e6b3';
     // Agent `weak` always gets an error whose body echoes the Authorization header (a leaky server).
     server = await startOpenAICompatibleServer({ script: (request) => (reply(request).includes('"answer"') && JSON.stringify(request.body).includes('You are agent weak,') ? { type: 'echo-auth', status: 500 } : reply(request)) });
     const dir = mkdtempSync(join(tmpdir(), 'repute-fail-'));
     const team = writeTeam(dir, server.baseURL, 3, '\n    apiKeyEnv: REPUTE_TEST_KEY');
-    const { stdout } = await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root, env: { ...process.env, REPUTE_TEST_KEY: secret } });
-    const summary = JSON.parse(stdout);
-    // 3 tasks × (propose + 1 revise) failed acts of `weak`; the three honest agents still decide right.
-    expect(summary.methods.majority).toEqual({ done: 3, resumed: 0, accuracy: 1, failures: 6 });
+    const result = await run(process.execPath, [...cli, team, '--methods', 'majority', '--json', '--max-failures', '5'], { cwd: root, env: { ...process.env, REPUTE_TEST_KEY: secret } }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    // Old main: exit 0, the 3 tasks stored as results with 6 failed acts. Now each task is failed.
+    expect(result.code).toBe(4);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.status).toBe('failed');
+    expect(summary.methods.majority).toEqual({ done: 0, resumed: 0, failed: 3, accuracy: null, failures: 0 });
+    // One summary line for the one failure kind: weak's propose fails (HTTP 500) in each of the 3
+    // tasks; its revise round fails too, so 2 failed calls per task = 6.
+    const port = new URL(server.baseURL).port;
+    expect(result.stderr).toContain(`repute run: failed: http://127.0.0.1:${port}/v1 answered HTTP 500: 6 calls failed after retries, in 3 tasks`);
+    expect(result.stderr).toMatch(/repute run: RunFailedError: 3 of 3 tasks failed/);
     expect(server.requests.some((request) => request.headers.authorization === `Bearer ${secret}`)).toBe(true);
-    expect(stdout).not.toContain(secret);
+    expect(result.stdout + result.stderr).not.toContain(secret);
     const bytes = readFileSync(join(dir, 'repute.db')).toString('latin1') + (existsSync(join(dir, 'repute.db-wal')) ? readFileSync(join(dir, 'repute.db-wal')).toString('latin1') : '');
     expect(bytes).not.toContain(secret);
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    const failed = store.events(store.listRuns()[0]!.id).filter((event) => event.error !== null);
-    expect(failed).toHaveLength(6);
+    const runId = store.listRuns()[0]!.id;
+    expect(store.getRun(runId)?.status).toBe('failed');
+    expect(store.taskResults(runId)).toEqual([]);
+    const failures = store.taskFailures<{ failures: Array<{ message: string; status: number }> }>(runId);
+    expect(failures.map((failure) => failure.taskId)).toEqual(['t1', 't2', 't3']);
     // The message keeps what happened (HTTP 500, echoed header) with the key scrubbed by src/llm.
-    expect(failed[0]!.error).toMatch(/HTTP 500: .*authorization Bearer \[redacted\]/);
-    expect(failed.every((event) => !event.error!.includes(secret))).toBe(true);
+    expect(failures[0]!.failure.failures[0]!.message).toMatch(/HTTP 500: .*authorization Bearer \[redacted\]/);
+    expect(JSON.stringify(failures)).not.toContain(secret);
+    store.close();
+  }, 60_000);
+
+  it('with the endpoint down: exit 4, run failed, nothing stored as a result; the rerun once it is up redoes every task', async () => {
+    // Old main: exit 0, accuracy 0.0%, run `completed`, and the rerun sent 0 requests.
+    const dir = mkdtempSync(join(tmpdir(), 'repute-down-'));
+    server = await startOpenAICompatibleServer({ script: (request) => reply(request) });
+    const baseURL = server.baseURL;
+    await server.close();
+    server = undefined;
+    const team = writeTeam(dir, baseURL, 2);
+    const failed = await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(4);
+    expect(failed.stderr).toContain(`prompts will be sent to ${new URL(baseURL).origin} (alpha, beta-1, beta-2, weak)`);
+    // Every act of both tasks finds no server: one summary line, both tasks failed.
+    expect(failed.stderr).toMatch(/repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): \d+ calls failed after retries, in 2 tasks/);
+    const before = openStore({ path: join(dir, 'repute.db'), readonly: true });
+    const runId = before.listRuns()[0]!.id;
+    expect(before.getRun(runId)?.status).toBe('failed');
+    expect(before.taskResults(runId)).toEqual([]);
+    before.close();
+
+    // The same port again, now answering.
+    server = await startOpenAICompatibleServer({ script: (request) => reply(request), port: Number(new URL(baseURL).port) });
+    const rerun = JSON.parse((await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root })).stdout);
+    expect(rerun).toMatchObject({ runId, status: 'completed', methods: { majority: { done: 2, resumed: 0, failed: 0, accuracy: 1 } } });
+    // 4 agents × (propose + revise) × 2 tasks = 16 requests, none cached from the failed run.
+    expect(server.requestCount).toBe(16);
+    const after = openStore({ path: join(dir, 'repute.db'), readonly: true });
+    expect(after.getRun(runId)?.status).toBe('completed');
+    expect(after.taskFailures(runId)).toEqual([]);
+    after.close();
+  }, 60_000);
+
+  it('stops after --max-failures tasks failed the same way, naming endpoint and status', async () => {
+    server = await startOpenAICompatibleServer({ script: () => ({ type: 'error', status: 401, message: 'invalid api key' }) });
+    const dir = mkdtempSync(join(tmpdir(), 'repute-401-'));
+    const team = writeTeam(dir, server.baseURL, 8);
+    const failed = await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--max-failures', '2'], { cwd: root }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(4);
+    const port = new URL(server.baseURL).port;
+    expect(failed.stderr).toMatch(new RegExp(`RunFailedError: stopped after 2 tasks in a row failed the same way \\(http://127\\.0\\.0\\.1:${port}/v1 answered HTTP 401\\)`));
+    // 401 is not retried: 2 tasks × 4 agents' propose calls, then the revise calls of each task
+    // (peers still debate: each agent revises with nothing parseable shown) = 2 × 8 = 16 at most.
+    expect(server.requestCount).toBeLessThanOrEqual(16);
+    const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
+    const runId = store.listRuns()[0]!.id;
+    expect(store.getRun(runId)?.status).toBe('failed');
+    expect(store.taskFailures(runId).map((failure) => failure.taskId)).toEqual(['t1', 't2']);
     store.close();
   }, 60_000);
 

@@ -9,7 +9,10 @@ import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/
 import { openStore } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
-import { createProgressBar, parseListFlag } from './_shared.js';
+import { RunFailedError } from '../../core/errors.js';
+import { interruptSignal } from '../_contract.js';
+import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
+import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
 
 /** Summary of one `repute run`, printed with `--json`. */
@@ -19,21 +22,30 @@ export interface RunSummary {
   readonly team: string;
   readonly store: string;
   readonly tasks: number;
-  readonly methods: Record<string, { readonly done: number; readonly resumed: number; readonly accuracy: number | null; readonly failures: number }>;
+  /** `completed` when every task of every method has a result, else `failed`. */
+  readonly status: 'completed' | 'failed';
+  /** Per method: tasks with a result (`done`, of which `resumed` from an earlier invocation), tasks that failed, accuracy, and acts that failed inside finished tasks (unusable replies). */
+  readonly methods: Record<string, { readonly done: number; readonly resumed: number; readonly failed: number; readonly accuracy: number | null; readonly failures: number }>;
   readonly usage: { readonly calls: number; readonly cachedCalls: number; readonly inputTokens: number; readonly outputTokens: number; readonly cost: number };
 }
 
 export default defineCommand({
-  meta: { name: 'run', description: 'Run a live team (YAML: agents, protocol, methods, tasks file) against its endpoints; a rerun resumes from the store' },
+  meta: { name: 'run', description: 'Run a live team (YAML: agents, protocol, methods, tasks file) against its endpoints; a rerun redoes failed and missing tasks and reuses the rest' },
   args: {
     team: { type: 'positional', description: 'Team file (YAML), see examples/team.yaml', required: true },
     'run-id': { type: 'string', description: 'Run id (default: derived from the team file and tasks, so a rerun resumes)', valueHint: 'ID' },
     reputation: { type: 'string', description: "Where reputation starts: 'continue' (the team's saved state) or 'fresh' (the prior); overrides the file", valueHint: 'continue|fresh' },
     methods: { type: 'string', description: `Comma-separated methods, overrides the file (${debateMethodNames.join(',')})`, valueHint: 'LIST' },
+    tasks: { type: 'string', description: "Task file (JSON Lines); overrides the team file's tasks and may lie outside its folder", valueHint: 'FILE' },
+    store: { type: 'string', description: "SQLite store; overrides the team file's store and may lie outside its folder", valueHint: 'FILE' },
+    'allow-env': { type: 'string', description: 'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY', valueHint: 'NAMES' },
+    'max-failures': { type: 'string', description: 'Stop the run after this many tasks in a row failed the same way (same endpoint and status)', default: '3', valueHint: 'N' },
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const team = readTeamFile(args.team);
+    const allowEnv = args['allow-env'] === undefined ? [] : String(args['allow-env']).split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+    const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
+    const team = readTeamFile(args.team, { ...(args.tasks === undefined ? {} : { tasks: args.tasks }), ...(args.store === undefined ? {} : { store: args.store }), allowEnv });
     const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods);
     const reputationStart = parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
     const tasks = await loadTasks(team.tasks);
@@ -48,21 +60,27 @@ export default defineCommand({
       tasks: createHash('sha256').update(readFileSync(team.tasks)).digest('hex').slice(0, 16),
     };
     const runId = args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+    const signal = interruptSignal();
     const store = openStore({ path: team.store });
-    const controller = new AbortController();
-    const onSignal = () => controller.abort(new Error('interrupted (SIGINT); rerun the same command to resume'));
-    process.once('SIGINT', onSignal);
     const references = new Map(tasks.map((item) => [item.task.id, item]));
     const grade = (taskId: string, answer: string | null): boolean | undefined => {
       const item = references.get(taskId);
       if (item?.reference === undefined || item.task.kind === 'code') return undefined;
       return scoreAnswer(item.task.kind, answer, item.reference).correct;
     };
-    const agents = createLiveTeam(team, store, runId);
+    let agents;
+    try {
+      agents = createLiveTeam(team, store, runId);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
     const identities = teamIdentities(team);
     const progress = createProgressBar();
-    const summary: RunSummary['methods'] = {};
+    const summary: Record<string, RunSummary['methods'][string]> = {};
+    const budget = createFailureBudget({ runId, maxFailures, endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])) });
     process.stderr.write(`run ${runId}: ${agents.length} agents, ${tasks.length} tasks, methods ${methods.join(', ')}, store ${team.store}\n`);
+    process.stderr.write(`run ${runId}: ${describeHosts(team)}\n`);
     try {
       for (const name of methods) {
         const method = createDebateMethod(name, { agents: identities, ...(team.k === undefined ? {} : { k: team.k }) });
@@ -81,27 +99,40 @@ export default defineCommand({
           grade,
           reputationStart: reputationStart === 'fresh' ? 'prior' : 'team',
           recordUsage: false,
-          signal: controller.signal,
+          signal,
+          onTaskFailure: (failure) => budget.fail(failure),
           onProgress: (event) => {
             if (event.resumed) resumed++;
+            else budget.succeed();
             progress.update(name, event.done, event.total);
           },
         });
-        summary[name] = { done: session.records.length, resumed, accuracy: accuracyOf(session.records), failures: session.records.reduce((sum, record) => sum + record.failures, 0) };
+        summary[name] = { done: session.records.length, resumed, failed: session.failed.length, accuracy: accuracyOf(session.records), failures: session.records.reduce((sum, record) => sum + record.failures, 0) };
       }
-      store.setRunStatus(runId, 'completed');
+      store.setRunStatus(runId, budget.failed.length === 0 ? 'completed' : 'failed');
     } catch (error) {
-      store.setRunStatus(runId, controller.signal.aborted ? 'interrupted' : 'failed');
-      throw error;
-    } finally {
-      process.off('SIGINT', onSignal);
+      store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
       progress.finish();
+      for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
+      store.close();
+      throw error;
     }
+    progress.finish();
     const rows = store.usageSummary({ by: 'run', runId });
     const usage = rows.reduce((sum, row) => ({ calls: sum.calls + row.calls, cachedCalls: sum.cachedCalls + row.cachedCalls, inputTokens: sum.inputTokens + row.inputTokens, outputTokens: sum.outputTokens + row.outputTokens, cost: sum.cost + row.cost }), { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 });
-    const result: RunSummary = { schemaVersion: 1, runId, team: team.name, store: team.store, tasks: tasks.length, methods: summary, usage };
+    const status = budget.failed.length === 0 ? 'completed' : 'failed';
+    const result: RunSummary = { schemaVersion: 1, runId, team: team.name, store: team.store, tasks: tasks.length, status, methods: summary, usage };
     store.close();
     process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatRunSummary(result)}\n`);
+    if (budget.failed.length > 0) {
+      for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
+      const total = tasks.length * methods.length;
+      throw new RunFailedError({
+        runId,
+        failedTasks: budget.failed.length,
+        message: `${budget.failed.length} of ${total} tasks failed (no result stored for them); run ${runId} is marked failed. Fix the cause above and rerun the same command: it redoes only the failed and missing tasks and reuses the cached successes`,
+      });
+    }
   },
 });
 
@@ -112,9 +143,9 @@ function accuracyOf(records: readonly DebateTaskRecord[]): number | null {
 
 /** The table `repute run` prints. */
 export function formatRunSummary(summary: RunSummary): string {
-  const lines = [`run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks)`, '', `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`];
+  const lines = [`run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks): ${summary.status}`, '', `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'bad replies'.padStart(13)}`];
   for (const [name, method] of Object.entries(summary.methods)) {
-    lines.push(`${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`);
+    lines.push(`${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${String(method.failed).padStart(8)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`);
   }
   const { usage } = summary;
   lines.push('', `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`);

@@ -1,5 +1,6 @@
 import type { Acted } from '../../agents/agent.js';
 import type { AgentId } from '../../core/agent-identity.js';
+import { ProviderError } from '../../core/errors.js';
 import type { DebateFailure, DebateUsageEntry } from './types.js';
 
 /** Result of one guarded act: the value, or the failure when the agent threw. */
@@ -15,6 +16,10 @@ export async function guardAct<T>(agentId: AgentId, taskId: string, act: string,
     return { ok: true, value, usage: { ...usage, agentId, taskId, act, round } };
   } catch (error) {
     if (signal?.aborted) throw error;
-    return { ok: false, failure: { agentId, act, round, message: error instanceof Error ? error.message : String(error) } };
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof ProviderError) {
+      return { ok: false, failure: { agentId, act, round, message, kind: 'provider', ...(error.status === undefined ? {} : { status: error.status }), ...(error.reason === undefined ? {} : { reason: error.reason }) } };
+    }
+    return { ok: false, failure: { agentId, act, round, message, kind: 'output' } };
   }
 }

@@ -10,7 +10,7 @@ import type { ReputationModel, ReputationSnapshot } from '../../reputation/reput
 import type { Selector } from '../../selection/selector.js';
 import { runDebate } from './run-debate.js';
 import type { PeerFilter } from './peer-filter.js';
-import type { DebateResult, Feedback } from './types.js';
+import type { DebateFailure, DebateResult, Feedback } from './types.js';
 
 /**
  * The part of the store a session needs (structurally the `Store` of `src/store`, declared here so
@@ -21,6 +21,8 @@ export interface DebateSessionStore {
   saveTeam(team: string, agents: readonly AgentIdentity[]): void;
   loadReputation(input: { scope: { runId: string } | { team: string }; name: string }): ReputationSnapshot | undefined;
   completedTaskIds(runId: string, method: string): string[];
+  /** Records a failed task apart from results (the store's `recordTaskFailure`); omitted = failed tasks are only reported. */
+  recordTaskFailure?(input: { runId: string; method: string; taskId: string; failure: TaskFailure }): unknown;
   taskResults<T = unknown>(runId: string, method?: string): Array<{ readonly result: T }>;
   recordTaskResult<T>(input: {
     runId: string;
@@ -69,6 +71,19 @@ export interface DebateTaskRecord {
   readonly reputation: Readonly<Record<AgentId, number>>;
   /** Acts that failed (provider errors after retries, unparseable ratings). */
   readonly failures: number;
+}
+
+/**
+ * A task that did not happen: at least one act's model call failed after its retries (a provider
+ * failure). It is stored apart from results, so a rerun redoes it; reputation and method state are
+ * left as they were before the task.
+ */
+export interface TaskFailure {
+  readonly schemaVersion: 1;
+  readonly method: string;
+  readonly taskId: string;
+  /** The provider failures of the task's acts (messages already free of API keys). */
+  readonly failures: readonly DebateFailure[];
 }
 
 /** Progress callback payload. */
@@ -120,6 +135,11 @@ export interface RunDebateSessionOptions {
   readonly onProgress?: (progress: DebateProgress) => void;
   /** Stops the session: no further task starts and pending acts abort. @default none */
   readonly signal?: AbortSignal;
+  /**
+   * Called after a task failed and was recorded as failed; throwing stops the session (a failure
+   * budget). @default none
+   */
+  readonly onTaskFailure?: (failure: TaskFailure) => void;
 }
 
 /** What a session did. */
@@ -132,6 +152,8 @@ export interface DebateSessionSummary {
   readonly ran: number;
   /** Tasks skipped because they were already in the store. */
   readonly skipped: number;
+  /** Tasks that failed in this session (no result stored; a rerun redoes them). */
+  readonly failed: readonly TaskFailure[];
   /** Whether the run existed before. */
   readonly resumed: boolean;
 }
@@ -147,7 +169,7 @@ export interface DebateSessionSummary {
  * await runDebateSession({ store, runId: 'r1', team: 'demo', agents, tasks, method: { name: 'majority', aggregator }, seed: 1 });
  */
 export async function runDebateSession(options: RunDebateSessionOptions): Promise<DebateSessionSummary> {
-  const { store, runId, team, agents, tasks, method, rounds = 1, seed, config = {}, kind = 'debate', grade, reputationStart = 'team', recordUsage = true, now = Date.now, onProgress, signal } = options;
+  const { store, runId, team, agents, tasks, method, rounds = 1, seed, config = {}, kind = 'debate', grade, reputationStart = 'team', recordUsage = true, now = Date.now, onProgress, signal, onTaskFailure } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   assertNonEmptyString('method.name', method?.name);
@@ -168,9 +190,11 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
   if (records.length > 0) method.resume?.(records);
   records.forEach((record, index) => onProgress?.({ method: method.name, done: index + 1, total: tasks.length, resumed: true, record }));
   let ran = 0;
+  const failed: TaskFailure[] = [];
   for (const task of tasks) {
     if (done.has(task.id)) continue;
     signal?.throwIfAborted();
+    const before = reputation?.snapshot();
     const ended: Span[] = [];
     const sink = { onSpanStart() {}, onSpanEnd(span: Span) { ended.push(span); } };
     const tracer = createTracer({ sink, now, generateId: spanIds(method.name, task.id) });
@@ -189,6 +213,17 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
       tracer,
       ...(signal ? { signal } : {}),
     });
+    const providerFailures = result.failures.filter((failure) => failure.kind === 'provider');
+    if (providerFailures.length > 0) {
+      // The task did not happen: undo its reputation update and method state, keep no result.
+      if (reputation && before) reputation.restore(before);
+      method.resume?.(records);
+      const failure: TaskFailure = { schemaVersion: 1, method: method.name, taskId: task.id, failures: providerFailures };
+      store.recordTaskFailure?.({ runId, method: method.name, taskId: task.id, failure });
+      failed.push(failure);
+      onTaskFailure?.(failure);
+      continue;
+    }
     const record = toRecord(result, grade);
     const snapshot = reputation?.snapshot();
     store.recordTaskResult({
@@ -204,7 +239,7 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
     ran++;
     onProgress?.({ method: method.name, done: records.length, total: tasks.length, resumed: false, record });
   }
-  return { runId, method: method.name, records, ran, skipped: tasks.length - ran, resumed };
+  return { runId, method: method.name, records, ran, skipped: tasks.length - ran - failed.length, resumed, failed };
 }
 
 /** Run-scope state first (resume), then team-scope (a new run of the same team), else the prior. */

@@ -22,6 +22,16 @@ export interface DebateFailure {
   readonly act: string;
   readonly round: number;
   readonly message: string;
+  /**
+   * `provider` when the act's model call failed after its retries (a `ProviderError`): the task
+   * did not really happen and a session stores it as failed, not as a result. `output` for
+   * anything else (an unusable reply, a rating out of range). Absent = `output`.
+   */
+  readonly kind?: 'provider' | 'output';
+  /** HTTP status of the provider's last attempt, when there was one. */
+  readonly status?: number;
+  /** The provider failure's reason (`http`, `network`, `timeout`, `malformed`). */
+  readonly reason?: string;
 }
 
 /** What a feedback rule sees once the decision is made. */
