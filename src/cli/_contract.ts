@@ -56,17 +56,20 @@ interface InterruptState {
   readonly controller: AbortController;
   handled: boolean;
   signal: 'SIGINT' | 'SIGTERM' | undefined;
+  install?: () => void;
 }
 
 let interrupt: InterruptState | undefined;
 
 /**
  * The signal a long command watches to stop on Ctrl-C or SIGTERM. Asking for it tells the contract
- * the command winds down by itself (marks its run interrupted, closes the store); commands that
- * never ask are stopped at once. Outside `runCli` it never aborts.
+ * the command winds down by itself (marks its run interrupted, closes the store), then exits 130 or
+ * 143 with one error line; commands that never ask are killed by the signal at once (status 130 or
+ * 143 in the shell). Outside `runCli` it never aborts.
  */
 export function interruptSignal(): AbortSignal {
   if (interrupt === undefined) return new AbortController().signal;
+  if (!interrupt.handled) interrupt.install?.();
   interrupt.handled = true;
   return interrupt.controller.signal;
 }
@@ -134,21 +137,24 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
     fail(new UsageError({ parameter: 'command', message: `missing command; choose one of ${resolved.missingSubcommand.join(', ')}` }));
   }
 
+  // Handlers are installed only when the command asks for interruptSignal(): a command that never
+  // asks keeps Node's default (killed by the signal, status 130/143 in the shell), which also
+  // works while it computes without yielding to the event loop.
   const state: InterruptState = { controller: new AbortController(), handled: false, signal: undefined };
-  interrupt = state;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-    if (state.signal !== undefined || !state.handled) {
-      // A second signal, or a command that does not wind down by itself: stop now.
-      fail(new InterruptedError({ signal: state.signal ?? signal }));
-    }
+    // A second signal: stop now.
+    if (state.signal !== undefined) fail(new InterruptedError({ signal: state.signal }));
     state.signal = signal;
     state.controller.abort(new InterruptedError({ signal }));
     setTimeout(() => fail(new InterruptedError({ signal, message: `interrupted by ${signal}; the command did not stop within ${windDownMs / 1000} s` })), windDownMs).unref();
   };
   const onSigint = () => onSignal('SIGINT');
   const onSigterm = () => onSignal('SIGTERM');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
+  state.install = () => {
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigterm);
+  };
+  interrupt = state;
   try {
     const argsDef = (await resolveValue(command.args)) ?? {};
     checkArgs(argsDef, rest);
