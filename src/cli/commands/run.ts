@@ -11,6 +11,7 @@ import { loadTasks } from '../../tasks/load-tasks.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
 import { interruptSignal } from '../_contract.js';
+import { acquireRunLock } from './_run-lock.js';
 import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
@@ -61,7 +62,14 @@ export default defineCommand({
     };
     const runId = args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
     const signal = interruptSignal();
-    const store = openStore({ path: team.store });
+    const lock = acquireRunLock(team.store, runId);
+    let store: ReturnType<typeof openStore>;
+    try {
+      store = openStore({ path: team.store });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     const references = new Map(tasks.map((item) => [item.task.id, item]));
     const grade = (taskId: string, answer: string | null): boolean | undefined => {
       const item = references.get(taskId);
@@ -73,6 +81,7 @@ export default defineCommand({
       agents = createLiveTeam(team, store, runId);
     } catch (error) {
       store.close();
+      lock.release();
       throw error;
     }
     const identities = teamIdentities(team);
@@ -115,6 +124,7 @@ export default defineCommand({
       progress.finish();
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
       store.close();
+      lock.release();
       throw error;
     }
     progress.finish();
@@ -123,6 +133,7 @@ export default defineCommand({
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
     const result: RunSummary = { schemaVersion: 1, runId, team: team.name, store: team.store, tasks: tasks.length, status, methods: summary, usage };
     store.close();
+    lock.release();
     process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatRunSummary(result)}\n`);
     if (budget.failed.length > 0) {
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);

@@ -1,4 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -53,11 +57,11 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
       timeoutMs: 1500,
     });
     expect(result.status).toBe('timeout');
-    // The program is PID 1 of its own namespace (prlimit → setpriv → python exec in place).
-    expect(result.stdout.trim()).toBe('1');
-    // No sandboxed python (its script lives under repute-sandbox-*) survives the kill.
+    // The program runs in its own PID namespace: bwrap's init is PID 1, python (prlimit execs it in place) PID 2.
+    expect(result.stdout.trim()).toBe('2');
+    // No sandboxed process (bwrap names the host copy repute-sandbox-*, python /sandbox/program.py) survives the kill.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const survivors = spawnSync('ps', ['-u', 'nobody', '-o', 'args='], { encoding: 'utf8' }).stdout.split('\n').filter((line) => line.includes('repute-sandbox-'));
+    const survivors = spawnSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' }).stdout.split('\n').filter((line) => line.includes('repute-sandbox-') || line.includes('/sandbox/program.py'));
     expect(survivors).toEqual([]);
   });
 
@@ -85,6 +89,7 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
   });
 
   it('runs as nobody with an empty environment (no API keys leak)', async () => {
+    if (process.getuid?.() !== 0) return; // not root: bwrap runs as the current user instead
     process.env.REPUTE_SANDBOX_TEST_SECRET = 'sk-test-should-not-leak';
     try {
       const result = await runCodeTests({
@@ -97,6 +102,54 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     } finally {
       delete process.env.REPUTE_SANDBOX_TEST_SECRET;
     }
+  });
+
+  it('sees no file of the repository, the data or the home directory', async () => {
+    const repositoryFile = fileURLToPath(new URL('../../../package.json', import.meta.url));
+    // Control: the file is there for the host.
+    expect(existsSync(repositoryFile)).toBe(true);
+    const paths = [repositoryFile, fileURLToPath(new URL('../../../', import.meta.url)), '/work', '/root', '/home', '/etc/passwd', os.homedir()];
+    const result = await runCodeTests({ code: `import os\nfor p in ${JSON.stringify(paths)}:\n    print(p, os.path.exists(p))`, test: `try:\n    open(${JSON.stringify(repositoryFile)}).read()\n    print("READ")\nexcept OSError as error:\n    print(type(error).__name__)`, language: 'python' });
+    expect(result.status).toBe('passed');
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.slice(0, paths.length)).toEqual(paths.map((p) => `${p} False`));
+    expect(lines.at(-1)).toBe('FileNotFoundError');
+  });
+
+  it('writes nothing that outlives the run: /tmp is private and removed, the root read-only', async () => {
+    const marker = `repute-escape-${process.pid}-${Date.now()}`;
+    const before = new Set(readdirSync(os.tmpdir()));
+    const code = [
+      'import os',
+      `open("/tmp/${marker}", "w").write("x")`,
+      `print(os.path.exists("/tmp/${marker}"))`,
+      'for p in ["/usr/escape", "/escape", "/sandbox/escape", "/proc/escape"]:',
+      '    try:',
+      '        open(p, "w").write("x")',
+      '        print("WROTE", p)',
+      '    except OSError as error:',
+      '        print(type(error).__name__)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python' });
+    expect(result.status).toBe('passed');
+    const lines = result.stdout.trim().split('\n');
+    // Inside, /tmp is writable; every other path is read-only or absent.
+    expect(lines[0]).toBe('True');
+    expect(lines.slice(1).every((line) => !line.startsWith('WROTE'))).toBe(true);
+    expect(existsSync(join(os.tmpdir(), marker))).toBe(false);
+    expect(existsSync('/usr/escape') || existsSync('/escape')).toBe(false);
+    // The host copy of the program (repute-sandbox-*) is removed too.
+    const added = readdirSync(os.tmpdir()).filter((entry) => !before.has(entry) && entry.startsWith('repute-sandbox-'));
+    expect(added).toEqual([]);
+  });
+
+  it('sees only its own processes in /proc, not the host\'s', async () => {
+    const result = await runCodeTests({ code: 'import os\npids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())\nprint(pids)\nprint(os.path.exists("/proc/' + process.pid + '"))', test: '', language: 'python' });
+    expect(result.status).toBe('passed');
+    const [pids, host] = result.stdout.trim().split('\n');
+    // bwrap's init (1) and python (2): nothing of the host.
+    expect(pids).toBe('[1, 2]');
+    expect(host).toBe('False');
   });
 
   it('enforces the memory limit', async () => {
@@ -114,7 +167,7 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
 
 describe('runCodeTests refusals (no sandbox needed)', () => {
   it('refuses to run when a sandbox tool is missing, instead of running unsandboxed', async () => {
-    await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { unshare: '/nonexistent/unshare' } })).rejects.toThrow(SandboxUnavailableError);
+    await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { bwrap: '/nonexistent/bwrap' } })).rejects.toThrow(SandboxUnavailableError);
     await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { python: '/nonexistent/python3' } })).rejects.toThrow(/refusing to run untrusted code without a sandbox/);
   });
 

@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { extractAnswer } from '../../core/answers/answers.js';
 import { InvalidArgumentError, ReputeError } from '../../core/errors.js';
 import { assertInteger } from '../../core/validate.js';
 
-/** The sandbox cannot run here (tool missing, not root, namespaces refused); nothing was executed. */
+/** The sandbox cannot run here (tool missing, namespaces refused); nothing was executed. */
 export class SandboxUnavailableError extends ReputeError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('internal', message, options);
@@ -16,13 +16,13 @@ export class SandboxUnavailableError extends ReputeError {
 
 /** Paths of the tools the sandbox uses; override only to point at other installs. */
 export interface SandboxTools {
-  /** util-linux `unshare` (new network and PID namespaces). @default '/usr/bin/unshare' */
-  unshare?: string;
+  /** bubblewrap (`bwrap`, Debian package `bubblewrap`): new mount, PID, network, IPC, UTS and user namespaces over a minimal read-only root. @default '/usr/bin/bwrap' */
+  bwrap?: string;
   /** util-linux `prlimit` (memory, CPU, process, file limits). @default '/usr/bin/prlimit' */
   prlimit?: string;
-  /** util-linux `setpriv` (drop to nobody:nogroup, no new privileges). @default '/usr/bin/setpriv' */
+  /** util-linux `setpriv` (when running as root: drop to nobody:nogroup before bwrap). @default '/usr/bin/setpriv' */
   setpriv?: string;
-  /** Python interpreter readable by `nobody` (not a pyenv shim under /root). @default '/usr/bin/python3' */
+  /** Python interpreter under /usr (the only tree the sandbox sees). @default '/usr/bin/python3' */
   python?: string;
 }
 
@@ -40,7 +40,7 @@ export interface RunCodeTestsOptions {
   memoryMb?: number;
   /** Bytes of stdout and of stderr kept in the result. @default 65536 */
   maxOutputBytes?: number;
-  /** Tool paths, merged over the default installs. @default /usr/bin/{unshare,prlimit,setpriv,python3} */
+  /** Tool paths, merged over the default installs. @default /usr/bin/{bwrap,prlimit,setpriv,python3} */
   tools?: SandboxTools;
 }
 
@@ -63,7 +63,7 @@ export interface CodeTestResult {
 }
 
 const defaultTools: Required<SandboxTools> = {
-  unshare: '/usr/bin/unshare',
+  bwrap: '/usr/bin/bwrap',
   prlimit: '/usr/bin/prlimit',
   setpriv: '/usr/bin/setpriv',
   python: '/usr/bin/python3',
@@ -72,10 +72,38 @@ const defaultTools: Required<SandboxTools> = {
 const NOBODY_UID = 65534;
 const NOGROUP_GID = 65534;
 
+/** Where the program is mounted (read-only) inside the sandbox. */
+const SANDBOX_PROGRAM = '/sandbox/program.py';
+
 /**
- * Reports whether the sandbox can run here, and why not: Linux, running as root (needed to
- * create a network namespace and then drop to nobody), the four tools present, and a probe
- * `unshare --net --pid --fork true` that succeeds.
+ * The bwrap command line: a root holding only /usr (read-only, with the merged-/usr symlinks), its
+ * own /proc and /dev, a private tmpfs /tmp (gone with the sandbox) as working directory, the
+ * program bound read-only, every namespace unshared (no network: only a down loopback), no
+ * capabilities, an empty environment, and the process killed with its parent.
+ */
+function bwrapArgs(script: string): string[] {
+  return [
+    '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
+    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
+    '--ro-bind', script, SANDBOX_PROGRAM,
+    // The root itself (bwrap builds it on a tmpfs) is made read-only once everything is mounted.
+    '--remount-ro', '/',
+    '--chdir', '/tmp',
+    '--clearenv', '--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp', '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'PYTHONHASHSEED', '0',
+  ];
+}
+
+/** As root, drop to nobody:nogroup (no groups, no new privileges) before entering bwrap; otherwise run bwrap as the current user. */
+function dropPrivileges(tools: Required<SandboxTools>): string[] {
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  return root ? [tools.setpriv, `--reuid=${NOBODY_UID}`, `--regid=${NOGROUP_GID}`, '--clear-groups', '--no-new-privs', '--'] : [];
+}
+
+/**
+ * Reports whether the sandbox can run here, and why not: Linux, bubblewrap and the other tools
+ * present, and a probe that runs `true` inside the same sandbox (as nobody when root) successfully.
  *
  * @example
  * const status = checkSandbox();
@@ -83,28 +111,27 @@ const NOGROUP_GID = 65534;
  */
 export function checkSandbox(tools?: SandboxTools): { available: true } | { available: false; reason: string } {
   const resolved = { ...defaultTools, ...tools };
-  if (process.platform !== 'linux') return { available: false, reason: `the code sandbox needs Linux namespaces; this is ${process.platform}` };
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    return { available: false, reason: 'the code sandbox must run as root to create a network namespace (unshare -n) and then drop to nobody (setpriv); run the evaluation as root or in a container' };
-  }
+  if (process.platform !== 'linux') return { available: false, reason: `the code sandbox needs Linux namespaces (bubblewrap); this is ${process.platform}` };
   for (const [name, file] of Object.entries(resolved)) {
-    if (!existsSync(file)) return { available: false, reason: `sandbox tool ${name} not found at ${file}; install util-linux / python3 (apt-get install util-linux python3) or pass tools.${name}` };
+    if (!existsSync(file)) return { available: false, reason: `sandbox tool ${name} not found at ${file}; install bubblewrap, util-linux and python3 (apt-get install bubblewrap util-linux python3) or pass tools.${name}` };
   }
-  const probe = spawnSync(resolved.unshare, ['--net', '--pid', '--fork', '--kill-child', 'true'], { timeout: 5000 });
+  const chain = [...dropPrivileges(resolved), resolved.bwrap, ...bwrapArgs('/dev/null'), '--', '/usr/bin/true'];
+  const probe = spawnSync(chain[0] as string, chain.slice(1), { timeout: 10_000 });
   if (probe.status !== 0) {
-    return { available: false, reason: `unshare --net --pid failed here (${probe.stderr?.toString().trim() || probe.error?.message || `exit ${probe.status}`}); the container lacks CAP_SYS_ADMIN` };
+    return { available: false, reason: `bubblewrap could not create its namespaces here (${probe.stderr?.toString().trim() || probe.error?.message || `exit ${probe.status}`}); allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a container that permits them` };
   }
   return { available: true };
 }
 
 /**
  * Runs untrusted Python code plus its tests in a sandbox and reports pass/fail. The script runs
- * under `unshare --net --pid --fork --kill-child` (no network: only a down loopback; its own PID
- * namespace, so every child dies with it), `prlimit` (address space `memoryMb`, CPU seconds
- * ceil(timeoutMs/1000)+1, 64 processes, 16 MiB files, 64 open files, no core dumps) and
- * `setpriv` as nobody:nogroup with no supplementary groups and no new privileges, with
- * `python3 -I -B`, an empty environment (no API keys), a private scratch directory, and a
- * wall-clock timeout that kills the whole process group. It never runs code unsandboxed: when
+ * under bubblewrap: it sees only /usr (read-only), its own /proc (its own processes only), a
+ * minimal /dev and a private tmpfs /tmp that disappears with it; no repository, data, home or host
+ * /tmp; no network (only a down loopback); no capabilities; an empty environment (no API keys).
+ * Started as root, it first drops to nobody:nogroup with no groups and no new privileges. Inside,
+ * `prlimit` caps the address space (`memoryMb`), CPU seconds (ceil(timeoutMs/1000)+1), processes
+ * (64), file size (16 MiB), open files (64) and core dumps (0), and `python3 -I -B` runs the
+ * script. A wall-clock timeout kills the whole process group. It never runs code unsandboxed: when
  * the sandbox is unavailable it throws {@link SandboxUnavailableError}.
  *
  * @example
@@ -123,22 +150,20 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
   const status = checkSandbox(tools);
   if (!status.available) throw new SandboxUnavailableError(`refusing to run untrusted code without a sandbox: ${status.reason}`);
 
+  // The host side holds only the program text (read-only inside), and is removed afterwards.
   const directory = await mkdtemp(path.join(os.tmpdir(), 'repute-sandbox-'));
   try {
-    const scratch = path.join(directory, 'work');
-    await mkdir(scratch);
-    await chown(scratch, NOBODY_UID, NOGROUP_GID);
     await chmod(directory, 0o755);
     const script = path.join(directory, 'program.py');
     await writeFile(script, `${code}\n\n${test}\n`, { mode: 0o644 });
     const cpuSeconds = Math.ceil(timeoutMs / 1000) + 1;
-    const args = [
-      '--net', '--pid', '--fork', '--kill-child', '--',
+    const chain = [
+      ...dropPrivileges(tools),
+      tools.bwrap, ...bwrapArgs(script), '--',
       tools.prlimit, `--as=${memoryMb * 1024 * 1024}`, `--cpu=${cpuSeconds}`, '--nproc=64', `--fsize=${16 * 1024 * 1024}`, '--nofile=64', '--core=0', '--',
-      tools.setpriv, `--reuid=${NOBODY_UID}`, `--regid=${NOGROUP_GID}`, '--clear-groups', '--no-new-privs', '--',
-      tools.python, '-I', '-B', script,
+      tools.python, '-I', '-B', SANDBOX_PROGRAM,
     ];
-    return await execute(tools.unshare, args, { cwd: scratch, timeoutMs, maxOutputBytes });
+    return await execute(chain[0] as string, chain.slice(1), { cwd: directory, timeoutMs, maxOutputBytes });
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
@@ -151,7 +176,7 @@ function execute(command: string, args: string[], { cwd, timeoutMs, maxOutputByt
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8', PYTHONHASHSEED: '0' },
+      env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
     });
     const stdout = collect(child.stdout, maxOutputBytes);
     const stderr = collect(child.stderr, maxOutputBytes);
@@ -168,7 +193,7 @@ function execute(command: string, args: string[], { cwd, timeoutMs, maxOutputByt
       clearTimeout(timer);
       killGroup(child.pid);
       const errorText = stderr.text();
-      if (!timedOut && exitCode !== 0 && /^(unshare|prlimit|setpriv): /m.test(errorText) && !/Traceback/.test(errorText)) {
+      if (!timedOut && exitCode !== 0 && /^(bwrap|prlimit|setpriv): /m.test(errorText) && !/Traceback/.test(errorText)) {
         reject(new SandboxUnavailableError(`the sandbox itself failed before running the code: ${errorText.trim().slice(0, 500)}`));
         return;
       }
