@@ -76,7 +76,7 @@ export default defineCommand({
       if (item?.reference === undefined || item.task.kind === 'code') return undefined;
       return scoreAnswer(item.task.kind, answer, item.reference).correct;
     };
-    let agents;
+    let agents: ReturnType<typeof createLiveTeam>;
     try {
       agents = createLiveTeam(team, store, runId);
     } catch (error) {
