@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../store/store.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<number | null>; stderr: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'serve', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const url = /^(http:\/\/\S+?)\/?$/m.exec(stdout)?.[1];
+      if (url) resolve({ url, stderr: () => stderr, stop: () => new Promise((done) => { child.once('exit', (code) => done(code)); child.kill('SIGTERM'); }) });
+    });
+    child.once('exit', (code) => reject(new Error(`repute serve exited ${code}: ${stderr}`)));
+  });
+}
+
+describe('repute serve', () => {
+  it('serves the store on 127.0.0.1 and stops on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repute-serve-'));
+    const path = join(dir, 'repute.db');
+    const store = openStore({ path });
+    store.createRun({ id: 'r1', kind: 'run', team: 't', config: {} });
+    store.close();
+    const server = await startCli(['--store', path, '--port', '0']);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const runs = (await (await fetch(`${server.url}/api/runs`)).json()) as { runs: Array<{ id: string }> };
+    expect(runs.runs.map((run) => run.id)).toEqual(['r1']);
+    expect(await server.stop()).toBe(0);
+  }, 30_000);
+
+  it('refuses a public host without a token, naming the flag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repute-serve-'));
+    await expect(startCli(['--store', join(dir, 'x.db'), '--port', '0', '--host', '0.0.0.0'])).rejects.toThrow(/--token/);
+  }, 30_000);
+});

@@ -1,0 +1,60 @@
+// `repute serve [team.yaml]`: the JSON API, SSE events, replay outputs and dashboard over a store,
+// plus (with a team file) the OpenAI-compatible team endpoint. Parses flags, starts the server,
+// prints where it listens and waits for SIGINT/SIGTERM.
+import { defineCommand } from 'citty';
+import { openStore } from '../../store/store.js';
+import { startServer } from '../../server/start-server.js';
+import { packageVersion } from '../version.js';
+import { parseIntegerFlag } from './_shared.js';
+import { readTeamFile } from './_team-file.js';
+
+export default defineCommand({
+  meta: { name: 'serve', description: 'Serve the store as a JSON API with a dashboard (and, with a team file, an OpenAI-compatible team endpoint)' },
+  args: {
+    team: { type: 'positional', description: 'Team file (YAML) whose store and team to serve, see examples/team.yaml', required: false },
+    store: { type: 'string', description: "SQLite store (default: the team file's store, else repute.db)", valueHint: 'FILE' },
+    port: { type: 'string', description: 'TCP port (0 = any free port)', default: '8787', valueHint: 'N' },
+    host: { type: 'string', description: 'Interface to bind; other than loopback requires --token', default: '127.0.0.1', valueHint: 'HOST' },
+    'replay-dir': { type: 'string', description: 'Folder whose sub-folders hold repute replay outputs', valueHint: 'DIR' },
+    token: { type: 'string', description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)', valueHint: 'TOKEN' },
+    cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
+  },
+  async run({ args }) {
+    const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
+    const team = args.team === undefined ? undefined : readTeamFile(args.team);
+    const storePath = args.store ?? team?.store ?? 'repute.db';
+    const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
+    const store = openStore({ path: storePath });
+    let server;
+    try {
+      server = await startServer({
+        store,
+        port,
+        host: args.host,
+        version: packageVersion(),
+        ...(team === undefined ? {} : { team: { name: team.name, method: 'minirep' } }),
+        ...(args['replay-dir'] === undefined ? {} : { replayDir: args['replay-dir'] }),
+        ...(token === undefined || token === '' ? {} : { token }),
+        ...(args.cors === undefined ? {} : { cors: args.cors }),
+      });
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+    process.stderr.write(`repute serve: store ${storePath}${team ? `, team ${team.name}` : ''}\n`);
+    process.stdout.write(`${server.url}/\n`);
+    const running = server;
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        void running.close().finally(() => {
+          store.close();
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  },
+});

@@ -1,0 +1,255 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createReputationModel } from '../reputation/registry.js';
+import { openStore, type Store } from '../store/store.js';
+import { createApp } from './app.js';
+import { startServer } from './start-server.js';
+
+let stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores) store.close();
+  stores = [];
+});
+
+/**
+ * A store with one run of team `t`: methods `beta` and `majority` on tasks t1..t3, answers from
+ * agents a1, a2, a3 (a3 wrong on t2 and t3). The clock advances 10 ms per read, so every row has
+ * a distinct time and each ledger entry falls before exactly one task result.
+ */
+function fixture(): Store {
+  let time = 1_000;
+  const store = openStore({ path: ':memory:', now: () => (time += 10) });
+  stores.push(store);
+  store.createRun({ id: 'r1', kind: 'run', team: 't', config: { seed: 1 } });
+  store.saveTeam('t', [{ id: 'a1', model: 'm1' }, { id: 'a2', model: 'm2' }, { id: 'a3', model: 'm3' }]);
+  const answers: Record<string, Record<string, string>> = { t1: { a1: '4', a2: '4', a3: '4' }, t2: { a1: '6', a2: '6', a3: '7' }, t3: { a1: '9', a2: '8', a3: '8' } };
+  const reference: Record<string, string> = { t1: '4', t2: '6', t3: '9' };
+  for (const method of ['beta', 'majority']) {
+    ['t1', 't2', 't3'].forEach((taskId, index) => {
+      // One ledger entry per agent before each result: cost 0.001 per call, 100 in / 10 out tokens.
+      store.recordUsage(['a1', 'a2', 'a3'].map((agentId) => ({ runId: 'r1', agentId, taskId, act: 'propose', inputTokens: 100, outputTokens: 10, cost: 0.001, cached: method === 'majority' && agentId === 'a1' })));
+      const decided = method === 'beta' && taskId === 't3' ? '9' : taskId === 't3' ? '8' : reference[taskId]!;
+      const reputation = method === 'beta' ? { a1: 0.5 + 0.1 * (index + 1), a2: 0.5, a3: 0.5 - 0.1 * (index + 1) } : {};
+      const reasons = ['a1', 'a2', 'a3'].map((agentId) => ({ agentId, weight: method === 'beta' ? reputation[agentId as 'a1']! / 1.5 : 1 / 3, components: method === 'beta' ? { reputation: reputation[agentId as 'a1']! } : {}, note: `${method} weight` }));
+      store.recordTaskResult({
+        runId: 'r1',
+        method,
+        taskId,
+        result: { schemaVersion: 1, taskId, answer: decided, correct: decided === reference[taskId], participants: ['a1', 'a2', 'a3'], excluded: [], answers: answers[taskId], support: { [decided]: 2 / 3 }, reputation, failures: method === 'beta' && taskId === 't2' ? 1 : 0 },
+        events: [
+          { type: 'selection', taskId, round: 0, selected: ['a1', 'a2', 'a3'], excluded: [], reasons: reasons.map((reason) => ({ ...reason, weight: 1, note: 'no selector: everyone takes part' })) },
+          { type: 'vote', taskId, answer: decided, support: { [decided]: 2 / 3 }, reasons },
+          ...(method === 'beta' ? [{ type: 'reputation-update' as const, taskId, before: { a1: 0.5 + 0.1 * index, a2: 0.5, a3: 0.5 - 0.1 * index }, after: reputation }] : []),
+        ],
+      });
+    });
+  }
+  return store;
+}
+
+const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as any });
+
+describe('createApp: JSON API', () => {
+  it('reports health with the store path and schema version', async () => {
+    const store = fixture();
+    const app = createApp({ store, version: '9.9.9' });
+    expect(await json(await app.request('/health'))).toEqual({ status: 200, body: { status: 'ok', version: '9.9.9', store: ':memory:', schemaVersion: store.schemaVersion } });
+  });
+
+  it('lists runs and describes one: accuracy, failed acts and usage per method', async () => {
+    const app = createApp({ store: fixture() });
+    const list = await json(await app.request('/api/runs'));
+    expect(list.body.runs).toHaveLength(1);
+    expect(list.body.runs[0]).toMatchObject({ id: 'r1', team: 't', status: 'running', tasks: 3 });
+    const { status, body } = await json(await app.request('/api/runs/r1'));
+    expect(status).toBe(200);
+    const beta = body.methods.find((method: { name: string }) => method.name === 'beta');
+    const majority = body.methods.find((method: { name: string }) => method.name === 'majority');
+    // beta decides 4, 6, 9 against references 4, 6, 9 → 3/3; majority decides 4, 6, 8 → 2/3.
+    expect(beta).toMatchObject({ tasks: 3, graded: 3, correct: 3, accuracy: 1, failures: 1 });
+    expect(majority).toMatchObject({ tasks: 3, graded: 3, correct: 2, failures: 0 });
+    expect(majority.accuracy).toBeCloseTo(2 / 3, 12);
+    // 3 tasks × 3 calls per method: 9 calls, 900 in / 90 out tokens, cost 9 × 0.001 = 0.009 each;
+    // majority's a1 calls are cache hits (3). The run has 18 calls in total.
+    expect(beta.usage).toMatchObject({ calls: 9, cachedCalls: 0, inputTokens: 900, outputTokens: 90 });
+    expect(beta.usage.cost).toBeCloseTo(0.009, 12);
+    expect(majority.usage).toMatchObject({ calls: 9, cachedCalls: 3 });
+    expect(body.usage).toMatchObject({ calls: 18, cachedCalls: 3, inputTokens: 1800, outputTokens: 180 });
+  });
+
+  it('answers 404 naming the unknown id, and 400 naming the bad field', async () => {
+    const app = createApp({ store: fixture() });
+    const missing = await json(await app.request('/api/runs/nope'));
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ code: 'not_found' });
+    expect(missing.body.error.message).toContain('"nope"');
+    for (const [query, parameter] of [['limit=0', 'query.limit'], ['limit=abc', 'query.limit'], ['offset=-1', 'query.offset'], ['limit=501', 'query.limit']] as const) {
+      const bad = await json(await app.request(`/api/runs/r1/decisions?${query}`));
+      expect(bad.status, query).toBe(400);
+      expect(bad.body.error).toMatchObject({ code: 'invalid_argument', parameter });
+    }
+    expect((await app.request('/api/runs/r1/decisions?method=nope')).status).toBe(404);
+    expect((await app.request('/api/teams/nope/reputation')).status).toBe(404);
+    expect((await app.request('/api/nothing')).status).toBe(404);
+    const header = await json(await app.request('/api/runs/r1/events', { headers: { 'last-event-id': 'x' } }));
+    expect(header.body.error.parameter).toBe('header');
+  });
+
+  it('pages decisions: each method\'s answer and every agent\'s weight, components, reason and reputation', async () => {
+    const app = createApp({ store: fixture() });
+    const { body } = await json(await app.request('/api/runs/r1/decisions?offset=1&limit=1'));
+    expect(body).toMatchObject({ runId: 'r1', total: 3, offset: 1, limit: 1 });
+    expect(body.tasks).toHaveLength(1);
+    const task = body.tasks[0];
+    expect(task).toMatchObject({ taskId: 't2', index: 1 });
+    expect(task.methods.beta).toMatchObject({ answer: '6', correct: true, failures: 1 });
+    const a3 = task.methods.beta.weights.find((weight: { agentId: string }) => weight.agentId === 'a3');
+    // t2 is beta's 2nd task: a3's reputation goes 0.5 - 0.1 = 0.4 → 0.5 - 0.2 = 0.3, weight 0.3 / 1.5 = 0.2.
+    expect(a3.weight).toBeCloseTo(0.2, 12);
+    expect(a3.components.reputation).toBeCloseTo(0.3, 12);
+    expect(a3.reputationBefore).toBeCloseTo(0.4, 12);
+    expect(a3.reputationAfter).toBeCloseTo(0.3, 12);
+    expect(a3).toMatchObject({ answer: '7', note: 'beta weight', selected: true, selectionNote: 'no selector: everyone takes part' });
+    const one = await json(await app.request('/api/runs/r1/decisions?taskId=t3&method=majority'));
+    expect(one.body.tasks.map((entry: { taskId: string }) => entry.taskId)).toEqual(['t3']);
+    expect(Object.keys(one.body.tasks[0].methods)).toEqual(['majority']);
+  });
+
+  it('gives reputation over tasks per method from the task results', async () => {
+    const app = createApp({ store: fixture() });
+    const { body } = await json(await app.request('/api/runs/r1/reputation'));
+    // majority has no reputation model, so only beta has a series.
+    expect(body.methods.map((method: { name: string }) => method.name)).toEqual(['beta']);
+    expect(body.methods[0].taskIds).toEqual(['t1', 't2', 't3']);
+    expect(body.methods[0].scores.a1.map((value: number) => Number(value.toFixed(10)))).toEqual([0.6, 0.7, 0.8]);
+  });
+
+  it('lists teams and explains a team\'s saved reputation', async () => {
+    const store = fixture();
+    const model = createReputationModel('beta', { agents: ['a1', 'a2', 'a3'] });
+    model.observe([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }]);
+    store.saveReputation({ scope: { team: 't' }, name: 'beta', snapshot: model.snapshot() });
+    const app = createApp({ store });
+    expect((await json(await app.request('/api/teams'))).body.teams).toEqual([{ name: 't', agents: ['a1', 'a2', 'a3'], runs: 1, methods: ['beta'] }]);
+    const { body } = await json(await app.request('/api/teams/t/reputation'));
+    expect(body.methods[0].name).toBe('beta');
+    const a1 = body.methods[0].agents.find((agent: { agentId: string }) => agent.agentId === 'a1');
+    // Beta: (r + 1) / (r + s + 2) = (1 + 1) / (1 + 0 + 2) = 2/3 after one success.
+    expect(a1.score).toBeCloseTo(2 / 3, 12);
+    expect(a1.evidenceCount).toBe(1);
+    expect(typeof a1.summary).toBe('string');
+  });
+
+  it('serves replay outputs with mean accuracy per attack, and refuses path tricks', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'repute-replays-'));
+    mkdirSync(join(root, 'math'));
+    writeFileSync(join(root, 'math', 'summary.json'), JSON.stringify({ schemaVersion: 1, data: { name: 'math-l5' }, methods: { majority: {}, minirep: {} } }));
+    writeFileSync(
+      join(root, 'math', 'conditions.csv'),
+      ['condition,composition,placement,attack,method,accuracy', 'c/clean,c,,clean,majority,0.8', 'c/clean,c,,clean,minirep,0.9', 'c/A/RAND,c,A,RAND,majority,0.5', 'c/B/RAND,c,B,RAND,majority,0.3', 'c/A/RAND,c,A,RAND,minirep,0.85', 'c/B/RAND,c,B,RAND,minirep,"0.75"'].join('\n'),
+    );
+    const app = createApp({ store: fixture(), replayDir: root });
+    expect((await json(await app.request('/api/replays'))).body).toEqual({ replays: [{ name: 'math', dataset: 'math-l5', methods: ['majority', 'minirep'] }] });
+    const { body } = await json(await app.request('/api/replays/math'));
+    expect(body.byAttack.attacks).toEqual(['clean', 'RAND']);
+    // RAND: majority (0.5 + 0.3) / 2 = 0.4; minirep (0.85 + 0.75) / 2 = 0.8.
+    expect(body.byAttack.methods.majority[1]).toBeCloseTo(0.4, 12);
+    expect(body.byAttack.methods.minirep[1]).toBeCloseTo(0.8, 12);
+    expect(body.conditions).toHaveLength(6);
+    // `..` as a whole segment is normalised away by the URL parser (→ /api/ → 404); encoded forms reach the check.
+    expect((await app.request('/api/replays/..')).status).toBe(404);
+    expect((await app.request('/api/replays/.env')).status).toBe(400);
+    expect((await app.request('/api/replays/%2e%2e%2fsecret')).status).toBe(400);
+    expect((await app.request('/api/replays/other')).status).toBe(404);
+  });
+
+  it('generates /openapi.json from the zod schemas', async () => {
+    const app = createApp({ store: fixture() });
+    const { body } = await json(await app.request('/openapi.json'));
+    expect(body.openapi).toBe('3.1.0');
+    const decisions = body.paths['/api/runs/{id}/decisions'].get;
+    const limit = decisions.parameters.find((parameter: { name: string }) => parameter.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', required: false });
+    expect(body.paths['/api/runs/{id}'].get.responses['200'].content['application/json'].schema.properties.methods.type).toBe('array');
+    expect(Object.keys(body.paths)).toContain('/v1/chat/completions');
+  });
+});
+
+describe('createApp: SSE events', () => {
+  async function readSse(response: Response, until: (events: Array<{ id?: string; event: string; data: string }>) => boolean) {
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const events: Array<{ id?: string; event: string; data: string }> = [];
+    let buffer = '';
+    while (!until(events)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]));
+        if (fields.event !== undefined) events.push(fields as { id?: string; event: string; data: string });
+      }
+    }
+    await reader.cancel();
+    return events;
+  }
+
+  it('streams the log, follows new events, resumes after Last-Event-ID and ends when the run stops', async () => {
+    const store = fixture();
+    const total = store.events('r1').length; // 3 tasks × (selection + vote + update) + 3 × (selection + vote) = 15
+    expect(total).toBe(15);
+    const app = createApp({ store, pollMs: 5 });
+    const response = await app.request('/api/runs/r1/events', { headers: { 'last-event-id': '12' } });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const first = await readSse(response, (events) => events.filter((event) => event.id !== undefined).length >= 3);
+    expect(first[0]).toMatchObject({ event: 'status' });
+    expect(first.filter((event) => event.id !== undefined).map((event) => Number(event.id))).toEqual([13, 14, 15]);
+
+    // Follow: open at the end, then another writer appends and completes the run.
+    const follow = app.request('/api/runs/r1/events?after=15');
+    setTimeout(() => {
+      store.appendEvents('r1', [{ type: 'task', taskId: 't4' }]);
+      store.setRunStatus('r1', 'completed');
+    }, 30);
+    const events = await readSse(await follow, (list) => list.some((event) => event.event === 'end'));
+    expect(events.filter((event) => event.id !== undefined).map((event) => [event.id, event.event])).toEqual([['16', 'task']]);
+    expect(JSON.parse(events.find((event) => event.event === 'end')!.data)).toEqual({ runId: 'r1', status: 'completed', lastSeq: 16 });
+    expect(events.some((event) => event.event === 'status' && JSON.parse(event.data).status === 'completed')).toBe(true);
+  });
+});
+
+describe('createApp: safety', () => {
+  const token = 'test-token-0123456789abcdef';
+
+  it('requires the bearer token on every data route when one is set', async () => {
+    const app = createApp({ store: fixture(), token });
+    expect((await app.request('/api/runs')).status).toBe(401);
+    expect((await app.request('/health', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect((await app.request('/openapi.json', { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
+    expect((await app.request('/api/runs', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(() => createApp({ store: fixture(), token: 'short' })).toThrow(/at least 16 characters/);
+  });
+
+  it('refuses non-loopback hosts without a token', async () => {
+    await expect(startServer({ store: fixture(), host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ code: 'invalid_argument', parameter: 'host' });
+    const server = await startServer({ store: fixture(), port: 0 });
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    await server.close();
+  });
+
+  it('limits the body size and keeps CORS off unless an origin is given', async () => {
+    const app = createApp({ store: fixture(), bodyLimit: 1024 });
+    const big = await app.request('/api/runs', { method: 'POST', body: 'x'.repeat(2048), headers: { 'content-type': 'application/json', 'content-length': '2048' } });
+    expect(big.status).toBe(413);
+    const plain = await app.request('/api/runs', { headers: { origin: 'https://evil.example' } });
+    expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+    const allowed = createApp({ store: fixture(), cors: 'https://dash.example' });
+    expect((await allowed.request('/api/runs', { headers: { origin: 'https://dash.example' } })).headers.get('access-control-allow-origin')).toBe('https://dash.example');
+  });
+});

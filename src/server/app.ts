@@ -1,0 +1,110 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { InvalidArgumentError, ReputeError, type ReputeErrorCode } from '../core/errors.js';
+import type { CreateAppOptions, ServerContext } from './context.js';
+import { apiRoutes } from './routes/api.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { eventRoutes } from './routes/events.js';
+import { openApiRoutes } from './routes/openapi.js';
+
+const statusOf: Record<ReputeErrorCode, ContentfulStatusCode> = {
+  invalid_argument: 400,
+  data_format: 400,
+  not_found: 404,
+  provider: 502,
+  convergence: 500,
+  store: 500,
+  transport: 502,
+  internal: 500,
+};
+
+/** Where `npm run build` puts the dashboard, relative to this module in src/ and in dist/ alike. */
+export const defaultAssetsDir = fileURLToPath(new URL('../../dist/server/dashboard/', import.meta.url));
+
+/** Constant-time comparison of a presented token with the expected one (hashing first hides the length). */
+export function tokenMatches(presented: string, expected: string): boolean {
+  const left = createHash('sha256').update(presented).digest();
+  const right = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(left, right);
+}
+
+/**
+ * Builds the Repute service on hono: the JSON API over a store, SSE event streams, replay
+ * outputs, the dashboard and (with a team) the OpenAI-compatible endpoint. Opens no port: serve
+ * it with `startServer`, or test it with `app.request('/api/runs')`.
+ *
+ * @example
+ * const app = createApp({ store: openStore({ path: 'repute.db' }), clock: { now: Date.now } });
+ * const response = await app.request('/api/runs');
+ */
+export function createApp(options: CreateAppOptions): Hono {
+  const { store, clock = { now: Date.now }, team, replayDir, token, cors: corsOrigin, bodyLimit: maxBody = 1_048_576, assetsDir = defaultAssetsDir, pollMs = 250, version = '0.0.0' } = options;
+  if (token !== undefined && token.length < 16) {
+    throw new InvalidArgumentError({ parameter: 'token', value: '[redacted]', message: 'token must be at least 16 characters; generate one with e.g. openssl rand -hex 32' });
+  }
+  if (!Number.isInteger(maxBody) || maxBody < 1) {
+    throw new InvalidArgumentError({ parameter: 'bodyLimit', value: maxBody, message: `bodyLimit must be a positive integer number of bytes, got ${maxBody}; pass e.g. 1048576` });
+  }
+  if (!Number.isFinite(pollMs) || pollMs < 1) {
+    throw new InvalidArgumentError({ parameter: 'pollMs', value: pollMs, message: `pollMs must be ≥ 1 ms, got ${pollMs}; pass e.g. 250` });
+  }
+  const context: ServerContext = { store, clock, team, replayDir, assetsDir, pollMs, version };
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    const openAI = c.req.path.startsWith('/v1/');
+    if (error instanceof HTTPException) {
+      const response = error.getResponse();
+      const message = error.message || response.statusText || 'request refused';
+      return openAI
+        ? c.json({ error: { message, type: 'invalid_request_error', param: null, code: null } }, error.status)
+        : c.json({ error: { code: error.status === 401 ? 'unauthorized' : 'http_error', message } }, error.status);
+    }
+    const known = error instanceof ReputeError;
+    const status = known ? statusOf[error.code] : 500;
+    const message = known ? error.message : 'internal error; see the server log';
+    if (!known || status >= 500) console.error(error);
+    const parameter = error instanceof InvalidArgumentError ? error.parameter : undefined;
+    if (openAI) {
+      const type = status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : status === 502 ? 'upstream_error' : 'server_error';
+      return c.json({ error: { message, type, param: parameter ?? null, code: known ? error.code : 'internal' } }, status);
+    }
+    return c.json({ error: { code: known ? error.code : 'internal', message, ...(parameter === undefined ? {} : { parameter }) } }, status);
+  });
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see GET /openapi.json` } }, 404));
+
+  if (corsOrigin !== undefined) app.use('*', cors({ origin: corsOrigin, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'x-repute-kind'], allowMethods: ['GET', 'POST', 'OPTIONS'] }));
+  if (token !== undefined) {
+    app.use('*', async (c, next) => {
+      // The page shell and its bundle hold no data; everything they fetch needs the token.
+      if (c.req.method === 'GET' && (c.req.path === '/' || c.req.path.startsWith('/assets/'))) return next();
+      if (c.req.method === 'OPTIONS') return next();
+      const header = c.req.header('authorization') ?? '';
+      const presented = /^Bearer (.+)$/i.exec(header)?.[1] ?? '';
+      if (!tokenMatches(presented, token)) {
+        throw new HTTPException(401, { message: 'missing or wrong bearer token; send Authorization: Bearer <token> as given to repute serve --token' });
+      }
+      return next();
+    });
+  }
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBody,
+      onError: () => {
+        throw new HTTPException(413, { message: `request body larger than ${maxBody} bytes` });
+      },
+    }),
+  );
+
+  app.route('/', apiRoutes(context));
+  app.route('/', eventRoutes(context));
+  app.route('/', openApiRoutes(context));
+  app.route('/', dashboardRoutes(context));
+  return app;
+}

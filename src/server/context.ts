@@ -1,0 +1,51 @@
+// What every route reads: the store, the clock and the server's settings.
+import type { Store } from '../store/store.js';
+
+/** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
+export interface ServedTeam {
+  /** Team key (`team:<name>` in `/v1/models`). */
+  readonly name: string;
+  /** The method that decides, e.g. `minirep`. */
+  readonly method: string;
+}
+
+/** The server's clock, in milliseconds (inject a fixed one in tests). */
+export interface ServerClock {
+  /** Current time in milliseconds since the epoch. */
+  now(): number;
+}
+
+/** Options of {@link createApp}. */
+export interface CreateAppOptions {
+  /** The store `repute run` writes (WAL: runs written by another process show up live). */
+  readonly store: Store;
+  /** Clock for response timestamps. @default { now: Date.now } */
+  readonly clock?: ServerClock;
+  /** The team behind `/v1/chat/completions` (from the team file), or none. @default none */
+  readonly team?: ServedTeam;
+  /** Folder whose sub-folders hold replay outputs (summary.json, conditions.csv). @default none */
+  readonly replayDir?: string;
+  /** Bearer token required on every route; compared in constant time. @default none */
+  readonly token?: string;
+  /** Origin allowed by CORS; CORS headers are off unless given. @default none */
+  readonly cors?: string;
+  /** Largest accepted request body, in bytes. @default 1_048_576 */
+  readonly bodyLimit?: number;
+  /** Folder with the built dashboard (app.js, app.css); `/` answers 503 when missing. @default the package's dist/server/dashboard */
+  readonly assetsDir?: string;
+  /** How often the SSE endpoint polls the store for new events, in ms. @default 250 */
+  readonly pollMs?: number;
+  /** Package version reported by `/health`. @default '0.0.0' */
+  readonly version?: string;
+}
+
+/** Resolved settings shared by the route modules. */
+export interface ServerContext {
+  readonly store: Store;
+  readonly clock: ServerClock;
+  readonly team: ServedTeam | undefined;
+  readonly replayDir: string | undefined;
+  readonly assetsDir: string | undefined;
+  readonly pollMs: number;
+  readonly version: string;
+}

@@ -1,0 +1,61 @@
+// JSON API: health, teams, runs, decisions, reputation over tasks, replays.
+import { Hono } from 'hono';
+import type { ServerContext } from '../context.js';
+import { parseInput } from '../_validate.js';
+import { listReplays, readReplay } from '../replay-views.js';
+import { describeRun, listDecisions, reputationSeries } from '../run-views.js';
+import { decisionsQuery, replayParams, reputationQuery, runParams, runsQuery, teamParams } from '../schemas.js';
+import { describeTeamReputation, listTeams } from '../team-views.js';
+
+/** Routes under `/api` (and `/health`). */
+export function apiRoutes(context: ServerContext): Hono {
+  const { store } = context;
+  const knownTeams = () => (context.team ? [context.team.name] : []);
+  const extraMethods = () => (context.team ? [context.team.method] : []);
+  const app = new Hono();
+
+  app.get('/health', (c) => c.json({ status: 'ok' as const, version: context.version, store: store.path, schemaVersion: store.schemaVersion }));
+
+  app.get('/api/teams', (c) => c.json({ teams: listTeams(store, knownTeams(), extraMethods()) }));
+
+  app.get('/api/teams/:team/reputation', (c) => {
+    const { team } = parseInput(teamParams, c.req.param(), 'path');
+    return c.json(describeTeamReputation(store, team, knownTeams(), extraMethods()));
+  });
+
+  app.get('/api/runs', (c) => {
+    const filter = parseInput(runsQuery, c.req.query(), 'query');
+    const runs = store.listRuns({ ...(filter.team === undefined ? {} : { team: filter.team }), ...(filter.kind === undefined ? {} : { kind: filter.kind }) });
+    return c.json({
+      runs: runs
+        .map((run) => ({ schemaVersion: run.schemaVersion, id: run.id, kind: run.kind, team: run.team, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt, tasks: new Set(store.taskResults(run.id).map((record) => record.taskId)).size }))
+        .reverse(),
+    });
+  });
+
+  app.get('/api/runs/:id', (c) => {
+    const { id } = parseInput(runParams, c.req.param(), 'path');
+    return c.json(describeRun(store, id));
+  });
+
+  app.get('/api/runs/:id/decisions', (c) => {
+    const { id } = parseInput(runParams, c.req.param(), 'path');
+    const query = parseInput(decisionsQuery, c.req.query(), 'query');
+    return c.json(listDecisions(store, id, { offset: query.offset, limit: query.limit, ...(query.method === undefined ? {} : { method: query.method }), ...(query.taskId === undefined ? {} : { taskId: query.taskId }) }));
+  });
+
+  app.get('/api/runs/:id/reputation', (c) => {
+    const { id } = parseInput(runParams, c.req.param(), 'path');
+    const { method } = parseInput(reputationQuery, c.req.query(), 'query');
+    return c.json(reputationSeries(store, id, method));
+  });
+
+  app.get('/api/replays', (c) => c.json({ replays: listReplays(context.replayDir) }));
+
+  app.get('/api/replays/:name', (c) => {
+    const { name } = parseInput(replayParams, c.req.param(), 'path');
+    return c.json(readReplay(context.replayDir, name));
+  });
+
+  return app;
+}

@@ -1,0 +1,65 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { InvalidArgumentError } from '../core/errors.js';
+import { createApp } from './app.js';
+import type { CreateAppOptions } from './context.js';
+
+/** Options of {@link startServer}: the app's options plus where to listen. */
+export interface StartServerOptions extends CreateAppOptions {
+  /** TCP port; 0 picks a free one. @default 8787 */
+  readonly port?: number;
+  /** Interface to bind; anything but a loopback address requires `token`. @default '127.0.0.1' */
+  readonly host?: string;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  /** The port actually bound. */
+  readonly port: number;
+  /** Stops listening and drops open connections (SSE streams included). */
+  close(): Promise<void>;
+}
+
+const loopback = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** True for loopback interfaces, the only ones served without a token. */
+export function isLoopbackHost(host: string): boolean {
+  return loopback.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Serves {@link createApp} on a port with the Node adapter. Safe by default: binds 127.0.0.1, and
+ * refuses any other host unless a bearer token is set.
+ *
+ * @example
+ * const server = await startServer({ store: openStore({ path: 'repute.db' }), port: 8787 });
+ * console.log(`dashboard at ${server.url}/`);
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { port = 8787, host = '127.0.0.1', ...appOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidArgumentError({ parameter: 'port', value: port, message: `port must be an integer in [0, 65535], got ${port}; pass e.g. --port 8787` });
+  }
+  if (!isLoopbackHost(host) && appOptions.token === undefined) {
+    throw new InvalidArgumentError({ parameter: 'host', value: host, message: `binding ${host} exposes the store beyond this machine; pass --token (or REPUTE_SERVE_TOKEN) so every request needs a bearer token, or keep --host 127.0.0.1` });
+  }
+  const app = createApp(appOptions);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const created = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(created as Server));
+    (created as Server).once('error', reject);
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${bound}`,
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
