@@ -31,8 +31,8 @@ function fixture(): Store {
       // One ledger entry per agent before each result: cost 0.001 per call, 100 in / 10 out tokens.
       store.recordUsage(['a1', 'a2', 'a3'].map((agentId) => ({ runId: 'r1', agentId, taskId, act: 'propose', inputTokens: 100, outputTokens: 10, cost: 0.001, cached: method === 'majority' && agentId === 'a1' })));
       const decided = method === 'beta' && taskId === 't3' ? '9' : taskId === 't3' ? '8' : reference[taskId]!;
-      const reputation = method === 'beta' ? { a1: 0.5 + 0.1 * (index + 1), a2: 0.5, a3: 0.5 - 0.1 * (index + 1) } : {};
-      const reasons = ['a1', 'a2', 'a3'].map((agentId) => ({ agentId, weight: method === 'beta' ? reputation[agentId as 'a1']! / 1.5 : 1 / 3, components: method === 'beta' ? { reputation: reputation[agentId as 'a1']! } : {}, note: `${method} weight` }));
+      const reputation: Record<string, number> = method === 'beta' ? { a1: 0.5 + 0.1 * (index + 1), a2: 0.5, a3: 0.5 - 0.1 * (index + 1) } : {};
+      const reasons = ['a1', 'a2', 'a3'].map((agentId) => ({ agentId, weight: method === 'beta' ? reputation[agentId]! / 1.5 : 1 / 3, components: (method === 'beta' ? { reputation: reputation[agentId]! } : {}) as Record<string, number>, note: `${method} weight` }));
       store.recordTaskResult({
         runId: 'r1',
         method,
