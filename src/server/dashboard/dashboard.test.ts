@@ -1,0 +1,154 @@
+// The dashboard in a real browser: Debian's Chromium driven by playwright-core. Skipped (with a
+// message) only where /usr/bin/chromium is absent; .ci/run installs it.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, copyFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboard, FIRST_LOAD_BUDGET } from '../../../scripts/build-dashboard.js';
+import { openStore, type Store } from '../../store/store.js';
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
+import { sumReply, writeSumTeam } from '../../testing/_sum-team.js';
+import { dashboardHtml } from '../routes/dashboard.js';
+import { startServer, type RunningServer } from '../start-server.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const executablePath = process.env.REPUTE_CHROMIUM ?? '/usr/bin/chromium';
+const haveChromium = existsSync(executablePath);
+if (!haveChromium) console.warn(`dashboard browser test skipped: no Chromium at ${executablePath} (apt-get install chromium, or set REPUTE_CHROMIUM)`);
+const artifacts = join(root, 'test-artifacts');
+const execute = promisify(execFile);
+const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
+const TASKS = 6;
+
+describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
+  let dir: string;
+  let provider: OpenAICompatibleServer;
+  let slowProvider: OpenAICompatibleServer;
+  let store: Store;
+  let server: RunningServer;
+  let context: BrowserContext;
+  let sizes: { js: number; css: number };
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'repute-dashboard-'));
+    mkdirSync(artifacts, { recursive: true });
+    sizes = await buildDashboard(join(dir, 'assets'));
+    provider = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
+    slowProvider = await startOpenAICompatibleServer({ script: (request) => ({ type: 'reply', text: sumReply(request), delayMs: 250 }) });
+    const team = writeSumTeam(dir, { baseURL: provider.baseURL, tasks: TASKS });
+    await execute(process.execPath, [...cli, team, '--run-id', 'finished', '--json'], { cwd: root });
+    mkdirSync(join(dir, 'replays', 'demo'), { recursive: true });
+    writeFileSync(join(dir, 'replays', 'demo', 'summary.json'), JSON.stringify({ schemaVersion: 1, data: { name: 'fixture' }, methods: { majority: {}, minirep: {} } }));
+    writeFileSync(join(dir, 'replays', 'demo', 'conditions.csv'), ['condition,attack,method,accuracy', 'c/clean,clean,majority,0.8', 'c/clean,clean,minirep,0.82', 'c/RAND,RAND,majority,0.5', 'c/RAND,RAND,minirep,0.79', 'c/ADAPT,ADAPT,majority,0.4', 'c/ADAPT,ADAPT,minirep,0.7'].join('\n'));
+    store = openStore({ path: join(dir, 'repute.db') });
+    server = await startServer({ store, port: 0, assetsDir: join(dir, 'assets'), replayDir: join(dir, 'replays'), pollMs: 100, version: 'test' });
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1280, height: 1000 },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    store?.close();
+    await provider?.close();
+    await slowProvider?.close();
+  });
+
+  async function open(path: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`${path}: console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`${path}: page error: ${error.message}`));
+    page.on('requestfailed', (request) => {
+      // Streams the page aborts on navigation are expected; anything else is a problem.
+      if (!request.url().includes('/events')) problems.push(`${path}: request failed: ${request.url()}`);
+    });
+    await page.goto(`${server.url}/${path}`);
+    return page;
+  }
+
+  it('keeps the first load under 300 KB', async () => {
+    const html = Buffer.byteLength(dashboardHtml());
+    // Measured against the budget: shell + app.js + app.css, uncompressed.
+    expect(html + sizes.js + sizes.css).toBeLessThanOrEqual(FIRST_LOAD_BUDGET);
+  });
+
+  it('shows a finished run: methods, the reputation chart with every task, and why each agent was trusted', async () => {
+    const page = await open('#/runs/finished');
+    await page.locator('[data-testid=reputation-chart] canvas').waitFor();
+    // The chart holds minirep's reputation after each of the run's tasks, one series per agent.
+    const series = store.taskResults<{ reputation: Record<string, number> }>('finished', 'minirep');
+    expect(series).toHaveLength(TASKS);
+    const chart = page.locator('[data-testid=reputation-chart]');
+    expect(await page.locator('[data-testid=chart-method]').inputValue()).toBe('minirep');
+    expect(await chart.getAttribute('data-points')).toBe(String(TASKS));
+    expect(await chart.getAttribute('data-series')).toBe(String(Object.keys(series[0]!.result.reputation).length));
+    // Method table: majority decides every sum right (3 honest agents out of 4).
+    await expect.poll(() => page.locator('[data-testid=methods] tr[data-method=majority] td').nth(2).textContent()).toBe('100.0%');
+
+    await page.locator('[data-testid=tasks] tr[data-task=t2]').click();
+    const explorer = page.locator('[data-testid=decision-minirep]');
+    await explorer.waitFor();
+    const events = store.events('finished', { type: 'vote', method: 'minirep', taskId: 't2' });
+    const vote = events[0]!.data as unknown as { reasons: Array<{ agentId: string; weight: number; note?: string; components?: Record<string, number> }> };
+    for (const reason of vote.reasons) {
+      const row = explorer.locator(`tr[data-agent="${reason.agentId}"]`);
+      expect(await row.locator('td.weight').textContent()).toBe(reason.weight.toFixed(3));
+      if (reason.note !== undefined) expect(await row.locator('td.reason').textContent()).toBe(reason.note);
+      for (const name of Object.keys(reason.components ?? {})) expect(await row.locator('td.components').textContent()).toContain(name);
+    }
+    expect(await explorer.locator('tr[data-agent=weak] td').nth(1).textContent()).toBe(String(10 + 1 + 5 + 1)); // t2: 11 + 5 = 16, weak says 17
+    await page.screenshot({ path: join(artifacts, 'dashboard-run.png'), fullPage: true });
+    if (process.env.REPUTE_UPDATE_SCREENSHOT === '1') copyFileSync(join(artifacts, 'dashboard-run.png'), join(root, 'docs', 'dashboard.png'));
+    await page.close();
+  }, 60_000);
+
+  it('updates live over SSE while repute run writes to the same store', async () => {
+    const team = writeSumTeam(join(dir), { baseURL: slowProvider.baseURL, tasks: TASKS });
+    const child = spawn(process.execPath, [...cli, team, '--run-id', 'live', '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // Wait until the run exists and has at least one finished task, then open its page.
+    await expect.poll(() => store.getRun('live')?.status, { timeout: 60_000, interval: 100 }).toBe('running');
+    const page = await open('#/runs/live');
+    await page.locator('[data-testid=live-events]').waitFor();
+    const before = store.taskResults('live').length;
+    const seen = await page.locator('[data-testid=tasks] tr[data-task]').count();
+    await expect.poll(async () => Number(await page.locator('[data-testid=live-events]').textContent()), { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(store.getRun('live')?.status).toBe('running');
+    expect(await exited).toBe(0);
+    // Every event of the run reached the page, and the task list grew without a reload.
+    const total = store.events('live').length;
+    await expect.poll(async () => Number(await page.locator('[data-testid=live-events]').textContent()), { timeout: 30_000 }).toBe(total);
+    await expect.poll(() => page.locator('[data-testid=tasks] tr[data-task]').count(), { timeout: 30_000 }).toBe(TASKS);
+    expect(seen).toBeLessThanOrEqual(TASKS);
+    expect(before).toBeLessThan(TASKS * 2);
+    await page.screenshot({ path: join(artifacts, 'dashboard-live.png'), fullPage: true });
+    await page.close();
+  }, 120_000);
+
+  it('shows a replay\'s accuracy per attack and the team reputation', async () => {
+    const page = await open('#/replays/demo');
+    const chart = page.locator('[data-testid=attack-chart]');
+    await chart.locator('canvas').waitFor();
+    expect(await chart.getAttribute('data-points')).toBe('3'); // clean, RAND, ADAPT
+    expect(await chart.getAttribute('data-series')).toBe('2');
+    await page.screenshot({ path: join(artifacts, 'dashboard-replay.png'), fullPage: true });
+    await page.goto(`${server.url}/#/teams`);
+    await page.locator('text=Team sum-team').waitFor();
+    await page.close();
+  }, 60_000);
+
+  it('logged no console errors, page errors or failed requests', () => {
+    expect(problems).toEqual([]);
+  });
+});
