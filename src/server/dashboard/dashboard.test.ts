@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, FIRST_LOAD_BUDGET } from '../../../scripts/build-dashboard.js';
 import { openStore, type Store } from '../../store/store.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
-import { sumReply, writeSumTeam } from '../../testing/_sum-team.js';
+import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
 import { dashboardHtml } from '../routes/dashboard.js';
 import { startServer, type RunningServer } from '../start-server.js';
 
