@@ -10,6 +10,7 @@ import type { CreateAppOptions, ServerContext } from './context.js';
 import { apiRoutes } from './routes/api.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { eventRoutes } from './routes/events.js';
+import { openAIRoutes } from './routes/openai.js';
 import { openApiRoutes } from './routes/openapi.js';
 
 const statusOf: Record<ReputeErrorCode, ContentfulStatusCode> = {
@@ -68,7 +69,7 @@ export function createApp(options: CreateAppOptions): Hono {
     const known = error instanceof ReputeError;
     const status = known ? statusOf[error.code] : 500;
     const message = known ? error.message : 'internal error; see the server log';
-    if (!known || status >= 500) console.error(error);
+    if (!known || (status >= 500 && status !== 502)) console.error(error);
     const parameter = error instanceof InvalidArgumentError ? error.parameter : undefined;
     if (openAI) {
       const type = status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : status === 502 ? 'upstream_error' : 'server_error';
@@ -105,6 +106,7 @@ export function createApp(options: CreateAppOptions): Hono {
   app.route('/', apiRoutes(context));
   app.route('/', eventRoutes(context));
   app.route('/', openApiRoutes(context));
+  app.route('/', openAIRoutes(context));
   app.route('/', dashboardRoutes(context));
   return app;
 }

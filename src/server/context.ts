@@ -1,4 +1,5 @@
 // What every route reads: the store, the clock and the server's settings.
+import type { TeamService } from './team-service.js';
 import type { Store } from '../store/store.js';
 
 /** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
@@ -21,8 +22,8 @@ export interface CreateAppOptions {
   readonly store: Store;
   /** Clock for response timestamps. @default { now: Date.now } */
   readonly clock?: ServerClock;
-  /** The team behind `/v1/chat/completions` (from the team file), or none. @default none */
-  readonly team?: ServedTeam;
+  /** The team behind `/v1/chat/completions` (`createTeamService`), or none. @default none */
+  readonly team?: TeamService;
   /** Folder whose sub-folders hold replay outputs (summary.json, conditions.csv). @default none */
   readonly replayDir?: string;
   /** Bearer token required on every route; compared in constant time. @default none */
@@ -43,7 +44,7 @@ export interface CreateAppOptions {
 export interface ServerContext {
   readonly store: Store;
   readonly clock: ServerClock;
-  readonly team: ServedTeam | undefined;
+  readonly team: TeamService | undefined;
   readonly replayDir: string | undefined;
   readonly assetsDir: string | undefined;
   readonly pollMs: number;

@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
+import { answerKinds } from '../../core/answers/answer-kind.js';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
 
 const priceSchema = z
@@ -42,6 +43,11 @@ const teamSchema = z
     seed: z.number().int().default(2027),
     timeoutMs: z.number().int().min(1).default(60_000),
     maxRetries: z.number().int().min(0).max(10).default(2),
+    // `repute serve`: the method that decides chat requests and their default answer kind.
+    serve: z
+      .object({ method: z.enum(debateMethodNames).default('minirep'), kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact') })
+      .strict()
+      .default({ method: 'minirep', kind: 'exact' }),
   })
   .strict();
 

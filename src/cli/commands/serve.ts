@@ -4,6 +4,9 @@
 import { defineCommand } from 'citty';
 import { openStore } from '../../store/store.js';
 import { startServer } from '../../server/start-server.js';
+import { createTeamService, serveRunId } from '../../server/team-service.js';
+import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { createLiveTeam } from './_live-team.js';
 import { packageVersion } from '../version.js';
 import { parseIntegerFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
@@ -27,12 +30,18 @@ export default defineCommand({
     const store = openStore({ path: storePath });
     let server;
     try {
+      let served;
+      if (team !== undefined) {
+        const method = team.serve.method;
+        const runId = serveRunId({ name: team.name, method, agents: team.agents.map((agent) => agent.id), ...(team.k === undefined ? {} : { k: team.k }), seed: team.seed });
+        served = createTeamService({ name: team.name, agents: createLiveTeam(team, store, runId), store, method, kind: team.serve.kind as AnswerKind, runId, seed: team.seed, ...(team.k === undefined ? {} : { k: team.k }) });
+      }
       server = await startServer({
         store,
         port,
         host: args.host,
         version: packageVersion(),
-        ...(team === undefined ? {} : { team: { name: team.name, method: 'minirep' } }),
+        ...(served === undefined ? {} : { team: served }),
         ...(args['replay-dir'] === undefined ? {} : { replayDir: args['replay-dir'] }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),

@@ -1,0 +1,74 @@
+// OpenAI-compatible team endpoint: `GET /v1/models` lists `team:<name>`, and
+// `POST /v1/chat/completions` with `model: "team:<name>"` is answered by the team. The response is
+// OpenAI-shaped (the winning proposal's text as the message) plus a `repute` field with the
+// decision, weights and reasons; `stream: true` streams the decided answer as chunks.
+import { Hono } from 'hono';
+import { stream } from 'hono/streaming';
+import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { NotFoundError } from '../../core/errors.js';
+import type { ServerContext } from '../context.js';
+import { parseInput } from '../_validate.js';
+import { chatCompletionRequest, kindHeader } from '../schemas.js';
+import type { TeamAnswer } from '../team-service.js';
+import { z } from 'zod';
+
+const headers = z.object({ 'x-repute-kind': kindHeader.optional() });
+
+function reputeField(answer: TeamAnswer) {
+  const { content: _content, usage: _usage, ...repute } = answer;
+  return repute;
+}
+
+/** Routes under `/v1`. */
+export function openAIRoutes(context: ServerContext): Hono {
+  const app = new Hono();
+  const created = () => Math.floor(context.clock.now() / 1000);
+
+  app.get('/v1/models', (c) =>
+    c.json({ object: 'list' as const, data: context.team ? [{ id: `team:${context.team.name}`, object: 'model' as const, created: created(), owned_by: 'repute' }] : [] }),
+  );
+
+  app.post('/v1/chat/completions', async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      raw = undefined;
+    }
+    const body = parseInput(chatCompletionRequest, raw, 'body');
+    const { 'x-repute-kind': kind } = parseInput(headers, { 'x-repute-kind': c.req.header('x-repute-kind') }, 'header');
+    const team = context.team;
+    const wanted = body.model.slice('team:'.length);
+    if (team === undefined || wanted !== team.name) {
+      throw new NotFoundError({ entity: 'model', id: body.model, message: `unknown model ${JSON.stringify(body.model)}; this server answers ${team ? `team:${team.name}` : 'no team (start repute serve with a team file)'} (see GET /v1/models)` });
+    }
+    const answer = await team.answer({ messages: body.messages, ...(kind === undefined ? {} : { kind: kind as AnswerKind }), signal: c.req.raw.signal });
+    const id = `chatcmpl-${answer.taskId}`;
+    const model = body.model;
+    const usage = { prompt_tokens: answer.usage.inputTokens, completion_tokens: answer.usage.outputTokens, total_tokens: answer.usage.inputTokens + answer.usage.outputTokens };
+    if (body.stream === true) {
+      c.header('content-type', 'text/event-stream');
+      c.header('cache-control', 'no-cache');
+      return stream(c, async (output) => {
+        const base = { id, object: 'chat.completion.chunk', created: created(), model };
+        const chunks = [
+          { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+          { ...base, choices: [{ index: 0, delta: { content: answer.content }, finish_reason: null }] },
+          { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage, repute: reputeField(answer) },
+        ];
+        for (const chunk of chunks) await output.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        await output.write('data: [DONE]\n\n');
+      });
+    }
+    return c.json({
+      id,
+      object: 'chat.completion' as const,
+      created: created(),
+      model,
+      choices: [{ index: 0, message: { role: 'assistant' as const, content: answer.content }, finish_reason: 'stop' }],
+      usage,
+      repute: reputeField(answer),
+    });
+  });
+  return app;
+}

@@ -1,0 +1,242 @@
+// The team behind the OpenAI-compatible endpoint: one chat request becomes one task that the
+// team's agents answer at once (fan-out), the team's method decides, and reputation is updated
+// with the method's feedback (consensus by default) and persisted as a task of the `serve` run.
+import { createHash } from 'node:crypto';
+import type { Agent } from '../agents/agent.js';
+import type { AgentIdentity } from '../core/agent-identity.js';
+import type { AnswerKind } from '../core/answers/answer-kind.js';
+import { InvalidArgumentError, ProviderError } from '../core/errors.js';
+import { createRng, deriveSeed } from '../core/rng.js';
+import type { Task } from '../core/task.js';
+import { createTracer, type Span } from '../core/trace.js';
+import { consensusFeedback } from '../protocols/debate/feedback.js';
+import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../protocols/debate/methods.js';
+import { proposeStep } from '../protocols/debate/propose-step.js';
+import { rateStep } from '../protocols/debate/rate-step.js';
+import { decideStep } from '../protocols/debate/decide-step.js';
+import { selectParticipants } from '../protocols/debate/select-participants.js';
+import { updateReputationStep } from '../protocols/debate/update-reputation-step.js';
+import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
+import type { Store } from '../store/store.js';
+import type { ServedTeam } from './context.js';
+
+/** One chat message, as the OpenAI API sends it. */
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }> | null;
+}
+
+/** Why one agent got its weight in a served decision. */
+export interface ServedWeight {
+  readonly agentId: string;
+  readonly weight: number;
+  readonly components: Readonly<Record<string, number>>;
+  readonly note: string | null;
+  /** The agent's answer key, `null` when unparseable or when its call failed. */
+  readonly answer: string | null;
+}
+
+/** What the team answered to one request (the `repute` field of the response). */
+export interface TeamAnswer {
+  readonly schemaVersion: 1;
+  readonly team: string;
+  readonly method: string;
+  readonly kind: AnswerKind;
+  /** Id of the task stored for this request (a task of the serve run). */
+  readonly taskId: string;
+  readonly decision: { readonly answer: string | null; readonly support: Readonly<Record<string, number>> };
+  readonly weights: readonly ServedWeight[];
+  /** Agent whose proposal text is the reply, or `null` when no proposal had an answer. */
+  readonly winner: string | null;
+  /** The reply text: the winner's proposal. */
+  readonly content: string;
+  /** Agents whose call failed; the team decided without them. */
+  readonly degraded: ReadonlyArray<{ readonly agentId: string; readonly message: string }>;
+  /** Scores after the update, in [0, 1]. */
+  readonly reputation: Readonly<Record<string, number>>;
+  /** Tokens of every call made for the request. */
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+}
+
+/** A team that answers chat requests. */
+export interface TeamService extends ServedTeam {
+  /** Default answer kind (the `x-repute-kind` header overrides it). */
+  readonly kind: AnswerKind;
+  /** Id of the run whose tasks are the served requests. */
+  readonly runId: string;
+  /** Answers one request; throws `ProviderError` when every agent failed. */
+  answer(input: { messages: readonly ChatMessage[]; kind?: AnswerKind; signal?: AbortSignal }): Promise<TeamAnswer>;
+}
+
+/** Options of {@link createTeamService}. */
+export interface TeamServiceOptions {
+  /** Team key: reputation persists under it (shared with `repute run` of the same team). */
+  readonly name: string;
+  /** The agents, one per member. */
+  readonly agents: readonly Agent[];
+  /** The store that keeps decisions and reputation. */
+  readonly store: Store;
+  /** The deciding method. @default 'minirep' */
+  readonly method?: DebateMethodName;
+  /** Answer kind of requests without `x-repute-kind`. @default 'exact' */
+  readonly kind?: AnswerKind;
+  /** Agents per task for methods that pick a pool (random-k, drf, minirep). @default min(7, team size) */
+  readonly k?: number;
+  /** Seed of selection draws (per-request RNGs derive from it and the task id). @default 2027 */
+  readonly seed?: number;
+  /** Id of the run that holds the served requests. @default {@link serveRunId} of the options */
+  readonly runId?: string;
+  /** Makes a unique task id per request. @default `chat-${crypto.randomUUID()}` */
+  readonly generateId?: () => string;
+  /** Clock of event timestamps, in ms. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** Text of a message's content (text parts joined). */
+function contentText(content: ChatMessage['content']): string {
+  if (content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part) => part.text ?? '').join('');
+}
+
+/** The task prompt of a conversation: a lone user message as is, else every message with its role. */
+export function promptOf(messages: readonly ChatMessage[]): string {
+  if (messages.length === 1 && messages[0]?.role === 'user') return contentText(messages[0].content);
+  return messages.map((message) => `${message.role}: ${contentText(message.content)}`).join('\n\n');
+}
+
+/**
+ * Creates the team service of `repute serve`'s `/v1/chat/completions`. Agents are called at once
+ * (one Propose round, so a request takes about as long as its slowest agent), then, in one
+ * IMMEDIATE store transaction, the team's saved reputation is read, the method decides, the
+ * feedback updates reputation and the task, its events and the new reputation are written. The
+ * read-modify-write is therefore serialised: concurrent requests (and other processes writing
+ * the same team) never lose an update.
+ *
+ * @example
+ * const team = createTeamService({ name: 'local-team', agents, store });
+ * const answer = await team.answer({ messages: [{ role: 'user', content: 'What is 2 + 2?' }], kind: 'number' });
+ */
+export function createTeamService(options: TeamServiceOptions): TeamService {
+  const { name, agents, store, method = 'minirep', kind = 'exact', seed = 2027, now = Date.now } = options;
+  if (!debateMethodNames.includes(method)) {
+    throw new InvalidArgumentError({ parameter: 'method', value: method, message: `method must be one of ${debateMethodNames.join(', ')}, got ${JSON.stringify(method)}` });
+  }
+  if (agents.length === 0) throw new InvalidArgumentError({ parameter: 'agents', value: agents, message: 'a served team needs at least one agent' });
+  const generateId = options.generateId ?? (() => `chat-${crypto.randomUUID()}`);
+  const identities: AgentIdentity[] = agents.map((agent) => agent.identity);
+  const k = options.k;
+  const config = { team: name, method, agents: identities.map((identity) => identity.id), k: k ?? null, seed };
+  const runId = options.runId ?? serveRunId({ name, method, agents: identities.map((identity) => identity.id), ...(k === undefined ? {} : { k }), seed });
+  store.ensureRun({ id: runId, kind: 'serve', team: name, config });
+  store.saveTeam(name, identities);
+  const fresh = () => createDebateMethod(method, { agents: identities, ...(k === undefined ? {} : { k }) });
+
+  return {
+    name,
+    method,
+    kind,
+    runId,
+    async answer({ messages, kind: requestKind = kind, signal }) {
+      const taskId = generateId();
+      const task: Task = { id: taskId, kind: requestKind, prompt: promptOf(messages) };
+      const spans: Span[] = [];
+      let counter = 0;
+      const tracer = createTracer({ sink: { onSpanStart() {}, onSpanEnd: (span) => spans.push(span) }, now, generateId: () => `${method}:${taskId}:${++counter}` });
+      const taskSpan = tracer.start({ type: 'task', taskId });
+      // Selection reads the last committed reputation; the decision re-reads it under the lock.
+      const selecting = fresh();
+      const saved = store.loadReputation({ scope: { team: name }, name: method });
+      if (saved && selecting.reputation) restore(selecting.reputation, saved, identities);
+      const selection = selectParticipants({
+        pool: identities,
+        reputation: selecting.reputation?.scores() ?? {},
+        ...(selecting.selector ? { selector: selecting.selector } : {}),
+        k: selecting.k ?? identities.length,
+        rng: createRng(deriveSeed(seed, 'serve', method, taskId)),
+        tracer,
+        taskId,
+        parentId: taskSpan.id,
+      });
+      const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
+      const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
+      const proposed = await proposeStep({ agents: participants, task, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+      if (proposed.failures.length === participants.length) {
+        const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
+        throw new ProviderError({ provider: `team:${name}`, attempts: participants.length, message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints` });
+      }
+      const rated = selecting.ratings && participants.length > 1 ? await rateStep({ agents: participants, task, proposals: proposed.proposals, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id }) : { ratings: [], usage: [], failures: [] };
+      const failures = [...proposed.failures, ...rated.failures];
+      const usage = [...proposed.usage, ...rated.usage];
+
+      return store.transaction(() => {
+        const deciding = fresh();
+        const reputation = deciding.reputation;
+        const latest = store.loadReputation({ scope: { team: name }, name: method });
+        if (reputation) restore(reputation, latest, identities);
+        const weights = reputation ? reputation.weights(selection.selected) : undefined;
+        const decision = decideStep({ task, proposals: proposed.proposals, history: [], agents: participants.map((agent) => agent.identity), ...(weights ? { weights } : {}), aggregator: deciding.aggregator, tracer, parentId: taskSpan.id });
+        const updated = reputation
+          ? updateReputationStep({ reputation, feedback: deciding.feedback ?? consensusFeedback, input: { task, decision, proposals: proposed.proposals, history: [], ratings: rated.ratings }, tracer, parentId: taskSpan.id })
+          : { before: {}, after: {} };
+        tracer.end(taskSpan);
+        const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
+        const answers = Object.fromEntries(proposed.proposals.map((proposal) => [proposal.agentId, proposal.answer]));
+        const winner =
+          decision.answer === null
+            ? undefined
+            : proposed.proposals.filter((proposal) => proposal.answer === decision.answer).sort((left, right) => (reasons.get(right.agentId)?.weight ?? 0) - (reasons.get(left.agentId)?.weight ?? 0))[0];
+        const record: DebateTaskRecord = {
+          schemaVersion: 1,
+          taskId,
+          answer: decision.answer,
+          correct: null,
+          participants: selection.selected,
+          excluded: selection.excluded,
+          answers,
+          support: decision.support,
+          reputation: updated.after,
+          failures: failures.length,
+        };
+        store.recordTaskResult({
+          runId,
+          method,
+          taskId,
+          result: record,
+          events: spans.map((span) => ({ data: span.data, spanId: span.id, parentId: span.parentId, startedAt: span.startedAt, endedAt: span.endedAt ?? null, error: span.error ?? null })),
+          reputation: reputation ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }] : [],
+        });
+        return {
+          schemaVersion: 1 as const,
+          team: name,
+          method,
+          kind: requestKind,
+          taskId,
+          decision: { answer: decision.answer, support: decision.support },
+          weights: participants.map(({ identity }) => {
+            const reason = reasons.get(identity.id);
+            return { agentId: identity.id, weight: reason?.weight ?? 0, components: reason?.components ?? {}, note: reason?.note ?? null, answer: answers[identity.id] ?? null };
+          }),
+          winner: winner?.agentId ?? null,
+          content: winner?.text ?? '',
+          degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
+          reputation: updated.after,
+          usage: { inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0), outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0) },
+        };
+      });
+    },
+  };
+}
+
+/** The default run id of a served team: `serve-<team>-<hash of method, agents, k and seed>`, so a changed team starts a new run. */
+export function serveRunId({ name, method = 'minirep', agents, k, seed = 2027 }: { name: string; method?: string; agents: readonly string[]; k?: number; seed?: number }): string {
+  const config = { team: name, method, agents, k: k ?? null, seed };
+  return `serve-${name}-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}`;
+}
+
+/** Restores a saved snapshot (if any) and registers agents the snapshot does not know. */
+function restore(model: NonNullable<ReturnType<typeof createDebateMethod>['reputation']>, snapshot: ReturnType<Store['loadReputation']>, identities: readonly AgentIdentity[]): void {
+  if (snapshot) model.restore(snapshot);
+  const known = new Set(model.agentIds());
+  for (const identity of identities) if (!known.has(identity.id)) model.addAgent(identity.id);
+}
