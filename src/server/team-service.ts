@@ -145,15 +145,16 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const tracer = createTracer({ sink: { onSpanStart() {}, onSpanEnd: (span) => spans.push(span) }, now, generateId: () => `${method}:${taskId}:${++counter}` });
       const taskSpan = tracer.start({ type: 'task', taskId });
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
+      // Only methods with a selector (random-k, drf) need it before the fan-out.
       const selecting = fresh();
-      const saved = store.loadReputation({ scope: { team: name }, name: method });
-      if (saved && selecting.reputation) restore(selecting.reputation, saved, identities);
+      const selector = selecting.selector;
+      if (selector && selecting.reputation) restore(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), identities);
       const selection = selectParticipants({
         pool: identities,
-        reputation: selecting.reputation?.scores() ?? {},
-        ...(selecting.selector ? { selector: selecting.selector } : {}),
+        reputation: selector ? (selecting.reputation?.scores() ?? {}) : {},
+        ...(selector ? { selector } : {}),
         k: selecting.k ?? identities.length,
-        rng: createRng(deriveSeed(seed, 'serve', method, taskId)),
+        rng: selector ? createRng(deriveSeed(seed, 'serve', method, taskId)) : unusedRng,
         tracer,
         taskId,
         parentId: taskSpan.id,
@@ -233,6 +234,9 @@ export function serveRunId({ name, method = 'minirep', agents, k, seed = 2027 }:
   const config = { team: name, method, agents, k: k ?? null, seed };
   return `serve-${name}-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}`;
 }
+
+/** Everyone takes part without a selector, so nothing draws from this. */
+const unusedRng = (): number => 0;
 
 /** Restores a saved snapshot (if any) and registers agents the snapshot does not know. */
 function restore(model: NonNullable<ReturnType<typeof createDebateMethod>['reputation']>, snapshot: ReturnType<Store['loadReputation']>, identities: readonly AgentIdentity[]): void {
