@@ -3,8 +3,8 @@
 // prints where it listens and waits for SIGINT/SIGTERM.
 import { defineCommand } from 'citty';
 import { openStore } from '../../store/store.js';
-import { startServer } from '../../server/start-server.js';
-import { createTeamService, serveRunId } from '../../server/team-service.js';
+import { startServer, type RunningServer } from '../../server/start-server.js';
+import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { createLiveTeam } from './_live-team.js';
 import { packageVersion } from '../version.js';
@@ -28,9 +28,9 @@ export default defineCommand({
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     const store = openStore({ path: storePath });
-    let server;
+    let server: RunningServer;
     try {
-      let served;
+      let served: TeamService | undefined;
       if (team !== undefined) {
         const method = team.serve.method;
         const runId = serveRunId({ name: team.name, method, agents: team.agents.map((agent) => agent.id), ...(team.k === undefined ? {} : { k: team.k }), seed: team.seed });
