@@ -22,6 +22,8 @@ const statusOf: Record<ReputeErrorCode, ContentfulStatusCode> = {
   store: 500,
   transport: 502,
   internal: 500,
+  run_failed: 500,
+  interrupted: 503,
 };
 
 /** Where `npm run build` puts the dashboard, relative to this module in src/ and in dist/ alike. */

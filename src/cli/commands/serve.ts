@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { createLiveTeam } from './_live-team.js';
+import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
 import { parseIntegerFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
@@ -52,18 +53,10 @@ export default defineCommand({
     }
     process.stderr.write(`repute serve: store ${storePath}${team ? `, team ${team.name}` : ''}\n`);
     process.stdout.write(`${server.url}/\n`);
-    const running = server;
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        void running.close().finally(() => {
-          store.close();
-          resolve();
-        });
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    // Runs until Ctrl-C or SIGTERM; the CLI contract then exits 130 or 143.
+    const signal = interruptSignal();
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await server.close();
+    store.close();
   },
 });
