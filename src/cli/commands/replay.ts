@@ -4,6 +4,8 @@ import type { DatasetFormat } from '../../eval/proposals/format.js';
 import { datasetFormats } from '../../eval/proposals/format.js';
 import { formatReplayTable } from '../../eval/replay/format-table.js';
 import { availableReplayMethodNames, replayMethodNames } from '../../eval/replay/methods.js';
+import { describeKinds, mixedKeyThreshold } from '../../eval/replay/audit-keys.js';
+import { answerKinds } from '../../core/answers/answer-kind.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
 import { feedbackModes, verifierKinds } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
@@ -23,7 +25,7 @@ export default defineCommand({
     description: 'Attack-replay benchmark: replays recorded proposals under 7 attacks and compares majority, random-k, single-metric, beta, eigentrust, drf and minirep.',
   },
   args: {
-    path: { type: 'positional', description: 'Dataset directory (zeroeval, mmlu-pro) or Repute proposals .jsonl', required: true },
+    path: { type: 'positional', description: 'Dataset directory (zeroeval, mmlu-pro, mathvista) or Repute proposals .jsonl', required: true },
     format: { type: 'string', description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`, valueHint: 'FORMAT' },
     tasks: { type: 'string', description: 'Tasks sampled (seeded, fixed order)', default: '100', valueHint: 'N' },
     seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
@@ -36,6 +38,8 @@ export default defineCommand({
     out: { type: 'string', description: 'Directory for summary.json, conditions.csv and report.html', default: 'replay-out', valueHint: 'DIR' },
     json: { type: 'boolean', description: 'Print summary.json to stdout instead of the table', default: false },
     workers: { type: 'string', description: 'Worker threads (default: min(2, cores))', valueHint: 'N' },
+    kind: { type: 'string', description: `Answer kind for every task (${answerKinds.join('|')}), overriding what the dataset declares`, valueHint: 'KIND' },
+    'strict-keys': { type: 'boolean', description: 'Exit 3 when more than 0.5% of (task, key) groups mix correct and wrong flags', default: false },
   },
   async run({ args }) {
     {
@@ -48,6 +52,7 @@ export default defineCommand({
         });
       }
       const feedback = args.feedback === undefined || args.feedback === '' ? undefined : parseChoice('feedback', args.feedback, feedbackModes);
+      const kind = args.kind === undefined || args.kind === '' ? undefined : parseChoice('kind', args.kind, answerKinds);
       const verifier = args.verifier === undefined || args.verifier === '' ? undefined : parseChoice('verifier', args.verifier, verifierKinds);
       const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number => {
         const value = Number(args[name]);
@@ -74,6 +79,17 @@ export default defineCommand({
         methods: parseListFlag('methods', args.methods, availableReplayMethodNames, replayMethodNames),
         ...(args.workers === undefined ? {} : { workers: parseIntegerFlag('workers', args.workers, 2, 1, 64) }),
         onProgress: (done, total) => progress.update('replay conditions', done, total),
+        ...(kind === undefined ? {} : { kind }),
+        strictKeys: Boolean(args['strict-keys']),
+        onData: (data) => {
+          const rate = data.keyGroups === 0 ? 0 : data.mixedKeys / data.keyGroups;
+          process.stderr.write(`answer kind: ${describeKinds(data.kinds)} (${data.kindSource})\n`);
+          if (rate > mixedKeyThreshold) {
+            process.stderr.write(
+              `warning: ${data.mixedKeys} of ${data.keyGroups} (task, key) groups (${(100 * rate).toFixed(2)}%) mix answers the dataset flags correct and wrong, so right answers can vanish in the merge; replay with --kind <${answerKinds.join('|')}> to key answers differently (--strict-keys makes this an error)\n`,
+            );
+          }
+        },
       });
       const files = await writeReplayOutputs(String(args.out), report);
       const seconds = (performance.now() - started) / 1000;

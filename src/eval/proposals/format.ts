@@ -73,13 +73,18 @@ export interface ProposalsDataset {
    * (`flags`), none does (`equivalence`: the answer kind decides), or some do (`mixed`).
    */
   readonly correctness: 'flags' | 'equivalence' | 'mixed';
+  /**
+   * Where the tasks' answer kinds come from, in words, e.g. `models.json "task": "crux"` or `each
+   * task's "kind" field`; the replay prints it. Loaders take kinds from the data, never from a path.
+   */
+  readonly kindSource?: string;
 }
 
 /** Formats the replay loaders understand. */
-export type DatasetFormat = 'zeroeval' | 'mmlu-pro' | 'jsonl';
+export type DatasetFormat = 'zeroeval' | 'mmlu-pro' | 'mathvista' | 'jsonl';
 
 /** All dataset formats, in a stable order. */
-export const datasetFormats: readonly DatasetFormat[] = ['zeroeval', 'mmlu-pro', 'jsonl'];
+export const datasetFormats: readonly DatasetFormat[] = ['zeroeval', 'mmlu-pro', 'mathvista', 'jsonl'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DataFormatError, InvalidArgumentError, NotFoundError } from '../../core/errors.js';
 import type { DatasetFormat, ProposalsDataset } from './format.js';
 import { datasetFormats, proposalsFormatTag } from './format.js';
+import { loadMathVista } from './mathvista.js';
 import { loadMmluPro } from './mmlu-pro.js';
 import { loadProposalsJsonl } from './proposals-jsonl.js';
 import { loadZeroEval } from './zeroeval.js';
@@ -24,8 +25,9 @@ function looksLikeReputeProposals(file: string): boolean {
 }
 
 /**
- * Detects a dataset's format from its path: a directory with `preds.csv` and `items.jsonl.gz` is
- * `mmlu-pro`; a directory with `proposals.jsonl` and `models.json` (ZeroEval rows: `reference`,
+ * Detects a dataset's format from its files (never from their names' wording): a directory with
+ * `preds.csv` and `items.jsonl.gz` is `mmlu-pro`; one with `items.jsonl`, `models.json` and a
+ * `proposals.jsonl` keyed by `pid` is `mathvista`; a directory with `proposals.jsonl` and `models.json` (ZeroEval rows: `reference`,
  * `proposals`) is `zeroeval`; a `.jsonl` file, or a directory whose `proposals.jsonl` is versioned,
  * is `jsonl`. Throws {@link DataFormatError} when nothing matches.
  */
@@ -37,6 +39,7 @@ export function detectDatasetFormat(path: string): DatasetFormat {
   }
   if (existsSync(join(path, 'preds.csv')) && existsSync(join(path, 'items.jsonl.gz'))) return 'mmlu-pro';
   const proposals = join(path, 'proposals.jsonl');
+  if (existsSync(proposals) && existsSync(join(path, 'items.jsonl')) && existsSync(join(path, 'models.json')) && /^\{"pid"/.test(firstLine(proposals))) return 'mathvista';
   if (existsSync(proposals)) {
     if (looksLikeReputeProposals(proposals)) return 'jsonl';
     if (existsSync(join(path, 'models.json'))) {
@@ -47,7 +50,7 @@ export function detectDatasetFormat(path: string): DatasetFormat {
   }
   throw new DataFormatError({
     file: path,
-    message: `cannot detect the dataset format (expected preds.csv + items.jsonl.gz for mmlu-pro, proposals.jsonl + models.json for zeroeval, or a Repute proposals .jsonl); pass --format ${datasetFormats.join('|')}`,
+    message: `cannot detect the dataset format (expected preds.csv + items.jsonl.gz for mmlu-pro, items.jsonl + proposals.jsonl keyed by pid for mathvista, proposals.jsonl + models.json for zeroeval, or a Repute proposals .jsonl); pass --format ${datasetFormats.join('|')}`,
   });
 }
 
@@ -69,6 +72,8 @@ export async function loadDataset(path: string, format?: DatasetFormat): Promise
       return loadZeroEval(path);
     case 'mmlu-pro':
       return loadMmluPro(path);
+    case 'mathvista':
+      return loadMathVista(path);
     case 'jsonl':
       return loadProposalsJsonl(statSync(path).isDirectory() ? join(path, 'proposals.jsonl') : path);
   }

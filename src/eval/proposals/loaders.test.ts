@@ -9,10 +9,10 @@ import { mmluProFamily, splitCsvRow } from './mmlu-pro.js';
 
 const root = mkdtempSync(join(tmpdir(), 'repute-loaders-'));
 
-function zeroevalDir(name: string, lines: readonly string[], models = [{ model: 'm1@p', family: 'm1' }, { model: 'm1@q', family: 'm1' }, { model: 'm2', family: 'm2' }]) {
+function zeroevalDir(name: string, lines: readonly string[], models = [{ model: 'm1@p', family: 'm1' }, { model: 'm1@q', family: 'm1' }, { model: 'm2', family: 'm2' }], declared: Record<string, string> = { task: 'gsm' }) {
   const directory = join(root, name);
   mkdirSync(directory);
-  writeFileSync(join(directory, 'models.json'), JSON.stringify({ task: 'gsm', models }));
+  writeFileSync(join(directory, 'models.json'), JSON.stringify({ ...declared, models }));
   writeFileSync(join(directory, 'proposals.jsonl'), `${lines.join('\n')}\n`);
   return directory;
 }
@@ -59,6 +59,74 @@ describe('zeroeval loader', () => {
   });
 });
 
+describe('declared answer kinds', () => {
+  const line = JSON.stringify({ id: 'c1', reference: "'ab'", proposals: { m2: { answer: "'ab'", correct: true } } });
+
+  it('takes the kind from models.json: "kind" first, then the "task" tag, never the directory name', async () => {
+    const crux = await loadDataset(zeroevalDir('ze-crux', [line], undefined, { task: 'crux' }));
+    expect(crux.tasks[0]?.kind).toBe('literal');
+    expect(crux.kindSource).toBe('models.json "task": "crux"');
+    const declared = await loadDataset(zeroevalDir('ze-kind', [line], undefined, { task: 'crux', kind: 'exact' }));
+    expect(declared.tasks[0]?.kind).toBe('exact');
+    expect(declared.kindSource).toBe('models.json "kind": "exact"');
+    // A directory named like GSM8K with no declaration is not guessed to be `number`.
+    const undeclared = await loadDataset(zeroevalDir('gsm8k-math-undeclared', [line], undefined, {}));
+    expect(undeclared.tasks[0]?.kind).toBe('exact');
+    expect(undeclared.kindSource).toBe('default: models.json has no "task" or "kind"; pass --kind to choose');
+    const unknownTag = await loadDataset(zeroevalDir('ze-tag', [line], undefined, { task: 'mbpp' }));
+    expect(unknownTag.kindSource).toBe('default: models.json has "task": "mbpp" (no known kind); pass --kind to choose');
+    await expect(loadDataset(zeroevalDir('ze-badkind', [line], undefined, { kind: 'python' }))).rejects.toThrow(/"kind" must be one of number, math, choice, exact, labels, code, literal, got "python"/);
+  });
+
+  it('says where the kinds of the other formats come from', async () => {
+    expect((await loadDataset(mmluDir('mm-kind', ['1,math,B,B,,NA']))).kindSource).toBe('mmlu-pro format: option letters');
+    const path = join(root, 'kinds.jsonl');
+    writeFileSync(path, `${JSON.stringify({ schemaVersion: 1, id: 't', kind: 'literal', reference: '[1]', proposals: { a: { answer: '[1]' } } })}\n`);
+    expect((await loadDataset(path)).kindSource).toBe('each task\'s "kind" field');
+  });
+});
+
+describe('mathvista loader', () => {
+  function mathVistaDir(name: string) {
+    const directory = join(root, name);
+    mkdirSync(directory);
+    writeFileSync(join(directory, 'models.json'), JSON.stringify({ agents: [{ agent: 'gpt4', base_model: 'gpt4' }, { agent: 'gpt4_ocr', base_model: 'gpt4' }, { agent: 'bard', base_model: 'bard' }] }));
+    const items = [
+      { pid: '1', question: 'Angle?', choices: ['135°', '140°', '145°'], answer: '145°', question_type: 'multi_choice', answer_type: 'text' },
+      { pid: '2', question: 'Volume?', choices: null, answer: '1000', question_type: 'free_form', answer_type: 'integer' },
+      { pid: '3', question: 'Years?', choices: null, answer: '[2014, 2016]', question_type: 'free_form', answer_type: 'list' },
+    ];
+    writeFileSync(join(directory, 'items.jsonl'), items.map((item) => JSON.stringify(item)).join('\n'));
+    const proposals = [
+      { pid: '1', answer: '145°', proposals: { gpt4: { extraction: '(C) 145°', prediction: '145°', correct: true }, gpt4_ocr: { extraction: 'B', prediction: '140°', correct: false }, bard: { extraction: '?', prediction: null, correct: null } } },
+      { pid: '2', answer: '1000', proposals: { gpt4: { extraction: '1000 g', prediction: '1000', correct: true } } },
+      { pid: '3', answer: '[2014, 2016]', proposals: { bard: { extraction: '2014, 2015', prediction: '2014, 2015', correct: false } } },
+    ];
+    writeFileSync(join(directory, 'proposals.jsonl'), proposals.map((record) => JSON.stringify(record)).join('\n'));
+    return directory;
+  }
+
+  it('takes each task\'s kind from question_type / answer_type and maps option texts to letters', async () => {
+    const directory = mathVistaDir('mv-ok');
+    expect(detectDatasetFormat(directory)).toBe('mathvista');
+    const dataset = await loadDataset(directory);
+    expect(dataset.kindSource).toBe('items.jsonl "question_type" / "answer_type" per task');
+    expect(dataset.agents).toEqual([
+      { id: 'gpt4', model: 'gpt4' },
+      { id: 'gpt4_ocr', model: 'gpt4' },
+      { id: 'bard', model: 'bard' },
+    ]);
+    expect(dataset.tasks.map((task) => [task.id, task.kind, task.reference, task.options])).toEqual([
+      ['1', 'choice', 'C', 3],
+      ['2', 'number', '1000', undefined],
+      ['3', 'literal', '[2014, 2016]', undefined],
+    ]);
+    // 145° is option C, 140° option B; a record with neither prediction nor flag is a wrong non-answer.
+    expect(dataset.tasks[0]?.proposals).toEqual({ gpt4: { answer: 'C', correct: true, text: '(C) 145°' }, gpt4_ocr: { answer: 'B', correct: false, text: 'B' }, bard: { answer: null, correct: false, text: '?' } });
+    expect(dataset.correctness).toBe('flags');
+  });
+});
+
 describe('mmlu-pro loader', () => {
   it('reads letters, treats empty as unparseable and NA as absent', async () => {
     const directory = mmluDir('mm-ok', ['1,math,B,B,,NA', '2,law,C,A,C,C']);
@@ -94,7 +162,7 @@ describe('format detection', () => {
     const directory = join(root, 'nothing');
     mkdirSync(directory);
     writeFileSync(join(directory, 'readme.txt'), 'hi');
-    expect(() => detectDatasetFormat(directory)).toThrow(/cannot detect the dataset format .* pass --format zeroeval\|mmlu-pro\|jsonl/);
+    expect(() => detectDatasetFormat(directory)).toThrow(/cannot detect the dataset format .* pass --format zeroeval\|mmlu-pro\|mathvista\|jsonl/);
   });
 
   it('detects a Repute proposals file', () => {
@@ -104,6 +172,6 @@ describe('format detection', () => {
   });
 
   it('refuses an unknown --format value', async () => {
-    await expect(loadDataset(root, 'csv' as never)).rejects.toThrow(/format must be one of zeroeval, mmlu-pro, jsonl/);
+    await expect(loadDataset(root, 'csv' as never)).rejects.toThrow(/format must be one of zeroeval, mmlu-pro, mathvista, jsonl/);
   });
 });

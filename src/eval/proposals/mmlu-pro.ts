@@ -121,5 +121,5 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
   }
   if (header === null) throw new DataFormatError({ file: predsFile, line: 1, message: 'empty file: expected a header row question_id,category,answer,<agents...>' });
   const agents: AgentIdentity[] = agentColumns.map((id) => ({ id, model: families.get(id) ?? id }));
-  return { schemaVersion: 1, name: basename(directory), format: 'mmlu-pro', agents, tasks, skipped, correctness: 'flags' };
+  return { schemaVersion: 1, name: basename(directory), format: 'mmlu-pro', agents, tasks, skipped, correctness: 'flags', kindSource: 'mmlu-pro format: option letters' };
 }

@@ -19,6 +19,8 @@ export interface ModelsJsonEntry {
 export interface ModelsJson {
   /** Task tag (`math-l5`, `gsm`, `crux`), when given. */
   readonly task?: string;
+  /** Answer kind declared for every task, when given (takes precedence over the task tag). */
+  readonly kind?: string;
   readonly models: readonly ModelsJsonEntry[];
 }
 
@@ -44,5 +46,7 @@ export function readModelsJson(file: string): ModelsJson {
     }
   });
   const task = (value as { task?: unknown }).task;
-  return { task: typeof task === 'string' ? task : undefined, models: models as ModelsJsonEntry[] } as ModelsJson;
+  const kind = (value as { kind?: unknown }).kind;
+  if (kind !== undefined && typeof kind !== 'string') throw new DataFormatError({ file, message: `"kind" must be an answer kind name, got ${JSON.stringify(kind)}` });
+  return { task: typeof task === 'string' ? task : undefined, ...(kind === undefined ? {} : { kind }), models: models as ModelsJsonEntry[] } as ModelsJson;
 }

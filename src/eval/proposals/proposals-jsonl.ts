@@ -93,6 +93,7 @@ export async function loadProposalsJsonl(file: string): Promise<ProposalsDataset
     tasks,
     skipped,
     correctness: flagged === 0 ? 'equivalence' : flagged === answered ? 'flags' : 'mixed',
+    kindSource: 'each task\'s "kind" field',
   };
 }
 

@@ -1,17 +1,39 @@
 import { basename, join } from 'node:path';
 import type { AgentIdentity } from '../../core/agent-identity.js';
-import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
 import { DataFormatError } from '../../core/errors.js';
 import type { ProposalsDataset, ProposalsRecord, RecordedProposal } from './format.js';
-import { readModelsJson } from './models-json.js';
+import { readModelsJson, type ModelsJson } from './models-json.js';
 import { parseJsonLine, readLines } from './read-lines.js';
 
-/** Answer kind of each ZeroEval task tag; other tags load as `exact`. */
-const zeroevalKinds: Readonly<Record<string, AnswerKind>> = { 'math-l5': 'math', math: 'math', gsm: 'number', crux: 'exact' };
+/**
+ * Answer kind of each ZeroEval task tag (`models.json` `task`): MATH answers are LaTeX, GSM8K answers
+ * numbers, CRUXEval answers Python values printed by the program.
+ */
+export const zeroevalTaskKinds: Readonly<Record<string, AnswerKind>> = { 'math-l5': 'math', math: 'math', gsm: 'number', crux: 'literal' };
 
 /**
- * Loads a ZeroEval directory (`proposals.jsonl` + `models.json`, as in `zeroeval-math-l5` and
- * `zeroeval-gsm8k`): each agent's clone group is its `family`; each proposal keeps the dataset's
+ * The answer kind a ZeroEval `models.json` declares, and where it was found: its `kind` field, else
+ * its `task` tag via {@link zeroevalTaskKinds}, else `exact` as a stated default (the directory's name
+ * is never consulted). Throws {@link DataFormatError} for an unknown `kind`.
+ */
+export function zeroevalKind(models: ModelsJson, file: string): { kind: AnswerKind; source: string } {
+  if (models.kind !== undefined) {
+    if (!(answerKinds as readonly string[]).includes(models.kind)) {
+      throw new DataFormatError({ file, message: `"kind" must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(models.kind)}` });
+    }
+    return { kind: models.kind as AnswerKind, source: `models.json "kind": "${models.kind}"` };
+  }
+  const tagged = models.task === undefined || !Object.hasOwn(zeroevalTaskKinds, models.task) ? undefined : zeroevalTaskKinds[models.task];
+  if (tagged !== undefined) return { kind: tagged, source: `models.json "task": "${models.task}"` };
+  const tag = models.task === undefined ? 'no "task" or "kind"' : `"task": "${models.task}" (no known kind)`;
+  return { kind: 'exact', source: `default: models.json has ${tag}; pass --kind to choose` };
+}
+
+/**
+ * Loads a ZeroEval directory (`proposals.jsonl` + `models.json`, as in `zeroeval-math-l5`,
+ * `zeroeval-gsm8k` and `zeroeval-crux`): the answer kind comes from `models.json` ({@link zeroevalKind});
+ * each agent's clone group is its `family`; each proposal keeps the dataset's
  * lenient `correct` flag. An agent absent from a task stays absent (the harness counts it as an
  * unparseable proposal); a task with no proposals is counted in `skipped.noProposals`.
  *
@@ -22,7 +44,7 @@ export async function loadZeroEval(directory: string): Promise<ProposalsDataset>
   const modelsFile = join(directory, 'models.json');
   const proposalsFile = join(directory, 'proposals.jsonl');
   const models = readModelsJson(modelsFile);
-  const kind: AnswerKind = zeroevalKinds[models.task ?? ''] ?? (basename(directory).includes('gsm') ? 'number' : basename(directory).includes('math') ? 'math' : 'exact');
+  const { kind, source: kindSource } = zeroevalKind(models, modelsFile);
   const agents: AgentIdentity[] = models.models.map((entry) => ({ id: entry.model, model: entry.family ?? entry.model }));
   const known = new Set(agents.map((agent) => agent.id));
   const tasks: ProposalsRecord[] = [];
@@ -54,5 +76,5 @@ export async function loadZeroEval(directory: string): Promise<ProposalsDataset>
     }
     tasks.push({ id, kind, prompt: typeof value.question === 'string' ? value.question : '', reference: value.reference, proposals });
   }
-  return { schemaVersion: 1, name: basename(directory), format: 'zeroeval', agents, tasks, skipped, correctness: 'flags' };
+  return { schemaVersion: 1, name: basename(directory), format: 'zeroeval', agents, tasks, skipped, correctness: 'flags', kindSource };
 }

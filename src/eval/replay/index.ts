@@ -13,3 +13,4 @@ export * from './run-replay.js';
 export * from './report-csv.js';
 export * from './format-table.js';
 export * from './write-replay-outputs.js';
+export * from './audit-keys.js';

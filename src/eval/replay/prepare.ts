@@ -22,7 +22,11 @@ export interface PreparationCounts {
 }
 
 function keyScoresOf(record: ProposalsRecord, keys: readonly (string | null)[], agentIds: readonly string[], ops: AnswerOps): Record<string, KeyScore> {
-  // With dataset flags: a key is correct when most proposals that gave it are flagged correct.
+  // With dataset flags: a key whose proposals all carry the same flag is graded by it. A key whose
+  // proposals carry both flags (the kind merged answers the dataset's grader told apart; counted by the
+  // merged-answer audit) is graded by the kind against the reference: the flags contradict each other
+  // on one value, and a majority vote would drop right answers whenever most of the group was
+  // written in a form the grader rejected (`{"a": 1}` beside `{'a': 1}`).
   const flagVotes = new Map<string, { correct: number; total: number }>();
   agentIds.forEach((agent, index) => {
     const key = keys[index];
@@ -37,8 +41,8 @@ function keyScoresOf(record: ProposalsRecord, keys: readonly (string | null)[], 
   for (const key of keys) {
     if (key === null || key === undefined || key in scores) continue;
     const votes = flagVotes.get(key);
-    if (votes !== undefined) {
-      const correct = votes.correct * 2 >= votes.total ? 1 : 0;
+    if (votes !== undefined && (votes.correct === 0 || votes.correct === votes.total)) {
+      const correct = votes.correct === 0 ? 0 : 1;
       scores[key] = { exact: correct, f1: correct };
     } else {
       scores[key] = ops.score(record.kind, key, record.reference ?? '');

@@ -1,4 +1,5 @@
 import type { ConditionRow } from './metrics.js';
+import { describeKinds, mixedKeyThreshold } from './audit-keys.js';
 import type { ReplaySummary } from './run-replay.js';
 import { attackNames } from './types.js';
 
@@ -63,6 +64,20 @@ function trajectoryChart(method: string, attackers: readonly number[], honest: r
 </svg>`;
 }
 
+/** Answer kind and why, the flags' own limits on the sample, and the merged-answer audit with its examples. */
+function dataAuditHtml(summary: ReplaySummary): string {
+  const { data } = summary;
+  const rate = data.keyGroups === 0 ? 0 : data.mixedKeys / data.keyGroups;
+  const flags = data.flagLimits === null ? '' : ` The dataset's flags on the same sample: coverage ${percent(data.flagLimits.coverage)}%, best single ${percent(data.flagLimits.bestSingle)}% (${escapeHtml(data.flagLimits.bestSingleAgent)}).`;
+  const warning = rate > mixedKeyThreshold ? ` <b>Above ${100 * mixedKeyThreshold}%: the answer kind merges answers the dataset tells apart; replay with <code>--kind</code>.</b>` : '';
+  const examples = data.mixedKeyExamples
+    .map((example) => `<tr><td>${escapeHtml(example.task)}</td><td><code>${escapeHtml(example.key)}</code></td><td>${example.correct}</td><td>${example.wrong}</td><td class="desc">${escapeHtml(example.answers.join(' | '))}</td></tr>`)
+    .join('\n');
+  return `<p>Answer kind: <b>${escapeHtml(describeKinds(data.kinds))}</b> (${escapeHtml(data.kindSource)})${data.literalFallbacks > 0 ? `; ${data.literalFallbacks} literal answers were no Python literal and were keyed as text` : ''}.${flags}</p>
+<p>Merged-answer audit: ${data.mixedKeys} of ${data.keyGroups} (task, key) groups mix proposals flagged correct and wrong (${(100 * rate).toFixed(2)}%).${warning}</p>
+${examples === '' ? '' : `<table><tr><th>task</th><th>key</th><th>✓</th><th>✗</th><th>answers</th></tr>\n${examples}</table>`}`;
+}
+
 /**
  * A self-contained HTML report (no external assets): the summary table, dataset limits, an inline
  * SVG bar chart of accuracy per method per attack, and per-method line charts of the attackers' and
@@ -89,6 +104,7 @@ export function formatReplayHtml(summary: ReplaySummary, rows: readonly Conditio
 <h1>Attack replay: ${escapeHtml(data.name)}</h1>
 <p>${data.datasetTasks} tasks × ${data.agents} agents (${data.proposals} proposals, ${data.missingProposals} missing, ${data.unparseable} unparseable; correctness: ${escapeHtml(data.correctness)}); ${data.sampledTasks} tasks sampled with seed ${options.seed}; feedback <b>${options.feedback}</b>; verifier <b>${options.verifier.kind}</b>${options.verifier.kind === 'simulated' ? ` (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : ''}; ${summary.grid.clean} clean + ${summary.grid.attacked} attacked conditions (${rows.length} rows).</p>
 <p>Limits on the sample: coverage ${percent(limits.coverage)}%, majority of all ${data.agents} agents ${percent(limits.majorityAll)}%, best single agent ${percent(limits.bestSingle)}% (${escapeHtml(limits.bestSingleAgent)}).</p>
+${dataAuditHtml(summary)}
 <h2>Methods (accuracy in %)</h2>
 <table><tr><th>method</th><th>clean</th><th>attacked</th><th>loss</th><th>rel. drop</th><th>retention adv.</th><th>strict wins</th><th>PoolExp</th><th>PayloadHit</th><th>NextExcl</th><th>CF-Harm</th><th>composition</th></tr>
 ${methodRows}</table>

@@ -1,9 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { DataFormatError, InvalidArgumentError } from '../../core/errors.js';
 import { assertInRange, assertInteger } from '../../core/validate.js';
 import { resolveOptions } from '../../core/options.js';
 import type { DatasetFormat } from '../proposals/format.js';
 import { loadDataset } from '../proposals/load-dataset.js';
+import type { ProposalsDataset } from '../proposals/format.js';
+import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
+import { auditKeys, describeKinds, flagLimits, mixedKeyThreshold, type FlagLimits, type MixedKeyExample } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { buildGrid } from './grid.js';
@@ -53,6 +56,33 @@ export interface ReplayOptions {
   onProgress?: (done: number, total: number) => void;
   /** Answer operations (tests inject their own). @default createDefaultAnswerOps() */
   ops?: AnswerOps;
+  /** Answer kind for every task, overriding what the dataset declares. @default undefined (the dataset's kinds) */
+  kind?: AnswerKind;
+  /**
+   * Refuse to run (a {@link DataFormatError}, exit code 3 in the CLI) when more than 0.5 % of the
+   * (task, key) groups mix correct and incorrect flags. @default false
+   */
+  strictKeys?: boolean;
+  /** Called once the data is loaded and audited, before the grid runs (the CLI prints the kind and any warning). @default undefined */
+  onData?: (data: ReplayDataAudit) => void;
+}
+
+/** The answer-kind part of `summary.json`'s `data`: which kind, why, and the merged-answer audit. */
+export interface ReplayDataAudit {
+  /** Tasks per answer kind, after any `kind` override. */
+  readonly kinds: Readonly<Partial<Record<AnswerKind, number>>>;
+  /** Where the kinds come from: `--kind`, or the dataset's declaration (e.g. `models.json "task": "crux"`). */
+  readonly kindSource: string;
+  /** (task, key) groups of flagged proposals over the whole dataset. */
+  readonly keyGroups: number;
+  /** Groups whose proposals carry both correct and incorrect flags. */
+  readonly mixedKeys: number;
+  /** The first five mixed groups. */
+  readonly mixedKeyExamples: readonly MixedKeyExample[];
+  /** Proposals of `literal` tasks keyed as text because they are no Python literal. */
+  readonly literalFallbacks: number;
+  /** Coverage and best single agent of the sampled tasks from the `correct` flags alone (`null` without flags). */
+  readonly flagLimits: FlagLimits | null;
 }
 
 /** `summary.json`: everything the replay measured, in a versioned, deterministic shape. */
@@ -62,7 +92,7 @@ export interface ReplaySummary {
   /** The options that produced it (path as given). */
   readonly options: { readonly path: string; readonly format: DatasetFormat; readonly tasks: number; readonly seed: number; readonly feedback: FeedbackMode; readonly verifier: ReplayVerifierSettings; readonly methods: readonly string[] };
   /** Dataset counts. */
-  readonly data: PreparationCounts & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
+  readonly data: PreparationCounts & ReplayDataAudit & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
   /** Grid size. */
   readonly grid: { readonly conditions: number; readonly clean: number; readonly attacked: number; readonly teams: Readonly<Record<string, readonly string[]>> };
   /** Limits of the sampled tasks over the whole pool (coverage, majority, best single agent). */
@@ -111,6 +141,9 @@ const defaults = {
   workers: undefined,
   onProgress: undefined,
   ops: undefined,
+  kind: undefined,
+  strictKeys: false,
+  onData: undefined,
 };
 
 /**
@@ -173,11 +206,36 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     throw new InvalidArgumentError({ parameter: 'ops', value: '(custom ops)', message: 'custom answer ops cannot be sent to worker threads; use workers: 1' });
   }
 
+  if (options.kind !== undefined && !answerKinds.includes(options.kind)) {
+    throw new InvalidArgumentError({ parameter: 'kind', value: options.kind, message: `kind must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(options.kind)}; omit it to use the kinds the dataset declares` });
+  }
+
   const loadStart = performance.now();
-  const dataset = await loadDataset(resolved.path, options.format);
+  const loaded = await loadDataset(resolved.path, options.format);
+  const kind = options.kind;
+  const dataset: ProposalsDataset =
+    kind === undefined ? loaded : { ...loaded, tasks: loaded.tasks.map((task) => ({ ...task, kind })), kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})` };
   const loadMs = performance.now() - loadStart;
   const prepareStart = performance.now();
+  const audit = auditKeys({ dataset, ops });
   const { prepared, counts } = prepareReplay({ dataset, ops, seed: resolved.seed, tasks: resolved.tasks });
+  const dataAudit: ReplayDataAudit = {
+    kinds: audit.kinds,
+    kindSource: dataset.kindSource ?? 'not stated by the loader',
+    keyGroups: audit.keyGroups,
+    mixedKeys: audit.mixedKeys,
+    mixedKeyExamples: audit.examples,
+    literalFallbacks: audit.literalFallbacks,
+    flagLimits: dataset.correctness === 'equivalence' ? null : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
+  };
+  options.onData?.(dataAudit);
+  if (resolved.strictKeys && audit.mixedRate > mixedKeyThreshold) {
+    const examples = audit.examples.map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`).join('; ');
+    throw new DataFormatError({
+      file: resolved.path,
+      message: `${audit.mixedKeys} of ${audit.keyGroups} (task, key) groups (${(100 * audit.mixedRate).toFixed(2)}%, above ${100 * mixedKeyThreshold}%) mix answers the dataset flags correct and wrong under kind ${describeKinds(audit.kinds)} (${dataAudit.kindSource}), e.g. ${examples}; pass --kind <kind> to key answers by the dataset's rule, or drop --strict-keys to replay anyway`,
+    });
+  }
   const conditions: Condition[] = buildGrid(prepared.agents, resolved.seed);
   const prepareMs = performance.now() - prepareStart;
 
@@ -225,6 +283,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       skipped: dataset.skipped,
       ...counts,
       teamMissingProposals: results.reduce((sum, result) => sum + result.missing, 0),
+      ...dataAudit,
     },
     grid: { conditions: conditions.length, clean: conditions.filter((condition) => condition.attack === null).length, attacked: conditions.filter((condition) => condition.attack !== null).length, teams },
     limits: computeLimits(prepared, ops),
@@ -234,3 +293,4 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const proposalsEvaluated = results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
   return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated } };
 }
+

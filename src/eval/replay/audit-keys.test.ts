@@ -1,0 +1,118 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DataFormatError } from '../../core/errors.js';
+import type { ProposalsDataset, ProposalsRecord } from '../proposals/format.js';
+import { writeProposalsJsonl } from '../proposals/proposals-jsonl.js';
+import { auditKeys, describeKinds, flagLimits } from './audit-keys.js';
+import { createDefaultAnswerOps } from './default-answer-ops.js';
+import { formatDataAudit } from './format-table.js';
+import { prepareReplay } from './prepare.js';
+import { runReplay } from './run-replay.js';
+
+const ops = createDefaultAnswerOps();
+const agents = Array.from({ length: 10 }, (_, index) => `a${index}`);
+
+// Ten agents answer two CRUX-like tasks; flags follow a string rule that rejects double quotes.
+//   t1 (reference {'a': 1}): a0–a5 `{'a': 1}` ✓, a6–a7 `{"a": 1}` ✗, a8 `{'a': 2}` ✗, a9 null
+//   t2 (reference 'x'):      a0–a2 `x` ✓ (quotes stripped), a3–a9 `'y'` ✗
+function crux(): ProposalsDataset {
+  const t1: ProposalsRecord = {
+    id: 't1',
+    kind: 'literal',
+    reference: "{'a': 1}",
+    proposals: Object.fromEntries(agents.map((agent, index) => [agent, index <= 5 ? { answer: "{'a': 1}", correct: true } : index <= 7 ? { answer: '{"a": 1}', correct: false } : index === 8 ? { answer: "{'a': 2}", correct: false } : { answer: null, correct: false }])),
+  };
+  const t2: ProposalsRecord = {
+    id: 't2',
+    kind: 'literal',
+    reference: "'x'",
+    proposals: Object.fromEntries(agents.map((agent, index) => [agent, index <= 2 ? { answer: 'x', correct: true } : { answer: "'y'", correct: false }])),
+  };
+  return { schemaVersion: 1, name: 'crux-mini', format: 'jsonl', agents: agents.map((id) => ({ id, model: id })), tasks: [t1, t2], skipped: {}, correctness: 'flags', kindSource: 'test' };
+}
+
+describe('merged-answer audit', () => {
+  it('counts (task, key) groups and the ones that mix flags, with examples', () => {
+    const audit = auditKeys({ dataset: crux(), ops });
+    // literal: t1 has keys {'a': 1} (a0–a7: 6 ✓ + 2 ✗, mixed) and {'a': 2}; t2 has x (fallback) and 'y'.
+    // Groups 2 + 2 = 4, mixed 1, rate 1/4; fallbacks: the three unquoted x answers.
+    expect(audit).toMatchObject({ keyGroups: 4, mixedKeys: 1, mixedRate: 0.25, kinds: { literal: 2 }, literalFallbacks: 3 });
+    expect(audit.examples).toEqual([{ task: 't1', key: "{'a': 1}", correct: 6, wrong: 2, answers: ["{'a': 1} ✓", '{"a": 1} ✗'] }]);
+    // The exact kind trims brackets and quotes and drops the article "a": {'a': 1} and {"a": 1} both
+    // key as `1` (mixed), {'a': 2} as `2`; t2 keys `x` and `y`. Groups 2 + 2 = 4, mixed 1.
+    const exact = auditKeys({ dataset: { ...crux(), tasks: crux().tasks.map((task) => ({ ...task, kind: 'exact' as const })) }, ops });
+    expect(exact).toMatchObject({ keyGroups: 4, mixedKeys: 1, literalFallbacks: 0, kinds: { exact: 2 } });
+    expect(exact.examples[0]).toMatchObject({ task: 't1', key: '1', correct: 6, wrong: 2 });
+  });
+
+  it('reads coverage and best single agent from the flags alone', () => {
+    // t1: a0–a5 ✓; t2: a0–a2 ✓ → coverage 2/2; a0 is right on both → best single 1.
+    expect(flagLimits({ dataset: crux(), taskIds: ['t1', 't2'] })).toEqual({ coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' });
+    // On t1 alone, agents a0..a5 tie at 1/1; the first in pool order is named.
+    expect(flagLimits({ dataset: crux(), taskIds: ['t1'] })).toEqual({ coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' });
+  });
+
+  it('grades a key with contradicting flags by the kind against the reference, unanimous keys by their flag', () => {
+    const { prepared } = prepareReplay({ dataset: crux(), ops, seed: 1, tasks: 2 });
+    const t1 = prepared.tasks.find((task) => task.id === 't1');
+    // {'a': 1} carries 6 ✓ and 2 ✗: the literal kind says it equals the reference → 1.
+    expect(t1?.scores["{'a': 1}"]).toEqual({ exact: 1, f1: 1 });
+    expect(t1?.scores["{'a': 2}"]).toEqual({ exact: 0, f1: 0 });
+    // A mixed group whose value is not the reference: 1 ✓ and 3 ✗ on {'a': 2}, graded 0 by the kind.
+    const dataset = crux();
+    const wrongMix: ProposalsDataset = {
+      ...dataset,
+      tasks: [{ ...(dataset.tasks[0] as ProposalsRecord), proposals: { ...dataset.tasks[0]?.proposals, a0: { answer: "{'a': 2}", correct: true }, a6: { answer: "{'a': 2}", correct: false } } }],
+    };
+    const mixedWrong = prepareReplay({ dataset: wrongMix, ops, seed: 1, tasks: 1 }).prepared.tasks[0];
+    expect(mixedWrong?.scores["{'a': 2}"]).toEqual({ exact: 0, f1: 0 });
+  });
+
+  it('describes kinds and prints the audit lines', () => {
+    expect(describeKinds({ literal: 800 })).toBe('literal');
+    expect(describeKinds({ choice: 540, number: 458, literal: 2 })).toBe('choice (540), number (458), literal (2)');
+    const audit = auditKeys({ dataset: crux(), ops });
+    const lines = formatDataAudit({
+      kinds: audit.kinds,
+      kindSource: 'test',
+      keyGroups: audit.keyGroups,
+      mixedKeys: audit.mixedKeys,
+      mixedKeyExamples: audit.examples,
+      literalFallbacks: audit.literalFallbacks,
+      flagLimits: { coverage: 1, bestSingle: 0.5, bestSingleAgent: 'a0' },
+    } as Parameters<typeof formatDataAudit>[0]);
+    expect(lines).toEqual([
+      'answer kind: literal (test); 3 literal answers are no Python literal and were keyed as text',
+      "the dataset's flags on the same sample: coverage 100.0%, best single 50.0% (a0)",
+      'merged-answer audit: 1 of 4 (task, key) groups mix correct and wrong flags (25.00%) — above 0.5%: the kind merges answers the dataset tells apart; try --kind',
+      `  t1  key {'a': 1}  6 ✓ / 2 ✗: {'a': 1} ✓ | {"a": 1} ✗`,
+    ]);
+  });
+});
+
+describe('runReplay with declared kinds and the audit', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'repute-audit-'));
+
+  it('refuses with --strict-keys above 0.5%, naming --kind, before running the grid', async () => {
+    const path = join(directory, 'crux-mini.jsonl');
+    await writeProposalsJsonl(path, crux());
+    let seen: unknown;
+    const error = await runReplay({ path, strictKeys: true, workers: 1, methods: ['majority'], onData: (data) => (seen = data) }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DataFormatError);
+    expect((error as Error).message).toMatch(/1 of 4 \(task, key\) groups \(25\.00%, above 0\.5%\) mix answers .* under kind literal \(each task's "kind" field\).*pass --kind <kind>/);
+    expect(seen).toMatchObject({ kindSource: `each task's "kind" field`, keyGroups: 4, mixedKeys: 1 });
+  });
+
+  it('overrides the kind with `kind`, says so, and writes the audit into summary.data', async () => {
+    const path = join(directory, 'crux-mini-2.jsonl');
+    await writeProposalsJsonl(path, crux());
+    const { summary } = await runReplay({ path, kind: 'exact', workers: 1, methods: ['majority'], tasks: 2 });
+    expect(summary.data.kinds).toEqual({ exact: 2 });
+    expect(summary.data.kindSource).toBe(`--kind exact (the dataset says: each task's "kind" field)`);
+    // As in the audit test above: 4 groups, 1 mixed under exact.
+    expect(summary.data).toMatchObject({ keyGroups: 4, mixedKeys: 1, literalFallbacks: 0, flagLimits: { coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' } });
+    expect(summary.data.mixedKeyExamples).toHaveLength(1);
+  });
+});
