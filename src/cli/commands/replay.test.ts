@@ -33,6 +33,26 @@ describe('repute replay', () => {
     expect(result.stderr).toMatch(/replay conditions/);
   });
 
+  it('prints the kind and why, warns about merged answers naming --kind, and exits 3 with --strict-keys', async () => {
+    // Ten agents, one literal task: six write {'a': 1} (flagged correct), four {"a": 1} (flagged wrong by
+    // a string rule): one (task, key) group, mixed → rate 100% > 0.5%.
+    const agents = Array.from({ length: 10 }, (_, index) => `a${index}`);
+    const path = join(directory, 'mixed.jsonl');
+    await writeProposalsJsonl(path, {
+      name: 'mixed',
+      agents: agents.map((id) => ({ id, model: id })),
+      tasks: [{ id: 't1', kind: 'literal', reference: "{'a': 1}", proposals: Object.fromEntries(agents.map((agent, index) => [agent, index < 6 ? { answer: "{'a': 1}", correct: true } : { answer: '{"a": 1}', correct: false }])) }],
+    });
+    const strict = runCli(path, '--strict-keys', '--workers', '1', '--methods', 'majority');
+    expect(strict.status).toBe(3);
+    expect(strict.stderr).toMatch(/answer kind: literal \(each task's "kind" field\)/);
+    expect(strict.stderr).toMatch(/warning: 1 of 1 \(task, key\) groups \(100\.00%\) mix answers .* replay with --kind/);
+    expect(strict.stderr).toMatch(/DataFormatError: .*1 of 1 \(task, key\) groups .*pass --kind <kind>/);
+    const badKind = runCli(path, '--kind', 'python');
+    expect(badKind.status).toBe(2);
+    expect(badKind.stderr).toMatch(/--kind must be one of number, math, choice, exact, labels, code, literal, got "python"/);
+  });
+
   it('exits non-zero with a typed message on bad input', () => {
     const badFeedback = runCli(fixture, '--feedback', 'oracle');
     expect(badFeedback.status).toBe(2);
