@@ -11,7 +11,9 @@ import { checkArgs, checkOutputs, closest, colourEnabled, exitCodeOf, formatErro
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '', REPUTE_DEBUG: '', ...env } }, (error, stdout, stderr) =>
+    // TEST and CI would switch citty's colour off by themselves: remove them so the pipe decides.
+    const { TEST: _test, CI: _ci, ...base } = process.env;
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...base, TERM: 'xterm-256color', NO_COLOR: '', REPUTE_DEBUG: '', ...env } }, (error, stdout, stderr) =>
       resolve({ status: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
