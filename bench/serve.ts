@@ -2,9 +2,10 @@
 // 200 ms, served over HTTP from a file store (WAL). Reports the latency a request adds over its
 // slowest agent (p50, p90, p99 of sequential requests) and requests per second with 50 concurrent
 // clients. Agents are called at once, so the ideal request takes as long as its slowest agent.
-// Run: npm run bench:serve
+// Run: npm run bench:serve (compiled with esbuild and run on plain node, as the built package runs:
+// under tsx every lazy require inside Node's fetch goes through the loader thread and costs ms).
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from '../src/agents/agent.js';
 import { startServer } from '../src/server/start-server.js';
@@ -70,7 +71,12 @@ async function request(index: number): Promise<{ total: number; overhead: number
 for (let index = 0; index < 5; index++) await request(index);
 
 const sequential: Array<{ total: number; overhead: number }> = [];
+const cpuBefore = process.cpuUsage();
 for (let index = 0; index < SEQUENTIAL; index++) sequential.push(await request(index));
+const cpu = process.cpuUsage(cpuBefore);
+// CPU time of server and client per request (user + system): what a request costs on an idle core,
+// independent of how loaded the machine is.
+const cpuPerRequest = (cpu.user + cpu.system) / 1000 / SEQUENTIAL;
 const overheads = sequential.map((entry) => entry.overhead);
 
 const concurrentStart = performance.now();
@@ -92,6 +98,7 @@ store.close();
 const fmt = (value: number) => value.toFixed(2);
 console.log(`team endpoint: ${AGENTS} simulated agents × ${DELAY_MS} ms, minirep, file store (WAL), Node ${process.version}`);
 console.log(`sequential ${SEQUENTIAL} requests: latency p50 ${fmt(percentile(sequential.map((entry) => entry.total), 0.5))} ms; added over the slowest agent p50 ${fmt(percentile(overheads, 0.5))} ms, p90 ${fmt(percentile(overheads, 0.9))} ms, p99 ${fmt(percentile(overheads, 0.99))} ms`);
+console.log(`CPU per request (server + client, same process): ${fmt(cpuPerRequest)} ms; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
 console.log(`${CONCURRENCY} concurrent clients × ${CONCURRENT_ROUNDS} requests: ${done} in ${seconds.toFixed(2)} s = ${(done / seconds).toFixed(1)} requests/s (ideal ${(CONCURRENCY / (DELAY_MS / 1000)).toFixed(0)}/s)`);
 console.log(`decisions stored: ${decisions} (expected ${5 + SEQUENTIAL + done})`);
 if (percentile(overheads, 0.5) > 5) {

@@ -131,6 +131,9 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
   store.ensureRun({ id: runId, kind: 'serve', team: name, config });
   store.saveTeam(name, identities);
   const fresh = () => createDebateMethod(method, { agents: identities, ...(k === undefined ? {} : { k }) });
+  const deciding = fresh();
+  // Only methods with a selector (random-k, drf) need reputation before the fan-out.
+  const selecting = deciding.selector ? fresh() : deciding;
 
   return {
     name,
@@ -145,8 +148,6 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const tracer = createTracer({ sink: { onSpanStart() {}, onSpanEnd: (span) => spans.push(span) }, now, generateId: () => `${method}:${taskId}:${++counter}` });
       const taskSpan = tracer.start({ type: 'task', taskId });
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
-      // Only methods with a selector (random-k, drf) need it before the fan-out.
-      const selecting = fresh();
       const selector = selecting.selector;
       if (selector && selecting.reputation) restore(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), identities);
       const selection = selectParticipants({
@@ -171,7 +172,8 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const usage = [...proposed.usage, ...rated.usage];
 
       return store.transaction(() => {
-        const deciding = fresh();
+        // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
+        // session); its reputation is reloaded from the store inside the transaction.
         const reputation = deciding.reputation;
         const latest = store.loadReputation({ scope: { team: name }, name: method });
         if (reputation) restore(reputation, latest, identities);
