@@ -1,16 +1,24 @@
-import { isDeepStrictEqual } from 'node:util';
+// The store's public shapes and `openStore`, which composes one module per table family (`_runs.ts`,
+// `_task-results.ts`, `_events.ts`, `_reputation-snapshots.ts`, `_teams.ts`, `_llm-cache.ts`, `_usage.ts`) over one
+// connection; the schema and its migrations live in `_schema.ts`.
 import Database from 'better-sqlite3';
 import type { AgentIdentity } from '../core/agent-identity.js';
-import { InvalidArgumentError, NotFoundError, StoreError } from '../core/errors.js';
+import { StoreError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
-import { assertInteger, assertNonEmptyString, assertNonNegative } from '../core/validate.js';
+import { assertNonEmptyString } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
+import { createEventsTable } from './_events.js';
+import { createLlmCacheTable } from './_llm-cache.js';
+import { createReputationTable } from './_reputation-snapshots.js';
+import { createRunsTable } from './_runs.js';
 import { LATEST_SCHEMA_VERSION, migrate } from './_schema.js';
+import type { StoreContext } from './_store-context.js';
+import { createTaskResultsTable } from './_task-results.js';
+import { createTeamsTable } from './_teams.js';
+import { createUsageTable } from './_usage.js';
 
 /** Lifecycle state of a run. */
 export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
-
-const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'interrupted'];
 
 /** One run (a demo, a `repute run`, an evaluation) as persisted. */
 export interface RunRecord {
@@ -294,25 +302,6 @@ export interface Store {
   close(): void;
 }
 
-interface FailureRow { run_id: string; method: string; task_id: string; failure: string; attempts: number; created_at: number; updated_at: number }
-
-function toFailure<T>(row: FailureRow): TaskFailureRecord<T> {
-  return { schemaVersion: 1, runId: row.run_id, method: row.method, taskId: row.task_id, failure: JSON.parse(row.failure) as T, attempts: row.attempts, createdAt: row.created_at, updatedAt: row.updated_at };
-}
-
-interface RunRow { id: string; kind: string; team: string | null; config: string; status: string; created_at: number; updated_at: number }
-interface TaskRow { run_id: string; method: string; task_id: string; position: number; result: string; created_at: number }
-interface EventRow {
-  run_id: string; seq: number; type: string; method: string | null; task_id: string | null; span_id: string | null;
-  parent_id: string | null; started_at: number | null; ended_at: number | null; error: string | null; data: string;
-}
-interface UsageRow {
-  id: number; run_id: string | null; agent_id: string | null; task_id: string | null; act: string | null; model: string | null;
-  input_tokens: number; output_tokens: number; cost: number; cached: number; created_at: number;
-}
-
-const GROUP_COLUMNS: Record<UsageGroup, string> = { run: 'run_id', agent: 'agent_id', task: 'task_id', act: 'act', model: 'model' };
-
 /**
  * Opens (and migrates) a SQLite store in WAL mode.
  *
@@ -354,472 +343,42 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
     throw new StoreError(`cannot initialise store ${path}: ${(error as Error).message}`, { cause: error });
   }
 
-  const statements = {
-    insertRun: db.prepare('INSERT INTO runs (id, kind, team, config, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
-    setRunStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE id = ?'),
-    // MAX on the (run_id, method, position) index is constant time; COUNT(*) grew with the run.
-    nextPosition: db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS count FROM task_results WHERE run_id = ? AND method = ?'),
-    insertTask: db.prepare('INSERT INTO task_results (run_id, method, task_id, position, result, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
-    taskExists: db.prepare('SELECT 1 FROM task_results WHERE run_id = ? AND method = ? AND task_id = ?'),
-    deleteFailure: db.prepare('DELETE FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
-    upsertFailure: db.prepare(
-      'INSERT INTO task_failures (run_id, method, task_id, failure, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (run_id, method, task_id) DO UPDATE SET failure = excluded.failure, attempts = attempts + 1, updated_at = excluded.updated_at',
-    ),
-    getFailure: db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
-    completed: db.prepare('SELECT task_id FROM task_results WHERE run_id = ? AND method = ? ORDER BY position'),
-    nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM events WHERE run_id = ?'),
-    insertEvent: db.prepare(
-      'INSERT INTO events (run_id, seq, type, method, task_id, span_id, parent_id, started_at, ended_at, error, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ),
-    saveReputation: db.prepare(
-      'INSERT INTO reputation (scope, scope_id, name, snapshot, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, scope_id, name) DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at',
-    ),
-    loadReputation: db.prepare('SELECT snapshot FROM reputation WHERE scope = ? AND scope_id = ? AND name = ?'),
-    deleteTeam: db.prepare('DELETE FROM team_agents WHERE team = ?'),
-    insertTeamAgent: db.prepare('INSERT INTO team_agents (team, agent_id, position, identity, updated_at) VALUES (?, ?, ?, ?, ?)'),
-    loadTeam: db.prepare('SELECT identity FROM team_agents WHERE team = ? ORDER BY position'),
-    getCache: db.prepare('SELECT value FROM llm_cache WHERE key = ?'),
-    putCache: db.prepare('INSERT OR IGNORE INTO llm_cache (key, model, value, created_at) VALUES (?, ?, ?, ?)'),
-    countCache: db.prepare('SELECT COUNT(*) AS count FROM llm_cache'),
-    insertUsage: db.prepare(
-      'INSERT INTO cost_ledger (run_id, agent_id, task_id, act, model, input_tokens, output_tokens, cost, cached, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ),
-  };
-
   let closed = false;
   const guard = (): void => {
     if (closed) throw new StoreError(`store ${path} is closed; open it again with openStore({ path })`);
   };
-
-  const requireRun = (runId: string): RunRow => {
-    const row = statements.getRun.get(runId) as RunRow | undefined;
-    if (row === undefined) {
-      throw new NotFoundError({ entity: 'run', id: runId, message: `unknown run id ${JSON.stringify(runId)} in store ${path}; create it first with store.createRun({ id, kind, config })` });
-    }
-    return row;
-  };
-
-  const appendEventsUnchecked = (runId: string, events: readonly (EventInput | SpanData)[], defaults: { method?: string; taskId?: string }): number[] => {
-    let seq = (statements.nextSeq.get(runId) as { seq: number }).seq;
-    const seqs: number[] = [];
-    for (const [index, raw] of events.entries()) {
-      const event = normalizeEvent(raw, `events[${index}]`);
-      statements.insertEvent.run(
-        runId,
-        seq,
-        event.data.type,
-        event.method ?? defaults.method ?? null,
-        event.taskId ?? defaults.taskId ?? eventTaskId(event.data),
-        event.spanId ?? null,
-        event.parentId ?? null,
-        event.startedAt ?? null,
-        event.endedAt ?? null,
-        event.error ?? null,
-        toJson(`events[${index}].data`, event.data),
-      );
-      seqs.push(seq);
-      seq += 1;
-    }
-    return seqs;
-  };
-
-  const saveReputationUnchecked = ({ scope, name, snapshot }: SaveReputationInput, parameter: string): void => {
-    assertNonEmptyString(`${parameter}.name`, name, "use the method name, e.g. 'drf'");
-    const [kind, id] = scopeKey(scope, `${parameter}.scope`);
-    if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
-      throw new InvalidArgumentError({ parameter: `${parameter}.snapshot`, value: snapshot, message: `${parameter}.snapshot must be a ReputationSnapshot with schemaVersion 1; pass model.snapshot()` });
-    }
-    statements.saveReputation.run(kind, id, name, toJson(`${parameter}.snapshot`, snapshot), now());
-  };
-
-  const recordUsageUnchecked = (entries: readonly UsageEntry[], parameter: string): void => {
-    const createdAt = now();
-    for (const [index, entry] of entries.entries()) {
-      const field = `${parameter}[${index}]`;
-      assertInteger(`${field}.inputTokens`, entry.inputTokens, 0);
-      assertInteger(`${field}.outputTokens`, entry.outputTokens, 0);
-      assertNonNegative(`${field}.cost`, entry.cost);
-      if (typeof entry.cached !== 'boolean') {
-        throw new InvalidArgumentError({ parameter: `${field}.cached`, value: entry.cached, message: `${field}.cached must be a boolean, got ${String(entry.cached)}` });
-      }
-      statements.insertUsage.run(
-        entry.runId ?? null,
-        entry.agentId ?? null,
-        entry.taskId ?? null,
-        entry.act ?? null,
-        entry.model ?? null,
-        entry.inputTokens,
-        entry.outputTokens,
-        entry.cost,
-        entry.cached ? 1 : 0,
-        createdAt,
-      );
-    }
-  };
-
   const transaction = <T>(work: () => T): T => {
     guard();
     return db.transaction(work).immediate();
   };
+  const context: StoreContext = { db, path, now, guard, transaction };
 
-  const store: Store = {
+  const runs = createRunsTable(context);
+  const events = createEventsTable(context, runs.requireRun);
+  const reputation = createReputationTable(context);
+  const usage = createUsageTable(context);
+  const taskResults = createTaskResultsTable(context, {
+    requireRun: runs.requireRun,
+    appendEvents: events.appendUnchecked,
+    saveReputation: reputation.saveUnchecked,
+    recordUsage: usage.recordUnchecked,
+  });
+
+  return {
     path,
     schemaVersion,
-
-    createRun(input) {
-      guard();
-      const { id, kind, team, config } = validateRunInput(input);
-      const createdAt = now();
-      try {
-        statements.insertRun.run(id, kind, team, config, 'running', createdAt, createdAt);
-      } catch (error) {
-        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
-          throw new InvalidArgumentError({ parameter: 'id', value: id, message: `run ${JSON.stringify(id)} already exists in store ${path}; pick a new id or resume it with store.ensureRun(...)` });
-        }
-        throw wrapError(error, `create run ${id}`);
-      }
-      return toRun(requireRun(id));
-    },
-
-    ensureRun(input) {
-      guard();
-      const { id, kind, team, config } = validateRunInput(input);
-      return transaction(() => {
-        const existing = statements.getRun.get(id) as RunRow | undefined;
-        if (existing === undefined) {
-          const createdAt = now();
-          statements.insertRun.run(id, kind, team, config, 'running', createdAt, createdAt);
-          return { run: toRun(requireRun(id)), resumed: false };
-        }
-        const mismatches: string[] = [];
-        if (existing.kind !== kind) mismatches.push(`kind ${JSON.stringify(existing.kind)} vs ${JSON.stringify(kind)}`);
-        if (existing.team !== team) mismatches.push(`team ${JSON.stringify(existing.team)} vs ${JSON.stringify(team)}`);
-        if (!isDeepStrictEqual(JSON.parse(existing.config), JSON.parse(config))) mismatches.push('config differs');
-        if (mismatches.length > 0) {
-          throw new InvalidArgumentError({
-            parameter: 'id',
-            value: id,
-            message: `run ${JSON.stringify(id)} exists in store ${path} with a different setup (${mismatches.join('; ')}); resume it with the same configuration or choose a new run id`,
-          });
-        }
-        statements.setRunStatus.run('running', now(), id);
-        return { run: toRun(requireRun(id)), resumed: true };
-      });
-    },
-
-    getRun(runId) {
-      guard();
-      const row = statements.getRun.get(runId) as RunRow | undefined;
-      return row === undefined ? undefined : toRun(row);
-    },
-
-    listRuns(filter = {}) {
-      guard();
-      const clauses: string[] = [];
-      const values: string[] = [];
-      if (filter.kind !== undefined) { clauses.push('kind = ?'); values.push(filter.kind); }
-      if (filter.team !== undefined) { clauses.push('team = ?'); values.push(filter.team); }
-      const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-      return (db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at, rowid`).all(...values) as RunRow[]).map(toRun);
-    },
-
-    setRunStatus(runId, status) {
-      guard();
-      if (!RUN_STATUSES.includes(status)) {
-        throw new InvalidArgumentError({ parameter: 'status', value: status, message: `status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(status)}` });
-      }
-      requireRun(runId);
-      statements.setRunStatus.run(status, now(), runId);
-      return toRun(requireRun(runId));
-    },
-
-    recordTaskResult<T>(input: RecordTaskResultInput<T>): TaskResultRecord<T> {
-      guard();
-      const { runId, method, taskId, result, events = [], reputation = [], usage = [] } = input;
-      assertNonEmptyString('runId', runId);
-      assertNonEmptyString('method', method, "pass the method name, e.g. 'drf'");
-      assertNonEmptyString('taskId', taskId);
-      const resultJson = toJson('result', result);
-      return transaction(() => {
-        requireRun(runId);
-        if (statements.taskExists.get(runId, method, taskId) !== undefined) {
-          throw new StoreError(
-            `task ${JSON.stringify(taskId)} of method ${JSON.stringify(method)} is already recorded in run ${JSON.stringify(runId)}; skip tasks listed by store.completedTaskIds(runId, method) when resuming`,
-          );
-        }
-        const position = (statements.nextPosition.get(runId, method) as { count: number }).count;
-        const createdAt = now();
-        statements.insertTask.run(runId, method, taskId, position, resultJson, createdAt);
-        statements.deleteFailure.run(runId, method, taskId);
-        appendEventsUnchecked(runId, events, { method, taskId });
-        reputation.forEach((entry, index) => saveReputationUnchecked(entry, `reputation[${index}]`));
-        recordUsageUnchecked(usage, 'usage');
-        return { schemaVersion: 1, runId, method, taskId, position, result: JSON.parse(resultJson) as T, createdAt };
-      });
-    },
-
-    completedTaskIds(runId, method) {
-      guard();
-      return (statements.completed.all(runId, method) as { task_id: string }[]).map((row) => row.task_id);
-    },
-
-    recordTaskFailure<T>(input: { runId: string; method: string; taskId: string; failure: T }): TaskFailureRecord<T> {
-      guard();
-      const { runId, method, taskId, failure } = input;
-      assertNonEmptyString('runId', runId);
-      assertNonEmptyString('method', method, "pass the method name, e.g. 'drf'");
-      assertNonEmptyString('taskId', taskId);
-      const failureJson = toJson('failure', failure);
-      return transaction(() => {
-        requireRun(runId);
-        if (statements.taskExists.get(runId, method, taskId) !== undefined) {
-          throw new StoreError(`task ${JSON.stringify(taskId)} of method ${JSON.stringify(method)} already has a result in run ${JSON.stringify(runId)}; a finished task cannot fail afterwards`);
-        }
-        const at = now();
-        statements.upsertFailure.run(runId, method, taskId, failureJson, at, at);
-        return toFailure<T>(statements.getFailure.get(runId, method, taskId) as FailureRow);
-      });
-    },
-
-    taskFailures<T>(runId: string, method?: string): TaskFailureRecord<T>[] {
-      guard();
-      const rows = (method === undefined
-        ? db.prepare('SELECT * FROM task_failures WHERE run_id = ? ORDER BY method, created_at, rowid').all(runId)
-        : db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? ORDER BY created_at, rowid').all(runId, method)) as FailureRow[];
-      return rows.map((row) => toFailure<T>(row));
-    },
-
-    taskResults<T>(runId: string, method?: string): TaskResultRecord<T>[] {
-      guard();
-      const rows = (method === undefined
-        ? db.prepare('SELECT * FROM task_results WHERE run_id = ? ORDER BY method, position').all(runId)
-        : db.prepare('SELECT * FROM task_results WHERE run_id = ? AND method = ? ORDER BY position').all(runId, method)) as TaskRow[];
-      return rows.map((row) => ({
-        schemaVersion: 1,
-        runId: row.run_id,
-        method: row.method,
-        taskId: row.task_id,
-        position: row.position,
-        result: JSON.parse(row.result) as T,
-        createdAt: row.created_at,
-      }));
-    },
-
-    appendEvents(runId, events) {
-      guard();
-      assertNonEmptyString('runId', runId);
-      return transaction(() => {
-        requireRun(runId);
-        return appendEventsUnchecked(runId, events, {});
-      });
-    },
-
-    events(runId, filter = {}) {
-      guard();
-      const clauses = ['run_id = ?'];
-      const values: Array<string | number> = [runId];
-      if (filter.type !== undefined) { clauses.push('type = ?'); values.push(filter.type); }
-      if (filter.method !== undefined) { clauses.push('method = ?'); values.push(filter.method); }
-      if (filter.taskId !== undefined) { clauses.push('task_id = ?'); values.push(filter.taskId); }
-      if (filter.afterSeq !== undefined) { clauses.push('seq > ?'); values.push(filter.afterSeq); }
-      const rows = db.prepare(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY seq`).all(...values) as EventRow[];
-      return rows.map((row) => ({
-        schemaVersion: 1,
-        runId: row.run_id,
-        seq: row.seq,
-        type: row.type as SpanData['type'],
-        method: row.method,
-        taskId: row.task_id,
-        spanId: row.span_id,
-        parentId: row.parent_id,
-        startedAt: row.started_at,
-        endedAt: row.ended_at,
-        error: row.error,
-        data: JSON.parse(row.data) as SpanData,
-      }));
-    },
-
-    saveReputation(input) {
-      guard();
-      transaction(() => saveReputationUnchecked(input, 'input'));
-    },
-
-    loadReputation({ scope, name }) {
-      guard();
-      const [kind, id] = scopeKey(scope, 'scope');
-      const row = statements.loadReputation.get(kind, id, name) as { snapshot: string } | undefined;
-      return row === undefined ? undefined : (JSON.parse(row.snapshot) as ReputationSnapshot);
-    },
-
-    saveTeam(team, agents) {
-      guard();
-      assertNonEmptyString('team', team, "pass a team key such as 'math-team'");
-      if (!Array.isArray(agents)) {
-        throw new InvalidArgumentError({ parameter: 'agents', value: agents, message: 'agents must be an array of AgentIdentity' });
-      }
-      const seen = new Set<string>();
-      agents.forEach((agent, index) => {
-        assertNonEmptyString(`agents[${index}].id`, agent?.id);
-        if (seen.has(agent.id)) {
-          throw new InvalidArgumentError({ parameter: `agents[${index}].id`, value: agent.id, message: `duplicate agent id ${JSON.stringify(agent.id)} in team ${JSON.stringify(team)}` });
-        }
-        seen.add(agent.id);
-      });
-      transaction(() => {
-        statements.deleteTeam.run(team);
-        const updatedAt = now();
-        agents.forEach((agent, index) => statements.insertTeamAgent.run(team, agent.id, index, toJson(`agents[${index}]`, agent), updatedAt));
-      });
-    },
-
-    loadTeam(team) {
-      guard();
-      const rows = statements.loadTeam.all(team) as { identity: string }[];
-      return rows.length === 0 ? undefined : rows.map((row) => JSON.parse(row.identity) as AgentIdentity);
-    },
-
-    getCachedResponse(key) {
-      guard();
-      const row = statements.getCache.get(key) as { value: string } | undefined;
-      return row === undefined ? undefined : JSON.parse(row.value);
-    },
-
-    putCachedResponse({ key, value, model = null }) {
-      guard();
-      assertNonEmptyString('key', key);
-      return statements.putCache.run(key, model, toJson('value', value), now()).changes === 1;
-    },
-
-    countCachedResponses() {
-      guard();
-      return (statements.countCache.get() as { count: number }).count;
-    },
-
-    recordUsage(entries) {
-      guard();
-      const list = Array.isArray(entries) ? (entries as readonly UsageEntry[]) : [entries as UsageEntry];
-      transaction(() => recordUsageUnchecked(list, 'entries'));
-    },
-
-    usageEntries(filter = {}) {
-      guard();
-      const rows = (filter.runId === undefined
-        ? db.prepare('SELECT * FROM cost_ledger ORDER BY id').all()
-        : db.prepare('SELECT * FROM cost_ledger WHERE run_id = ? ORDER BY id').all(filter.runId)) as UsageRow[];
-      return rows.map((row) => ({
-        id: row.id,
-        runId: row.run_id,
-        agentId: row.agent_id,
-        taskId: row.task_id,
-        act: row.act,
-        model: row.model,
-        inputTokens: row.input_tokens,
-        outputTokens: row.output_tokens,
-        cost: row.cost,
-        cached: row.cached === 1,
-        createdAt: row.created_at,
-      }));
-    },
-
-    usageSummary({ by, runId }) {
-      guard();
-      const column = GROUP_COLUMNS[by];
-      if (column === undefined) {
-        throw new InvalidArgumentError({ parameter: 'by', value: by, message: `by must be one of ${Object.keys(GROUP_COLUMNS).join(', ')}, got ${JSON.stringify(by)}` });
-      }
-      const where = runId === undefined ? '' : 'WHERE run_id = ?';
-      const rows = db
-        .prepare(
-          `SELECT ${column} AS key, COUNT(*) AS calls, SUM(cached) AS cached_calls, SUM(input_tokens) AS input_tokens,
-                  SUM(output_tokens) AS output_tokens, SUM(cost) AS cost
-           FROM cost_ledger ${where} GROUP BY ${column} ORDER BY ${column}`,
-        )
-        .all(...(runId === undefined ? [] : [runId])) as Array<{ key: string | null; calls: number; cached_calls: number; input_tokens: number; output_tokens: number; cost: number }>;
-      return rows.map((row) => ({
-        key: row.key,
-        calls: row.calls,
-        cachedCalls: row.cached_calls,
-        inputTokens: row.input_tokens,
-        outputTokens: row.output_tokens,
-        cost: row.cost,
-      }));
-    },
-
+    ...runs.methods,
+    ...taskResults,
+    ...events.methods,
+    ...reputation.methods,
+    ...createTeamsTable(context),
+    ...createLlmCacheTable(context),
+    ...usage.methods,
     transaction,
-
     close() {
       if (closed) return;
       closed = true;
       db.close();
     },
   };
-
-  function wrapError(error: unknown, what: string): StoreError {
-    return new StoreError(`store ${path}: cannot ${what}: ${(error as Error).message}`, { cause: error });
-  }
-
-  return store;
-}
-
-function validateRunInput(input: CreateRunInput): { id: string; kind: string; team: string | null; config: string } {
-  assertNonEmptyString('id', input?.id, "pass a run id such as 'run-2027-01'");
-  assertNonEmptyString('kind', input.kind, "pass what produced the run, e.g. 'debate'");
-  const team = input.team ?? null;
-  if (team !== null) assertNonEmptyString('team', team, 'pass a team key or omit it');
-  return { id: input.id, kind: input.kind, team, config: toJson('config', input.config ?? null) };
-}
-
-function toRun(row: RunRow): RunRecord {
-  return {
-    schemaVersion: 1,
-    id: row.id,
-    kind: row.kind,
-    team: row.team,
-    config: JSON.parse(row.config),
-    status: row.status as RunStatus,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function scopeKey(scope: ReputationScope, parameter: string): ['run' | 'team', string] {
-  if (scope !== null && typeof scope === 'object') {
-    if (typeof scope.runId === 'string' && scope.runId.length > 0 && scope.team === undefined) return ['run', scope.runId];
-    if (typeof scope.team === 'string' && scope.team.length > 0 && scope.runId === undefined) return ['team', scope.team];
-  }
-  throw new InvalidArgumentError({ parameter, value: scope, message: `${parameter} must be { runId } or { team } (exactly one, non-empty), got ${JSON.stringify(scope)}` });
-}
-
-function normalizeEvent(raw: EventInput | SpanData, parameter: string): EventInput {
-  const event: EventInput = isEventInput(raw) ? raw : { data: raw };
-  if (event.data === null || typeof event.data !== 'object' || typeof event.data.type !== 'string' || event.data.type.length === 0) {
-    throw new InvalidArgumentError({ parameter: `${parameter}.data`, value: event.data, message: `${parameter}.data must be span data with a non-empty string 'type' (see SpanData)` });
-  }
-  return event;
-}
-
-function isEventInput(raw: EventInput | SpanData): raw is EventInput {
-  return raw !== null && typeof raw === 'object' && 'data' in raw && typeof (raw as EventInput).data === 'object' && !('type' in raw);
-}
-
-function eventTaskId(data: SpanData): string | null {
-  return 'taskId' in data && typeof data.taskId === 'string' ? data.taskId : null;
-}
-
-function toJson(parameter: string, value: unknown): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be JSON-serialisable: ${(error as Error).message}`, cause: error });
-  }
-  if (json === undefined) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be JSON-serialisable, got ${typeof value}` });
-  }
-  return json;
-}
-
-function isConstraint(error: unknown, code: string): boolean {
-  return error instanceof Database.SqliteError && error.code === code;
 }

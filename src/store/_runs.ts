@@ -1,0 +1,121 @@
+import { isDeepStrictEqual } from 'node:util';
+import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
+import { assertNonEmptyString } from '../core/validate.js';
+import { isConstraint, type StoreContext, toJson, wrapError } from './_store-context.js';
+import type { CreateRunInput, RunRecord, RunStatus, Store } from './store.js';
+
+const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'interrupted'];
+
+/** A row of the `runs` table. */
+export interface RunRow { id: string; kind: string; team: string | null; config: string; status: string; created_at: number; updated_at: number }
+
+/** The `runs` table: the store's run methods, plus `requireRun` for the families that write under a run. */
+export function createRunsTable({ db, path, now, guard, transaction }: StoreContext): {
+  methods: Pick<Store, 'createRun' | 'ensureRun' | 'getRun' | 'listRuns' | 'setRunStatus'>;
+  requireRun: (runId: string) => RunRow;
+} {
+  const statements = {
+    insertRun: db.prepare('INSERT INTO runs (id, kind, team, config, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
+    setRunStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE id = ?'),
+  };
+
+  const requireRun = (runId: string): RunRow => {
+    const row = statements.getRun.get(runId) as RunRow | undefined;
+    if (row === undefined) {
+      throw new NotFoundError({ entity: 'run', id: runId, message: `unknown run id ${JSON.stringify(runId)} in store ${path}; create it first with store.createRun({ id, kind, config })` });
+    }
+    return row;
+  };
+
+  const methods: Pick<Store, 'createRun' | 'ensureRun' | 'getRun' | 'listRuns' | 'setRunStatus'> = {
+    createRun(input) {
+      guard();
+      const { id, kind, team, config } = validateRunInput(input);
+      const createdAt = now();
+      try {
+        statements.insertRun.run(id, kind, team, config, 'running', createdAt, createdAt);
+      } catch (error) {
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
+          throw new InvalidArgumentError({ parameter: 'id', value: id, message: `run ${JSON.stringify(id)} already exists in store ${path}; pick a new id or resume it with store.ensureRun(...)` });
+        }
+        throw wrapError(path, error, `create run ${id}`);
+      }
+      return toRun(requireRun(id));
+    },
+
+    ensureRun(input) {
+      guard();
+      const { id, kind, team, config } = validateRunInput(input);
+      return transaction(() => {
+        const existing = statements.getRun.get(id) as RunRow | undefined;
+        if (existing === undefined) {
+          const createdAt = now();
+          statements.insertRun.run(id, kind, team, config, 'running', createdAt, createdAt);
+          return { run: toRun(requireRun(id)), resumed: false };
+        }
+        const mismatches: string[] = [];
+        if (existing.kind !== kind) mismatches.push(`kind ${JSON.stringify(existing.kind)} vs ${JSON.stringify(kind)}`);
+        if (existing.team !== team) mismatches.push(`team ${JSON.stringify(existing.team)} vs ${JSON.stringify(team)}`);
+        if (!isDeepStrictEqual(JSON.parse(existing.config), JSON.parse(config))) mismatches.push('config differs');
+        if (mismatches.length > 0) {
+          throw new InvalidArgumentError({
+            parameter: 'id',
+            value: id,
+            message: `run ${JSON.stringify(id)} exists in store ${path} with a different setup (${mismatches.join('; ')}); resume it with the same configuration or choose a new run id`,
+          });
+        }
+        statements.setRunStatus.run('running', now(), id);
+        return { run: toRun(requireRun(id)), resumed: true };
+      });
+    },
+
+    getRun(runId) {
+      guard();
+      const row = statements.getRun.get(runId) as RunRow | undefined;
+      return row === undefined ? undefined : toRun(row);
+    },
+
+    listRuns(filter = {}) {
+      guard();
+      const clauses: string[] = [];
+      const values: string[] = [];
+      if (filter.kind !== undefined) { clauses.push('kind = ?'); values.push(filter.kind); }
+      if (filter.team !== undefined) { clauses.push('team = ?'); values.push(filter.team); }
+      const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
+      return (db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at, rowid`).all(...values) as RunRow[]).map(toRun);
+    },
+
+    setRunStatus(runId, status) {
+      guard();
+      if (!RUN_STATUSES.includes(status)) {
+        throw new InvalidArgumentError({ parameter: 'status', value: status, message: `status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(status)}` });
+      }
+      requireRun(runId);
+      statements.setRunStatus.run(status, now(), runId);
+      return toRun(requireRun(runId));
+    },
+  };
+  return { methods, requireRun };
+}
+
+function validateRunInput(input: CreateRunInput): { id: string; kind: string; team: string | null; config: string } {
+  assertNonEmptyString('id', input?.id, "pass a run id such as 'run-2027-01'");
+  assertNonEmptyString('kind', input.kind, "pass what produced the run, e.g. 'debate'");
+  const team = input.team ?? null;
+  if (team !== null) assertNonEmptyString('team', team, 'pass a team key or omit it');
+  return { id: input.id, kind: input.kind, team, config: toJson('config', input.config ?? null) };
+}
+
+function toRun(row: RunRow): RunRecord {
+  return {
+    schemaVersion: 1,
+    id: row.id,
+    kind: row.kind,
+    team: row.team,
+    config: JSON.parse(row.config),
+    status: row.status as RunStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
