@@ -70,12 +70,20 @@ describe('subpath exports', () => {
     // Each run is a fresh node process, timing only the import (not node's own start-up). The machine running the
     // suite may be loaded, so the figure is printed and only a generous bound is asserted; the module-list test above
     // is the structural guarantee. On an idle machine the import takes well under 30 ms.
-    const time = (specifier: string) => Number(runModuleScript(`const start = performance.now(); await import('${specifier}'); console.log((performance.now() - start).toFixed(2));`).stdout.trim());
-    const subpath = Array.from({ length: 5 }, () => time('repute/reputation')).sort((a, b) => a - b);
+    // CPU time (user + system) is printed beside wall time: it is less inflated by other processes on a busy machine.
+    const time = (specifier: string) => {
+      const script = `const cpu = process.cpuUsage(); const start = performance.now(); await import('${specifier}'); const used = process.cpuUsage(cpu); console.log((performance.now() - start).toFixed(1), ((used.user + used.system) / 1000).toFixed(1));`;
+      const [wall, cpu] = runModuleScript(script).stdout.trim().split(' ').map(Number);
+      return { wall: wall as number, cpu: cpu as number };
+    };
+    const subpath = Array.from({ length: 5 }, () => time('repute/reputation')).sort((a, b) => a.wall - b.wall);
     const empty = time('data:text/javascript,export default 1');
     const whole = time('repute');
-    console.log(`import { createBetaModel } from 'repute/reputation': min ${subpath[0]} ms, median ${subpath[2]} ms over 5 fresh processes (target <= 30 ms); an empty module: ${empty} ms; import 'repute': ${whole} ms`);
-    expect(subpath[0]).toBeLessThan(500);
+    console.log(
+      `import { createBetaModel } from 'repute/reputation': wall min ${subpath[0]?.wall} ms, median ${subpath[2]?.wall} ms, CPU median ${subpath[2]?.cpu} ms over 5 fresh processes (target <= 30 ms); ` +
+        `an empty module: ${empty.wall} ms; import 'repute': wall ${whole.wall} ms, CPU ${whole.cpu} ms`,
+    );
+    expect(subpath[0]?.wall).toBeLessThan(500);
   }, 120_000);
 });
 
