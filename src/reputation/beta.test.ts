@@ -137,9 +137,36 @@ describe('RAPS witness check', () => {
     expect(merged.negative).toBeCloseTo(0.6, 12);
   });
 
-  it('refuses a deviating witness, distrusts it, and merges a consistent one', () => {
-    // λ = 1 keeps the counts whole: a1 sees a3 succeed 8 times → (8, 0)
+  it('keeps witness credibility in trust_of, apart from reputation_of (separate, default)', () => {
+    // λ = 1: a1 sees a3 succeed 8 times → reputation_of(a1, a3) = (8, 0)
     const model = createBetaModel({ agents: ['a1', 'a2', 'a3', 'a4'], lambda: 1 });
+    model.observe(Array.from({ length: 8 }, () => outcome('a3', 1, 'a1')));
+    // a4 reports (5, 3) about a3: D = sqrt(3) ≥ 1.5 → refused. trust_of(a1, a4) = (0, 1), E = 1/3 < τ;
+    // reputation_of(a1, a4) stays at the prior (0, 0), E = 0.5: a bad witness is not a bad worker.
+    model.observe([{ type: 'witness', observer: 'a1', witness: 'a4', subject: 'a3', positive: 5, negative: 3 }]);
+    expect(model.trustOf('a1', 'a4').expectation).toBeCloseTo(1 / 3, 12);
+    expect(model.isCredible('a1', 'a4')).toBe(false);
+    expect(model.reputationOf('a1', 'a4').expectation).toBe(0.5);
+    expect(model.isTrusted('a1', 'a4')).toBe(true);
+    expect(model.counts('a1', 'a3')).toEqual({ positive: 8, negative: 0 });
+    // a2 reports (6, 2): D = 1.2111 < 1.5 → accepted: trust_of(a1, a2) = (1, 0), E = 2/3; the report
+    // merges into reputation_of(a1, a3) = (8 + 0.3·6, 0.3·2) = (9.8, 0.6); reputation_of(a1, a2) unchanged.
+    model.observe([{ type: 'witness', observer: 'a1', witness: 'a2', subject: 'a3', positive: 6, negative: 2 }]);
+    expect(model.trustOf('a1', 'a2').expectation).toBeCloseTo(2 / 3, 12);
+    expect(model.reputationOf('a1', 'a2').expectation).toBe(0.5);
+    expect(model.counts('a1', 'a3').positive).toBeCloseTo(9.8, 12);
+    expect(model.counts('a1', 'a3').negative).toBeCloseTo(0.6, 12);
+    // trust_of survives a JSON snapshot round trip
+    const copy = createBetaModel({ agents: ['a1', 'a2', 'a3', 'a4'] });
+    copy.restore(JSON.parse(JSON.stringify(model.snapshot())));
+    expect(copy.trustOf('a1', 'a4').expectation).toBeCloseTo(1 / 3, 12);
+    expect(copy.parameters.witnessCredibility).toBe('separate');
+    expect(() => createBetaModel({ agents: ['a1'], witnessCredibility: 'both' as never })).toThrow(expect.objectContaining({ parameter: 'options.witnessCredibility' }));
+  });
+
+  it('refuses a deviating witness, distrusts it, and merges a consistent one (shared belief, the old behaviour)', () => {
+    // λ = 1 keeps the counts whole: a1 sees a3 succeed 8 times → (8, 0)
+    const model = createBetaModel({ agents: ['a1', 'a2', 'a3', 'a4'], lambda: 1, witnessCredibility: 'shared' });
     model.observe(Array.from({ length: 8 }, () => outcome('a3', 1, 'a1')));
     const deviating: WitnessEvidence = { type: 'witness', observer: 'a1', witness: 'a4', subject: 'a3', positive: 5, negative: 3 };
     const consistent: WitnessEvidence = { type: 'witness', observer: 'a1', witness: 'a2', subject: 'a3', positive: 6, negative: 2 };
@@ -169,7 +196,7 @@ describe('RAPS witness check', () => {
     // report (0, 4) again: local Beta(1, 2.2): E = 0.3125, Var = 2.2 / (3.2²·4.2) = 0.0511533
     //   D = (0.3125 − 0.1666667) / sqrt(0.0511533 + 0.0198413) = 0.1458333 / 0.2664481 = 0.547324 → accepted
     //   trust → (0.9·1 + 1, 0) = (1.9, 0)
-    const model = createBetaModel({ agents: ['a1', 'a2', 'a3'] });
+    const model = createBetaModel({ agents: ['a1', 'a2', 'a3'], witnessCredibility: 'shared' });
     const report: WitnessEvidence = { type: 'witness', observer: 'a1', witness: 'a2', subject: 'a3', positive: 0, negative: 4 };
     expect(model.assessWitness(report).deviation).toBeCloseTo(1.0377490433, 9);
     model.observe([report]);
@@ -177,6 +204,12 @@ describe('RAPS witness check', () => {
     model.observe([report]);
     expect(model.counts('a1', 'a2').positive).toBeCloseTo(1.9, 12);
     expect(model.counts('a1', 'a3').negative).toBeCloseTo(2.4, 12);
+    // the same with separate credibility: trust_of (1.9, 0), reputation_of(a1, a2) untouched
+    const separate = createBetaModel({ agents: ['a1', 'a2', 'a3'] });
+    separate.observe([report]);
+    separate.observe([report]);
+    expect(separate.trustOf('a1', 'a2').expectation).toBeCloseTo(2.9 / 3.9, 12);
+    expect(separate.counts('a1', 'a2')).toEqual({ positive: 0, negative: 0 });
   });
 });
 

@@ -60,10 +60,18 @@ export interface BetaModelOptions {
   readonly omega?: number;
   /** Trust threshold τ in [0, 1]: `isTrusted` is E ≥ τ. @default 0.4 */
   readonly tau?: number;
+  /**
+   * Where the outcome of a witness check goes. `'separate'` (RAPS): a belief of its own,
+   * `trust_of(observer, witness)` (is its testimony credible), apart from `reputation_of`, the
+   * first-hand belief that routing and decisions read; a refused report updates only trust_of.
+   * `'shared'` (the behaviour before issue 14): the check's success or failure is counted in the
+   * same belief as the witness's work. @default 'separate'
+   */
+  readonly witnessCredibility?: 'separate' | 'shared';
 }
 
-/** Default Beta model parameters (λ = 0.9, δ = 1.5, ω = 0.3, τ = 0.4). */
-export const betaDefaults: Required<BetaModelOptions> = { lambda: 0.9, delta: 1.5, omega: 0.3, tau: 0.4 };
+/** Default Beta model parameters (λ = 0.9, δ = 1.5, ω = 0.3, τ = 0.4, separate witness credibility). */
+export const betaDefaults: Required<BetaModelOptions> = { lambda: 0.9, delta: 1.5, omega: 0.3, tau: 0.4, witnessCredibility: 'separate' };
 
 /** No evidence: the Beta(1, 1) prior. */
 export const emptyBetaCounts: BetaCounts = Object.freeze({ positive: 0, negative: 0 });
@@ -155,6 +163,9 @@ export function resolveBetaOptions(options: BetaModelOptions | undefined, parame
   assertInRange(`${parameter}.delta`, resolved.delta, 0, Infinity, { minExclusive: true, maxExclusive: true, hint: 'pass e.g. { delta: 1.5 }' });
   assertInRange(`${parameter}.omega`, resolved.omega, 0, 1, { hint: 'pass e.g. { omega: 0.3 }' });
   assertInRange(`${parameter}.tau`, resolved.tau, 0, 1, { hint: 'pass e.g. { tau: 0.4 }' });
+  if (resolved.witnessCredibility !== 'separate' && resolved.witnessCredibility !== 'shared') {
+    throw new InvalidArgumentError({ parameter: `${parameter}.witnessCredibility`, value: resolved.witnessCredibility, message: `${parameter}.witnessCredibility must be 'separate' (RAPS trust_of) or 'shared', got ${JSON.stringify(resolved.witnessCredibility)}` });
+  }
   return resolved;
 }
 
@@ -167,9 +178,11 @@ export function resolveBetaOptions(options: BetaModelOptions | undefined, parame
  *   observer's belief: r ← λr + success, s ← λs + (1 − success).
  * - `rating` is first-hand evidence of the rater about the ratee, the same update with success = score.
  * - `witness` runs the RAPS check against the observer's belief about the subject:
- *   D = |E_w − E_l| / sqrt(Var_w + Var_l). If D ≥ δ the report is refused and the observer's trust
- *   belief about the witness is updated as a failure; otherwise it counts as a success and the
- *   report is merged: r ← r + ω·positive, s ← s + ω·negative (no forgetting on a merge).
+ *   D = |E_w − E_l| / sqrt(Var_w + Var_l). If D ≥ δ the report is refused and the observer's
+ *   trust_of(witness) takes a failure; otherwise a success, and the report is merged into
+ *   reputation_of(subject): r ← r + ω·positive, s ← s + ω·negative (no forgetting on a merge).
+ *   trust_of is its own belief (`witnessCredibility: 'separate'`, default) or the same belief as
+ *   reputation_of(witness) (`'shared'`).
  * - `behaviour` is ignored.
  *
  * score(agent) = E of the team's belief = (1 + r) / (2 + r + s); weights are scores normalised to
@@ -181,6 +194,8 @@ export class BetaReputationModel extends RosterReputationModel {
   #parameters: Required<BetaModelOptions>;
   #team = new Map<AgentId, BetaCounts>();
   #pairs = new Map<AgentId, Map<AgentId, BetaCounts>>();
+  // trust_of: testimony credibility per (observer, witness), used only with witnessCredibility 'separate'.
+  #trust = new Map<AgentId, Map<AgentId, BetaCounts>>();
 
   constructor({ agents, ...options }: { agents: readonly AgentId[] } & BetaModelOptions) {
     const parameters = resolveBetaOptions(options);
@@ -188,7 +203,7 @@ export class BetaReputationModel extends RosterReputationModel {
     this.#parameters = parameters;
   }
 
-  /** The model's parameters λ, δ, ω, τ. */
+  /** The model's parameters λ, δ, ω, τ and where witness credibility is kept. */
   get parameters(): Required<BetaModelOptions> {
     return { ...this.#parameters };
   }
@@ -213,6 +228,26 @@ export class BetaReputationModel extends RosterReputationModel {
    */
   belief(observer: AgentId | null, subject: AgentId): BetaBelief {
     return betaBelief(this.#counts(observer, subject));
+  }
+
+  /** reputation_of: the belief of `observer` about the reliability of `subject`'s work (= {@link belief}). */
+  reputationOf(observer: AgentId | null, subject: AgentId): BetaBelief {
+    return this.belief(observer, subject);
+  }
+
+  /**
+   * trust_of: the belief of `observer` that `witness`'s testimony is credible, from the outcomes of
+   * the witness checks (Beta(1 + r, 1 + s) with forgetting λ). With `witnessCredibility: 'shared'`
+   * it is the same belief as reputation_of(observer, witness).
+   */
+  trustOf(observer: AgentId, witness: AgentId): BetaBelief {
+    return betaBelief(this.#trustCounts(observer, witness));
+  }
+
+  /** True when `observer` finds `witness`'s testimony credible: trust_of E ≥ τ. */
+  isCredible(observer: AgentId, witness: AgentId): boolean {
+    // credible iff E[trust_of] ≥ τ
+    return this.trustOf(observer, witness).expectation >= this.#parameters.tau;
   }
 
   /** The raw counts (r, s) above the prior behind {@link belief}, e.g. to publish as a witness report. */
@@ -279,13 +314,34 @@ export class BetaReputationModel extends RosterReputationModel {
         if (counts) beliefs.push({ observer, subject, positive: counts.positive, negative: counts.negative });
       }
     }
-    return this.wrapSnapshot({ parameters: { ...this.#parameters }, beliefs });
+    const trust: Array<{ observer: AgentId; witness: AgentId; positive: number; negative: number }> = [];
+    for (const observer of agents) {
+      const row = this.#trust.get(observer);
+      if (!row) continue;
+      for (const witness of agents) {
+        const counts = row.get(witness);
+        if (counts) trust.push({ observer, witness, positive: counts.positive, negative: counts.negative });
+      }
+    }
+    return this.wrapSnapshot({ parameters: { ...this.#parameters }, beliefs, trust });
   }
 
   /** Replaces agents, beliefs and parameters (λ, δ, ω, τ) with the snapshot's. */
   restore(snapshot: ReputationSnapshot): void {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
-    const parameters = resolveBetaOptions(readObject(state.parameters, 'snapshot.state.parameters') as BetaModelOptions, 'snapshot.state.parameters');
+    const stored = readObject(state.parameters, 'snapshot.state.parameters') as BetaModelOptions;
+    // Snapshots written before issue 14 have no witnessCredibility: they kept witness checks in the shared belief.
+    const parameters = resolveBetaOptions(stored.witnessCredibility === undefined ? { ...stored, witnessCredibility: 'shared' } : stored, 'snapshot.state.parameters');
+    const trust = new Map<AgentId, Map<AgentId, BetaCounts>>();
+    readArray(state.trust ?? [], 'snapshot.state.trust').forEach((entry, index) => {
+      const path = `snapshot.state.trust[${index}]`;
+      const record = readObject(entry, path);
+      const observer = readAgentId(record.observer, `${path}.observer`, agents);
+      const witness = readAgentId(record.witness, `${path}.witness`, agents);
+      let row = trust.get(observer);
+      if (!row) trust.set(observer, (row = new Map()));
+      row.set(witness, { positive: readNumber(record.positive, `${path}.positive`, 0), negative: readNumber(record.negative, `${path}.negative`, 0) });
+    });
     const team = new Map<AgentId, BetaCounts>();
     const pairs = new Map<AgentId, Map<AgentId, BetaCounts>>();
     readArray(state.beliefs, 'snapshot.state.beliefs').forEach((entry, index) => {
@@ -307,6 +363,14 @@ export class BetaReputationModel extends RosterReputationModel {
     this.replaceRoster(agents, evidenceCounts);
     this.#team = team;
     this.#pairs = pairs;
+    this.#trust = trust;
+  }
+
+  #trustCounts(observer: AgentId, witness: AgentId): BetaCounts {
+    if (this.#parameters.witnessCredibility === 'shared') return this.#counts(observer, witness);
+    this.roster.require(observer, 'observer');
+    this.roster.require(witness, 'witness');
+    return this.#trust.get(observer)?.get(witness) ?? emptyBetaCounts;
   }
 
   #counts(observer: AgentId | null, subject: AgentId): BetaCounts {
@@ -342,9 +406,17 @@ export class BetaReputationModel extends RosterReputationModel {
       witness: { positive: report.positive, negative: report.negative },
       delta: this.#parameters.delta,
     });
-    // The report itself is evidence about the witness: a passing report is a success, a deviating one a failure.
-    this.#set(observer, witness, updateBetaCounts(this.#counts(observer, witness), check.accepted ? 1 : 0, this.#parameters.lambda));
-    this.#touch(witness);
+    // The report itself is evidence about the witness's testimony: a passing report is a success,
+    // a deviating one a failure, in trust_of ('separate') or in the witness's one belief ('shared').
+    const credibility = updateBetaCounts(this.#trustCounts(observer, witness), check.accepted ? 1 : 0, this.#parameters.lambda);
+    if (this.#parameters.witnessCredibility === 'shared') {
+      this.#set(observer, witness, credibility);
+      this.#touch(witness);
+    } else {
+      let row = this.#trust.get(observer);
+      if (!row) this.#trust.set(observer, (row = new Map()));
+      row.set(witness, credibility);
+    }
     if (check.accepted) {
       // Re-read: when witness === subject the trust update above already changed this belief.
       this.#set(observer, subject, mergeWitnessCounts(this.#counts(observer, subject), report, this.#parameters.omega));

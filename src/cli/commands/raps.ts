@@ -6,9 +6,10 @@ import {
   runRapsScenario,
   runRapsScenarioOverNats,
   runScaling,
-  summarizeAdversarial,
+  runAdversarialSeeds,
   summarizeCodeReview,
-  type AdversarialSummary,
+  type AdversarialSeedsSummary,
+  type RapsScenarioParameters,
   type CodeReviewSummary,
   type RapsScenarioName,
   type ScalingRow,
@@ -22,7 +23,10 @@ export default defineCommand({
   meta: { name: 'raps', description: 'RAPS reputation-aware publish/subscribe: adversarial | scaling | code-review' },
   args: {
     scenario: { type: 'positional', description: `Scenario: ${rapsScenarioNames.join(' | ')}`, required: true },
-    seed: sharedArgs.seed,
+    seed: { type: 'string', description: 'First seed (adversarial: seed i = seed + i; default 1, the reported seeds; tuning seeds are 101..120; other scenarios: 2027)', valueHint: 'N' },
+    seeds: { type: 'string', description: 'adversarial: number of seeds (default 20)', valueHint: 'N' },
+    recovery: { type: 'string', description: 'adversarial: recovery factor rho in [0, 1] of filtered-away beliefs (ours; 1 = off, the default)', valueHint: 'RHO' },
+    'witness-credibility': { type: 'string', description: "Witness credibility: separate (RAPS trust_of, default) or shared (the routing belief, before issue 14)", default: 'separate', valueHint: 'separate|shared' },
     json: sharedArgs.json,
     transport: { type: 'string', description: 'Message transport: inproc (default) or nats', default: 'inproc', valueHint: 'inproc|nats' },
     'nats-url': { type: 'string', description: 'NATS server (with -js); omitted = start a private nats-server', valueHint: 'URL' },
@@ -40,7 +44,11 @@ export default defineCommand({
     if (transportName !== 'inproc' && transportName !== 'nats') {
       throw new InvalidArgumentError({ parameter: '--transport', value: transportName, message: `--transport must be inproc or nats, got ${JSON.stringify(transportName)}` });
     }
-    const seed = parseIntegerFlag('seed', args.seed, 2027);
+    const seed = parseIntegerFlag('seed', args.seed, name === 'adversarial' ? 1 : 2027);
+    const credibility = String(args['witness-credibility']) as 'separate' | 'shared';
+    if ((credibility as string) !== 'separate' && (credibility as string) !== 'shared') {
+      throw new InvalidArgumentError({ parameter: '--witness-credibility', value: credibility, message: `--witness-credibility must be separate or shared, got ${JSON.stringify(credibility)}` });
+    }
     const taskCount = args.tasks === undefined ? undefined : parseIntegerFlag('tasks', args.tasks, 10, 1, 10_000);
     const natsUrl = args['nats-url'] as string | undefined;
     const print = (text: string) => process.stdout.write(`${text}\n`);
@@ -64,42 +72,70 @@ export default defineCommand({
       return;
     }
 
-    const parameters = { seed, witness: Boolean(args.witness), additions: Boolean(args.additions), ...(taskCount === undefined ? {} : { taskCount }) };
-    const { scenario, result } =
-      transportName === 'nats'
-        ? await runRapsScenarioOverNats(name, { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) })
-        : await runRapsScenario(name, parameters);
     if (name === 'adversarial') {
-      // The clean reference: the same five agents, none adversarial, in-process.
-      const clean = await runRapsScenario('adversarial', { ...parameters, adversaryCount: 0 });
-      const summary = summarizeAdversarial(scenario, result, seed, clean);
+      const seeds = parseIntegerFlag('seeds', args.seeds, 20, 1, 10_000);
+      const summary = await runAdversarialSeeds({
+        seed,
+        seeds,
+        witness: Boolean(args.witness),
+        additions: Boolean(args.additions),
+        witnessCredibility: credibility,
+        ...(args.recovery === undefined ? {} : { recovery: parseFraction('recovery', String(args.recovery)) }),
+        ...(taskCount === undefined ? {} : { taskCount }),
+        ...(transportName === 'nats'
+          ? { run: async (parameters: RapsScenarioParameters) => runRapsScenarioOverNats('adversarial', { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) }) }
+          : {}),
+      });
       if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
       else print(adversarialTable(summary, transportName));
       return;
     }
+    const parameters = { seed, witness: Boolean(args.witness), additions: Boolean(args.additions), witnessCredibility: credibility, ...(taskCount === undefined ? {} : { taskCount }) };
+    const { scenario, result } =
+      transportName === 'nats'
+        ? await runRapsScenarioOverNats(name, { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) })
+        : await runRapsScenario(name, parameters);
     const review = summarizeCodeReview(scenario, result);
     if (args.json) print(JSON.stringify(review, null, 2));
     else print(codeReviewTable(review, transportName));
   },
 });
 
+function parseFraction(name: string, value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.9` });
+  return parsed;
+}
+
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const pad = (text: string | number, width: number) => String(text).padEnd(width);
 
-function adversarialTable(summary: AdversarialSummary, transport: string): string {
+function adversarialTable(run: AdversarialSeedsSummary, transport: string): string {
+  const summary = run.first;
   const ids = summary.agents.map((agent) => agent.id);
+  const adversaries = summary.agents.filter((agent) => agent.adversarial).map((agent) => agent.id);
+  const ci = (interval: { mean: number; low: number; high: number }) => `${percent(interval.mean)} [${percent(interval.low)}, ${percent(interval.high)}]`;
+  const header = ['seed', 'RAPS (decider)', 'team view', 'majority', 'decider alone', 'clean team', 'honest only', 'RAPS − honest', 'adv < tau from'];
+  const widths = [6, 15, 10, 9, 14, 11, 12, 14, 14];
+  const line = (cells: Array<string | number>) => cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ').trimEnd();
   const lines = [
-    `RAPS adversarial: ${ids.length} agents (${summary.agents.filter((agent) => agent.adversarial).length} adversarial: ${summary.agents.filter((agent) => agent.adversarial).map((agent) => agent.id).join(', ')}), ${summary.tasks} tasks, seed ${summary.seed}, witness checks ${summary.witness ? 'on' : 'off'}, ${summary.additions ? 'with our additions' : 'plain RAPS (no additions)'}, transport ${transport}`,
+    `RAPS adversarial: ${ids.length} agents (${adversaries.length} adversarial: ${adversaries.join(', ')}), ${run.tasks} tasks per seed, seeds ${run.seeds[0]}..${run.seeds.at(-1)}, witness checks ${run.witness ? 'on' : 'off'}, witness credibility ${run.witnessCredibility}, recovery ${run.recovery === 1 ? 'off' : run.recovery}, ${run.additions ? 'with our additions' : 'plain RAPS (no additions)'}, transport ${transport}`,
+    `RAPS decides by ${summary.decider}'s watchdog (a known-honest agent); team view = the same run decided by the mean peer reputation; honest only = the ${ids.length - adversaries.length} honest agents alone, same protocol`,
     '',
-    `${pad('accuracy (RAPS, decided by ' + summary.decider + "'s watchdog)", 48)} ${percent(summary.accuracy)}`,
-    `${pad('plain majority of all agents (no reputation)', 48)} ${percent(summary.majorityAccuracy)}`,
-    `${pad(summary.decider + ' alone', 48)} ${percent(summary.deciderAloneAccuracy)}`,
-    ...(summary.cleanAccuracy === undefined ? [] : [`${pad('same five agents, no adversary (clean RAPS)', 48)} ${percent(summary.cleanAccuracy)}`]),
-    `${pad('adversaries below tau = ' + summary.tau + ' from round', 48)} ${summary.adversariesBelowTauFromRound ?? 'never'}`,
-    `${pad('messages routed / broadcast', 48)} ${summary.routed} / ${summary.broadcast}`,
-    `${pad('audits / witness checks (rejected)', 48)} ${summary.totals.audits} / ${summary.totals.witnessChecks} (${summary.totals.witnessRejected})`,
+    line(header),
+    ...run.perSeed.map((row) => line([row.seed, percent(row.accuracy), percent(row.teamViewAccuracy), percent(row.majorityAccuracy), percent(row.deciderAloneAccuracy), percent(row.cleanAccuracy), percent(row.honestOnlyAccuracy), `${(100 * (row.accuracy - row.honestOnlyAccuracy)).toFixed(1)}`, row.adversariesBelowTauFromRound ?? 'never'])),
     '',
-    `reputation per round in ${summary.decider}'s eyes (E[j]; ${summary.decider} itself = 1):`,
+    `${pad('mean [95% t-interval over seeds]', 34)}`,
+    `${pad('  RAPS (decider)', 34)} ${ci(run.average.accuracy)}`,
+    `${pad('  RAPS, team view (no decider)', 34)} ${ci(run.average.teamView)}`,
+    `${pad('  plain majority', 34)} ${ci(run.average.majority)}`,
+    `${pad('  decider alone', 34)} ${ci(run.average.deciderAlone)}`,
+    `${pad('  clean team (no adversary)', 34)} ${ci(run.average.clean)}`,
+    `${pad('  honest-only ceiling', 34)} ${ci(run.average.honestOnly)}`,
+    `${pad('  RAPS − honest only (paired)', 34)} ${(100 * run.average.gapToHonestOnly.mean).toFixed(1)} points [${(100 * run.average.gapToHonestOnly.low).toFixed(1)}, ${(100 * run.average.gapToHonestOnly.high).toFixed(1)}]`,
+    `${pad('  within 2 points of honest only', 34)} ${run.withinTwoPointsOfHonestOnly ? 'yes' : 'no'}`,
+    '',
+    `seed ${summary.seed}: reputation per round in ${summary.decider}'s eyes (E[j]; ${summary.decider} itself = 1):`,
     `${pad('round', 6)} ${pad('task', 9)} ${ids.map((id) => pad(id, 8)).join(' ')}`,
   ];
   const rows = summary.reputationPerRound;

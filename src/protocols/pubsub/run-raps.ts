@@ -148,6 +148,11 @@ export interface RapsDecision {
   readonly answers: Readonly<Record<AgentId, string | null>>;
   /** Each agent's last publication text. */
   readonly texts: Readonly<Record<AgentId, string>>;
+  /**
+   * With a decider: what the team view (no decider; agents whose peer reputation is ≥ τ, weighted
+   * by it) would have decided at the same point of the same run, to show what the decider buys.
+   */
+  readonly teamView?: { readonly answer: string | null; readonly eligible: readonly AgentId[] };
 }
 
 /** Counters of one round. */
@@ -520,18 +525,22 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
       }
 
       // Decide from agents whose reputation (team view, or the decider's view) is at least τ.
-      const reputation = decider === undefined ? peerReputation(model, order, { informedOnly }) : viewOf(decider);
-      let eligible = order.filter((agentId) => last.has(agentId) && (reputation[agentId] as number) >= tau);
-      if (eligible.length === 0) eligible = order.filter((agentId) => last.has(agentId));
-      const proposals = eligible.map((agentId) => {
-        const message = last.get(agentId) as Message;
-        return { agentId, taskId: task.id, round: message.round, text: message.text, answer: message.answer ?? null };
-      });
-      const weights = Object.fromEntries(eligible.map((agentId) => [agentId, reputation[agentId] as number]));
-      const decision = aggregator.aggregate({ task, proposals, agents: identities.filter((agent) => eligible.includes(agent.id)), weights });
+      const decideWith = (reputation: Readonly<Record<AgentId, number>>) => {
+        let eligible = order.filter((agentId) => last.has(agentId) && (reputation[agentId] as number) >= tau);
+        if (eligible.length === 0) eligible = order.filter((agentId) => last.has(agentId));
+        const proposals = eligible.map((agentId) => {
+          const message = last.get(agentId) as Message;
+          return { agentId, taskId: task.id, round: message.round, text: message.text, answer: message.answer ?? null };
+        });
+        const weights = Object.fromEntries(eligible.map((agentId) => [agentId, reputation[agentId] as number]));
+        return { eligible, decision: aggregator.aggregate({ task, proposals, agents: identities.filter((agent) => eligible.includes(agent.id)), weights }) };
+      };
+      const teamReputation = peerReputation(model, order, { informedOnly });
+      const { eligible, decision } = decideWith(decider === undefined ? teamReputation : viewOf(decider));
+      const teamView = decider === undefined ? undefined : decideWith(teamReputation);
       const answers = Object.fromEntries(order.map((agentId) => [agentId, last.get(agentId)?.answer ?? null]));
       const texts = Object.fromEntries(order.filter((agentId) => last.has(agentId)).map((agentId) => [agentId, (last.get(agentId) as Message).text]));
-      decisions.push({ taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken, answers, texts });
+      decisions.push({ taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken, answers, texts, ...(teamView === undefined ? {} : { teamView: { answer: teamView.decision.answer, eligible: teamView.eligible } }) });
       emit({ schemaVersion: 1, type: 'decision', taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken });
     }
 

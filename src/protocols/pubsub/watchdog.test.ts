@@ -29,7 +29,7 @@ describe('watchdog', () => {
   });
 
   it('merges a consistent witness report with discount omega and updates trust in the witness', () => {
-    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9, delta: 1.5, omega: 0.3 });
+    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9, delta: 1.5, omega: 0.3, witnessCredibility: 'shared' });
     const order = ['a', 'b', 'c'];
     // a: one reliable audit of b, one unreliable of c. b: two unreliable audits of c -> (0, 1.9).
     model.observe([
@@ -49,14 +49,40 @@ describe('watchdog', () => {
     expect(model.belief('a', 'b').expectation).toBeCloseTo(2.9 / 3.9, 12);
   });
 
-  it('asks only trusted witnesses, at most maxWitnesses, and inverts a lying witness', () => {
-    const model = createBetaModel({ agents: ['a', 'b', 'c', 'd'] });
+  it('with separate credibility, the accepted report raises trust_of(a, b) and leaves reputation_of(a, b) alone', () => {
+    // Same evidence as above. Merge: E_a[c] = 1 / 3.57 as before; trust_of(a, b): (0.9·0 + 1, 0) = (1, 0) → 2/3;
+    // reputation_of(a, b) stays (1, 0) from a's one reliable audit → 2/3 (not 2.9/3.9).
+    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9, delta: 1.5, omega: 0.3 });
     model.observe([
-      { type: 'outcome', taskId: 't', observer: 'a', subject: 'd', success: 0 }, // a distrusts d (E = 1/3)
-      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 1 },
-      { type: 'outcome', taskId: 't', observer: 'd', subject: 'c', success: 1 },
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'b', success: 1 },
+      { type: 'outcome', taskId: 't', observer: 'a', subject: 'c', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 0 },
     ]);
+    model.observe(witnessReports({ model, order: ['a', 'b', 'c'], heardFrom: new Map([['a', new Set(['b'])]]) }));
+    expect(model.belief('a', 'c').expectation).toBeCloseTo(1 / 3.57, 12);
+    expect(model.trustOf('a', 'b').expectation).toBeCloseTo(2 / 3, 12);
+    expect(model.reputationOf('a', 'b').expectation).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('asks only trusted witnesses, at most maxWitnesses, and inverts a lying witness', () => {
+    const evidence = [
+      { type: 'outcome' as const, taskId: 't', observer: 'a', subject: 'd', success: 0 }, // a distrusts d's work (E = 1/3)
+      { type: 'outcome' as const, taskId: 't', observer: 'b', subject: 'c', success: 1 },
+      { type: 'outcome' as const, taskId: 't', observer: 'd', subject: 'c', success: 1 },
+    ];
     const heardFrom = new Map([['a', new Set(['b', 'd'])]]);
+    // separate credibility (default): d's bad work says nothing about its testimony, trust_of(a, d) = 0.5 ≥ τ
+    const separate = createBetaModel({ agents: ['a', 'b', 'c', 'd'] });
+    separate.observe(evidence);
+    expect(witnessReports({ model: separate, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b', 'd']);
+    // one refused report from d: trust_of(a, d) = (0, 1), E = 1/3 < τ → no longer asked
+    separate.observe([{ type: 'witness', observer: 'a', witness: 'd', subject: 'b', positive: 0, negative: 20 }]);
+    expect(separate.isCredible('a', 'd')).toBe(false);
+    expect(witnessReports({ model: separate, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b']);
+    // shared belief (the old behaviour): a's distrust of d's work keeps d from testifying
+    const model = createBetaModel({ agents: ['a', 'b', 'c', 'd'], witnessCredibility: 'shared' });
+    model.observe(evidence);
     expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b']);
     expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom, maxWitnesses: 0 })).toEqual([]);
     const inverted = witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom, behaviour: { b: 'inverted' } });

@@ -62,7 +62,7 @@ export function witnessReports({
   minDirectEvidence = 0,
   tau = 0.4,
 }: {
-  model: Pick<BetaReputationModel, 'counts' | 'isTrusted' | 'belief'>;
+  model: Pick<BetaReputationModel, 'counts' | 'isTrusted' | 'belief' | 'isCredible' | 'trustOf'>;
   order: readonly AgentId[];
   heardFrom: ReadonlyMap<AgentId, ReadonlySet<AgentId>>;
   behaviour?: Readonly<Record<AgentId, WitnessBehaviour>>;
@@ -90,8 +90,8 @@ export function witnessReports({
     const heard = heardFrom.get(observer);
     if (!heard) continue;
     const chosen = order
-      .filter((witness) => heard.has(witness) && witness !== observer && model.isTrusted(observer, witness) && directlyTrusted(observer, witness))
-      .map((witness, index) => ({ witness, index, trust: model.belief(observer, witness).expectation }))
+      .filter((witness) => heard.has(witness) && witness !== observer && model.isCredible(observer, witness) && directlyTrusted(observer, witness))
+      .map((witness, index) => ({ witness, index, trust: model.trustOf(observer, witness).expectation }))
       .sort((left, right) => right.trust - left.trust || left.index - right.index)
       .slice(0, maxWitnesses)
       .sort((left, right) => left.index - right.index)

@@ -2,3 +2,4 @@ export * from './scenarios.js';
 export * from './qa-team.js';
 export * from './code-review.js';
 export * from './nats-run.js';
+export * from './adversarial-seeds.js';

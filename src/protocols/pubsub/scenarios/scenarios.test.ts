@@ -22,4 +22,17 @@ describe('RAPS scenarios', () => {
     expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2 }).runOptions).toMatchObject({ witnessMinDirectEvidence: 2, attention: 'trusted', decider: 'agent-1' });
     expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2, additions: false }).runOptions.witnessMinDirectEvidence).toBeUndefined();
   });
+
+  it('builds the honest-only ceiling from the same team: the honest agents alone, same tasks, skills and decider', () => {
+    const full = createRapsScenario('adversarial', { seed: 3, taskCount: 4 });
+    const honest = createRapsScenario('adversarial', { seed: 3, taskCount: 4, honestOnly: true, witnessCredibility: 'shared', recovery: 0.9 });
+    expect(honest.runOptions.agents.map((agent) => agent.id)).toEqual(['agent-1', 'agent-2']);
+    expect(honest.runOptions.decider).toBe('agent-1');
+    expect(honest.runOptions.tasks).toEqual(full.runOptions.tasks);
+    expect(honest.agents[0]).toBe(honest.agents[0]);
+    expect(honest.qaTeam?.adversaries).toEqual([]);
+    expect(honest.runOptions.beta).toEqual({ witnessCredibility: 'shared' });
+    expect(honest.runOptions.recovery).toBe(0.9);
+    expect(full.runOptions.beta).toBeUndefined();
+  });
 });

@@ -38,6 +38,15 @@ export interface RapsScenarioParameters {
    * `false` runs the plain RAPS base (top-3 in `scaling`), for before/after comparisons. @default true
    */
   readonly additions?: boolean;
+  /**
+   * `adversarial` only: run the honest agents alone (same seed, tasks, skills and protocol, the
+   * adversaries removed), the honest-only ceiling. @default false
+   */
+  readonly honestOnly?: boolean;
+  /** Where witness credibility is kept: RAPS's own trust_of belief (`separate`) or the routing belief (`shared`, before issue 14). @default 'separate' */
+  readonly witnessCredibility?: 'separate' | 'shared';
+  /** `adversarial` only: recovery factor ρ of filtered-away beliefs (see {@link RunRapsOptions.recovery}); 1 = off. @default 1 */
+  readonly recovery?: number;
 }
 
 /** Recipients per publication that grows with the team: k = max(3, ⌈log2 n⌉) (10 → 4, 20 → 5, 50 → 6). */
@@ -69,13 +78,15 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
   const seed = parameters.seed ?? 2027;
   const runId = (parameters.runId ?? `${name}-${seed}`).replace(/[^A-Za-z0-9_-]/g, '_');
   const additions = parameters.additions ?? true;
+  const credibility = parameters.witnessCredibility === undefined ? {} : { beta: { witnessCredibility: parameters.witnessCredibility } };
   if (name === 'adversarial') {
-    const team = buildQaTeam({ size: 5, adversaries: parameters.adversaryCount ?? 3, seed, taskCount: parameters.taskCount ?? 30 });
+    const full = buildQaTeam({ size: 5, adversaries: parameters.adversaryCount ?? 3, seed, taskCount: parameters.taskCount ?? 30 });
+    const team = parameters.honestOnly === true ? honestPart(full) : full;
     return {
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...(additions ? { witnessMinDirectEvidence: 2, attention: 'trusted' as const } : {}) },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.honestOnly === true ? `${runId}-honest` : runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...credibility, ...(parameters.recovery === undefined ? {} : { recovery: parameters.recovery }), ...(additions ? { witnessMinDirectEvidence: 2, attention: 'trusted' as const } : {}) },
     };
   }
   if (name === 'scaling') {
@@ -86,7 +97,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...(additions ? { attention: 'trusted' as const, teamView: 'informed' as const, coverageSlots: topK >= size - 1 ? 0 : Math.floor(topK / 3) } : {}) },
+      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...credibility, ...(additions ? { attention: 'trusted' as const, teamView: 'informed' as const, coverageSlots: topK >= size - 1 ? 0 : Math.floor(topK / 3) } : {}) },
     };
   }
   if (name === 'code-review') {
@@ -94,6 +105,19 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
     return { name, agents: team.agents, runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, topK: 3, floor: 0.0, maxRounds: 3, witness: parameters.witness ?? true } };
   }
   throw new InvalidArgumentError({ parameter: 'scenario', value: name, message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}` });
+}
+
+/** The honest agents of a QA team alone, in roster order, on the same tasks and world. */
+function honestPart(team: QaTeam): QaTeam {
+  const keep = new Set(team.honest);
+  const indices = team.identities.map((identity, index) => (keep.has(identity.id) ? index : -1)).filter((index) => index >= 0);
+  return {
+    ...team,
+    agents: indices.map((index) => team.agents[index] as Agent),
+    identities: indices.map((index) => team.identities[index] as (typeof team.identities)[number]),
+    adversaries: [],
+    subscriptions: Object.fromEntries(team.honest.map((agentId) => [agentId, team.subscriptions[agentId] as string])),
+  };
 }
 
 /** Options of {@link runRapsScenario}. */
@@ -147,6 +171,10 @@ export interface AdversarialSummary {
   readonly deciderAloneAccuracy: number;
   /** RAPS accuracy of the same five agents with no adversary (clean reference), when measured. */
   readonly cleanAccuracy?: number;
+  /** The same run decided by the team view instead of the known-honest decider (what the decider buys). */
+  readonly teamViewAccuracy: number;
+  /** Where witness credibility was kept in the run. */
+  readonly witnessCredibility: 'separate' | 'shared';
   /** First global round after which every adversary stays below τ in the decider's view (null if never). */
   readonly adversariesBelowTauFromRound: number | null;
   /** The decider's belief E_decider[j] per round. */
@@ -168,6 +196,7 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
   const accuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.answer) ? 1 : 0)));
   const majorityAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, plurality(Object.values(decision.answers))) ? 1 : 0)));
   const deciderAloneAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.answers[decider] ?? null) ? 1 : 0)));
+  const teamViewAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.teamView?.answer ?? decision.answer) ? 1 : 0)));
   const reputationPerRound = result.rounds.map((round) => ({ round: round.globalRound, taskId: round.taskId, reputation: round.deciderView ?? round.reputation }));
   let below: number | null = null;
   for (let index = reputationPerRound.length - 1; index >= 0; index--) {
@@ -187,6 +216,8 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
     accuracy,
     majorityAccuracy,
     deciderAloneAccuracy,
+    teamViewAccuracy,
+    witnessCredibility: scenario.runOptions.beta?.witnessCredibility ?? 'separate',
     ...(clean === undefined ? {} : { cleanAccuracy: mean(clean.result.decisions.map((decision) => ((clean.scenario.qaTeam as QaTeam).world.isCorrect(decision.taskId, decision.answer) ? 1 : 0))) }),
     adversariesBelowTauFromRound: below,
     reputationPerRound,
