@@ -12,11 +12,11 @@ describe('repute drf', () => {
     const result = JSON.parse(json.stdout) as { schemaVersion: number; experiment: string; rows: Array<{ rule: string }> };
     expect(result.schemaVersion).toBe(1);
     expect(result.experiment).toBe('sign');
-    expect(result.rows.map((row) => row.rule)).toEqual(['printed', 'corrected', 'random']);
+    expect(result.rows.map((row) => row.rule)).toEqual(['printed', 'corrected', 'random', 'all-printed']);
     const table = runCli('capability', '--seeds', '2', '--tasks', '20');
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/Spearman\(reputation, true acc\.\)/);
-  });
+  }, 120_000);
 
   it('exits non-zero with a typed message on bad flags and a missing dataset', () => {
     const badSeeds = runCli('collusion', '--seeds', 'many');
@@ -25,5 +25,11 @@ describe('repute drf', () => {
     const missing = runCli('cost', '--data', '/nonexistent/zeroeval');
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/dataset not found at \/nonexistent\/zeroeval/);
-  });
+    const unknown = runCli('replay', 'mmlu');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown dataset "mmlu"; choose one of math-l5, gsm8k/);
+    const noData = runCli('replay', 'gsm8k', '--data', '/nonexistent');
+    expect(noData.status).toBe(2);
+    expect(noData.stderr).toMatch(/dataset not found at \/nonexistent\/zeroeval-gsm8k/);
+  }, 120_000);
 });

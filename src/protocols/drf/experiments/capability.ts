@@ -5,9 +5,9 @@ import type { AgentId } from '../../../core/agent-identity.js';
 import { resolveOptions } from '../../../core/options.js';
 import { createRng, deriveSeed } from '../../../core/rng.js';
 import { assertInRange, assertInteger } from '../../../core/validate.js';
-import { createDrfModel, type DrfVariant } from '../../../reputation/drf.js';
+import type { DrfVariant } from '../../../reputation/drf.js';
 import { runDrf } from '../run-drf.js';
-import { createExperimentSelector } from './experiment-selector.js';
+import { drfConfigParts, drfReviewConfig, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { spearman, tInterval, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting } from './simulated-pool.js';
@@ -32,11 +32,15 @@ export interface CapabilityExperimentOptions extends ExperimentHooks {
   readonly delta?: number;
   /** Filter threshold on reputation. @default 0.3 */
   readonly threshold?: number;
+  /** DRF configurations to compare, one row each. @default drfStandardConfigs */
+  readonly configs?: readonly DrfConfig[];
 }
 
 /** Correlations for one reputation-rule variant. */
 export interface CapabilityRow {
-  /** Which form of DRF's reputation rules the row's runs used. */
+  /** Name of the DRF configuration of the row's runs. */
+  readonly config: string;
+  /** Whether the configuration runs the printed or the corrected equations. */
   readonly variant: DrfVariant;
   /** Spearman ρ between final reputation and true accuracy, over seeds (seeds with a constant side are left out and counted). */
   readonly spearman: MeanInterval;
@@ -57,25 +61,26 @@ export interface CapabilityExperimentResult {
   /** Name of the experiment that produced the result. */
   readonly experiment: 'capability';
   /** Resolved settings of the run plus a description of the interval reported. */
-  readonly settings: Required<Omit<CapabilityExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
-  /** One row per variant: `corrected` first, then `printed`. */
+  readonly settings: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | 'configs'>> & { readonly interval: string };
+  /** One row per configuration, in the order given. */
   readonly rows: readonly CapabilityRow[];
-  /** The first seed's agents: true accuracy against final reputation (corrected rules), for illustration. */
+  /** The first seed's agents: true accuracy against final reputation (the review's rules), for illustration. */
   readonly example: ReadonlyArray<{ readonly agentId: AgentId; readonly trueAccuracy: number; readonly reputation: number; readonly timesSelected: number }>;
 }
 
-const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory'>> = { seeds: 20, baseSeed: 2027, agents: 10, tasks: 60, k: 4, skillLow: 0.2, skillHigh: 0.9, delta: 0.7, threshold: 0.3 };
+const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | 'configs'>> = { seeds: 20, baseSeed: 1, agents: 10, tasks: 60, k: 4, skillLow: 0.2, skillHigh: 0.9, delta: 0.7, threshold: 0.3 };
 
 /**
  * Runs DRF on seeded simulated pools with hidden skills and correlates final reputation with true
- * accuracy (Spearman), for the corrected and the printed reputation rules.
+ * accuracy (Spearman), for each DRF configuration (the paper as printed, the review's corrections,
+ * each of our options).
  *
  * @example
  * const result = await runCapabilityExperiment({ seeds: 20 });
  * result.rows[0]?.spearman.mean; // e.g. 0.8
  */
 export async function runCapabilityExperiment(options: CapabilityExperimentOptions = {}): Promise<CapabilityExperimentResult> {
-  const { selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
+  const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
   assertInteger('agents', settings.agents, 3, 1000, 'a rank correlation needs at least 3 agents');
@@ -85,7 +90,7 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
   assertInRange('skillHigh', settings.skillHigh, settings.skillLow, 1, { maxExclusive: true });
   const rows: CapabilityRow[] = [];
   let example: CapabilityExperimentResult['example'] = [];
-  for (const variant of ['corrected', 'printed'] as const) {
+  for (const config of configs) {
     const rhos: number[] = [];
     const selectionRhos: number[] = [];
     const accuracies: number[] = [];
@@ -102,8 +107,8 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
         tasks: setting.tasks,
         k: settings.k,
         threshold: settings.threshold,
-        selector: makeSelector('ucb-corrected', settings.delta),
-        reputation: createDrfModel({ agents: ids, variant }),
+        ...drfConfigParts(config, ids, { delta: settings.delta }),
+        ...(makeSelector === undefined ? {} : { selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
         rng: createRng(deriveSeed(seed, 'capability-select')),
       });
       const truth = ids.map((agentId) => setting.trueAccuracy[agentId] as number);
@@ -128,13 +133,13 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
       const selectionRho = spearman(timesSelected, truth);
       if (!Number.isNaN(selectionRho)) selectionRhos.push(selectionRho);
       accuracies.push(result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / result.rounds.length);
-      if (index === 0 && variant === 'corrected') {
+      if (index === 0 && config.name === drfReviewConfig.name) {
         example = ids
           .map((agentId, position) => ({ agentId, trueAccuracy: truth[position] as number, reputation: reputation[position] as number, timesSelected: timesSelected[position] as number }))
           .sort((left, right) => right.trueAccuracy - left.trueAccuracy);
       }
     }
-    rows.push({ variant, spearman: tInterval(rhos), undefinedSeeds, selectionSpearman: tInterval(selectionRhos), meanRatingSpearman: tInterval(ratingRhos), accuracy: tInterval(accuracies) });
+    rows.push({ config: config.name, variant: config.variant, spearman: tInterval(rhos), undefinedSeeds, selectionSpearman: tInterval(selectionRhos), meanRatingSpearman: tInterval(ratingRhos), accuracy: tInterval(accuracies) });
   }
   return { schemaVersion: 1, experiment: 'capability', settings: { ...settings, interval: '95% Student-t interval over seeds' }, rows, example };
 }

@@ -5,10 +5,9 @@ import type { AgentId } from '../../../core/agent-identity.js';
 import { resolveOptions } from '../../../core/options.js';
 import { createRng, deriveSeed } from '../../../core/rng.js';
 import { assertInRange, assertInteger } from '../../../core/validate.js';
-import { createDrfModel } from '../../../reputation/drf.js';
 import type { DrfDefence } from '../drf-round.js';
 import { runDrf } from '../run-drf.js';
-import { createExperimentSelector } from './experiment-selector.js';
+import { drfConfigParts, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { tInterval, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting, colludingRater, type SimulatedMember } from './simulated-pool.js';
@@ -33,6 +32,8 @@ export interface CollusionExperimentOptions extends ExperimentHooks {
   readonly delta?: number;
   /** Filter threshold on reputation. @default 0.3 */
   readonly threshold?: number;
+  /** DRF configurations to run, each without and with the defence. @default drfStandardConfigs */
+  readonly configs?: readonly DrfConfig[];
 }
 
 /** One window of rounds under one defence, averaged over seeds. */
@@ -51,8 +52,10 @@ export interface CollusionWindow {
   readonly accuracy: MeanInterval;
 }
 
-/** Results of one defence setting. */
+/** Results of one configuration and defence setting. */
 export interface CollusionCondition {
+  /** Name of the DRF configuration. */
+  readonly config: string;
   /** Collusion defence DRF ran with: `none` or `rater-credibility`. */
   readonly defence: DrfDefence;
   /** Consecutive windows of `window` rounds each, in round order. */
@@ -76,14 +79,14 @@ export interface CollusionExperimentResult {
   /** Name of the experiment that produced the result. */
   readonly experiment: 'collusion';
   /** Resolved settings of the run plus a description of the interval reported. */
-  readonly settings: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
-  /** One condition per defence: `none` first, then `rater-credibility`. */
+  readonly settings: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'configs'>> & { readonly interval: string };
+  /** One condition per configuration and defence: per configuration `none` first, then `rater-credibility`. */
   readonly conditions: readonly CollusionCondition[];
 }
 
-const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> = {
+const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'configs'>> = {
   seeds: 20,
-  baseSeed: 2027,
+  baseSeed: 1,
   tasks: 60,
   k: 4,
   window: 10,
@@ -94,7 +97,7 @@ const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> = 
 };
 
 /**
- * Runs DRF (corrected rules, UCB with equal costs) on a pool of honest simulated agents plus two
+ * Runs DRF (each configuration, UCB with equal costs) on a pool of honest simulated agents plus two
  * low-capability colluders, once without a defence and once with rater credibility, on the same
  * seeds, and reports the colluders' reputation and selection rate per window of rounds.
  *
@@ -103,7 +106,7 @@ const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory'>> = 
  * result.conditions[1]?.bothExcluded; // fraction of seeds where DRF excluded both colluders
  */
 export async function runCollusionExperiment(options: CollusionExperimentOptions = {}): Promise<CollusionExperimentResult> {
-  const { selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
+  const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
   assertInteger('tasks', settings.tasks, 1, 100_000);
@@ -120,7 +123,7 @@ export async function runCollusionExperiment(options: CollusionExperimentOptions
   ];
   const windows = Math.ceil(settings.tasks / settings.window);
   const conditions: CollusionCondition[] = [];
-  for (const defence of ['none', 'rater-credibility'] as const) {
+  for (const config of configs) for (const defence of ['none', 'rater-credibility'] as const) {
     const perWindow = Array.from({ length: windows }, () => ({ colluder: [] as number[], honest: [] as number[], selection: [] as number[], accuracy: [] as number[] }));
     const finals = { colluder: [] as number[], honest: [] as number[], accuracy: [] as number[] };
     let bothExcluded = 0;
@@ -134,8 +137,8 @@ export async function runCollusionExperiment(options: CollusionExperimentOptions
         k: settings.k,
         threshold: settings.threshold,
         defence,
-        selector: makeSelector('ucb-corrected', settings.delta),
-        reputation: createDrfModel({ agents: setting.pool.map((agent) => agent.identity.id) }),
+        ...drfConfigParts(config, setting.pool.map((agent) => agent.identity.id), { delta: settings.delta }),
+        ...(makeSelector === undefined ? {} : { selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
         rng: createRng(deriveSeed(seed, 'collusion-select')),
       });
       const meanOf = (ids: readonly AgentId[], scores: Readonly<Record<AgentId, number>>) => ids.reduce((sum, agentId) => sum + (scores[agentId] ?? 0), 0) / ids.length;
@@ -156,6 +159,7 @@ export async function runCollusionExperiment(options: CollusionExperimentOptions
       if (honest.some((agentId) => result.excluded.includes(agentId))) honestExcluded += 1;
     }
     conditions.push({
+      config: config.name,
       defence,
       windows: perWindow.map((bucket, window) => ({
         fromRound: window * settings.window + 1,

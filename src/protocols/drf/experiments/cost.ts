@@ -12,11 +12,11 @@ import type { Proposal } from '../../../core/proposal.js';
 import { createRng, deriveSeed, shuffle } from '../../../core/rng.js';
 import type { Task } from '../../../core/task.js';
 import { assertInRange, assertInteger } from '../../../core/validate.js';
-import { createDrfModel } from '../../../reputation/drf.js';
+import { taskSplit } from '../../../eval/replay/splits.js';
 import { agreementRatingSource, simulatedJudgeRatingSource } from '../rating-source.js';
 import { runDrf } from '../run-drf.js';
 import { decideTeamAnswer } from '../team-answer.js';
-import { createExperimentSelector } from './experiment-selector.js';
+import { drfConfigParts, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { tInterval, type MeanInterval } from './stats.js';
 
@@ -64,6 +64,14 @@ export interface CostExperimentOptions extends ExperimentHooks {
   readonly threshold?: number;
   /** Canonical key of a raw answer, so equivalent answers vote together. @default the task kind's canonicalAnswerKey */
   readonly answerKey?: (answer: string, kind: AnswerKind) => string | null;
+  /** Which tasks to run: the declared held-out split (default), the tuning split, or all. @default 'heldout' */
+  readonly split?: 'heldout' | 'tuning' | 'all';
+  /** Cost term of Eq. 9: U(0, 1) per agent and round (Section 5.1; the data has no prices) or per agent (all 1). @default 'per-round' */
+  readonly costs?: 'per-round' | 'per-agent';
+  /** DRF configurations to run at every team size. @default the review's corrections, then the paper as printed */
+  readonly configs?: readonly DrfConfig[];
+  /** Also run DRF with the strict filter (minEligible 1) for the first configuration. @default false */
+  readonly strict?: boolean;
 }
 
 /** One method's results. */
@@ -80,6 +88,12 @@ export interface CostRow {
   readonly callsPerTask: number;
   /** Calls per task if a rater judged all its peers in one call (n + n for a team of n ≥ 2). */
   readonly batchedCallsPerTask: number;
+  /** Accuracy relative to the full team's plurality, per seed then averaged (1 = equal). */
+  readonly relativeAccuracy: MeanInterval;
+  /** Calls per task as a share of the full team's (one call per agent). */
+  readonly callShare: number;
+  /** Batched calls per task as a share of the full team's. */
+  readonly batchedCallShare: number;
 }
 
 /** Result of the cost experiment. */
@@ -91,7 +105,7 @@ export interface CostExperimentResult {
   /** Name of the replayed dataset. */
   readonly dataset: string;
   /** Resolved settings plus descriptions of the interval reported and of how the pool was chosen. */
-  readonly settings: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> & { readonly interval: string; readonly poolChoice: string };
+  readonly settings: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory' | 'configs'> & { readonly interval: string; readonly poolChoice: string; readonly configs: readonly string[]; readonly taskCount: number };
   /** The pool: agent ids with their accuracy on the full dataset (used only to choose the pool). */
   readonly pool: ReadonlyArray<{ readonly agentId: AgentId; readonly accuracy: number }>;
   /** One row per distinct method: full team plurality, DRF per team size, DRF with the full team, then DRF with the strict filter. */
@@ -100,9 +114,14 @@ export interface CostExperimentResult {
   readonly bestSingle: { readonly agentId: AgentId; readonly accuracy: number };
   /** Fraction of dataset tasks that at least one pool agent answered correctly, in [0, 1]. */
   readonly coverage: number;
+  /**
+   * DRF's claim "≥ 98% of the full team's accuracy at ≤ 50% of its calls", checked on every DRF row
+   * with k ≤ 5: the rows that meet it, counting every rating call and with ratings batched.
+   */
+  readonly claim: { readonly holds: boolean; readonly rows: readonly string[]; readonly holdsBatched: boolean; readonly rowsBatched: readonly string[] };
 }
 
-const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory'> = { seeds: 10, baseSeed: 2027, poolSize: 10, teamSizes: [3, 4, 5], tasks: 0, rating: 'agreement', judgeAccuracy: 0.8, delta: 0.7, threshold: 0.3 };
+const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory' | 'configs'> = { seeds: 20, baseSeed: 1, poolSize: 10, teamSizes: [2, 3, 4, 5], tasks: 0, rating: 'agreement', judgeAccuracy: 0.8, delta: 0.7, threshold: 0.3, split: 'heldout', costs: 'per-round', strict: false };
 
 /**
  * Replays recorded answers through DRF with k = 3, 4, 5 of a 10-agent pool and through the full
@@ -116,7 +135,7 @@ const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFac
  */
 export async function runCostExperiment(data: ReplayData, options: CostExperimentOptions = {}): Promise<CostExperimentResult> {
   const memo = new Map<string, string | null>();
-  const { answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer), selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
+  const { answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer), selectorFactory: makeSelector, configs = [drfReviewConfig, drfPrintedConfig], ...rest } = options;
   const keyOf = (answer: string, kind: AnswerKind): string | null => {
     const cacheKey = `${kind}\u0000${answer}`;
     if (!memo.has(cacheKey)) {
@@ -140,6 +159,14 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
   if (settings.rating !== 'agreement' && settings.rating !== 'judge') {
     throw new InvalidArgumentError({ parameter: 'rating', value: settings.rating, message: `rating must be 'agreement' or 'judge', got ${JSON.stringify(settings.rating)}` });
   }
+  if (settings.split !== 'heldout' && settings.split !== 'tuning' && settings.split !== 'all') {
+    throw new InvalidArgumentError({ parameter: 'split', value: settings.split, message: `split must be 'heldout', 'tuning' or 'all', got ${JSON.stringify(settings.split)}` });
+  }
+  if (settings.costs !== 'per-round' && settings.costs !== 'per-agent') {
+    throw new InvalidArgumentError({ parameter: 'costs', value: settings.costs, message: `costs must be 'per-round' or 'per-agent', got ${JSON.stringify(settings.costs)}` });
+  }
+  if (configs.length === 0) throw new InvalidArgumentError({ parameter: 'configs', value: configs, message: 'pass at least one DRF configuration' });
+  const splitTasks = settings.split === 'all' ? data.tasks : data.tasks.filter((task) => taskSplit(task.id) === settings.split);
   const complete = data.agents.filter((agent) => data.tasks.every((task) => task.proposals[agent.id] !== undefined));
   if (complete.length < settings.poolSize) {
     throw new InvalidArgumentError({ parameter: 'poolSize', value: settings.poolSize, message: `${data.name} has only ${complete.length} agents with an answer to every task; pass a poolSize of at most ${complete.length}` });
@@ -172,11 +199,12 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
   const answerMaps = new Map(poolIds.map((agentId) => [agentId, new Map([...keys].map(([taskId, perAgent]) => [taskId, { text: perAgent.get(agentId) ?? '', answer: perAgent.get(agentId) ?? null }]))]));
   const pool = (): Agent[] => picks.map(({ agent }) => createReplayedAgent({ identity: { id: agent.id, model: agent.model, cost: 1 }, answers: answerMaps.get(agent.id) as Map<string, { text: string; answer: string | null }> }));
 
+  const [first] = configs as [DrfConfig, ...DrfConfig[]];
   const methods = [
-    { method: 'full team, plurality', k: settings.poolSize, drf: false, minEligible: settings.poolSize },
-    ...settings.teamSizes.map((k) => ({ method: `DRF k=${k}`, k, drf: true, minEligible: k })),
-    { method: `DRF k=${settings.poolSize} (full team)`, k: settings.poolSize, drf: true, minEligible: settings.poolSize },
-    ...settings.teamSizes.map((k) => ({ method: `DRF k=${k}, strict filter`, k, drf: true, minEligible: 1 })),
+    { method: 'full team, plurality', k: settings.poolSize, drf: false, minEligible: settings.poolSize, config: first },
+    ...configs.flatMap((config) => settings.teamSizes.map((k) => ({ method: `DRF k=${k}, ${config.name}`, k, drf: true, minEligible: k, config }))),
+    { method: `DRF k=${settings.poolSize} (full team), ${first.name}`, k: settings.poolSize, drf: true, minEligible: settings.poolSize, config: first },
+    ...(settings.strict ? settings.teamSizes.map((k) => ({ method: `DRF k=${k}, strict filter, ${first.name}`, k, drf: true, minEligible: 1, config: first })) : []),
   ];
   const unique = methods.filter((method, index) => methods.findIndex((other) => other.method === method.method) === index);
   const accuracies = new Map(unique.map((method) => [method.method, [] as number[]]));
@@ -184,7 +212,7 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
   let sampleTasks: ReplayItem[] = [];
   for (let index = 0; index < settings.seeds; index++) {
     const seed = settings.baseSeed + index;
-    const ordered = shuffle(createRng(deriveSeed(seed, 'cost-order')), data.tasks);
+    const ordered = shuffle(createRng(deriveSeed(seed, 'cost-order')), splitTasks);
     sampleTasks = settings.tasks > 0 ? ordered.slice(0, settings.tasks) : ordered;
     const tasks: Task[] = sampleTasks.map((item) => ({ id: item.id, kind: item.kind, prompt: item.prompt ?? '' }));
     for (const method of unique) {
@@ -207,11 +235,15 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
           k: method.k,
           minEligible: method.minEligible,
           threshold: settings.threshold,
-          selector: makeSelector('ucb-corrected', settings.delta),
-          reputation: createDrfModel({ agents: poolIds }),
-          ratingSource: settings.rating === 'agreement'
-            ? agreementRatingSource()
-            : simulatedJudgeRatingSource({ accuracy: settings.judgeAccuracy, isCorrect: (proposal) => isCorrect(proposal.taskId, proposal.answer), seed }),
+          costModel: settings.costs,
+          costSeed: deriveSeed(seed, 'cost-costs'),
+          ...drfConfigParts(method.config, poolIds, {
+            delta: settings.delta,
+            ratingSource: settings.rating === 'agreement'
+              ? agreementRatingSource()
+              : simulatedJudgeRatingSource({ accuracy: settings.judgeAccuracy, isCorrect: (proposal) => isCorrect(proposal.taskId, proposal.answer), seed }),
+          }),
+          ...(makeSelector === undefined ? {} : { selector: makeSelector(method.config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
           rng: createRng(deriveSeed(seed, 'cost-select', method.method)),
         });
         correct = result.rounds.filter((round) => isCorrect(round.taskId, round.decision.answer)).length;
@@ -227,32 +259,48 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
       accuracies.get(method.method)?.push(correct / tasks.length);
     }
   }
-  const taskIds = data.tasks.map((item) => item.id);
+  const taskIds = splitTasks.map((item) => item.id);
   const singles = poolIds.map((agentId) => ({ agentId, accuracy: taskIds.filter((taskId) => isCorrect(taskId, keys.get(taskId)?.get(agentId) ?? null)).length / taskIds.length }));
   const best = singles.reduce((left, right) => (right.accuracy > left.accuracy ? right : left));
   const coverage = taskIds.filter((taskId) => (correctKeys.get(taskId)?.size ?? 0) > 0).length / taskIds.length;
+  const fullTeam = accuracies.get('full team, plurality') as number[];
+  const fullCalls = poolIds.length;
+  const rows: CostRow[] = unique.map((method) => {
+    const tally = calls.get(method.method) as { calls: number; batched: number; asked: number; rounds: number };
+    const perSeed = accuracies.get(method.method) as number[];
+    return {
+      method: method.method,
+      teamSize: method.k,
+      accuracy: tInterval(perSeed),
+      meanTeamSize: tally.asked / tally.rounds,
+      callsPerTask: tally.calls / tally.rounds,
+      batchedCallsPerTask: tally.batched / tally.rounds,
+      // relative accuracy per seed: acc_DRF / acc_full (same tasks)
+      relativeAccuracy: tInterval(perSeed.map((value, index) => value / (fullTeam[index] as number))),
+      callShare: tally.calls / tally.rounds / fullCalls,
+      batchedCallShare: tally.batched / tally.rounds / fullCalls,
+    };
+  });
+  const candidates = rows.filter((row) => row.method.startsWith('DRF') && row.teamSize <= 5);
+  // claim: mean relative accuracy ≥ 0.98 at a call share ≤ 0.5
+  const meets = (share: (row: CostRow) => number) => candidates.filter((row) => row.relativeAccuracy.mean >= 0.98 && share(row) <= 0.5).map((row) => row.method);
+  const claimRows = meets((row) => row.callShare);
+  const claimRowsBatched = meets((row) => row.batchedCallShare);
   return {
     schemaVersion: 1,
     experiment: 'cost',
     dataset: data.name,
     settings: {
       ...settings,
+      configs: configs.map((config) => config.name),
+      taskCount: sampleTasks.length,
       interval: '95% Student-t interval over seeds (task orders)',
       poolChoice: `agents with an answer to all ${data.tasks.length} tasks (${complete.length}), ranked by dataset accuracy, taken at ${settings.poolSize} evenly spaced ranks`,
     },
     pool: picks.map((pick) => ({ agentId: pick.agent.id, accuracy: pick.accuracy })),
-    rows: unique.map((method) => {
-      const tally = calls.get(method.method) as { calls: number; batched: number; asked: number; rounds: number };
-      return {
-        method: method.method,
-        teamSize: method.k,
-        accuracy: tInterval(accuracies.get(method.method) as number[]),
-        meanTeamSize: tally.asked / tally.rounds,
-        callsPerTask: tally.calls / tally.rounds,
-        batchedCallsPerTask: tally.batched / tally.rounds,
-      };
-    }),
+    rows,
     bestSingle: best,
     coverage,
+    claim: { holds: claimRows.length > 0, rows: claimRows, holdsBatched: claimRowsBatched.length > 0, rowsBatched: claimRowsBatched },
   };
 }

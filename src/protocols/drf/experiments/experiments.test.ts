@@ -4,12 +4,13 @@ import { runCapabilityExperiment } from './capability.js';
 import { runCollusionExperiment } from './collusion.js';
 import { formatCapabilityTable, formatCollusionTable, formatSignTable } from './format.js';
 import { runSignExperiment } from './sign.js';
+import { drfPrintedConfig, drfReviewConfig } from './drf-config.js';
 
 describe('DRF experiments on small seeded runs', () => {
   it('sign: the printed Eq. 9 selects dearer agents than the corrected one on the same pools', async () => {
     const result = await runSignExperiment({ seeds: 8 });
     expect(result.schemaVersion).toBe(1);
-    expect(result.rows.map((row) => row.rule)).toEqual(['printed', 'corrected', 'random']);
+    expect(result.rows.map((row) => row.rule)).toEqual(['printed', 'corrected', 'random', 'all-printed']);
     expect(result.printedMinusCorrected.meanSelectedCost.mean).toBeGreaterThan(0);
     for (const row of result.rows) {
       expect(row.meanSelectedCost.low).toBeLessThanOrEqual(row.meanSelectedCost.mean);
@@ -23,7 +24,7 @@ describe('DRF experiments on small seeded runs', () => {
   });
 
   it('collusion: with rater credibility the colluders end lower than without it and below the honest agents', async () => {
-    const result = await runCollusionExperiment({ seeds: 4, tasks: 40 });
+    const result = await runCollusionExperiment({ seeds: 4, tasks: 40, configs: [drfReviewConfig] });
     const [plain, defended] = result.conditions;
     expect(plain?.defence).toBe('none');
     expect(defended?.finalColluderReputation.mean).toBeLessThan(plain?.finalColluderReputation.mean as number);
@@ -33,7 +34,8 @@ describe('DRF experiments on small seeded runs', () => {
   });
 
   it('capability: final reputation correlates positively with hidden accuracy', async () => {
-    const result = await runCapabilityExperiment({ seeds: 5 });
+    const result = await runCapabilityExperiment({ seeds: 5, configs: [drfReviewConfig, drfPrintedConfig] });
+    expect(result.rows.map((row) => row.config)).toEqual(['review (default)', 'paper as printed']);
     expect(result.rows.map((row) => row.variant)).toEqual(['corrected', 'printed']);
     expect(result.rows[0]?.spearman.mean).toBeGreaterThan(0);
     expect(result.example).toHaveLength(10);
@@ -42,7 +44,7 @@ describe('DRF experiments on small seeded runs', () => {
 
   it('accepts an injected selector factory and refuses too few seeds', async () => {
     const result = await runSignExperiment({ seeds: 2, tasks: 5, selectorFactory: () => fakeRandomSelector() });
-    expect(result.rows).toHaveLength(3);
+    expect(result.rows).toHaveLength(4);
     await expect(runSignExperiment({ seeds: 1 })).rejects.toThrow(/seeds must be an integer in \[2, 10000\], got 1/);
   });
 });

@@ -7,3 +7,5 @@ export * from './experiment-hooks.js';
 export { createExperimentSelector } from './experiment-selector.js';
 export { formatCapabilityTable, formatCollusionTable, formatCostTable, formatSignTable } from './format.js';
 export type { MeanInterval } from './stats.js';
+export * from './drf-config.js';
+export * from './tune.js';

@@ -1,12 +1,13 @@
 // Experiment `sign`: DRF's Eq. 9 as printed adds the cost term, S_i = δ·r_i + (1−δ)·c_i + x_i, so
 // with equal reputation it prefers the expensive agent. Compare it with the corrected
 // S_i = δ·r_i − (1−δ)·c_i + x_i and with random selection on a simulated pool.
-import { createDrfModel } from '../../../reputation/drf.js';
 import { resolveOptions } from '../../../core/options.js';
 import { createRng, deriveSeed } from '../../../core/rng.js';
 import { assertInRange, assertInteger } from '../../../core/validate.js';
 import { runDrf } from '../run-drf.js';
 import { createExperimentSelector } from './experiment-selector.js';
+import { drfConfigParts, drfPrintedConfig, drfReviewConfig } from './drf-config.js';
+import { InvalidArgumentError } from '../../../core/errors.js';
 import type { ExperimentHooks, ExperimentSelectorKind } from './experiment-hooks.js';
 import { buildSimulatedSetting } from './simulated-pool.js';
 import { tInterval, type MeanInterval } from './stats.js';
@@ -29,13 +30,21 @@ export interface SignExperimentOptions extends ExperimentHooks {
   readonly skillLow?: number;
   /** Upper end of the skill range, in [skillLow, 1). @default 0.9 */
   readonly skillHigh?: number;
+  /**
+   * Costs: `'per-round'` draws c_i^t ~ U(0, 1) per agent and round (the paper's Section 5.1);
+   * `'per-agent'` draws one price per agent, fixed over the run. @default 'per-round'
+   */
+  readonly costs?: 'per-round' | 'per-agent';
 }
 
 /** One selection rule's results over seeds. */
 export interface SignRow {
-  /** Selection rule: printed Eq. 9, corrected Eq. 9, or the random-k baseline. */
-  readonly rule: 'printed' | 'corrected' | 'random';
-  /** Mean price per call of the selected agents (costs ~ U(0, 1)), averaged over rounds. */
+  /**
+   * Selection rule: printed Eq. 9, corrected Eq. 9, or the random-k baseline (all three with the
+   * review's reputation rules), or `all-printed`: every equation as printed (Eqs. 2, 8, 9).
+   */
+  readonly rule: 'printed' | 'corrected' | 'random' | 'all-printed';
+  /** Mean cost c_i^t of the selected agents (costs ~ U(0, 1)), averaged over rounds. */
   readonly meanSelectedCost: MeanInterval;
   /** Fraction of tasks whose team answer is correct. */
   readonly accuracy: MeanInterval;
@@ -51,17 +60,18 @@ export interface SignExperimentResult {
   readonly experiment: 'sign';
   /** Resolved settings of the run plus a description of the interval reported. */
   readonly settings: Required<Omit<SignExperimentOptions, 'selectorFactory'>> & { readonly interval: string };
-  /** One row per rule, in the order printed, corrected, random. */
+  /** One row per rule, in the order printed, corrected, random, all-printed. */
   readonly rows: readonly SignRow[];
   /** Paired per-seed differences (printed − corrected). */
   readonly printedMinusCorrected: { readonly meanSelectedCost: MeanInterval; readonly accuracy: MeanInterval };
 }
 
-const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = { seeds: 20, baseSeed: 2027, agents: 6, tasks: 30, k: 3, delta: 0.7, skillLow: 0.3, skillHigh: 0.9 };
+const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = { seeds: 20, baseSeed: 1, agents: 6, tasks: 30, k: 3, delta: 0.7, skillLow: 0.3, skillHigh: 0.9, costs: 'per-round' };
 
 /**
- * Runs DRF with the printed Eq. 9, the corrected Eq. 9 and random-k selection on the same seeded
- * pools (costs ~ U(0, 1), skills ~ U(skillLow, skillHigh), both hidden from the protocol) and
+ * Runs DRF with the printed Eq. 9, the corrected Eq. 9 and random-k selection (the review's
+ * reputation rules) and with every equation printed, on the same seeded pools (costs ~ U(0, 1) per
+ * round or per agent, skills ~ U(skillLow, skillHigh), both hidden from the protocol) and
  * reports mean selected cost and accuracy with 95% Student-t intervals over seeds.
  *
  * @example
@@ -78,7 +88,10 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
   assertInRange('delta', settings.delta, 0, 1);
   assertInRange('skillLow', settings.skillLow, 0, 1, { minExclusive: true, maxExclusive: true });
   assertInRange('skillHigh', settings.skillHigh, settings.skillLow, 1, { maxExclusive: true });
-  const rules: Array<SignRow['rule']> = ['printed', 'corrected', 'random'];
+  if (settings.costs !== 'per-round' && settings.costs !== 'per-agent') {
+    throw new InvalidArgumentError({ parameter: 'costs', value: settings.costs, message: `costs must be 'per-round' (Section 5.1) or 'per-agent', got ${JSON.stringify(settings.costs)}` });
+  }
+  const rules: Array<SignRow['rule']> = ['printed', 'corrected', 'random', 'all-printed'];
   const perRule = new Map(rules.map((rule) => [rule, { cost: [] as number[], accuracy: [] as number[], capability: [] as number[] }]));
   for (let index = 0; index < settings.seeds; index++) {
     const seed = settings.baseSeed + index;
@@ -90,18 +103,23 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
     }));
     for (const rule of rules) {
       const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
-      const kind: ExperimentSelectorKind = rule === 'random' ? 'random' : rule === 'printed' ? 'ucb-printed' : 'ucb-corrected';
+      const kind: ExperimentSelectorKind = rule === 'random' ? 'random' : rule === 'printed' || rule === 'all-printed' ? 'ucb-printed' : 'ucb-corrected';
+      const ids = setting.pool.map((agent) => agent.identity.id);
+      const parts = drfConfigParts(rule === 'all-printed' ? drfPrintedConfig : drfReviewConfig, ids, { delta: settings.delta });
       const result = await runDrf({
         pool: setting.pool,
         tasks: setting.tasks,
         k: settings.k,
         costNormalization: 'none',
+        costModel: settings.costs,
+        costSeed: deriveSeed(seed, 'sign-cost'),
+        ...parts,
         selector: makeSelector(kind, settings.delta),
-        reputation: createDrfModel({ agents: setting.pool.map((agent) => agent.identity.id) }),
         rng: createRng(deriveSeed(seed, 'sign-select', rule)),
       });
       const bucket = perRule.get(rule) as { cost: number[]; accuracy: number[]; capability: number[] };
-      bucket.cost.push(average(result.rounds.map((round) => average(round.team.map((agentId) => setting.costs[agentId] as number)))));
+      // c_i^t of the selected agents as used by the selector (per-round draws or the fixed prices)
+      bucket.cost.push(average(result.rounds.map((round) => average(round.team.map((agentId) => round.teamCosts[agentId] as number)))));
       bucket.accuracy.push(average(result.rounds.map((round) => (setting.world.isCorrect(round.taskId, round.decision.answer) ? 1 : 0))));
       bucket.capability.push(average(result.rounds.map((round) => average(round.team.map((agentId) => setting.trueAccuracy[agentId] as number)))));
     }

@@ -1,0 +1,30 @@
+// `repute drf tune`: chooses DRF's numeric options on tuning seeds only (101..120 by default),
+// disjoint from the reported seeds (1..20): the capability experiment over `drfTuningGrid`, ranked
+// by mean Spearman(reputation, true accuracy), ties by team accuracy.
+import { runCapabilityExperiment, type CapabilityExperimentResult, type CapabilityRow } from './capability.js';
+import { drfTuningGrid, type DrfConfig } from './drf-config.js';
+
+/** Result of {@link runDrfTuning}. */
+export interface DrfTuningResult {
+  /** Shape version of this record; always 1. */
+  readonly schemaVersion: 1;
+  /** Name of the experiment. */
+  readonly experiment: 'tune';
+  /** The capability experiment on the tuning seeds, one row per grid configuration. */
+  readonly capability: CapabilityExperimentResult;
+  /** The chosen row. */
+  readonly best: CapabilityRow;
+}
+
+/**
+ * Runs the capability experiment for every configuration of the tuning grid on the tuning seeds and
+ * returns the best by mean Spearman(reputation, true accuracy), ties by mean team accuracy.
+ *
+ * @example
+ * const { best } = await runDrfTuning({ baseSeed: 101, seeds: 20 });
+ */
+export async function runDrfTuning({ baseSeed = 101, seeds = 20, configs = drfTuningGrid }: { /** @default 101 */ baseSeed?: number; /** @default 20 */ seeds?: number; /** @default drfTuningGrid */ configs?: readonly DrfConfig[] } = {}): Promise<DrfTuningResult> {
+  const capability = await runCapabilityExperiment({ baseSeed, seeds, configs });
+  const best = capability.rows.reduce((left, right) => (right.spearman.mean > left.spearman.mean || (right.spearman.mean === left.spearman.mean && right.accuracy.mean > left.accuracy.mean) ? right : left));
+  return { schemaVersion: 1, experiment: 'tune', capability, best };
+}
