@@ -18,8 +18,9 @@ describe('DRF experiments on small seeded runs', () => {
       expect(row.accuracy.mean * 240).toBeCloseTo(Math.round(row.accuracy.mean * 240), 9);
       expect(row.meanSelectedCost.n).toBe(8);
     }
-    // Pinned for the default base seed 2027: 158, 160 and 156 of 240 task decisions correct (printed, corrected, random).
-    expect(result.rows.map((row) => Math.round(row.accuracy.mean * 240))).toEqual([158, 160, 156]);
+    // Pinned for the default base seed 1 (seeds 1..8, per-round costs since issue 14): 149, 156, 144
+    // and 141 of 240 task decisions correct (printed Eq. 9, corrected Eq. 9, random, all printed).
+    expect(result.rows.map((row) => Math.round(row.accuracy.mean * 240))).toEqual([149, 156, 144, 141]);
     expect(formatSignTable(result)).toMatch(/printed Eq. 9 \(\+cost\)/);
   });
 
