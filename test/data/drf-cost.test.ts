@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../../src/eval/proposals/load-dataset.js';
 import { runCostExperiment, type CostExperimentResult } from '../../src/protocols/drf/experiments/cost.js';
+import { drfReviewConfig } from '../../src/protocols/drf/experiments/drf-config.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dataDir = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
@@ -14,7 +15,7 @@ describe.skipIf(!existsSync(directory))('repute drf cost on zeroeval-math-l5', (
   const models = () => (JSON.parse(readFileSync(join(directory, 'models.json'), 'utf8')) as { models: Array<{ model: string; n_items: number; n_correct: number }> }).models;
 
   beforeAll(async () => {
-    result = await runCostExperiment(await loadDataset(directory), { seeds: 2 });
+    result = await runCostExperiment(await loadDataset(directory), { seeds: 2, split: 'all', strict: true, configs: [drfReviewConfig], teamSizes: [3, 4, 5] });
   });
 
   it('picks the 10 agents at evenly spaced accuracy ranks among agents with all 721 answers (second method: models.json counts)', () => {
@@ -50,10 +51,13 @@ describe.skipIf(!existsSync(directory))('repute drf cost on zeroeval-math-l5', (
 
   it('counts k + k(k − 1) calls per task for DRF and fewer agents under the strict filter', () => {
     const row = (method: string) => result.rows.find((item) => item.method === method);
-    expect(row('DRF k=3')?.callsPerTask).toBe(9);
-    expect(row('DRF k=4')?.callsPerTask).toBe(16);
-    expect(row('DRF k=5')?.callsPerTask).toBe(25);
+    expect(row('DRF k=3, review (default)')?.callsPerTask).toBe(9);
+    expect(row('DRF k=4, review (default)')?.callsPerTask).toBe(16);
+    expect(row('DRF k=5, review (default)')?.callsPerTask).toBe(25);
     expect(row('full team, plurality')?.callsPerTask).toBe(10);
-    expect(row('DRF k=3, strict filter')?.meanTeamSize).toBeLessThan(3);
+    // share of the full team's 10 calls: 9/10, 16/10
+    expect(row('DRF k=3, review (default)')?.callShare).toBeCloseTo(0.9, 12);
+    expect(row('DRF k=4, review (default)')?.callShare).toBeCloseTo(1.6, 12);
+    expect(row('DRF k=3, strict filter, review (default)')?.meanTeamSize).toBeLessThan(3);
   });
 });
