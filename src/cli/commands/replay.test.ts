@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeProposalsJsonl } from '../../eval/proposals/proposals-jsonl.js';
 import { generateReplayFixture } from '../../eval/replay/fixture.js';
+import { parseSeedsFlag } from './replay.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'repute-replay-cli-'));
@@ -17,14 +18,23 @@ beforeAll(async () => {
 });
 
 describe('repute replay', () => {
+  it('parses --seeds lists and ranges', () => {
+    expect(parseSeedsFlag('1..4')).toEqual([1, 2, 3, 4]);
+    expect(parseSeedsFlag('1..3,7, 9')).toEqual([1, 2, 3, 7, 9]);
+    expect(() => parseSeedsFlag('1,1')).toThrow(/repeats a seed/);
+    expect(() => parseSeedsFlag('a')).toThrow(/--seeds takes integers and ranges/);
+  });
+
   it('prints summary.json with --json and writes the three outputs', () => {
     const out = join(directory, 'out');
     const result = runCli(fixture, '--tasks', '20', '--methods', 'majority,minirep', '--workers', '1', '--json', '--out', out);
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout) as { schemaVersion: number; methods: Record<string, { clean: number; attacked: number; strictWins: number; poolExp: number; payloadHit: number; nextExcl: number; cfHarm: number }>; limits: Record<string, number> };
-    expect(summary.schemaVersion).toBe(1);
+    expect(summary.schemaVersion).toBe(2);
     expect(Object.keys(summary.methods)).toEqual(['majority', 'minirep']);
-    for (const key of ['clean', 'attacked', 'strictWins', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm']) expect(summary.methods.minirep).toHaveProperty(key);
+    for (const key of ['clean', 'attacked', 'loss', 'relativeDrop', 'strictWins', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm']) expect(summary.methods.minirep).toHaveProperty(key);
+    expect(summary).toHaveProperty('retention.majority');
+    expect(summary).toHaveProperty(['byComposition', 'all-strong', 'minirep', 'strictWins']);
     for (const key of ['coverage', 'majorityAll', 'bestSingle']) expect(summary.limits).toHaveProperty(key);
     expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))).toEqual(summary);
     // Header + 116 conditions × 2 methods.
@@ -63,5 +73,11 @@ describe('repute replay', () => {
     const unknown = runCli(directory);
     expect(unknown.status).toBe(3);
     expect(unknown.stderr).toMatch(/DataFormatError: .*cannot detect the dataset format/);
+    const badSeeds = runCli(fixture, '--seeds', '3..1');
+    expect(badSeeds.status).toBe(2);
+    expect(badSeeds.stderr).toMatch(/--seeds range "3..1" must run upwards/);
+    const badSplit = runCli(fixture, '--split', 'test');
+    expect(badSplit.status).toBe(2);
+    expect(badSplit.stderr).toMatch(/--split must be one of heldout, tuning, all/);
   });
 });

@@ -7,7 +7,8 @@ import { availableReplayMethodNames, replayMethodNames } from '../../eval/replay
 import { describeKinds, mixedKeyThreshold } from '../../eval/replay/audit-keys.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
-import { feedbackModes, verifierKinds } from '../../eval/replay/types.js';
+import { splitChoices, type SplitChoice } from '../../eval/replay/prepare.js';
+import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -19,6 +20,29 @@ function parseChoice<T extends string>(name: string, value: string, allowed: rea
   return value as T;
 }
 
+/** Parses `--seeds`: a comma-separated list of integers and inclusive ranges, e.g. `1..10` or `1..3,7`. */
+export function parseSeedsFlag(value: string): number[] {
+  const seeds: number[] = [];
+  for (const part of value.split(',').map((item) => item.trim()).filter((item) => item.length > 0)) {
+    const range = /^(-?\d+)\.\.(-?\d+)$/.exec(part);
+    if (range) {
+      const from = Number(range[1]);
+      const to = Number(range[2]);
+      if (to < from || to - from > 10_000) {
+        throw new InvalidArgumentError({ parameter: '--seeds', value, message: `--seeds range ${JSON.stringify(part)} must run upwards and hold at most 10001 seeds; pass e.g. --seeds 1..10` });
+      }
+      for (let seed = from; seed <= to; seed++) seeds.push(seed);
+    } else if (/^-?\d+$/.test(part)) seeds.push(Number(part));
+    else throw new InvalidArgumentError({ parameter: '--seeds', value, message: `--seeds takes integers and ranges like 1..10 separated by commas, got ${JSON.stringify(part)}; pass e.g. --seeds 1..10` });
+  }
+  if (seeds.length === 0) throw new InvalidArgumentError({ parameter: '--seeds', value, message: '--seeds lists no seed; pass e.g. --seeds 1..10' });
+  if (new Set(seeds).size !== seeds.length) throw new InvalidArgumentError({ parameter: '--seeds', value, message: `--seeds repeats a seed in ${JSON.stringify(value)}; list each seed once` });
+  return seeds;
+}
+
+/** Exit code per error code: misuse 2, bad data 3, anything else 1. */
+const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
+
 export default defineCommand({
   meta: {
     name: 'replay',
@@ -29,6 +53,9 @@ export default defineCommand({
     format: { type: 'string', description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`, valueHint: 'FORMAT' },
     tasks: { type: 'string', description: 'Tasks sampled (seeded, fixed order)', default: '100', valueHint: 'N' },
     seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
+    seeds: { type: 'string', description: 'Run the grid once per seed (e.g. 1..10 or 1,2,5) and report means with 95% bootstrap intervals; overrides --seed', valueHint: 'LIST' },
+    split: { type: 'string', description: `Tasks to sample (${splitChoices.join('|')}): held-out (FNV-1a(id) % 5 != 0), tuning, or every task`, default: 'heldout' },
+    compositions: { type: 'string', description: `Comma-separated team compositions (${allCompositionNames.join(',')}; default ${compositionNames.join(',')})`, valueHint: 'LIST' },
     feedback: { type: 'string', description: `Post-task feedback (${feedbackModes.join('|')}); default verifier with --verifier simulated, else consensus. --feedback verifier alone means --verifier simulated` },
     verifier: { type: 'string', description: `Verifier judging every proposal (${verifierKinds.join('|')}): MiniRep down-weights proposals judged wrong, and its verdicts are the post-task feedback; default none (simulated with --feedback verifier)`, valueHint: 'KIND' },
     'verifier-sensitivity': { type: 'string', description: 'Simulated verifier: P(judged wrong | wrong) in [0, 1]', default: '0.85', valueHint: 'S' },
@@ -71,6 +98,9 @@ export default defineCommand({
         ...(format === undefined ? {} : { format: format as DatasetFormat }),
         tasks: parseIntegerFlag('tasks', args.tasks, 100, 1),
         seed: parseIntegerFlag('seed', args.seed, 2027),
+        ...(args.seeds === undefined || args.seeds === '' ? {} : { seeds: parseSeedsFlag(args.seeds) }),
+        split: parseChoice('split', args.split, splitChoices) as SplitChoice,
+        compositions: parseListFlag('compositions', args.compositions, allCompositionNames, compositionNames),
         ...(feedback === undefined ? {} : { feedback }),
         // --feedback verifier without --verifier is the former flag: runReplay turns the simulated verifier on.
         ...(verifier === undefined ? {} : { verifier }),

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { answersEquivalent } from '../../core/answers/answers.js';
 import { generateReplayFixture } from './fixture.js';
-import { adaptActive, onOffActive, planAttack, plainNumber } from './attacks.js';
+import { adaptAttackers, onOffActive, planAttack, plainNumber } from './attacks.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { prepareReplay } from './prepare.js';
 import type { AttackName, PreparedTask } from './types.js';
 import { attackNames } from './types.js';
 
 const ops = createDefaultAnswerOps();
-const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 11 }), ops, seed: 5, tasks: 60 });
+const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 11 }), ops, seed: 5, tasks: 60, split: 'all' });
 const team = prepared.agents.slice(0, 10).map((agent) => agent.id);
 const attackers = [team[0], team[4], team[9]] as string[];
 const honestOf = (task: PreparedTask) => Object.fromEntries(team.map((agent) => [agent, task.keys[prepared.agents.findIndex((candidate) => candidate.id === agent)] ?? null]));
-const plan = (attack: AttackName, taskIndex: number, weights?: Record<string, number>) => {
+const plan = (attack: AttackName, taskIndex: number, adaptive?: string[]) => {
   const task = prepared.tasks[taskIndex] as PreparedTask;
-  return planAttack({ attack, seed: 9, conditionId: `c/${attack}`, taskIndex, task, team, attackers, honest: honestOf(task), ops, ...(weights ? { weights } : {}) });
+  return planAttack({ attack, seed: 9, conditionId: `c/${attack}`, taskIndex, task, team, attackers, honest: honestOf(task), ops, ...(adaptive ? { adaptive } : {}) });
 };
 
 describe('attacks', () => {
@@ -79,13 +79,29 @@ describe('attacks', () => {
     });
   });
 
-  it('BOUND proposes an off-by-one or boundary value around the reference', () => {
+  it('BOUND proposes an off-by-one or boundary value around the attacker’s own honest answer', () => {
+    let aroundOwnWrong = 0;
     prepared.tasks.forEach((task, taskIndex) => {
-      const reference = plainNumber(task.reference) as number;
-      for (const payload of Object.values(plan('BOUND', taskIndex).payloads)) {
-        expect([reference + 1, reference - 1, 0, 1, reference + 2, reference - 2]).toContain(plainNumber(payload));
+      const honest = honestOf(task);
+      for (const [agent, payload] of Object.entries(plan('BOUND', taskIndex).payloads)) {
+        const own = honest[agent] ?? null;
+        const base = plainNumber(own ?? task.reference) as number;
+        expect([base + 1, base - 1, 0, 1, base + 2, base - 2]).toContain(plainNumber(payload));
+        if (own !== null && (task.scores[own]?.exact ?? 0) === 0) aroundOwnWrong++;
       }
     });
+    // The mutation starts from the attacker's own answer, also when that answer is already wrong.
+    expect(aroundOwnWrong).toBeGreaterThan(0);
+  });
+
+  it('BOUND on a hand-made task: own 10 → 11 (9 is the reference and skipped); own 8 → 7', () => {
+    const task: PreparedTask = { id: 'b1', kind: 'number', prompt: '', reference: '9', keys: [], texts: [], present: [], scores: { '9': { exact: 1, f1: 1 } } };
+    const input = { attack: 'BOUND' as const, seed: 1, conditionId: 'c', taskIndex: 0, task, team: ['p', 'q'], attackers: ['p', 'q'], ops };
+    const payloads = planAttack({ ...input, honest: { p: '10', q: '8' } }).payloads;
+    // p's candidates: {11, 9} in seeded order, then 0, 1, 12, 8; 9 is correct and skipped → 11 either way.
+    expect(payloads.p).toBe('11');
+    // q's candidates: {9, 7} in seeded order, then 0, 1, 10, 6; 9 is skipped → 7 either way.
+    expect(payloads.q).toBe('7');
   });
 
   it('ONOFF is honest before task 30, then on 5 tasks and off 5', () => {
@@ -96,14 +112,18 @@ describe('attacks', () => {
     expect(Object.keys(plan('ONOFF', 31).payloads).sort()).toEqual(attackers.slice().sort());
   });
 
-  it('ADAPT attacks only while the attackers weigh at least as much as the honest members', () => {
-    const equal = Object.fromEntries(team.map((agent) => [agent, 0.1]));
-    const low = Object.fromEntries(team.map((agent) => [agent, attackers.includes(agent) ? 0.02 : 0.134]));
-    // Means: attackers 0.02 < honest 0.134 → inactive; equal split → active.
-    expect(adaptActive(low, team, attackers)).toBe(false);
-    expect(adaptActive(equal, team, attackers)).toBe(true);
-    expect(plan('ADAPT', 3, low)).toEqual({ active: false, payloads: {} });
-    expect(plan('ADAPT', 3, equal).active).toBe(true);
+  it('ADAPT: nobody before task 30; then each attacker whose MiniRep weight kept ≥ 0.9 × its task-30 weight', () => {
+    const reference = { a: 0.1, b: 0.2, c: 0.05 };
+    // a: 0.09 ≥ 0.9·0.1 = 0.09 (equal counts) → attacks; b: 0.17 < 0.18 → honest; c: 0.2 ≥ 0.045 → attacks.
+    const weights = { a: 0.09, b: 0.17, c: 0.2 };
+    expect(adaptAttackers({ taskIndex: 29, weights, reference, attackers: ['a', 'b', 'c'] })).toEqual([]);
+    expect(adaptAttackers({ taskIndex: 30, weights, reference, attackers: ['a', 'b', 'c'] })).toEqual(['a', 'c']);
+    // planAttack gives STRONG's shared payload to the chosen attackers only, from task 30.
+    expect(plan('ADAPT', 3, [attackers[0] as string])).toEqual({ active: false, payloads: {} });
+    expect(plan('ADAPT', 31, [])).toEqual({ active: false, payloads: {} });
+    const chosen = plan('ADAPT', 31, [attackers[0] as string, attackers[2] as string]);
+    expect(Object.keys(chosen.payloads).sort()).toEqual([attackers[0], attackers[2]].sort());
+    expect(new Set(Object.values(chosen.payloads)).size).toBe(1);
   });
 
   it('works on choice tasks: letters within the options, never the reference', () => {

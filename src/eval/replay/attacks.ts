@@ -12,6 +12,14 @@ export const onOffStart = 30;
 export const onOffPeriod = 10;
 /** ONOFF attacking tasks per period. */
 export const onOffOn = 5;
+/** First task index (0-based) at which ADAPT attackers may attack (the paper: after task 30). @default 30 */
+export const adaptStart = 30;
+/**
+ * ADAPT (ours; the paper does not give the rule): an attacker attacks on task t ≥ {@link adaptStart}
+ * while MiniRep's normalised weight on it is at least this share of its weight at task 30.
+ * @default 0.9
+ */
+export const adaptRetention = 0.9;
 
 /** What an attack needs to mutate one task's proposals. */
 export interface AttackInput {
@@ -31,15 +39,15 @@ export interface AttackInput {
   readonly attackers: readonly AgentId[];
   /** Each team member's honest canonical key (`null` = unparseable or missing). */
   readonly honest: Readonly<Record<AgentId, string | null>>;
-  /** ADAPT only: the defending method's normalised pre-task weights over the team. */
-  readonly weights?: Readonly<Record<AgentId, number>>;
+  /** ADAPT only: the attackers the ADAPT rule ({@link adaptAttackers}) chose for this task. @default [] */
+  readonly adaptive?: readonly AgentId[];
   /** Answer operations used to build and check payload keys. */
   readonly ops: AnswerOps;
 }
 
 /** The attack's effect on one task: whether it fired and each attacker's payload key. */
 export interface AttackPlan {
-  /** True when the attack fired on this task (false without attackers, off-phase ONOFF tasks, and ADAPT while the attackers' mean weight is below the honest members'). */
+  /** True when the attack fired on this task (false without attackers, before task 30 for ONOFF/ADAPT, off-phase ONOFF tasks, and ADAPT tasks where the rule chose nobody). */
   readonly active: boolean;
   /** Attacker → payload key; empty when inactive. Payloads are never equivalent to the reference. */
   readonly payloads: Readonly<Record<AgentId, string>>;
@@ -153,19 +161,22 @@ function arithmeticCandidates(kind: AnswerKind, base: string, rng: Rng, options:
   return shuffle(rng, [`${base}+1`, `${base}-1`, `2\\cdot(${base})`, `-(${base})`]).concat([`(${base})+2`]);
 }
 
-/** Boundary / off-by-one values around the reference (BOUND): ref ± 1 first, then 0, 1, ref ± 2. */
-function boundaryCandidates(task: PreparedTask, rng: Rng): string[] {
-  const index = letterIndex(task.reference);
-  if (task.kind === 'choice' && index !== undefined) {
-    const count = task.options ?? 10;
-    const around = shuffle(rng, [index + 1, index - 1]).filter((value) => value >= 0 && value < count);
+/**
+ * Boundary / off-by-one values around the attacker's own honest answer (BOUND): base ± 1 first (seeded
+ * order), then 0, 1, base ± 2; adjacent letters, then the first/last option, for `choice`.
+ */
+function boundaryCandidates(kind: AnswerKind, base: string, rng: Rng, options: number | undefined): string[] {
+  const index = letterIndex(base);
+  if (kind === 'choice' && index !== undefined) {
+    const count = options ?? 10;
+    const around = shuffle(rng, [index + 1, index - 1]);
     return [...around, 0, count - 1, index + 2, index - 2].filter((value) => value >= 0 && value < count).map(letter);
   }
-  const value = plainNumber(task.reference);
+  const value = plainNumber(base);
   if (value !== undefined) {
     return [...shuffle(rng, [value + 1, value - 1]), 0, 1, value + 2, value - 2].map(formatNumber);
   }
-  return [...shuffle(rng, [`${task.reference}+1`, `${task.reference}-1`]), '0', '1'];
+  return [...shuffle(rng, [`${base}+1`, `${base}-1`]), '0', '1'];
 }
 
 /** The attack's shared per-task payload (STRONG, ONOFF, ADAPT, and DIV's fallback). */
@@ -178,27 +189,25 @@ export function onOffActive(taskIndex: number): boolean {
   return taskIndex >= onOffStart && (taskIndex - onOffStart) % onOffPeriod < onOffOn;
 }
 
+/** ADAPT's window: honest before task {@link adaptStart}, eligible from then on. */
+export function adaptEligible(taskIndex: number): boolean {
+  return taskIndex >= adaptStart;
+}
+
 /**
- * ADAPT trigger: attack while the attackers' mean weight is at least the honest members' mean weight
- * under the defending method's current state (equal weights count as high weight).
+ * ADAPT's rule (ours; the paper says the attackers read MiniRep's state but not how): on a task
+ * t ≥ {@link adaptStart}, attacker a attacks when MiniRep's normalised pre-task weight on it is at
+ * least {@link adaptRetention} × its weight at task 30 (`reference`), i.e. while MiniRep has not cut
+ * it down; a cut attacker answers honestly until its weight recovers. Returns the chosen attackers in
+ * the order given. Before task 30 nobody attacks.
+ *
+ * @example
+ * adaptAttackers({ taskIndex: 40, weights: { a: 0.05, b: 0.1 }, reference: { a: 0.1, b: 0.1 }, attackers: ['a', 'b'] }); // ['b']
  */
-export function adaptActive(weights: Readonly<Record<AgentId, number>> | undefined, team: readonly AgentId[], attackers: readonly AgentId[]): boolean {
-  if (weights === undefined) return true;
-  const attackerSet = new Set(attackers);
-  let attackerSum = 0;
-  let honestSum = 0;
-  let honestCount = 0;
-  for (const agent of team) {
-    const weight = weights[agent] ?? 0;
-    if (attackerSet.has(agent)) attackerSum += weight;
-    else {
-      honestSum += weight;
-      honestCount++;
-    }
-  }
-  const attackerMean = attackers.length === 0 ? 0 : attackerSum / attackers.length;
-  const honestMean = honestCount === 0 ? 0 : honestSum / honestCount;
-  return attackerMean >= honestMean - 1e-12;
+export function adaptAttackers({ taskIndex, weights, reference, attackers }: { taskIndex: number; weights: Readonly<Record<AgentId, number>>; reference: Readonly<Record<AgentId, number>>; attackers: readonly AgentId[] }): AgentId[] {
+  if (!adaptEligible(taskIndex)) return [];
+  // w_a(t) ≥ ρ · w_a(30), ρ = adaptRetention, with a 1e-12 tolerance for equal weights
+  return attackers.filter((agent) => (weights[agent] ?? 0) >= adaptRetention * (reference[agent] ?? 0) - 1e-12);
 }
 
 /** The most common wrong key among honest (uncorrupted) team members; ties go to the key that sorts first. */
@@ -224,16 +233,18 @@ export function mostPlausibleWrong(input: Pick<AttackInput, 'task' | 'team' | 'a
 }
 
 /**
- * Plans one attack on one task: a pure function of its input (no state, no method internals except
- * ADAPT's weights), seeded per (seed, condition, task, agent).
+ * Plans one attack on one task: a pure function of its input (no state, no method internals; ADAPT
+ * gets its chosen attackers in `adaptive`), seeded per (seed, condition, task, agent).
  * - RAND: each attacker an independent random wrong answer.
  * - STRONG: every attacker the same random wrong answer (one per task).
  * - DIV: every attacker the most common wrong answer among the honest members (else STRONG's payload).
- * - ARITH: an operator mutation (+1, −1, ×2, sign flip) of the attacker's own honest answer (of the
- *   reference when its own answer does not parse).
- * - BOUND: an off-by-one or boundary value around the reference (ref ± 1, then 0, 1, ref ± 2).
- * - ONOFF: STRONG's payload on the {@link onOffActive} schedule, honest otherwise.
- * - ADAPT: STRONG's payload while {@link adaptActive}, honest otherwise.
+ * - ARITH: an operator mutation (+1, −1, ×2, sign flip) of the attacker's own honest answer (ours:
+ *   of the reference when its own answer does not parse).
+ * - BOUND: an off-by-one or boundary value around the attacker's own honest answer (own ± 1, then 0,
+ *   1, own ± 2; ours: around the reference when its own answer does not parse).
+ * - ONOFF: STRONG's payload on the {@link onOffActive} schedule (from task 30), honest otherwise.
+ * - ADAPT: STRONG's payload from the attackers in `adaptive` (chosen by {@link adaptAttackers} from
+ *   MiniRep's state; one plan per condition, applied to every method), honest otherwise.
  *
  * @example
  * const plan = planAttack({ attack: 'STRONG', seed: 2027, conditionId: 'all-strong/B/STRONG', taskIndex: 0, task, team, attackers, honest, ops });
@@ -242,12 +253,16 @@ export function planAttack(input: AttackInput): AttackPlan {
   const { attack, task, attackers, ops } = input;
   if (attackers.length === 0) return { active: false, payloads: {} };
   if (attack === 'ONOFF' && !onOffActive(input.taskIndex)) return { active: false, payloads: {} };
-  if (attack === 'ADAPT' && !adaptActive(input.weights, input.team, attackers)) return { active: false, payloads: {} };
+  const adaptive = input.adaptive ?? [];
+  if (attack === 'ADAPT' && (!adaptEligible(input.taskIndex) || adaptive.length === 0)) return { active: false, payloads: {} };
   const agentRng = (agent: AgentId) => createRng(deriveSeed(input.seed, input.conditionId, input.taskIndex, agent, attack));
   const payloads: Record<AgentId, string> = {};
-  if (attack === 'STRONG' || attack === 'ONOFF' || attack === 'ADAPT') {
+  if (attack === 'STRONG' || attack === 'ONOFF') {
     const shared = sharedPayload(input);
     for (const agent of attackers) payloads[agent] = shared;
+  } else if (attack === 'ADAPT') {
+    const shared = sharedPayload(input);
+    for (const agent of adaptive) if (attackers.includes(agent)) payloads[agent] = shared;
   } else if (attack === 'DIV') {
     const shared = mostPlausibleWrong(input) ?? sharedPayload(input);
     for (const agent of attackers) payloads[agent] = shared;
@@ -263,7 +278,9 @@ export function planAttack(input: AttackInput): AttackPlan {
   } else {
     for (const agent of attackers) {
       const rng = agentRng(agent);
-      payloads[agent] = firstWrong(task, boundaryCandidates(task, rng), ops) ?? randomWrongAnswer(task, rng, ops);
+      const own = input.honest[agent] ?? null;
+      const base = own ?? ops.canonical(task.kind, task.reference) ?? task.reference;
+      payloads[agent] = firstWrong(task, boundaryCandidates(task.kind, base, rng, task.options), ops) ?? randomWrongAnswer(task, rng, ops);
     }
   }
   return { active: true, payloads };

@@ -1,25 +1,62 @@
 import { describeKinds, mixedKeyThreshold } from './audit-keys.js';
 import type { ReplaySummary } from './run-replay.js';
+import type { Interval } from './seeds.js';
 
 const pct = (value: number) => (100 * value).toFixed(1).padStart(6);
+const wins = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1)).padStart(5);
+const range = (interval: Interval | undefined, scale = 100, digits = 1) =>
+  interval === undefined ? '' : `${(scale * interval.mean).toFixed(digits)} [${(scale * interval.low).toFixed(digits)}, ${(scale * interval.high).toFixed(digits)}]`;
 
 /**
- * The summary as a plain-text table: one row per method with clean and attacked accuracy, loss,
- * relative drop, retention advantage, strict wins, PoolExp, PayloadHit, NextExcl and CF-Harm (all %
- * except wins), then the dataset limits.
+ * The summary as plain-text tables: one row per method with clean and attacked accuracy, loss,
+ * relative drop, strict wins, PoolExp, PayloadHit, NextExcl and CF-Harm (paper definitions, % except
+ * wins); the MiniRep-vs-baseline retention table (R_b = loss_b − loss_minirep, points); clean /
+ * attacked / wins per composition; 95% bootstrap intervals; then the dataset limits.
  */
 export function formatReplayTable(summary: ReplaySummary): string {
-  const header = `${'method'.padEnd(14)} ${'clean'.padStart(6)} ${'attack'.padStart(6)} ${'loss'.padStart(6)} ${'drop'.padStart(6)} ${'retAdv'.padStart(6)} ${'wins'.padStart(5)} ${'PoolEx'.padStart(6)} ${'PayHit'.padStart(6)} ${'NxtExc'.padStart(6)} ${'CFHarm'.padStart(6)}`;
+  const header = `${'method'.padEnd(14)} ${'clean'.padStart(6)} ${'attack'.padStart(6)} ${'loss'.padStart(6)} ${'drop'.padStart(6)} ${'wins'.padStart(5)} ${'PoolEx'.padStart(6)} ${'PayHit'.padStart(6)} ${'NxtExc'.padStart(6)} ${'CFHarm'.padStart(6)}`;
   const lines = [header, '-'.repeat(header.length)];
   for (const [name, method] of Object.entries(summary.methods)) {
     lines.push(
-      `${name.padEnd(14)} ${pct(method.clean)} ${pct(method.attacked)} ${pct(method.loss)} ${pct(method.relativeDrop)} ${pct(method.retentionAdvantage)} ${String(method.strictWins).padStart(5)} ${pct(method.poolExp)} ${pct(method.payloadHit)} ${pct(method.nextExcl)} ${pct(method.cfHarm)}`,
+      `${name.padEnd(14)} ${pct(method.clean)} ${pct(method.attacked)} ${pct(method.loss)} ${pct(method.relativeDrop)} ${wins(method.strictWins)} ${pct(method.poolExp)} ${pct(method.payloadHit)} ${pct(method.nextExcl)} ${pct(method.cfHarm)}`,
     );
+  }
+  const miniRep = summary.methods.minirep;
+  if (miniRep !== undefined && Object.keys(summary.retention).length > 0) {
+    lines.push('', `MiniRep vs baseline: R_b = loss_b − loss_minirep (points; > 0: MiniRep loses fewer), paired differences with 95% intervals`);
+    const retentionHeader = `${'baseline'.padEnd(14)} ${'loss_b'.padStart(6)} ${'loss_M'.padStart(6)} ${'R_b'.padStart(6)}  ${'R_b [95%]'.padEnd(22)} ${'Δclean [95%]'.padEnd(22)} ${'Δattacked [95%]'.padEnd(22)}`;
+    lines.push(retentionHeader, '-'.repeat(retentionHeader.length));
+    for (const [baseline, advantage] of Object.entries(summary.retention)) {
+      const paired = summary.intervals.paired[baseline];
+      lines.push(`${baseline.padEnd(14)} ${pct(summary.methods[baseline]?.loss ?? 0)} ${pct(miniRep.loss)} ${pct(advantage)}  ${range(paired?.retention).padEnd(22)} ${range(paired?.clean).padEnd(22)} ${range(paired?.attacked).padEnd(22)}`);
+    }
+  }
+  const compositions = Object.keys(summary.byComposition);
+  const names = Object.keys(summary.methods);
+  if (compositions.length > 0) {
+    lines.push('', `per composition: clean / attacked / strict wins (of ${summary.grid.attacked / Math.max(1, compositions.length)})`);
+    lines.push(`${'method'.padEnd(14)} ${compositions.map((composition) => composition.padStart(19)).join(' ')}`);
+    for (const name of names) {
+      const cells = compositions.map((composition) => {
+        const cell = summary.byComposition[composition]?.[name];
+        return cell === undefined ? ''.padStart(19) : `${(100 * cell.clean).toFixed(1)}/${(100 * cell.attacked).toFixed(1)}/${wins(cell.strictWins).trim()}`.padStart(19);
+      });
+      lines.push(`${name.padEnd(14)} ${cells.join(' ')}`);
+    }
+  }
+  const { seeds } = summary.options;
+  lines.push('', `95% bootstrap intervals over ${seeds.length} seed${seeds.length === 1 ? '' : 's'} and conditions (${summary.intervals.resamples} resamples)`);
+  const intervalHeader = `${'method'.padEnd(14)} ${'clean'.padEnd(20)} ${'attacked'.padEnd(20)} ${'loss'.padEnd(20)} ${'strict wins'.padEnd(22)}`;
+  lines.push(intervalHeader, '-'.repeat(intervalHeader.length));
+  for (const [name, interval] of Object.entries(summary.intervals.methods)) {
+    lines.push(`${name.padEnd(14)} ${range(interval.clean).padEnd(20)} ${range(interval.attacked).padEnd(20)} ${range(interval.loss).padEnd(20)} ${range(interval.strictWins, 1).padEnd(22)}`);
   }
   const { limits, data, grid, options } = summary;
   lines.push('');
-  lines.push(`limits on ${data.sampledTasks} sampled tasks: coverage ${(100 * limits.coverage).toFixed(1)}%, majority of all ${data.agents} agents ${(100 * limits.majorityAll).toFixed(1)}%, best single ${(100 * limits.bestSingle).toFixed(1)}% (${limits.bestSingleAgent})`);
-  lines.push(`${data.name}: ${data.datasetTasks} tasks × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions, feedback ${options.feedback}, verifier ${options.verifier.kind === 'simulated' ? `simulated (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : 'none'}, seed ${options.seed}; accuracies in %, wins = strict wins of ${grid.attacked}`);
+  lines.push(`limits on ${data.sampledTasks} sampled ${options.split} tasks: coverage ${(100 * limits.coverage).toFixed(1)}%, majority of all ${data.agents} agents ${(100 * limits.majorityAll).toFixed(1)}%, best single ${(100 * limits.bestSingle).toFixed(1)}% (${limits.bestSingleAgent}); best member per team ${Object.entries(limits.bestSingleInTeam).map(([name, value]) => `${name} ${(100 * value).toFixed(1)}%`).join(', ')}`);
+  lines.push(
+    `${data.name}: ${data.datasetTasks} tasks (${data.splitTasks} in split ${options.split}) × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions per seed, feedback ${options.feedback}, verifier ${options.verifier.kind === 'simulated' ? `simulated (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : 'none'}, seed${seeds.length === 1 ? '' : 's'} ${seeds.join(',')}; accuracies in %, wins = strict wins of ${grid.attacked} (mean over seeds)`,
+  );
   lines.push(...formatDataAudit(summary.data));
   return `${lines.join('\n')}\n`;
 }

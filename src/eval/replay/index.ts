@@ -9,6 +9,8 @@ export * from './methods.js';
 export * from './plan-grid.js';
 export * from './run-condition.js';
 export * from './metrics.js';
+export * from './seeds.js';
+export * from './splits.js';
 export * from './run-replay.js';
 export * from './report-csv.js';
 export * from './format-table.js';

@@ -17,44 +17,47 @@ const run = (method: string, f1: number[], extra: Partial<MethodRun> = {}): Meth
   method,
   f1,
   exact: f1.slice(),
-  poolExpSum: 0,
-  poolExpCount: 0,
-  payloadHitSum: 0,
-  payloadHitCount: 0,
-  nextExclSum: 0,
-  nextExclCount: 0,
+  active: f1.map(() => 0),
+  poolExpTasks: 0,
+  payloadHitTasks: 0,
+  nextExclTasks: 0,
+  nextExclEligible: 0,
+  weightShareSum: 0,
+  weightShareCount: 0,
   attackerWeight: [],
   honestWeight: [],
   proposals: 0,
   ...extra,
 });
 
-describe('summarise', () => {
-  // Four tasks. Per-task correctness (1 = right):
+describe('summarise (the MiniRep paper §C.3 definitions)', () => {
+  // Four tasks. Per-task correctness (1 = right); `active` marks tasks where the attack fired:
   //   clean:  majority 1 1 0 1 (0.75)   minirep 1 1 1 0 (0.75)
-  //   RAND:   majority 1 0 0 1 (0.50)   minirep 1 1 1 0 (0.75)
-  //   STRONG: majority 0 0 0 1 (0.25)   minirep 1 0 1 0 (0.50)
+  //   RAND:   majority 1 0 0 1 (0.50)   minirep 1 1 1 0 (0.75)   active 1 1 1 1
+  //   STRONG: majority 0 0 0 1 (0.25)   minirep 1 0 1 0 (0.50)   active 0 1 1 1
   const conditions = [condition(0, null), condition(1, 'RAND'), condition(2, 'STRONG')];
+  const all = [1, 1, 1, 1];
+  const late = [0, 1, 1, 1];
   const results: ConditionResult[] = [
     { index: 0, missing: 0, runs: [run('majority', [1, 1, 0, 1]), run('minirep', [1, 1, 1, 0])] },
     {
       index: 1,
       missing: 0,
       runs: [
-        run('majority', [1, 0, 0, 1], { poolExpSum: 1.2, poolExpCount: 4, payloadHitSum: 1, payloadHitCount: 4, nextExclSum: 0, nextExclCount: 9 }),
-        run('minirep', [1, 1, 1, 0], { poolExpSum: 0.4, poolExpCount: 4, payloadHitSum: 0, payloadHitCount: 4, nextExclSum: 6, nextExclCount: 9 }),
+        run('majority', [1, 0, 0, 1], { active: all, poolExpTasks: 4, payloadHitTasks: 1, nextExclTasks: 0, nextExclEligible: 3, weightShareSum: 1.2, weightShareCount: 4 }),
+        run('minirep', [1, 1, 1, 0], { active: all, poolExpTasks: 1, payloadHitTasks: 0, nextExclTasks: 2, nextExclEligible: 3, weightShareSum: 0.4, weightShareCount: 4 }),
       ],
     },
     {
       index: 2,
       missing: 0,
       runs: [
-        run('majority', [0, 0, 0, 1], { poolExpSum: 1.2, poolExpCount: 4, payloadHitSum: 3, payloadHitCount: 4, nextExclSum: 0, nextExclCount: 9 }),
-        run('minirep', [1, 0, 1, 0], { poolExpSum: 0.2, poolExpCount: 2, payloadHitSum: 2, payloadHitCount: 4, nextExclSum: 3, nextExclCount: 9 }),
+        run('majority', [0, 0, 0, 1], { active: late, poolExpTasks: 3, payloadHitTasks: 2, nextExclTasks: 0, nextExclEligible: 2, weightShareSum: 0.9, weightShareCount: 3 }),
+        run('minirep', [1, 0, 1, 0], { active: late, poolExpTasks: 2, payloadHitTasks: 1, nextExclTasks: 2, nextExclEligible: 2, weightShareSum: 0.2, weightShareCount: 2 }),
       ],
     },
   ];
-  const { methods, rows } = summarise({ conditions, results, descriptions: {} });
+  const { methods, rows, retention, byComposition } = summarise({ conditions, results, descriptions: {} });
 
   it('averages clean over compositions and attacked over attack conditions', () => {
     expect(methods.majority?.clean).toBeCloseTo(0.75, 12);
@@ -63,46 +66,74 @@ describe('summarise', () => {
     expect(methods.minirep?.attacked).toBeCloseTo(0.625, 12);
   });
 
-  it('computes paired loss, relative drop and retention advantage', () => {
-    // majority loss: ((0.75-0.5) + (0.75-0.25)) / 2 = 0.375; drop 0.375/0.75 = 0.5
+  it('computes paired loss and the retention advantage R_b = loss_b − loss_minirep', () => {
+    // majority loss: ((0.75-0.5) + (0.75-0.25)) / 2 = 0.375; minirep (0 + 0.25) / 2 = 0.125
     expect(methods.majority?.loss).toBeCloseTo(0.375, 12);
-    expect(methods.majority?.relativeDrop).toBeCloseTo(0.5, 12);
-    expect(methods.majority?.retentionAdvantage).toBeCloseTo(0, 12);
-    // minirep loss: (0 + 0.25) / 2 = 0.125; drop 0.125/0.75 = 1/6; retention 0.625/0.75 = 5/6, minus majority's 0.5 = 1/3
     expect(methods.minirep?.loss).toBeCloseTo(0.125, 12);
-    expect(methods.minirep?.relativeDrop).toBeCloseTo(1 / 6, 12);
-    expect(methods.minirep?.retentionAdvantage).toBeCloseTo(1 / 3, 12);
+    // R_majority = 0.375 − 0.125 = 0.25; no entry for minirep itself
+    expect(retention).toEqual({ majority: expect.closeTo(0.25, 12) });
   });
 
-  it('counts strict wins over attacked conditions only', () => {
+  it('counts strict wins over attacked conditions only, also per composition', () => {
     // RAND 0.75 > 0.5 and STRONG 0.5 > 0.25: minirep wins both; the clean tie counts for nobody.
     expect(methods.minirep?.strictWins).toBe(2);
     expect(methods.majority?.strictWins).toBe(0);
+    expect(byComposition['all-strong']?.minirep).toEqual({ clean: 0.75, attacked: 0.625, strictWins: 2 });
+    expect(byComposition['all-strong']?.majority).toEqual({ clean: 0.75, attacked: 0.375, strictWins: 0 });
   });
 
-  it('computes CF-Harm as right-when-clean, wrong-when-attacked', () => {
-    // majority RAND: task 2 flips → 1/4; STRONG: tasks 1, 2 flip → 2/4; mean 0.375
-    expect(methods.majority?.cfHarm).toBeCloseTo(0.375, 12);
-    // minirep RAND: none; STRONG: task 2 flips → 1/4; mean 0.125
-    expect(methods.minirep?.cfHarm).toBeCloseTo(0.125, 12);
+  it('computes CF-Harm over active-attack tasks only: attacked score below the paired clean score', () => {
+    // majority RAND (4 active): task 1 (0 < 1) → 1/4. STRONG (tasks 1–3 active): task 1 → 1/3;
+    // task 0 also drops (0 < 1) but the attack was not active there, so it does not count.
+    // mean (1/4 + 1/3) / 2 = 7/24
+    expect(rows.find((row) => row.condition === 'all-strong/B/STRONG' && row.method === 'majority')?.cfHarm).toBeCloseTo(1 / 3, 12);
+    expect(methods.majority?.cfHarm).toBeCloseTo(7 / 24, 12);
+    // minirep RAND: none → 0; STRONG (tasks 1–3): task 1 → 1/3; mean 1/6
+    expect(methods.minirep?.cfHarm).toBeCloseTo(1 / 6, 12);
   });
 
-  it('averages PoolExp, PayloadHit and NextExcl per condition, then over conditions', () => {
-    // majority PoolExp 1.2/4 = 0.3 in both; minirep 0.4/4 = 0.1 and 0.2/2 = 0.1
-    expect(methods.majority?.poolExp).toBeCloseTo(0.3, 12);
-    expect(methods.minirep?.poolExp).toBeCloseTo(0.1, 12);
-    // PayloadHit: majority (1/4 + 3/4)/2 = 0.5; minirep (0 + 2/4)/2 = 0.25
-    expect(methods.majority?.payloadHit).toBeCloseTo(0.5, 12);
+  it('computes PoolExp per active task, PayloadHit given a pooled payload, NextExcl per eligible task, per condition then averaged', () => {
+    // PoolExp: majority 4/4 and 3/3 → 1; minirep 1/4 and 2/3 → (1/4 + 2/3) / 2 = 11/24
+    expect(methods.majority?.poolExp).toBeCloseTo(1, 12);
+    expect(methods.minirep?.poolExp).toBeCloseTo(11 / 24, 12);
+    // PayloadHit (denominator: the pooled tasks): majority 1/4 and 2/3 → 11/24; minirep 0/1 and 1/2 → 1/4
+    expect(methods.majority?.payloadHit).toBeCloseTo(11 / 24, 12);
     expect(methods.minirep?.payloadHit).toBeCloseTo(0.25, 12);
-    // NextExcl: minirep (6/9 + 3/9)/2 = 0.5
-    expect(methods.minirep?.nextExcl).toBeCloseTo(0.5, 12);
+    // NextExcl: minirep 2/3 and 2/2 → 5/6; majority 0
+    expect(methods.minirep?.nextExcl).toBeCloseTo(5 / 6, 12);
     expect(methods.majority?.nextExcl).toBe(0);
+    // Ours, v1's PoolExp: the attackers' weight share, 1.2/4 = 0.3 and 0.9/3 = 0.3 → 0.3
+    expect(methods.majority?.attackerWeightShare).toBeCloseTo(0.3, 12);
   });
 
   it('leaves clean rows without attack metrics and byAttack per attack', () => {
     const clean = rows.find((row) => row.attack === 'clean' && row.method === 'majority');
-    expect(clean).toMatchObject({ poolExp: null, payloadHit: null, nextExcl: null, loss: 0, cfHarm: 0 });
+    expect(clean).toMatchObject({ poolExp: null, payloadHit: null, nextExcl: null, loss: 0, relativeDrop: null, activeTasks: 0, cfHarm: null, strictWin: 0 });
     expect(methods.minirep?.byAttack).toEqual({ RAND: 0.75, STRONG: 0.5 });
+  });
+
+  it('computes the relative drop per condition before averaging, and omits undefined ratios', () => {
+    // Composition X: clean 1.0, attacked 0.5 → loss 0.5, drop 0.5/1.0 = 0.5.
+    // Composition Y: clean 0.25, attacked 0.0 → loss 0.25, drop 0.25/0.25 = 1.0.
+    // Per condition then averaged: (0.5 + 1.0) / 2 = 0.75 (the ratio of means would be 0.375/0.625 = 0.6).
+    const other = (index: number, composition: 'all-strong' | 'all-weak', attack: 'RAND' | null): Condition => ({ ...condition(index, attack), id: `${composition}/${attack ?? 'clean'}`, composition });
+    const summary = summarise({
+      conditions: [other(0, 'all-strong', null), other(1, 'all-strong', 'RAND'), other(2, 'all-weak', null), other(3, 'all-weak', 'RAND')],
+      results: [
+        { index: 0, missing: 0, runs: [run('majority', [1, 1, 1, 1])] },
+        { index: 1, missing: 0, runs: [run('majority', [1, 1, 0, 0], { active: [1, 1, 1, 1], poolExpTasks: 2, payloadHitTasks: 2 })] },
+        { index: 2, missing: 0, runs: [run('majority', [1, 0, 0, 0])] },
+        // No payload entered the pool here: PayloadHit is undefined and left out of the mean.
+        { index: 3, missing: 0, runs: [run('majority', [0, 0, 0, 0], { active: [1, 1, 1, 1], poolExpTasks: 0 })] },
+      ],
+      descriptions: {},
+    });
+    expect(summary.methods.majority?.loss).toBeCloseTo(0.375, 12);
+    expect(summary.methods.majority?.relativeDrop).toBeCloseTo(0.75, 12);
+    // PayloadHit: only the first condition is defined (2/2 = 1); PoolExp (2/4 + 0/4) / 2 = 0.25
+    expect(summary.methods.majority?.payloadHit).toBeCloseTo(1, 12);
+    expect(summary.methods.majority?.poolExp).toBeCloseTo(0.25, 12);
+    expect(summary.retention).toEqual({});
   });
 
   it('excludes ties within 1e-12 from strict wins', () => {
@@ -139,6 +170,8 @@ describe('computeLimits', () => {
     };
     // coverage: t1 (x), t2 (x, y) → 2/3; plurality: t1 '2' wrong, t2 '5' right, t3 three-way tie → '6' (sorts first) wrong → 1/3;
     // best single: x right on t1, t2 → 2/3.
-    expect(computeLimits(prepared, createDefaultAnswerOps())).toEqual({ coverage: 2 / 3, majorityAll: 1 / 3, bestSingle: 2 / 3, bestSingleAgent: 'x' });
+    expect(computeLimits(prepared, createDefaultAnswerOps())).toEqual({ coverage: 2 / 3, majorityAll: 1 / 3, bestSingle: 2 / 3, bestSingleAgent: 'x', bestSingleInTeam: {} });
+    // Best member of a team {y, z}: y right on t2 only → 1/3; z never → the team's best is 1/3.
+    expect(computeLimits(prepared, createDefaultAnswerOps(), { yz: ['y', 'z'] }).bestSingleInTeam).toEqual({ yz: 1 / 3 });
   });
 });

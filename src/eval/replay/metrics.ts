@@ -8,7 +8,7 @@ import { attackNames } from './types.js';
 /** Ties closer than this do not count as a strict win. */
 export const strictWinTolerance = 1e-12;
 
-/** One row of the per-condition table (and CSV). */
+/** One row of the per-condition table (and CSV). Ratios are `null` where the paper's definition has no denominator. */
 export interface ConditionRow {
   /** Condition id, e.g. `all-strong/B/RAND` or `all-strong/clean`. */
   readonly condition: string;
@@ -20,25 +20,31 @@ export interface ConditionRow {
   readonly attack: string;
   /** Name of the replay method. */
   readonly method: string;
-  /** Mean sample F1 over tasks (= exact match for single-answer kinds). */
+  /** Mean sample F1 over tasks (= exact match for single-answer kinds), in [0, 1]. */
   readonly accuracy: number;
-  /** Mean exact match over tasks. */
+  /** Mean exact match over tasks, in [0, 1]. */
   readonly exact: number;
   /** Clean accuracy of the same method and composition minus this accuracy (0 for clean rows). */
   readonly loss: number;
-  /** Weight share on attacker proposals, mean over attacked tasks (`null` when none). */
+  /** loss / clean accuracy of the same method and composition (`null` for clean rows and a clean accuracy of 0). */
+  readonly relativeDrop: number | null;
+  /** Tasks on which the attack was active (≥ 1 payload proposed). */
+  readonly activeTasks: number;
+  /** PoolExp: share of active-attack tasks on which ≥ 1 payload entered the aggregation pool. */
   readonly poolExp: number | null;
-  /** Share of attacked tasks decided for an attacker payload (`null` when none). */
+  /** PayloadHit: share of the PoolExp tasks whose decided answer equals a payload. */
   readonly payloadHit: number | null;
-  /** Share of (attacker, attacked task) pairs excluded or down-weighted on the next task (`null` when none). */
+  /** NextExcl: share of active-attack tasks (with a later one) whose attackers are all absent from the next active-attack task's pool. */
   readonly nextExcl: number | null;
-  /** Share of tasks right in the clean run and wrong here. */
-  readonly cfHarm: number;
+  /** CF-Harm: share of active-attack tasks whose score is below the same task's score in the clean run of the same method and composition. */
+  readonly cfHarm: number | null;
+  /** Ours: the attackers' share of the decision weight, mean over active-attack tasks. */
+  readonly attackerWeightShare: number | null;
   /** 1 when this method beat every other method here by more than 1e-12. */
   readonly strictWin: 0 | 1;
 }
 
-/** The summary of one method, averaged the MiniRep way. */
+/** The summary of one method, averaged the MiniRep paper's way (§C.3). All accuracies in [0, 1]. */
 export interface MethodSummary {
   /** One sentence: the composition of the method. */
   readonly description: string;
@@ -46,30 +52,38 @@ export interface MethodSummary {
   readonly clean: number;
   /** Attacked accuracy: mean over every attacked condition, equally weighted. */
   readonly attacked: number;
-  /** Exact-match versions of `clean` and `attacked` (differ from them for label sets only). */
+  /** Exact-match version of `clean` (differs from it for label sets only). */
   readonly cleanExact: number;
   /** Exact-match version of `attacked`, in [0, 1]. */
   readonly attackedExact: number;
   /** Mean paired loss: clean(composition) − attacked(condition), over attacked conditions. */
   readonly loss: number;
-  /** loss / clean (0 when clean is 0). */
+  /** Relative drop: loss / clean computed per attacked condition, then averaged (conditions with clean 0 omitted). */
   readonly relativeDrop: number;
-  /** attacked/clean of this method minus attacked/clean of majority. */
-  readonly retentionAdvantage: number;
   /** Attacked conditions where this method beat every other method by more than 1e-12. */
   readonly strictWins: number;
-  /** Mean of the per-condition PoolExp over attacked conditions. */
+  /** PoolExp per condition, averaged over attacked conditions with an active-attack task. */
   readonly poolExp: number;
-  /** Mean of the per-condition PayloadHit over attacked conditions. */
+  /** PayloadHit per condition, averaged over attacked conditions where a payload entered the pool. */
   readonly payloadHit: number;
-  /** Mean of the per-condition NextExcl over attacked conditions that have any pair. */
+  /** NextExcl per condition, averaged over attacked conditions with an eligible task. */
   readonly nextExcl: number;
-  /** Mean of the per-condition CF-Harm over attacked conditions. */
+  /** CF-Harm per condition, averaged over attacked conditions with an active-attack task. */
   readonly cfHarm: number;
+  /** Ours (v1's PoolExp): the attackers' share of the decision weight, averaged over attacked conditions. */
+  readonly attackerWeightShare: number;
   /** Attacked accuracy per attack (mean over compositions × placements). */
   readonly byAttack: Readonly<Record<string, number>>;
-  /** Clean accuracy per composition. */
-  readonly byComposition: Readonly<Record<string, number>>;
+}
+
+/** Clean and attacked accuracy and strict wins of one method in one composition. */
+export interface CompositionSummary {
+  /** Clean accuracy of the composition's clean run, in [0, 1]. */
+  readonly clean: number;
+  /** Mean accuracy over the composition's attacked conditions, in [0, 1]. */
+  readonly attacked: number;
+  /** Strict wins among the composition's attacked conditions. */
+  readonly strictWins: number;
 }
 
 /** Per-dataset limits on the sampled tasks, over the whole pool. */
@@ -84,6 +98,9 @@ export interface DatasetLimits {
   readonly bestSingleAgent: string;
 }
 
+/** {@link DatasetLimits} plus, per composition, the accuracy of the team's best single member on the sampled tasks. */
+export type TeamLimits = DatasetLimits & { readonly bestSingleInTeam: Record<string, number> };
+
 /** Reputation trajectory of one method: mean normalised weight of attackers and honest members per task, over attacked conditions. */
 export interface WeightTrajectory {
   /** Per task: mean normalised pre-task weight of the attackers, in [0, 1]. */
@@ -94,9 +111,9 @@ export interface WeightTrajectory {
 
 const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
 const ratio = (sum: number, count: number) => (count === 0 ? null : sum / count);
-
-/** Computes the dataset limits on the sampled tasks. */
-export function computeLimits(prepared: PreparedReplay, ops: AnswerOps): DatasetLimits {
+const present = (values: readonly (number | null)[]) => mean(values.filter((value): value is number => value !== null));
+/** Computes the dataset limits on the sampled tasks, and the best single member of each of `teams`. */
+export function computeLimits(prepared: PreparedReplay, ops: AnswerOps, teams: Readonly<Record<string, readonly string[]>> = {}): TeamLimits {
   let covered = 0;
   let majority = 0;
   const perAgent = new Array<number>(prepared.agents.length).fill(0);
@@ -112,18 +129,37 @@ export function computeLimits(prepared: PreparedReplay, ops: AnswerOps): Dataset
   perAgent.forEach((value, index) => {
     if (value > (perAgent[best] ?? 0)) best = index;
   });
-  return { coverage: covered / count, majorityAll: majority / count, bestSingle: (perAgent[best] ?? 0) / count, bestSingleAgent: prepared.agents[best]?.id ?? '' };
+  const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
+  const bestSingleInTeam = Object.fromEntries(Object.entries(teams).map(([name, team]) => [name, Math.max(0, ...team.map((agent) => perAgent[position.get(agent) ?? -1] ?? 0)) / count]));
+  return { coverage: covered / count, majorityAll: majority / count, bestSingle: (perAgent[best] ?? 0) / count, bestSingleAgent: prepared.agents[best]?.id ?? '', bestSingleInTeam };
+}
+
+/** What {@link summarise} returns for one seed. */
+export interface SeedSummary {
+  /** One row per (condition, method), in grid order. */
+  readonly rows: ConditionRow[];
+  /** Per method, averaged the paper's way. */
+  readonly methods: Record<string, MethodSummary>;
+  /** R_b = loss_b − loss_minirep per baseline b (positive: MiniRep loses fewer points); empty without `minirep`. */
+  readonly retention: Record<string, number>;
+  /** Per composition, per method: clean, attacked, strict wins. */
+  readonly byComposition: Record<string, Record<string, CompositionSummary>>;
+  /** Mean normalised weight of attackers vs honest members per task, per method. */
+  readonly trajectories: Record<string, WeightTrajectory>;
 }
 
 /**
- * Turns merged condition results into per-condition rows, per-method summaries and weight
- * trajectories. `results` must be sorted by condition index (the merge order).
+ * Turns merged condition results into per-condition rows, per-method summaries, the MiniRep
+ * retention table and weight trajectories, with the MiniRep paper's §C.3 definitions:
+ * - clean = mean over compositions of the clean run's accuracy; attacked = mean over attacked
+ *   conditions; loss_c = clean(composition(c)) − accuracy(c), averaged over attacked conditions;
+ * - relative drop = loss_c / clean(composition(c)) per attacked condition, then averaged;
+ * - retention R_b = loss_b − loss_minirep (the mean paired losses);
+ * - PoolExp, PayloadHit, NextExcl, CF-Harm per condition (see {@link ConditionRow}), then averaged
+ *   over the attacked conditions where they are defined.
+ * `results` must be sorted by condition index (the merge order).
  */
-export function summarise({ conditions, results, descriptions }: { conditions: readonly Condition[]; results: readonly ConditionResult[]; descriptions: Readonly<Record<string, string>> }): {
-  rows: ConditionRow[];
-  methods: Record<string, MethodSummary>;
-  trajectories: Record<string, WeightTrajectory>;
-} {
+export function summarise({ conditions, results, descriptions }: { conditions: readonly Condition[]; results: readonly ConditionResult[]; descriptions: Readonly<Record<string, string>> }): SeedSummary {
   const methodNames = results[0]?.runs.map((run) => run.method) ?? [];
   const byIndex = new Map(results.map((result) => [result.index, result]));
   const runOf = (condition: Condition, method: string): MethodRun => {
@@ -143,8 +179,16 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
       const accuracy = accuracyOf.get(`${condition.index}|${method}`) ?? 0;
       const cleanRun = clean ? runOf(clean, method) : undefined;
       const cleanAccuracy = cleanRun ? mean(cleanRun.f1) : accuracy;
-      let harm = 0;
-      if (cleanRun) run.exact.forEach((exact, task) => (harm += (cleanRun.exact[task] ?? 0) > 0 && exact === 0 ? 1 : 0));
+      const attacked = condition.attack !== null;
+      let activeTasks = 0;
+      let harmed = 0;
+      run.active.forEach((active, task) => {
+        if (active === 0) return;
+        activeTasks++;
+        // CF-Harm counts a lower score than the paired clean score (frequency, not magnitude).
+        if (cleanRun !== undefined && (run.f1[task] ?? 0) < (cleanRun.f1[task] ?? 0) - 1e-12) harmed++;
+      });
+      const loss = attacked ? cleanAccuracy - accuracy : 0;
       const others = methodNames.filter((other) => other !== method).map((other) => accuracyOf.get(`${condition.index}|${other}`) ?? 0);
       rows.push({
         condition: condition.id,
@@ -154,31 +198,24 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
         method,
         accuracy,
         exact: mean(run.exact),
-        loss: condition.attack === null ? 0 : cleanAccuracy - accuracy,
-        poolExp: ratio(run.poolExpSum, run.poolExpCount),
-        payloadHit: ratio(run.payloadHitSum, run.payloadHitCount),
-        nextExcl: ratio(run.nextExclSum, run.nextExclCount),
-        cfHarm: run.exact.length === 0 ? 0 : harm / run.exact.length,
-        strictWin: others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0,
+        loss,
+        relativeDrop: attacked && cleanAccuracy > 0 ? loss / cleanAccuracy : null,
+        activeTasks,
+        poolExp: ratio(run.poolExpTasks, activeTasks),
+        payloadHit: ratio(run.payloadHitTasks, run.poolExpTasks),
+        nextExcl: ratio(run.nextExclTasks, run.nextExclEligible),
+        cfHarm: cleanRun === undefined ? null : ratio(harmed, activeTasks),
+        attackerWeightShare: ratio(run.weightShareSum, run.weightShareCount),
+        strictWin: attacked && others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0,
       });
     }
   }
   const methods: Record<string, MethodSummary> = {};
   const trajectories: Record<string, WeightTrajectory> = {};
-  const majorityRetention = (() => {
-    const clean = mean(rows.filter((row) => row.method === 'majority' && row.attack === 'clean').map((row) => row.accuracy));
-    const attacked = mean(rows.filter((row) => row.method === 'majority' && row.attack !== 'clean').map((row) => row.accuracy));
-    return clean > 0 ? attacked / clean : 0;
-  })();
-  const hasMajority = methodNames.includes('majority');
   for (const method of methodNames) {
     const mine = rows.filter((row) => row.method === method);
     const cleanRows = mine.filter((row) => row.attack === 'clean');
     const attackedRows = mine.filter((row) => row.attack !== 'clean');
-    const clean = mean(cleanRows.map((row) => row.accuracy));
-    const attacked = mean(attackedRows.map((row) => row.accuracy));
-    const loss = mean(attackedRows.map((row) => row.loss));
-    const present = (values: (number | null)[]) => mean(values.filter((value): value is number => value !== null));
     const byAttack: Record<string, number> = {};
     for (const attack of attackNames as readonly AttackName[]) {
       const selected = attackedRows.filter((row) => row.attack === attack);
@@ -186,20 +223,19 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
     }
     methods[method] = {
       description: descriptions[method] ?? '',
-      clean,
-      attacked,
+      clean: mean(cleanRows.map((row) => row.accuracy)),
+      attacked: mean(attackedRows.map((row) => row.accuracy)),
       cleanExact: mean(cleanRows.map((row) => row.exact)),
       attackedExact: mean(attackedRows.map((row) => row.exact)),
-      loss,
-      relativeDrop: clean > 0 ? loss / clean : 0,
-      retentionAdvantage: hasMajority && clean > 0 ? attacked / clean - majorityRetention : 0,
+      loss: mean(attackedRows.map((row) => row.loss)),
+      relativeDrop: present(attackedRows.map((row) => row.relativeDrop)),
       strictWins: attackedRows.reduce((sum, row) => sum + row.strictWin, 0),
       poolExp: present(attackedRows.map((row) => row.poolExp)),
       payloadHit: present(attackedRows.map((row) => row.payloadHit)),
       nextExcl: present(attackedRows.map((row) => row.nextExcl)),
-      cfHarm: mean(attackedRows.map((row) => row.cfHarm)),
+      cfHarm: present(attackedRows.map((row) => row.cfHarm)),
+      attackerWeightShare: present(attackedRows.map((row) => row.attackerWeightShare)),
       byAttack,
-      byComposition: Object.fromEntries(cleanRows.map((row) => [row.composition, row.accuracy])),
     };
     const attackedRuns = conditions.filter((condition) => condition.attack !== null).map((condition) => runOf(condition, method));
     const length = attackedRuns[0]?.attackerWeight.length ?? 0;
@@ -208,5 +244,21 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
       honest: Array.from({ length }, (_, task) => mean(attackedRuns.map((run) => run.honestWeight[task] ?? 0))),
     };
   }
-  return { rows, methods, trajectories };
+  const retention: Record<string, number> = {};
+  const miniRep = methods.minirep;
+  if (miniRep !== undefined) for (const method of methodNames) if (method !== 'minirep') retention[method] = (methods[method]?.loss ?? 0) - miniRep.loss; // R_b = loss_b − loss_MiniRep
+  const byComposition: Record<string, Record<string, CompositionSummary>> = {};
+  for (const composition of [...new Set(conditions.map((condition) => condition.composition))]) {
+    byComposition[composition] = {};
+    for (const method of methodNames) {
+      const mine = rows.filter((row) => row.method === method && row.composition === composition);
+      const attackedRows = mine.filter((row) => row.attack !== 'clean');
+      (byComposition[composition] as Record<string, CompositionSummary>)[method] = {
+        clean: mean(mine.filter((row) => row.attack === 'clean').map((row) => row.accuracy)),
+        attacked: mean(attackedRows.map((row) => row.accuracy)),
+        strictWins: attackedRows.reduce((sum, row) => sum + row.strictWin, 0),
+      };
+    }
+  }
+  return { rows, methods, retention, byComposition, trajectories };
 }

@@ -11,7 +11,7 @@ import { threadCpuMs } from './_thread-cpu.js';
 
 describe('planGrid', () => {
   const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 5, tasks: 40 }), ops, seed: 9, tasks: 40 });
+  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 5, tasks: 40 }), ops, seed: 9, tasks: 40, split: 'all' });
   const conditions = buildGrid(prepared.agents, 9);
   const plan = planGrid({ prepared, conditions, seed: 9, ops });
 
@@ -60,8 +60,39 @@ describe('planGrid', () => {
       const planned = runCondition({ prepared, condition, methods, settings, plan });
       const onTheFly = runCondition({ prepared, condition, methods, settings: { ...settings, ops } });
       expect(planned).toEqual(onTheFly);
-      expect(planned.runs.some((run) => run.payloadHitCount > 0)).toBe(true);
+      expect(planned.runs.some((run) => run.payloadHitTasks > 0)).toBe(true);
     }
+  });
+});
+
+describe('ADAPT: one plan per condition, chosen from MiniRep’s state', () => {
+  const ops = createDefaultAnswerOps();
+  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 5, tasks: 60 }), ops, seed: 9, tasks: 60, split: 'all' });
+  const conditions = buildGrid(prepared.agents, 9);
+  const plan = planGrid({ prepared, conditions, seed: 9, ops });
+  const settings = { seed: 9, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 } };
+  const pick = (...names: string[]) => names.map((name) => replayMethods[name] as NonNullable<(typeof replayMethods)[string]>);
+
+  it('applies the same active tasks to every method, with or without minirep among them, and none before task 30', () => {
+    for (const id of ['all-strong/B/ADAPT', '7s3w/W/ADAPT', 'random/R1/ADAPT']) {
+      const condition = conditions.find((candidate) => candidate.id === id);
+      if (condition === undefined) throw new Error(`missing ${id}`);
+      const withMiniRep = runCondition({ prepared, condition, methods: pick('majority', 'minirep', 'beta'), settings, plan });
+      const shadow = runCondition({ prepared, condition, methods: pick('majority', 'beta'), settings, plan });
+      const active = withMiniRep.runs[1]?.active ?? [];
+      for (const run of [...withMiniRep.runs, ...shadow.runs]) expect(run.active).toEqual(active);
+      expect(shadow.runs).toEqual([withMiniRep.runs[0], withMiniRep.runs[2]]);
+      expect(active.slice(0, 30).every((value) => value === 0)).toBe(true);
+      expect(active.slice(30).some((value) => value === 1)).toBe(true);
+    }
+  });
+
+  it('starts ONOFF at task 30 too', () => {
+    const condition = conditions.find((candidate) => candidate.id === 'all-strong/B/ONOFF');
+    if (condition === undefined) throw new Error('missing ONOFF');
+    const [run] = runCondition({ prepared, condition, methods: pick('majority'), settings, plan }).runs;
+    // 60 tasks: on at 30–34, 40–44, 50–54.
+    expect(run?.active).toEqual(Array.from({ length: 60 }, (_, index) => (index >= 30 && (index - 30) % 10 < 5 ? 1 : 0)));
   });
 });
 

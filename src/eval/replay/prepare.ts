@@ -3,7 +3,14 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { createRng, deriveSeed, sample } from '../../core/rng.js';
 import type { ProposalsDataset, ProposalsRecord } from '../proposals/format.js';
 import type { AnswerOps } from './answer-ops.js';
+import { taskSplit, type TaskSplit } from './splits.js';
 import type { KeyScore, PreparedReplay, PreparedTask } from './types.js';
+
+/** Which tasks the replay samples from: one side of the declared split (`splits.ts`), or every task. */
+export type SplitChoice = TaskSplit | 'all';
+
+/** Every `--split` value. */
+export const splitChoices: readonly SplitChoice[] = ['heldout', 'tuning', 'all'];
 
 /** Counts of what preparation saw, for the report (nothing is dropped silently). */
 export interface PreparationCounts {
@@ -17,6 +24,8 @@ export interface PreparationCounts {
   readonly missingProposals: number;
   /** Recorded proposals with `answer: null` (no parseable answer) in the whole dataset. */
   readonly unparseable: number;
+  /** Tasks on the sampled side of the split (`datasetTasks` for `all`). */
+  readonly splitTasks: number;
   /** Tasks sampled for the grid. */
   readonly sampledTasks: number;
 }
@@ -53,13 +62,17 @@ function keyScoresOf(record: ProposalsRecord, keys: readonly (string | null)[], 
 
 /**
  * Canonicalises every proposal, ranks the pool by accuracy over all dataset tasks (dataset flags when
- * present, else the kind's scoring), and draws a seeded sample of `tasks` tasks in a fixed order.
+ * present, else the kind's scoring), and draws a seeded sample of `tasks` tasks in a fixed order from
+ * one side of the declared split (default `heldout`: FNV-1a(id) % 5 ≠ 0; `tuning`: = 0; `all`).
  * Tasks without a reference cannot be scored and are refused.
  *
  * @example
  * const { prepared } = prepareReplay({ dataset, ops, seed: 2027, tasks: 100 });
  */
-export function prepareReplay({ dataset, ops, seed, tasks }: { dataset: ProposalsDataset; ops: AnswerOps; seed: number; tasks: number }): { prepared: PreparedReplay; counts: PreparationCounts } {
+export function prepareReplay({ dataset, ops, seed, tasks, split = 'heldout' }: { dataset: ProposalsDataset; ops: AnswerOps; seed: number; tasks: number; split?: SplitChoice }): { prepared: PreparedReplay; counts: PreparationCounts } {
+  if (!splitChoices.includes(split)) {
+    throw new InvalidArgumentError({ parameter: 'split', value: split, message: `split must be one of ${splitChoices.join(', ')}, got ${JSON.stringify(split)}; pass e.g. --split heldout` });
+  }
   if (!Number.isInteger(tasks) || tasks < 1) {
     throw new InvalidArgumentError({ parameter: 'tasks', value: tasks, message: `tasks must be a positive integer, got ${String(tasks)}; pass e.g. --tasks 100` });
   }
@@ -131,8 +144,12 @@ export function prepareReplay({ dataset, ops, seed, tasks }: { dataset: Proposal
   const order = agentIds.map((_, index) => index).sort((left, right) => (accuracy[right] ?? 0) - (accuracy[left] ?? 0) || ((agentIds[left] ?? '') < (agentIds[right] ?? '') ? -1 : 1));
   const agents: AgentIdentity[] = order.map((index) => dataset.agents[index] as AgentIdentity);
   const reorder = <T>(values: readonly T[]) => order.map((index) => values[index] as T);
-  const count = Math.min(tasks, dataset.tasks.length);
-  const sampled = sample(createRng(deriveSeed(seed, 'tasks')), dataset.tasks, count).map(prepareTask).map((task) => ({
+  const eligible = split === 'all' ? dataset.tasks : dataset.tasks.filter((record) => taskSplit(record.id) === split);
+  const count = Math.min(tasks, eligible.length);
+  if (count === 0) {
+    throw new InvalidArgumentError({ parameter: 'split', value: split, message: `the ${split} split of ${dataset.name} holds no task; pass --split all` });
+  }
+  const sampled = sample(createRng(deriveSeed(seed, 'tasks')), eligible, count).map(prepareTask).map((task) => ({
     ...task,
     keys: reorder(task.keys),
     texts: reorder(task.texts),
@@ -140,6 +157,6 @@ export function prepareReplay({ dataset, ops, seed, tasks }: { dataset: Proposal
   }));
   return {
     prepared: { schemaVersion: 1, agents, accuracy: reorder(accuracy), tasks: sampled },
-    counts: { datasetTasks: dataset.tasks.length, agents: agentIds.length, proposals, missingProposals: missing, unparseable, sampledTasks: count },
+    counts: { datasetTasks: dataset.tasks.length, agents: agentIds.length, proposals, missingProposals: missing, unparseable, splitTasks: eligible.length, sampledTasks: count },
   };
 }

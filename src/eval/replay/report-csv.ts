@@ -1,6 +1,6 @@
-import type { ConditionRow } from './metrics.js';
+import type { SeededConditionRow } from './run-replay.js';
 
-const columns: readonly (keyof ConditionRow)[] = ['condition', 'composition', 'placement', 'attack', 'method', 'accuracy', 'exact', 'loss', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm', 'strictWin'];
+const columns: readonly (keyof SeededConditionRow)[] = ['seed', 'condition', 'composition', 'placement', 'attack', 'method', 'accuracy', 'exact', 'loss', 'relativeDrop', 'activeTasks', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm', 'attackerWeightShare', 'strictWin'];
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -10,9 +10,9 @@ function cell(value: unknown): string {
 }
 
 /**
- * Renders the per-condition rows as CSV (one row per condition × method; empty cell = metric not
- * defined for the condition, e.g. PoolExp on a clean run).
+ * Renders the per-condition rows as CSV (one row per seed × condition × method; empty cell = metric
+ * not defined for the condition, e.g. PoolExp on a clean run).
  */
-export function formatConditionsCsv(rows: readonly ConditionRow[]): string {
+export function formatConditionsCsv(rows: readonly SeededConditionRow[]): string {
   return `${[columns.join(','), ...rows.map((row) => columns.map((column) => cell(row[column])).join(','))].join('\n')}\n`;
 }

@@ -87,7 +87,7 @@ export function formatReplayHtml(summary: ReplaySummary, rows: readonly Conditio
   const methodRows = Object.entries(summary.methods)
     .map(
       ([name, method]) =>
-        `<tr><td>${escapeHtml(name)}</td><td>${percent(method.clean)}</td><td>${percent(method.attacked)}</td><td>${percent(method.loss)}</td><td>${percent(method.relativeDrop)}</td><td>${percent(method.retentionAdvantage)}</td><td>${method.strictWins}</td><td>${percent(method.poolExp)}</td><td>${percent(method.payloadHit)}</td><td>${percent(method.nextExcl)}</td><td>${percent(method.cfHarm)}</td><td class="desc">${escapeHtml(method.description)}</td></tr>`,
+        `<tr><td>${escapeHtml(name)}</td><td>${percent(method.clean)}</td><td>${percent(method.attacked)}</td><td>${percent(method.loss)}</td><td>${percent(method.relativeDrop)}</td><td>${name in summary.retention ? percent(summary.retention[name] ?? 0) : ''}</td><td>${Number.isInteger(method.strictWins) ? method.strictWins : method.strictWins.toFixed(1)}</td><td>${percent(method.poolExp)}</td><td>${percent(method.payloadHit)}</td><td>${percent(method.nextExcl)}</td><td>${percent(method.cfHarm)}</td><td class="desc">${escapeHtml(method.description)}</td></tr>`,
     )
     .join('\n');
   const attackRows = Object.entries(summary.methods)
@@ -102,11 +102,11 @@ export function formatReplayHtml(summary: ReplaySummary, rows: readonly Conditio
 <style>body{font-family:system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right;font-size:13px}td:first-child,th:first-child,.desc{text-align:left}.desc{font-size:11px;color:#555;max-width:360px}</style></head>
 <body>
 <h1>Attack replay: ${escapeHtml(data.name)}</h1>
-<p>${data.datasetTasks} tasks × ${data.agents} agents (${data.proposals} proposals, ${data.missingProposals} missing, ${data.unparseable} unparseable; correctness: ${escapeHtml(data.correctness)}); ${data.sampledTasks} tasks sampled with seed ${options.seed}; feedback <b>${options.feedback}</b>; verifier <b>${options.verifier.kind}</b>${options.verifier.kind === 'simulated' ? ` (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : ''}; ${summary.grid.clean} clean + ${summary.grid.attacked} attacked conditions (${rows.length} rows).</p>
-<p>Limits on the sample: coverage ${percent(limits.coverage)}%, majority of all ${data.agents} agents ${percent(limits.majorityAll)}%, best single agent ${percent(limits.bestSingle)}% (${escapeHtml(limits.bestSingleAgent)}).</p>
+<p>${data.datasetTasks} tasks × ${data.agents} agents (${data.proposals} proposals, ${data.missingProposals} missing, ${data.unparseable} unparseable; correctness: ${escapeHtml(data.correctness)}); ${data.sampledTasks} tasks sampled from the ${options.split} split with seed${options.seeds.length === 1 ? '' : 's'} ${options.seeds.join(', ')}; feedback <b>${options.feedback}</b>; verifier <b>${options.verifier.kind}</b>${options.verifier.kind === 'simulated' ? ` (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : ''}; ${summary.grid.clean} clean + ${summary.grid.attacked} attacked conditions (${rows.length} rows).</p>
+<p>Definitions: the MiniRep paper's §C.3 (see docs/replay.md); figures are means over seeds. Limits on the sample: coverage ${percent(limits.coverage)}%, majority of all ${data.agents} agents ${percent(limits.majorityAll)}%, best single agent ${percent(limits.bestSingle)}% (${escapeHtml(limits.bestSingleAgent)}).</p>
 ${dataAuditHtml(summary)}
 <h2>Methods (accuracy in %)</h2>
-<table><tr><th>method</th><th>clean</th><th>attacked</th><th>loss</th><th>rel. drop</th><th>retention adv.</th><th>strict wins</th><th>PoolExp</th><th>PayloadHit</th><th>NextExcl</th><th>CF-Harm</th><th>composition</th></tr>
+<table><tr><th>method</th><th>clean</th><th>attacked</th><th>loss</th><th>rel. drop</th><th>R<sub>b</sub> (MiniRep vs it)</th><th>strict wins</th><th>PoolExp</th><th>PayloadHit</th><th>NextExcl</th><th>CF-Harm</th><th>composition</th></tr>
 ${methodRows}</table>
 <h2>Accuracy per method per attack</h2>
 ${accuracyChart(summary)}

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { feedbackSuccess } from './run-condition.js';
+import type { Aggregator } from '../../aggregation/aggregator.js';
+import type { Selector } from '../../selection/selector.js';
+import type { ReplayMethod } from './method.js';
+import type { AttackPlan } from './attacks.js';
+import type { GridPlan } from './plan-grid.js';
+import { feedbackSuccess, runCondition } from './run-condition.js';
+import type { Condition, PreparedReplay } from './types.js';
 
 describe('feedbackSuccess', () => {
   it('consensus: 1 exactly when the agent gave the decided answer', () => {
@@ -16,5 +22,58 @@ describe('feedbackSuccess', () => {
     expect(feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 1, verdict: 0 })).toBe(0);
     expect(feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: 1 })).toBe(1);
     expect(() => feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: undefined })).toThrow(/verifier\.kind simulated/);
+  });
+});
+
+describe('runCondition counts the paper metrics per task', () => {
+  // Four honest agents (a is the attacker); reference '1' everywhere and every honest key is '1'.
+  // Attack plan: a proposes '9' on tasks 1, 2, 4, 5 (active) and is honest on tasks 0, 3.
+  // A scripted aggregator fixes, per task, a's final weight (0 = outside the pool) and the answer:
+  //   t1: a weight 0   → no payload in the pool
+  //   t2: a weight 1   → in the pool, decision '9' (a payload hit)
+  //   t4: a weight 0.5 → in the pool, decision '1'
+  //   t5: a weight 0   → not in the pool
+  // PoolExp = pooled / active = 2/4. PayloadHit = hits / pooled = 1/2.
+  // NextExcl over active tasks with a later active task: t1 → t2 (a pooled: no), t2 → t4 (pooled: no),
+  // t4 → t5 (a absent: yes); t5 has no later active task and is omitted → 1/3.
+  const agents = ['a', 'b', 'c', 'd'].map((id) => ({ id, model: id }));
+  const tasks = Array.from({ length: 6 }, (_, index) => ({
+    id: `t${index}`,
+    kind: 'number' as const,
+    prompt: '',
+    reference: '1',
+    keys: ['1', '1', '1', '1'],
+    texts: ['', '', '', ''],
+    present: [true, true, true, true],
+    scores: { '1': { exact: 1, f1: 1 } },
+  }));
+  const prepared: PreparedReplay = { schemaVersion: 1, agents, accuracy: [1, 1, 1, 1], tasks };
+  const active = [false, true, true, false, true, true];
+  const plans = active.map((on): AttackPlan => (on ? { active: true, payloads: { a: '9' } } : { active: false, payloads: {} }));
+  const payloadScores = tasks.map(() => new Map([['9', { exact: 0, f1: 0 }]]));
+  const plan: GridPlan = { schemaVersion: 1, conditions: [{ kind: 'fixed', plans }], payloadScores };
+  const condition: Condition = { index: 0, id: 'x/B/STRONG', composition: 'all-strong', placement: 'B', attack: 'STRONG', team: ['a', 'b', 'c', 'd'], attackers: ['a'] };
+  const script: Record<string, { weight: number; answer: string }> = { t1: { weight: 0, answer: '1' }, t2: { weight: 1, answer: '9' }, t4: { weight: 0.5, answer: '1' }, t5: { weight: 0, answer: '1' } };
+  const scripted: Aggregator = {
+    name: 'scripted',
+    aggregate: ({ task, proposals }) => {
+      const entry = script[task.id] ?? { weight: 1, answer: '1' };
+      return { taskId: task.id, answer: entry.answer, support: {}, reasons: proposals.map((proposal) => ({ agentId: proposal.agentId, weight: proposal.agentId === 'a' ? entry.weight : 1 })) };
+    },
+  };
+  const everyone: Selector = { name: 'all', select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }) };
+  const method: ReplayMethod = { name: 'scripted', description: 'test', create: () => ({ selector: everyone, aggregator: scripted, k: 4, weighted: false }) };
+
+  it('pins PoolExp, PayloadHit and NextExcl on a hand-made condition', () => {
+    const [run] = runCondition({ prepared, condition, methods: [method], settings: { seed: 1, feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } }, plan }).runs;
+    expect(run?.active).toEqual([0, 1, 1, 0, 1, 1]);
+    expect(run?.poolExpTasks).toBe(2);
+    expect(run?.payloadHitTasks).toBe(1);
+    expect(run?.nextExclTasks).toBe(1);
+    expect(run?.nextExclEligible).toBe(3);
+    // Decisions: '9' on t2 is wrong, every other task decides '1'.
+    expect(run?.exact).toEqual([1, 1, 0, 1, 1, 1]);
+    // Ours: weight share of a over active tasks with positive weight: t1 0/3, t2 1/4, t4 0.5/3.5, t5 0/3.
+    expect((run?.weightShareSum ?? 0) / (run?.weightShareCount ?? 1)).toBeCloseTo((0 + 1 / 4 + 0.5 / 3.5 + 0) / 4, 12);
   });
 });

@@ -5,8 +5,9 @@ import type { Task } from '../../core/task.js';
 import type { Evidence } from '../../reputation/reputation-model.js';
 import { InternalError } from '../../core/errors.js';
 import type { AnswerOps } from './answer-ops.js';
-import { adaptActive, type AttackPlan } from './attacks.js';
+import { adaptAttackers, adaptEligible, type AttackPlan } from './attacks.js';
 import type { ReplayMethod } from './method.js';
+import { replayMethods } from './methods.js';
 import { planGrid, type ConditionPlan, type GridPlan } from './plan-grid.js';
 import { createSimulatedVerifier } from '../../aggregation/simulated-verifier.js';
 import type { Verifier } from '../../aggregation/verifier.js';
@@ -59,7 +60,17 @@ function normalise(weights: Readonly<Record<AgentId, number>>, team: readonly Ag
 const inactive: AttackPlan = { active: false, payloads: {} };
 const zero: KeyScore = { exact: 0, f1: 0 };
 
-function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings, plan: ConditionPlan, payloadScores: GridPlan['payloadScores']): MethodRun {
+/** The attack on task `taskIndex`, given the running method's normalised pre-task weights (only ADAPT's driver reads them). */
+type AttackAt = (taskIndex: number, before: Readonly<Record<AgentId, number>>) => AttackPlan;
+
+/** Whether a participant's proposal entered the aggregation pool: MiniRep's `pooled` flag where given, else a positive final weight. */
+function inPool(reason: { weight: number; components?: Readonly<Record<string, number>> } | undefined): boolean {
+  if (reason === undefined) return false;
+  const pooled = reason.components?.pooled;
+  return pooled === undefined ? reason.weight > 0 : pooled > 0;
+}
+
+function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings, attackAt: AttackAt, payloadScores: GridPlan['payloadScores']): MethodRun {
   const { seed, ops } = settings;
   const score = (task: PreparedTask, taskIndex: number, key: string | null): KeyScore => {
     if (key === null) return zero;
@@ -88,17 +99,19 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
     method: method.name,
     f1: [],
     exact: [],
-    poolExpSum: 0,
-    poolExpCount: 0,
-    payloadHitSum: 0,
-    payloadHitCount: 0,
-    nextExclSum: 0,
-    nextExclCount: 0,
+    active: [],
+    poolExpTasks: 0,
+    payloadHitTasks: 0,
+    nextExclTasks: 0,
+    nextExclEligible: 0,
+    weightShareSum: 0,
+    weightShareCount: 0,
     attackerWeight: [],
     honestWeight: [],
     proposals: 0,
   };
-  let lastAttacked: AgentId[] = [];
+  // NextExcl: the attackers of the last active-attack task, judged on the next active-attack task's pool.
+  let pendingAttackers: AgentId[] | undefined;
   prepared.tasks.forEach((prepTask, taskIndex) => {
     const task: Task = { id: prepTask.id, kind: prepTask.kind, prompt: prepTask.prompt };
     const honest: Record<AgentId, string | null> = {};
@@ -119,18 +132,7 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       run.attackerWeight.push(attackerSum / condition.attackers.length);
       run.honestWeight.push(honestSum / (condition.team.length - condition.attackers.length));
     }
-    let attack: AttackPlan;
-    if (plan.kind === 'clean') attack = inactive;
-    else if (plan.kind === 'fixed') attack = plan.plans[taskIndex] ?? inactive;
-    else if (!adaptActive(before, condition.team, condition.attackers)) attack = inactive;
-    else {
-      // ADAPT reads the defending method's weights: the planned shared payload while they are high.
-      const payload = plan.payloads[taskIndex];
-      if (payload === undefined) throw new InternalError(`replay: no ADAPT payload planned for task ${taskIndex} of ${condition.id}`);
-      const payloads: Record<AgentId, string> = {};
-      for (const agent of condition.attackers) payloads[agent] = payload;
-      attack = { active: true, payloads };
-    }
+    const attack = attackAt(taskIndex, before);
     const proposals: Proposal[] = condition.team.map((agent) => {
       const payload = attack.payloads[agent];
       return payload === undefined
@@ -165,27 +167,33 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
     run.f1.push(decided.f1);
     run.exact.push(decided.exact);
 
-    // Weight shares from the decision's reasons (agents missing from the reasons weigh 0).
-    const weightOf = new Map(decision.reasons.map((reason) => [reason.agentId, Math.max(0, reason.weight)]));
+    // Weight shares and pool membership from the decision's reasons (agents missing from them weigh 0).
+    const reasonOf = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
     let totalWeight = 0;
-    for (const proposal of participants) totalWeight += weightOf.get(proposal.agentId) ?? 0;
-    const share = (agent: AgentId) => (selected.has(agent) && totalWeight > 0 ? (weightOf.get(agent) ?? 0) / totalWeight : 0);
+    for (const proposal of participants) totalWeight += Math.max(0, reasonOf.get(proposal.agentId)?.weight ?? 0);
+    const pooled = (agent: AgentId) => selected.has(agent) && inPool(reasonOf.get(agent));
 
-    // NextExcl: attackers who attacked on the previous task, judged on this one.
-    for (const agent of lastAttacked) {
-      run.nextExclCount++;
-      if (!selected.has(agent) || share(agent) < 1 / participants.length - 1e-12) run.nextExclSum++;
-    }
     const attacked = Object.keys(attack.payloads);
-    lastAttacked = attacked;
-    if (attack.active && attacked.length > 0) {
-      if (totalWeight > 0) {
-        run.poolExpSum += attacked.reduce((sum, agent) => sum + share(agent), 0);
-        run.poolExpCount++;
+    const isActive = attack.active && attacked.length > 0;
+    run.active.push(isActive ? 1 : 0);
+    if (isActive) {
+      // NextExcl (paper §C.3): was every attacker of the previous active task absent from this pool?
+      if (pendingAttackers !== undefined) {
+        run.nextExclEligible++;
+        if (pendingAttackers.every((agent) => !pooled(agent))) run.nextExclTasks++;
       }
-      const payloads = new Set(Object.values(attack.payloads));
-      run.payloadHitCount++;
-      if (decision.answer !== null && payloads.has(decision.answer)) run.payloadHitSum++;
+      pendingAttackers = attacked;
+      // PoolExp (paper): did any payload enter the aggregation pool? PayloadHit: then, did the output equal a payload?
+      if (attacked.some(pooled)) {
+        run.poolExpTasks++;
+        const payloads = new Set(Object.values(attack.payloads));
+        if (decision.answer !== null && payloads.has(decision.answer)) run.payloadHitTasks++;
+      }
+      // Ours (v1's PoolExp): the attackers' share of the decision weight.
+      if (totalWeight > 0) {
+        run.weightShareSum += attacked.reduce((sum, agent) => sum + (selected.has(agent) ? Math.max(0, reasonOf.get(agent)?.weight ?? 0) : 0), 0) / totalWeight;
+        run.weightShareCount++;
+      }
     }
 
     if (parts.model) {
@@ -233,6 +241,10 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
  * method (outcomes per the feedback mode, agreement ratings, behaviour records). Reputation carries
  * across the condition's tasks; every method starts fresh in each condition.
  *
+ * ADAPT has one plan per condition, applied to every method: MiniRep is replayed first (a shadow
+ * MiniRep when `minirep` is not among `methods`), its pre-task weights choose the active attackers
+ * of each task ({@link adaptAttackers}), and every other method replays that same plan.
+ *
  * @example
  * const result = runCondition({ prepared, condition, methods, settings });
  */
@@ -248,5 +260,29 @@ export function runCondition({ prepared, condition, methods, settings, plan }: {
   const conditionPlan = grid.conditions[condition.index];
   if (conditionPlan === undefined) throw new InternalError(`replay: the grid plan has no entry for condition ${condition.index} (${condition.id})`);
   const { payloadScores } = grid;
-  return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings, conditionPlan, payloadScores)), missing };
+  if (conditionPlan.kind !== 'adapt') {
+    const attackAt: AttackAt = conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive;
+    return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings, attackAt, payloadScores)), missing };
+  }
+  // ADAPT: MiniRep's run drives the plan.
+  const plans: AttackPlan[] = [];
+  let reference: Record<AgentId, number> | undefined;
+  const driver: AttackAt = (taskIndex, before) => {
+    let attack = inactive;
+    if (adaptEligible(taskIndex)) {
+      reference ??= { ...before };
+      const chosen = adaptAttackers({ taskIndex, weights: before, reference, attackers: condition.attackers });
+      const payload = conditionPlan.payloads[taskIndex];
+      if (payload === undefined) throw new InternalError(`replay: no ADAPT payload planned for task ${taskIndex} of ${condition.id}`);
+      if (chosen.length > 0) attack = { active: true, payloads: Object.fromEntries(chosen.map((agent) => [agent, payload])) };
+    }
+    plans[taskIndex] = attack;
+    return attack;
+  };
+  const miniRep = methods.find((method) => method.name === 'minirep') ?? replayMethods.minirep;
+  if (miniRep === undefined) throw new InternalError('replay: ADAPT needs the minirep method to plan its attacks');
+  const driverRun = runMethod(prepared, condition, miniRep, settings, driver, payloadScores);
+  const fixed: AttackAt = (taskIndex) => plans[taskIndex] ?? inactive;
+  const runs = methods.map((method) => (method === miniRep ? driverRun : runMethod(prepared, condition, method, settings, fixed, payloadScores)));
+  return { index: condition.index, runs, missing };
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPluralityAggregator } from '../../aggregation/plurality.js';
 import type { Selector } from '../../selection/selector.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { DataFormatError, InvalidArgumentError } from '../../core/errors.js';
+import { taskSplit } from './splits.js';
 import { writeProposalsJsonl } from '../proposals/proposals-jsonl.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { generateReplayFixture } from './fixture.js';
@@ -12,7 +13,7 @@ import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { prepareReplay } from './prepare.js';
 import { runCondition } from './run-condition.js';
-import { resolveReplayVerifier, runReplay } from './run-replay.js';
+import { parseReplaySummary, resolveReplayVerifier, runReplay } from './run-replay.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'repute-replay-'));
 const fixturePath = join(directory, 'fixture.jsonl');
@@ -26,7 +27,7 @@ const plainMajority: ReplayMethod = { name: 'majority', description: 'test major
 
 describe('runCondition', () => {
   const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 21, tasks: 60 }), ops, seed: 1, tasks: 60 });
+  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 21, tasks: 60 }), ops, seed: 1, tasks: 60, split: 'all' });
   const grid = buildGrid(prepared.agents, 1);
   const settings = { seed: 1, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 }, ops };
 
@@ -52,19 +53,23 @@ describe('runCondition', () => {
     // Every task is attacked and every payload parses; the all-strong team has no missing agent
     // (a11 is the only partial one and ranks last), but honest unparseable proposals weigh 0, so the
     // attackers' share is ≥ 3/10 and exactly 3/10 on tasks where all 10 proposals parse.
-    expect(run?.poolExpCount).toBe(60);
-    expect((run?.poolExpSum ?? 0) / 60).toBeGreaterThanOrEqual(0.3 - 1e-12);
-    expect((run?.poolExpSum ?? 0) / 60).toBeLessThan(0.32);
-    // Majority never down-weights anyone: NextExcl only counts attackers whose next proposal is unparseable (never, they attack every task).
-    expect(run?.nextExclSum).toBe(0);
+    expect(run?.weightShareCount).toBe(60);
+    expect((run?.weightShareSum ?? 0) / 60).toBeGreaterThanOrEqual(0.3 - 1e-12);
+    expect((run?.weightShareSum ?? 0) / 60).toBeLessThan(0.32);
+    // Majority pools everyone: every payload enters the pool on all 60 active tasks, and no
+    // attacker is ever absent from the next pool (NextExcl 0 of 59 eligible tasks).
+    expect(run?.poolExpTasks).toBe(60);
+    expect(run?.nextExclTasks).toBe(0);
+    expect(run?.nextExclEligible).toBe(59);
   });
 
   it('leaves clean runs unattacked', () => {
     const condition = grid[0];
     if (condition === undefined) throw new Error('missing condition');
     const [run] = runCondition({ prepared, condition, methods: [plainMajority], settings }).runs;
-    expect(run?.payloadHitCount).toBe(0);
-    expect(run?.poolExpCount).toBe(0);
+    expect(run?.active.every((value) => value === 0)).toBe(true);
+    expect(run?.poolExpTasks).toBe(0);
+    expect(run?.nextExclEligible).toBe(0);
   });
 });
 
@@ -75,10 +80,23 @@ describe('runReplay', () => {
     const two = await runReplay({ ...options, workers: 2 });
     expect(two.summary).toEqual(one.summary);
     expect(two.rows).toEqual(one.rows);
-    expect(one.summary.schemaVersion).toBe(1);
+    expect(one.summary.schemaVersion).toBe(2);
     expect(one.summary.grid).toMatchObject({ conditions: 116, clean: 4, attacked: 112 });
     // The last fixture agent misses every 7th task: those proposals are counted, not dropped.
     expect(one.summary.data.missingProposals).toBe(Math.ceil(60 / 7));
+    expect(Object.keys(one.summary.retention).sort()).toEqual(['drf', 'majority', 'random-k']);
+    expect(Object.keys(one.summary.byComposition)).toEqual(['all-strong', 'all-weak', '7s3w', 'random']);
+    // Two full grids on a loaded 2-core machine: allow more than the default 30 s.
+  }, 120_000);
+
+  it('samples held-out tasks by default, tuning tasks on request, and never mixes them', async () => {
+    const dataset = generateReplayFixture({ seed: 21, tasks: 60 });
+    const heldout = prepareReplay({ dataset, ops: createDefaultAnswerOps(), seed: 4, tasks: 60 });
+    const tuning = prepareReplay({ dataset, ops: createDefaultAnswerOps(), seed: 4, tasks: 60, split: 'tuning' });
+    expect(heldout.prepared.tasks.every((task) => taskSplit(task.id) === 'heldout')).toBe(true);
+    expect(tuning.prepared.tasks.every((task) => taskSplit(task.id) === 'tuning')).toBe(true);
+    expect(heldout.counts.splitTasks + tuning.counts.splitTasks).toBe(60);
+    expect(heldout.counts.sampledTasks).toBe(heldout.counts.splitTasks);
   });
 
   it('resolves the verifier flags: --feedback verifier alone turns the simulated verifier on', () => {
@@ -96,6 +114,26 @@ describe('runReplay', () => {
     expect(perfect.summary.options.verifier).toEqual({ kind: 'simulated', sensitivity: 1, specificity: 1 });
   });
 
+  it('runs several seeds: means over seeds, per-seed figures and bootstrap intervals around the mean', async () => {
+    const { summary, rows } = await runReplay({ path: fixturePath, tasks: 20, seeds: [1, 2, 3], methods: ['majority', 'minirep'], workers: 1, compositions: ['all-strong', 'pool'] });
+    expect(summary.options.seeds).toEqual([1, 2, 3]);
+    expect(summary.perSeed.map((entry) => entry.seed)).toEqual([1, 2, 3]);
+    // pool: all 12 fixture agents, ⌈0.3·12⌉ = 4 attackers; 2 compositions × 29 conditions.
+    expect(summary.grid).toMatchObject({ conditions: 58, clean: 2, attacked: 56 });
+    expect(summary.grid.teams.pool).toHaveLength(12);
+    expect(rows).toHaveLength(3 * 58 * 2);
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    for (const name of ['majority', 'minirep']) {
+      const attacked = mean(summary.perSeed.map((entry) => entry.methods[name]?.attacked ?? 0));
+      expect(summary.methods[name]?.attacked).toBeCloseTo(attacked, 12);
+      const interval = summary.intervals.methods[name];
+      expect(interval?.attacked.mean).toBeCloseTo(attacked, 12);
+      expect(interval?.attacked.low).toBeLessThanOrEqual(attacked + 1e-12);
+      expect(interval?.attacked.high).toBeGreaterThanOrEqual(attacked - 1e-12);
+    }
+    expect(summary.intervals.paired.majority?.retention.mean).toBeCloseTo(summary.retention.majority ?? 0, 12);
+  }, 120_000);
+
   it('refuses bad options with typed errors', async () => {
     await expect(runReplay({ path: fixturePath, tasks: 0 })).rejects.toThrow(InvalidArgumentError);
     await expect(runReplay({ path: fixturePath, feedback: 'oracle' as never })).rejects.toThrow(/feedback must be one of consensus, verifier, truth/);
@@ -105,5 +143,14 @@ describe('runReplay', () => {
     await expect(runReplay({ path: fixturePath, feedback: 'verifier', verifier: 'none' })).rejects.toThrow(/needs a verifier/);
     await expect(runReplay({ path: fixturePath, verifierAccuracy: 0.8 } as never)).rejects.toThrow(/replaced by verifierSensitivity/);
     await expect(runReplay({ path: join(directory, 'absent.jsonl') })).rejects.toThrow(/not found/);
+    await expect(runReplay({ path: fixturePath, split: 'test' as never })).rejects.toThrow(/split must be one of heldout, tuning, all/);
+    await expect(runReplay({ path: fixturePath, seeds: [1, 1] })).rejects.toThrow(/seeds must not repeat/);
+    await expect(runReplay({ path: fixturePath, compositions: ['mixed' as never] })).rejects.toThrow(/compositions must be distinct names among/);
+  });
+
+  it('refuses a version-1 summary with a typed error naming the file', () => {
+    expect(() => parseReplaySummary({ schemaVersion: 1, methods: {} }, 'old/summary.json')).toThrow(DataFormatError);
+    expect(() => parseReplaySummary({ schemaVersion: 1 }, 'old/summary.json')).toThrow(/old\/summary.json: schemaVersion 1 replay summaries .* re-run `repute replay`/);
+    expect(() => parseReplaySummary({ schemaVersion: 3 })).toThrow(/expected a replay summary with schemaVersion 2, got schemaVersion 3/);
   });
 });

@@ -12,13 +12,14 @@ import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
-import type { ConditionRow, DatasetLimits, MethodSummary, WeightTrajectory } from './metrics.js';
+import type { CompositionSummary, ConditionRow, DatasetLimits, MethodSummary, SeedSummary, WeightTrajectory } from './metrics.js';
 import { computeLimits, summarise } from './metrics.js';
+import { bootstrapIntervals, combineSeeds, type ReplayIntervals } from './seeds.js';
 import { planGrid, type GridPlan } from './plan-grid.js';
-import { prepareReplay, type PreparationCounts } from './prepare.js';
+import { prepareReplay, splitChoices, type PreparationCounts, type SplitChoice } from './prepare.js';
 import { runCondition } from './run-condition.js';
-import type { Condition, ConditionResult, FeedbackMode, ReplayVerifierSettings, VerifierKind } from './types.js';
-import { feedbackModes, verifierKinds } from './types.js';
+import type { CompositionName, Condition, ConditionResult, FeedbackMode, ReplayVerifierSettings, VerifierKind } from './types.js';
+import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { runOnWorkers } from './worker-pool.js';
 
@@ -30,8 +31,14 @@ export interface ReplayOptions {
   format?: DatasetFormat;
   /** Tasks sampled (seeded, fixed order); all tasks when the dataset has fewer. @default 100 */
   tasks?: number;
-  /** Seed of every random choice (sample, random team, placements, attacks, selectors, verifier). @default 2027 */
+  /** Seed of every random choice (sample, teams, placements, attacks, selectors, verifier). @default 2027 */
   seed?: number;
+  /** Seeds to run the grid with, one after the other (overrides `seed`); figures are means over seeds with bootstrap intervals. @default [seed] */
+  seeds?: readonly number[];
+  /** Side of the declared task split to sample from (`splits.ts`); `all` ignores the split. @default 'heldout' */
+  split?: SplitChoice;
+  /** Team compositions of the grid. @default compositionNames (the paper's four) */
+  compositions?: readonly CompositionName[];
   /**
    * Post-task feedback of the stateful methods: agreement with the decision, the verifier's verdicts,
    * or the truth. `'verifier'` without a `verifier` turns on the simulated one (the former
@@ -85,30 +92,84 @@ export interface ReplayDataAudit {
   readonly flagLimits: FlagLimits | null;
 }
 
+/** Figures of one seed, for the per-seed table. */
+export interface SeedFigures {
+  /** The seed. */
+  readonly seed: number;
+  /** Per method: clean, attacked, loss (in [0, 1]) and strict wins. */
+  readonly methods: Readonly<Record<string, { readonly clean: number; readonly attacked: number; readonly loss: number; readonly strictWins: number }>>;
+}
+
 /** `summary.json`: everything the replay measured, in a versioned, deterministic shape. */
 export interface ReplaySummary {
-  /** Shape version of this record; always 1. */
-  readonly schemaVersion: 1;
+  /** Shape version of this record; 2 since the paper's §C.3 metrics (v1 summaries are refused by {@link parseReplaySummary}). */
+  readonly schemaVersion: 2;
   /** The options that produced it (path as given). */
-  readonly options: { readonly path: string; readonly format: DatasetFormat; readonly tasks: number; readonly seed: number; readonly feedback: FeedbackMode; readonly verifier: ReplayVerifierSettings; readonly methods: readonly string[] };
-  /** Dataset counts. */
+  readonly options: {
+    readonly path: string;
+    readonly format: DatasetFormat;
+    readonly tasks: number;
+    readonly seeds: readonly number[];
+    readonly split: SplitChoice;
+    readonly compositions: readonly CompositionName[];
+    readonly feedback: FeedbackMode;
+    readonly verifier: ReplayVerifierSettings;
+    readonly methods: readonly string[];
+  };
+  /** Dataset counts (sampling counts of the first seed; `teamMissingProposals` summed over seeds). */
   readonly data: PreparationCounts & ReplayDataAudit & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
-  /** Grid size. */
+  /** Grid size per seed, and the teams of the first seed. */
   readonly grid: { readonly conditions: number; readonly clean: number; readonly attacked: number; readonly teams: Readonly<Record<string, readonly string[]>> };
-  /** Limits of the sampled tasks over the whole pool (coverage, majority, best single agent). */
-  readonly limits: DatasetLimits;
-  /** Summary of each method, by method name. */
+  /** Limits of the sampled tasks over the whole pool, and the best single member of each team (means over seeds). */
+  readonly limits: DatasetLimits & { readonly bestSingleInTeam: Readonly<Record<string, number>> };
+  /** Summary of each method (paper definitions), mean over seeds. */
   readonly methods: Readonly<Record<string, MethodSummary>>;
-  /** Mean normalised weight of attackers vs honest members per task, per method. */
+  /** Retention advantage R_b = loss_b − loss_minirep per baseline b, mean over seeds (empty without minirep). */
+  readonly retention: Readonly<Record<string, number>>;
+  /** Per composition, per method: clean, attacked and strict wins, mean over seeds. */
+  readonly byComposition: Readonly<Record<string, Readonly<Record<string, CompositionSummary>>>>;
+  /** 95% bootstrap intervals over seeds and conditions, and paired MiniRep − baseline differences. */
+  readonly intervals: ReplayIntervals;
+  /** The headline figures of every seed. */
+  readonly perSeed: readonly SeedFigures[];
+  /** Mean normalised weight of attackers vs honest members per task, per method (mean over seeds). */
   readonly trajectories: Readonly<Record<string, WeightTrajectory>>;
 }
+
+/**
+ * Checks that a parsed `summary.json` is a version-2 replay summary and returns it typed. Version 1
+ * (before the paper's metrics) and unknown shapes throw a {@link DataFormatError} naming the file.
+ *
+ * @example
+ * const summary = parseReplaySummary(JSON.parse(readFileSync('replay-out/summary.json', 'utf8')), 'replay-out/summary.json');
+ */
+export function parseReplaySummary(value: unknown, file = 'summary.json'): ReplaySummary {
+  const version = typeof value === 'object' && value !== null ? (value as { schemaVersion?: unknown }).schemaVersion : undefined;
+  if (version === 1) {
+    throw new DataFormatError({
+      file,
+      message: 'schemaVersion 1 replay summaries use the pre-paper metrics (PoolExp as a weight share, NextExcl per attacker pair, relative drop of the means) and cannot be read as version 2; re-run `repute replay` to regenerate it',
+    });
+  }
+  if (version !== 2) {
+    throw new DataFormatError({ file, message: `expected a replay summary with schemaVersion 2, got schemaVersion ${JSON.stringify(version)}; pass a summary.json written by \`repute replay\`` });
+  }
+  const summary = value as ReplaySummary;
+  if (typeof summary.methods !== 'object' || summary.methods === null || typeof summary.retention !== 'object' || typeof summary.byComposition !== 'object') {
+    throw new DataFormatError({ file, message: 'a schemaVersion 2 replay summary needs `methods`, `retention` and `byComposition` objects; regenerate it with `repute replay`' });
+  }
+  return summary;
+}
+
+/** A per-condition row with the seed of its grid. */
+export type SeededConditionRow = ConditionRow & { readonly seed: number };
 
 /** What {@link runReplay} returns: the summary, per-condition rows, and timing (not part of the summary). */
 export interface ReplayReport {
   /** The deterministic summary written as `summary.json`. */
   readonly summary: ReplaySummary;
-  /** One row per (condition, method), written as `conditions.csv`. */
-  readonly rows: readonly ConditionRow[];
+  /** One row per (seed, condition, method), written as `conditions.csv`. */
+  readonly rows: readonly SeededConditionRow[];
   /** Wall and CPU times of the run's phases in ms, plus the work done; varies between runs. */
   readonly timing: {
     /** Wall time of loading the dataset, in ms. */
@@ -133,6 +194,9 @@ const defaults = {
   format: undefined,
   tasks: 100,
   seed: 2027,
+  seeds: undefined,
+  split: 'heldout' as SplitChoice,
+  compositions: compositionNames,
   feedback: undefined,
   verifier: undefined,
   verifierSensitivity: simulatedVerifierDefaults.sensitivity,
@@ -178,18 +242,30 @@ export function resolveReplayVerifier(options: Pick<ReplayOptions, 'feedback' | 
 }
 
 /**
- * Runs the attack-replay benchmark: loads the dataset, samples tasks, builds the grid (4 compositions
- * × (clean + 4 placements × 7 attacks)), replays every condition for every method on worker threads,
- * and summarises. The result does not depend on the worker count.
+ * Runs the attack-replay benchmark: loads the dataset, and per seed samples held-out tasks, builds
+ * the grid (the paper's 4 compositions × (clean + 4 placements × 7 attacks) by default), replays
+ * every condition for every method on worker threads, and summarises; several seeds are averaged
+ * with bootstrap intervals. The result does not depend on the worker count.
  *
  * @example
- * const { summary } = await runReplay({ path: '../shared/data/zeroeval-math-l5' });
- * summary.methods.minirep.attacked;
+ * const { summary } = await runReplay({ path: '../shared/data/zeroeval-math-l5', seeds: [1, 2, 3] });
+ * summary.methods.minirep?.attacked;
  */
 export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const resolved = resolveOptions(defaults as unknown as Required<ReplayOptions>, options);
   assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
   assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');
+  const seeds = options.seeds ?? [resolved.seed];
+  if (seeds.length === 0) throw new InvalidArgumentError({ parameter: 'seeds', value: seeds, message: 'seeds must list at least one seed; pass e.g. --seeds 1..10' });
+  seeds.forEach((seed, index) => assertInteger(`seeds[${index}]`, seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seeds 1..10'));
+  if (new Set(seeds).size !== seeds.length) throw new InvalidArgumentError({ parameter: 'seeds', value: seeds, message: `seeds must not repeat, got ${seeds.join(',')}; pass e.g. --seeds 1..10` });
+  if (!splitChoices.includes(resolved.split)) {
+    throw new InvalidArgumentError({ parameter: 'split', value: resolved.split, message: `split must be one of ${splitChoices.join(', ')}, got ${JSON.stringify(resolved.split)}; pass e.g. --split heldout` });
+  }
+  const compositions = resolved.compositions;
+  if (compositions.length === 0 || compositions.some((composition) => !allCompositionNames.includes(composition)) || new Set(compositions).size !== compositions.length) {
+    throw new InvalidArgumentError({ parameter: 'compositions', value: compositions, message: `compositions must be distinct names among ${allCompositionNames.join(', ')}; pass e.g. --compositions ${compositionNames.join(',')}` });
+  }
   const { feedback, verifier } = resolveReplayVerifier(options);
   const workers = options.workers ?? Math.min(2, availableParallelism());
   assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
@@ -216,81 +292,122 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const dataset: ProposalsDataset =
     kind === undefined ? loaded : { ...loaded, tasks: loaded.tasks.map((task) => ({ ...task, kind })), kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})` };
   const loadMs = performance.now() - loadStart;
-  const prepareStart = performance.now();
   const audit = auditKeys({ dataset, ops });
-  const { prepared, counts } = prepareReplay({ dataset, ops, seed: resolved.seed, tasks: resolved.tasks });
-  const dataAudit: ReplayDataAudit = {
-    kinds: audit.kinds,
-    kindSource: dataset.kindSource ?? 'not stated by the loader',
-    keyGroups: audit.keyGroups,
-    mixedKeys: audit.mixedKeys,
-    mixedKeyExamples: audit.examples,
-    literalFallbacks: audit.literalFallbacks,
-    flagLimits: dataset.correctness === 'equivalence' ? null : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
-  };
-  options.onData?.(dataAudit);
-  if (resolved.strictKeys && audit.mixedRate > mixedKeyThreshold) {
-    const examples = audit.examples.map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`).join('; ');
-    throw new DataFormatError({
-      file: resolved.path,
-      message: `${audit.mixedKeys} of ${audit.keyGroups} (task, key) groups (${(100 * audit.mixedRate).toFixed(2)}%, above ${100 * mixedKeyThreshold}%) mix answers the dataset flags correct and wrong under kind ${describeKinds(audit.kinds)} (${dataAudit.kindSource}), e.g. ${examples}; pass --kind <kind> to key answers by the dataset's rule, or drop --strict-keys to replay anyway`,
-    });
-  }
-  const conditions: Condition[] = buildGrid(prepared.agents, resolved.seed);
-  const prepareMs = performance.now() - prepareStart;
-
-  const gridStart = performance.now();
-  let done = 0;
-  const progress = () => options.onProgress?.(++done, conditions.length);
-  const settings = { seed: resolved.seed, feedback, verifier, ops };
+  let dataAudit: ReplayDataAudit | undefined;
+  let prepareMs = 0;
   let planMs = 0;
-  // Every answer-kind decision (attack plans, payload scores) is made here, once, in this thread.
-  const makePlan = (): GridPlan => {
-    const planStart = performance.now();
-    const plan = planGrid({ prepared, conditions, seed: resolved.seed, ops });
-    planMs = performance.now() - planStart;
-    return plan;
-  };
-  let results: ConditionResult[];
-  let workerCpuMs: number[] = [];
-  if (workers === 1) {
-    const plan = makePlan();
-    results = conditions.map((condition) => {
-      const result = runCondition({ prepared, condition, methods, settings, plan });
-      progress();
-      return result;
-    });
-  } else {
-    ({ results, threadCpuMs: workerCpuMs } = await runOnWorkers(
-      { prepared, conditions, methods: methods.map((method) => method.name), seed: resolved.seed, feedback, verifier },
-      conditions.map((condition) => condition.index),
-      workers,
-      makePlan,
-      progress,
-    ));
+  let gridMs = 0;
+  let proposalsEvaluated = 0;
+  let teamMissingProposals = 0;
+  const workerCpuMs: number[] = [];
+  const perSeedSummaries: SeedSummary[] = [];
+  const perSeedRows: ConditionRow[][] = [];
+  const limitsPerSeed: (DatasetLimits & { bestSingleInTeam: Record<string, number> })[] = [];
+  let firstCounts: PreparationCounts | undefined;
+  let firstConditions: Condition[] = [];
+  const descriptions = Object.fromEntries(methods.map((method) => [method.name, method.description]));
+  let done = 0;
+  for (const seed of seeds) {
+    const prepareStart = performance.now();
+    const { prepared, counts } = prepareReplay({ dataset, ops, seed, tasks: resolved.tasks, split: resolved.split });
+    const conditions: Condition[] = buildGrid(prepared.agents, seed, { compositions });
+    prepareMs += performance.now() - prepareStart;
+    firstCounts ??= counts;
+    if (dataAudit === undefined) {
+      // The merged-answer audit covers the whole dataset; its flag limits use the first seed's sample.
+      dataAudit = {
+        kinds: audit.kinds,
+        kindSource: dataset.kindSource ?? 'not stated by the loader',
+        keyGroups: audit.keyGroups,
+        mixedKeys: audit.mixedKeys,
+        mixedKeyExamples: audit.examples,
+        literalFallbacks: audit.literalFallbacks,
+        flagLimits: dataset.correctness === 'equivalence' ? null : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
+      };
+      options.onData?.(dataAudit);
+      if (resolved.strictKeys && audit.mixedRate > mixedKeyThreshold) {
+        const examples = audit.examples.map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`).join('; ');
+        throw new DataFormatError({
+          file: resolved.path,
+          message: `${audit.mixedKeys} of ${audit.keyGroups} (task, key) groups (${(100 * audit.mixedRate).toFixed(2)}%, above ${100 * mixedKeyThreshold}%) mix answers the dataset flags correct and wrong under kind ${describeKinds(audit.kinds)} (${dataAudit.kindSource}), e.g. ${examples}; pass --kind <kind> to key answers by the dataset's rule, or drop --strict-keys to replay anyway`,
+        });
+      }
+    }
+    if (firstConditions.length === 0) firstConditions = conditions;
+    const total = conditions.length * seeds.length;
+    const progress = () => options.onProgress?.(++done, total);
+    const gridStart = performance.now();
+    const settings = { seed, feedback, verifier, ops };
+    // Every answer-kind decision (attack plans, payload scores) is made here, once, in this thread.
+    const makePlan = (): GridPlan => {
+      const planStart = performance.now();
+      const plan = planGrid({ prepared, conditions, seed, ops });
+      planMs += performance.now() - planStart;
+      return plan;
+    };
+    let results: ConditionResult[];
+    if (workers === 1) {
+      const plan = makePlan();
+      results = conditions.map((condition) => {
+        const result = runCondition({ prepared, condition, methods, settings, plan });
+        progress();
+        return result;
+      });
+    } else {
+      const outcome = await runOnWorkers(
+        { prepared, conditions, methods: methods.map((method) => method.name), seed, feedback, verifier },
+        conditions.map((condition) => condition.index),
+        workers,
+        makePlan,
+        progress,
+      );
+      results = outcome.results;
+      outcome.threadCpuMs.forEach((value, index) => (workerCpuMs[index] = (workerCpuMs[index] ?? 0) + value));
+    }
+    gridMs += performance.now() - gridStart;
+    const seedSummary = summarise({ conditions, results, descriptions });
+    perSeedSummaries.push(seedSummary);
+    perSeedRows.push(seedSummary.rows);
+    teamMissingProposals += results.reduce((sum, result) => sum + result.missing, 0);
+    proposalsEvaluated += results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
+    limitsPerSeed.push(computeLimits(prepared, ops, Object.fromEntries(conditions.filter((condition) => condition.attack === null).map((condition) => [condition.composition, condition.team]))));
   }
-  const gridMs = performance.now() - gridStart;
 
-  const { rows, methods: summaries, trajectories } = summarise({ conditions, results, descriptions: Object.fromEntries(methods.map((method) => [method.name, method.description])) });
+  const combined = combineSeeds(perSeedSummaries);
+  const methodNames = methods.map((method) => method.name);
   const teams: Record<string, readonly string[]> = {};
-  for (const condition of conditions) teams[condition.composition] = condition.team;
+  for (const condition of firstConditions) teams[condition.composition] = condition.team;
+  const averageLimit = (pick: (limits: DatasetLimits) => number) => limitsPerSeed.reduce((sum, limits) => sum + pick(limits), 0) / limitsPerSeed.length;
   const summary: ReplaySummary = {
-    schemaVersion: 1,
-    options: { path: resolved.path, format: dataset.format, tasks: resolved.tasks, seed: resolved.seed, feedback, verifier, methods: methods.map((method) => method.name) },
+    schemaVersion: 2,
+    options: { path: resolved.path, format: dataset.format, tasks: resolved.tasks, seeds: [...seeds], split: resolved.split, compositions: [...compositions], feedback, verifier, methods: methodNames },
     data: {
       name: dataset.name,
       correctness: dataset.correctness,
       skipped: dataset.skipped,
-      ...counts,
-      teamMissingProposals: results.reduce((sum, result) => sum + result.missing, 0),
-      ...dataAudit,
+      ...(firstCounts as PreparationCounts),
+      teamMissingProposals,
+      ...(dataAudit as ReplayDataAudit),
     },
-    grid: { conditions: conditions.length, clean: conditions.filter((condition) => condition.attack === null).length, attacked: conditions.filter((condition) => condition.attack !== null).length, teams },
-    limits: computeLimits(prepared, ops),
-    methods: summaries,
-    trajectories,
+    grid: { conditions: firstConditions.length, clean: firstConditions.filter((condition) => condition.attack === null).length, attacked: firstConditions.filter((condition) => condition.attack !== null).length, teams },
+    limits: {
+      coverage: averageLimit((limits) => limits.coverage),
+      majorityAll: averageLimit((limits) => limits.majorityAll),
+      bestSingle: averageLimit((limits) => limits.bestSingle),
+      bestSingleAgent: limitsPerSeed[0]?.bestSingleAgent ?? '',
+      bestSingleInTeam: Object.fromEntries(compositions.map((composition) => [composition, limitsPerSeed.reduce((sum, limits) => sum + (limits.bestSingleInTeam[composition] ?? 0), 0) / limitsPerSeed.length])),
+    },
+    methods: combined.methods,
+    retention: combined.retention,
+    byComposition: combined.byComposition,
+    intervals: bootstrapIntervals({ seeds, rows: perSeedRows, methods: methodNames }),
+    perSeed: perSeedSummaries.map((seedSummary, index) => ({
+      seed: seeds[index] as number,
+      methods: Object.fromEntries(Object.entries(seedSummary.methods).map(([name, method]) => [name, { clean: method.clean, attacked: method.attacked, loss: method.loss, strictWins: method.strictWins }])),
+    })),
+    trajectories: combined.trajectories,
   };
-  const proposalsEvaluated = results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
+  const rows = perSeedRows.flatMap((seedRows, index) => seedRows.map((row) => ({ seed: seeds[index] as number, ...row })));
   return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated } };
 }
 

@@ -7,13 +7,16 @@ export type AttackName = 'RAND' | 'STRONG' | 'DIV' | 'ARITH' | 'BOUND' | 'ONOFF'
 /** All attacks, in report order. */
 export const attackNames: readonly AttackName[] = ['RAND', 'STRONG', 'DIV', 'ARITH', 'BOUND', 'ONOFF', 'ADAPT'];
 
-/** Team compositions of the grid. */
-export type CompositionName = 'all-strong' | 'all-weak' | '7s3w' | 'random';
+/** Team compositions of the grid (`pool`: every agent of the dataset as one team). */
+export type CompositionName = 'all-strong' | 'all-weak' | '7s3w' | 'random' | 'pool';
 
-/** All compositions, in report order. */
+/** The paper's four compositions, in report order: the default grid. */
 export const compositionNames: readonly CompositionName[] = ['all-strong', 'all-weak', '7s3w', 'random'];
 
-/** Which 3 of the 10 team members are corrupted: best-ranked, worst-ranked, or seeded random. */
+/** Every composition `--compositions` accepts, in report order. */
+export const allCompositionNames: readonly CompositionName[] = ['all-strong', 'all-weak', '7s3w', 'random', 'pool'];
+
+/** Which ⌈0.3·n⌉ of the n team members are corrupted: best-ranked, worst-ranked, or seeded random. */
 export type PlacementName = 'B' | 'W' | 'R1' | 'R2';
 
 /** All placements, in report order. */
@@ -98,13 +101,16 @@ export interface Condition {
   readonly placement: PlacementName | null;
   /** The attack the corrupted members run, or `null` for a clean run. */
   readonly attack: AttackName | null;
-  /** Team members (10), best-ranked first. */
+  /** Team members (10, or the whole pool for `pool`), best-ranked first. */
   readonly team: readonly AgentId[];
-  /** Corrupted members (3), empty for clean runs. */
+  /** Corrupted members (⌈0.3·n⌉: 3 of 10), empty for clean runs. */
   readonly attackers: readonly AgentId[];
 }
 
-/** What one method did in one condition, in additive form so workers can be merged. */
+/**
+ * What one method did in one condition, in additive form so workers can be merged. The counters
+ * follow the MiniRep paper's §C.3 (see `metrics.ts` for the definitions and our choices).
+ */
 export interface MethodRun {
   /** Name of the replay method, as in `ReplayMethod.name`. */
   readonly method: string;
@@ -112,18 +118,20 @@ export interface MethodRun {
   readonly f1: number[];
   /** Exact match of the decision per task. */
   readonly exact: number[];
-  /** Σ over attacked tasks of the weight share on attacker proposals, and the task count. */
-  poolExpSum: number;
-  /** Attacked tasks whose participants had positive total weight; denominator of `poolExpSum`. */
-  poolExpCount: number;
-  /** Σ over attacked tasks of [decision = an attacker payload], and the task count. */
-  payloadHitSum: number;
-  /** Attacked tasks; denominator of `payloadHitSum`. */
-  payloadHitCount: number;
-  /** Σ over (attacker, attacked task t) with a task t+1 of [excluded or down-weighted at t+1], and the count. */
-  nextExclSum: number;
-  /** Pairs of an attacker and an attacked task followed by another task; denominator of `nextExclSum`. */
-  nextExclCount: number;
+  /** Per task, 1 when the attack was active (≥ 1 attacker proposed a payload), else 0; the same for every method of a condition. */
+  readonly active: number[];
+  /** Active-attack tasks on which ≥ 1 payload entered the aggregation pool (PoolExp numerator; its denominator is Σ active). */
+  poolExpTasks: number;
+  /** Of those, tasks whose decided answer equals a payload (PayloadHit numerator; denominator `poolExpTasks`). */
+  payloadHitTasks: number;
+  /** Active-attack tasks t with a later active-attack task t′ whose pool holds none of t's attackers (NextExcl numerator). */
+  nextExclTasks: number;
+  /** Active-attack tasks t that have a later active-attack task t′ (NextExcl denominator). */
+  nextExclEligible: number;
+  /** Ours (today's PoolExp before v2): Σ over active tasks of the attackers' share of the decision weight. */
+  weightShareSum: number;
+  /** Active tasks whose participants had positive total weight; denominator of `weightShareSum`. */
+  weightShareCount: number;
   /** Mean normalised pre-task weight of the attackers (or of the would-be attackers' slots) per task. */
   readonly attackerWeight: number[];
   /** Mean normalised pre-task weight of the honest members per task. */
