@@ -1,6 +1,7 @@
-// npm run bench:replay — wall time and proposals evaluated per second of the full replay grid on
-// MATH-L5, next to the floor (reading and parsing the dataset), and the 1-worker vs 2-worker ratio.
-// Usage: tsx bench/replay.ts [dataset-dir] [--repeats N] [--dist]
+// npm run bench:replay — wall time, peak RSS and proposals evaluated per second of the full replay
+// grid on MATH-L5 (every task: --tasks 721 --split all, one seed), next to the floor (reading and
+// parsing the dataset), and the 1-worker vs 2-worker ratio.
+// Usage: tsx bench/replay.ts [dataset-dir] [--repeats N] [--tasks N] [--split all|heldout|tuning] [--dist]
 // Every measured run is a fresh process (like one `repute replay` call): in one long-lived process
 // the in-thread run would be JIT-warm from the previous repeat while new worker threads start cold.
 // 1-worker and 2-worker runs alternate, so a change in the machine's load hits both alike.
@@ -23,6 +24,8 @@ const flag = (name: string) => {
   return at > 0 ? process.argv[at + 1] : undefined;
 };
 const repeats = Number(flag('--repeats') ?? 3);
+const tasks = Number(flag('--tasks') ?? 721);
+const split = (flag('--split') ?? 'all') as 'all' | 'heldout' | 'tuning';
 const once = flag('--once');
 const fromDist = process.argv.includes('--dist');
 const library = fromDist ? '../dist' : '../src';
@@ -36,6 +39,8 @@ interface Sample {
   planMs: number;
   workerCpuMs: readonly number[];
   proposals: number;
+  /** Peak resident set size of the whole process (all threads), in MB. */
+  peakRssMb: number;
 }
 
 if (once !== undefined) {
@@ -44,7 +49,7 @@ if (once !== undefined) {
   const mainStarted = threadCpuMs();
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const report = await runReplay({ path, workers: Number(once) });
+  const report = await runReplay({ path, workers: Number(once), tasks, split });
   const cpu = process.cpuUsage(cpuStarted);
   const mainEnded = threadCpuMs();
   const sample: Sample = {
@@ -56,6 +61,8 @@ if (once !== undefined) {
     planMs: report.timing.planMs,
     workerCpuMs: report.timing.workerCpuMs,
     proposals: report.timing.proposalsEvaluated,
+    // ru_maxrss of the process (Linux: kB), worker threads included.
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
   };
   process.stdout.write(`${JSON.stringify(sample)}\n`);
   process.exit(0);
@@ -75,10 +82,12 @@ for (let repeat = 0; repeat < Math.max(repeats, 3); repeat++) {
   await loadDataset(path);
   floor.push(performance.now() - started);
 }
+// Peak RSS of this process after parsing the dataset (the memory floor of any replay of it).
+const floorRssMb = process.resourceUsage().maxRSS / 1024;
 
 const run = async (workers: number): Promise<Sample> => {
   const script = fileURLToPath(import.meta.url);
-  const args = [...process.execArgv, script, path, '--once', String(workers), ...(fromDist ? ['--dist'] : [])];
+  const args = [...process.execArgv, script, path, '--once', String(workers), '--tasks', String(tasks), '--split', split, ...(fromDist ? ['--dist'] : [])];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Sample;
 };
@@ -93,10 +102,11 @@ const two = samples[2] as Sample[];
 const of = (entries: readonly Sample[], pick: (sample: Sample) => number) => median(entries.map(pick));
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(52)} ${value}\n`);
-process.stdout.write(`replay bench on ${path} from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length})\n`);
-line('floor: read + parse dataset', `${median(floor).toFixed(0)} ms`);
+process.stdout.write(`replay bench on ${path} (--tasks ${tasks} --split ${split}, one seed) from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length})\n`);
+line('floor: read + parse dataset', `${median(floor).toFixed(0)} ms, peak RSS ${floorRssMb.toFixed(0)} MB`);
 for (const [label, entries] of [['1 worker', one], ['2 workers', two]] as const) {
   line(`${label}: wall time (load + prepare + grid)`, seconds(of(entries, (sample) => sample.wallMs)));
+  line(`${label}: peak RSS (process, all threads)`, `${of(entries, (sample) => sample.peakRssMb).toFixed(0)} MB (runs: ${entries.map((sample) => sample.peakRssMb.toFixed(0)).join(', ')})`);
   line(`${label}: grid only (plan + replay)`, seconds(of(entries, (sample) => sample.gridMs)));
   line(`${label}: of which planning attacks`, seconds(of(entries, (sample) => sample.planMs)));
   line(`${label}: CPU time (all threads)`, seconds(of(entries, (sample) => sample.cpuMs)));
