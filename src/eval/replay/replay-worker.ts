@@ -1,30 +1,23 @@
-// Worker thread of the replay grid: receives the prepared replay once (workerData) and the grid plan
-// (first message), then runs one condition per message and posts its result back. Started by
+// Worker thread of the replay grid: receives the prepared replay once (workerData), then runs one
+// condition per message (its attack plan comes with it) and posts its result back. Started by
 // worker-pool.ts. It never loads the answer engine: every answer decision is in the plan.
 import { parentPort, workerData } from 'node:worker_threads';
 import { InternalError, ReputeError } from '../../core/errors.js';
 import { threadCpuMs } from './_thread-cpu.js';
 import { resolveReplayMethods } from './methods.js';
 import { runCondition } from './run-condition.js';
-import type { GridPlan } from './plan-grid.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
 const init = workerData as WorkerInit;
 const methods = resolveReplayMethods(init.methods);
 const settings = { seed: init.seed, feedback: init.feedback, verifier: init.verifier };
-let plan: GridPlan | undefined;
 
 parentPort?.on('message', (message: WorkerRequest) => {
-  if (message.type === 'plan') {
-    plan = message.plan;
-    return;
-  }
   let reply: WorkerReply;
   try {
     const condition = init.conditions[message.index];
     if (condition === undefined) throw new InternalError(`replay worker got unknown condition index ${message.index}`);
-    if (plan === undefined) throw new InternalError('replay worker got a condition before the grid plan');
-    const result = runCondition({ prepared: init.prepared, condition, methods, settings, plan });
+    const result = runCondition({ prepared: init.prepared, condition, methods, settings, plan: message.plan });
     const cpuMs = threadCpuMs();
     reply = { type: 'result', result, ...(cpuMs === undefined ? {} : { threadCpuMs: cpuMs }) };
   } catch (error) {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { DataFormatError, InvalidArgumentError } from '../../core/errors.js';
+import { DataFormatError, InternalError, InvalidArgumentError } from '../../core/errors.js';
 import { assertInRange, assertInteger } from '../../core/validate.js';
 import { resolveOptions } from '../../core/options.js';
 import type { DatasetFormat } from '../proposals/format.js';
@@ -176,7 +176,7 @@ export interface ReplayReport {
     readonly loadMs: number;
     /** Wall time of canonicalising, ranking and sampling, in ms. */
     readonly prepareMs: number;
-    /** Planning every attack and scoring every payload (in the calling thread; overlaps worker start-up). */
+    /** Planning every attack and scoring every payload, in ms (in the calling thread, one condition at a time; overlaps the workers' replay). */
     readonly planMs: number;
     /** Planning and replaying every condition. */
     readonly gridMs: number;
@@ -338,18 +338,20 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     const progress = () => options.onProgress?.(++done, total);
     const gridStart = performance.now();
     const settings = { seed, feedback, verifier, ops };
-    // Every answer-kind decision (attack plans, payload scores) is made here, once, in this thread.
-    const makePlan = (): GridPlan => {
+    // Every answer-kind decision (attack plans, payload scores) is made in this thread, one condition
+    // at a time as it is handed out, so workers start at once and no thread holds the whole plan.
+    const planFor = (index: number): GridPlan => {
       const planStart = performance.now();
-      const plan = planGrid({ prepared, conditions, seed, ops });
+      const condition = conditions[index];
+      if (condition === undefined) throw new InternalError(`replay: no condition ${index} in the grid`);
+      const plan = planGrid({ prepared, conditions: [condition], seed, ops });
       planMs += performance.now() - planStart;
       return plan;
     };
     let results: ConditionResult[];
     if (workers === 1) {
-      const plan = makePlan();
       results = conditions.map((condition) => {
-        const result = runCondition({ prepared, condition, methods, settings, plan });
+        const result = runCondition({ prepared, condition, methods, settings, plan: planFor(condition.index) });
         progress();
         return result;
       });
@@ -358,7 +360,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         { prepared, conditions, methods: methods.map((method) => method.name), seed, feedback, verifier },
         conditions.map((condition) => condition.index),
         workers,
-        makePlan,
+        planFor,
         progress,
       );
       results = outcome.results;

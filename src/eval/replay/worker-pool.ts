@@ -6,7 +6,7 @@ import { ReputeError, InternalError } from '../../core/errors.js';
 import type { GridPlan } from './plan-grid.js';
 import type { Condition, ConditionResult, FeedbackMode, PreparedReplay, ReplayVerifierSettings } from './types.js';
 
-/** What every worker receives once, at start (the grid plan follows as the first message). */
+/** What every worker receives once, at start (each condition's plan comes with its run request). */
 export interface WorkerInit {
   /** The ranked pool and the sampled tasks shared by all conditions. */
   readonly prepared: PreparedReplay;
@@ -22,8 +22,8 @@ export interface WorkerInit {
   readonly verifier: ReplayVerifierSettings;
 }
 
-/** Messages to a worker: the grid plan once, first, then one condition index per message. */
-export type WorkerRequest = { readonly type: 'plan'; readonly plan: GridPlan } | { readonly type: 'run'; readonly index: number };
+/** Messages to a worker: one condition index per message, with that condition's attack plan. */
+export type WorkerRequest = { readonly type: 'run'; readonly index: number; readonly plan: GridPlan };
 
 /** Messages from a worker. */
 export type WorkerReply =
@@ -53,14 +53,15 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
 /**
  * Runs conditions on `workers` worker threads: each idle worker takes the next condition index from
  * one queue, and results are returned sorted by condition index, so the output does not depend on
- * the worker count or on timing. `makePlan` runs in the calling thread after the workers are spawned,
- * so it overlaps their start-up; its result is sent to each worker before any condition.
+ * the worker count or on timing. `planFor(index)` plans one condition in the calling thread when it
+ * is handed out, so planning overlaps the other workers' replay and no thread holds the whole grid's
+ * plan; the plan travels with the run request.
  */
 export async function runOnWorkers(
   init: WorkerInit,
   indices: readonly number[],
   workers: number,
-  makePlan: () => GridPlan,
+  planFor: (index: number) => GridPlan,
   onResult?: (result: ConditionResult) => void,
 ): Promise<{ results: ConditionResult[]; threadCpuMs: number[] }> {
   const { url } = workerEntry();
@@ -85,12 +86,21 @@ export async function runOnWorkers(
         threads.push(worker);
         running++;
         const next = () => {
+          if (failed) return;
           const index = queue.shift();
           if (index === undefined) {
             void worker.terminate();
             return;
           }
-          worker.postMessage({ type: 'run', index } satisfies WorkerRequest);
+          let plan: GridPlan;
+          try {
+            plan = planFor(index);
+          } catch (error) {
+            failed = true;
+            reject(error);
+            return;
+          }
+          worker.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
         };
         worker.on('online', next);
         worker.on('message', (reply: WorkerReply) => {
@@ -119,16 +129,6 @@ export async function runOnWorkers(
           }
         });
       }
-      // Plan while the workers boot; message order guarantees the plan precedes every condition.
-      let plan: GridPlan;
-      try {
-        plan = makePlan();
-      } catch (error) {
-        failed = true;
-        reject(error);
-        return;
-      }
-      for (const worker of spawned) worker.postMessage({ type: 'plan', plan } satisfies WorkerRequest);
     });
   } finally {
     await Promise.all(threads.map((thread) => thread.terminate()));
