@@ -28,6 +28,28 @@ describe('parseTeamFile', () => {
     }
   });
 
+  it('accepts a DRF protocol with its defaults and no methods', () => {
+    const team = parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drf, k: 1 }\n${agent}`, '/teams/team.yaml');
+    expect(team.methods).toEqual([]);
+    expect(team.protocol).toEqual({ type: 'drf', k: 1, delta: 0.7, threshold: 0.3, exploration: 1, defence: 'none', credibilityFloor: 0.01, w0: 0.5, beta: 0.2, initialReputation: 0.5, priorTokens: { input: 500, output: 200 } });
+    expect(parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [plurality, weighted-plurality]\n${agent}`, 'team.yaml').methods).toEqual(['plurality', 'weighted-plurality']);
+  });
+
+  it('names the field of a bad DRF protocol and what is expected', () => {
+    const cases: Array<[string, RegExp]> = [
+      [`name: t\ntasks: x\nprotocol: { type: drf, delta: 1.5 }\n${agent}`, /field protocol\.delta: /],
+      [`name: t\ntasks: x\nprotocol: { type: drf, k: 2 }\n${agent}`, /field protocol\.k: the team size exceeds the 1 agents listed; use k <= 1/],
+      [`name: t\ntasks: x\nprotocol: { type: drf, defence: magic }\n${agent}`, /field protocol\.defence: /],
+      [`name: t\ntasks: x\nprotocol: { type: drf, rounds: 2 }\n${agent}`, /field protocol: .*rounds/],
+      [`name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [minirep]\n${agent}`, /field methods\.0: not a method of protocol drf; use a subset of plurality, weighted-plurality/],
+      [`name: t\ntasks: x\nprotocol: { type: gossip }\n${agent}`, /field protocol\.type/],
+    ];
+    for (const [text, pattern] of cases) {
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(pattern);
+    }
+  });
+
   it('never echoes a pasted key', () => {
     const text = `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`;
     // Parsing must throw (a missing throw fails here, not silently with an empty message), and the message names

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
+import { compareMethodNames, drfProtocolSchema, validateProtocolAgainstTeam } from './_protocol-schemas.js';
 
 const priceSchema = z
   .object({
@@ -33,8 +34,12 @@ const teamSchema = z
     schemaVersion: z.literal(1).optional(),
     name: z.string().min(1),
     agents: z.array(agentSchema).min(1),
-    protocol: z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict().default({ type: 'debate', rounds: 1 }),
-    methods: z.array(z.enum(debateMethodNames)).min(1).default(['majority', 'minirep']),
+    protocol: z
+      .discriminatedUnion('type', [z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(), drfProtocolSchema])
+      .default({ type: 'debate', rounds: 1 }),
+    // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
+    // compared on the protocol's own proposals (the protocol's decision rule always runs).
+    methods: z.array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]])).min(1).optional(),
     k: z.number().int().min(1).optional(),
     tasks: z.string().min(1),
     store: z.string().min(1).default('repute.db'),
@@ -52,7 +57,11 @@ const teamSchema = z
   .strict();
 
 /** A validated team file; `tasks` and `store` are resolved (inside the file's folder unless given on the command line). */
-export type TeamFile = z.infer<typeof teamSchema> & { readonly file: string };
+export type TeamFile = Omit<z.infer<typeof teamSchema>, 'methods'> & {
+  /** Debate: the methods compared (default `majority`, `minirep`); DRF and RAPS: aggregators compared on the protocol's proposals (default none). */
+  readonly methods: string[];
+  readonly file: string;
+};
 
 /** What the command line may add to or override in a team file (the trust boundary of docs/security.md). */
 export interface TeamFileOverrides {
@@ -109,7 +118,14 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
     // Values are never echoed: a team file may hold a pasted key anywhere.
     throw new DataFormatError({ file, message: `field ${path}: ${message}` });
   }
-  const team = parsed.data;
+  const data = parsed.data;
+  const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
+  const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
+  methods.forEach((method, index) => {
+    if (!allowed.includes(method)) throw new DataFormatError({ file, message: `field methods.${index}: not a method of protocol ${data.protocol.type}; use a subset of ${allowed.join(', ')}` });
+  });
+  const team = { ...data, methods };
+  validateProtocolAgainstTeam(team.protocol, team.agents.map((agent) => agent.id), file);
   const ids = new Map<string, number>();
   const allowEnv = new Set(overrides.allowEnv ?? []);
   team.agents.forEach((agent, index) => {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { scoreAnswer } from '../../core/answers/answers.js';
-import { createDebateMethod, debateMethodNames } from '../../protocols/debate/methods.js';
+import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { openStore } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
@@ -47,13 +47,20 @@ export default defineCommand({
     const allowEnv = args['allow-env'] === undefined ? [] : String(args['allow-env']).split(',').map((name) => name.trim()).filter((name) => name.length > 0);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
     const team = readTeamFile(args.team, { ...(args.tasks === undefined ? {} : { tasks: args.tasks }), ...(args.store === undefined ? {} : { store: args.store }), allowEnv });
-    const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods);
+    if (team.protocol.type !== 'debate') {
+      // DRF and RAPS teams: same flags and guarantees, protocol-specific sessions and report.
+      const { runProtocolTeam } = await import('./_run-protocol.js');
+      await runProtocolTeam({ ...team, protocol: team.protocol }, args);
+      return;
+    }
+    const protocol = team.protocol;
+    const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods as DebateMethodName[]);
     const reputationStart = parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
     const tasks = await loadTasks(team.tasks);
     const config = {
       team: team.name,
       agents: team.agents.map((agent) => ({ id: agent.id, provider: agent.provider, model: agent.model, baseURL: agent.baseURL ?? null })),
-      rounds: team.protocol.rounds,
+      rounds: protocol.rounds,
       methods,
       k: team.k ?? null,
       seed: team.seed,
@@ -102,7 +109,7 @@ export default defineCommand({
           agents,
           tasks: tasks.map((item) => item.task),
           method,
-          rounds: team.protocol.rounds,
+          rounds: protocol.rounds,
           seed: team.seed,
           config,
           grade,

@@ -1,0 +1,157 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../store/store.js';
+import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
+import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const run = promisify(execFile);
+const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
+
+/** `What is a * c + b?` tasks with references (the toy endpoint answers from them). */
+function toyTasks(count: number) {
+  return Array.from({ length: count }, (_, index) => {
+    const a = 10 + 3 * index;
+    const b = 11 + 5 * (index % 7);
+    const c = 2 + ((index * 13) % 9);
+    return { id: `t${index + 1}`, prompt: `What is ${a} * ${c} + ${b}?`, kind: 'number', reference: String(a * c + b) };
+  });
+}
+
+/**
+ * Seven agents: four honest at different prices, one sloppy, two colluders (same wrong answer, rate
+ * each other 1 and everyone else 0). k = 5 keeps honest agents a majority of every team (k ≥ 2·2 + 1).
+ */
+function writeDrfTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toyTasks>, protocol = 'k: 5, defence: rater-credibility'): string {
+  writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
+  const agents = [
+    ['honest-a', 'toy-honest-a', '{ inputPerMillion: 0.15, outputPerMillion: 0.6 }'],
+    ['honest-b', 'toy-honest-b', '{ inputPerMillion: 1, outputPerMillion: 4 }'],
+    ['honest-c', 'toy-honest-c', '{ inputPerMillion: 5, outputPerMillion: 15 }'],
+    ['honest-d', 'toy-honest-d', '{ inputPerMillion: 0.5, outputPerMillion: 2 }'],
+    ['sloppy', 'toy-sloppy', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
+    ['colluder-1', 'toy-colluder-1', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
+    ['colluder-2', 'toy-colluder-2', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
+  ]
+    .map(([id, model, price]) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`)
+    .join('\n');
+  const file = join(dir, 'team.yaml');
+  writeFileSync(file, `name: drf-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: drf, ${protocol} }\nmethods: [plurality]\nagents:\n${agents}\n`);
+  return file;
+}
+
+/** A record without booked `cost` fields (cache hits book 0; everything else must match). */
+function withoutCost(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCost);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'cost').map(([key, item]) => [key, withoutCost(item)]));
+}
+
+let endpoint: OpenAICompatibleServer | undefined;
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+});
+
+describe('repute run with protocol drf', () => {
+  it('stops selecting two colluders, reports spend against the full team, and replays with zero requests', async () => {
+    const tasks = toyTasks(12);
+    endpoint = await startToyTeamEndpoint({ tasks });
+    const dir = mkdtempSync(join(tmpdir(), 'repute-drf-'));
+    const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
+    const first = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout);
+    const requests = endpoint.requestCount;
+    // k = 5 per task: 5 proposals + 5·4 ratings = 25 calls; 12 tasks → 300 calls, all new (distinct prompts).
+    expect(requests).toBe(300);
+    expect(first.usage).toMatchObject({ calls: 300, cachedCalls: 0 });
+    expect(first.methods.drf).toMatchObject({ done: 12, resumed: 0, failures: 0 });
+    expect(Object.keys(first.methods)).toEqual(['drf', 'plurality']);
+    // Spend: the per-agent list prices add up to DRF's; the full team (7 agents: 7 proposals + 42
+    // ratings per task) costs more than the k = 5 team (5 + 20 calls) on the same tasks.
+    const agentList = first.spend.agents.reduce((sum: number, agent: { listCost: number }) => sum + agent.listCost, 0);
+    expect(first.spend.methods[0].listCost).toBeCloseTo(agentList, 12);
+    expect(first.spend.agents.reduce((sum: number, agent: { cost: number }) => sum + agent.cost, 0)).toBeCloseTo(first.usage.cost, 12);
+    expect(first.spend.fullTeam.listCost).toBeGreaterThan(first.spend.methods[0].listCost);
+
+    const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
+    const selections = store.events('first', { type: 'selection' });
+    expect(selections).toHaveLength(12);
+    // Colluders are tried (UCB explores every agent) and then filtered out by reputation, with the reason in the event.
+    const tried = new Set(selections.slice(0, 6).flatMap((event) => (event.data as unknown as { selected: string[] }).selected));
+    expect(tried.has('colluder-1') || tried.has('colluder-2')).toBe(true);
+    const lastSelections = selections.slice(-4).map((event) => event.data as unknown as { selected: string[]; excluded: string[]; reasons: Array<{ agentId: string; note?: string }> });
+    for (const selection of lastSelections) {
+      expect(selection.selected).not.toContain('colluder-1');
+      expect(selection.selected).not.toContain('colluder-2');
+      expect(selection.excluded).toEqual(expect.arrayContaining(['colluder-1', 'colluder-2']));
+      expect(selection.reasons.find((reason) => reason.agentId === 'colluder-1')?.note).toMatch(/excluded: reputation 0\.\d+ < threshold 0\.3/);
+    }
+    const records = store.taskResults<{ answer: string | null; reputation: Record<string, number> }>('first', 'drf').map((record) => record.result);
+    expect(records.slice(-4).every((record) => record.answer !== '13')).toBe(true);
+    const final = records.at(-1)!.reputation;
+    expect(Math.max(final['colluder-1']!, final['colluder-2']!)).toBeLessThan(Math.min(final['honest-a']!, final['honest-b']!, final['honest-c']!, final['honest-d']!));
+    store.close();
+
+    const second = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout);
+    expect(endpoint.requestCount).toBe(requests);
+    expect(second.usage).toMatchObject({ calls: 300, cachedCalls: 300, cost: 0 });
+    expect(second.methods).toEqual({ ...first.methods });
+    const again = openStore({ path: join(dir, 'repute.db'), readonly: true });
+    expect(again.taskResults('second', 'drf').map((record) => withoutCost(record.result))).toEqual(again.taskResults('first', 'drf').map((record) => withoutCost(record.result)));
+    const strip = (runId: string) => again.events(runId).map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
+    expect(strip('second')).toEqual(strip('first'));
+    again.close();
+  }, 120_000);
+
+  it('resumes after SIGKILL with no task lost or done twice', async () => {
+    const tasks = toyTasks(10);
+    endpoint = await startToyTeamEndpoint({ tasks, delayMs: 40 });
+    const dir = mkdtempSync(join(tmpdir(), 'repute-drf-kill-'));
+    const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
+    const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const dbPath = join(dir, 'repute.db');
+    for (let attempt = 0; attempt < 600; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      let done = 0;
+      try {
+        const store = openStore({ path: dbPath, readonly: true });
+        done = store.listRuns().reduce((sum, record) => sum + store.taskResults(record.id).length, 0);
+        store.close();
+      } catch {
+        // not created yet
+      }
+      if (done >= 3) break;
+    }
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const before = openStore({ path: dbPath, readonly: true });
+    const runId = before.listRuns()[0]!.id;
+    const committed = before.taskResults(runId).length;
+    before.close();
+    expect(committed).toBeGreaterThanOrEqual(3);
+    expect(committed).toBeLessThan(10);
+
+    const resumed = JSON.parse((await run(process.execPath, [...cli, team, '--json'], { cwd: root })).stdout);
+    expect(resumed.runId).toBe(runId);
+    expect(resumed.methods.drf).toMatchObject({ done: 10, resumed: committed });
+    const store = openStore({ path: dbPath, readonly: true });
+    expect(store.taskResults(runId, 'drf').map((record) => record.taskId).sort()).toEqual(tasks.map((task) => task.id).sort());
+    expect(store.events(runId, { type: 'vote' })).toHaveLength(10);
+    expect(store.events(runId, { type: 'selection' })).toHaveLength(10);
+    expect(store.getRun(runId)?.status).toBe('completed');
+
+    // The resumed run decides exactly like an uninterrupted one (same selections, same reputation).
+    const fresh = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout);
+    expect(fresh.methods.drf.done).toBe(10);
+    const reread = openStore({ path: dbPath, readonly: true });
+    expect(reread.taskResults('uninterrupted', 'drf').map((record) => withoutCost(record.result))).toEqual(reread.taskResults(runId, 'drf').map((record) => withoutCost(record.result)));
+    reread.close();
+    store.close();
+  }, 120_000);
+});

@@ -1,0 +1,353 @@
+// DRF (arXiv 2509.05764) over a live team, persisted task by task: one DRF round per task (filter →
+// UCB with cost → proposals → rating network → team answer → reputation update), with the cost term
+// c_i taken from the agents' prices and observed token usage (expected-cost-ledger.ts). Each
+// finished task is written with its events, reputation and carried state (UCB counts, rater
+// credibility, token observations) in one transaction, so a killed run resumes exactly.
+import type { Acted, Agent, ActUsage } from '../../agents/agent.js';
+import { createAggregator } from '../../aggregation/registry.js';
+import { validateTeam, type AgentId } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { Proposal } from '../../core/proposal.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { createTracer, type Span } from '../../core/trace.js';
+import { assertNonEmptyString } from '../../core/validate.js';
+import { createReputationModel } from '../../reputation/registry.js';
+import { createUcbSelector, type UcbSelectorSnapshot } from '../../selection/ucb.js';
+import type { DebateSessionStore } from '../debate/run-debate-session.js';
+import { runDrfRound, type DrfDefence, type DrfRoundState } from './drf-round.js';
+import { createExpectedCostLedger, type CallPrice, type ObservedUsage } from './expected-cost-ledger.js';
+import { agentRatingSource } from './rating-source.js';
+import type { CredibilityState } from './rater-credibility.js';
+import { resolveDrfProtocolOptions } from './run-drf.js';
+
+/** Aggregators a DRF session can compare on its own proposals. */
+export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as const;
+
+/** DRF settings of a live session (a team file's `protocol: { type: drf, ... }`). */
+export interface DrfSessionProtocol {
+  /** Team size per task, in [1, pool]. @default min(3, pool) */
+  readonly k?: number;
+  /** δ of Eq. 9, weight on reputation against cost, in [0, 1]. @default 0.7 */
+  readonly delta?: number;
+  /** Reputation score below which an agent is filtered out, in [0, 1]. @default 0.3 */
+  readonly threshold?: number;
+  /** UCB1 exploration scale c ≥ 0. @default 1 */
+  readonly exploration?: number;
+  /** Fewest agents kept eligible. @default k */
+  readonly minEligible?: number;
+  /** Collusion defence on the rating network. @default 'none' */
+  readonly defence?: DrfDefence;
+  /** Smallest rater credibility κ, in [0, 1]. @default 0.01 */
+  readonly credibilityFloor?: number;
+  /** Eq. 7–8 threshold w0 in (0, 1]. @default 0.5 */
+  readonly w0?: number;
+  /** Eq. 7–8 step β in (0, 1]. @default 0.2 */
+  readonly beta?: number;
+  /** Reputation before any round, in [0, 1]. @default 0.5 */
+  readonly initialReputation?: number;
+  /** Tokens per call assumed before any call (expected cost). @default { input: 500, output: 200 } */
+  readonly priorTokens?: { readonly input: number; readonly output: number };
+}
+
+/** Usage of one agent on one task (or summed over tasks). */
+export interface DrfAgentUsage {
+  /** Acts made (cache hits included). */
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Spend booked (0 for cache hits). */
+  readonly cost: number;
+  /** The same acts at list price (what they cost without the cache). */
+  readonly listCost: number;
+}
+
+/** What a DRF session stores per finished task (`result` of the task record under method `drf`). */
+export interface DrfTaskRecord {
+  readonly schemaVersion: 1;
+  readonly taskId: string;
+  /** 0-based round (task position in the run). */
+  readonly round: number;
+  /** Team answer, or `null` when no proposal parsed. */
+  readonly answer: string | null;
+  /** Graded against the reference when a grader was given, else `null`. */
+  readonly correct: boolean | null;
+  /** Selected team, best first. */
+  readonly team: readonly AgentId[];
+  /** Agents filtered out or not selected for this task. */
+  readonly excluded: readonly AgentId[];
+  /** Each member's proposal answer. */
+  readonly answers: Readonly<Record<AgentId, string | null>>;
+  readonly support: Readonly<Record<string, number>>;
+  /** Reputation score per agent after the round. */
+  readonly reputation: Readonly<Record<AgentId, number>>;
+  /** Expected cost ĉ_i of a call per pool agent when the team was chosen (before normalisation). */
+  readonly expectedCost: Readonly<Record<AgentId, number>>;
+  /** Usage per team member this task. */
+  readonly usage: Readonly<Record<AgentId, DrfAgentUsage>>;
+  /**
+   * List price the whole pool would have cost on this task (every agent proposes and rates every
+   * other): each act priced at the agent's price with the tokens it used, or, for acts it did not
+   * make, the mean tokens of that act on this task.
+   */
+  readonly fullTeamListCost: number;
+  /** Failed acts (provider errors after retries). */
+  readonly failures: number;
+  /** Decisions of the compared aggregators on the same proposals. */
+  readonly compared: Readonly<Record<string, { readonly answer: string | null; readonly correct: boolean | null }>>;
+  /** State carried to the next task (restored on resume). */
+  readonly state: {
+    readonly selector: UcbSelectorSnapshot;
+    readonly credibility: CredibilityState;
+    readonly ledger: Readonly<Record<AgentId, ObservedUsage>>;
+  };
+}
+
+/** Options of {@link runDrfSession}. */
+export interface RunDrfSessionOptions {
+  /** The SQLite store (`openStore`), or anything with the same methods. */
+  readonly store: DebateSessionStore;
+  /** Run id; a rerun with the same id resumes. */
+  readonly runId: string;
+  /** Team key: identities and reputation persist under it across runs. */
+  readonly team: string;
+  /** The pool of live (or any) agents. */
+  readonly agents: readonly Agent[];
+  /** Tasks in order; one DRF round per task. */
+  readonly tasks: readonly Task[];
+  /** DRF settings. @default all defaults */
+  readonly protocol?: DrfSessionProtocol;
+  /** Price per agent for the expected cost c_i and list-price spend. @default all 0 */
+  readonly prices?: Readonly<Record<AgentId, CallPrice>>;
+  /** Aggregators compared on DRF's proposals (names of {@link drfCompareAggregators}). @default [] */
+  readonly compare?: readonly string[];
+  /** Seed of selection tie-breaks; per-task RNGs derive from (seed, 'drf', task). */
+  readonly seed: number;
+  /** The run's configuration; a resumed run must pass the same. @default {} */
+  readonly config?: unknown;
+  /** Run kind stored with the run. @default 'drf' */
+  readonly kind?: string;
+  /** Grades a decided answer; omitted = `correct: null`. @default none */
+  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
+  /** Where reputation starts in a new run: the team's saved state or the prior. @default 'team' */
+  readonly reputationStart?: 'team' | 'prior';
+  /** Clock of event timestamps, in ms. @default Date.now */
+  readonly now?: () => number;
+  /** Called after each task (and once per task replayed on resume). @default none */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly resumed: boolean; readonly record: DrfTaskRecord }) => void;
+  /** Stops the session: no further task starts and pending acts abort. @default none */
+  readonly signal?: AbortSignal;
+}
+
+/** What a DRF session did. */
+export interface DrfSessionSummary {
+  readonly runId: string;
+  /** Every finished task in completion order (resumed ones included). */
+  readonly records: readonly DrfTaskRecord[];
+  /** Tasks run in this session. */
+  readonly ran: number;
+  /** Whether the run existed before. */
+  readonly resumed: boolean;
+}
+
+/** Method name DRF sessions store their task records under. */
+export const DRF_METHOD = 'drf';
+
+/**
+ * Runs DRF over many tasks with a live pool, persisting as it goes (see the file comment). The
+ * cost c_i of Eq. 9 is the expected cost of the agent's next call from `prices` and the tokens
+ * observed so far, normalised by the pool's largest.
+ *
+ * @example
+ * const store = openStore({ path: 'repute.db' });
+ * await runDrfSession({ store, runId: 'r1', team: 'local', agents, tasks, protocol: { k: 3 }, prices: { a: { inputPerMillion: 0.15, outputPerMillion: 0.6 } }, seed: 2027 });
+ */
+export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
+  const { store, runId, team, agents, tasks, protocol = {}, prices = {}, compare = [], seed, config = {}, kind = 'drf', grade, reputationStart = 'team', now = Date.now, onProgress, signal } = options;
+  assertNonEmptyString('runId', runId);
+  assertNonEmptyString('team', team);
+  const identities = agents.map((agent) => agent?.identity);
+  validateTeam(identities, 'agents');
+  const ids = identities.map((identity) => identity.id);
+  const seen = new Set<string>();
+  tasks.forEach((task, index) => {
+    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id` });
+    seen.add(task.id);
+  });
+  compare.forEach((name, index) => {
+    if (!(drfCompareAggregators as readonly string[]).includes(name)) {
+      throw new InvalidArgumentError({ parameter: `compare[${index}]`, value: name, message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${drfCompareAggregators.join(', ')}` });
+    }
+  });
+  const resolved = resolveDrfProtocolOptions({ ...protocol, k: protocol.k ?? Math.min(3, ids.length), costSource: 'ledger', costNormalization: 'max' }, ids.length);
+  const reputation = createReputationModel('drf', {
+    agents: ids,
+    ...(protocol.w0 === undefined ? {} : { w0: protocol.w0 }),
+    ...(protocol.beta === undefined ? {} : { beta: protocol.beta }),
+    ...(protocol.initialReputation === undefined ? {} : { initialReputation: protocol.initialReputation }),
+  });
+  // The round filters by threshold itself; the selector only ranks the eligible agents.
+  const selector = createUcbSelector({ ...(protocol.delta === undefined ? {} : { delta: protocol.delta }), ...(protocol.exploration === undefined ? {} : { exploration: protocol.exploration }), threshold: 0, tieBreak: 'random' });
+  const ledger = createExpectedCostLedger({ agents: ids, prices, ...(protocol.priorTokens === undefined ? {} : { priorTokens: protocol.priorTokens }) });
+  const state: DrfRoundState = { credibility: {} };
+  const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
+
+  const { resumed } = store.ensureRun({ id: runId, kind, team, config });
+  store.saveTeam(team, identities);
+  const snapshot = store.loadReputation({ scope: { runId }, name: DRF_METHOD }) ?? (reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: DRF_METHOD }) : undefined);
+  if (snapshot) reputation.restore(snapshot);
+  const known = new Set(reputation.agentIds());
+  for (const agentId of ids) if (!known.has(agentId)) reputation.addAgent(agentId);
+
+  const done = new Set(store.completedTaskIds(runId, DRF_METHOD));
+  const records: DrfTaskRecord[] = store.taskResults<DrfTaskRecord>(runId, DRF_METHOD).map((record) => record.result);
+  const last = records.at(-1);
+  if (last) {
+    selector.restore(last.state.selector);
+    state.credibility = last.state.credibility;
+    ledger.restore(last.state.ledger);
+  }
+  records.forEach((record, index) => {
+    onProgress?.({ done: index + 1, total: tasks.length, resumed: true, record });
+  });
+
+  let ran = 0;
+  for (const task of tasks) {
+    if (done.has(task.id)) continue;
+    signal?.throwIfAborted();
+    const ended: Span[] = [];
+    const tracer = createTracer({ sink: { onSpanStart() {}, onSpanEnd(span: Span) { ended.push(span); } }, now, generateId: spanIds(DRF_METHOD, task.id) });
+    const acts: MeteredAct[] = [];
+    const metered = agents.map((agent) => meterAgent(agent, acts));
+    const expectedCost = Object.fromEntries(ids.map((agentId) => [agentId, ledger.costPerCall(agentId)]));
+    const round = await runDrfRound({
+      round: records.length,
+      task,
+      pool: metered,
+      k: resolved.k,
+      threshold: resolved.threshold,
+      minEligible: resolved.minEligible,
+      selector,
+      reputation,
+      rng: createRng(deriveSeed(seed, DRF_METHOD, task.id)),
+      tracer,
+      ratingSource: agentRatingSource(),
+      ledger,
+      costNormalization: 'max',
+      defence: resolved.defence,
+      credibilityFloor: resolved.credibilityFloor,
+      outcome: undefined,
+      sameAnswer: (left, right) => left === right,
+      signal,
+      state,
+    });
+    // Acts finish in any order; sum them in a fixed one so that replays book identical floats.
+    acts.sort((left, right) => compareText(left.agentId, right.agentId) || compareText(left.act, right.act) || left.usage.inputTokens - right.usage.inputTokens || left.usage.outputTokens - right.usage.outputTokens || left.usage.cost - right.usage.cost);
+    const proposals: Proposal[] = round.proposals.map((proposal) => ({ agentId: proposal.agentId, taskId: task.id, round: 0, text: '', answer: proposal.answer }));
+    const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
+    for (const { name, aggregator } of comparators) {
+      const decision = aggregator.aggregate({ task, proposals, agents: identities.filter((identity) => round.team.includes(identity.id)), weights: round.reputationBefore });
+      compared[name] = { answer: decision.answer, correct: graded(grade, task.id, decision.answer) };
+    }
+    const record: DrfTaskRecord = {
+      schemaVersion: 1,
+      taskId: task.id,
+      round: round.round,
+      answer: round.decision.answer,
+      correct: graded(grade, task.id, round.decision.answer),
+      team: round.team,
+      excluded: round.excluded,
+      answers: Object.fromEntries(round.proposals.map((proposal) => [proposal.agentId, proposal.answer])),
+      support: round.decision.support,
+      reputation: round.reputationAfter,
+      expectedCost,
+      usage: usageByAgent(acts, ledger.priceOf),
+      fullTeamListCost: fullTeamListCost(acts, ids, ledger),
+      failures: round.failures.length,
+      compared,
+      state: { selector: selector.snapshot(), credibility: state.credibility, ledger: ledger.totals() },
+    };
+    const after = reputation.snapshot();
+    store.recordTaskResult({
+      runId,
+      method: DRF_METHOD,
+      taskId: task.id,
+      result: record,
+      events: ended.map((span) => ({ data: span.data, spanId: span.id, parentId: span.parentId, startedAt: span.startedAt, endedAt: span.endedAt ?? null, error: span.error ?? null })),
+      reputation: [{ scope: { runId }, name: DRF_METHOD, snapshot: after }, { scope: { team }, name: DRF_METHOD, snapshot: after }],
+    });
+    records.push(record);
+    ran++;
+    onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
+  }
+  return { runId, records, ran, resumed };
+}
+
+/** One act of a team member on the current task, as metered. */
+interface MeteredAct {
+  readonly agentId: AgentId;
+  readonly act: 'propose' | 'rate';
+  readonly usage: ActUsage;
+}
+
+/** Wraps an agent so that its propose and rate acts are recorded with their usage. */
+function meterAgent(agent: Agent, acts: MeteredAct[]): Agent {
+  const agentId = agent.identity.id;
+  const keep = <T>(act: MeteredAct['act'], acted: Acted<T>): Acted<T> => {
+    acts.push({ agentId, act, usage: acted.usage });
+    return acted;
+  };
+  return {
+    identity: agent.identity,
+    kind: agent.kind,
+    propose: async (request) => keep('propose', await agent.propose(request)),
+    rate: async (request) => keep('rate', await agent.rate(request)),
+    revise: (request) => agent.revise(request),
+    audit: (request) => agent.audit(request),
+    refineSubscription: (request) => agent.refineSubscription(request),
+  };
+}
+
+function usageByAgent(acts: readonly MeteredAct[], priceOf: (agentId: AgentId, input: number, output: number) => number): Record<AgentId, DrfAgentUsage> {
+  const usage: Record<AgentId, DrfAgentUsage> = {};
+  for (const { agentId, usage: act } of acts) {
+    const sum = usage[agentId] ?? { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, listCost: 0 };
+    usage[agentId] = { calls: sum.calls + 1, inputTokens: sum.inputTokens + act.inputTokens, outputTokens: sum.outputTokens + act.outputTokens, cost: sum.cost + act.cost, listCost: sum.listCost + priceOf(agentId, act.inputTokens, act.outputTokens) };
+  }
+  return usage;
+}
+
+/**
+ * List price of the whole pool on one task: every agent makes 1 proposal and N − 1 ratings. An act
+ * an agent made is priced with its own mean tokens for that act on this task; one it did not make,
+ * with the mean tokens of that act over the agents that made it on this task (the ledger's
+ * expected tokens when nobody did).
+ */
+function fullTeamListCost(acts: readonly MeteredAct[], pool: readonly AgentId[], ledger: ReturnType<typeof createExpectedCostLedger>): number {
+  const mean = (list: readonly MeteredAct[]) => (list.length === 0 ? undefined : { input: list.reduce((sum, act) => sum + act.usage.inputTokens, 0) / list.length, output: list.reduce((sum, act) => sum + act.usage.outputTokens, 0) / list.length });
+  let total = 0;
+  for (const act of ['propose', 'rate'] as const) {
+    const ofAct = acts.filter((item) => item.act === act);
+    const count = act === 'propose' ? 1 : pool.length - 1;
+    for (const agentId of pool) {
+      const tokens = mean(ofAct.filter((item) => item.agentId === agentId)) ?? mean(ofAct) ?? ledger.expectedTokens(agentId);
+      total += count * ledger.priceOf(agentId, tokens.input, tokens.output);
+    }
+  }
+  return total;
+}
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function graded(grade: RunDrfSessionOptions['grade'], taskId: string, answer: string | null): boolean | null {
+  const value = grade?.(taskId, answer);
+  return value === undefined ? null : value;
+}
+
+/** Deterministic span ids, so a rerun writes the same events. */
+function spanIds(method: string, taskId: string): () => string {
+  let counter = 0;
+  return () => `${method}:${taskId}:${++counter}`;
+}
