@@ -25,8 +25,10 @@ export type SpanData =
   | { readonly type: 'debate-round'; readonly taskId: TaskId; readonly round: number; readonly answers: Readonly<Record<AgentId, string | null>> }
   | { readonly type: 'vote'; readonly taskId: TaskId; readonly answer: string | null; readonly support: Readonly<Record<string, number>>; readonly reasons: readonly WeightReason[] }
   | { readonly type: 'reputation-update'; readonly taskId: TaskId; readonly before: Readonly<Record<AgentId, number>>; readonly after: Readonly<Record<AgentId, number>> }
-  | { readonly type: 'route'; readonly publisher: AgentId; readonly messageId: string; readonly recipients: readonly AgentId[]; readonly reasons: readonly WeightReason[] }
-  | { readonly type: 'audit'; readonly auditor: AgentId; readonly subject: AgentId; readonly messageId: string; readonly reliable: boolean; readonly reason?: string }
+  | { readonly type: 'route'; readonly publisher: AgentId; readonly messageId: string; readonly recipients: readonly AgentId[]; readonly reasons: readonly WeightReason[]; readonly taskId?: TaskId; readonly round?: number; readonly distrusted?: readonly AgentId[]; readonly broadcast?: number }
+  | { readonly type: 'audit'; readonly auditor: AgentId; readonly subject: AgentId; readonly messageId: string; readonly reliable: boolean; readonly reason?: string; readonly taskId?: TaskId; readonly round?: number; readonly beliefAfter?: number }
+  | { readonly type: 'witness'; readonly taskId: TaskId; readonly round: number; readonly observer: AgentId; readonly witness: AgentId; readonly subject: AgentId; readonly deviation: number; readonly accepted: boolean }
+  | { readonly type: 'refine'; readonly taskId: TaskId; readonly round: number; readonly agentId: AgentId; readonly before: string; readonly after: string; readonly drift: number }
   | { readonly type: 'llm-call'; readonly agentId: AgentId; readonly act: string; readonly cached: boolean; readonly inputTokens?: number; readonly outputTokens?: number; readonly costUsd?: number; readonly durationMs?: number };
 
 /** One traced unit of work. */

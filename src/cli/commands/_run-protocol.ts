@@ -78,7 +78,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
   process.stderr.write(`run ${runId}: ${protocol.type} over ${team.agents.length} agents, ${tasks.length} tasks${methods.length > 0 ? `, compared ${methods.join(', ')}` : ''}, store ${team.store}\n`);
   let summary: Omit<ProtocolRunSummary, 'usage' | 'spend'> & { spend: Omit<SpendReport, 'agents'> & { agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>> } };
   try {
-    {
+    if (protocol.type === 'drf') {
       let resumed = 0;
       const agents = createLiveTeam(team, store, runId);
       const session = await runDrfSession({
@@ -102,6 +102,10 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         },
       });
       summary = { schemaVersion: 1, runId, team: team.name, store: team.store, protocol: 'drf', tasks: tasks.length, methods: drfMethods(session.records, resumed, methods), spend: drfSpend(session.records, team) };
+    } else {
+      const { runRapsTeam } = await import('./_run-raps-team.js');
+      const result = await runRapsTeam({ team: { ...team, protocol }, store, runId, tasks: tasks.map((item) => item.task), methods, config, grade, reputationStart, signal: controller.signal, progress });
+      summary = { schemaVersion: 1, runId, team: team.name, store: team.store, protocol: 'raps', tasks: tasks.length, methods: result.methods, spend: result.spend };
     }
     store.setRunStatus(runId, 'completed');
   } catch (error) {

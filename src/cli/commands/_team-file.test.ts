@@ -50,6 +50,25 @@ describe('parseTeamFile', () => {
     }
   });
 
+  it('accepts a RAPS protocol with its defaults and checks it against the team', () => {
+    const two = `${agent}  - id: b\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n`;
+    const team = parseTeamFile(`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { a: "sums" } }\n${two}`, 'team.yaml');
+    expect(team.methods).toEqual([]);
+    expect(team.protocol).toEqual({ type: 'raps', topK: 1, tau: 0.4, maxRounds: 4, doneQuorum: 0.6, transport: 'inproc', floor: 0.05, trustPolicy: 'filter', lambda: 0.9, delta: 1.5, omega: 0.3, witness: true, refine: true, subscriptions: { a: 'sums' }, replyTimeoutMs: 120000 });
+    const cases: Array<[string, RegExp]> = [
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 3 }\n${two}`, /field protocol\.topK: 3 recipients per publication but only 1 other agents; use topK <= 1/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, tau: 1 }\n${two}`, /field protocol\.tau: .*\(got 1\)/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: udp }\n${two}`, /field protocol\.transport: .*\(got "udp"\)/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, natsUrl: "nats://127.0.0.1:4222" }\n${two}`, /field protocol\.natsUrl: given with transport inproc; set transport: nats/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: nats, natsUrl: "http://x" }\n${two}`, /field protocol\.natsUrl: must be a NATS URL/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { zed: "x" } }\n${two}`, /field protocol\.subscriptions\.zed: no agent has id "zed"; use one of a, b/],
+    ];
+    for (const [text, pattern] of cases) {
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(pattern);
+    }
+  });
+
   it('never echoes a pasted key', () => {
     const text = `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`;
     // Parsing must throw (a missing throw fails here, not silently with an empty message), and the message names

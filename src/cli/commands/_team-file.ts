@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
-import { compareMethodNames, drfProtocolSchema, validateProtocolAgainstTeam } from './_protocol-schemas.js';
+import { compareMethodNames, drfProtocolSchema, rapsProtocolSchema, validateProtocolAgainstTeam } from './_protocol-schemas.js';
 
 const priceSchema = z
   .object({
@@ -35,7 +35,7 @@ const teamSchema = z
     name: z.string().min(1),
     agents: z.array(agentSchema).min(1),
     protocol: z
-      .discriminatedUnion('type', [z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(), drfProtocolSchema])
+      .discriminatedUnion('type', [z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(), drfProtocolSchema, rapsProtocolSchema])
       .default({ type: 'debate', rounds: 1 }),
     // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
     // compared on the protocol's own proposals (the protocol's decision rule always runs).

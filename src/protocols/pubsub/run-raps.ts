@@ -14,6 +14,7 @@ import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/v
 import type { Aggregator } from '../../aggregation/aggregator.js';
 import { createReputationPlurality } from './_reputation-plurality.js';
 import { createBetaModel, type BetaModelOptions, type BetaReputationModel } from '../../reputation/beta.js';
+import type { ReputationSnapshot } from '../../reputation/reputation-model.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { createHashedNgramEmbedder } from '../../embeddings/hashed-ngram.js';
 import { cosineDistance } from '../../embeddings/vector.js';
@@ -126,10 +127,36 @@ export interface RunRapsOptions {
   /** Trace sink for `route` and `audit` spans. @default no-op */
   trace?: TraceSink;
   /**
+   * State carried over from an earlier run of the same team (beliefs, subscriptions), as handed to
+   * `onTaskDone`; a session resumes from the state after its last finished task. @default none (the prior)
+   */
+  initialState?: RapsCarriedState;
+  /**
+   * Called after each task's decision with the task's round counters and the state to carry on
+   * (awaited before the next task starts; persist both together to resume exactly). @default none
+   */
+  onTaskDone?: (input: { readonly decision: RapsDecision; readonly rounds: readonly RapsRoundStats[]; readonly state: RapsCarriedState }) => unknown;
+  /**
    * Clock in ms for span times and reply deadlines (`replyTimeoutMs` is measured on it; a frozen clock never
    * times out). @default spans at 0, deadlines on `Date.now`
    */
   now?: () => number;
+}
+
+/** What RAPS carries from one task to the next (schemaVersion 1): persist it to resume a run. */
+export interface RapsCarriedState {
+  /** Shape version of this record; always 1. */
+  readonly schemaVersion: 1;
+  /** The watchdog's beliefs E_i[j] (first- and second-hand), a Beta model snapshot. */
+  readonly beliefs: ReputationSnapshot;
+  /** First-hand (audit) evidence only, what witnesses report. */
+  readonly firstHand: ReputationSnapshot;
+  /** Witness reports already made, keyed by (observer, witness, subject). */
+  readonly reported: Readonly<Record<string, string>>;
+  /** Subscription text per agent. */
+  readonly subscriptions: Readonly<Record<AgentId, string>>;
+  /** Rounds run so far across tasks. */
+  readonly globalRound: number;
 }
 
 /** One task's decision. */
@@ -265,7 +292,11 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const model: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
   // First-hand evidence only (audits), what witnesses report; see witnessReports.
   const firstHand: BetaReputationModel = createBetaModel({ agents: order, ...(options.beta ?? {}) });
-  const reported = new Map<string, string>();
+  const reported = new Map<string, string>(Object.entries(options.initialState?.reported ?? {}));
+  if (options.initialState) {
+    model.restore(options.initialState.beliefs);
+    firstHand.restore(options.initialState.firstHand);
+  }
   const tau = model.parameters.tau;
   const topK = options.topK ?? 3;
   const coverageSlots = options.coverageSlots ?? 0;
@@ -284,9 +315,10 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const totals = { publications: 0, routed: 0, broadcast: 0, audits: 0, witnessChecks: 0, witnessRejected: 0, refinements: 0, malformed: 0, duplicates: 0, agentErrors: 0 };
   const subscriptions: Record<AgentId, string> = {};
   const subscriptionVectors = new Map<AgentId, Float32Array>();
-  const initialVectors = await embedder.embed(order.map((agentId) => options.subscriptions[agentId] as string));
+  const startSubscriptions = { ...options.subscriptions, ...(options.initialState?.subscriptions ?? {}) };
+  const initialVectors = await embedder.embed(order.map((agentId) => startSubscriptions[agentId] as string));
   order.forEach((agentId, index) => {
-    subscriptions[agentId] = options.subscriptions[agentId] as string;
+    subscriptions[agentId] = startSubscriptions[agentId] as string;
     subscriptionVectors.set(agentId, initialVectors[index] as Float32Array);
     broker.subscribe(agentId, initialVectors[index] as Float32Array);
   });
@@ -378,8 +410,9 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
       Object.fromEntries(order.map((subject) => [subject, subject === observer ? 1 : model.belief(observer, subject).expectation]));
     const decisions: RapsDecision[] = [];
     const rounds: RapsRoundStats[] = [];
-    let globalRound = 0;
+    let globalRound = options.initialState?.globalRound ?? 0;
     for (const task of options.tasks) {
+      const firstRound = rounds.length;
       const wireTask = taskToWire(task);
       const last = new Map<AgentId, Message>();
       let inbox = new Map<AgentId, Message[]>();
@@ -542,6 +575,10 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
       const texts = Object.fromEntries(order.filter((agentId) => last.has(agentId)).map((agentId) => [agentId, (last.get(agentId) as Message).text]));
       decisions.push({ taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken, answers, texts, ...(teamView === undefined ? {} : { teamView: { answer: teamView.decision.answer, eligible: teamView.eligible } }) });
       emit({ schemaVersion: 1, type: 'decision', taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken });
+      if (options.onTaskDone) {
+        const state: RapsCarriedState = { schemaVersion: 1, beliefs: model.snapshot(), firstHand: firstHand.snapshot(), reported: Object.fromEntries(reported), subscriptions: { ...subscriptions }, globalRound };
+        await options.onTaskDone({ decision: decisions.at(-1) as RapsDecision, rounds: rounds.slice(firstRound), state });
+      }
     }
 
     const beliefs: Record<AgentId, Record<AgentId, number>> = {};

@@ -1,0 +1,305 @@
+// RAPS (arXiv 2602.08009) over a live team, persisted task by task: `runRaps` does the rounds
+// (publish → route → audit → witness → refine); after each decision this session writes the task's
+// record, its events (with reasons) and the carried state (watchdog beliefs, subscriptions) in one
+// transaction, so a killed run resumes from the last finished task with the same beliefs.
+import type { Agent } from '../../agents/agent.js';
+import { createAggregator } from '../../aggregation/registry.js';
+import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type { Task } from '../../core/task.js';
+import type { SpanData, WeightReason } from '../../core/trace.js';
+import { assertNonEmptyString } from '../../core/validate.js';
+import type { Transport } from '../../transport/transport.js';
+import type { DebateSessionStore } from '../debate/run-debate-session.js';
+import type { TrustPolicy } from './broker.js';
+import type { RapsEvent } from './events.js';
+import { runRaps, type RapsCarriedState, type RapsResult } from './run-raps.js';
+
+/** Aggregators a RAPS session can compare on the agents' final answers. */
+export const rapsCompareAggregators = ['plurality', 'weighted-plurality'] as const;
+
+/** Method name RAPS sessions store their task records under. */
+export const RAPS_METHOD = 'raps';
+
+/** RAPS settings of a live session (a team file's `protocol: { type: raps, ... }`); defaults are `runRaps`'s. */
+export interface RapsSessionProtocol {
+  /** Recipients per publication. @default 3 */
+  readonly topK?: number;
+  /** Trust threshold τ in (0, 1). @default 0.4 */
+  readonly tau?: number;
+  /** Rounds per task, ≥ 1. @default 4 */
+  readonly maxRounds?: number;
+  /** Fraction of publishers saying DONE that ends a task, in (0, 1]. @default 0.6 */
+  readonly doneQuorum?: number;
+  /** Minimum cosine similarity for routing. @default 0.05 */
+  readonly floor?: number;
+  /** Trust policy at the broker. @default 'filter' */
+  readonly trustPolicy?: TrustPolicy;
+  /** Beta forgetting factor λ in (0, 1]. @default 0.9 */
+  readonly lambda?: number;
+  /** Witness deviation bound δ > 0. @default 1.5 */
+  readonly delta?: number;
+  /** Weight ω of accepted witness reports, in [0, 1]. @default 0.3 */
+  readonly omega?: number;
+  /** Second-hand witness checks. @default true */
+  readonly witness?: boolean;
+  /** Reactive subscription refinement through each agent's model. @default true */
+  readonly refine?: boolean;
+  /** Initial subscription text per agent. @default 'answers to the team tasks with their reasoning and the final answer' */
+  readonly subscriptions?: Readonly<Record<AgentId, string>>;
+  /** Time to wait for all replies of one phase, in ms. @default 120000 */
+  readonly replyTimeoutMs?: number;
+}
+
+/** What a RAPS session stores per finished task (`result` of the task record under method `raps`). */
+export interface RapsTaskRecord {
+  readonly schemaVersion: 1;
+  readonly taskId: string;
+  readonly answer: string | null;
+  /** Graded against the reference when a grader was given, else `null`. */
+  readonly correct: boolean | null;
+  /** Agents whose answers were aggregated (peer reputation ≥ τ). */
+  readonly eligible: readonly AgentId[];
+  /** Each agent's last answer. */
+  readonly answers: Readonly<Record<AgentId, string | null>>;
+  readonly support: Readonly<Record<string, number>>;
+  /** Rounds the task took. */
+  readonly rounds: number;
+  /** Peer reputation per agent after the task, in [0, 1]. */
+  readonly reputation: Readonly<Record<AgentId, number>>;
+  /** Deliveries made, and what broadcast would have made (publications × (n − 1)). */
+  readonly routed: number;
+  readonly broadcast: number;
+  /** Audit acts (one per delivery). */
+  readonly audits: number;
+  /** Failed agent acts. */
+  readonly failures: number;
+  /** Decisions of the compared aggregators on every agent's final answer. */
+  readonly compared: Readonly<Record<string, { readonly answer: string | null; readonly correct: boolean | null }>>;
+  /** State carried to the next task (restored on resume). */
+  readonly state: RapsCarriedState;
+}
+
+/** Options of {@link runRapsSession}. */
+export interface RunRapsSessionOptions {
+  /** The SQLite store (`openStore`), or anything with the same methods. */
+  readonly store: DebateSessionStore;
+  /** Run id; a rerun with the same id resumes. */
+  readonly runId: string;
+  /** Team key: identities and beliefs persist under it across runs. */
+  readonly team: string;
+  /** The team in a fixed order. */
+  readonly agents: readonly AgentIdentity[];
+  /** Agents hosted in this process; the others must run as nodes on `transport`. @default [] */
+  readonly hostAgents?: readonly Agent[];
+  /** Message transport (NATS for agents in other processes). @default an in-process bus */
+  readonly transport?: Transport;
+  /** Run id on the wire (subjects `raps.<wireRunId>.…`): letters, digits, `-`, `_`. @default runId with other characters replaced by `_` */
+  readonly wireRunId?: string;
+  readonly tasks: readonly Task[];
+  /** RAPS settings. @default all defaults */
+  readonly protocol?: RapsSessionProtocol;
+  /** Aggregators compared on the final answers (names of {@link rapsCompareAggregators}). @default [] */
+  readonly compare?: readonly string[];
+  /** Seed of the broker's probation draws. */
+  readonly seed: number;
+  /** The run's configuration; a resumed run must pass the same. @default {} */
+  readonly config?: unknown;
+  /** Run kind stored with the run. @default 'raps' */
+  readonly kind?: string;
+  /** Grades a decided answer; omitted = `correct: null`. @default none */
+  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
+  /** Where beliefs start in a new run: the team's saved state or the prior. @default 'team' */
+  readonly reputationStart?: 'team' | 'prior';
+  /** Called after each task (and once per task replayed on resume). @default none */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly resumed: boolean; readonly record: RapsTaskRecord }) => void;
+  /** Stops the session before the next task starts. @default none */
+  readonly signal?: AbortSignal;
+}
+
+/** What a RAPS session did. */
+export interface RapsSessionSummary {
+  readonly runId: string;
+  /** Every finished task in completion order (resumed ones included). */
+  readonly records: readonly RapsTaskRecord[];
+  /** Tasks run in this session. */
+  readonly ran: number;
+  /** Whether the run existed before. */
+  readonly resumed: boolean;
+  /** `runRaps`'s result for the tasks run in this session (`undefined` when none were left). */
+  readonly result?: RapsResult;
+}
+
+/**
+ * Runs RAPS over many tasks with a live team, persisting as it goes (see the file comment).
+ *
+ * @example
+ * const store = openStore({ path: 'repute.db' });
+ * await runRapsSession({ store, runId: 'r1', team: 'local', agents: live.map((agent) => agent.identity), hostAgents: live, tasks, seed: 2027 });
+ */
+export async function runRapsSession(options: RunRapsSessionOptions): Promise<RapsSessionSummary> {
+  const { store, runId, team, agents, tasks, protocol = {}, compare = [], seed, config = {}, kind = 'raps', grade, reputationStart = 'team', onProgress, signal } = options;
+  assertNonEmptyString('runId', runId);
+  assertNonEmptyString('team', team);
+  validateTeam(agents, 'agents');
+  const ids = agents.map((agent) => agent.id);
+  const seen = new Set<string>();
+  tasks.forEach((task, index) => {
+    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id` });
+    seen.add(task.id);
+  });
+  compare.forEach((name, index) => {
+    if (!(rapsCompareAggregators as readonly string[]).includes(name)) {
+      throw new InvalidArgumentError({ parameter: `compare[${index}]`, value: name, message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${rapsCompareAggregators.join(', ')}` });
+    }
+  });
+  const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
+
+  const { resumed } = store.ensureRun({ id: runId, kind, team, config });
+  store.saveTeam(team, agents);
+  const done = new Set(store.completedTaskIds(runId, RAPS_METHOD));
+  const records: RapsTaskRecord[] = store.taskResults<RapsTaskRecord>(runId, RAPS_METHOD).map((record) => record.result);
+  records.forEach((record, index) => {
+    onProgress?.({ done: index + 1, total: tasks.length, resumed: true, record });
+  });
+  const remaining = tasks.filter((task) => !done.has(task.id));
+  if (remaining.length === 0) return { runId, records, ran: 0, resumed };
+
+  // Resume from this run's last task; else (a new run) from the team's saved beliefs, or the prior.
+  const teamBeliefs = reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: RAPS_METHOD }) : undefined;
+  const teamFirstHand = reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-first-hand` }) : undefined;
+  const initialState: RapsCarriedState | undefined =
+    records.at(-1)?.state ?? (teamBeliefs && teamFirstHand && sameRoster(teamBeliefs.agents, ids) ? { schemaVersion: 1, beliefs: teamBeliefs, firstHand: teamFirstHand, reported: {}, subscriptions: {}, globalRound: 0 } : undefined);
+
+  const subscriptions = Object.fromEntries(ids.map((agentId) => [agentId, protocol.subscriptions?.[agentId] ?? 'answers to the team tasks with their reasoning and the final answer']));
+  let buffer: RapsEvent[] = [];
+  let ran = 0;
+  const result = await runRaps({
+    agents,
+    subscriptions,
+    tasks: remaining,
+    hostAgents: options.hostAgents ?? [],
+    ...(options.transport === undefined ? {} : { transport: options.transport }),
+    runId: options.wireRunId ?? runId.replace(/[^A-Za-z0-9_-]/g, '_'),
+    ...(protocol.maxRounds === undefined ? {} : { maxRounds: protocol.maxRounds }),
+    ...(protocol.doneQuorum === undefined ? {} : { doneQuorum: protocol.doneQuorum }),
+    ...(protocol.topK === undefined ? {} : { topK: protocol.topK }),
+    ...(protocol.floor === undefined ? {} : { floor: protocol.floor }),
+    ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
+    ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
+    ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
+    beta: { ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }), ...(protocol.delta === undefined ? {} : { delta: protocol.delta }), ...(protocol.omega === undefined ? {} : { omega: protocol.omega }), ...(protocol.tau === undefined ? {} : { tau: protocol.tau }) },
+    replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
+    seed,
+    ...(initialState === undefined ? {} : { initialState }),
+    onEvent: (event) => {
+      buffer.push(event);
+    },
+    onTaskDone: ({ decision, rounds, state }) => {
+      const events = buffer;
+      buffer = [];
+      const reputation = rounds.at(-1)?.reputation ?? {};
+      const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
+      const task = remaining.find((candidate) => candidate.id === decision.taskId) as Task;
+      for (const { name, aggregator } of comparators) {
+        const proposals = ids.map((agentId) => ({ agentId, taskId: task.id, round: decision.rounds - 1, text: decision.texts[agentId] ?? '', answer: decision.answers[agentId] ?? null }));
+        const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
+        compared[name] = { answer: verdict.answer, correct: graded(grade, task.id, verdict.answer) };
+      }
+      const record: RapsTaskRecord = {
+        schemaVersion: 1,
+        taskId: decision.taskId,
+        answer: decision.answer,
+        correct: graded(grade, decision.taskId, decision.answer),
+        eligible: decision.eligible,
+        answers: decision.answers,
+        support: decision.support,
+        rounds: decision.rounds,
+        reputation,
+        routed: rounds.reduce((sum, round) => sum + round.routed, 0),
+        broadcast: rounds.reduce((sum, round) => sum + round.broadcast, 0),
+        audits: rounds.reduce((sum, round) => sum + round.audits, 0),
+        failures: events.filter((event) => event.type === 'agent-error').length,
+        compared,
+        state,
+      };
+      store.recordTaskResult({
+        runId,
+        method: RAPS_METHOD,
+        taskId: decision.taskId,
+        result: record,
+        events: toStoredEvents(events, runId, reputation, state.beliefs.agents.length > 0 ? decision.eligible : []).map((event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` })),
+        reputation: [
+          { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
+          { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
+          { scope: { team }, name: `${RAPS_METHOD}-first-hand`, snapshot: state.firstHand },
+        ],
+      });
+      records.push(record);
+      ran++;
+      onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
+      // Stop between tasks: the finished task is saved, the rerun resumes after it.
+      signal?.throwIfAborted();
+    },
+  });
+  return { runId, records, ran, resumed, result };
+}
+
+function sameRoster(saved: readonly string[] | undefined, ids: readonly string[]): boolean {
+  return saved !== undefined && saved.length === ids.length && ids.every((agentId) => saved.includes(agentId));
+}
+
+function graded(grade: RunRapsSessionOptions['grade'], taskId: string, answer: string | null): boolean | null {
+  const value = grade?.(taskId, answer);
+  return value === undefined ? null : value;
+}
+
+/**
+ * RAPS events as store events: publications as `proposal`, routing and audits with their reasons,
+ * witness checks and refinements as themselves, each round's reputation as `reputation-update`, the
+ * decision as `vote` (reasons: eligible or not by peer reputation), failures with their error.
+ */
+function toStoredEvents(events: readonly RapsEvent[], runId: string, finalReputation: Readonly<Record<AgentId, number>>, eligible: readonly AgentId[]): Array<{ data: SpanData; error?: string | null }> {
+  const stored: Array<{ data: SpanData; error?: string | null }> = [];
+  let before: Readonly<Record<AgentId, number>> | undefined;
+  for (const event of events) {
+    switch (event.type) {
+      case 'publish':
+        stored.push({ data: { type: 'proposal', taskId: event.taskId, round: event.round, agentId: event.agentId, answer: event.answer } });
+        break;
+      case 'route':
+        stored.push({ data: { type: 'route', taskId: event.taskId, round: event.round, publisher: event.publisher, messageId: event.messageId, recipients: event.recipients, reasons: event.reasons, distrusted: event.distrusted, broadcast: event.broadcast } });
+        break;
+      case 'audit':
+        stored.push({ data: { type: 'audit', taskId: event.taskId, round: event.round, auditor: event.auditor, subject: event.subject, messageId: event.messageId, reliable: event.reliable, reason: event.reason, beliefAfter: event.beliefAfter } });
+        break;
+      case 'witness':
+        stored.push({ data: { type: 'witness', taskId: event.taskId, round: event.round, observer: event.observer, witness: event.witness, subject: event.subject, deviation: event.deviation, accepted: event.accepted } });
+        break;
+      case 'refine':
+        stored.push({ data: { type: 'refine', taskId: event.taskId, round: event.round, agentId: event.agentId, before: event.before, after: event.after, drift: event.drift } });
+        break;
+      case 'round':
+        stored.push({ data: { type: 'reputation-update', taskId: event.taskId, before: before ?? event.reputation, after: event.reputation } });
+        before = event.reputation;
+        break;
+      case 'decision': {
+        const reasons: WeightReason[] = Object.entries(finalReputation).map(([agentId, reputation]) => ({
+          agentId,
+          weight: eligible.includes(agentId) ? reputation : 0,
+          components: { reputation },
+          note: eligible.includes(agentId) ? 'peer reputation >= tau: its answer counts' : 'peer reputation < tau: left out of the decision',
+        }));
+        stored.push({ data: { type: 'vote', taskId: event.taskId, answer: event.answer, support: event.support, reasons } });
+        break;
+      }
+      case 'agent-error':
+        stored.push({ data: { type: 'run', runId, method: RAPS_METHOD, detail: { event: 'agent-error', taskId: event.taskId, round: event.round, agentId: event.agentId } }, error: event.error });
+        break;
+      case 'malformed':
+        stored.push({ data: { type: 'run', runId, method: RAPS_METHOD, detail: { event: 'malformed', subject: event.subject, id: event.id } }, error: event.error });
+        break;
+    }
+  }
+  return stored;
+}
