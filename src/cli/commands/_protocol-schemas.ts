@@ -12,8 +12,10 @@ export const drfProtocolSchema = z
     type: z.literal('drf'),
     /** Team size per task; omitted = min(3, agents). */
     k: z.number().int().min(1).optional(),
-    /** δ of Eq. 9: weight on reputation against cost. */
-    delta: z.number().min(0).max(1).default(0.7),
+    /** Eqs. 2, 8 and 9 as the review corrects them, or as printed. */
+    variant: z.enum(['corrected', 'printed']).default('corrected'),
+    /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment). */
+    delta: z.number().gt(0).max(1).default(0.7),
     /** Agents whose reputation score is below it are filtered out. */
     threshold: z.number().min(0).max(1).default(0.3),
     /** Scale c of the UCB1 exploration bonus. */
@@ -22,7 +24,7 @@ export const drfProtocolSchema = z
     minEligible: z.number().int().min(1).optional(),
     defence: z.enum(['none', 'rater-credibility']).default('none'),
     credibilityFloor: z.number().min(0).max(1).default(0.01),
-    /** DRF reputation iteration (Eqs. 7–8). */
+    /** DRF reputation iteration (Eqs. 7–8): threshold w0, Eq. 8 decay β, starting reputation. */
     w0: z.number().gt(0).max(1).default(0.5),
     beta: z.number().gt(0).max(1).default(0.2),
     initialReputation: z.number().min(0).max(1).default(0.5),

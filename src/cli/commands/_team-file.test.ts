@@ -31,7 +31,7 @@ describe('parseTeamFile', () => {
   it('accepts a DRF protocol with its defaults and no methods', () => {
     const team = parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drf, k: 1 }\n${agent}`, '/teams/team.yaml');
     expect(team.methods).toEqual([]);
-    expect(team.protocol).toEqual({ type: 'drf', k: 1, delta: 0.7, threshold: 0.3, exploration: 1, defence: 'none', credibilityFloor: 0.01, w0: 0.5, beta: 0.2, initialReputation: 0.5, priorTokens: { input: 500, output: 200 } });
+    expect(team.protocol).toEqual({ type: 'drf', k: 1, variant: 'corrected', delta: 0.7, threshold: 0.3, exploration: 1, defence: 'none', credibilityFloor: 0.01, w0: 0.5, beta: 0.2, initialReputation: 0.5, priorTokens: { input: 500, output: 200 } });
     expect(parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [plurality, weighted-plurality]\n${agent}`, 'team.yaml').methods).toEqual(['plurality', 'weighted-plurality']);
   });
 

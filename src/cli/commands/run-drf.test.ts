@@ -27,7 +27,7 @@ function toyTasks(count: number) {
  * Seven agents: four honest at different prices, one sloppy, two colluders (same wrong answer, rate
  * each other 1 and everyone else 0). k = 5 keeps honest agents a majority of every team (k ≥ 2·2 + 1).
  */
-function writeDrfTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toyTasks>, protocol = 'k: 5, defence: rater-credibility'): string {
+function writeDrfTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toyTasks>, protocol = 'k: 5, threshold: 0.5, defence: rater-credibility'): string {
   writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
   const agents = [
     ['honest-a', 'toy-honest-a', '{ inputPerMillion: 0.15, outputPerMillion: 0.6 }'],
@@ -89,7 +89,7 @@ describe('repute run with protocol drf', () => {
       expect(selection.selected).not.toContain('colluder-1');
       expect(selection.selected).not.toContain('colluder-2');
       expect(selection.excluded).toEqual(expect.arrayContaining(['colluder-1', 'colluder-2']));
-      expect(selection.reasons.find((reason) => reason.agentId === 'colluder-1')?.note).toMatch(/excluded: reputation 0\.\d+ < threshold 0\.3/);
+      expect(selection.reasons.find((reason) => reason.agentId === 'colluder-1')?.note).toMatch(/excluded: reputation 0\.\d+ < threshold 0\.5/);
     }
     const records = store.taskResults<{ answer: string | null; reputation: Record<string, number> }>('first', 'drf').map((record) => record.result);
     expect(records.slice(-4).every((record) => record.answer !== '13')).toBe(true);

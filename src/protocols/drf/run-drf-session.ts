@@ -12,12 +12,12 @@ import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Span } from '../../core/trace.js';
 import { assertNonEmptyString } from '../../core/validate.js';
-import { createReputationModel } from '../../reputation/registry.js';
-import { createUcbSelector, type UcbSelectorSnapshot } from '../../selection/ucb.js';
+import type { DrfVariant } from '../../reputation/drf.js';
+import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
 import type { DebateSessionStore } from '../debate/run-debate-session.js';
 import { runDrfRound, type DrfDefence, type DrfRoundState } from './drf-round.js';
 import { createExpectedCostLedger, type CallPrice, type ObservedUsage } from './expected-cost-ledger.js';
-import { agentRatingSource } from './rating-source.js';
+import { createDrfParts } from './drf-parts.js';
 import type { CredibilityState } from './rater-credibility.js';
 import { resolveDrfProtocolOptions } from './run-drf.js';
 
@@ -28,7 +28,9 @@ export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as cons
 export interface DrfSessionProtocol {
   /** Team size per task, in [1, pool]. @default min(3, pool) */
   readonly k?: number;
-  /** δ of Eq. 9, weight on reputation against cost, in [0, 1]. @default 0.7 */
+  /** `corrected` (default) or `printed`: DRF's Eqs. 2, 8 and 9 as the review corrects them or as printed. @default 'corrected' */
+  readonly variant?: DrfVariant;
+  /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment), in (0, 1]. @default 0.7 */
   readonly delta?: number;
   /** Reputation score below which an agent is filtered out, in [0, 1]. @default 0.3 */
   readonly threshold?: number;
@@ -40,9 +42,9 @@ export interface DrfSessionProtocol {
   readonly defence?: DrfDefence;
   /** Smallest rater credibility κ, in [0, 1]. @default 0.01 */
   readonly credibilityFloor?: number;
-  /** Eq. 7–8 threshold w0 in (0, 1]. @default 0.5 */
+  /** Eqs. 7–8 threshold w0 in (0, 1]. @default 0.5 */
   readonly w0?: number;
-  /** Eq. 7–8 step β in (0, 1]. @default 0.2 */
+  /** Eq. 8 decay coefficient β in (0, 1]. @default 0.2 */
   readonly beta?: number;
   /** Reputation before any round, in [0, 1]. @default 0.5 */
   readonly initialReputation?: number;
@@ -180,14 +182,18 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
     }
   });
   const resolved = resolveDrfProtocolOptions({ ...protocol, k: protocol.k ?? Math.min(3, ids.length), costSource: 'ledger', costNormalization: 'max' }, ids.length);
-  const reputation = createReputationModel('drf', {
+  // One equation variant throughout, δ shared by Eq. 7 and Eq. 9 (createDrfParts); the round filters
+  // by threshold itself, so the selector only ranks the eligible agents.
+  const { reputation, selector, ratingSource } = createDrfParts({
     agents: ids,
+    tieBreak: 'random',
+    ...(protocol.variant === undefined ? {} : { variant: protocol.variant }),
+    ...(protocol.delta === undefined ? {} : { delta: protocol.delta }),
+    ...(protocol.exploration === undefined ? {} : { exploration: protocol.exploration }),
     ...(protocol.w0 === undefined ? {} : { w0: protocol.w0 }),
     ...(protocol.beta === undefined ? {} : { beta: protocol.beta }),
     ...(protocol.initialReputation === undefined ? {} : { initialReputation: protocol.initialReputation }),
   });
-  // The round filters by threshold itself; the selector only ranks the eligible agents.
-  const selector = createUcbSelector({ ...(protocol.delta === undefined ? {} : { delta: protocol.delta }), ...(protocol.exploration === undefined ? {} : { exploration: protocol.exploration }), threshold: 0, tieBreak: 'random' });
   const ledger = createExpectedCostLedger({ agents: ids, prices, ...(protocol.priorTokens === undefined ? {} : { priorTokens: protocol.priorTokens }) });
   const state: DrfRoundState = { credibility: {} };
   const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
@@ -231,7 +237,7 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
       reputation,
       rng: createRng(deriveSeed(seed, DRF_METHOD, task.id)),
       tracer,
-      ratingSource: agentRatingSource(),
+      ratingSource,
       ledger,
       costNormalization: 'max',
       defence: resolved.defence,
