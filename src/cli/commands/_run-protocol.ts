@@ -104,7 +104,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
       summary = { schemaVersion: 1, runId, team: team.name, store: team.store, protocol: 'drf', tasks: tasks.length, methods: drfMethods(session.records, resumed, methods), spend: drfSpend(session.records, team) };
     } else {
       const { runRapsTeam } = await import('./_run-raps-team.js');
-      const result = await runRapsTeam({ team: { ...team, protocol }, store, runId, tasks: tasks.map((item) => item.task), methods, config, grade, reputationStart, signal: controller.signal, progress });
+      const result = await runRapsTeam({ team: { ...team, protocol }, store, runId, tasks: tasks.map((item) => item.task), methods, config, grade, reputationStart, signal, progress });
       summary = { schemaVersion: 1, runId, team: team.name, store: team.store, protocol: 'raps', tasks: tasks.length, methods: result.methods, spend: result.spend };
     }
     store.setRunStatus(runId, 'completed');

@@ -56,12 +56,12 @@ describe('parseTeamFile', () => {
     expect(team.methods).toEqual([]);
     expect(team.protocol).toEqual({ type: 'raps', topK: 1, tau: 0.4, maxRounds: 4, doneQuorum: 0.6, transport: 'inproc', floor: 0.05, trustPolicy: 'filter', lambda: 0.9, delta: 1.5, omega: 0.3, witness: true, refine: true, subscriptions: { a: 'sums' }, replyTimeoutMs: 120000 });
     const cases: Array<[string, RegExp]> = [
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 3 }\n${two}`, /field protocol\.topK: 3 recipients per publication but only 1 other agents; use topK <= 1/],
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, tau: 1 }\n${two}`, /field protocol\.tau: .*\(got 1\)/],
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: udp }\n${two}`, /field protocol\.transport: .*\(got "udp"\)/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 3 }\n${two}`, /field protocol\.topK: more recipients per publication than the 1 other agents; use topK <= 1/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, tau: 1 }\n${two}`, /field protocol\.tau: /],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: udp }\n${two}`, /field protocol\.transport: /],
       [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, natsUrl: "nats://127.0.0.1:4222" }\n${two}`, /field protocol\.natsUrl: given with transport inproc; set transport: nats/],
       [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: nats, natsUrl: "http://x" }\n${two}`, /field protocol\.natsUrl: must be a NATS URL/],
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { zed: "x" } }\n${two}`, /field protocol\.subscriptions\.zed: no agent has id "zed"; use one of a, b/],
+      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { zed: "x" } }\n${two}`, /field protocol\.subscriptions\.zed: no agent has that id; use one of a, b/],
     ];
     for (const [text, pattern] of cases) {
       expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
