@@ -14,6 +14,11 @@ describe('stableStringify', () => {
     );
   });
 
+  it('keeps a `__proto__` key as a member (fast-check counterexample)', () => {
+    // JSON.parse makes `__proto__` an own key; assigning it would set the prototype and drop it.
+    expect(stableStringify(JSON.parse('{"__proto__": false, "a": 1}'))).toBe('{"__proto__":false,"a":1}');
+  });
+
   it('refuses cycles', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

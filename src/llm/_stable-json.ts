@@ -32,7 +32,8 @@ function normalize(value: unknown, seen: Set<object>): unknown {
     const result: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const normalized = normalize((value as Record<string, unknown>)[key], seen);
-      if (normalized !== undefined) result[key] = normalized;
+      // defineProperty, not assignment: a `__proto__` key must stay an own member, not set the prototype.
+      if (normalized !== undefined) Object.defineProperty(result, key, { value: normalized, enumerable: true, writable: true, configurable: true });
     }
     return result;
   } finally {

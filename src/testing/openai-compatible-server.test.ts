@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from './openai-compatible-server.js';
 
 let server: OpenAICompatibleServer | undefined;
@@ -46,8 +46,8 @@ describe('startOpenAICompatibleServer', () => {
   it('closes even with a hung request open', async () => {
     server = await startOpenAICompatibleServer({ script: [{ type: 'hang' }] });
     const pending = post({}).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(server.inFlight).toBe(1);
+    // Wait for the request to arrive rather than sleeping a fixed time (slow under load).
+    await vi.waitFor(() => expect(server?.inFlight).toBe(1), { timeout: 10_000, interval: 5 });
     await server.close();
     server = undefined;
     expect(await pending).toBeInstanceOf(Error);
