@@ -3,6 +3,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RunFailedError } from '../../core/errors.js';
+import { openStore, type Store } from '../../store/store.js';
 
 /** A held run lock; `release` removes the file (idempotent). */
 export interface RunLock {
@@ -68,5 +69,19 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the run's lock, then opens its store; the lock is released again when the store cannot be
+ * opened, so a failed start never leaves a lock behind.
+ */
+export function openLockedStore(storePath: string, runId: string): { lock: RunLock; store: Store } {
+  const lock = acquireRunLock(storePath, runId);
+  try {
+    return { lock, store: openStore({ path: storePath }) };
+  } catch (error) {
+    lock.release();
+    throw error;
   }
 }

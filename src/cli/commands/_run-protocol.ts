@@ -3,15 +3,14 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { scoreAnswer } from '../../core/answers/answers.js';
 import { runDrfSession, DRF_METHOD, type DrfTaskRecord } from '../../protocols/drf/run-drf-session.js';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { interruptSignal } from '../_contract.js';
 import { createLiveTeam } from './_live-team.js';
-import { acquireRunLock } from './_run-lock.js';
+import { openLockedStore } from './_run-lock.js';
 import { compareMethodNames } from './_protocol-schemas.js';
-import { createProgressBar, parseListFlag } from './_shared.js';
+import { createProgressBar, createReferenceGrader, parseListFlag } from './_shared.js';
 import type { TeamFile } from './_team-file.js';
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
 
@@ -59,20 +58,8 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
   const signal = interruptSignal();
   // Every concurrent act listens on the run's signal (k·(k − 1) ratings at once in DRF).
   setMaxListeners(0, signal);
-  const lock = acquireRunLock(team.store, runId);
-  let store: Store;
-  try {
-    store = openStore({ path: team.store });
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
-  const references = new Map(tasks.map((item) => [item.task.id, item]));
-  const grade = (taskId: string, answer: string | null): boolean | undefined => {
-    const item = references.get(taskId);
-    if (item?.reference === undefined || item.task.kind === 'code') return undefined;
-    return scoreAnswer(item.task.kind, answer, item.reference).correct;
-  };
+  const { lock, store } = openLockedStore(team.store, runId);
+  const grade = createReferenceGrader(tasks);
   const progress = createProgressBar();
   const protocol = team.protocol;
   process.stderr.write(`run ${runId}: ${protocol.type} over ${team.agents.length} agents, ${tasks.length} tasks${methods.length > 0 ? `, compared ${methods.join(', ')}` : ''}, store ${team.store}\n`);

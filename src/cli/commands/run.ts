@@ -3,17 +3,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { scoreAnswer } from '../../core/answers/answers.js';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
-import { openStore } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
 import { interruptSignal } from '../_contract.js';
-import { acquireRunLock } from './_run-lock.js';
+import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
-import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
+import { createProgressBar, createReferenceGrader, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
 
 /** Summary of one `repute run`, printed with `--json`. */
@@ -69,20 +67,8 @@ export default defineCommand({
     };
     const runId = args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
     const signal = interruptSignal();
-    const lock = acquireRunLock(team.store, runId);
-    let store: ReturnType<typeof openStore>;
-    try {
-      store = openStore({ path: team.store });
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
-    const references = new Map(tasks.map((item) => [item.task.id, item]));
-    const grade = (taskId: string, answer: string | null): boolean | undefined => {
-      const item = references.get(taskId);
-      if (item?.reference === undefined || item.task.kind === 'code') return undefined;
-      return scoreAnswer(item.task.kind, answer, item.reference).correct;
-    };
+    const { lock, store } = openLockedStore(team.store, runId);
+    const grade = createReferenceGrader(tasks);
     let agents: ReturnType<typeof createLiveTeam>;
     try {
       agents = createLiveTeam(team, store, runId);
