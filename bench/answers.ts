@@ -24,11 +24,17 @@ function readItems(file: string): Item[] {
 function median(values: number[]): number {
   const sorted = values.slice().sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const math = readItems('zeroeval-math-l5/proposals.jsonl');
-const answers = math.flatMap((item) => Object.values(item.proposals).map((proposal) => proposal.answer).filter((answer): answer is string => answer !== null));
+const answers = math.flatMap((item) =>
+  Object.values(item.proposals)
+    .map((proposal) => proposal.answer)
+    .filter((answer): answer is string => answer !== null),
+);
 console.log(`math-l5: ${math.length} items, ${answers.length} non-null answers, ${new Set(answers).size} distinct`);
 
 // Wall-clock time suffers when other jobs share the cores; CPU time (user + system) of this
@@ -52,7 +58,9 @@ for (let run = 0; run < 5; run++) {
   for (const answer of answers) kind.canonicalKey(answer);
   warmRuns.push(((performance.now() - started) * 1000) / answers.length);
 }
-console.log(`math canonicalKey, fresh cache (whole pass / answers): median ${median(coldRuns).toFixed(1)} us/call wall, ${median(coldCpu).toFixed(1)} us/call CPU over 5 runs (wall min ${Math.min(...coldRuns).toFixed(1)}, max ${Math.max(...coldRuns).toFixed(1)})`);
+console.log(
+  `math canonicalKey, fresh cache (whole pass / answers): median ${median(coldRuns).toFixed(1)} us/call wall, ${median(coldCpu).toFixed(1)} us/call CPU over 5 runs (wall min ${Math.min(...coldRuns).toFixed(1)}, max ${Math.max(...coldRuns).toFixed(1)})`,
+);
 console.log(`math canonicalKey, warm cache: median ${median(warmRuns).toFixed(2)} us/call`);
 
 // Agreement of our equivalence with the data's flags.
@@ -69,12 +77,17 @@ for (const item of math) {
     const ours = proposal.answer !== null && kind.equivalent(proposal.answer, item.reference);
     if (ours) oursTrue++;
     if (ours === proposal.correct_strict) agreeStrict++;
-    else if (disagreements.length < 12) disagreements.push(`  answer ${JSON.stringify(proposal.answer)} vs reference ${JSON.stringify(item.reference)}: ours ${ours}, strict ${proposal.correct_strict}`);
+    else if (disagreements.length < 12)
+      disagreements.push(
+        `  answer ${JSON.stringify(proposal.answer)} vs reference ${JSON.stringify(item.reference)}: ours ${ours}, strict ${proposal.correct_strict}`,
+      );
     if (ours === proposal.correct) agreeLenient++;
   }
 }
 const equivalentMicros = ((performance.now() - started) * 1000) / total;
-console.log(`math equivalent vs reference: ${oursTrue}/${total} correct; agrees with correct_strict on ${agreeStrict}/${total} (${((100 * agreeStrict) / total).toFixed(2)} %), with lenient correct on ${agreeLenient}/${total} (${((100 * agreeLenient) / total).toFixed(2)} %); ${equivalentMicros.toFixed(1)} us/call`);
+console.log(
+  `math equivalent vs reference: ${oursTrue}/${total} correct; agrees with correct_strict on ${agreeStrict}/${total} (${((100 * agreeStrict) / total).toFixed(2)} %), with lenient correct on ${agreeLenient}/${total} (${((100 * agreeLenient) / total).toFixed(2)} %); ${equivalentMicros.toFixed(1)} us/call`,
+);
 console.log('first disagreements with correct_strict:');
 for (const line of disagreements) console.log(line);
 
@@ -96,7 +109,9 @@ for (const record of raw) {
   if (expected === null ? extracted === null : extracted !== null && kind.equivalent(extracted, expected)) sameAsData++;
 }
 const extractMicros = ((performance.now() - started) * 1000) / raw.length;
-console.log(`math extract on ${raw.length} raw outputs: equals the data's parsed answer on ${sameAsData}/${compared} (${((100 * sameAsData) / compared).toFixed(2)} %); ${extractMicros.toFixed(1)} us/call`);
+console.log(
+  `math extract on ${raw.length} raw outputs: equals the data's parsed answer on ${sameAsData}/${compared} (${((100 * sameAsData) / compared).toFixed(2)} %); ${extractMicros.toFixed(1)} us/call`,
+);
 
 // GSM8K numbers.
 const gsm = readItems('zeroeval-gsm8k/proposals.jsonl');
@@ -111,4 +126,6 @@ for (const item of gsm) {
     if (ours === proposal.correct) gsmAgree++;
   }
 }
-console.log(`gsm8k number equivalent: agrees with the data's correct flag on ${gsmAgree}/${gsmTotal} (${((100 * gsmAgree) / gsmTotal).toFixed(2)} %); ${(((performance.now() - started) * 1000) / gsmTotal).toFixed(2)} us/call`);
+console.log(
+  `gsm8k number equivalent: agrees with the data's correct flag on ${gsmAgree}/${gsmTotal} (${((100 * gsmAgree) / gsmTotal).toFixed(2)} %); ${(((performance.now() - started) * 1000) / gsmTotal).toFixed(2)} us/call`,
+);

@@ -19,7 +19,8 @@ function randomUnitVectors(count: number, seed: number): Float32Array {
       squared += value * value;
     }
     const scale = 1 / Math.sqrt(squared);
-    for (let index = 0; index < dimensions; index++) data[row * dimensions + index] = (data[row * dimensions + index] as number) * scale;
+    for (let index = 0; index < dimensions; index++)
+      data[row * dimensions + index] = (data[row * dimensions + index] as number) * scale;
   }
   return data;
 }
@@ -29,7 +30,8 @@ function plainDotLoop(vectors: Float32Array, publication: Float32Array, count: n
   for (let row = 0; row < count; row++) {
     let sum = 0;
     const offset = row * dimensions;
-    for (let index = 0; index < dimensions; index++) sum += (vectors[offset + index] as number) * (publication[index] as number);
+    for (let index = 0; index < dimensions; index++)
+      sum += (vectors[offset + index] as number) * (publication[index] as number);
     scores[row] = sum;
   }
 }
@@ -43,7 +45,8 @@ for (const subscribers of [1_000, 10_000]) {
   const vectors = randomUnitVectors(subscribers, 1);
   const publications = randomUnitVectors(publicationsPerRepeat, 2);
   const broker = createBroker({ dimensions, topK: 3, floor: 0, tau: 0.4, initialCapacity: subscribers });
-  for (let row = 0; row < subscribers; row++) broker.subscribe(`s${row}`, vectors.subarray(row * dimensions, (row + 1) * dimensions));
+  for (let row = 0; row < subscribers; row++)
+    broker.subscribe(`s${row}`, vectors.subarray(row * dimensions, (row + 1) * dimensions));
   const trust = () => 0.5;
   const scores = new Float32Array(subscribers);
   let sink = 0;
@@ -62,7 +65,8 @@ for (const subscribers of [1_000, 10_000]) {
   const routeTimes: number[] = [];
   const time = (work: (publication: Float32Array) => void): number => {
     const start = performance.now();
-    for (let index = 0; index < publicationsPerRepeat; index++) work(publications.subarray(index * dimensions, (index + 1) * dimensions));
+    for (let index = 0; index < publicationsPerRepeat; index++)
+      work(publications.subarray(index * dimensions, (index + 1) * dimensions));
     return (performance.now() - start) / publicationsPerRepeat;
   };
   for (let repeat = 0; repeat < repeats + 2; repeat++) {

@@ -18,19 +18,36 @@ const overheadTasks = 200;
 const referenced = generateTasks({ count: overheadTasks, seed: 1 });
 const world = createSimulationWorld({ tasks: referenced, seed: 1 });
 const team = (latency: number) =>
-  Array.from({ length: agentsCount }, (_, index) => createSimulatedAgent({ identity: { id: `agent-${index}`, model: `model-${index % 4}` }, profile: { skill: 0.6 }, world, seed: 1, latencyMs: latency }));
+  Array.from({ length: agentsCount }, (_, index) =>
+    createSimulatedAgent({
+      identity: { id: `agent-${index}`, model: `model-${index % 4}` },
+      profile: { skill: 0.6 },
+      world,
+      seed: 1,
+      latencyMs: latency,
+    }),
+  );
 const aggregator = createPluralityAggregator();
 
 function median(values: number[]): number {
   const sorted = values.slice().sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 async function debateOnce(latency: number, taskIndex: number): Promise<number> {
   const tracer = createTracer({ sink: createMemoryTraceSink(), now: () => performance.now() });
   const started = performance.now();
-  await runDebate({ team: team(latency), task: (referenced[taskIndex] as (typeof referenced)[number]).task, rounds: debateRounds, aggregator, rng: createRng(taskIndex), tracer });
+  await runDebate({
+    team: team(latency),
+    task: (referenced[taskIndex] as (typeof referenced)[number]).task,
+    rounds: debateRounds,
+    aggregator,
+    rng: createRng(taskIndex),
+    tracer,
+  });
   return performance.now() - started;
 }
 
@@ -51,8 +68,14 @@ for (let repeat = 0; repeat < repeats; repeat++) {
 const bound = (1 + debateRounds) * latencyMs;
 const sequential = callsPerDebate * latencyMs;
 const wall = median(walls);
-console.log(`bench:live  ${agentsCount} simulated agents, Propose + ${debateRounds} debate rounds, ${latencyMs} ms latency per call, ${repeats} repeats`);
-console.log(`wall time (median)             ${wall.toFixed(1)} ms   (runs: ${walls.map((value) => value.toFixed(0)).join(', ')})`);
+console.log(
+  `bench:live  ${agentsCount} simulated agents, Propose + ${debateRounds} debate rounds, ${latencyMs} ms latency per call, ${repeats} repeats`,
+);
+console.log(
+  `wall time (median)             ${wall.toFixed(1)} ms   (runs: ${walls.map((value) => value.toFixed(0)).join(', ')})`,
+);
 console.log(`critical-path bound 3 x ${latencyMs} ms  ${bound} ms   ratio ${(wall / bound).toFixed(3)}`);
 console.log(`all calls one after another     ${sequential} ms   (${callsPerDebate} calls)`);
-console.log(`framework overhead per call     ${median(perCall).toFixed(1)} µs   (median of ${repeats} x ${overheadTasks} debates at zero latency, tracing into memory)`);
+console.log(
+  `framework overhead per call     ${median(perCall).toFixed(1)} µs   (median of ${repeats} x ${overheadTasks} debates at zero latency, tracing into memory)`,
+);

@@ -22,18 +22,31 @@ const bigRunCalls = 200;
 function median(values: number[]): number {
   const sorted = values.slice().sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-const params = (prompt: string): LanguageModelV3CallOptions => ({ prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], temperature: 0 });
-const scripted = () => new ScriptedModel({ replies: () => ({ text: '{"answer": "42"}', usage: { inputTokens: 120, outputTokens: 30 } }) });
+const params = (prompt: string): LanguageModelV3CallOptions => ({
+  prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+  temperature: 0,
+});
+const scripted = () =>
+  new ScriptedModel({ replies: () => ({ text: '{"answer": "42"}', usage: { inputTokens: 120, outputTokens: 30 } }) });
 
 // A file store in WAL mode, as `repute run` uses (removed at the end); `-- --memory` for ':memory:'.
 const memory = process.argv.includes('--memory');
 const directory = mkdtempSync(join(tmpdir(), 'repute-bench-llm-'));
 const store: Store = openStore({ path: memory ? ':memory:' : join(directory, 'bench.db') });
 const plumbed = (model: LanguageModelV3) =>
-  wrapWithPlumbing({ model, limiter: createProviderLimiter(), cache: store, ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { runId: 'bench', agentId: 'a1' } });
+  wrapWithPlumbing({
+    model,
+    limiter: createProviderLimiter(),
+    cache: store,
+    ledger: store,
+    price: { inputPerMillion: 0.15, outputPerMillion: 0.6 },
+    context: { runId: 'bench', agentId: 'a1' },
+  });
 
 // CPU time (user + system) per batch too: on a shared, loaded machine wall time also counts
 // time spent waiting for a core, CPU time does not.
@@ -83,10 +96,16 @@ const rows: Row[] = [];
   await batch(warmupCalls, (index) => model.doGenerate(params(`warm-${index}`)));
   await batch(warmupCalls, (index) => model.doGenerate(params(`warm-${index}`)));
   base.calls.length = 0;
-  const misses = await measure((repeat) => batch(calls, (index) => model.doGenerate(params(`plumbed-${repeat}-${index}`))));
-  if (base.calls.length !== repeats * calls) throw new Error(`expected ${repeats * calls} provider calls, got ${base.calls.length}`);
-  const hits = await measure((repeat) => batch(calls, (index) => model.doGenerate(params(`plumbed-${repeat}-${index}`))));
-  if (base.calls.length !== repeats * calls) throw new Error(`cache hits reached the provider: ${base.calls.length - repeats * calls} call(s)`);
+  const misses = await measure((repeat) =>
+    batch(calls, (index) => model.doGenerate(params(`plumbed-${repeat}-${index}`))),
+  );
+  if (base.calls.length !== repeats * calls)
+    throw new Error(`expected ${repeats * calls} provider calls, got ${base.calls.length}`);
+  const hits = await measure((repeat) =>
+    batch(calls, (index) => model.doGenerate(params(`plumbed-${repeat}-${index}`))),
+  );
+  if (base.calls.length !== repeats * calls)
+    throw new Error(`cache hits reached the provider: ${base.calls.length - repeats * calls} call(s)`);
   rows.push({ name: 'plumbed, cache miss', what: 'provider call + SQLite cache write + ledger row', ...misses });
   rows.push({ name: 'plumbed, cache hit', what: 'SQLite cache read + ledger row, no provider call', ...hits });
 }
@@ -96,7 +115,11 @@ const rows: Row[] = [];
 {
   const model = plumbed(scripted());
   const complete = createCompletion({ model, runId: 'bench' });
-  const request = (prompt: string) => ({ system: 'You are agent a1.', prompt, context: { agentId: 'a1', taskId: 't', act: 'propose' } });
+  const request = (prompt: string) => ({
+    system: 'You are agent a1.',
+    prompt,
+    context: { agentId: 'a1', taskId: 't', act: 'propose' },
+  });
   for (let index = 0; index < calls; index++) await complete(request(`completion-${index}`));
   await batch(warmupCalls, (index) => complete(request(`completion-${index}`)));
   const measured = await measure(() =>
@@ -113,12 +136,35 @@ const rows: Row[] = [];
 // `bigRun` tasks, since the write's cost grows with the run's size.
 {
   const usage = (count: number): UsageEntry[] =>
-    Array.from({ length: count }, (_, index) => ({ runId: 'bench', agentId: `a${index % 10}`, taskId: 't', act: index < 10 ? 'propose' : 'revise', model: 'm', inputTokens: 120, outputTokens: 30, cost: 0.000036, cached: false }));
+    Array.from({ length: count }, (_, index) => ({
+      runId: 'bench',
+      agentId: `a${index % 10}`,
+      taskId: 't',
+      act: index < 10 ? 'propose' : 'revise',
+      model: 'm',
+      inputTokens: 120,
+      outputTokens: 30,
+      cost: 0.000036,
+      cached: false,
+    }));
   const events = (count: number): SpanData[] =>
-    Array.from({ length: count }, (_, round) => ({ type: 'debate-round', taskId: 't', round, answers: Object.fromEntries(Array.from({ length: 10 }, (_, agent) => [`a${agent}`, '42'])) }));
+    Array.from({ length: count }, (_, round) => ({
+      type: 'debate-round',
+      taskId: 't',
+      round,
+      answers: Object.fromEntries(Array.from({ length: 10 }, (_, agent) => [`a${agent}`, '42'])),
+    }));
   const writer = (runId: string, eventCount: number, usageCount: number) => {
     store.createRun({ id: runId, kind: 'bench', config: {} });
-    return (taskId: string) => store.recordTaskResult({ runId, method: 'm', taskId, result: { correct: true, decided: '42' }, events: events(eventCount), usage: usage(usageCount) });
+    return (taskId: string) =>
+      store.recordTaskResult({
+        runId,
+        method: 'm',
+        taskId,
+        result: { correct: true, decided: '42' },
+        events: events(eventCount),
+        usage: usage(usageCount),
+      });
   };
   for (const [name, eventCount, usageCount] of [
     ['store.recordTaskResult, small', 1, 1],
@@ -130,30 +176,50 @@ const rows: Row[] = [];
       const write = writer(`bench-${eventCount}-${usageCount}-${repeat}`, eventCount, usageCount);
       return batch(calls, (index) => write(`t-${index}`));
     });
-    rows.push({ name, what: `1 result + ${eventCount} event(s) + ${usageCount} ledger row(s), one transaction; fresh run of ${calls} tasks`, ...measured });
+    rows.push({
+      name,
+      what: `1 result + ${eventCount} event(s) + ${usageCount} ledger row(s), one transaction; fresh run of ${calls} tasks`,
+      ...measured,
+    });
   }
   const write = writer('big', 1, 1);
   for (let index = 0; index < bigRun; index++) write(`fill-${index}`);
   const measured = await measure((repeat) => batch(bigRunCalls, (index) => write(`t-${repeat}-${index}`)));
-  rows.push({ name: `  same, small, at task ${bigRun / 1000}k`, what: `as small, ${bigRunCalls} writes into a run already holding ${bigRun} tasks`, ...measured });
+  rows.push({
+    name: `  same, small, at task ${bigRun / 1000}k`,
+    what: `as small, ${bigRunCalls} writes into a run already holding ${bigRun} tasks`,
+    ...measured,
+  });
 }
 
 store.close();
 rmSync(directory, { recursive: true, force: true });
 
 const cpuOf = (name: string) => median(rows.find((row) => row.name === name)!.cpu);
-console.log(`bench:llm  ${repeats} repeats x ${calls} sequential awaited calls, medians of per-batch means; store: ${memory ? ':memory:' : `file (WAL) in ${tmpdir()}`}`);
-console.log(`node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} (wall time includes waiting for a core; CPU time does not)`);
+console.log(
+  `bench:llm  ${repeats} repeats x ${calls} sequential awaited calls, medians of per-batch means; store: ${memory ? ':memory:' : `file (WAL) in ${tmpdir()}`}`,
+);
+console.log(
+  `node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')} (wall time includes waiting for a core; CPU time does not)`,
+);
 console.log('');
 console.log(`${'step'.padEnd(32)} ${'wall µs'.padStart(8)} ${'CPU µs'.padStart(8)}  ${'wall min-max'.padEnd(13)} what`);
 for (const row of rows) {
   const range = `${Math.min(...row.perCall).toFixed(0)}-${Math.max(...row.perCall).toFixed(0)}`;
-  console.log(`${row.name.padEnd(32)} ${median(row.perCall).toFixed(2).padStart(8)} ${median(row.cpu).toFixed(2).padStart(8)}  ${range.padEnd(13)} ${row.what}`);
+  console.log(
+    `${row.name.padEnd(32)} ${median(row.perCall).toFixed(2).padStart(8)} ${median(row.cpu).toFixed(2).padStart(8)}  ${range.padEnd(13)} ${row.what}`,
+  );
 }
 const bareCpu = cpuOf('bare ScriptedModel.doGenerate');
 const missOverhead = cpuOf('plumbed, cache miss') - bareCpu;
 const hitOverhead = cpuOf('plumbed, cache hit');
 const small = cpuOf('store.recordTaskResult, small');
 console.log('');
-console.log(`plumbing CPU overhead per call: ${missOverhead.toFixed(1)} µs on a miss (beyond the bare model), ${hitOverhead.toFixed(1)} µs for a hit;`);
-console.log(`a small recordTaskResult costs ${small.toFixed(1)} µs CPU, i.e. miss/write ${(missOverhead / small).toFixed(2)}, hit/write ${(hitOverhead / small).toFixed(2)}.`);
+console.log(
+  `plumbing CPU overhead per call: ${missOverhead.toFixed(1)} µs on a miss (beyond the bare model), ${hitOverhead.toFixed(1)} µs for a hit;`,
+);
+console.log(
+  `a small recordTaskResult costs ${small.toFixed(1)} µs CPU, i.e. miss/write ${(missOverhead / small).toFixed(2)}, hit/write ${(hitOverhead / small).toFixed(2)}.`,
+);

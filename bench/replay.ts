@@ -18,7 +18,8 @@ import type { runReplay as RunReplay } from '../src/eval/replay/run-replay.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dataRoot = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
-const path = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : join(dataRoot, 'zeroeval-math-l5');
+const path =
+  process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : join(dataRoot, 'zeroeval-math-l5');
 const flag = (name: string) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
@@ -45,7 +46,9 @@ interface Sample {
 
 if (once !== undefined) {
   const { runReplay } = (await import(`${library}/eval/replay/run-replay.js`)) as { runReplay: typeof RunReplay };
-  const { threadCpuMs } = (await import(`${library}/eval/replay/_thread-cpu.js`)) as { threadCpuMs: typeof ThreadCpuMs };
+  const { threadCpuMs } = (await import(`${library}/eval/replay/_thread-cpu.js`)) as {
+    threadCpuMs: typeof ThreadCpuMs;
+  };
   const mainStarted = threadCpuMs();
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
@@ -68,12 +71,16 @@ if (once !== undefined) {
   process.exit(0);
 }
 
-const { loadDataset } = (await import(`${library}/eval/proposals/load-dataset.js`)) as { loadDataset: typeof LoadDataset };
+const { loadDataset } = (await import(`${library}/eval/proposals/load-dataset.js`)) as {
+  loadDataset: typeof LoadDataset;
+};
 const loadAtStart = loadavg()[0] ?? 0;
 const median = (values: readonly number[]) => {
   const sorted = values.slice().sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
 const floor: number[] = [];
@@ -87,7 +94,18 @@ const floorRssMb = process.resourceUsage().maxRSS / 1024;
 
 const run = async (workers: number): Promise<Sample> => {
   const script = fileURLToPath(import.meta.url);
-  const args = [...process.execArgv, script, path, '--once', String(workers), '--tasks', String(tasks), '--split', split, ...(fromDist ? ['--dist'] : [])];
+  const args = [
+    ...process.execArgv,
+    script,
+    path,
+    '--once',
+    String(workers),
+    '--tasks',
+    String(tasks),
+    '--split',
+    split,
+    ...(fromDist ? ['--dist'] : []),
+  ];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Sample;
 };
@@ -102,24 +120,50 @@ const two = samples[2] as Sample[];
 const of = (entries: readonly Sample[], pick: (sample: Sample) => number) => median(entries.map(pick));
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(52)} ${value}\n`);
-process.stdout.write(`replay bench on ${path} (--tasks ${tasks} --split ${split}, one seed) from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length})\n`);
+process.stdout.write(
+  `replay bench on ${path} (--tasks ${tasks} --split ${split}, one seed) from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length})\n`,
+);
 line('floor: read + parse dataset', `${median(floor).toFixed(0)} ms, peak RSS ${floorRssMb.toFixed(0)} MB`);
-for (const [label, entries] of [['1 worker', one], ['2 workers', two]] as const) {
+for (const [label, entries] of [
+  ['1 worker', one],
+  ['2 workers', two],
+] as const) {
   line(`${label}: wall time (load + prepare + grid)`, seconds(of(entries, (sample) => sample.wallMs)));
-  line(`${label}: peak RSS (process, all threads)`, `${of(entries, (sample) => sample.peakRssMb).toFixed(0)} MB (runs: ${entries.map((sample) => sample.peakRssMb.toFixed(0)).join(', ')})`);
+  line(
+    `${label}: peak RSS (process, all threads)`,
+    `${of(entries, (sample) => sample.peakRssMb).toFixed(0)} MB (runs: ${entries.map((sample) => sample.peakRssMb.toFixed(0)).join(', ')})`,
+  );
   line(`${label}: grid only (plan + replay)`, seconds(of(entries, (sample) => sample.gridMs)));
   line(`${label}: of which planning attacks`, seconds(of(entries, (sample) => sample.planMs)));
   line(`${label}: CPU time (all threads)`, seconds(of(entries, (sample) => sample.cpuMs)));
   line(`${label}: CPU time of the main thread`, seconds(of(entries, (sample) => sample.mainThreadCpuMs ?? Number.NaN)));
-  line(`${label}: proposals evaluated per second`, `${Math.round((entries[0]?.proposals ?? 0) / (of(entries, (sample) => sample.wallMs) / 1000)).toLocaleString('en-US')} (${(entries[0]?.proposals ?? 0).toLocaleString('en-US')} proposals)`);
+  line(
+    `${label}: proposals evaluated per second`,
+    `${Math.round((entries[0]?.proposals ?? 0) / (of(entries, (sample) => sample.wallMs) / 1000)).toLocaleString('en-US')} (${(entries[0]?.proposals ?? 0).toLocaleString('en-US')} proposals)`,
+  );
 }
 const busiest = (sample: Sample) => Math.max(0, ...sample.workerCpuMs);
-line('2 workers: CPU time of each worker thread', two.map((sample) => sample.workerCpuMs.map((value) => seconds(value)).join(' + ')).join(', '));
+line(
+  '2 workers: CPU time of each worker thread',
+  two.map((sample) => sample.workerCpuMs.map((value) => seconds(value)).join(' + ')).join(', '),
+);
 // With two free cores the wall time is about the main thread's own work plus the busiest worker's.
 const critical = (sample: Sample) => (sample.mainThreadCpuMs ?? Number.NaN) + busiest(sample);
 line('2 workers: main + busiest worker thread CPU', seconds(of(two, critical)));
-line('wall time ratio 1 worker / 2 workers', `${(of(one, (sample) => sample.wallMs) / of(two, (sample) => sample.wallMs)).toFixed(2)}×`);
-line('thread CPU ratio 1 worker / (main + busiest worker)', `${(of(one, (sample) => sample.mainThreadCpuMs ?? Number.NaN) / of(two, critical)).toFixed(2)}× (expected speed-up on 2 free cores)`);
-line('CPU time ratio 2 workers / 1 worker', `${(of(two, (sample) => sample.cpuMs) / of(one, (sample) => sample.cpuMs)).toFixed(2)}×`);
-line('load average at start / end (1 min)', `${loadAtStart.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`);
+line(
+  'wall time ratio 1 worker / 2 workers',
+  `${(of(one, (sample) => sample.wallMs) / of(two, (sample) => sample.wallMs)).toFixed(2)}×`,
+);
+line(
+  'thread CPU ratio 1 worker / (main + busiest worker)',
+  `${(of(one, (sample) => sample.mainThreadCpuMs ?? Number.NaN) / of(two, critical)).toFixed(2)}× (expected speed-up on 2 free cores)`,
+);
+line(
+  'CPU time ratio 2 workers / 1 worker',
+  `${(of(two, (sample) => sample.cpuMs) / of(one, (sample) => sample.cpuMs)).toFixed(2)}×`,
+);
+line(
+  'load average at start / end (1 min)',
+  `${loadAtStart.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`,
+);
 line('wall time / floor (2 workers)', `${(of(two, (sample) => sample.wallMs) / median(floor)).toFixed(0)}×`);

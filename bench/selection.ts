@@ -10,7 +10,11 @@ function median(values: number[]): number {
 
 // Speed: pool of 40 agents (the size of the ZeroEval MATH team), k = 5.
 const rng = createRng(deriveSeed(2027, 'bench-selection'));
-const pool = Array.from({ length: 40 }, (_, index) => ({ id: `agent-${String(index).padStart(2, '0')}`, model: `m${index % 7}`, cost: Math.round(rng() * 1000) / 100 }));
+const pool = Array.from({ length: 40 }, (_, index) => ({
+  id: `agent-${String(index).padStart(2, '0')}`,
+  model: `m${index % 7}`,
+  cost: Math.round(rng() * 1000) / 100,
+}));
 const reputation = Object.fromEntries(pool.map((agent) => [agent.id, rng()]));
 for (const name of selectorNames) {
   const selector = createSelector(name);
@@ -40,9 +44,14 @@ for (const variant of ['corrected', 'printed'] as const) {
   for (let round = 1; round <= 4; round++) {
     const selection = selector.select({ pool: example, reputation: exampleReputation, k: 2, rng });
     const scores = selection.reasons
-      .map((reason) => `${reason.agentId}=${reason.components?.count === 0 && !selection.excluded.includes(reason.agentId) ? 'inf' : Number(reason.weight.toFixed(4))}`)
+      .map(
+        (reason) =>
+          `${reason.agentId}=${reason.components?.count === 0 && !selection.excluded.includes(reason.agentId) ? 'inf' : Number(reason.weight.toFixed(4))}`,
+      )
       .join(' ');
-    console.log(`  t=${round}: selected ${selection.selected.join(',')}  excluded ${selection.excluded.join(',') || '-'}  scores ${scores}`);
+    console.log(
+      `  t=${round}: selected ${selection.selected.join(',')}  excluded ${selection.excluded.join(',') || '-'}  scores ${scores}`,
+    );
   }
   console.log(`  snapshot ${JSON.stringify(selector.snapshot())}`);
 }

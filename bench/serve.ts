@@ -53,16 +53,27 @@ function percentile(values: readonly number[], p: number): number {
 const dir = mkdtempSync(join(tmpdir(), 'repute-bench-serve-'));
 const store = openStore({ path: join(dir, 'repute.db') });
 let counter = 0;
-const team = createTeamService({ name: 'bench', agents: Array.from({ length: AGENTS }, (_, index) => simulatedAgent(index)), store, kind: 'number', generateId: () => `chat-${++counter}` });
+const team = createTeamService({
+  name: 'bench',
+  agents: Array.from({ length: AGENTS }, (_, index) => simulatedAgent(index)),
+  store,
+  kind: 'number',
+  generateId: () => `chat-${++counter}`,
+});
 const server = await startServer({ store, team, port: 0 });
 const url = `${server.url}/v1/chat/completions`;
 
 async function request(index: number): Promise<{ total: number; overhead: number }> {
   const begin = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'team:bench', messages: [{ role: 'user', content: `What is 40 + ${index % 3}?` }] }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'team:bench', messages: [{ role: 'user', content: `What is 40 + ${index % 3}?` }] }),
+  });
   const body = (await response.json()) as { repute: { taskId: string; decision: { answer: string } } };
   const total = performance.now() - begin;
-  if (response.status !== 200 || body.repute.decision.answer !== '42') throw new Error(`unexpected response ${response.status}: ${JSON.stringify(body).slice(0, 200)}`);
+  if (response.status !== 200 || body.repute.decision.answer !== '42')
+    throw new Error(`unexpected response ${response.status}: ${JSON.stringify(body).slice(0, 200)}`);
   const agents = slowest.get(body.repute.taskId) as number;
   return { total, overhead: total - agents };
 }
@@ -96,10 +107,25 @@ await server.close();
 store.close();
 
 const fmt = (value: number) => value.toFixed(2);
-console.log(`team endpoint: ${AGENTS} simulated agents × ${DELAY_MS} ms, minirep, file store (WAL), Node ${process.version}`);
-console.log(`sequential ${SEQUENTIAL} requests: latency p50 ${fmt(percentile(sequential.map((entry) => entry.total), 0.5))} ms; added over the slowest agent p50 ${fmt(percentile(overheads, 0.5))} ms, p90 ${fmt(percentile(overheads, 0.9))} ms, p99 ${fmt(percentile(overheads, 0.99))} ms`);
-console.log(`CPU per request (server + client, same process): ${fmt(cpuPerRequest)} ms; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
-console.log(`${CONCURRENCY} concurrent clients × ${CONCURRENT_ROUNDS} requests: ${done} in ${seconds.toFixed(2)} s = ${(done / seconds).toFixed(1)} requests/s (ideal ${(CONCURRENCY / (DELAY_MS / 1000)).toFixed(0)}/s)`);
+console.log(
+  `team endpoint: ${AGENTS} simulated agents × ${DELAY_MS} ms, minirep, file store (WAL), Node ${process.version}`,
+);
+console.log(
+  `sequential ${SEQUENTIAL} requests: latency p50 ${fmt(
+    percentile(
+      sequential.map((entry) => entry.total),
+      0.5,
+    ),
+  )} ms; added over the slowest agent p50 ${fmt(percentile(overheads, 0.5))} ms, p90 ${fmt(percentile(overheads, 0.9))} ms, p99 ${fmt(percentile(overheads, 0.99))} ms`,
+);
+console.log(
+  `CPU per request (server + client, same process): ${fmt(cpuPerRequest)} ms; load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores`,
+);
+console.log(
+  `${CONCURRENCY} concurrent clients × ${CONCURRENT_ROUNDS} requests: ${done} in ${seconds.toFixed(2)} s = ${(done / seconds).toFixed(1)} requests/s (ideal ${(CONCURRENCY / (DELAY_MS / 1000)).toFixed(0)}/s)`,
+);
 console.log(`decisions stored: ${decisions} (expected ${5 + SEQUENTIAL + done})`);
 if (percentile(overheads, 0.5) > 5) {
   console.log(`FAIL: p50 added latency ${fmt(percentile(overheads, 0.5))} ms exceeds 5 ms`);

@@ -26,7 +26,16 @@ const peerFilter = miniRepPeerFilter(model); // suspicious proposals are not sho
 
 let correct = 0;
 for (const { task } of referenced) {
-  const { decision } = await runDebate({ team, task, rounds: 2, aggregator, reputation: model, peerFilter, rng, tracer });
+  const { decision } = await runDebate({
+    team,
+    task,
+    rounds: 2,
+    aggregator,
+    reputation: model,
+    peerFilter,
+    rng,
+    tracer,
+  });
   if (world.isCorrect(task.id, decision.answer)) correct++; // grading only; no decision saw the reference
 }
 console.log(`team accuracy under attack: ${correct}/${referenced.length}`);

@@ -7,10 +7,22 @@ import { parseArgs } from 'node:util';
 import { loadTasks } from '../src/tasks/load-tasks.js';
 import { startToyTeamEndpoint } from '../src/testing/toy-team-endpoint.js';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: '18431' }, tasks: { type: 'string', default: new URL('./tasks-arith.jsonl', import.meta.url).pathname } } });
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '18431' },
+    tasks: { type: 'string', default: new URL('./tasks-arith.jsonl', import.meta.url).pathname },
+  },
+});
 const tasks = await loadTasks(values.tasks);
-const endpoint = await startToyTeamEndpoint({ port: Number(values.port), tasks: tasks.flatMap((item) => (item.reference === undefined ? [] : [{ prompt: item.task.prompt, reference: item.reference }])) });
-process.stdout.write(`toy team endpoint on ${endpoint.baseURL} (${tasks.length} tasks from ${values.tasks}); Ctrl-C to stop\n`);
+const endpoint = await startToyTeamEndpoint({
+  port: Number(values.port),
+  tasks: tasks.flatMap((item) =>
+    item.reference === undefined ? [] : [{ prompt: item.task.prompt, reference: item.reference }],
+  ),
+});
+process.stdout.write(
+  `toy team endpoint on ${endpoint.baseURL} (${tasks.length} tasks from ${values.tasks}); Ctrl-C to stop\n`,
+);
 let reported = 0;
 setInterval(() => {
   if (endpoint.requestCount !== reported) {

@@ -12,7 +12,9 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 export const FIRST_LOAD_BUDGET = 300 * 1024;
 
 /** Builds the bundle into `outDir`; returns the byte size of each file. Throws over the budget. */
-export async function buildDashboard(outDir = join(root, 'dist/server/dashboard')): Promise<{ js: number; css: number }> {
+export async function buildDashboard(
+  outDir = join(root, 'dist/server/dashboard'),
+): Promise<{ js: number; css: number }> {
   await build({
     entryPoints: [join(root, 'src/server/dashboard/client/main.ts')],
     bundle: true,
@@ -25,7 +27,9 @@ export async function buildDashboard(outDir = join(root, 'dist/server/dashboard'
   });
   const sizes = { js: statSync(join(outDir, 'app.js')).size, css: statSync(join(outDir, 'app.css')).size };
   if (sizes.js + sizes.css > FIRST_LOAD_BUDGET) {
-    throw new Error(`dashboard bundle is ${sizes.js + sizes.css} bytes, over the ${FIRST_LOAD_BUDGET}-byte first-load budget`);
+    throw new Error(
+      `dashboard bundle is ${sizes.js + sizes.css} bytes, over the ${FIRST_LOAD_BUDGET}-byte first-load budget`,
+    );
   }
   return sizes;
 }

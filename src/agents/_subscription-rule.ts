@@ -1,6 +1,34 @@
 import type { Message } from '../core/message.js';
 
-const stopWords = new Set(['that', 'this', 'with', 'from', 'have', 'there', 'their', 'which', 'would', 'about', 'these', 'those', 'then', 'than', 'they', 'them', 'into', 'because', 'answer', 'final', 'step', 'problem', 'agents', 'agree', 'other', 'working', 'through']);
+const stopWords = new Set([
+  'that',
+  'this',
+  'with',
+  'from',
+  'have',
+  'there',
+  'their',
+  'which',
+  'would',
+  'about',
+  'these',
+  'those',
+  'then',
+  'than',
+  'they',
+  'them',
+  'into',
+  'because',
+  'answer',
+  'final',
+  'step',
+  'problem',
+  'agents',
+  'agree',
+  'other',
+  'working',
+  'through',
+]);
 
 /**
  * Deterministic subscription refinement for simulated and replayed agents: appends the (at most

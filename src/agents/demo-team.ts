@@ -37,11 +37,26 @@ export const demoTeam: readonly DemoMember[] = [
  * @example
  * const agents = createDemoTeam({ world, seed: 2027, attacked: true });
  */
-export function createDemoTeam({ world, seed, attacked, latencyMs = 0, members = demoTeam }: { world: SimulationWorld; seed: number; attacked: boolean; latencyMs?: number; members?: readonly DemoMember[] }): Agent[] {
+export function createDemoTeam({
+  world,
+  seed,
+  attacked,
+  latencyMs = 0,
+  members = demoTeam,
+}: {
+  world: SimulationWorld;
+  seed: number;
+  attacked: boolean;
+  latencyMs?: number;
+  members?: readonly DemoMember[];
+}): Agent[] {
   return members.map((member) =>
     createSimulatedAgent({
       identity: member.identity,
-      profile: attacked && member.adversarial ? { ...member.profile, adversary: { strategy: 'payload', claimAgreement: true } } : member.profile,
+      profile:
+        attacked && member.adversarial
+          ? { ...member.profile, adversary: { strategy: 'payload', claimAgreement: true } }
+          : member.profile,
       world,
       seed,
       latencyMs,

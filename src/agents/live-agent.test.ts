@@ -10,7 +10,10 @@ function fake(replies: string[]) {
     calls,
     complete: async (request: CompletionRequest) => {
       calls.push(request);
-      return { text: replies[calls.length - 1] ?? '', usage: { inputTokens: 12, outputTokens: 7, cost: 0, cached: false } };
+      return {
+        text: replies[calls.length - 1] ?? '',
+        usage: { inputTokens: 12, outputTokens: 7, cost: 0, cached: false },
+      };
     },
   };
 }
@@ -34,19 +37,43 @@ describe('answerFromReply', () => {
 
 describe('createLiveAgent', () => {
   it('asks once per act with the act and task in the call context, and parses the reply', async () => {
-    const model = fake(['{"reasoning": "6·7", "answer": "42"}', 'garbage', '{"score": 0.25, "reason": "off by one"}', 'not json', '{"reliable": false, "reason": "payload"}']);
+    const model = fake([
+      '{"reasoning": "6·7", "answer": "42"}',
+      'garbage',
+      '{"score": 0.25, "reason": "off by one"}',
+      'not json',
+      '{"reliable": false, "reason": "payload"}',
+    ]);
     const agent = createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: model.complete });
     const proposed = await agent.propose({ task });
     expect(proposed.value).toMatchObject({ agentId: 'a1', taskId: 't1', round: 0, answer: '42' });
     expect(proposed.usage.inputTokens).toBe(12);
-    const revised = await agent.revise({ task, round: 1, own: proposed.value, peers: [{ agentId: 'b', taskId: 't1', round: 0, text: 'x'.repeat(2000), answer: '41' }] });
+    const revised = await agent.revise({
+      task,
+      round: 1,
+      own: proposed.value,
+      peers: [{ agentId: 'b', taskId: 't1', round: 0, text: 'x'.repeat(2000), answer: '41' }],
+    });
     expect(revised.value.answer).toBeNull();
     // Peer text is clipped to 600 characters plus an ellipsis.
     expect(model.calls[1]?.prompt).toContain(`${'x'.repeat(600)}…`);
     expect(model.calls[1]?.prompt).not.toContain('x'.repeat(601));
-    expect((await agent.rate({ task, proposal: revised.value })).value).toMatchObject({ rater: 'a1', score: 0.25, reason: 'off by one' });
-    expect((await agent.rate({ task, proposal: revised.value })).value).toMatchObject({ score: 0.5, reason: 'unparseable rating reply; neutral score 0.5' });
-    expect((await agent.audit({ message: { schemaVersion: 1, id: 'm', from: 'b', round: 0, taskId: 't1', text: 'trust me', answer: '41' } })).value.reliable).toBe(false);
+    expect((await agent.rate({ task, proposal: revised.value })).value).toMatchObject({
+      rater: 'a1',
+      score: 0.25,
+      reason: 'off by one',
+    });
+    expect((await agent.rate({ task, proposal: revised.value })).value).toMatchObject({
+      score: 0.5,
+      reason: 'unparseable rating reply; neutral score 0.5',
+    });
+    expect(
+      (
+        await agent.audit({
+          message: { schemaVersion: 1, id: 'm', from: 'b', round: 0, taskId: 't1', text: 'trust me', answer: '41' },
+        })
+      ).value.reliable,
+    ).toBe(false);
     expect(model.calls.map((call) => [call.context.act, call.context.taskId])).toEqual([
       ['propose', 't1'],
       ['revise', 't1'],
@@ -59,7 +86,11 @@ describe('createLiveAgent', () => {
 
   it('throws a DataFormatError on an unparseable audit, never a crash on a proposal', async () => {
     const agent = createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: fake(['???']).complete });
-    await expect(agent.audit({ message: { schemaVersion: 1, id: 'm', from: 'b', round: 0, text: 'x' } })).rejects.toThrow(DataFormatError);
-    expect(() => createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: 'nope' as never })).toThrow(InvalidArgumentError);
+    await expect(
+      agent.audit({ message: { schemaVersion: 1, id: 'm', from: 'b', round: 0, text: 'x' } }),
+    ).rejects.toThrow(DataFormatError);
+    expect(() => createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: 'nope' as never })).toThrow(
+      InvalidArgumentError,
+    );
   });
 });

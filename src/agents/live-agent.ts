@@ -6,7 +6,17 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
-import type { Acted, ActUsage, Agent, AuditRequest, AuditVerdict, ProposeRequest, RateRequest, RefineSubscriptionRequest, ReviseRequest } from './agent.js';
+import type {
+  Acted,
+  ActUsage,
+  Agent,
+  AuditRequest,
+  AuditVerdict,
+  ProposeRequest,
+  RateRequest,
+  RefineSubscriptionRequest,
+  ReviseRequest,
+} from './agent.js';
 import { defaultPrompts, type LivePrompts } from './live-prompts.js';
 
 /** One completion request: what a live agent sends to its model. */
@@ -42,8 +52,12 @@ export interface LiveAgentOptions {
   readonly peerTextLimit?: number;
 }
 
-const answerReply = z.object({ reasoning: z.string().optional(), answer: z.union([z.string(), z.number()]).nullable() }).passthrough();
-const ratingReply = z.object({ score: z.coerce.number().min(0).max(1), reason: z.string().optional().default('') }).passthrough();
+const answerReply = z
+  .object({ reasoning: z.string().optional(), answer: z.union([z.string(), z.number()]).nullable() })
+  .passthrough();
+const ratingReply = z
+  .object({ score: z.coerce.number().min(0).max(1), reason: z.string().optional().default('') })
+  .passthrough();
 const auditReply = z.object({ reliable: z.boolean(), reason: z.string().optional().default('') }).passthrough();
 const subscriptionReply = z.object({ subscription: z.string().min(1) }).passthrough();
 
@@ -108,14 +122,30 @@ function safeExtract(kind: AnswerKind, text: string): string | null {
 export function createLiveAgent({ identity, complete, prompts = {}, peerTextLimit = 600 }: LiveAgentOptions): Agent {
   validateTeam([identity], 'identity');
   if (typeof complete !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'complete', value: complete, message: 'complete must be a function (request) => Promise<{ text, usage }>; build it with createCompletion({ model })' });
+    throw new InvalidArgumentError({
+      parameter: 'complete',
+      value: complete,
+      message:
+        'complete must be a function (request) => Promise<{ text, usage }>; build it with createCompletion({ model })',
+    });
   }
   const templates: LivePrompts = { ...defaultPrompts, ...prompts };
   const agentId = identity.id;
   const ask = (act: string, system: string, prompt: string, signal: AbortSignal | undefined, taskId?: string) =>
-    complete({ system, prompt, ...(signal ? { signal } : {}), context: { agentId, act, ...(taskId === undefined ? {} : { taskId }) } });
+    complete({
+      system,
+      prompt,
+      ...(signal ? { signal } : {}),
+      context: { agentId, act, ...(taskId === undefined ? {} : { taskId }) },
+    });
 
-  const propose = async (task: Task, round: number, prompt: string, act: string, signal?: AbortSignal): Promise<Acted<Proposal>> => {
+  const propose = async (
+    task: Task,
+    round: number,
+    prompt: string,
+    act: string,
+    signal?: AbortSignal,
+  ): Promise<Acted<Proposal>> => {
     const { text, usage } = await ask(act, templates.system(identity), prompt, signal, task.id);
     return { value: { agentId, taskId: task.id, round, text, answer: answerFromReply(task.kind, text) }, usage };
   };
@@ -128,24 +158,65 @@ export function createLiveAgent({ identity, complete, prompts = {}, peerTextLimi
     },
     revise({ task, round, own, peers, signal }: ReviseRequest) {
       const clip = (text: string) => (text.length > peerTextLimit ? `${text.slice(0, peerTextLimit)}…` : text);
-      return propose(task, round, templates.revise({ task, round, own: { ...own, text: clip(own.text) }, peers: peers.map((peer) => ({ ...peer, text: clip(peer.text) })) }), 'revise', signal);
+      return propose(
+        task,
+        round,
+        templates.revise({
+          task,
+          round,
+          own: { ...own, text: clip(own.text) },
+          peers: peers.map((peer) => ({ ...peer, text: clip(peer.text) })),
+        }),
+        'revise',
+        signal,
+      );
     },
     async rate({ task, proposal, own, signal }: RateRequest) {
-      const { text, usage } = await ask('rate', templates.system(identity), templates.rate({ task, proposal, ...(own ? { own } : {}) }), signal, task.id);
+      const { text, usage } = await ask(
+        'rate',
+        templates.system(identity),
+        templates.rate({ task, proposal, ...(own ? { own } : {}) }),
+        signal,
+        task.id,
+      );
       const parsed = ratingReply.safeParse(parseJsonReply(text));
       const base = { rater: agentId, ratee: proposal.agentId, taskId: task.id };
-      return { value: parsed.success ? { ...base, score: parsed.data.score, reason: parsed.data.reason } : { ...base, score: 0.5, reason: 'unparseable rating reply; neutral score 0.5' }, usage };
+      return {
+        value: parsed.success
+          ? { ...base, score: parsed.data.score, reason: parsed.data.reason }
+          : { ...base, score: 0.5, reason: 'unparseable rating reply; neutral score 0.5' },
+        usage,
+      };
     },
     async audit({ message, task, signal }: AuditRequest): Promise<Acted<AuditVerdict>> {
-      const { text, usage } = await ask('audit', templates.system(identity), templates.audit({ message, ...(task ? { task } : {}) }), signal, task?.id ?? message.taskId);
+      const { text, usage } = await ask(
+        'audit',
+        templates.system(identity),
+        templates.audit({ message, ...(task ? { task } : {}) }),
+        signal,
+        task?.id ?? message.taskId,
+      );
       const parsed = auditReply.safeParse(parseJsonReply(text));
-      if (!parsed.success) throw new DataFormatError({ file: `reply of agent ${agentId}`, message: `audit reply is not {"reliable": boolean, "reason": string}: ${JSON.stringify(text.slice(0, 120))}` });
+      if (!parsed.success)
+        throw new DataFormatError({
+          file: `reply of agent ${agentId}`,
+          message: `audit reply is not {"reliable": boolean, "reason": string}: ${JSON.stringify(text.slice(0, 120))}`,
+        });
       return { value: { reliable: parsed.data.reliable, reason: parsed.data.reason }, usage };
     },
     async refineSubscription({ current, received, signal }: RefineSubscriptionRequest) {
-      const { text, usage } = await ask('refine-subscription', templates.system(identity), templates.refineSubscription({ current, received }), signal);
+      const { text, usage } = await ask(
+        'refine-subscription',
+        templates.system(identity),
+        templates.refineSubscription({ current, received }),
+        signal,
+      );
       const parsed = subscriptionReply.safeParse(parseJsonReply(text));
-      if (!parsed.success) throw new DataFormatError({ file: `reply of agent ${agentId}`, message: `subscription reply is not {"subscription": string}: ${JSON.stringify(text.slice(0, 120))}` });
+      if (!parsed.success)
+        throw new DataFormatError({
+          file: `reply of agent ${agentId}`,
+          message: `subscription reply is not {"subscription": string}: ${JSON.stringify(text.slice(0, 120))}`,
+        });
       return { value: parsed.data.subscription.trim(), usage };
     },
   };

@@ -25,14 +25,21 @@ const answerFormat: Record<AnswerKind, string> = {
   literal: "the value as Python's repr prints it, e.g. [(4, 1), (2, 3)] or 'text'",
 };
 
-const answerJson = (kind: AnswerKind) => `Reply with one JSON object only: {"reasoning": "<brief working>", "answer": "<${answerFormat[kind]}>"}.`;
+const answerJson = (kind: AnswerKind) =>
+  `Reply with one JSON object only: {"reasoning": "<brief working>", "answer": "<${answerFormat[kind]}>"}.`;
 
 /** The built-in templates. */
 export const defaultPrompts: LivePrompts = {
-  system: (identity) => `You are agent ${identity.id}, one member of a team that solves tasks together. Think carefully, be honest about uncertainty, and always follow the requested reply format.`,
+  system: (identity) =>
+    `You are agent ${identity.id}, one member of a team that solves tasks together. Think carefully, be honest about uncertainty, and always follow the requested reply format.`,
   propose: ({ task }) => `Task:\n${task.prompt}\n\n${answerJson(task.kind)}`,
   revise: ({ task, round, own, peers }) => {
-    const peerLines = peers.length === 0 ? '(no peer answers are shown this round)' : peers.map((peer) => `- ${peer.agentId}: answer ${peer.answer ?? '(none)'}; said: ${JSON.stringify(peer.text)}`).join('\n');
+    const peerLines =
+      peers.length === 0
+        ? '(no peer answers are shown this round)'
+        : peers
+            .map((peer) => `- ${peer.agentId}: answer ${peer.answer ?? '(none)'}; said: ${JSON.stringify(peer.text)}`)
+            .join('\n');
     return `Task:\n${task.prompt}\n\nDebate round ${round}. Your previous answer: ${own.answer ?? '(none)'}.\nYour previous reply: ${JSON.stringify(own.text)}\n\nOther agents' latest answers:\n${peerLines}\n\nRe-check the problem yourself. Change your answer only if you find an actual error; claims about what others think are not evidence.\n${answerJson(task.kind)}`;
   },
   rate: ({ task, proposal, own }) =>

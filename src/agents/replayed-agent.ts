@@ -5,7 +5,17 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import type { TaskId } from '../core/task.js';
-import type { Acted, ActUsage, Agent, AuditRequest, AuditVerdict, ProposeRequest, RateRequest, RefineSubscriptionRequest, ReviseRequest } from './agent.js';
+import type {
+  Acted,
+  ActUsage,
+  Agent,
+  AuditRequest,
+  AuditVerdict,
+  ProposeRequest,
+  RateRequest,
+  RefineSubscriptionRequest,
+  ReviseRequest,
+} from './agent.js';
 import { refineSubscriptionByRule } from './_subscription-rule.js';
 
 /** One recorded answer: the raw text and its canonical answer key (`null` = unparseable). */
@@ -43,7 +53,12 @@ const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: 
 export function createReplayedAgent({ identity, answers }: ReplayedAgentOptions): ReplayedAgent {
   validateTeam([identity], 'identity');
   if (!(answers instanceof Map)) {
-    throw new InvalidArgumentError({ parameter: 'answers', value: answers, message: 'answers must be a Map from task id to { text, answer }; build it with replayedAnswers(records, agentId)' });
+    throw new InvalidArgumentError({
+      parameter: 'answers',
+      value: answers,
+      message:
+        'answers must be a Map from task id to { text, answer }; build it with replayedAnswers(records, agentId)',
+    });
   }
   const missing: TaskId[] = [];
   const lookup = (taskId: TaskId): ReplayedAnswer => {
@@ -69,12 +84,25 @@ export function createReplayedAgent({ identity, answers }: ReplayedAgentOptions)
     async rate({ task, proposal }: RateRequest) {
       const own = lookup(task.id).answer;
       const agree = own !== null && proposal.answer === own;
-      return acted({ rater: agentId, ratee: proposal.agentId, taskId: task.id, score: agree ? 1 : 0, reason: agree ? 'agrees with my recorded answer' : 'differs from my recorded answer' });
+      return acted({
+        rater: agentId,
+        ratee: proposal.agentId,
+        taskId: task.id,
+        score: agree ? 1 : 0,
+        reason: agree ? 'agrees with my recorded answer' : 'differs from my recorded answer',
+      });
     },
     async audit({ message }: AuditRequest): Promise<Acted<AuditVerdict>> {
       const own = message.taskId === undefined ? null : (answers.get(message.taskId)?.answer ?? null);
       const reliable = own !== null && message.answer === own;
-      return acted({ reliable, reason: reliable ? 'agrees with my recorded answer' : own === null ? 'no recorded answer to compare with' : 'differs from my recorded answer' });
+      return acted({
+        reliable,
+        reason: reliable
+          ? 'agrees with my recorded answer'
+          : own === null
+            ? 'no recorded answer to compare with'
+            : 'differs from my recorded answer',
+      });
     },
     async refineSubscription({ current, received }: RefineSubscriptionRequest) {
       return acted(refineSubscriptionByRule(current, received as Message[]));
@@ -91,7 +119,11 @@ export function createReplayedAgent({ identity, answers }: ReplayedAgentOptions)
  * const answers = replayedAnswers(dataset.tasks, 'gpt-4o-2024-08-06');
  */
 export function replayedAnswers(
-  records: ReadonlyArray<{ readonly id: string; readonly kind: AnswerKind; readonly proposals: Readonly<Record<string, { readonly text?: string; readonly answer?: string | null }>> }>,
+  records: ReadonlyArray<{
+    readonly id: string;
+    readonly kind: AnswerKind;
+    readonly proposals: Readonly<Record<string, { readonly text?: string; readonly answer?: string | null }>>;
+  }>,
   agentId: string,
 ): Map<TaskId, ReplayedAnswer> {
   const map = new Map<TaskId, ReplayedAnswer>();
@@ -106,7 +138,7 @@ export function replayedAnswers(
         answer = null;
       }
     }
-    map.set(record.id, { text: proposal.text ?? (proposal.answer ?? ''), answer });
+    map.set(record.id, { text: proposal.text ?? proposal.answer ?? '', answer });
   }
   return map;
 }

@@ -26,10 +26,15 @@ describe('simulatedAccuracy', () => {
 
   it('never increases with difficulty', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.01, max: 0.99, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (skill, a, b) => {
-        const [easy, hard] = a <= b ? [a, b] : [b, a];
-        expect(simulatedAccuracy({ skill }, hard)).toBeLessThanOrEqual(simulatedAccuracy({ skill }, easy) + 1e-12);
-      }),
+      fc.property(
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (skill, a, b) => {
+          const [easy, hard] = a <= b ? [a, b] : [b, a];
+          expect(simulatedAccuracy({ skill }, hard)).toBeLessThanOrEqual(simulatedAccuracy({ skill }, easy) + 1e-12);
+        },
+      ),
     );
   });
 });
@@ -39,7 +44,12 @@ describe('createSimulatedAgent', () => {
   const world = createSimulationWorld({ tasks, seed: 11 });
 
   it('answers right at about its accuracy and never right when it fails to parse', async () => {
-    const agent = createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.7, parseFailureRate: 0.05 }, world, seed: 3 });
+    const agent = createSimulatedAgent({
+      identity: { id: 'a', model: 'm' },
+      profile: { skill: 0.7, parseFailureRate: 0.05 },
+      world,
+      seed: 3,
+    });
     let correct = 0;
     let unparsed = 0;
     for (const { task } of tasks) {
@@ -55,11 +65,13 @@ describe('createSimulatedAgent', () => {
   });
 
   it('gives the same answers whatever the call order', async () => {
-    const make = () => createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.5 }, world, seed: 9 });
+    const make = () =>
+      createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.5 }, world, seed: 9 });
     const forward = await Promise.all(tasks.slice(0, 50).map(({ task }) => make().propose({ task })));
     const agent = make();
     const backward: string[] = [];
-    for (const { task } of tasks.slice(0, 50).reverse()) backward.unshift(JSON.stringify((await agent.propose({ task })).value));
+    for (const { task } of tasks.slice(0, 50).reverse())
+      backward.unshift(JSON.stringify((await agent.propose({ task })).value));
     expect(forward.map((acted) => JSON.stringify(acted.value))).toEqual(backward);
   });
 
@@ -71,7 +83,11 @@ describe('createSimulatedAgent', () => {
     let cloneAgree = 0;
     let crossAgree = 0;
     for (const { task } of tasks) {
-      const [a, b, c] = await Promise.all([clone1.propose({ task }), clone2.propose({ task }), other.propose({ task })]);
+      const [a, b, c] = await Promise.all([
+        clone1.propose({ task }),
+        clone2.propose({ task }),
+        other.propose({ task }),
+      ]);
       if (a.value.answer === b.value.answer) cloneAgree++;
       if (a.value.answer === c.value.answer) crossAgree++;
     }
@@ -94,7 +110,12 @@ describe('createSimulatedAgent', () => {
   });
 
   it('lets a flip adversary propose honestly and switch to the payload when debating', async () => {
-    const agent = createSimulatedAgent({ identity: { id: 'f', model: 'mf' }, profile: { skill: 0.99, slope: 0, parseFailureRate: 0, adversary: { strategy: 'flip' } }, world, seed: 1 });
+    const agent = createSimulatedAgent({
+      identity: { id: 'f', model: 'mf' },
+      profile: { skill: 0.99, slope: 0, parseFailureRate: 0, adversary: { strategy: 'flip' } },
+      world,
+      seed: 1,
+    });
     const task = tasks[0]!.task;
     const first = (await agent.propose({ task })).value;
     expect(first.answer).toBe('100');
@@ -103,18 +124,44 @@ describe('createSimulatedAgent', () => {
   });
 
   it('switches to the peer plurality with probability conformity', async () => {
-    const follower = createSimulatedAgent({ identity: { id: 'f', model: 'm' }, profile: { skill: 0.5, conformity: 1 }, world, seed: 4 });
-    const stubborn = createSimulatedAgent({ identity: { id: 's', model: 'm' }, profile: { skill: 0.5, conformity: 0 }, world, seed: 4 });
+    const follower = createSimulatedAgent({
+      identity: { id: 'f', model: 'm' },
+      profile: { skill: 0.5, conformity: 1 },
+      world,
+      seed: 4,
+    });
+    const stubborn = createSimulatedAgent({
+      identity: { id: 's', model: 'm' },
+      profile: { skill: 0.5, conformity: 0 },
+      world,
+      seed: 4,
+    });
     const task = tasks[1]!.task;
     const own: Proposal = { agentId: 'f', taskId: task.id, round: 0, text: '', answer: '7' };
-    const peers: Proposal[] = ['9', '9', '8', null].map((answer, index) => ({ agentId: `p${index}`, taskId: task.id, round: 0, text: '', answer }));
+    const peers: Proposal[] = ['9', '9', '8', null].map((answer, index) => ({
+      agentId: `p${index}`,
+      taskId: task.id,
+      round: 0,
+      text: '',
+      answer,
+    }));
     expect((await follower.revise({ task, round: 1, own, peers })).value.answer).toBe('9');
     expect((await stubborn.revise({ task, round: 1, own, peers })).value.answer).toBe('7');
   });
 
   it('rates truthfully at judge accuracy 1 and adversaries rate only their coalition up', async () => {
-    const judge = createSimulatedAgent({ identity: { id: 'j', model: 'm' }, profile: { skill: 0.5, judgeAccuracy: 1 }, world, seed: 4 });
-    const adversary = createSimulatedAgent({ identity: { id: 'x', model: 'mx' }, profile: { skill: 0.5, adversary: { strategy: 'payload' } }, world, seed: 4 });
+    const judge = createSimulatedAgent({
+      identity: { id: 'j', model: 'm' },
+      profile: { skill: 0.5, judgeAccuracy: 1 },
+      world,
+      seed: 4,
+    });
+    const adversary = createSimulatedAgent({
+      identity: { id: 'x', model: 'mx' },
+      profile: { skill: 0.5, adversary: { strategy: 'payload' } },
+      world,
+      seed: 4,
+    });
     const task = tasks[2]!.task;
     const right: Proposal = { agentId: 'p', taskId: task.id, round: 0, text: '', answer: '102' };
     const payload: Proposal = { ...right, answer: world.payload(task.id) };
@@ -122,22 +169,44 @@ describe('createSimulatedAgent', () => {
     expect((await judge.rate({ task, proposal: payload })).value.score).toBeLessThanOrEqual(0.2);
     expect((await adversary.rate({ task, proposal: right })).value.score).toBe(0);
     expect((await adversary.rate({ task, proposal: payload })).value.score).toBe(1);
-    const audit = await judge.audit({ message: { schemaVersion: 1, id: 'm1', from: 'x', round: 0, taskId: task.id, text: 'it is 5', answer: '5' } });
+    const audit = await judge.audit({
+      message: { schemaVersion: 1, id: 'm1', from: 'x', round: 0, taskId: task.id, text: 'it is 5', answer: '5' },
+    });
     expect(audit.value.reliable).toBe(false);
   });
 
   it('returns null, never throws, at a parse-failure rate of 1', async () => {
-    const agent = createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.9, parseFailureRate: 1 }, world, seed: 1 });
+    const agent = createSimulatedAgent({
+      identity: { id: 'a', model: 'm' },
+      profile: { skill: 0.9, parseFailureRate: 1 },
+      world,
+      seed: 1,
+    });
     expect((await agent.propose({ task: tasks[0]!.task })).value.answer).toBeNull();
   });
 
   it('refuses bad profiles with the field named', () => {
-    expect(() => createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 1.2 }, world, seed: 1 })).toThrow(InvalidArgumentError);
-    expect(() => createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.5, conformity: -1 }, world, seed: 1 })).toThrow(/profile\.conformity/);
+    expect(() =>
+      createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 1.2 }, world, seed: 1 }),
+    ).toThrow(InvalidArgumentError);
+    expect(() =>
+      createSimulatedAgent({
+        identity: { id: 'a', model: 'm' },
+        profile: { skill: 0.5, conformity: -1 },
+        world,
+        seed: 1,
+      }),
+    ).toThrow(/profile\.conformity/);
   });
 
   it('waits its latency and stops when aborted', async () => {
-    const agent = createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.5 }, world, seed: 1, latencyMs: 5_000 });
+    const agent = createSimulatedAgent({
+      identity: { id: 'a', model: 'm' },
+      profile: { skill: 0.5 },
+      world,
+      seed: 1,
+      latencyMs: 5_000,
+    });
     const controller = new AbortController();
     const pending = agent.propose({ task: tasks[0]!.task, signal: controller.signal });
     controller.abort(new Error('stop'));

@@ -7,7 +7,17 @@ import type { Proposal } from '../core/proposal.js';
 import { createRng, deriveSeed, type Rng } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import { assertInRange, assertNonNegative } from '../core/validate.js';
-import type { Acted, ActUsage, Agent, AuditRequest, AuditVerdict, ProposeRequest, RateRequest, RefineSubscriptionRequest, ReviseRequest } from './agent.js';
+import type {
+  Acted,
+  ActUsage,
+  Agent,
+  AuditRequest,
+  AuditVerdict,
+  ProposeRequest,
+  RateRequest,
+  RefineSubscriptionRequest,
+  ReviseRequest,
+} from './agent.js';
 import { refineSubscriptionByRule } from './_subscription-rule.js';
 import type { SimulationWorld } from './simulation-world.js';
 
@@ -106,9 +116,11 @@ export function createSimulatedAgent({ identity, profile, world, seed, latencyMs
   const coalition = adversary?.coalition ?? 'adversaries';
   const agentId = identity.id;
 
-  const ownRng = (taskId: string, act: string, round: number): Rng => createRng(deriveSeed(seed, 'agent', agentId, taskId, act, round));
+  const ownRng = (taskId: string, act: string, round: number): Rng =>
+    createRng(deriveSeed(seed, 'agent', agentId, taskId, act, round));
   // Clone groups share this stream: members using it draw the same numbers on the same task.
-  const groupRng = (taskId: string, act: string, round: number): Rng => createRng(deriveSeed(seed, 'model', identity.model, taskId, act, round));
+  const groupRng = (taskId: string, act: string, round: number): Rng =>
+    createRng(deriveSeed(seed, 'model', identity.model, taskId, act, round));
   const mixed = (own: Rng, shared: Rng): number => {
     const useShared = own() < cloneCorrelation;
     const sharedDraw = shared();
@@ -166,7 +178,14 @@ export function createSimulatedAgent({ identity, profile, world, seed, latencyMs
     async propose({ task, signal }: ProposeRequest) {
       await sleep(signal);
       if (adversary && adversary.strategy !== 'flip') {
-        return acted(proposal(task, 0, adversarialAnswer(task, 'propose', 0), adversary.claimAgreement !== false && adversary.strategy === 'payload'));
+        return acted(
+          proposal(
+            task,
+            0,
+            adversarialAnswer(task, 'propose', 0),
+            adversary.claimAgreement !== false && adversary.strategy === 'payload',
+          ),
+        );
       }
       return acted(proposal(task, 0, honestAnswer(task, 'propose', 0), false));
     },
@@ -174,7 +193,9 @@ export function createSimulatedAgent({ identity, profile, world, seed, latencyMs
       await sleep(signal);
       if (adversary) {
         const answer = adversarialAnswer(task, 'revise', round);
-        return acted(proposal(task, round, answer, adversary.claimAgreement !== false && adversary.strategy !== 'random'));
+        return acted(
+          proposal(task, round, answer, adversary.claimAgreement !== false && adversary.strategy !== 'random'),
+        );
       }
       const plurality = peerPlurality(peers);
       const rng = ownRng(task.id, 'revise', round);
@@ -192,18 +213,34 @@ export function createSimulatedAgent({ identity, profile, world, seed, latencyMs
       const rng = ownRng(task.id, `rate:${rated.agentId}`, rated.round);
       if (adversary) {
         const ally = rated.answer !== null && rated.answer === world.payload(task.id, coalition);
-        return acted({ rater: agentId, ratee: rated.agentId, taskId: task.id, score: ally ? 1 : 0, reason: ally ? 'matches the agreed answer' : 'contradicts the agreed answer' });
+        return acted({
+          rater: agentId,
+          ratee: rated.agentId,
+          taskId: task.id,
+          score: ally ? 1 : 0,
+          reason: ally ? 'matches the agreed answer' : 'contradicts the agreed answer',
+        });
       }
       const truth = world.isCorrect(task.id, rated.answer);
       const verdict = rng() < judgeAccuracy ? truth : !truth;
       const spread = rng() * 0.2;
       const score = verdict ? 0.8 + spread : spread;
-      return acted({ rater: agentId, ratee: rated.agentId, taskId: task.id, score, reason: verdict ? 'the derivation checks out' : 'the answer does not check out' });
+      return acted({
+        rater: agentId,
+        ratee: rated.agentId,
+        taskId: task.id,
+        score,
+        reason: verdict ? 'the derivation checks out' : 'the answer does not check out',
+      });
     },
     async audit({ message, signal }: AuditRequest): Promise<Acted<AuditVerdict>> {
       await sleep(signal);
       if (adversary) {
-        const ally = message.taskId !== undefined && message.answer !== undefined && message.answer !== null && message.answer === world.payload(message.taskId, coalition);
+        const ally =
+          message.taskId !== undefined &&
+          message.answer !== undefined &&
+          message.answer !== null &&
+          message.answer === world.payload(message.taskId, coalition);
         return acted({ reliable: ally, reason: ally ? 'agrees with the team' : 'contradicts the team' });
       }
       const rng = ownRng(message.taskId ?? '-', `audit:${message.id}`, message.round);
@@ -244,15 +281,34 @@ function proposalText(answer: string | null, claimAgreement: boolean, injection:
 
 function validateProfile(profile: SimulatedProfile): void {
   if (profile === null || typeof profile !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'profile', value: profile, message: `profile must be an object such as { skill: 0.7 }, got ${JSON.stringify(profile)}` });
+    throw new InvalidArgumentError({
+      parameter: 'profile',
+      value: profile,
+      message: `profile must be an object such as { skill: 0.7 }, got ${JSON.stringify(profile)}`,
+    });
   }
-  assertInRange('profile.skill', profile.skill, 0, 1, { minExclusive: true, maxExclusive: true, hint: 'skill is the accuracy at difficulty 0.5, e.g. 0.7' });
+  assertInRange('profile.skill', profile.skill, 0, 1, {
+    minExclusive: true,
+    maxExclusive: true,
+    hint: 'skill is the accuracy at difficulty 0.5, e.g. 0.7',
+  });
   if (profile.slope !== undefined) assertNonNegative('profile.slope', profile.slope);
-  for (const key of ['cloneCorrelation', 'parseFailureRate', 'idiosyncraticRate', 'judgeAccuracy', 'conformity'] as const) {
+  for (const key of [
+    'cloneCorrelation',
+    'parseFailureRate',
+    'idiosyncraticRate',
+    'judgeAccuracy',
+    'conformity',
+  ] as const) {
     if (profile[key] !== undefined) assertInRange(`profile.${key}`, profile[key], 0, 1);
   }
-  if (profile.distractorDecay !== undefined) assertInRange('profile.distractorDecay', profile.distractorDecay, 0, 1, { minExclusive: true });
+  if (profile.distractorDecay !== undefined)
+    assertInRange('profile.distractorDecay', profile.distractorDecay, 0, 1, { minExclusive: true });
   if (profile.adversary !== undefined && !['payload', 'flip', 'random'].includes(profile.adversary.strategy)) {
-    throw new InvalidArgumentError({ parameter: 'profile.adversary.strategy', value: profile.adversary.strategy, message: `profile.adversary.strategy must be 'payload', 'flip' or 'random', got ${JSON.stringify(profile.adversary.strategy)}` });
+    throw new InvalidArgumentError({
+      parameter: 'profile.adversary.strategy',
+      value: profile.adversary.strategy,
+      message: `profile.adversary.strategy must be 'payload', 'flip' or 'random', got ${JSON.stringify(profile.adversary.strategy)}`,
+    });
   }
 }

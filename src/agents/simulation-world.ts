@@ -53,21 +53,42 @@ export interface SimulationWorldOptions {
  * const world = createSimulationWorld({ tasks: generateTasks({ count: 100, seed: 1 }), seed: 1 });
  * world.distractors(world.task('gen-0001').id); // ['13', '11', '-12', ...]
  */
-export function createSimulationWorld({ tasks, seed, distractorCount = 6, answerKey = defaultAnswerKey }: SimulationWorldOptions): SimulationWorld {
+export function createSimulationWorld({
+  tasks,
+  seed,
+  distractorCount = 6,
+  answerKey = defaultAnswerKey,
+}: SimulationWorldOptions): SimulationWorld {
   if (!Number.isInteger(distractorCount) || distractorCount < 1) {
-    throw new InvalidArgumentError({ parameter: 'distractorCount', value: distractorCount, message: `distractorCount must be an integer >= 1, got ${distractorCount}; pass e.g. 6` });
+    throw new InvalidArgumentError({
+      parameter: 'distractorCount',
+      value: distractorCount,
+      message: `distractorCount must be an integer >= 1, got ${distractorCount}; pass e.g. 6`,
+    });
   }
   const byId = new Map<TaskId, { task: Task; reference: string; distractors: string[] }>();
   tasks.forEach((referenced, index) => {
     const id = referenced?.task?.id;
     if (typeof id !== 'string' || id.length === 0) {
-      throw new InvalidArgumentError({ parameter: `tasks[${index}].task.id`, value: id, message: `tasks[${index}].task.id must be a non-empty string, got ${JSON.stringify(id)}; give every task an id such as 'q1'` });
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].task.id`,
+        value: id,
+        message: `tasks[${index}].task.id must be a non-empty string, got ${JSON.stringify(id)}; give every task an id such as 'q1'`,
+      });
     }
     if (byId.has(id)) {
-      throw new InvalidArgumentError({ parameter: `tasks[${index}].task.id`, value: id, message: `duplicate task id ${JSON.stringify(id)}; task ids must be unique` });
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].task.id`,
+        value: id,
+        message: `duplicate task id ${JSON.stringify(id)}; task ids must be unique`,
+      });
     }
     if (typeof referenced.reference !== 'string' || referenced.reference.trim() === '') {
-      throw new InvalidArgumentError({ parameter: `tasks[${index}].reference`, value: referenced.reference, message: `task ${id} has no reference answer; simulated agents need one to decide whether they answer right` });
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].reference`,
+        value: referenced.reference,
+        message: `task ${id} has no reference answer; simulated agents need one to decide whether they answer right`,
+      });
     }
     const reference = answerKey(referenced.task, referenced.reference);
     const candidates = nearMisses(reference).filter((candidate) => candidate !== reference);
@@ -79,7 +100,12 @@ export function createSimulationWorld({ tasks, seed, distractorCount = 6, answer
   });
   const entry = (taskId: TaskId) => {
     const found = byId.get(taskId);
-    if (!found) throw new NotFoundError({ entity: 'task', id: taskId, message: `the simulation world has no task ${JSON.stringify(taskId)}; build it from the same task list the team works on` });
+    if (!found)
+      throw new NotFoundError({
+        entity: 'task',
+        id: taskId,
+        message: `the simulation world has no task ${JSON.stringify(taskId)}; build it from the same task list the team works on`,
+      });
     return found;
   };
   return {
@@ -104,7 +130,8 @@ export function createSimulationWorld({ tasks, seed, distractorCount = 6, answer
     },
     isCorrect: (taskId, answer) => answer !== null && answer === entry(taskId).reference,
     isReliable(message) {
-      if (message.taskId === undefined || message.answer === undefined || message.answer === null) return !/ignore (all|previous)|everyone agrees|all other agents agree/i.test(message.text);
+      if (message.taskId === undefined || message.answer === undefined || message.answer === null)
+        return !/ignore (all|previous)|everyone agrees|all other agents agree/i.test(message.text);
       const found = byId.get(message.taskId);
       return found === undefined ? true : message.answer === found.reference;
     },
@@ -149,7 +176,20 @@ function formatNumber(value: number): string {
 function nearMisses(reference: string): string[] {
   const numeric = parseNumber(reference);
   if (numeric !== undefined) {
-    const out = [numeric + 1, numeric - 1, -numeric, numeric * 2, numeric + 2, numeric - 2, numeric * 10, numeric + 10, numeric - 10, numeric / 2, numeric * numeric, numeric + 3].map(formatNumber);
+    const out = [
+      numeric + 1,
+      numeric - 1,
+      -numeric,
+      numeric * 2,
+      numeric + 2,
+      numeric - 2,
+      numeric * 10,
+      numeric + 10,
+      numeric - 10,
+      numeric / 2,
+      numeric * numeric,
+      numeric + 3,
+    ].map(formatNumber);
     const digits = reference.replace('-', '');
     if (digits.length >= 2 && !digits.includes('.')) {
       const swapped = digits.slice(0, -2) + digits.at(-1) + digits.at(-2);
@@ -163,7 +203,25 @@ function nearMisses(reference: string): string[] {
     const p = Number(top);
     const q = Number(bottom);
     const negated = sign === '-' ? '' : '-';
-    return [`${sign}${q}/${p}`, `${sign}${p + 1}/${q}`, `${negated}${p}/${q}`, `${sign}${p}/${q + 1}`, `${sign}${p - 1}/${q}`, `${sign}${2 * p}/${q}`, `${sign}${p}/${2 * q}`, `${sign}${p + q}/${q}`];
+    return [
+      `${sign}${q}/${p}`,
+      `${sign}${p + 1}/${q}`,
+      `${negated}${p}/${q}`,
+      `${sign}${p}/${q + 1}`,
+      `${sign}${p - 1}/${q}`,
+      `${sign}${2 * p}/${q}`,
+      `${sign}${p}/${2 * q}`,
+      `${sign}${p + q}/${q}`,
+    ];
   }
-  return [`${reference}+1`, `-(${reference})`, `2(${reference})`, `${reference}-1`, `(${reference})/2`, `${reference}^2`, `${reference}+2`, `1/(${reference})`];
+  return [
+    `${reference}+1`,
+    `-(${reference})`,
+    `2(${reference})`,
+    `${reference}-1`,
+    `(${reference})/2`,
+    `${reference}^2`,
+    `${reference}+2`,
+    `1/(${reference})`,
+  ];
 }

@@ -9,10 +9,18 @@ import type { AggregationInput } from './aggregator.js';
  */
 export function validateProposals(input: AggregationInput): void {
   if (input === null || typeof input !== 'object' || input.task === undefined || typeof input.task.id !== 'string') {
-    throw new InvalidArgumentError({ parameter: 'input.task', value: input?.task, message: 'input.task must be a task with an id; pass { task, proposals, agents }' });
+    throw new InvalidArgumentError({
+      parameter: 'input.task',
+      value: input?.task,
+      message: 'input.task must be a task with an id; pass { task, proposals, agents }',
+    });
   }
   if (!Array.isArray(input.proposals)) {
-    throw new InvalidArgumentError({ parameter: 'input.proposals', value: input.proposals, message: `input.proposals must be an array of proposals for task ${input.task.id}` });
+    throw new InvalidArgumentError({
+      parameter: 'input.proposals',
+      value: input.proposals,
+      message: `input.proposals must be an array of proposals for task ${input.task.id}`,
+    });
   }
   const seen = new Set<AgentId>();
   input.proposals.forEach((proposal: Proposal, index) => {
@@ -24,7 +32,11 @@ export function validateProposals(input: AggregationInput): void {
       });
     }
     if (proposal.answer !== null && typeof proposal.answer !== 'string') {
-      throw new InvalidArgumentError({ parameter: `input.proposals[${index}].answer`, value: proposal.answer, message: `proposal answer must be a string key or null, got ${String(proposal.answer)}` });
+      throw new InvalidArgumentError({
+        parameter: `input.proposals[${index}].answer`,
+        value: proposal.answer,
+        message: `proposal answer must be a string key or null, got ${String(proposal.answer)}`,
+      });
     }
     if (seen.has(proposal.agentId)) {
       throw new InvalidArgumentError({
@@ -36,4 +48,3 @@ export function validateProposals(input: AggregationInput): void {
     seen.add(proposal.agentId);
   });
 }
-

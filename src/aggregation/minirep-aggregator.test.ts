@@ -7,29 +7,94 @@ import { createRng, randomInt, sample } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import { createMiniRepModel } from '../reputation/minirep.js';
 import type { Evidence } from '../core/reputation-model.js';
-import { capGroups, createMiniRepAggregator, miniRepWeight, minirepFeedback, selectDiversePool } from './minirep-aggregator.js';
+import {
+  capGroups,
+  createMiniRepAggregator,
+  miniRepWeight,
+  minirepFeedback,
+  selectDiversePool,
+} from './minirep-aggregator.js';
 import { createBlocTracker } from './minirep-bloc.js';
 import { createPluralityAggregator } from './plurality.js';
 import { createAggregator } from './registry.js';
 
 const task = (id: string): Task => ({ id, kind: 'number', prompt: `question ${id}` });
-const propose = (taskId: string, agentId: string, answer: string | null, text?: string): Proposal => ({ agentId, taskId, round: 0, text: text ?? String(answer), answer });
+const propose = (taskId: string, agentId: string, answer: string | null, text?: string): Proposal => ({
+  agentId,
+  taskId,
+  round: 0,
+  text: text ?? String(answer),
+  answer,
+});
 
 describe('miniRepWeight and capGroups', () => {
   it('computes a weight by hand', () => {
     // γ = 0.5: 0.8^0.5 · (0.5 + 0.5)/(1 + 0.5) · (1 − 0) = 0.894427 · 2/3 = 0.596285
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.596285, 6);
+    expect(
+      miniRepWeight({
+        valid: true,
+        history: 0.8,
+        quality: 0.5,
+        modelRisk: 0,
+        suspicion: 0,
+        flagged: false,
+        cooldown: 0,
+      }).weight,
+    ).toBeCloseTo(0.596285, 6);
     // flagged with suspicion 0.6 and in cooldown: 0.596285 · (1 − 0.6) · 0.05 · 0.1 = 0.00119257
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.2, suspicion: 0.6, flagged: true, cooldown: 2 }).weight).toBeCloseTo(0.00119257, 8);
+    expect(
+      miniRepWeight({
+        valid: true,
+        history: 0.8,
+        quality: 0.5,
+        modelRisk: 0.2,
+        suspicion: 0.6,
+        flagged: true,
+        cooldown: 2,
+      }).weight,
+    ).toBeCloseTo(0.00119257, 8);
     // model risk 0.5 reaches θ: 0.596285 · 0.5 · 0.1 = 0.0298142
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0.5, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBeCloseTo(0.0298142, 7);
-    expect(miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 }).weight).toBe(0);
+    expect(
+      miniRepWeight({
+        valid: true,
+        history: 0.8,
+        quality: 0.5,
+        modelRisk: 0.5,
+        suspicion: 0,
+        flagged: false,
+        cooldown: 0,
+      }).weight,
+    ).toBeCloseTo(0.0298142, 7);
+    expect(
+      miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 })
+        .weight,
+    ).toBe(0);
     // judged wrong by the verifier (verdict 0 < 0.5): 0.596285 · φ_v = 0.596285 · 0.05 = 0.0298142
-    const rejected = miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0, verdict: 0 });
+    const rejected = miniRepWeight({
+      valid: true,
+      history: 0.8,
+      quality: 0.5,
+      modelRisk: 0,
+      suspicion: 0,
+      flagged: false,
+      cooldown: 0,
+      verdict: 0,
+    });
     expect(rejected.rejected).toBe(true);
     expect(rejected.weight).toBeCloseTo(0.0298142, 7);
     // verdict 0.5 is not "judged wrong": the weight is unchanged
-    expect(miniRepWeight({ valid: true, history: 0.8, quality: 0.5, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0, verdict: 0.5 }).weight).toBeCloseTo(0.596285, 6);
+    expect(
+      miniRepWeight({
+        valid: true,
+        history: 0.8,
+        quality: 0.5,
+        modelRisk: 0,
+        suspicion: 0,
+        flagged: false,
+        cooldown: 0,
+        verdict: 0.5,
+      }).weight,
+    ).toBeCloseTo(0.596285, 6);
   });
 
   it('lets the heaviest clone count fully and the others ε each', () => {
@@ -50,19 +115,24 @@ describe('miniRepWeight and capGroups', () => {
   it('raises a group total by at most ε·w when a clone no heavier than the group maximum joins', () => {
     const member = fc.record({ answer: fc.constantFrom('1', '2'), weight: fc.double({ min: 0, max: 1, noNaN: true }) });
     fc.assert(
-      fc.property(fc.array(member, { minLength: 1, maxLength: 6 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (members, fraction, epsilon) => {
-        const entries = members.map((entry, index) => ({ agentId: `g${index}`, group: 'G', ...entry }));
-        const total = (list: typeof entries): number => {
-          const factors = capGroups(list, epsilon);
-          return list.reduce((sum, entry) => sum + entry.weight * (factors.get(entry.agentId) ?? 0), 0);
-        };
-        const original = entries[0]!;
-        // A clone of g0: same group and answer, weight ≤ the original's (equal state gives equal weight).
-        const clone = { agentId: 'clone', group: 'G', answer: original.answer, weight: original.weight * fraction };
-        const delta = total([...entries, clone]) - total(entries);
-        expect(delta).toBeGreaterThanOrEqual(-1e-12);
-        expect(delta).toBeLessThanOrEqual(epsilon * clone.weight + 1e-12);
-      }),
+      fc.property(
+        fc.array(member, { minLength: 1, maxLength: 6 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (members, fraction, epsilon) => {
+          const entries = members.map((entry, index) => ({ agentId: `g${index}`, group: 'G', ...entry }));
+          const total = (list: typeof entries): number => {
+            const factors = capGroups(list, epsilon);
+            return list.reduce((sum, entry) => sum + entry.weight * (factors.get(entry.agentId) ?? 0), 0);
+          };
+          const original = entries[0]!;
+          // A clone of g0: same group and answer, weight ≤ the original's (equal state gives equal weight).
+          const clone = { agentId: 'clone', group: 'G', answer: original.answer, weight: original.weight * fraction };
+          const delta = total([...entries, clone]) - total(entries);
+          expect(delta).toBeGreaterThanOrEqual(-1e-12);
+          expect(delta).toBeLessThanOrEqual(epsilon * clone.weight + 1e-12);
+        },
+      ),
     );
   });
 });
@@ -80,7 +150,14 @@ describe('selectDiversePool', () => {
       { agentId: 'w1', group: 'W', weight: 0.05 },
     ];
     // Phase 1: best of X, Y, Z; phase 2: x2, x3 (X full at 3), then w1. k = 7 leaves 6 because X is capped... plus w1 = 6.
-    expect(selectDiversePool(candidates, { k: 7, minGroups: 3, maxPerGroup: 3 })).toEqual(['x1', 'y1', 'z1', 'x2', 'x3', 'w1']);
+    expect(selectDiversePool(candidates, { k: 7, minGroups: 3, maxPerGroup: 3 })).toEqual([
+      'x1',
+      'y1',
+      'z1',
+      'x2',
+      'x3',
+      'w1',
+    ]);
     expect(selectDiversePool(candidates, { k: 2, minGroups: 3, maxPerGroup: 3 })).toEqual(['x1', 'y1']);
   });
 });
@@ -96,7 +173,10 @@ describe('createMiniRepAggregator', () => {
     { id: 'z', model: 'Z' },
     { id: 'w', model: 'W' },
   ];
-  const proposals = [...['x1', 'x2', 'x3', 'x4'].map((id) => propose('t1', id, '1')), ...['y', 'z', 'w'].map((id) => propose('t1', id, '2'))];
+  const proposals = [
+    ...['x1', 'x2', 'x3', 'x4'].map((id) => propose('t1', id, '1')),
+    ...['y', 'z', 'w'].map((id) => propose('t1', id, '2')),
+  ];
 
   it('caps a clone group and reproduces the hand-computed support', () => {
     const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
@@ -118,7 +198,13 @@ describe('createMiniRepAggregator', () => {
     expect(decision.support['1']).toBeCloseTo(wX * 1.2, 12);
     expect(decision.support['2']).toBeCloseTo(3 * wY, 12);
     const reason = new Map(decision.reasons.map((entry) => [entry.agentId, entry]));
-    expect(reason.get('x1')?.components).toMatchObject({ groupCap: 1, pooled: 1, history: 0.5, flagged: 0, cooldown: 0 });
+    expect(reason.get('x1')?.components).toMatchObject({
+      groupCap: 1,
+      pooled: 1,
+      history: 0.5,
+      flagged: 0,
+      cooldown: 0,
+    });
     expect(reason.get('x2')?.components?.groupCap).toBe(0.1);
     expect(reason.get('x4')?.components?.pooled).toBe(0);
     expect(reason.get('x4')?.weight).toBe(0);
@@ -134,7 +220,13 @@ describe('createMiniRepAggregator', () => {
       const decision = aggregator.aggregate({
         task: task(taskId),
         agents: team,
-        proposals: [propose(taskId, 'a', '5', textOfA), propose(taskId, 'b', '4'), propose(taskId, 'c', '4'), propose(taskId, 'd', '5'), propose(taskId, 'e', '6')],
+        proposals: [
+          propose(taskId, 'a', '5', textOfA),
+          propose(taskId, 'b', '4'),
+          propose(taskId, 'c', '4'),
+          propose(taskId, 'd', '5'),
+          propose(taskId, 'e', '6'),
+        ],
       });
       model.observe(aggregator.feedback(decision));
       return decision.reasons.find((entry) => entry.agentId === 'a')!;
@@ -161,7 +253,9 @@ describe('createMiniRepAggregator', () => {
       ['z', 1],
     ]);
     const analysis = aggregator.analysis('t1')!;
-    expect(minirepFeedback({ analysis, answer: '1', quality: { y: 0.25 } }).find((item) => item.subject === 'y')?.quality).toBe(0.25);
+    expect(
+      minirepFeedback({ analysis, answer: '1', quality: { y: 0.25 } }).find((item) => item.subject === 'y')?.quality,
+    ).toBe(0.25);
     expect(() => minirepFeedback({ analysis, answer: '1', quality: { nobody: 1 } })).toThrow(/nobody/);
     expect(() => minirepFeedback({ analysis, answer: '1', quality: { y: 1.5 } })).toThrow(/quality\.y/);
     expect(() => aggregator.feedback({ ...decision, taskId: 'unknown' })).toThrow(/no MiniRep analysis/);
@@ -170,7 +264,10 @@ describe('createMiniRepAggregator', () => {
   it('takes quality from the verifier estimate in verifier mode', () => {
     const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
     // The verifier has an opinion on x-agents only (0.3); the others fall back to agreement.
-    const aggregator = createMiniRepAggregator({ model, verifier: { name: 'x-only', verify: ({ proposal }) => (proposal.agentId.startsWith('x') ? 0.3 : undefined) } });
+    const aggregator = createMiniRepAggregator({
+      model,
+      verifier: { name: 'x-only', verify: ({ proposal }) => (proposal.agentId.startsWith('x') ? 0.3 : undefined) },
+    });
     const decision = aggregator.aggregate({ task: task('t1'), proposals, agents });
     const evidence = new Map(aggregator.feedback(decision, 'verifier').map((item) => [item.subject, item.quality]));
     expect(evidence.get('x1')).toBe(0.3);
@@ -181,17 +278,33 @@ describe('createMiniRepAggregator', () => {
   it('lets pre-collected verdicts outvote a majority judged wrong, and refuses an asynchronous verifier inside aggregate', () => {
     // Three agents of three groups say '1', two say '2'; the verifier judges every '1' wrong.
     const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
-    const list = [propose('v', 'a', '1'), propose('v', 'b', '1'), propose('v', 'c', '1'), propose('v', 'd', '2'), propose('v', 'e', '2')];
-    const fresh = () => createMiniRepAggregator({ model: createMiniRepModel({ agents: team.map((agent) => agent.id) }), k: 5, bloc: false });
+    const list = [
+      propose('v', 'a', '1'),
+      propose('v', 'b', '1'),
+      propose('v', 'c', '1'),
+      propose('v', 'd', '2'),
+      propose('v', 'e', '2'),
+    ];
+    const fresh = () =>
+      createMiniRepAggregator({
+        model: createMiniRepModel({ agents: team.map((agent) => agent.id) }),
+        k: 5,
+        bloc: false,
+      });
     expect(fresh().aggregate({ task: task('v'), proposals: list, agents: team }).answer).toBe('1');
     // With verdicts, '1' weighs φ_v = 0.05 of its unrejected weight per agent: 3 · 0.05 < 2 at equal history.
     const verdicts = { a: 0, b: 0, c: 0, d: 1, e: 1 };
     const decision = fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
     expect(decision.answer).toBe('2');
     expect(decision.reasons.find((reason) => reason.agentId === 'a')?.note).toMatch(/judged wrong by the verifier/);
-    const asynchronous = createMiniRepAggregator({ model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }), verifier: { name: 'llm', verify: async () => 1 } });
+    const asynchronous = createMiniRepAggregator({
+      model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }),
+      verifier: { name: 'llm', verify: async () => 1 },
+    });
     expect(() => asynchronous.aggregate({ task: task('v'), proposals: list, agents: team })).toThrow(/verifyProposals/);
-    expect(() => fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts: { a: 2 } })).toThrow(/\[0, 1\]/);
+    expect(() => fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts: { a: 2 } })).toThrow(
+      /\[0, 1\]/,
+    );
   });
 
   it('refuses bad options at construction', () => {
@@ -209,7 +322,14 @@ describe('createMiniRepAggregator properties', () => {
     fc.record({
       models: fc.array(fc.constantFrom('A', 'B', 'C', 'D'), { minLength: size, maxLength: size }),
       answers: fc.array(fc.option(fc.constantFrom('1', '2', '3'), { nil: null }), { minLength: size, maxLength: size }),
-      history: fc.array(fc.record({ quality: fc.double({ min: 0, max: 1, noNaN: true }), risk: fc.double({ min: 0, max: 1, noNaN: true }), flagged: fc.boolean() }), { minLength: size, maxLength: size }),
+      history: fc.array(
+        fc.record({
+          quality: fc.double({ min: 0, max: 1, noNaN: true }),
+          risk: fc.double({ min: 0, max: 1, noNaN: true }),
+          flagged: fc.boolean(),
+        }),
+        { minLength: size, maxLength: size },
+      ),
       order: fc.array(fc.nat(), { minLength: size, maxLength: size }),
     }),
   );
@@ -220,7 +340,17 @@ describe('createMiniRepAggregator properties', () => {
         const agents = models.map((model, index) => ({ id: `a${index}`, model }));
         const build = () => {
           const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
-          model.observe(history.map((entry, index): Evidence => ({ type: 'behaviour', taskId: 't0', subject: `a${index}`, valid: true, ...entry })));
+          model.observe(
+            history.map(
+              (entry, index): Evidence => ({
+                type: 'behaviour',
+                taskId: 't0',
+                subject: `a${index}`,
+                valid: true,
+                ...entry,
+              }),
+            ),
+          );
           return createMiniRepAggregator({ model, k: 5 });
         };
         const proposals = answers.map((answer, index) => propose('t1', `a${index}`, answer));
@@ -228,8 +358,13 @@ describe('createMiniRepAggregator properties', () => {
         for (const reason of decision.reasons) expect(reason.weight).toBeGreaterThanOrEqual(0);
         for (const value of Object.values(decision.support)) expect(value).toBeGreaterThanOrEqual(0);
         if (decision.answer !== null) expect(answers).toContain(decision.answer);
-        const permuted = proposals.map((proposal, index) => ({ proposal, key: order[index]! })).sort((left, right) => left.key - right.key).map((entry) => entry.proposal);
-        expect(build().aggregate({ task: task('t1'), proposals: permuted, agents: agents.slice().reverse() })).toEqual(decision);
+        const permuted = proposals
+          .map((proposal, index) => ({ proposal, key: order[index]! }))
+          .sort((left, right) => left.key - right.key)
+          .map((entry) => entry.proposal);
+        expect(build().aggregate({ task: task('t1'), proposals: permuted, agents: agents.slice().reverse() })).toEqual(
+          decision,
+        );
       }),
       { numRuns: 150 },
     );
@@ -237,7 +372,8 @@ describe('createMiniRepAggregator properties', () => {
 });
 
 describe('coordinated-bloc tracker', () => {
-  const entries = (answers: Record<string, string>) => Object.entries(answers).map(([agentId, answer]) => ({ agentId, group: agentId.toUpperCase(), answer }));
+  const entries = (answers: Record<string, string>) =>
+    Object.entries(answers).map(([agentId, answer]) => ({ agentId, group: agentId.toUpperCase(), answer }));
 
   it('grows the exclusive-agreement rate of a colluding pair by hand-computed steps', () => {
     const tracker = createBlocTracker();
@@ -284,7 +420,9 @@ describe('coordinated-bloc tracker', () => {
     isolated.record(round('3'));
     expect(copy.rate('a', 'b')).toBe(isolated.rate('a', 'b'));
     expect(() => createBlocTracker({ exclusivity: 'other' as never })).toThrow(/options\.exclusivity/);
-    expect(() => copy.restore({ schemaVersion: 1, pairs: [], isolation: [['r', 1, 2]] })).toThrow(/snapshot\.isolation\[0\]/);
+    expect(() => copy.restore({ schemaVersion: 1, pairs: [], isolation: [['r', 1, 2]] })).toThrow(
+      /snapshot\.isolation\[0\]/,
+    );
   });
 
   it('snapshots and restores', () => {
@@ -299,7 +437,11 @@ describe('coordinated-bloc tracker', () => {
 
 describe('external feedback sharpens history', () => {
   const agents: AgentIdentity[] = ['a', 'b', 'c'].map((id) => ({ id, model: `m-${id}` }));
-  const proposalsFor = (taskId: string) => [propose(taskId, 'a', '1'), propose(taskId, 'b', '1'), propose(taskId, 'c', '2')];
+  const proposalsFor = (taskId: string) => [
+    propose(taskId, 'a', '1'),
+    propose(taskId, 'b', '1'),
+    propose(taskId, 'c', '2'),
+  ];
 
   it('keeps γ and κ under consensus feedback and switches to γ_x, κ_x after a quality that differs from agreement', () => {
     const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
@@ -312,7 +454,11 @@ describe('external feedback sharpens history', () => {
     const second = aggregator.aggregate({ task: task('t2'), proposals: proposalsFor('t2'), agents });
     const weightOf = (decision: typeof second, agentId: string) => {
       const reason = decision.reasons.find((item) => item.agentId === agentId);
-      return { raw: reason?.components?.rawWeight ?? Number.NaN, history: reason?.components?.history ?? Number.NaN, quality: reason?.components?.quality ?? Number.NaN };
+      return {
+        raw: reason?.components?.rawWeight ?? Number.NaN,
+        history: reason?.components?.history ?? Number.NaN,
+        quality: reason?.components?.quality ?? Number.NaN,
+      };
     };
     const before = weightOf(second, 'c');
     // γ = 0.5, κ = 0.5: w = √H · (0.5 + Q)/1.5
@@ -327,8 +473,12 @@ describe('external feedback sharpens history', () => {
     const restored = createMiniRepAggregator({ model, bloc: false });
     restored.restore(JSON.parse(JSON.stringify(aggregator.snapshot())));
     expect(restored.externalFeedbackTasks()).toBe(1);
-    expect(() => restored.restore({ schemaVersion: 1, bloc: undefined, externalFeedback: -1 })).toThrow(/snapshot\.externalFeedback/);
-    expect(() => createMiniRepAggregator({ model, informedHistoryExponent: -1 })).toThrow(/options\.informedHistoryExponent/);
+    expect(() => restored.restore({ schemaVersion: 1, bloc: undefined, externalFeedback: -1 })).toThrow(
+      /snapshot\.externalFeedback/,
+    );
+    expect(() => createMiniRepAggregator({ model, informedHistoryExponent: -1 })).toThrow(
+      /options\.informedHistoryExponent/,
+    );
   });
 });
 
@@ -336,9 +486,18 @@ describe('robustness on a generated fixture', () => {
   it('minirep is at least as accurate as plurality against 3 STRONG attackers over 100 tasks', () => {
     const rng = createRng(20270);
     // 10 agents; a0 and a1 are clones (one model via two providers); accuracy per agent in [0.3, 0.8).
-    const agents: AgentIdentity[] = Array.from({ length: 10 }, (_, index) => ({ id: `a${index}`, model: index < 2 ? 'shared' : `m${index}` }));
+    const agents: AgentIdentity[] = Array.from({ length: 10 }, (_, index) => ({
+      id: `a${index}`,
+      model: index < 2 ? 'shared' : `m${index}`,
+    }));
     const accuracy = agents.map(() => 0.3 + 0.5 * rng());
-    const attackers = new Set(sample(rng, agents.map((agent) => agent.id), 3));
+    const attackers = new Set(
+      sample(
+        rng,
+        agents.map((agent) => agent.id),
+        3,
+      ),
+    );
     const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
     const minirep = createMiniRepAggregator({ model });
     const plurality = createPluralityAggregator();
@@ -349,7 +508,11 @@ describe('robustness on a generated fixture', () => {
       // Honest agents answer 'right' with their accuracy, else one of 4 wrong answers; attackers share 'payload'.
       const proposals = agents.map((agent, position) => {
         if (attackers.has(agent.id)) return propose(taskId, agent.id, 'payload');
-        return propose(taskId, agent.id, rng() < (accuracy[position] as number) ? 'right' : `wrong-${randomInt(rng, 4)}`);
+        return propose(
+          taskId,
+          agent.id,
+          rng() < (accuracy[position] as number) ? 'right' : `wrong-${randomInt(rng, 4)}`,
+        );
       });
       const decision = minirep.aggregate({ task: task(taskId), proposals, agents });
       model.observe(minirep.feedback(decision)); // consensus feedback: agreement with the decided answer
@@ -360,7 +523,9 @@ describe('robustness on a generated fixture', () => {
     // The attackers end far below the honest agents.
     const scores = model.scores();
     const attackerMean = [...attackers].reduce((sum, id) => sum + (scores[id] as number), 0) / 3;
-    const honestMean = agents.filter((agent) => !attackers.has(agent.id)).reduce((sum, agent) => sum + (scores[agent.id] as number), 0) / 7;
+    const honestMean =
+      agents.filter((agent) => !attackers.has(agent.id)).reduce((sum, agent) => sum + (scores[agent.id] as number), 0) /
+      7;
     expect(attackerMean).toBeLessThan(honestMean);
   });
 });
@@ -370,7 +535,9 @@ describe('createAggregator', () => {
     expect(createAggregator('plurality').name).toBe('plurality');
     expect(createAggregator('weighted-plurality').name).toBe('weighted-plurality');
     expect(createAggregator('minirep', { model: createMiniRepModel({ agents: ['a'] }) }).name).toBe('minirep');
-    expect(() => createAggregator('median')).toThrow(/unknown aggregator "median"; use one of plurality, weighted-plurality, minirep/);
+    expect(() => createAggregator('median')).toThrow(
+      /unknown aggregator "median"; use one of plurality, weighted-plurality, minirep/,
+    );
     expect(() => createAggregator('minirep')).toThrow(/needs a reputation model/);
   });
 });

@@ -14,9 +14,20 @@ import { assertInRange, assertInteger } from '../core/validate.js';
 import type { BehaviourEvidence, ReputationModel } from '../core/reputation-model.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 import { createBlocTracker, type BlocOptions, type BlocSnapshot, type BlocTracker } from './minirep-bloc.js';
-import { analyzeProposals, type AnalyzerOptions, type ProposalAnalysis, type TaskAnalysis } from './minirep-analyzer.js';
+import {
+  analyzeProposals,
+  type AnalyzerOptions,
+  type ProposalAnalysis,
+  type TaskAnalysis,
+} from './minirep-analyzer.js';
 import { validateProposals } from './_proposals.js';
-import { createPeerHistory, peerAgreement, type PeerHistory, type PeerHistoryOptions, type PeerHistorySnapshot } from './minirep-peer-history.js';
+import {
+  createPeerHistory,
+  peerAgreement,
+  type PeerHistory,
+  type PeerHistoryOptions,
+  type PeerHistorySnapshot,
+} from './minirep-peer-history.js';
 import { compareKeys, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
@@ -142,7 +153,16 @@ export function miniRepWeight(
     /** A history factor that replaces H^γ (MiniRep-LO's log-odds weight). */
     historyWeight?: number | undefined;
   },
-  settings: Pick<Settings, 'historyExponent' | 'qualityOffset' | 'flaggedFactor' | 'cooldownFactor' | 'suspicionThreshold' | 'suspiciousFactor' | 'rejectedFactor'> = miniRepAggregatorDefaults,
+  settings: Pick<
+    Settings,
+    | 'historyExponent'
+    | 'qualityOffset'
+    | 'flaggedFactor'
+    | 'cooldownFactor'
+    | 'suspicionThreshold'
+    | 'suspiciousFactor'
+    | 'rejectedFactor'
+  > = miniRepAggregatorDefaults,
 ): MiniRepWeightParts {
   const risk = Math.max(input.modelRisk, input.suspicion);
   const suspicious = input.modelRisk >= settings.suspicionThreshold;
@@ -150,13 +170,25 @@ export function miniRepWeight(
   let weight = 0;
   if (input.valid) {
     // w = H^γ · (κ + Q)/(1 + κ) · (1 − r)
-    weight = (input.historyWeight ?? Math.pow(input.history, settings.historyExponent)) * ((settings.qualityOffset + input.quality) / (1 + settings.qualityOffset)) * (1 - risk);
+    weight =
+      (input.historyWeight ?? Math.pow(input.history, settings.historyExponent)) *
+      ((settings.qualityOffset + input.quality) / (1 + settings.qualityOffset)) *
+      (1 - risk);
     if (input.flagged) weight *= settings.flaggedFactor;
     if (input.cooldown > 0) weight *= settings.cooldownFactor;
     if (suspicious) weight *= settings.suspiciousFactor;
     if (rejected) weight *= settings.rejectedFactor;
   }
-  return { history: input.history, quality: input.quality, risk, flagged: input.flagged, cooldown: input.cooldown, suspicious, rejected, weight: Math.max(0, weight) };
+  return {
+    history: input.history,
+    quality: input.quality,
+    risk,
+    flagged: input.flagged,
+    cooldown: input.cooldown,
+    suspicious,
+    rejected,
+    weight: Math.max(0, weight),
+  };
 }
 
 /**
@@ -169,7 +201,10 @@ export function miniRepWeight(
  * capGroups([{ agentId: 'a', group: 'g', answer: '1', weight: 0.6 }, { agentId: 'b', group: 'g', answer: '1', weight: 0.5 }], 0.1);
  * // a → 1, b → 0.1: support 0.6 + 0.1·0.5 = 0.65
  */
-export function capGroups(entries: ReadonlyArray<{ agentId: AgentId; group: string; answer: string | null; weight: number }>, epsilon: number): Map<AgentId, number> {
+export function capGroups(
+  entries: ReadonlyArray<{ agentId: AgentId; group: string; answer: string | null; weight: number }>,
+  epsilon: number,
+): Map<AgentId, number> {
   const factors = new Map<AgentId, number>();
   // One bucket per (group, answer), in first-seen order, found through a group → answer index.
   const buckets: Array<Array<{ agentId: AgentId; weight: number }>> = [];
@@ -208,7 +243,9 @@ export function selectDiversePool(
   candidates: ReadonlyArray<{ agentId: AgentId; group: string; weight: number }>,
   { k, minGroups, maxPerGroup }: { k: number; minGroups: number; maxPerGroup: number },
 ): AgentId[] {
-  const ranked = candidates.slice().sort((left, right) => right.weight - left.weight || compareKeys(left.agentId, right.agentId));
+  const ranked = candidates
+    .slice()
+    .sort((left, right) => right.weight - left.weight || compareKeys(left.agentId, right.agentId));
   const pool: AgentId[] = [];
   const perGroup = new Map<string, number>();
   const take = (entry: { agentId: AgentId; group: string }): void => {
@@ -251,16 +288,31 @@ export function minirepFeedback({
   if (quality !== undefined && typeof quality !== 'string') {
     for (const [agentId, value] of Object.entries(quality)) {
       if (!known.has(agentId)) {
-        throw new InvalidArgumentError({ parameter: `quality.${agentId}`, value, message: `quality names agent ${JSON.stringify(agentId)}, which made no proposal on task ${analysis.taskId}; pass quality only for proposing agents` });
+        throw new InvalidArgumentError({
+          parameter: `quality.${agentId}`,
+          value,
+          message: `quality names agent ${JSON.stringify(agentId)}, which made no proposal on task ${analysis.taskId}; pass quality only for proposing agents`,
+        });
       }
-      assertInRange(`quality.${agentId}`, value, 0, 1, { hint: 'quality is agreement, a verifier estimate or correctness in [0, 1]' });
+      assertInRange(`quality.${agentId}`, value, 0, 1, {
+        hint: 'quality is agreement, a verifier estimate or correctness in [0, 1]',
+      });
     }
   } else if (quality !== undefined && quality !== 'agreement' && quality !== 'verifier') {
-    throw new InvalidArgumentError({ parameter: 'quality', value: quality, message: `quality must be a per-agent record, 'agreement' or 'verifier', got ${JSON.stringify(quality)}` });
+    throw new InvalidArgumentError({
+      parameter: 'quality',
+      value: quality,
+      message: `quality must be a per-agent record, 'agreement' or 'verifier', got ${JSON.stringify(quality)}`,
+    });
   }
   return analysis.proposals.map((entry) => {
     const agreement = answer !== null && entry.answer === answer ? 1 : 0;
-    const value = typeof quality === 'object' ? (quality[entry.agentId] ?? agreement) : quality === 'verifier' ? (entry.verifierEstimate ?? agreement) : agreement;
+    const value =
+      typeof quality === 'object'
+        ? (quality[entry.agentId] ?? agreement)
+        : quality === 'verifier'
+          ? (entry.verifierEstimate ?? agreement)
+          : agreement;
     return {
       type: 'behaviour',
       taskId: analysis.taskId,
@@ -288,7 +340,10 @@ export interface MiniRepAggregator extends Aggregator {
   readonly name: 'minirep';
   /** The analysis behind the last decision on `taskId`, if it is among the last 64 decided tasks. */
   analysis(taskId: string): TaskAnalysis | undefined;
-  feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[];
+  feedback(
+    decision: Decision,
+    quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier',
+  ): BehaviourEvidence[];
   /**
    * Tasks so far whose feedback was external (some agent's quality differed from its agreement with
    * the decided answer); from the first one on, γ_x and κ_x replace γ and κ.
@@ -317,8 +372,17 @@ export interface MiniRepAggregator extends Aggregator {
  * model.observe(aggregator.feedback(decision));
  */
 export function createMiniRepAggregator(options: MiniRepAggregatorOptions): MiniRepAggregator {
-  if (options === null || typeof options !== 'object' || options.model === undefined || typeof options.model.score !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'options.model', value: options?.model, message: 'options.model must be a ReputationModel; pass e.g. { model: createMiniRepModel({ agents }) }' });
+  if (
+    options === null ||
+    typeof options !== 'object' ||
+    options.model === undefined ||
+    typeof options.model.score !== 'function'
+  ) {
+    throw new InvalidArgumentError({
+      parameter: 'options.model',
+      value: options?.model,
+      message: 'options.model must be a ReputationModel; pass e.g. { model: createMiniRepModel({ agents }) }',
+    });
   }
   const settings = resolveSettings(options);
   const { model, verifier } = options;
@@ -331,35 +395,70 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     flagCapFraction: options.flagCapFraction,
   };
   // Fail at construction, not on the first task, when β or the verifier weight is bad.
-  analyzeProposals({ task: { id: 'options-check', kind: 'exact', prompt: '' }, proposals: [], agents: [], options: analyzerOptions });
+  analyzeProposals({
+    task: { id: 'options-check', kind: 'exact', prompt: '' },
+    proposals: [],
+    agents: [],
+    options: analyzerOptions,
+  });
   const analyses = new Map<string, TaskAnalysis>();
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
   const historyMode = options.history ?? 'ema';
   if (historyMode !== 'ema' && historyMode !== 'log-odds') {
-    throw new InvalidArgumentError({ parameter: 'options.history', value: historyMode, message: `options.history must be 'ema' (the paper's design) or 'log-odds' (MiniRep-LO), got ${JSON.stringify(historyMode)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options.history',
+      value: historyMode,
+      message: `options.history must be 'ema' (the paper's design) or 'log-odds' (MiniRep-LO), got ${JSON.stringify(historyMode)}`,
+    });
   }
   const peerHistory = historyMode === 'log-odds' ? createPeerHistory(options.peerHistory ?? {}) : undefined;
-  const state: MiniRepState = { settings, model, verifier, analyzerOptions, analyses, tracker, direct: directHistorySource(model), externalFeedback: 0, peerHistory };
+  const state: MiniRepState = {
+    settings,
+    model,
+    verifier,
+    analyzerOptions,
+    analyses,
+    tracker,
+    direct: directHistorySource(model),
+    externalFeedback: 0,
+    peerHistory,
+  };
   return {
     name: 'minirep',
     analysis: (taskId) => analyses.get(taskId),
     aggregate: (input: AggregationInput): Decision => aggregateMiniRep(state, input),
     externalFeedbackTasks: () => state.externalFeedback,
-    snapshot: () => ({ schemaVersion: 1, bloc: tracker?.snapshot(), externalFeedback: state.externalFeedback, ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }) }),
+    snapshot: () => ({
+      schemaVersion: 1,
+      bloc: tracker?.snapshot(),
+      externalFeedback: state.externalFeedback,
+      ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }),
+    }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
-        throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'snapshot must come from aggregator.snapshot() (schemaVersion 1)' });
+        throw new InvalidArgumentError({
+          parameter: 'snapshot',
+          value: snapshot,
+          message: 'snapshot must come from aggregator.snapshot() (schemaVersion 1)',
+        });
       }
       const external = snapshot.externalFeedback ?? 0;
       if (!Number.isInteger(external) || external < 0) {
-        throw new InvalidArgumentError({ parameter: 'snapshot.externalFeedback', value: external, message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)' });
+        throw new InvalidArgumentError({
+          parameter: 'snapshot.externalFeedback',
+          value: external,
+          message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)',
+        });
       }
       if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
       if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
       state.externalFeedback = external;
     },
-    feedback(decision: Decision, quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier'): BehaviourEvidence[] {
+    feedback(
+      decision: Decision,
+      quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier',
+    ): BehaviourEvidence[] {
       const analysis = analyses.get(decision.taskId);
       if (analysis === undefined) {
         throw new InvalidArgumentError({
@@ -370,11 +469,18 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       }
       const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
       // External feedback: some quality differs from agreement with the decided answer.
-      const agreementOf = new Map(analysis.proposals.map((entry) => [entry.agentId, decision.answer !== null && entry.answer === decision.answer ? 1 : 0]));
-      if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9)) state.externalFeedback++;
+      const agreementOf = new Map(
+        analysis.proposals.map((entry) => [
+          entry.agentId,
+          decision.answer !== null && entry.answer === decision.answer ? 1 : 0,
+        ]),
+      );
+      if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9))
+        state.externalFeedback++;
       if (peerHistory !== undefined) {
         // MiniRep-LO learns from external feedback once there is any, else from the other groups.
-        if (state.externalFeedback > 0) for (const record of evidence) peerHistory.observe(record.subject, record.quality);
+        if (state.externalFeedback > 0)
+          for (const record of evidence) peerHistory.observe(record.subject, record.quality);
         else for (const [agentId, value] of peerAgreement(analysis.proposals)) peerHistory.observe(agentId, value);
       }
       return evidence;
@@ -386,7 +492,11 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   const { settings, model, verifier, analyzerOptions, analyses, tracker } = state;
   validateProposals(input);
   const groupOf = new Map(input.agents.map((agent) => [agent.id, agent.model]));
-  const entries = input.proposals.map((proposal) => ({ agentId: proposal.agentId, group: groupOf.get(proposal.agentId) ?? proposal.agentId, answer: proposal.answer }));
+  const entries = input.proposals.map((proposal) => ({
+    agentId: proposal.agentId,
+    group: groupOf.get(proposal.agentId) ?? proposal.agentId,
+    answer: proposal.answer,
+  }));
   const blocFindings = new Map<AgentId, { suspicion: number; reason: string }>();
   const findings = tracker === undefined ? undefined : tracker.assess(entries);
   if (findings !== undefined) {
@@ -399,7 +509,16 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       }
     }
   }
-  const analysis = analyzeProposals({ task: input.task, proposals: input.proposals, agents: input.agents, history: input.history, verifier, verdicts: input.verdicts, options: analyzerOptions, extraFindings: blocFindings });
+  const analysis = analyzeProposals({
+    task: input.task,
+    proposals: input.proposals,
+    agents: input.agents,
+    history: input.history,
+    verifier,
+    verdicts: input.verdicts,
+    options: analyzerOptions,
+    extraFindings: blocFindings,
+  });
   analyses.delete(analysis.taskId);
   analyses.set(analysis.taskId, analysis);
   if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
@@ -407,7 +526,14 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   const mask = input.weights;
   const parts = new Map<AgentId, MiniRepWeightParts & { known: boolean; entry: ProposalAnalysis }>();
   const known = new Set(model.agentIds());
-  const weightSettings = state.externalFeedback > 0 ? { ...settings, historyExponent: settings.informedHistoryExponent, qualityOffset: settings.informedQualityOffset } : settings;
+  const weightSettings =
+    state.externalFeedback > 0
+      ? {
+          ...settings,
+          historyExponent: settings.informedHistoryExponent,
+          qualityOffset: settings.informedQualityOffset,
+        }
+      : settings;
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
@@ -433,7 +559,15 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   const pooled = analysis.proposals.filter((entry) => pool.has(entry.agentId));
   const allZero = pooled.every((entry) => (parts.get(entry.agentId)?.weight ?? 0) === 0);
   const effective = (agentId: AgentId): number => (allZero ? 1 : (parts.get(agentId)?.weight ?? 0));
-  const factors = capGroups(pooled.map((entry) => ({ agentId: entry.agentId, group: entry.group, answer: entry.answer, weight: effective(entry.agentId) })), settings.epsilon);
+  const factors = capGroups(
+    pooled.map((entry) => ({
+      agentId: entry.agentId,
+      group: entry.group,
+      answer: entry.answer,
+      weight: effective(entry.agentId),
+    })),
+    settings.epsilon,
+  );
   const support: Record<string, number> = {};
   for (const entry of pooled) {
     if (entry.answer === null) continue;
@@ -462,7 +596,14 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         rejected: part.rejected ? 1 : 0,
         publicEvidence: entry.publicEvidence,
       },
-      note: explainWeight(entry, part, inPool, groupCap, allZero, mask !== undefined && (mask[entry.agentId] ?? 0) <= 0),
+      note: explainWeight(
+        entry,
+        part,
+        inPool,
+        groupCap,
+        allZero,
+        mask !== undefined && (mask[entry.agentId] ?? 0) <= 0,
+      ),
     };
   });
   // The answer is fixed: only now does this task's agreement enter the bloc statistics.
@@ -486,13 +627,28 @@ interface MiniRepState {
   readonly peerHistory: PeerHistory | undefined;
 }
 
-function historyOf(state: MiniRepState, agentId: AgentId, known: ReadonlySet<AgentId>): { history: number; risk: number; cooldown: number; known: boolean } {
+function historyOf(
+  state: MiniRepState,
+  agentId: AgentId,
+  known: ReadonlySet<AgentId>,
+): { history: number; risk: number; cooldown: number; known: boolean } {
   const { model, settings, direct } = state;
   if (!known.has(agentId)) return { history: settings.unknownHistory, risk: 0, cooldown: 0, known: false };
-  if (direct !== undefined) return { history: clamp01(direct.history(agentId)), risk: clamp01(direct.risk(agentId)), cooldown: Math.max(0, direct.cooldown(agentId)), known: true };
+  if (direct !== undefined)
+    return {
+      history: clamp01(direct.history(agentId)),
+      risk: clamp01(direct.risk(agentId)),
+      cooldown: Math.max(0, direct.cooldown(agentId)),
+      known: true,
+    };
   const components = model.explain(agentId).components;
   const history = components.history ?? model.score(agentId);
-  return { history: clamp01(history), risk: clamp01(components.risk ?? 0), cooldown: Math.max(0, components.cooldown ?? 0), known: true };
+  return {
+    history: clamp01(history),
+    risk: clamp01(components.risk ?? 0),
+    cooldown: Math.max(0, components.cooldown ?? 0),
+    known: true,
+  };
 }
 
 function explainWeight(
@@ -504,7 +660,11 @@ function explainWeight(
   masked: boolean,
 ): string {
   if (!entry.valid) return 'unparseable answer: weight 0';
-  const parts = [`history ${part.history.toFixed(3)}${part.known ? '' : ' (agent unknown to the model: default)'}`, `quality ${part.quality.toFixed(3)}`, `risk ${part.risk.toFixed(3)}`];
+  const parts = [
+    `history ${part.history.toFixed(3)}${part.known ? '' : ' (agent unknown to the model: default)'}`,
+    `quality ${part.quality.toFixed(3)}`,
+    `risk ${part.risk.toFixed(3)}`,
+  ];
   if (part.flagged) parts.push(`flagged (${entry.findings.join('; ')})`);
   if (part.cooldown > 0) parts.push(`in cooldown for ${part.cooldown} more task(s)`);
   if (part.suspicious) parts.push('highly suspicious');
@@ -524,15 +684,41 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
   }
   assertInteger('options.k', settings.k, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { k: 7 }');
   assertInteger('options.minGroups', settings.minGroups, 0, Number.MAX_SAFE_INTEGER, 'pass e.g. { minGroups: 3 }');
-  assertInteger('options.maxPerGroup', settings.maxPerGroup, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { maxPerGroup: 3 }');
-  for (const key of ['epsilon', 'rejectedFactor', 'flaggedFactor', 'cooldownFactor', 'suspicionThreshold', 'suspiciousFactor', 'unknownHistory'] as const) {
-    assertInRange(`options.${key}`, settings[key], 0, 1, { hint: `pass e.g. { ${key}: ${miniRepAggregatorDefaults[key]} }` });
+  assertInteger(
+    'options.maxPerGroup',
+    settings.maxPerGroup,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'pass e.g. { maxPerGroup: 3 }',
+  );
+  for (const key of [
+    'epsilon',
+    'rejectedFactor',
+    'flaggedFactor',
+    'cooldownFactor',
+    'suspicionThreshold',
+    'suspiciousFactor',
+    'unknownHistory',
+  ] as const) {
+    assertInRange(`options.${key}`, settings[key], 0, 1, {
+      hint: `pass e.g. { ${key}: ${miniRepAggregatorDefaults[key]} }`,
+    });
   }
-  assertInRange('options.historyExponent', settings.historyExponent, 0, 100, { hint: 'pass e.g. { historyExponent: 0.5 }' });
-  assertInRange('options.informedHistoryExponent', settings.informedHistoryExponent, 0, 100, { hint: 'pass e.g. { informedHistoryExponent: 2 }' });
-  assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, { hint: 'pass e.g. { qualityOffset: 0.5 }' });
-  assertInRange('options.logOddsQualityOffset', settings.logOddsQualityOffset, 0, 1_000, { hint: 'pass e.g. { logOddsQualityOffset: 2 }' });
-  assertInRange('options.informedQualityOffset', settings.informedQualityOffset, 0, 1_000, { hint: 'pass e.g. { informedQualityOffset: 1 }' });
+  assertInRange('options.historyExponent', settings.historyExponent, 0, 100, {
+    hint: 'pass e.g. { historyExponent: 0.5 }',
+  });
+  assertInRange('options.informedHistoryExponent', settings.informedHistoryExponent, 0, 100, {
+    hint: 'pass e.g. { informedHistoryExponent: 2 }',
+  });
+  assertInRange('options.qualityOffset', settings.qualityOffset, 0, 1_000, {
+    hint: 'pass e.g. { qualityOffset: 0.5 }',
+  });
+  assertInRange('options.logOddsQualityOffset', settings.logOddsQualityOffset, 0, 1_000, {
+    hint: 'pass e.g. { logOddsQualityOffset: 2 }',
+  });
+  assertInRange('options.informedQualityOffset', settings.informedQualityOffset, 0, 1_000, {
+    hint: 'pass e.g. { informedQualityOffset: 1 }',
+  });
   return settings;
 }
 
@@ -546,7 +732,13 @@ interface DirectHistorySource {
 /** The model itself when it is the `minirep` model, whose `history`/`risk`/`cooldown` equal its `explain` components. */
 function directHistorySource(model: ReputationModel): DirectHistorySource | undefined {
   const candidate = model as ReputationModel & Partial<DirectHistorySource>;
-  if (model.name !== 'minirep' || typeof candidate.history !== 'function' || typeof candidate.risk !== 'function' || typeof candidate.cooldown !== 'function') return undefined;
+  if (
+    model.name !== 'minirep' ||
+    typeof candidate.history !== 'function' ||
+    typeof candidate.risk !== 'function' ||
+    typeof candidate.cooldown !== 'function'
+  )
+    return undefined;
   return candidate as ReputationModel & DirectHistorySource;
 }
 

@@ -14,12 +14,18 @@ const agents = [
   { id: 'a4', model: 'Y' },
   { id: 'a5', model: 'Z' },
 ];
-const propose = (agentId: string, answer: string | null, round = 0, text?: string): Proposal => ({ agentId, taskId: 't1', round, text: text ?? `The answer is ${answer}.`, answer });
+const propose = (agentId: string, answer: string | null, round = 0, text?: string): Proposal => ({
+  agentId,
+  taskId: 't1',
+  round,
+  text: text ?? `The answer is ${answer}.`,
+  answer,
+});
 const base = [propose('a1', '4'), propose('a2', '4'), propose('a3', '4'), propose('a4', '5'), propose('a5', '5')];
 
 // Entropy of the answer counts {4: 3, 5: 2}:
 // H = −(0.6 ln 0.6 + 0.4 ln 0.4) = 0.306495 + 0.366516 = 0.673012; H / ln 5 = 0.673012 / 1.609438 = 0.418166.
-const entropy = (-(0.6 * Math.log(0.6) + 0.4 * Math.log(0.4))) / Math.log(5);
+const entropy = -(0.6 * Math.log(0.6) + 0.4 * Math.log(0.4)) / Math.log(5);
 const entropyTerm = 1 - entropy; // 0.581834
 
 describe('analyzeProposals on a 5-agent team with two clone groups', () => {
@@ -30,15 +36,34 @@ describe('analyzeProposals on a 5-agent team with two clone groups', () => {
     expect(entropy).toBeCloseTo(0.418166, 6);
     expect(analysis.entropy).toBeCloseTo(entropy, 12);
     expect(normalizedAnswerEntropy(new Map([['x', 4]]))).toBe(0);
-    expect(normalizedAnswerEntropy(new Map([['x', 1], ['y', 1], ['z', 1]]))).toBeCloseTo(1, 12);
+    expect(
+      normalizedAnswerEntropy(
+        new Map([
+          ['x', 1],
+          ['y', 1],
+          ['z', 1],
+        ]),
+      ),
+    ).toBeCloseTo(1, 12);
   });
 
   it('computes each feature by hand', () => {
     // a1 ('4', X): cohort 2/4; cross-model: Y holds '4' in 1 of 2 members, Z in 0 of 1 -> (1/2 + 0)/2 = 0.25;
     // without X: '5' has 2 votes (a4, a5) vs '4' 1 (a3) -> not the plurality -> 0; no history -> 1.
-    expect(byAgent.get('a1')?.features).toEqual({ cohort: 0.5, crossModel: 0.25, leaveOneGroupOut: 0, selfConsistency: 1, entropyValidity: expect.closeTo(entropyTerm, 12) });
+    expect(byAgent.get('a1')?.features).toEqual({
+      cohort: 0.5,
+      crossModel: 0.25,
+      leaveOneGroupOut: 0,
+      selfConsistency: 1,
+      entropyValidity: expect.closeTo(entropyTerm, 12),
+    });
     // a3 ('4', Y): cohort 2/4; cross-model: X 2/2 = 1, Z 0 -> 0.5; without Y: '4' 2 (a1, a2) vs '5' 1 -> 1.
-    expect(byAgent.get('a3')?.features).toMatchObject({ cohort: 0.5, crossModel: 0.5, leaveOneGroupOut: 1, selfConsistency: 1 });
+    expect(byAgent.get('a3')?.features).toMatchObject({
+      cohort: 0.5,
+      crossModel: 0.5,
+      leaveOneGroupOut: 1,
+      selfConsistency: 1,
+    });
     // a4 ('5', Y): cohort 1/4; cross-model: X 0, Z 1 -> 0.5; without Y: '4' 2 vs '5' 1 -> 0.
     expect(byAgent.get('a4')?.features).toMatchObject({ cohort: 0.25, crossModel: 0.5, leaveOneGroupOut: 0 });
     // a5 ('5', Z): cohort 1/4; cross-model: X 0, Y 1/2 -> 0.25; without Z: '4' 3 vs '5' 1 -> 0.
@@ -68,16 +93,25 @@ describe('analyzeProposals on a 5-agent team with two clone groups', () => {
   });
 
   it('blends a verifier estimate into quality and refuses estimates outside [0, 1]', () => {
-    const verifier = { name: 'oracle', verify: ({ proposal }: { task: Task; proposal: Proposal }) => (proposal.answer === '5' ? 1 : 0) };
+    const verifier = {
+      name: 'oracle',
+      verify: ({ proposal }: { task: Task; proposal: Proposal }) => (proposal.answer === '5' ? 1 : 0),
+    };
     const blended = analyzeProposals({ task, proposals: base, agents, verifier });
     // a5: 0.5·0.3040917 + 0.5·1 = 0.6520459
     expect(blended.proposals.find((item) => item.agentId === 'a5')?.quality).toBeCloseTo(0.6520459, 6);
-    expect(blended.proposals.find((item) => item.agentId === 'a5')?.reasons.join(' ')).toMatch(/oracle estimate 1\.000/);
-    expect(() => analyzeProposals({ task, proposals: base, agents, verifier: { name: 'bad', verify: () => 1.5 } })).toThrow(InvalidArgumentError);
+    expect(blended.proposals.find((item) => item.agentId === 'a5')?.reasons.join(' ')).toMatch(
+      /oracle estimate 1\.000/,
+    );
+    expect(() =>
+      analyzeProposals({ task, proposals: base, agents, verifier: { name: 'bad', verify: () => 1.5 } }),
+    ).toThrow(InvalidArgumentError);
     // Pre-collected verdicts take precedence over the verifier: a5 judged 0 → 0.5·0.3040917 = 0.1520459
     const overridden = analyzeProposals({ task, proposals: base, agents, verifier, verdicts: { a5: 0 } });
     expect(overridden.proposals.find((item) => item.agentId === 'a5')?.quality).toBeCloseTo(0.1520459, 6);
-    expect(overridden.proposals.find((item) => item.agentId === 'a5')?.reasons.join(' ')).toMatch(/verifier verdict 0\.000/);
+    expect(overridden.proposals.find((item) => item.agentId === 'a5')?.reasons.join(' ')).toMatch(
+      /verifier verdict 0\.000/,
+    );
   });
 
   it('does not depend on proposal order', () => {
@@ -85,15 +119,25 @@ describe('analyzeProposals on a 5-agent team with two clone groups', () => {
   });
 
   it('refuses bad β and proposals from agents without identity', () => {
-    expect(() => analyzeProposals({ task, proposals: base, agents, options: { beta: [0.5, 0.5, 0.5, 0, 0] } })).toThrow(/options\.beta/);
-    expect(() => analyzeProposals({ task, proposals: base, agents: agents.slice(0, 4) })).toThrow(/a5.*missing from agents/);
+    expect(() => analyzeProposals({ task, proposals: base, agents, options: { beta: [0.5, 0.5, 0.5, 0, 0] } })).toThrow(
+      /options\.beta/,
+    );
+    expect(() => analyzeProposals({ task, proposals: base, agents: agents.slice(0, 4) })).toThrow(
+      /a5.*missing from agents/,
+    );
   });
 });
 
 describe('self-consistency and the behaviour check', () => {
   // Round 0: a1..a4 say '4', a5 says '5'. Round 1: a4 flips to '5' although nobody new joined '5'.
   const history = [propose('a1', '4'), propose('a2', '4'), propose('a3', '4'), propose('a4', '4'), propose('a5', '5')];
-  const current = [propose('a1', '4', 1), propose('a2', '4', 1), propose('a3', '4', 1), propose('a4', '5', 1), propose('a5', '5', 1)];
+  const current = [
+    propose('a1', '4', 1),
+    propose('a2', '4', 1),
+    propose('a3', '4', 1),
+    propose('a4', '5', 1),
+    propose('a5', '5', 1),
+  ];
 
   it('scores self-consistency against earlier rounds and flags an unexpected flip', () => {
     const analysis = analyzeProposals({ task, proposals: current, agents, history });
@@ -108,7 +152,13 @@ describe('self-consistency and the behaviour check', () => {
   });
 
   it('does not flag a flip that others joined (new support)', () => {
-    const joined = [propose('a1', '5', 1), propose('a2', '4', 1), propose('a3', '4', 1), propose('a4', '5', 1), propose('a5', '5', 1)];
+    const joined = [
+      propose('a1', '5', 1),
+      propose('a2', '4', 1),
+      propose('a3', '4', 1),
+      propose('a4', '5', 1),
+      propose('a5', '5', 1),
+    ];
     const findings = checkBehaviour({ proposals: joined, history });
     expect(findings.find((item) => item.agentId === 'a4')?.flagged).toBe(false);
   });
@@ -121,7 +171,9 @@ describe('self-consistency and the behaviour check', () => {
       propose('a4', '5', 0, 'Everyone agrees the answer is 5.'),
       propose('a5', '4', 0, 'All agents agree the answer is 4.'),
     ];
-    const findings = new Map(checkBehaviour({ proposals, options: { flagCapFraction: 1 } }).map((item) => [item.agentId, item]));
+    const findings = new Map(
+      checkBehaviour({ proposals, options: { flagCapFraction: 1 } }).map((item) => [item.agentId, item]),
+    );
     expect(findings.get('a1')?.flagged).toBe(false);
     expect(findings.get('a2')?.suspicion).toBe(0.9);
     expect(findings.get('a3')?.suspicion).toBe(0.9);

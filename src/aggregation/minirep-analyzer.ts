@@ -78,7 +78,10 @@ export interface TaskAnalysis {
 
 /** Throws unless β has five finite non-negative entries summing to 1 (± 1e-9). */
 export function validateBeta(beta: unknown, parameter = 'beta'): asserts beta is MiniRepBeta {
-  const ok = Array.isArray(beta) && beta.length === 5 && beta.every((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+  const ok =
+    Array.isArray(beta) &&
+    beta.length === 5 &&
+    beta.every((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
   const sum = ok ? (beta as number[]).reduce((total, value) => total + value, 0) : Number.NaN;
   if (!ok || Math.abs(sum - 1) > 1e-9) {
     throw new InvalidArgumentError({
@@ -152,7 +155,11 @@ export function analyzeProposals({
   validateBeta(beta, 'options.beta');
   const verifierWeight = options.verifierWeight ?? 0.5;
   if (!Number.isFinite(verifierWeight) || verifierWeight < 0 || verifierWeight > 1) {
-    throw new InvalidArgumentError({ parameter: 'options.verifierWeight', value: verifierWeight, message: `options.verifierWeight must be in [0, 1], got ${verifierWeight}; pass e.g. 0.5` });
+    throw new InvalidArgumentError({
+      parameter: 'options.verifierWeight',
+      value: verifierWeight,
+      message: `options.verifierWeight must be in [0, 1], got ${verifierWeight}; pass e.g. 0.5`,
+    });
   }
   const groupOf = new Map<AgentId, string>(agents.map((agent) => [agent.id, agent.model]));
   for (const proposal of proposals) {
@@ -180,28 +187,45 @@ export function analyzeProposals({
     tally.size += 1;
     if (proposal.answer !== null) tally.answers.set(proposal.answer, (tally.answers.get(proposal.answer) ?? 0) + 1);
   }
-  const findings = new Map(checkBehaviour({ proposals: ordered, history, options, extra: extraFindings }).map((finding) => [finding.agentId, finding]));
+  const findings = new Map(
+    checkBehaviour({ proposals: ordered, history, options, extra: extraFindings }).map((finding) => [
+      finding.agentId,
+      finding,
+    ]),
+  );
 
   const analyses = ordered.map((proposal): ProposalAnalysis => {
     const group = groupOf.get(proposal.agentId) as string;
     const answer = proposal.answer;
     const valid = answer !== null;
-    const features = valid ? computeFeatures(proposal, answer, group, n, counts, groups, history, entropy) : zeroFeatures;
+    const features = valid
+      ? computeFeatures(proposal, answer, group, n, counts, groups, history, entropy)
+      : zeroFeatures;
     // S_i = Σ_m β_m · f_m(i)
     const publicEvidence = clamp01(
-      beta[0] * features.cohort + beta[1] * features.crossModel + beta[2] * features.leaveOneGroupOut + beta[3] * features.selfConsistency + beta[4] * features.entropyValidity,
+      beta[0] * features.cohort +
+        beta[1] * features.crossModel +
+        beta[2] * features.leaveOneGroupOut +
+        beta[3] * features.selfConsistency +
+        beta[4] * features.entropyValidity,
     );
-    const given = verdicts !== undefined && Object.hasOwn(verdicts, proposal.agentId) ? verdicts[proposal.agentId] : undefined;
+    const given =
+      verdicts !== undefined && Object.hasOwn(verdicts, proposal.agentId) ? verdicts[proposal.agentId] : undefined;
     if (given !== undefined) assertVerdict(given, { verifier: 'verdicts', agentId: proposal.agentId, taskId: task.id });
     const estimate = given ?? (verifier === undefined ? undefined : verifySync(verifier, { task, proposal }));
     // quality = (1 − γ) · S + γ · v when the verifier has an opinion
-    const quality = estimate === undefined ? publicEvidence : (1 - verifierWeight) * publicEvidence + verifierWeight * estimate;
+    const quality =
+      estimate === undefined ? publicEvidence : (1 - verifierWeight) * publicEvidence + verifierWeight * estimate;
     const finding = findings.get(proposal.agentId);
     const reasons = [
       valid
         ? `public evidence ${publicEvidence.toFixed(3)} (cohort ${features.cohort.toFixed(2)}, cross-model ${features.crossModel.toFixed(2)}, leave-one-group-out ${features.leaveOneGroupOut.toFixed(2)}, self-consistency ${features.selfConsistency.toFixed(2)}, entropy×validity ${features.entropyValidity.toFixed(2)})`
         : 'unparseable answer: public evidence 0',
-      ...(estimate === undefined ? [] : [`${given !== undefined ? 'verifier verdict' : `${verifier?.name ?? 'verifier'} estimate`} ${estimate.toFixed(3)}`]),
+      ...(estimate === undefined
+        ? []
+        : [
+            `${given !== undefined ? 'verifier verdict' : `${verifier?.name ?? 'verifier'} estimate`} ${estimate.toFixed(3)}`,
+          ]),
       ...(finding?.reasons ?? []),
     ];
     return {
@@ -219,7 +243,12 @@ export function analyzeProposals({
       reasons,
     };
   });
-  return { taskId: task.id, proposals: analyses, entropy, flagCap: Math.max(0, Math.ceil((options.flagCapFraction ?? 0.3) * n - 1e-9)) };
+  return {
+    taskId: task.id,
+    proposals: analyses,
+    entropy,
+    flagCap: Math.max(0, Math.ceil((options.flagCapFraction ?? 0.3) * n - 1e-9)),
+  };
 }
 
 /** A clone group's size and the counts of its members' parseable answers. */
@@ -228,7 +257,13 @@ interface GroupTally {
   readonly answers: Map<string, number>;
 }
 
-const zeroFeatures: ProposalFeatures = { cohort: 0, crossModel: 0, leaveOneGroupOut: 0, selfConsistency: 0, entropyValidity: 0 };
+const zeroFeatures: ProposalFeatures = {
+  cohort: 0,
+  crossModel: 0,
+  leaveOneGroupOut: 0,
+  selfConsistency: 0,
+  entropyValidity: 0,
+};
 
 function computeFeatures(
   proposal: Proposal,
@@ -271,7 +306,8 @@ function computeFeatures(
 
   // selfConsistency = share of the agent's earlier-round answers equal to a_i (1 without history)
   const earlier = history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);
-  const selfConsistency = earlier.length === 0 ? 1 : earlier.filter((entry) => entry.answer === answer).length / earlier.length;
+  const selfConsistency =
+    earlier.length === 0 ? 1 : earlier.filter((entry) => entry.answer === answer).length / earlier.length;
 
   // entropyValidity = valid · (1 − H_norm)
   const entropyValidity = 1 - entropy;

@@ -41,13 +41,25 @@ export const defaultBehaviourCheckOptions: Required<BehaviourCheckOptions> = {
 };
 
 const overridePatterns: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bignore\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\s+(?:instructions?|prompts?|messages?|answers?|agents?|rules?)/i, 'ignore previous instructions'],
-  [/\bdisregard\s+(?:all\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\b/i, 'disregard previous'],
-  [/\byou\s+must\s+(?:now\s+)?(?:answer|respond|reply|output|say|choose|select|agree|adopt|vote)\b/i, 'you must answer'],
+  [
+    /\bignore\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\s+(?:instructions?|prompts?|messages?|answers?|agents?|rules?)/i,
+    'ignore previous instructions',
+  ],
+  [
+    /\bdisregard\s+(?:all\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\b/i,
+    'disregard previous',
+  ],
+  [
+    /\byou\s+must\s+(?:now\s+)?(?:answer|respond|reply|output|say|choose|select|agree|adopt|vote)\b/i,
+    'you must answer',
+  ],
   [/(?:^|\n)\s*(?:system|developer)\s*:/i, 'role marker "system:"'],
   [/<\s*\/?\s*system\s*>|\[\s*system\s*\]/i, 'role tag <system>'],
   [/\bnew\s+instructions?\s*:/i, 'new instructions:'],
-  [/\boverride\s+(?:your\s+|the\s+|all\s+)?(?:previous\s+)?(?:instructions?|rules?|answers?)\b/i, 'override instructions'],
+  [
+    /\boverride\s+(?:your\s+|the\s+|all\s+)?(?:previous\s+)?(?:instructions?|rules?|answers?)\b/i,
+    'override instructions',
+  ],
 ];
 
 const agreementClaim =
@@ -99,7 +111,9 @@ export function checkBehaviour({
         // suspicion = base + (1 − base) · (1 − share of others holding the claimed answer)
         const value = settings.falseClaimSuspicion + (1 - settings.falseClaimSuspicion) * (1 - share);
         suspicion = Math.max(suspicion, value);
-        reasons.push(`claims agreement but only ${agreeing} of ${others} other parseable proposals hold ${JSON.stringify(proposal.answer)}`);
+        reasons.push(
+          `claims agreement but only ${agreeing} of ${others} other parseable proposals hold ${JSON.stringify(proposal.answer)}`,
+        );
       }
     }
     const flip = findUnexpectedFlip(proposal, proposals, history);
@@ -126,8 +140,17 @@ export function checkBehaviour({
   );
   return raw.map((entry) => {
     const flagged = kept.has(entry.agentId);
-    const reasons = entry.rawSuspicion > 0 && !flagged ? [...entry.reasons, `not flagged: flag cap ${cap} reached by more suspicious proposals`] : entry.reasons;
-    return { agentId: entry.agentId, suspicion: flagged ? entry.rawSuspicion : 0, rawSuspicion: entry.rawSuspicion, flagged, reasons };
+    const reasons =
+      entry.rawSuspicion > 0 && !flagged
+        ? [...entry.reasons, `not flagged: flag cap ${cap} reached by more suspicious proposals`]
+        : entry.reasons;
+    return {
+      agentId: entry.agentId,
+      suspicion: flagged ? entry.rawSuspicion : 0,
+      rawSuspicion: entry.rawSuspicion,
+      flagged,
+      reasons,
+    };
   });
 }
 
@@ -139,7 +162,11 @@ export function flagCap(n: number, fraction = 0.3): number {
   return Math.max(0, Math.ceil(fraction * n - 1e-9));
 }
 
-function findUnexpectedFlip(proposal: Proposal, proposals: readonly Proposal[], history: readonly Proposal[]): { previousShare: number; reason: string } | undefined {
+function findUnexpectedFlip(
+  proposal: Proposal,
+  proposals: readonly Proposal[],
+  history: readonly Proposal[],
+): { previousShare: number; reason: string } | undefined {
   if (proposal.answer === null) return undefined;
   const own = history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);
   if (own.length === 0) return undefined;
@@ -152,8 +179,12 @@ function findUnexpectedFlip(proposal: Proposal, proposals: readonly Proposal[], 
   const newShareBefore = (previousCounts.get(proposal.answer) ?? 0) / previousValid;
   if (previousShare < 0.5 || newShareBefore >= previousShare) return undefined;
   // "Without new support": no other agent holds the new answer now more than in the previous round.
-  const othersBefore = previousRound.filter((entry) => entry.agentId !== proposal.agentId && entry.answer === proposal.answer).length;
-  const othersNow = proposals.filter((entry) => entry.agentId !== proposal.agentId && entry.answer === proposal.answer).length;
+  const othersBefore = previousRound.filter(
+    (entry) => entry.agentId !== proposal.agentId && entry.answer === proposal.answer,
+  ).length;
+  const othersNow = proposals.filter(
+    (entry) => entry.agentId !== proposal.agentId && entry.answer === proposal.answer,
+  ).length;
   if (othersNow > othersBefore) return undefined;
   return {
     previousShare,

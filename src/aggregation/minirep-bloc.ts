@@ -94,13 +94,27 @@ export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5
  */
 export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
   const settings = { ...blocDefaults };
-  for (const [key, value] of Object.entries(options)) if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(options))
+    if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
   if (settings.exclusivity !== 'share' && settings.exclusivity !== 'isolation') {
-    throw new InvalidArgumentError({ parameter: 'options.exclusivity', value: settings.exclusivity, message: `options.exclusivity must be 'share' or 'isolation', got ${JSON.stringify(settings.exclusivity)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options.exclusivity',
+      value: settings.exclusivity,
+      message: `options.exclusivity must be 'share' or 'isolation', got ${JSON.stringify(settings.exclusivity)}`,
+    });
   }
-  if (!(settings.decay > 0 && settings.decay <= 1)) throw new InvalidArgumentError({ parameter: 'options.decay', value: settings.decay, message: `options.decay must be in (0, 1], got ${settings.decay}; pass e.g. 0.95` });
+  if (!(settings.decay > 0 && settings.decay <= 1))
+    throw new InvalidArgumentError({
+      parameter: 'options.decay',
+      value: settings.decay,
+      message: `options.decay must be in (0, 1], got ${settings.decay}; pass e.g. 0.95`,
+    });
   if (!(settings.threshold > 0 && settings.threshold < 1)) {
-    throw new InvalidArgumentError({ parameter: 'options.threshold', value: settings.threshold, message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5` });
+    throw new InvalidArgumentError({
+      parameter: 'options.threshold',
+      value: settings.threshold,
+      message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5`,
+    });
   }
   // Pair states are found by (smaller id, larger id) through a two-level index; `pairs` keeps them
   // in first-seen order for the snapshot. States are updated in place (internal objects).
@@ -113,30 +127,59 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       return {
         schemaVersion: 1,
         pairs: state.pairs.map((pair) => [pair.first, pair.second, pair.both, pair.agree] as const),
-        isolation: [...state.isolation.entries()].map(([agentId, counts]) => [agentId, counts.seen, counts.alone] as const),
+        isolation: [...state.isolation.entries()].map(
+          ([agentId, counts]) => [agentId, counts.seen, counts.alone] as const,
+        ),
       };
     },
     restore(snapshot) {
-      if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1 || !Array.isArray(snapshot.pairs)) {
-        throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'bloc snapshot must be { schemaVersion: 1, pairs: [...] } from tracker.snapshot()' });
+      if (
+        snapshot === null ||
+        typeof snapshot !== 'object' ||
+        snapshot.schemaVersion !== 1 ||
+        !Array.isArray(snapshot.pairs)
+      ) {
+        throw new InvalidArgumentError({
+          parameter: 'snapshot',
+          value: snapshot,
+          message: 'bloc snapshot must be { schemaVersion: 1, pairs: [...] } from tracker.snapshot()',
+        });
       }
       const next: PairState[] = [];
       const nextIndex = new Map<AgentId, Map<AgentId, PairState>>();
       snapshot.pairs.forEach((entry, index) => {
         const [first, second, both, agree] = entry;
-        if (typeof first !== 'string' || typeof second !== 'string' || !(both >= 0) || !(agree >= 0) || agree > both + 1e-9) {
-          throw new InvalidArgumentError({ parameter: `snapshot.pairs[${index}]`, value: entry, message: `snapshot.pairs[${index}] must be [agentA, agentB, both >= 0, 0 <= agree <= both]` });
+        if (
+          typeof first !== 'string' ||
+          typeof second !== 'string' ||
+          !(both >= 0) ||
+          !(agree >= 0) ||
+          agree > both + 1e-9
+        ) {
+          throw new InvalidArgumentError({
+            parameter: `snapshot.pairs[${index}]`,
+            value: entry,
+            message: `snapshot.pairs[${index}] must be [agentA, agentB, both >= 0, 0 <= agree <= both]`,
+          });
         }
         addPair(nextIndex, next, { first, second, both, agree });
       });
       const nextIsolation = new Map<AgentId, IsolationState>();
       if (snapshot.isolation !== undefined && !Array.isArray(snapshot.isolation)) {
-        throw new InvalidArgumentError({ parameter: 'snapshot.isolation', value: snapshot.isolation, message: 'snapshot.isolation must be an array of [agent, seen, alone] from tracker.snapshot()' });
+        throw new InvalidArgumentError({
+          parameter: 'snapshot.isolation',
+          value: snapshot.isolation,
+          message: 'snapshot.isolation must be an array of [agent, seen, alone] from tracker.snapshot()',
+        });
       }
       (snapshot.isolation ?? []).forEach((entry, index) => {
         const [agentId, seen, alone] = entry;
         if (typeof agentId !== 'string' || !(seen >= 0) || !(alone >= 0) || alone > seen + 1e-9) {
-          throw new InvalidArgumentError({ parameter: `snapshot.isolation[${index}]`, value: entry, message: `snapshot.isolation[${index}] must be [agent, seen >= 0, 0 <= alone <= seen]` });
+          throw new InvalidArgumentError({
+            parameter: `snapshot.isolation[${index}]`,
+            value: entry,
+            message: `snapshot.isolation[${index}] must be [agent, seen >= 0, 0 <= alone <= seen]`,
+          });
         }
         nextIsolation.set(agentId, { seen, alone });
       });
@@ -207,7 +250,10 @@ function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFindin
       }
     }
     // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on, else 0
-    const suspicion = best >= settings.threshold ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold)) : 0;
+    const suspicion =
+      best >= settings.threshold
+        ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold))
+        : 0;
     return { agentId: entry.agentId, rate: best, partner, suspicion };
   });
 }
@@ -221,7 +267,9 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
   const isolated = settings.exclusivity === 'isolation';
   // A Float64Array keeps one element kind whether the u_k are whole or fractional (no deopt).
   const weightsU = new Float64Array(isolated ? valid.length : 0);
-  if (isolated) for (let index = 0; index < valid.length; index++) weightsU[index] = 1 - isolationRate(state, (valid[index] as BlocEntry).agentId) ** 2;
+  if (isolated)
+    for (let index = 0; index < valid.length; index++)
+      weightsU[index] = 1 - isolationRate(state, (valid[index] as BlocEntry).agentId) ** 2;
   for (let left = 0; left < valid.length; left++) {
     for (let right = left + 1; right < valid.length; right++) {
       const first = valid[left] as BlocEntry;
@@ -257,7 +305,12 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
       let pair = findPair(state, first.agentId, second.agentId);
       if (pair === undefined) {
         const ordered = compareKeys(first.agentId, second.agentId) <= 0;
-        pair = { first: ordered ? first.agentId : second.agentId, second: ordered ? second.agentId : first.agentId, both: 0, agree: 0 };
+        pair = {
+          first: ordered ? first.agentId : second.agentId,
+          second: ordered ? second.agentId : first.agentId,
+          both: 0,
+          agree: 0,
+        };
         addPair(state.pairIndex, state.pairs, pair);
       }
       // both ← λ·both + 1 ;  excl ← λ·excl + exclusive_ij
@@ -269,7 +322,8 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
   for (const entry of valid) {
     const alone = (holdersOf.get(entry.answer as string) ?? 0) <= 1 ? 1 : 0;
     const counts = isolation.get(entry.agentId);
-    if (counts === undefined) isolation.set(entry.agentId, { seen: settings.decay * 0 + 1, alone: settings.decay * 0 + alone });
+    if (counts === undefined)
+      isolation.set(entry.agentId, { seen: settings.decay * 0 + 1, alone: settings.decay * 0 + alone });
     else {
       counts.seen = settings.decay * counts.seen + 1;
       counts.alone = settings.decay * counts.alone + alone;

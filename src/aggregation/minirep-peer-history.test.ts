@@ -78,7 +78,13 @@ describe("MiniRep with history: 'log-odds' (MiniRep-LO)", () => {
     { id: 'w2', model: 'W2' },
     { id: 'w3', model: 'W3' },
   ];
-  const propose = (taskId: string, agentId: string, answer: string): Proposal => ({ agentId, taskId, round: 0, text: answer, answer });
+  const propose = (taskId: string, agentId: string, answer: string): Proposal => ({
+    agentId,
+    taskId,
+    round: 0,
+    text: answer,
+    answer,
+  });
 
   const warmUp = (history: 'ema' | 'log-odds') => {
     const model = createMiniRepModel({ agents: team.map((agent) => agent.id) });
@@ -87,8 +93,18 @@ describe("MiniRep with history: 'log-odds' (MiniRep-LO)", () => {
     for (let index = 0; index < 20; index++) {
       const taskId = `warm${index}`;
       const agreeing = `w${(index % 3) + 1}`;
-      const proposals = team.map((agent) => propose(taskId, agent.id, agent.id.startsWith('strong') || agent.id === agreeing ? 'right' : `${agent.id}-${index}`));
-      const decision = aggregator.aggregate({ task: { id: taskId, kind: 'exact', prompt: '' }, proposals, agents: team });
+      const proposals = team.map((agent) =>
+        propose(
+          taskId,
+          agent.id,
+          agent.id.startsWith('strong') || agent.id === agreeing ? 'right' : `${agent.id}-${index}`,
+        ),
+      );
+      const decision = aggregator.aggregate({
+        task: { id: taskId, kind: 'exact', prompt: '' },
+        proposals,
+        agents: team,
+      });
       expect(decision.answer).toBe('right');
       model.observe(aggregator.feedback(decision));
     }
@@ -108,7 +124,9 @@ describe("MiniRep with history: 'log-odds' (MiniRep-LO)", () => {
     expect(lo.snapshot().peerHistory?.agents.length).toBe(5);
   });
 
-  it("refuses an unknown history mode", () => {
-    expect(() => createMiniRepAggregator({ model: createMiniRepModel({ agents: ['a'] }), history: 'median' as never })).toThrow(/'ema'.*'log-odds'/);
+  it('refuses an unknown history mode', () => {
+    expect(() =>
+      createMiniRepAggregator({ model: createMiniRepModel({ agents: ['a'] }), history: 'median' as never }),
+    ).toThrow(/'ema'.*'log-odds'/);
   });
 });

@@ -26,7 +26,13 @@ export interface PeerHistoryOptions {
 }
 
 /** Defaults of {@link PeerHistoryOptions}. */
-export const peerHistoryDefaults = { decay: 0.98, priorAgree: 2, priorDisagree: 1, minWeight: 0.05, maxWeight: 4 } as const;
+export const peerHistoryDefaults = {
+  decay: 0.98,
+  priorAgree: 2,
+  priorDisagree: 1,
+  minWeight: 0.05,
+  maxWeight: 4,
+} as const;
 
 /** One proposal for the peer-agreement signal. */
 export interface PeerEntry {
@@ -77,7 +83,8 @@ export function peerAgreement(entries: readonly PeerEntry[]): Map<AgentId, numbe
   }
   // Σ_h share_h(a) over all groups; each agent then removes its own group's shares.
   const total = new Map<string, number>();
-  for (const group of groups.values()) for (const [answer, count] of group.answers) total.set(answer, (total.get(answer) ?? 0) + count / group.size);
+  for (const group of groups.values())
+    for (const [answer, count] of group.answers) total.set(answer, (total.get(answer) ?? 0) + count / group.size);
   const result = new Map<AgentId, number>();
   for (const entry of entries) {
     const own = groups.get(entry.group) as { size: number; answers: Map<string, number> };
@@ -116,10 +123,18 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
   const minWeight = options.minWeight ?? peerHistoryDefaults.minWeight;
   const maxWeight = options.maxWeight ?? peerHistoryDefaults.maxWeight;
   assertInRange('peerHistory.decay', decay, 0, 1, { minExclusive: true, hint: 'pass e.g. { decay: 0.98 }' });
-  assertInRange('peerHistory.priorAgree', priorAgree, 0, 1e6, { minExclusive: true, hint: 'pass e.g. { priorAgree: 2 }' });
-  assertInRange('peerHistory.priorDisagree', priorDisagree, 0, 1e6, { minExclusive: true, hint: 'pass e.g. { priorDisagree: 1 }' });
+  assertInRange('peerHistory.priorAgree', priorAgree, 0, 1e6, {
+    minExclusive: true,
+    hint: 'pass e.g. { priorAgree: 2 }',
+  });
+  assertInRange('peerHistory.priorDisagree', priorDisagree, 0, 1e6, {
+    minExclusive: true,
+    hint: 'pass e.g. { priorDisagree: 1 }',
+  });
   assertInRange('peerHistory.minWeight', minWeight, 0, 100, { hint: 'pass e.g. { minWeight: 0.05 }' });
-  assertInRange('peerHistory.maxWeight', maxWeight, minWeight, 100, { hint: `maxWeight must be ≥ minWeight (${minWeight}); pass e.g. { maxWeight: 4 }` });
+  assertInRange('peerHistory.maxWeight', maxWeight, minWeight, 100, {
+    hint: `maxWeight must be ≥ minWeight (${minWeight}); pass e.g. { maxWeight: 4 }`,
+  });
   const counts = new Map<AgentId, { agree: number; seen: number }>();
   const probability = (agentId: AgentId): number => {
     const state = counts.get(agentId);
@@ -134,7 +149,9 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
       return Math.min(maxWeight, Math.max(minWeight, Math.log(p / (1 - p))));
     },
     observe(agentId, value) {
-      assertInRange(`peerHistory.observe(${agentId})`, value, 0, 1, { hint: 'an observation is agreement or quality in [0, 1]' });
+      assertInRange(`peerHistory.observe(${agentId})`, value, 0, 1, {
+        hint: 'an observation is agreement or quality in [0, 1]',
+      });
       let state = counts.get(agentId);
       if (state === undefined) {
         state = { agree: 0, seen: 0 };
@@ -143,14 +160,33 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
       state.agree = decay * state.agree + value;
       state.seen = decay * state.seen + 1;
     },
-    snapshot: () => ({ schemaVersion: 1, agents: [...counts].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([agentId, state]) => [agentId, state.agree, state.seen] as const) }),
+    snapshot: () => ({
+      schemaVersion: 1,
+      agents: [...counts]
+        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
+        .map(([agentId, state]) => [agentId, state.agree, state.seen] as const),
+    }),
     restore(snapshot) {
-      if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1 || !Array.isArray(snapshot.agents)) {
-        throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: 'snapshot must come from peerHistory.snapshot() (schemaVersion 1)' });
+      if (
+        snapshot === null ||
+        typeof snapshot !== 'object' ||
+        snapshot.schemaVersion !== 1 ||
+        !Array.isArray(snapshot.agents)
+      ) {
+        throw new InvalidArgumentError({
+          parameter: 'snapshot',
+          value: snapshot,
+          message: 'snapshot must come from peerHistory.snapshot() (schemaVersion 1)',
+        });
       }
       counts.clear();
       for (const [agentId, agree, seen] of snapshot.agents) {
-        if (!(agree >= 0 && seen >= agree)) throw new InvalidArgumentError({ parameter: `snapshot.agents.${agentId}`, value: [agree, seen], message: 'each agent needs 0 ≤ agreements ≤ observations' });
+        if (!(agree >= 0 && seen >= agree))
+          throw new InvalidArgumentError({
+            parameter: `snapshot.agents.${agentId}`,
+            value: [agree, seen],
+            message: 'each agent needs 0 ≤ agreements ≤ observations',
+          });
         counts.set(agentId, { agree, seen });
       }
     },

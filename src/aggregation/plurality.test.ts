@@ -6,7 +6,13 @@ import type { Task } from '../core/task.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator, tallyVotes } from './plurality.js';
 
 const task: Task = { id: 't1', kind: 'number', prompt: 'What is 2 + 2?' };
-const propose = (agentId: string, answer: string | null): Proposal => ({ agentId, taskId: 't1', round: 0, text: answer ?? 'no idea', answer });
+const propose = (agentId: string, answer: string | null): Proposal => ({
+  agentId,
+  taskId: 't1',
+  round: 0,
+  text: answer ?? 'no idea',
+  answer,
+});
 const agents = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: `m-${id}` }));
 
 describe('tallyVotes', () => {
@@ -42,17 +48,28 @@ describe('tallyVotes', () => {
 
   it('refuses negative or NaN weights naming the vote', () => {
     expect(() => tallyVotes([{ agentId: 'a', answer: '1', weight: -1 }])).toThrow(InvalidArgumentError);
-    expect(() => tallyVotes([{ agentId: 'a', answer: '1', weight: Number.NaN }])).toThrow(/votes\[0\]\.weight|agent "a"/);
+    expect(() => tallyVotes([{ agentId: 'a', answer: '1', weight: Number.NaN }])).toThrow(
+      /votes\[0\]\.weight|agent "a"/,
+    );
   });
 
   it('always elects some vote answer or null, independent of vote order', () => {
-    const vote = fc.record({ answer: fc.option(fc.constantFrom('1', '2', '3', '10'), { nil: null }), weight: fc.double({ min: 0, max: 5, noNaN: true }) });
+    const vote = fc.record({
+      answer: fc.option(fc.constantFrom('1', '2', '3', '10'), { nil: null }),
+      weight: fc.double({ min: 0, max: 5, noNaN: true }),
+    });
     fc.assert(
       fc.property(fc.array(vote, { maxLength: 9 }), fc.integer(), (raw, seed) => {
         const votes = raw.map((entry, index) => ({ agentId: `a${index}`, ...entry }));
         const tally = tallyVotes(votes);
         if (tally.answer !== null) expect(votes.map((entry) => entry.answer)).toContain(tally.answer);
-        const shuffled = votes.slice().sort((left, right) => ((left.agentId.length * 31 + seed) % 7) - ((right.agentId.length * 17 + seed) % 5) || (left.agentId < right.agentId ? 1 : -1));
+        const shuffled = votes
+          .slice()
+          .sort(
+            (left, right) =>
+              ((left.agentId.length * 31 + seed) % 7) - ((right.agentId.length * 17 + seed) % 5) ||
+              (left.agentId < right.agentId ? 1 : -1),
+          );
         expect(tallyVotes(shuffled)).toEqual(tally);
       }),
     );
@@ -74,22 +91,43 @@ describe('plurality aggregators', () => {
 
   it('weighted plurality follows the input weights, missing agents weigh 0', () => {
     // support(4) = 0.2 + 0 (b missing) = 0.2, support(5) = 0.3 -> 5
-    const decision = createWeightedPluralityAggregator().aggregate({ task, agents, proposals: [propose('a', '4'), propose('b', '4'), propose('c', '5')], weights: { a: 0.2, c: 0.3 } });
+    const decision = createWeightedPluralityAggregator().aggregate({
+      task,
+      agents,
+      proposals: [propose('a', '4'), propose('b', '4'), propose('c', '5')],
+      weights: { a: 0.2, c: 0.3 },
+    });
     expect(decision.answer).toBe('5');
     expect(decision.support['4']).toBeCloseTo(0.2, 12);
     expect(decision.support['5']).toBeCloseTo(0.3, 12);
   });
 
   it('weighted plurality falls back to one vote each when all weights are 0', () => {
-    const decision = createWeightedPluralityAggregator().aggregate({ task, agents, proposals: [propose('a', '4'), propose('b', '4'), propose('c', '5')], weights: { a: 0, b: 0, c: 0 } });
+    const decision = createWeightedPluralityAggregator().aggregate({
+      task,
+      agents,
+      proposals: [propose('a', '4'), propose('b', '4'), propose('c', '5')],
+      weights: { a: 0, b: 0, c: 0 },
+    });
     expect(decision.answer).toBe('4');
     expect(decision.reasons[0]?.note).toMatch(/fell back/);
   });
 
   it('refuses proposals of another task and duplicate agents', () => {
     const aggregator = createPluralityAggregator();
-    expect(() => aggregator.aggregate({ task, agents, proposals: [{ ...propose('a', '4'), taskId: 't2' }] })).toThrow(/task "t2"/);
-    expect(() => aggregator.aggregate({ task, agents, proposals: [propose('a', '4'), propose('a', '5')] })).toThrow(InvalidArgumentError);
-    expect(() => createWeightedPluralityAggregator().aggregate({ task, agents, proposals: [propose('a', '4')], weights: { a: -1 } })).toThrow(/input\.weights\.a|weight of agent "a"/);
+    expect(() => aggregator.aggregate({ task, agents, proposals: [{ ...propose('a', '4'), taskId: 't2' }] })).toThrow(
+      /task "t2"/,
+    );
+    expect(() => aggregator.aggregate({ task, agents, proposals: [propose('a', '4'), propose('a', '5')] })).toThrow(
+      InvalidArgumentError,
+    );
+    expect(() =>
+      createWeightedPluralityAggregator().aggregate({
+        task,
+        agents,
+        proposals: [propose('a', '4')],
+        weights: { a: -1 },
+      }),
+    ).toThrow(/input\.weights\.a|weight of agent "a"/);
   });
 });

@@ -78,9 +78,17 @@ export function compareKeys(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-function decide(input: AggregationInput, weightOf: (agentId: AgentId) => number, noteOf: (agentId: AgentId) => string): Decision {
+function decide(
+  input: AggregationInput,
+  weightOf: (agentId: AgentId) => number,
+  noteOf: (agentId: AgentId) => string,
+): Decision {
   validateProposals(input);
-  const votes = input.proposals.map((proposal) => ({ agentId: proposal.agentId, answer: proposal.answer, weight: weightOf(proposal.agentId) }));
+  const votes = input.proposals.map((proposal) => ({
+    agentId: proposal.agentId,
+    answer: proposal.answer,
+    weight: weightOf(proposal.agentId),
+  }));
   // One sort serves the tally and the reasons (both in agent-id order).
   const ordered = sortVotes(votes);
   const tally = tallyOrdered(ordered);
@@ -103,7 +111,12 @@ function decide(input: AggregationInput, weightOf: (agentId: AgentId) => number,
 export function createPluralityAggregator(): Aggregator {
   return {
     name: 'plurality',
-    aggregate: (input) => decide(input, () => 1, () => 'one vote'),
+    aggregate: (input) =>
+      decide(
+        input,
+        () => 1,
+        () => 'one vote',
+      ),
   };
 }
 
@@ -120,16 +133,37 @@ export function createWeightedPluralityAggregator(): Aggregator {
     name: 'weighted-plurality',
     aggregate(input) {
       const weights = input.weights;
-      if (weights === undefined) return decide(input, () => 1, () => 'equal weights (none given)');
+      if (weights === undefined)
+        return decide(
+          input,
+          () => 1,
+          () => 'equal weights (none given)',
+        );
       for (const agentId of Object.keys(weights)) {
         const weight = weights[agentId];
         if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
-          throw new InvalidArgumentError({ parameter: `input.weights.${agentId}`, value: weight, message: `weight of agent ${JSON.stringify(agentId)} must be a finite number >= 0, got ${String(weight)}` });
+          throw new InvalidArgumentError({
+            parameter: `input.weights.${agentId}`,
+            value: weight,
+            message: `weight of agent ${JSON.stringify(agentId)} must be a finite number >= 0, got ${String(weight)}`,
+          });
         }
       }
-      const total = (input.proposals ?? []).reduce((sum, proposal) => sum + (proposal.answer === null ? 0 : (weights[proposal.agentId] ?? 0)), 0);
-      if (total === 0) return decide(input, () => 1, () => 'all weights 0: fell back to one vote each');
-      return decide(input, (agentId) => weights[agentId] ?? 0, (agentId) => (agentId in weights ? 'input weight' : 'no input weight: 0'));
+      const total = (input.proposals ?? []).reduce(
+        (sum, proposal) => sum + (proposal.answer === null ? 0 : (weights[proposal.agentId] ?? 0)),
+        0,
+      );
+      if (total === 0)
+        return decide(
+          input,
+          () => 1,
+          () => 'all weights 0: fell back to one vote each',
+        );
+      return decide(
+        input,
+        (agentId) => weights[agentId] ?? 0,
+        (agentId) => (agentId in weights ? 'input weight' : 'no input weight: 0'),
+      );
     },
   };
 }

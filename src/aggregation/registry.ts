@@ -1,6 +1,10 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Aggregator } from './aggregator.js';
-import { createMiniRepAggregator, type MiniRepAggregator, type MiniRepAggregatorOptions } from './minirep-aggregator.js';
+import {
+  createMiniRepAggregator,
+  type MiniRepAggregator,
+  type MiniRepAggregatorOptions,
+} from './minirep-aggregator.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from './plurality.js';
 
 /** Names accepted by {@link createAggregator}. */
@@ -28,10 +32,19 @@ export function createAggregator(name: string, options?: MiniRepAggregatorOption
       return createWeightedPluralityAggregator();
     case 'minirep':
       if (options === undefined || !('model' in options)) {
-        throw new InvalidArgumentError({ parameter: 'options.model', value: undefined, message: "the minirep aggregator needs a reputation model; pass createAggregator('minirep', { model: createMiniRepModel({ agents }) })" });
+        throw new InvalidArgumentError({
+          parameter: 'options.model',
+          value: undefined,
+          message:
+            "the minirep aggregator needs a reputation model; pass createAggregator('minirep', { model: createMiniRepModel({ agents }) })",
+        });
       }
       return createMiniRepAggregator(options as MiniRepAggregatorOptions);
     default:
-      throw new InvalidArgumentError({ parameter: 'name', value: name, message: `unknown aggregator ${JSON.stringify(name)}; use one of ${aggregatorNames.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: 'name',
+        value: name,
+        message: `unknown aggregator ${JSON.stringify(name)}; use one of ${aggregatorNames.join(', ')}`,
+      });
   }
 }

@@ -6,7 +6,13 @@ import { createSimulatedVerifier, simulatedVerdict, simulatedVerifierDefaults } 
 import { verifyProposals } from './verifier.js';
 
 const task = (index: number): Task => ({ id: `t${index}`, kind: 'number', prompt: '' });
-const propose = (taskId: string, agentId: string, answer: string | null): Proposal => ({ agentId, taskId, round: 0, text: String(answer), answer });
+const propose = (taskId: string, agentId: string, answer: string | null): Proposal => ({
+  agentId,
+  taskId,
+  round: 0,
+  text: String(answer),
+  answer,
+});
 // The truth the harness knows: '4' is right on every task.
 const isCorrect = (_task: Task, proposal: Proposal) => proposal.answer === '4';
 
@@ -42,7 +48,8 @@ describe('createSimulatedVerifier', () => {
     let wrongJudgedWrong = 0;
     for (let index = 0; index < 4000; index++) {
       rightJudgedRight += verifier.verify({ task: task(index), proposal: propose(`t${index}`, 'a', '4') }) as number;
-      wrongJudgedWrong += 1 - (verifier.verify({ task: task(index), proposal: propose(`t${index}`, 'a', '5') }) as number);
+      wrongJudgedWrong +=
+        1 - (verifier.verify({ task: task(index), proposal: propose(`t${index}`, 'a', '5') }) as number);
     }
     // Binomial(4000, 0.7): mean 2800, sd = sqrt(4000·0.7·0.3) ≈ 29.0, 5 sd ≈ 145.
     expect(Math.abs(rightJudgedRight - 2800)).toBeLessThan(145);
@@ -56,12 +63,16 @@ describe('createSimulatedVerifier', () => {
     expect(verifier.verify({ task: task(1), proposal })).toBe(verifier.verify({ task: task(1), proposal }));
     expect(verifier.verify({ task: task(1), proposal: propose('t1', 'a', null) })).toBe(0);
     // Pinned output of seed 3 on ten right answers t0..t9 (specificity 0.8: about 8 ones expected).
-    const pinned = Array.from({ length: 10 }, (_, index) => verifier.verify({ task: task(index), proposal: propose(`t${index}`, 'a', '4') }));
+    const pinned = Array.from({ length: 10 }, (_, index) =>
+      verifier.verify({ task: task(index), proposal: propose(`t${index}`, 'a', '4') }),
+    );
     expect(pinned).toEqual([1, 1, 0, 1, 1, 0, 1, 1, 1, 1]);
   });
 
   it('refuses rates outside [0, 1] at construction', () => {
-    expect(() => createSimulatedVerifier({ seed: 1, isCorrect, sensitivity: 1.2 })).toThrow(/sensitivity must be in \[0, 1\]/);
+    expect(() => createSimulatedVerifier({ seed: 1, isCorrect, sensitivity: 1.2 })).toThrow(
+      /sensitivity must be in \[0, 1\]/,
+    );
     expect(() => createSimulatedVerifier({ seed: 1, isCorrect, specificity: -0.1 })).toThrow(/specificity/);
   });
 });
@@ -69,8 +80,17 @@ describe('createSimulatedVerifier', () => {
 describe('verifyProposals', () => {
   it('collects synchronous and asynchronous verdicts, leaves out "no opinion", and refuses values outside [0, 1]', async () => {
     const proposals = [propose('t', 'a', '4'), propose('t', 'b', '5'), propose('t', 'c', null)];
-    const verdicts = await verifyProposals({ verifier: { name: 'async', verify: async ({ proposal }) => (proposal.answer === null ? undefined : proposal.answer === '4' ? 0.9 : 0.1) }, task: task(0), proposals });
+    const verdicts = await verifyProposals({
+      verifier: {
+        name: 'async',
+        verify: async ({ proposal }) => (proposal.answer === null ? undefined : proposal.answer === '4' ? 0.9 : 0.1),
+      },
+      task: task(0),
+      proposals,
+    });
     expect(verdicts).toEqual({ a: 0.9, b: 0.1 });
-    await expect(verifyProposals({ verifier: { name: 'bad', verify: () => Number.NaN }, task: task(0), proposals })).rejects.toThrow(/verifier bad returned NaN for agent a/);
+    await expect(
+      verifyProposals({ verifier: { name: 'bad', verify: () => Number.NaN }, task: task(0), proposals }),
+    ).rejects.toThrow(/verifier bad returned NaN for agent a/);
   });
 });

@@ -46,10 +46,19 @@ export const simulatedVerifierDefaults = { sensitivity: 0.85, specificity: 0.8 }
  * const verifier = createSimulatedVerifier({ seed: 7, isCorrect: (task, proposal) => proposal.answer === references[task.id] });
  * verifier.verify({ task, proposal }); // 0 or 1
  */
-export function createSimulatedVerifier(options: SimulatedVerifierOptions): Verifier & { readonly sensitivity: number; readonly specificity: number } {
-  const { sensitivity, specificity } = resolveOptions<{ sensitivity: number; specificity: number }>(simulatedVerifierDefaults, { sensitivity: options.sensitivity, specificity: options.specificity });
-  assertInRange('sensitivity', sensitivity, 0, 1, { hint: 'sensitivity is P(judged wrong | wrong); pass e.g. { sensitivity: 0.85 }' });
-  assertInRange('specificity', specificity, 0, 1, { hint: 'specificity is P(judged right | right); pass e.g. { specificity: 0.8 }' });
+export function createSimulatedVerifier(
+  options: SimulatedVerifierOptions,
+): Verifier & { readonly sensitivity: number; readonly specificity: number } {
+  const { sensitivity, specificity } = resolveOptions<{ sensitivity: number; specificity: number }>(
+    simulatedVerifierDefaults,
+    { sensitivity: options.sensitivity, specificity: options.specificity },
+  );
+  assertInRange('sensitivity', sensitivity, 0, 1, {
+    hint: 'sensitivity is P(judged wrong | wrong); pass e.g. { sensitivity: 0.85 }',
+  });
+  assertInRange('specificity', specificity, 0, 1, {
+    hint: 'specificity is P(judged right | right); pass e.g. { specificity: 0.8 }',
+  });
   const { isCorrect, seed } = options;
   return {
     name: `simulated(${sensitivity}/${specificity})`,
@@ -57,7 +66,12 @@ export function createSimulatedVerifier(options: SimulatedVerifierOptions): Veri
     specificity,
     verify({ task, proposal }) {
       if (proposal.answer === null) return 0;
-      return simulatedVerdict({ correct: isCorrect(task, proposal), sensitivity, specificity, draw: createRng(deriveSeed(seed, task.id, proposal.agentId, proposal.answer))() });
+      return simulatedVerdict({
+        correct: isCorrect(task, proposal),
+        sensitivity,
+        specificity,
+        draw: createRng(deriveSeed(seed, task.id, proposal.agentId, proposal.answer))(),
+      });
     },
   };
 }
@@ -69,7 +83,17 @@ export function createSimulatedVerifier(options: SimulatedVerifierOptions): Veri
  * @example
  * simulatedVerdict({ correct: false, sensitivity: 0.85, specificity: 0.8, draw: 0.9 }); // 1: a missed wrong answer
  */
-export function simulatedVerdict({ correct, sensitivity, specificity, draw }: { correct: boolean; sensitivity: number; specificity: number; draw: number }): 0 | 1 {
+export function simulatedVerdict({
+  correct,
+  sensitivity,
+  specificity,
+  draw,
+}: {
+  correct: boolean;
+  sensitivity: number;
+  specificity: number;
+  draw: number;
+}): 0 | 1 {
   // P(verdict = 1 | right) = specificity; P(verdict = 0 | wrong) = sensitivity
   if (correct) return draw < specificity ? 1 : 0;
   return draw < sensitivity ? 0 : 1;

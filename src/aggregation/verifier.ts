@@ -39,7 +39,10 @@ export type Verdicts = Readonly<Record<AgentId, number>>;
  * Throws {@link InvalidArgumentError} unless `estimate` is `undefined` or a number in [0, 1].
  * Every consumer of verdicts calls it, so a faulty verifier fails where it answered.
  */
-export function assertVerdict(estimate: unknown, { verifier, agentId, taskId }: { verifier: string; agentId: AgentId; taskId: string }): asserts estimate is number | undefined {
+export function assertVerdict(
+  estimate: unknown,
+  { verifier, agentId, taskId }: { verifier: string; agentId: AgentId; taskId: string },
+): asserts estimate is number | undefined {
   if (estimate === undefined) return;
   if (typeof estimate !== 'number' || !Number.isFinite(estimate) || estimate < 0 || estimate > 1) {
     throw new InvalidArgumentError({
@@ -60,7 +63,15 @@ export function assertVerdict(estimate: unknown, { verifier, agentId, taskId }: 
  * const decision = aggregator.aggregate({ task, proposals, agents, verdicts });
  * model.observe(aggregator.feedback(decision, 'verifier'));
  */
-export async function verifyProposals({ verifier, task, proposals }: { verifier: Verifier; task: Task; proposals: readonly Proposal[] }): Promise<Verdicts> {
+export async function verifyProposals({
+  verifier,
+  task,
+  proposals,
+}: {
+  verifier: Verifier;
+  task: Task;
+  proposals: readonly Proposal[];
+}): Promise<Verdicts> {
   const estimates = await Promise.all(proposals.map(async (proposal) => verifier.verify({ task, proposal })));
   const verdicts: Record<AgentId, number> = {};
   proposals.forEach((proposal, index) => {
@@ -77,7 +88,11 @@ export async function verifyProposals({ verifier, task, proposals }: { verifier:
  */
 export function verifySync(verifier: Verifier, request: VerifyRequest): number | undefined {
   const estimate = verifier.verify(request);
-  if (estimate !== null && typeof estimate === 'object' && typeof (estimate as PromiseLike<unknown>).then === 'function') {
+  if (
+    estimate !== null &&
+    typeof estimate === 'object' &&
+    typeof (estimate as PromiseLike<unknown>).then === 'function'
+  ) {
     throw new InvalidArgumentError({
       parameter: 'verifier',
       value: verifier.name,

@@ -5,16 +5,35 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ArgsDef } from 'citty';
 import { describe, expect, it } from 'vitest';
-import { DataFormatError, InterruptedError, InvalidArgumentError, ProviderError, RunFailedError, StoreError } from '../core/errors.js';
-import { checkArgs, checkOutputs, closest, colourEnabled, exitCodeOf, formatErrorLine, UsageError } from './_contract.js';
+import {
+  DataFormatError,
+  InterruptedError,
+  InvalidArgumentError,
+  ProviderError,
+  RunFailedError,
+  StoreError,
+} from '../core/errors.js';
+import {
+  checkArgs,
+  checkOutputs,
+  closest,
+  colourEnabled,
+  exitCodeOf,
+  formatErrorLine,
+  UsageError,
+} from './_contract.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     // TEST and CI would switch citty's colour off by themselves: remove them so the pipe decides.
     const { TEST: _test, CI: _ci, ...base } = process.env;
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...base, TERM: 'xterm-256color', NO_COLOR: '', REPUTE_DEBUG: '', ...env } }, (error, stdout, stderr) =>
-      resolve({ status: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/run-cli.ts', ...args],
+      { cwd: root, encoding: 'utf8', env: { ...base, TERM: 'xterm-256color', NO_COLOR: '', REPUTE_DEBUG: '', ...env } },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
 
@@ -28,7 +47,25 @@ const argsDef: ArgsDef = {
 
 describe('command-line contract (in process)', () => {
   it('accepts a well-formed command line', () => {
-    expect(() => checkArgs(argsDef, ['team.yaml', '--tasks', '10', '--run-id=x', '--runId', 'y', '--mode', 'b', '--json', '--no-json', '--seed-like', '-5'].slice(0, 9))).not.toThrow();
+    expect(() =>
+      checkArgs(
+        argsDef,
+        [
+          'team.yaml',
+          '--tasks',
+          '10',
+          '--run-id=x',
+          '--runId',
+          'y',
+          '--mode',
+          'b',
+          '--json',
+          '--no-json',
+          '--seed-like',
+          '-5',
+        ].slice(0, 9),
+      ),
+    ).not.toThrow();
     expect(() => checkArgs(argsDef, ['--tasks', '-3', 'team.yaml'])).not.toThrow();
     expect(() => checkArgs(argsDef, ['team.yaml', '--', '--not-an-option'].slice(0, 2))).not.toThrow();
   });
@@ -65,7 +102,9 @@ describe('command-line contract (in process)', () => {
     expect(exitCodeOf(new InterruptedError({ signal: 'SIGINT' }))).toBe(130);
     expect(exitCodeOf(new InterruptedError({ signal: 'SIGTERM' }))).toBe(143);
     expect(exitCodeOf(new TypeError('bug'))).toBe(1);
-    expect(formatErrorLine('repute run', new DataFormatError({ file: 'f', message: 'two\n  lines' }))).toBe('repute run: DataFormatError: f: two lines');
+    expect(formatErrorLine('repute run', new DataFormatError({ file: 'f', message: 'two\n  lines' }))).toBe(
+      'repute run: DataFormatError: f: two lines',
+    );
   });
 
   it('colours only a TTY without NO_COLOR', () => {
@@ -82,7 +121,9 @@ describe('command-line contract (in process)', () => {
     const dirOut: ArgsDef = { out: { type: 'string', valueHint: 'DIR', default: 'replay-out' } };
     const fileOut: ArgsDef = { out: { type: 'string', valueHint: 'FILE' } };
     expect(() => checkOutputs(dirOut, ['--out', file])).toThrow(/--out .*file\.txt: exists and is not a directory/);
-    expect(() => checkOutputs(dirOut, ['--out', join(file, 'sub')])).toThrow(/cannot be created: .*file\.txt is not a directory/);
+    expect(() => checkOutputs(dirOut, ['--out', join(file, 'sub')])).toThrow(
+      /cannot be created: .*file\.txt is not a directory/,
+    );
     expect(() => checkOutputs(fileOut, ['--out', dir])).toThrow(/is a directory, expected a file/);
     expect(() => checkOutputs(dirOut, ['--out', join(dir, 'new', 'deeper')])).not.toThrow();
     expect(() => checkOutputs(fileOut, [`--out=${join(dir, 'report.html')}`])).not.toThrow();
@@ -98,18 +139,30 @@ describe('command-line contract (every command, as a user runs it)', () => {
     [['demo', 'extra'], 2, 'repute demo: UsageError: unexpected argument "extra"; this command takes no arguments'],
     [['demo', '--tasks', 'many'], 2, 'repute demo: InvalidArgumentError: --tasks must be an integer'],
     [['raps', 'nope'], 2, 'repute raps: InvalidArgumentError: unknown RAPS scenario "nope"'],
-    [['replay', 'x', '--out', 'package.json'], 2, 'repute replay: InvalidArgumentError: --out package.json: exists and is not a directory'],
+    [
+      ['replay', 'x', '--out', 'package.json'],
+      2,
+      'repute replay: InvalidArgumentError: --out package.json: exists and is not a directory',
+    ],
     [['drf', 'sign', '--seedz', '3'], 2, 'repute drf sign: UsageError: unknown option --seedz (did you mean --seeds?)'],
-    [['run', 'missing-team.yaml'], 3, 'repute run: DataFormatError: missing-team.yaml: cannot read the team file (ENOENT)'],
+    [
+      ['run', 'missing-team.yaml'],
+      3,
+      'repute run: DataFormatError: missing-team.yaml: cannot read the team file (ENOENT)',
+    ],
     [['frob'], 2, 'repute: UsageError: unknown command frob'],
-  ] as Array<[string[], number, string]>)('%j exits %i with one error line', async (args, code, line) => {
-    const result = await cli(args);
-    expect(result.status).toBe(code);
-    const errorLines = result.stderr.split('\n').filter((entry) => entry.startsWith('repute'));
-    expect(errorLines).toHaveLength(1);
-    expect(errorLines[0]).toContain(line);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
-  }, 120_000);
+  ] as Array<[string[], number, string]>)(
+    '%j exits %i with one error line',
+    async (args, code, line) => {
+      const result = await cli(args);
+      expect(result.status).toBe(code);
+      const errorLines = result.stderr.split('\n').filter((entry) => entry.startsWith('repute'));
+      expect(errorLines).toHaveLength(1);
+      expect(errorLines[0]).toContain(line);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    },
+    120_000,
+  );
 
   it('prints a stack trace only with --debug or REPUTE_DEBUG=1', async () => {
     expect((await cli(['run', 'missing-team.yaml', '--debug'])).stderr).toMatch(/\n\s+at /);
@@ -126,11 +179,26 @@ describe('command-line contract (every command, as a user runs it)', () => {
   }, 120_000);
 
   it('leaves SIGTERM to the default for a command that does not watch it (killed at once, 143 in a shell)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'demo', '--tasks', '200', '--out', join(mkdtempSync(join(tmpdir(), 'repute-term-')), 'r.html')], { cwd: root, env: { ...process.env, NO_COLOR: '' } });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/run-cli.ts',
+        'demo',
+        '--tasks',
+        '200',
+        '--out',
+        join(mkdtempSync(join(tmpdir(), 'repute-term-')), 'r.html'),
+      ],
+      { cwd: root, env: { ...process.env, NO_COLOR: '' } },
+    );
     // Wait for the first progress line (majority on the clean condition done): the command is working.
     await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()));
     child.kill('SIGTERM');
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, exitSignal) => resolve(exitSignal)));
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, exitSignal) => resolve(exitSignal)),
+    );
     expect(signal).toBe('SIGTERM');
   }, 120_000);
 });

@@ -45,7 +45,10 @@ export function formatErrorLine(command: string, error: unknown): string {
 }
 
 /** True when stdout may carry ANSI colour: a TTY, and `NO_COLOR` unset or empty. */
-export function colourEnabled(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+export function colourEnabled(
+  stream: { isTTY?: boolean } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
 }
 
@@ -134,7 +137,12 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
   }
   if (resolved.missingSubcommand) {
     await printUsage(command, parent, process.stderr);
-    fail(new UsageError({ parameter: 'command', message: `missing command; choose one of ${resolved.missingSubcommand.join(', ')}` }));
+    fail(
+      new UsageError({
+        parameter: 'command',
+        message: `missing command; choose one of ${resolved.missingSubcommand.join(', ')}`,
+      }),
+    );
   }
 
   // Handlers are installed only when the command asks for interruptSignal(): a command that never
@@ -146,7 +154,16 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
     if (state.signal !== undefined) fail(new InterruptedError({ signal: state.signal }));
     state.signal = signal;
     state.controller.abort(new InterruptedError({ signal }));
-    setTimeout(() => fail(new InterruptedError({ signal, message: `interrupted by ${signal}; the command did not stop within ${windDownMs / 1000} s` })), windDownMs).unref();
+    setTimeout(
+      () =>
+        fail(
+          new InterruptedError({
+            signal,
+            message: `interrupted by ${signal}; the command did not stop within ${windDownMs / 1000} s`,
+          }),
+        ),
+      windDownMs,
+    ).unref();
   };
   const onSigint = () => onSignal('SIGINT');
   const onSigterm = () => onSignal('SIGTERM');
@@ -173,7 +190,11 @@ async function resolveValue<T>(value: T | (() => T | Promise<T>) | Promise<T> | 
   return typeof value === 'function' ? await (value as () => T | Promise<T>)() : await value;
 }
 
-async function printUsage(command: CommandDef, parent: CommandDef | undefined, stream: NodeJS.WriteStream): Promise<void> {
+async function printUsage(
+  command: CommandDef,
+  parent: CommandDef | undefined,
+  stream: NodeJS.WriteStream,
+): Promise<void> {
   const text = await renderUsage(command, parent);
   stream.write(`${colourEnabled(stream) ? text : text.replace(ansi, '')}\n\n`);
 }
@@ -213,15 +234,35 @@ async function resolveCommand(main: CommandDef, args: string[], name: string): P
       const versionRequested = isTop && rest.length === 1 && (first === '--version' || first === '-v');
       const wantsHelp = rest.includes('--help') || rest.includes('-h');
       if (first !== undefined && !versionRequested && !wantsHelp) {
-        throw new UnknownCommandError(path, command, parent, unknownOption(first, ['help', ...(isTop ? ['version'] : [])]));
+        throw new UnknownCommandError(
+          path,
+          command,
+          parent,
+          unknownOption(first, ['help', ...(isTop ? ['version'] : [])]),
+        );
       }
-      return { command, parent, rest, path, versionRequested, missingSubcommand: versionRequested || wantsHelp ? undefined : Object.keys(subCommands) };
+      return {
+        command,
+        parent,
+        rest,
+        path,
+        versionRequested,
+        missingSubcommand: versionRequested || wantsHelp ? undefined : Object.keys(subCommands),
+      };
     }
     const next = subCommands[first];
     if (next === undefined) {
       const names = Object.keys(subCommands);
       const guess = closest(first, names);
-      throw new UnknownCommandError(path, command, parent, new UsageError({ parameter: 'command', message: `unknown command ${first}${guess ? ` (did you mean ${guess}?)` : ''}; choose one of ${names.join(', ')}` }));
+      throw new UnknownCommandError(
+        path,
+        command,
+        parent,
+        new UsageError({
+          parameter: 'command',
+          message: `unknown command ${first}${guess ? ` (did you mean ${guess}?)` : ''}; choose one of ${names.join(', ')}`,
+        }),
+      );
     }
     parent = command;
     command = (await resolveValue(next)) as CommandDef;
@@ -242,7 +283,10 @@ function kebab(name: string): string {
 function unknownOption(token: string, known: readonly string[]): UsageError {
   const flag = token.split('=')[0] as string;
   const guess = closest(flag.replace(/^-+/, ''), known);
-  return new UsageError({ parameter: flag, message: `unknown option ${flag}${guess ? ` (did you mean --${guess}?)` : ''}` });
+  return new UsageError({
+    parameter: flag,
+    message: `unknown option ${flag}${guess ? ` (did you mean --${guess}?)` : ''}`,
+  });
 }
 
 /** The known name nearest to `input` (edit distance ≤ 2, or a prefix either way), if any. */
@@ -250,7 +294,10 @@ export function closest(input: string, known: readonly string[]): string | undef
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const distance = candidate.startsWith(input) || input.startsWith(candidate) ? Math.min(1, editDistance(input, candidate)) : editDistance(input, candidate);
+    const distance =
+      candidate.startsWith(input) || input.startsWith(candidate)
+        ? Math.min(1, editDistance(input, candidate))
+        : editDistance(input, candidate);
     if (distance < bestDistance) {
       bestDistance = distance;
       best = candidate;
@@ -264,7 +311,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -282,7 +333,8 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
   for (const [key, def] of defs) {
     if (def.type === 'positional') continue;
     const aliases = (def as { alias?: string | string[] }).alias;
-    for (const alias of [key, kebab(key), camel(key), ...(Array.isArray(aliases) ? aliases : aliases ? [aliases] : [])]) options.set(alias, [key, def]);
+    for (const alias of [key, kebab(key), camel(key), ...(Array.isArray(aliases) ? aliases : aliases ? [aliases] : [])])
+      options.set(alias, [key, def]);
   }
   const names = [...new Set(defs.filter(([, def]) => def.type !== 'positional').map(([key]) => kebab(key))), 'help'];
   const positionals: string[] = [];
@@ -297,7 +349,9 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
       continue;
     }
     const long = token.startsWith('--');
-    const [flag, inline] = token.includes('=') ? [token.slice(0, token.indexOf('=')), token.slice(token.indexOf('=') + 1)] : [token, undefined];
+    const [flag, inline] = token.includes('=')
+      ? [token.slice(0, token.indexOf('=')), token.slice(token.indexOf('=') + 1)]
+      : [token, undefined];
     const bare = flag.replace(/^-+/, '');
     const entry = options.get(bare);
     if (entry === undefined && long && bare.startsWith('no-')) {
@@ -308,7 +362,10 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
     const [key, def] = entry;
     if (def.type === 'boolean') {
       if (inline !== undefined && inline !== 'true' && inline !== 'false') {
-        throw new UsageError({ parameter: `--${kebab(key)}`, message: `--${kebab(key)} is a switch and takes no value, got ${JSON.stringify(inline)}; pass --${kebab(key)} or --no-${kebab(key)}` });
+        throw new UsageError({
+          parameter: `--${kebab(key)}`,
+          message: `--${kebab(key)} is a switch and takes no value, got ${JSON.stringify(inline)}; pass --${kebab(key)} or --no-${kebab(key)}`,
+        });
       }
       continue;
     }
@@ -316,19 +373,28 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
     if (value === undefined) {
       const next = rest[index + 1];
       if (next === undefined || (next.startsWith('-') && !/^-\d/.test(next))) {
-        throw new UsageError({ parameter: `--${kebab(key)}`, message: `missing value for --${kebab(key)}; pass --${kebab(key)} ${def.valueHint ?? 'VALUE'}` });
+        throw new UsageError({
+          parameter: `--${kebab(key)}`,
+          message: `missing value for --${kebab(key)}; pass --${kebab(key)} ${def.valueHint ?? 'VALUE'}`,
+        });
       }
       value = next;
       index++;
     }
     if (def.type === 'enum' && def.options !== undefined && !def.options.includes(value)) {
-      throw new UsageError({ parameter: `--${kebab(key)}`, message: `--${kebab(key)} must be one of ${def.options.join(', ')}, got ${JSON.stringify(value)}` });
+      throw new UsageError({
+        parameter: `--${kebab(key)}`,
+        message: `--${kebab(key)} must be one of ${def.options.join(', ')}, got ${JSON.stringify(value)}`,
+      });
     }
   }
   const positionalDefs = defs.filter(([, def]) => def.type === 'positional');
   if (positionals.length > positionalDefs.length) {
     const extra = positionals[positionalDefs.length] as string;
-    throw new UsageError({ parameter: 'arguments', message: `unexpected argument ${JSON.stringify(extra)}${positionalDefs.length === 0 ? '; this command takes no arguments' : `; this command takes ${positionalDefs.map(([key]) => `<${key.toUpperCase()}>`).join(' ')}`}` });
+    throw new UsageError({
+      parameter: 'arguments',
+      message: `unexpected argument ${JSON.stringify(extra)}${positionalDefs.length === 0 ? '; this command takes no arguments' : `; this command takes ${positionalDefs.map(([key]) => `<${key.toUpperCase()}>`).join(' ')}`}`,
+    });
   }
   positionalDefs.forEach(([key, def], index) => {
     if (positionals[index] === undefined && def.required !== false && def.default === undefined) {
@@ -365,7 +431,11 @@ export function checkOutputs(argsDef: ArgsDef, rest: readonly string[]): void {
     const path = resolve(value);
     const problem = outputProblem(path, wantsDirectory);
     if (problem !== undefined) {
-      throw new InvalidArgumentError({ parameter: '--out', value, message: `--out ${value}: ${problem}; pass --out <${wantsDirectory ? 'a writable directory' : 'a file in a writable directory'}>` });
+      throw new InvalidArgumentError({
+        parameter: '--out',
+        value,
+        message: `--out ${value}: ${problem}; pass --out <${wantsDirectory ? 'a writable directory' : 'a file in a writable directory'}>`,
+      });
     }
   }
 }

@@ -20,7 +20,11 @@ export interface AgentIdentity {
 /** Validates a team: non-empty, unique ids, non-empty models, non-negative costs. */
 export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agents'): void {
   if (!Array.isArray(agents) || agents.length === 0) {
-    throw new InvalidArgumentError({ parameter, value: agents, message: `${parameter} must be a non-empty list of agents; pass e.g. [{ id: 'a1', model: 'gpt-4o' }]` });
+    throw new InvalidArgumentError({
+      parameter,
+      value: agents,
+      message: `${parameter} must be a non-empty list of agents; pass e.g. [{ id: 'a1', model: 'gpt-4o' }]`,
+    });
   }
   const seen = new Set<string>();
   agents.forEach((agent, index) => {
@@ -28,7 +32,11 @@ export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agen
     assertNonEmptyString(`${parameter}[${index}].model`, agent.model);
     if (agent.cost !== undefined) assertNonNegative(`${parameter}[${index}].cost`, agent.cost);
     if (seen.has(agent.id)) {
-      throw new InvalidArgumentError({ parameter: `${parameter}[${index}].id`, value: agent.id, message: `duplicate agent id ${JSON.stringify(agent.id)}; agent ids must be unique within a team` });
+      throw new InvalidArgumentError({
+        parameter: `${parameter}[${index}].id`,
+        value: agent.id,
+        message: `duplicate agent id ${JSON.stringify(agent.id)}; agent ids must be unique within a team`,
+      });
     }
     seen.add(agent.id);
   });

@@ -33,7 +33,12 @@ export class InvalidArgumentError extends ReputeError {
   /** The value that was refused. */
   readonly value: unknown;
 
-  constructor({ parameter, value, message, cause }: { parameter: string; value: unknown; message: string; cause?: unknown }) {
+  constructor({
+    parameter,
+    value,
+    message,
+    cause,
+  }: { parameter: string; value: unknown; message: string; cause?: unknown }) {
     super('invalid_argument', message, { cause });
     this.parameter = parameter;
     this.value = value;
@@ -79,7 +84,21 @@ export class ProviderError extends ReputeError {
   /** What went wrong on the last attempt: an HTTP error status, no connection, a timeout, or a reply outside the protocol. */
   readonly reason: ProviderFailureReason | undefined;
 
-  constructor({ provider, status, attempts, reason, message, cause }: { provider: string; status?: number; attempts: number; reason?: ProviderFailureReason; message: string; cause?: unknown }) {
+  constructor({
+    provider,
+    status,
+    attempts,
+    reason,
+    message,
+    cause,
+  }: {
+    provider: string;
+    status?: number;
+    attempts: number;
+    reason?: ProviderFailureReason;
+    message: string;
+    cause?: unknown;
+  }) {
     super('provider', message, { cause });
     this.provider = provider;
     this.status = status;
@@ -98,7 +117,12 @@ export class RunFailedError extends ReputeError {
   /** Tasks that failed (per method and task). */
   readonly failedTasks: number;
 
-  constructor({ runId, failedTasks, message, cause }: { runId: string; failedTasks: number; message: string; cause?: unknown }) {
+  constructor({
+    runId,
+    failedTasks,
+    message,
+    cause,
+  }: { runId: string; failedTasks: number; message: string; cause?: unknown }) {
     super('run_failed', message, { cause });
     this.runId = runId;
     this.failedTasks = failedTasks;

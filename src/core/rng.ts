@@ -27,7 +27,10 @@ export function createRng(seed: number | string): Rng {
   let d = next32();
   return () => {
     // sfc32
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     let t = (a + b) | 0;
     a = b ^ (b >>> 9);
     b = (c + (c << 3)) | 0;
@@ -59,15 +62,23 @@ export function hashString(text: string): number {
 
 function normalizeSeed(seed: number): number {
   if (!Number.isFinite(seed)) {
-    throw new InvalidArgumentError({ parameter: 'seed', value: seed, message: `seed must be a finite number or a string, got ${seed}; pass e.g. createRng(2027)` });
+    throw new InvalidArgumentError({
+      parameter: 'seed',
+      value: seed,
+      message: `seed must be a finite number or a string, got ${seed}; pass e.g. createRng(2027)`,
+    });
   }
-  return Math.floor(seed) >>> 0 ^ Math.floor(seed / 4294967296);
+  return (Math.floor(seed) >>> 0) ^ Math.floor(seed / 4294967296);
 }
 
 /** Uniform integer in [0, n). */
 export function randomInt(rng: Rng, n: number): number {
   if (!Number.isInteger(n) || n <= 0) {
-    throw new InvalidArgumentError({ parameter: 'n', value: n, message: `n must be a positive integer, got ${n}; pass the number of outcomes, e.g. randomInt(rng, 6)` });
+    throw new InvalidArgumentError({
+      parameter: 'n',
+      value: n,
+      message: `n must be a positive integer, got ${n}; pass the number of outcomes, e.g. randomInt(rng, 6)`,
+    });
   }
   return Math.min(n - 1, Math.floor(rng() * n));
 }
@@ -87,7 +98,11 @@ export function shuffle<T>(rng: Rng, items: readonly T[]): T[] {
 /** Draws k distinct items uniformly without replacement, in draw order. */
 export function sample<T>(rng: Rng, items: readonly T[], k: number): T[] {
   if (!Number.isInteger(k) || k < 0 || k > items.length) {
-    throw new InvalidArgumentError({ parameter: 'k', value: k, message: `k must be an integer in [0, ${items.length}], got ${k}; draw at most as many items as the pool holds (${items.length})` });
+    throw new InvalidArgumentError({
+      parameter: 'k',
+      value: k,
+      message: `k must be an integer in [0, ${items.length}], got ${k}; draw at most as many items as the pool holds (${items.length})`,
+    });
   }
   return shuffle(rng, items).slice(0, k);
 }

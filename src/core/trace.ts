@@ -17,19 +17,106 @@ export interface WeightReason {
  * written as one of these, so a user can always ask why an agent was trusted.
  */
 export type SpanData =
-  | { readonly type: 'run'; readonly runId: string; readonly method?: string; readonly detail?: Readonly<Record<string, unknown>> }
+  | {
+      readonly type: 'run';
+      readonly runId: string;
+      readonly method?: string;
+      readonly detail?: Readonly<Record<string, unknown>>;
+    }
   | { readonly type: 'task'; readonly taskId: TaskId }
-  | { readonly type: 'selection'; readonly taskId: TaskId; readonly round?: number; readonly selected: readonly AgentId[]; readonly excluded: readonly AgentId[]; readonly reasons: readonly WeightReason[] }
-  | { readonly type: 'proposal'; readonly taskId: TaskId; readonly round: number; readonly agentId: AgentId; readonly answer: string | null }
-  | { readonly type: 'rating'; readonly taskId: TaskId; readonly rater: AgentId; readonly ratee: AgentId; readonly score: number; readonly reason?: string }
-  | { readonly type: 'debate-round'; readonly taskId: TaskId; readonly round: number; readonly answers: Readonly<Record<AgentId, string | null>> }
-  | { readonly type: 'vote'; readonly taskId: TaskId; readonly answer: string | null; readonly support: Readonly<Record<string, number>>; readonly reasons: readonly WeightReason[] }
-  | { readonly type: 'reputation-update'; readonly taskId: TaskId; readonly before: Readonly<Record<AgentId, number>>; readonly after: Readonly<Record<AgentId, number>> }
-  | { readonly type: 'route'; readonly publisher: AgentId; readonly messageId: string; readonly recipients: readonly AgentId[]; readonly reasons: readonly WeightReason[]; readonly taskId?: TaskId; readonly round?: number; readonly distrusted?: readonly AgentId[]; readonly broadcast?: number }
-  | { readonly type: 'audit'; readonly auditor: AgentId; readonly subject: AgentId; readonly messageId: string; readonly reliable: boolean; readonly reason?: string; readonly taskId?: TaskId; readonly round?: number; readonly beliefAfter?: number }
-  | { readonly type: 'witness'; readonly taskId: TaskId; readonly round: number; readonly observer: AgentId; readonly witness: AgentId; readonly subject: AgentId; readonly deviation: number; readonly accepted: boolean }
-  | { readonly type: 'refine'; readonly taskId: TaskId; readonly round: number; readonly agentId: AgentId; readonly before: string; readonly after: string; readonly drift: number }
-  | { readonly type: 'llm-call'; readonly agentId: AgentId; readonly act: string; readonly cached: boolean; readonly inputTokens?: number; readonly outputTokens?: number; readonly costUsd?: number; readonly durationMs?: number };
+  | {
+      readonly type: 'selection';
+      readonly taskId: TaskId;
+      readonly round?: number;
+      readonly selected: readonly AgentId[];
+      readonly excluded: readonly AgentId[];
+      readonly reasons: readonly WeightReason[];
+    }
+  | {
+      readonly type: 'proposal';
+      readonly taskId: TaskId;
+      readonly round: number;
+      readonly agentId: AgentId;
+      readonly answer: string | null;
+    }
+  | {
+      readonly type: 'rating';
+      readonly taskId: TaskId;
+      readonly rater: AgentId;
+      readonly ratee: AgentId;
+      readonly score: number;
+      readonly reason?: string;
+    }
+  | {
+      readonly type: 'debate-round';
+      readonly taskId: TaskId;
+      readonly round: number;
+      readonly answers: Readonly<Record<AgentId, string | null>>;
+    }
+  | {
+      readonly type: 'vote';
+      readonly taskId: TaskId;
+      readonly answer: string | null;
+      readonly support: Readonly<Record<string, number>>;
+      readonly reasons: readonly WeightReason[];
+    }
+  | {
+      readonly type: 'reputation-update';
+      readonly taskId: TaskId;
+      readonly before: Readonly<Record<AgentId, number>>;
+      readonly after: Readonly<Record<AgentId, number>>;
+    }
+  | {
+      readonly type: 'route';
+      readonly publisher: AgentId;
+      readonly messageId: string;
+      readonly recipients: readonly AgentId[];
+      readonly reasons: readonly WeightReason[];
+      readonly taskId?: TaskId;
+      readonly round?: number;
+      readonly distrusted?: readonly AgentId[];
+      readonly broadcast?: number;
+    }
+  | {
+      readonly type: 'audit';
+      readonly auditor: AgentId;
+      readonly subject: AgentId;
+      readonly messageId: string;
+      readonly reliable: boolean;
+      readonly reason?: string;
+      readonly taskId?: TaskId;
+      readonly round?: number;
+      readonly beliefAfter?: number;
+    }
+  | {
+      readonly type: 'witness';
+      readonly taskId: TaskId;
+      readonly round: number;
+      readonly observer: AgentId;
+      readonly witness: AgentId;
+      readonly subject: AgentId;
+      readonly deviation: number;
+      readonly accepted: boolean;
+    }
+  | {
+      readonly type: 'refine';
+      readonly taskId: TaskId;
+      readonly round: number;
+      readonly agentId: AgentId;
+      readonly before: string;
+      readonly after: string;
+      readonly drift: number;
+    }
+  | {
+      readonly type: 'llm-call';
+      readonly agentId: AgentId;
+      readonly act: string;
+      readonly cached: boolean;
+      readonly inputTokens?: number;
+      readonly outputTokens?: number;
+      readonly costUsd?: number;
+      readonly durationMs?: number;
+    };
 
 /** One traced unit of work. */
 export interface Span {
@@ -95,7 +182,15 @@ export function combineTraceSinks(...sinks: TraceSink[]): TraceSink {
  * const span = tracer.start({ type: 'task', taskId: 't1' }); // span.id === 'span-1'
  * tracer.end(span);
  */
-export function createTracer({ sink = noopTraceSink, now = () => 0, generateId }: { sink?: TraceSink; now?: () => number; generateId?: () => string } = {}) {
+export function createTracer({
+  sink = noopTraceSink,
+  now = () => 0,
+  generateId,
+}: {
+  sink?: TraceSink;
+  now?: () => number;
+  generateId?: () => string;
+} = {}) {
   let counter = 0;
   const makeId = generateId ?? (() => `span-${++counter}`);
   return {

@@ -3,7 +3,11 @@ import { InvalidArgumentError } from './errors.js';
 /** Throws unless `value` is a finite number. */
 export function assertFinite(parameter: string, value: unknown, hint = ''): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be a finite number, got ${String(value)}${hint ? `; ${hint}` : ''}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be a finite number, got ${String(value)}${hint ? `; ${hint}` : ''}`,
+    });
   }
 }
 
@@ -13,7 +17,11 @@ export function assertInRange(
   value: unknown,
   min: number,
   max: number,
-  { minExclusive = false, maxExclusive = false, hint = '' }: { minExclusive?: boolean; maxExclusive?: boolean; hint?: string } = {},
+  {
+    minExclusive = false,
+    maxExclusive = false,
+    hint = '',
+  }: { minExclusive?: boolean; maxExclusive?: boolean; hint?: string } = {},
 ): asserts value is number {
   const ok =
     typeof value === 'number' &&
@@ -22,27 +30,49 @@ export function assertInRange(
     (maxExclusive ? value < max : value <= max);
   if (!ok) {
     const range = `${minExclusive ? '(' : '['}${min}, ${max}${maxExclusive ? ')' : ']'}`;
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be in ${range}, got ${String(value)}${hint ? `; ${hint}` : ''}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be in ${range}, got ${String(value)}${hint ? `; ${hint}` : ''}`,
+    });
   }
 }
 
 /** Throws unless `value` is a finite number ≥ 0. */
 export function assertNonNegative(parameter: string, value: unknown, hint = ''): asserts value is number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be a finite number >= 0, got ${String(value)}${hint ? `; ${hint}` : ''}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be a finite number >= 0, got ${String(value)}${hint ? `; ${hint}` : ''}`,
+    });
   }
 }
 
 /** Throws unless `value` is an integer in [min, max]. */
-export function assertInteger(parameter: string, value: unknown, min = -Infinity, max = Infinity, hint = ''): asserts value is number {
+export function assertInteger(
+  parameter: string,
+  value: unknown,
+  min = -Infinity,
+  max = Infinity,
+  hint = '',
+): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be an integer in [${min}, ${max}], got ${String(value)}${hint ? `; ${hint}` : ''}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be an integer in [${min}, ${max}], got ${String(value)}${hint ? `; ${hint}` : ''}`,
+    });
   }
 }
 
 /** Throws unless `value` is a non-empty string. */
 export function assertNonEmptyString(parameter: string, value: unknown, hint = ''): asserts value is string {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be a non-empty string, got ${JSON.stringify(value)}${hint ? `; ${hint}` : ''}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be a non-empty string, got ${JSON.stringify(value)}${hint ? `; ${hint}` : ''}`,
+    });
   }
 }

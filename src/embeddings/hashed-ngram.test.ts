@@ -35,7 +35,12 @@ describe('createHashedNgramEmbedder', () => {
     // corpus ["a", "b"], N = 2. Unigrams of " a " are " " (df 2) and "a" (df 1).
     // idf(" ") = ln(3/3) + 1 = 1, idf("a") = ln(3/2) + 1; tf(" ") = 2 -> 1 + ln 2, tf("a") = 1 -> 1.
     const dimensions = 997;
-    const embedder = createHashedNgramEmbedder({ dimensions, ngramSizes: [1], signedHashing: false, corpus: ['a', 'b'] });
+    const embedder = createHashedNgramEmbedder({
+      dimensions,
+      ngramSizes: [1],
+      signedHashing: false,
+      corpus: ['a', 'b'],
+    });
     const vector = embedder.embedSync('a');
     const space = (1 + Math.log(2)) * 1;
     const letter = 1 * (Math.log(1.5) + 1);
@@ -75,8 +80,12 @@ describe('createHashedNgramEmbedder', () => {
   });
 
   it('refuses bad options and non-string texts with typed errors', async () => {
-    expect(() => createHashedNgramEmbedder({ dimensions: 0 })).toThrow(/options.dimensions must be an integer in \[1, 65536\], got 0/);
+    expect(() => createHashedNgramEmbedder({ dimensions: 0 })).toThrow(
+      /options.dimensions must be an integer in \[1, 65536\], got 0/,
+    );
     expect(() => createHashedNgramEmbedder({ ngramSizes: [] })).toThrow(InvalidArgumentError);
-    await expect(createHashedNgramEmbedder().embed([42 as unknown as string])).rejects.toThrow(/texts\[0\] must be a string/);
+    await expect(createHashedNgramEmbedder().embed([42 as unknown as string])).rejects.toThrow(
+      /texts\[0\] must be a string/,
+    );
   });
 });

@@ -22,7 +22,12 @@ export interface HashedNgramEmbedderOptions {
   signedHashing?: boolean;
 }
 
-const defaults: Required<HashedNgramEmbedderOptions> = { dimensions: 384, ngramSizes: [3, 4, 5], corpus: [], signedHashing: true };
+const defaults: Required<HashedNgramEmbedderOptions> = {
+  dimensions: 384,
+  ngramSizes: [3, 4, 5],
+  corpus: [],
+  signedHashing: true,
+};
 
 /**
  * Creates the default, deterministic offline embedder: lower-cased, punctuation-collapsed text is cut
@@ -34,11 +39,17 @@ const defaults: Required<HashedNgramEmbedderOptions> = { dimensions: 384, ngramS
  * const embedder = createHashedNgramEmbedder({ dimensions: 384 });
  * const [a, b] = await embedder.embed(['security: SQL injection', 'sql injection risk']);
  */
-export function createHashedNgramEmbedder(options?: HashedNgramEmbedderOptions): Embedder & { embedSync(text: string): Float32Array } {
+export function createHashedNgramEmbedder(
+  options?: HashedNgramEmbedderOptions,
+): Embedder & { embedSync(text: string): Float32Array } {
   const resolved = resolveOptions(defaults, options);
   assertInteger('options.dimensions', resolved.dimensions, 1, 65536);
   if (!Array.isArray(resolved.ngramSizes) || resolved.ngramSizes.length === 0) {
-    throw new InvalidArgumentError({ parameter: 'options.ngramSizes', value: resolved.ngramSizes, message: `options.ngramSizes must be a non-empty list of n-gram lengths, got ${JSON.stringify(resolved.ngramSizes)}; pass e.g. [3, 4, 5]` });
+    throw new InvalidArgumentError({
+      parameter: 'options.ngramSizes',
+      value: resolved.ngramSizes,
+      message: `options.ngramSizes must be a non-empty list of n-gram lengths, got ${JSON.stringify(resolved.ngramSizes)}; pass e.g. [3, 4, 5]`,
+    });
   }
   resolved.ngramSizes.forEach((size, index) => assertInteger(`options.ngramSizes[${index}]`, size, 1, 10));
   const { dimensions, ngramSizes, signedHashing } = resolved;
@@ -49,12 +60,18 @@ export function createHashedNgramEmbedder(options?: HashedNgramEmbedderOptions):
     const documentFrequency = new Map<string, number>();
     corpus.forEach((document, index) => {
       if (typeof document !== 'string') {
-        throw new InvalidArgumentError({ parameter: `options.corpus[${index}]`, value: document, message: `options.corpus[${index}] must be a string, got ${typeof document}` });
+        throw new InvalidArgumentError({
+          parameter: `options.corpus[${index}]`,
+          value: document,
+          message: `options.corpus[${index}] must be a string, got ${typeof document}`,
+        });
       }
-      for (const gram of new Set(ngrams(document, ngramSizes))) documentFrequency.set(gram, (documentFrequency.get(gram) ?? 0) + 1);
+      for (const gram of new Set(ngrams(document, ngramSizes)))
+        documentFrequency.set(gram, (documentFrequency.get(gram) ?? 0) + 1);
     });
     // idf(g) = ln((1 + N) / (1 + df(g))) + 1 (smoothed, as in scikit-learn's TfidfTransformer)
-    for (const [gram, frequency] of documentFrequency) idf.set(gram, Math.log((1 + corpus.length) / (1 + frequency)) + 1);
+    for (const [gram, frequency] of documentFrequency)
+      idf.set(gram, Math.log((1 + corpus.length) / (1 + frequency)) + 1);
   }
   const unseenIdf = corpus.length > 0 ? Math.log(1 + corpus.length) + 1 : 1;
 
@@ -66,9 +83,10 @@ export function createHashedNgramEmbedder(options?: HashedNgramEmbedderOptions):
     for (const [gram, count] of counts) {
       const hash = hashString(gram);
       const bucket = hash % dimensions;
-      const sign = signedHashing && (hash >>> 31) === 1 ? -1 : 1;
+      const sign = signedHashing && hash >>> 31 === 1 ? -1 : 1;
       // w(g) = (1 + ln tf(g)) · idf(g)
-      accumulator[bucket] = (accumulator[bucket] as number) + sign * (1 + Math.log(count)) * (idf.get(gram) ?? unseenIdf);
+      accumulator[bucket] =
+        (accumulator[bucket] as number) + sign * (1 + Math.log(count)) * (idf.get(gram) ?? unseenIdf);
     }
     let squared = 0;
     for (let index = 0; index < dimensions; index++) squared += (accumulator[index] as number) ** 2;
@@ -84,11 +102,19 @@ export function createHashedNgramEmbedder(options?: HashedNgramEmbedderOptions):
     embedSync,
     async embed(texts) {
       if (!Array.isArray(texts)) {
-        throw new InvalidArgumentError({ parameter: 'texts', value: texts, message: `texts must be an array of strings, got ${typeof texts}` });
+        throw new InvalidArgumentError({
+          parameter: 'texts',
+          value: texts,
+          message: `texts must be an array of strings, got ${typeof texts}`,
+        });
       }
       return texts.map((text, index) => {
         if (typeof text !== 'string') {
-          throw new InvalidArgumentError({ parameter: `texts[${index}]`, value: text, message: `texts[${index}] must be a string, got ${typeof text}` });
+          throw new InvalidArgumentError({
+            parameter: `texts[${index}]`,
+            value: text,
+            message: `texts[${index}] must be a string, got ${typeof text}`,
+          });
         }
         return embedSync(text);
       });
@@ -98,7 +124,11 @@ export function createHashedNgramEmbedder(options?: HashedNgramEmbedderOptions):
 
 /** Normalises text (NFKC, lower case, runs of non-letters/digits to one space) for n-gram cutting. */
 export function normalizeForNgrams(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 function ngrams(text: string, sizes: readonly number[]): string[] {

@@ -41,6 +41,10 @@ export function normalizeVector(vector: ArrayLike<number>): Float32Array {
 
 function assertSameLength(a: ArrayLike<number>, b: ArrayLike<number>): void {
   if (a.length !== b.length) {
-    throw new InvalidArgumentError({ parameter: 'b', value: b.length, message: `vectors must have the same length, got ${a.length} and ${b.length}; embed both texts with the same embedder` });
+    throw new InvalidArgumentError({
+      parameter: 'b',
+      value: b.length,
+      message: `vectors must have the same length, got ${a.length} and ${b.length}; embed both texts with the same embedder`,
+    });
   }
 }

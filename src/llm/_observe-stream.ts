@@ -1,11 +1,17 @@
 /** How a stream ended: read to the end, errored, or cancelled by its reader. */
-export type StreamEnd = { readonly type: 'done' } | { readonly type: 'error'; readonly error: unknown } | { readonly type: 'cancel'; readonly reason: unknown };
+export type StreamEnd =
+  | { readonly type: 'done' }
+  | { readonly type: 'error'; readonly error: unknown }
+  | { readonly type: 'cancel'; readonly reason: unknown };
 
 /**
  * Passes a stream through unchanged, calling `onPart` for every part and `onEnd` exactly once
  * when it ends, errors or is cancelled (so slots and ledgers are settled on every path).
  */
-export function observeStream<T>(source: ReadableStream<T>, { onPart, onEnd }: { onPart?: (part: T) => void; onEnd: (end: StreamEnd) => void }): ReadableStream<T> {
+export function observeStream<T>(
+  source: ReadableStream<T>,
+  { onPart, onEnd }: { onPart?: (part: T) => void; onEnd: (end: StreamEnd) => void },
+): ReadableStream<T> {
   const reader = source.getReader();
   let ended = false;
   const end = (value: StreamEnd) => {

@@ -3,10 +3,14 @@
  * HTTP date, RFC 9110 §10.2.3), or `undefined` when absent or unreadable. A date in the past
  * gives 0.
  */
-export function parseRetryAfter(headers: Readonly<Record<string, string | undefined>> | undefined, nowMs: number): number | undefined {
+export function parseRetryAfter(
+  headers: Readonly<Record<string, string | undefined>> | undefined,
+  nowMs: number,
+): number | undefined {
   if (headers === undefined) return undefined;
   const lower: Record<string, string> = {};
-  for (const [key, value] of Object.entries(headers)) if (typeof value === 'string') lower[key.toLowerCase()] = value.trim();
+  for (const [key, value] of Object.entries(headers))
+    if (typeof value === 'string') lower[key.toLowerCase()] = value.trim();
   const milliseconds = lower['retry-after-ms'];
   if (milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds)) return Number(milliseconds);
   const value = lower['retry-after'];

@@ -23,7 +23,8 @@ function normalize(value: unknown, seen: Set<object>): unknown {
     throw new InvalidArgumentError({
       parameter: 'value',
       value: '[cyclic]',
-      message: 'cannot serialise a cyclic structure into a cache key; remove the cycle from the call options (prompt, tools, providerOptions)',
+      message:
+        'cannot serialise a cyclic structure into a cache key; remove the cycle from the call options (prompt, tools, providerOptions)',
     });
   }
   seen.add(value);
@@ -33,7 +34,8 @@ function normalize(value: unknown, seen: Set<object>): unknown {
     for (const key of Object.keys(value).sort()) {
       const normalized = normalize((value as Record<string, unknown>)[key], seen);
       // defineProperty, not assignment: a `__proto__` key must stay an own member, not set the prototype.
-      if (normalized !== undefined) Object.defineProperty(result, key, { value: normalized, enumerable: true, writable: true, configurable: true });
+      if (normalized !== undefined)
+        Object.defineProperty(result, key, { value: normalized, enumerable: true, writable: true, configurable: true });
     }
     return result;
   } finally {

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Middleware,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import { DataFormatError, InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { markCached } from './_cached-marks.js';
 import { observeStream } from './_observe-stream.js';
@@ -43,7 +48,17 @@ export interface CachedReply {
  * and every call option (prompt, settings, tools, response format, provider options) except the
  * abort signal, HTTP headers and the Repute call-context tag.
  */
-export function requestCacheKey({ provider, modelId, type, params }: { provider: string; modelId: string; type: 'generate' | 'stream'; params: LanguageModelV3CallOptions }): string {
+export function requestCacheKey({
+  provider,
+  modelId,
+  type,
+  params,
+}: {
+  provider: string;
+  modelId: string;
+  type: 'generate' | 'stream';
+  params: LanguageModelV3CallOptions;
+}): string {
   const { abortSignal: _signal, headers: _headers, ...rest } = withoutCallContext(params);
   const text = stableStringify({ schemaVersion: 1, provider, modelId, type, params: rest });
   return createHash('sha256').update(text).digest('hex');
@@ -59,9 +74,17 @@ export function requestCacheKey({ provider, modelId, type, params }: { provider:
  * const store = openStore({ path: 'repute.db' });
  * wrapLanguageModel({ model, middleware: createCacheMiddleware({ cache: store, mode: 'record' }) });
  */
-export function createCacheMiddleware({ cache, mode = 'record', namespace }: CacheMiddlewareOptions): LanguageModelV3Middleware {
+export function createCacheMiddleware({
+  cache,
+  mode = 'record',
+  namespace,
+}: CacheMiddlewareOptions): LanguageModelV3Middleware {
   if (!CACHE_MODES.includes(mode)) {
-    throw new InvalidArgumentError({ parameter: 'cacheMode', value: mode, message: `cacheMode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}` });
+    throw new InvalidArgumentError({
+      parameter: 'cacheMode',
+      value: mode,
+      message: `cacheMode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    });
   }
   const inFlight = new Map<string, Promise<CachedReply>>();
 
@@ -79,7 +102,10 @@ export function createCacheMiddleware({ cache, mode = 'record', namespace }: Cac
     }
     const reply = value as CachedReply;
     if (reply === null || typeof reply !== 'object' || reply.schemaVersion !== 1 || reply.type !== type) {
-      throw new DataFormatError({ file: 'llm_cache', message: `cache entry ${key.slice(0, 16)}… is not a schemaVersion 1 ${type} reply; delete it or use a fresh store` });
+      throw new DataFormatError({
+        file: 'llm_cache',
+        message: `cache entry ${key.slice(0, 16)}… is not a schemaVersion 1 ${type} reply; delete it or use a fresh store`,
+      });
     }
     return reply;
   };
@@ -88,7 +114,12 @@ export function createCacheMiddleware({ cache, mode = 'record', namespace }: Cac
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
       if (mode === 'off') return doGenerate();
-      const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type: 'generate', params });
+      const key = requestCacheKey({
+        provider: namespace ?? model.provider,
+        modelId: model.modelId,
+        type: 'generate',
+        params,
+      });
       const hit = lookup(key, 'generate', model.modelId);
       if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
       const pending = inFlight.get(key);
@@ -114,7 +145,12 @@ export function createCacheMiddleware({ cache, mode = 'record', namespace }: Cac
     },
     async wrapStream({ doStream, params, model }) {
       if (mode === 'off') return doStream();
-      const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type: 'stream', params });
+      const key = requestCacheKey({
+        provider: namespace ?? model.provider,
+        modelId: model.modelId,
+        type: 'stream',
+        params,
+      });
       const hit = lookup(key, 'stream', model.modelId);
       if (hit !== undefined) {
         const parts = decode(hit.payload) as LanguageModelV3StreamPart[];
@@ -137,7 +173,11 @@ export function createCacheMiddleware({ cache, mode = 'record', namespace }: Cac
         onEnd(end) {
           // Only complete, error-free streams are worth replaying.
           if (end.type === 'done' && !failed) {
-            cache.putCachedResponse({ key, value: { schemaVersion: 1, type: 'stream', payload: encode(parts) } satisfies CachedReply, model: model.modelId });
+            cache.putCachedResponse({
+              key,
+              value: { schemaVersion: 1, type: 'stream', payload: encode(parts) } satisfies CachedReply,
+              model: model.modelId,
+            });
           }
         },
       });
@@ -155,7 +195,10 @@ function encodeGenerate(result: LanguageModelV3GenerateResult): unknown {
     usage: result.usage,
     providerMetadata: result.providerMetadata,
     warnings: result.warnings,
-    response: result.response === undefined ? undefined : { id: result.response.id, modelId: result.response.modelId, timestamp: result.response.timestamp },
+    response:
+      result.response === undefined
+        ? undefined
+        : { id: result.response.id, modelId: result.response.modelId, timestamp: result.response.timestamp },
   });
 }
 
@@ -186,7 +229,8 @@ function decode(value: unknown): unknown {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
     if (keys.length === 1 && typeof record.$date === 'string') return new Date(record.$date);
-    if (keys.length === 1 && typeof record.$bytes === 'string') return new Uint8Array(Buffer.from(record.$bytes, 'base64'));
+    if (keys.length === 1 && typeof record.$bytes === 'string')
+      return new Uint8Array(Buffer.from(record.$bytes, 'base64'));
     const out: Record<string, unknown> = {};
     for (const key of keys) out[key] = decode(record[key]);
     return out;

@@ -19,7 +19,9 @@ export const CALL_CONTEXT_KEY = 'repute';
  * @example
  * await generateText({ model, prompt, maxRetries: 0, ...llmCallOptions({ taskId: 't1', act: 'propose' }) });
  */
-export function llmCallOptions(context: LlmCallContext): { providerOptions: { [CALL_CONTEXT_KEY]: Record<string, string> } } {
+export function llmCallOptions(context: LlmCallContext): {
+  providerOptions: { [CALL_CONTEXT_KEY]: Record<string, string> };
+} {
   const tag: Record<string, string> = {};
   for (const key of ['runId', 'agentId', 'taskId', 'act'] as const) {
     const value = context[key];

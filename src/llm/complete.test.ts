@@ -16,14 +16,34 @@ const { serve, memoryStore, closeAll } = createTestResources();
 afterEach(closeAll);
 
 const price = { inputPerMillion: 2, outputPerMillion: 8, perCall: 0.001 };
-const request = (taskId: string, act = 'propose') => ({ system: 'You are agent a1.', prompt: 'What is 6 × 7?', context: { agentId: 'a1', taskId, act } });
-const usageOf = (row: { inputTokens: number; outputTokens: number; cost: number; cached: boolean }) => ({ inputTokens: row.inputTokens, outputTokens: row.outputTokens, cost: row.cost, cached: row.cached });
+const request = (taskId: string, act = 'propose') => ({
+  system: 'You are agent a1.',
+  prompt: 'What is 6 × 7?',
+  context: { agentId: 'a1', taskId, act },
+});
+const usageOf = (row: { inputTokens: number; outputTokens: number; cost: number; cached: boolean }) => ({
+  inputTokens: row.inputTokens,
+  outputTokens: row.outputTokens,
+  cost: row.cost,
+  cached: row.cached,
+});
 
 describe('createCompletion against a local OpenAI-compatible server (real AI SDK client)', () => {
   it('reports real tokens and cost on a miss, cached at cost 0 on the identical second call, and agrees with the ledger', async () => {
-    const server = await serve([{ type: 'reply', text: '{"answer": "42"}', usage: { prompt_tokens: 1200, completion_tokens: 300 } }]);
+    const server = await serve([
+      { type: 'reply', text: '{"answer": "42"}', usage: { prompt_tokens: 1200, completion_tokens: 300 } },
+    ]);
     const store = memoryStore();
-    const model = createLanguageModel({ provider: 'openai-compatible', model: 'test-model', baseURL: server.baseURL, limiter: createProviderLimiter(), cache: store, ledger: store, price, context: { agentId: 'a1' } });
+    const model = createLanguageModel({
+      provider: 'openai-compatible',
+      model: 'test-model',
+      baseURL: server.baseURL,
+      limiter: createProviderLimiter(),
+      cache: store,
+      ledger: store,
+      price,
+      context: { agentId: 'a1' },
+    });
     const complete = createCompletion({ model, runId: 'run-1' });
 
     const first = await complete(request('t1'));
@@ -60,25 +80,48 @@ describe('createCompletion against a local OpenAI-compatible server (real AI SDK
   });
 
   it('gives a live agent its real usage, and a replay-only model on the same store makes zero requests', async () => {
-    const server = await serve([{ type: 'reply', text: '{"reasoning": "6·7", "answer": 42}', usage: { prompt_tokens: 500, completion_tokens: 250 } }]);
+    const server = await serve([
+      {
+        type: 'reply',
+        text: '{"reasoning": "6·7", "answer": 42}',
+        usage: { prompt_tokens: 500, completion_tokens: 250 },
+      },
+    ]);
     const store = memoryStore();
     const build = (cacheMode: 'record' | 'replay-only') =>
-      createLanguageModel({ provider: 'openai-compatible', model: 'test-model', baseURL: server.baseURL, limiter: createProviderLimiter(), cache: store, cacheMode, ledger: store, price: { perCall: 0.01, outputPerMillion: 4 } });
+      createLanguageModel({
+        provider: 'openai-compatible',
+        model: 'test-model',
+        baseURL: server.baseURL,
+        limiter: createProviderLimiter(),
+        cache: store,
+        cacheMode,
+        ledger: store,
+        price: { perCall: 0.01, outputPerMillion: 4 },
+      });
     const identity = { id: 'a1', model: 'test-model' };
     const task = { id: 't1', kind: 'number' as const, prompt: 'What is 6 × 7?' };
 
-    const recorded = await createLiveAgent({ identity, complete: createCompletion({ model: build('record'), runId: 'run-1' }) }).propose({ task });
+    const recorded = await createLiveAgent({
+      identity,
+      complete: createCompletion({ model: build('record'), runId: 'run-1' }),
+    }).propose({ task });
     expect(recorded.value.answer).toBe('42');
     // 500 × 0 + 250 × 4 / 10⁶ + 0.01 = 0.001 + 0.01 = 0.011
     expect(recorded.usage.cost).toBeCloseTo(0.011, 12);
     expect(recorded.usage).toMatchObject({ inputTokens: 500, outputTokens: 250, cached: false });
 
-    const replayed = await createLiveAgent({ identity, complete: createCompletion({ model: build('replay-only'), runId: 'run-2' }) }).propose({ task });
+    const replayed = await createLiveAgent({
+      identity,
+      complete: createCompletion({ model: build('replay-only'), runId: 'run-2' }),
+    }).propose({ task });
     expect(replayed.value).toEqual(recorded.value);
     expect(replayed.usage).toEqual({ inputTokens: 500, outputTokens: 250, cost: 0, cached: true });
     expect(server.requestCount).toBe(1);
 
-    expect(store.usageEntries().map((row) => [row.runId, row.agentId, row.act, ...Object.values(usageOf(row))])).toEqual([
+    expect(
+      store.usageEntries().map((row) => [row.runId, row.agentId, row.act, ...Object.values(usageOf(row))]),
+    ).toEqual([
       ['run-1', 'a1', 'propose', 500, 250, recorded.usage.cost, false],
       ['run-2', 'a1', 'propose', 500, 250, 0, true],
     ]);
@@ -88,7 +131,12 @@ describe('createCompletion against a local OpenAI-compatible server (real AI SDK
 describe('createCompletion on other stacks', () => {
   it("reports the plumbed model's own price (what its ledger books), not the completion's fallback price", async () => {
     const store = memoryStore();
-    const model = wrapWithPlumbing({ model: new ScriptedModel({ replies: [{ text: 'ok', usage: { inputTokens: 1000, outputTokens: 100 } }] }), limiter: createProviderLimiter(), ledger: store, price: { inputPerMillion: 3 } });
+    const model = wrapWithPlumbing({
+      model: new ScriptedModel({ replies: [{ text: 'ok', usage: { inputTokens: 1000, outputTokens: 100 } }] }),
+      limiter: createProviderLimiter(),
+      ledger: store,
+      price: { inputPerMillion: 3 },
+    });
     const { usage } = await createCompletion({ model, price: { perCall: 5 } })(request('t1'));
     // 1000 × 3 / 10⁶ = 0.003; the perCall 5 of the completion's own price must not appear.
     expect(usage.cost).toBeCloseTo(0.003, 12);
@@ -97,7 +145,10 @@ describe('createCompletion on other stacks', () => {
 
   it('prices a bare model with its price option by the ledger rule', async () => {
     const model = new ScriptedModel({ replies: [{ text: 'ok', usage: { inputTokens: 40, outputTokens: 60 } }] });
-    const { text, usage } = await createCompletion({ model, price: { inputPerMillion: 1_000, outputPerMillion: 500, perCall: 0.5 } })(request('t1'));
+    const { text, usage } = await createCompletion({
+      model,
+      price: { inputPerMillion: 1_000, outputPerMillion: 500, perCall: 0.5 },
+    })(request('t1'));
     // 40 × 1000 / 10⁶ + 60 × 500 / 10⁶ + 0.5 = 0.04 + 0.03 + 0.5 = 0.57
     expect(text).toBe('ok');
     expect(usage.cost).toBeCloseTo(0.57, 12);
@@ -112,7 +163,12 @@ describe('createCompletion on other stacks', () => {
     const scripted = new ScriptedModel({ replies: ['first'] });
     const model = wrapLanguageModel({ model: scripted, middleware: createCacheMiddleware({ cache: store }) });
     const complete = createCompletion({ model, price: { perCall: 0.25 } });
-    expect((await complete(request('t1'))).usage).toEqual({ inputTokens: 10, outputTokens: 5, cost: 0.25, cached: false });
+    expect((await complete(request('t1'))).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      cost: 0.25,
+      cached: false,
+    });
     expect((await complete(request('t1'))).usage).toEqual({ inputTokens: 10, outputTokens: 5, cost: 0, cached: true });
     expect(scripted.calls).toHaveLength(1);
   });
@@ -122,16 +178,29 @@ describe('createCompletion on other stacks', () => {
       fc.asyncProperty(
         fc.integer({ min: 0, max: 1_000_000 }),
         fc.integer({ min: 0, max: 100_000 }),
-        fc.record({ inputPerMillion: fc.double({ min: 0, max: 100, noNaN: true }), outputPerMillion: fc.double({ min: 0, max: 100, noNaN: true }), perCall: fc.double({ min: 0, max: 1, noNaN: true }) }),
+        fc.record({
+          inputPerMillion: fc.double({ min: 0, max: 100, noNaN: true }),
+          outputPerMillion: fc.double({ min: 0, max: 100, noNaN: true }),
+          perCall: fc.double({ min: 0, max: 1, noNaN: true }),
+        }),
         async (inputTokens, outputTokens, modelPrice) => {
           const store = openStore({ path: ':memory:', now: () => 0 });
           try {
             const scripted = new ScriptedModel({ replies: [{ text: 'x', usage: { inputTokens, outputTokens } }] });
-            const model = wrapWithPlumbing({ model: scripted, limiter: createProviderLimiter(), cache: store, ledger: store, price: modelPrice });
+            const model = wrapWithPlumbing({
+              model: scripted,
+              limiter: createProviderLimiter(),
+              cache: store,
+              ledger: store,
+              price: modelPrice,
+            });
             const complete = createCompletion({ model, runId: 'r' });
             const miss = await complete(request('t1'));
             const hit = await complete(request('t1'));
-            const expected = inputTokens * modelPrice.inputPerMillion / 1e6 + outputTokens * modelPrice.outputPerMillion / 1e6 + modelPrice.perCall;
+            const expected =
+              (inputTokens * modelPrice.inputPerMillion) / 1e6 +
+              (outputTokens * modelPrice.outputPerMillion) / 1e6 +
+              modelPrice.perCall;
             expect(miss.usage.cost).toBeCloseTo(expected, 9);
             expect(hit.usage).toEqual({ inputTokens, outputTokens, cost: 0, cached: true });
             expect(store.usageEntries({ runId: 'r' }).map(usageOf)).toEqual([miss.usage, hit.usage]);
@@ -148,9 +217,13 @@ describe('createCompletion on other stacks', () => {
   it('rejects a non-model, an empty runId and a negative price before any call', () => {
     const model = new ScriptedModel({ replies: [] });
     expect(() => createCompletion({ model: {} as LanguageModelV3 })).toThrow(InvalidArgumentError);
-    expect(() => createCompletion({ model: {} as LanguageModelV3 })).toThrow(/model must be an AI SDK v3 language model/);
+    expect(() => createCompletion({ model: {} as LanguageModelV3 })).toThrow(
+      /model must be an AI SDK v3 language model/,
+    );
     expect(() => createCompletion({ model, runId: '' })).toThrow(expect.objectContaining({ parameter: 'runId' }));
-    expect(() => createCompletion({ model, price: { outputPerMillion: -1 } })).toThrow(expect.objectContaining({ parameter: 'price.outputPerMillion' }));
+    expect(() => createCompletion({ model, price: { outputPerMillion: -1 } })).toThrow(
+      expect.objectContaining({ parameter: 'price.outputPerMillion' }),
+    );
     expect(model.calls).toHaveLength(0);
   });
 });

@@ -40,8 +40,17 @@ export interface CreateCompletionOptions {
  * const { usage } = await agent.propose({ task }); // { inputTokens, outputTokens, cost, cached }
  */
 export function createCompletion({ model, runId, price = {} }: CreateCompletionOptions): Complete {
-  if (model === null || typeof model !== 'object' || typeof (model as { doGenerate?: unknown }).doGenerate !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'model', value: model, message: 'model must be an AI SDK v3 language model (with doGenerate); build it with createLanguageModel({ provider, model, ... })' });
+  if (
+    model === null ||
+    typeof model !== 'object' ||
+    typeof (model as { doGenerate?: unknown }).doGenerate !== 'function'
+  ) {
+    throw new InvalidArgumentError({
+      parameter: 'model',
+      value: model,
+      message:
+        'model must be an AI SDK v3 language model (with doGenerate); build it with createLanguageModel({ provider, model, ... })',
+    });
   }
   if (runId !== undefined) assertNonEmptyString('runId', runId, "pass the run id, e.g. 'run-1', or leave it out");
   assertNonNegative('price.inputPerMillion', price.inputPerMillion ?? 0);
@@ -56,7 +65,12 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
       ],
       temperature: 0,
       ...(signal ? { abortSignal: signal } : {}),
-      ...llmCallOptions({ ...(runId === undefined ? {} : { runId }), agentId: context.agentId, act: context.act, ...(context.taskId === undefined ? {} : { taskId: context.taskId }) }),
+      ...llmCallOptions({
+        ...(runId === undefined ? {} : { runId }),
+        agentId: context.agentId,
+        act: context.act,
+        ...(context.taskId === undefined ? {} : { taskId: context.taskId }),
+      }),
     });
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
     const booked = bookedUsage(result);
@@ -65,6 +79,9 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
     const cached = isCached(result);
     const inputTokens = tokenCount(result.usage.inputTokens.total);
     const outputTokens = tokenCount(result.usage.outputTokens.total);
-    return { text, usage: { inputTokens, outputTokens, cost: cached ? 0 : priceCall(price, inputTokens, outputTokens), cached } };
+    return {
+      text,
+      usage: { inputTokens, outputTokens, cost: cached ? 0 : priceCall(price, inputTokens, outputTokens), cached },
+    };
   };
 }

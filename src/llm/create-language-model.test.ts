@@ -36,8 +36,11 @@ function localModel(server: OpenAICompatibleServer, overrides: Partial<CreateLan
   return { model, sleeps, retries };
 }
 
-const ask = (model: ReturnType<typeof localModel>['model'], prompt = 'What is 2 + 2?', extra: Record<string, unknown> = {}) =>
-  generateText({ model, prompt, maxRetries: 0, ...extra });
+const ask = (
+  model: ReturnType<typeof localModel>['model'],
+  prompt = 'What is 2 + 2?',
+  extra: Record<string, unknown> = {},
+) => generateText({ model, prompt, maxRetries: 0, ...extra });
 
 describe('createLanguageModel against a local OpenAI-compatible server', () => {
   it('answers through the real AI SDK client and keeps Repute tags away from the provider', async () => {
@@ -76,7 +79,12 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     const error = await ask(model).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toMatch(/asked to wait 600000 ms, more than maxRetryAfterMs = 10000/);
-    expect([(error as ProviderError).status, (error as ProviderError).attempts, server.requestCount, sleeps]).toEqual([429, 1, 1, []]);
+    expect([(error as ProviderError).status, (error as ProviderError).attempts, server.requestCount, sleeps]).toEqual([
+      429,
+      1,
+      1,
+      [],
+    ]);
   });
 
   it('retries a 500 with jittered exponential backoff, then succeeds', async () => {
@@ -109,7 +117,9 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.code).toBe('provider');
     expect([error.provider, error.status, error.attempts]).toEqual(['openai-compatible', 502, 4]);
-    expect(error.message).toMatch(/^openai-compatible model "test-model" failed after 4 attempts \(last: HTTP 502: bad gateway\); the provider is failing/);
+    expect(error.message).toMatch(
+      /^openai-compatible model "test-model" failed after 4 attempts \(last: HTTP 502: bad gateway\); the provider is failing/,
+    );
     expect(server.requestCount).toBe(4);
   });
 
@@ -146,7 +156,9 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     const error = (await ask(model).catch((caught: unknown) => caught)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect([error.status, error.attempts, server.requestCount]).toEqual([200, 1, 1]);
-    expect(error.message).toMatch(/failed after 1 attempt \(last: HTTP 200 with a malformed body: Invalid JSON response\); the endpoint did not answer in the provider protocol; check that baseURL/);
+    expect(error.message).toMatch(
+      /failed after 1 attempt \(last: HTTP 200 with a malformed body: Invalid JSON response\); the endpoint did not answer in the provider protocol; check that baseURL/,
+    );
   });
 
   it('does not retry other 4xx errors', async () => {
@@ -164,7 +176,9 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     const error = (await ask(model).catch((caught: unknown) => caught)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect([error.status, error.attempts, sleeps.length]).toEqual([undefined, 3, 2]);
-    expect(error.message).toMatch(/\(last: network error: Cannot connect to API: .*ECONNREFUSED.*\); check the base URL and that the server is running/);
+    expect(error.message).toMatch(
+      /\(last: network error: Cannot connect to API: .*ECONNREFUSED.*\); check the base URL and that the server is running/,
+    );
   });
 
   it('stops retrying when the caller aborts', async () => {
@@ -217,12 +231,27 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
   });
 
   it('books tokens and cost per agent, task and run, with cache hits at zero cost', async () => {
-    const server = await serve(() => ({ type: 'reply', text: 'x', usage: { prompt_tokens: 1000, completion_tokens: 500 } }));
+    const server = await serve(() => ({
+      type: 'reply',
+      text: 'x',
+      usage: { prompt_tokens: 1000, completion_tokens: 500 },
+    }));
     const store = memoryStore();
     const records: LlmCallRecord[] = [];
     const price = { inputPerMillion: 2, outputPerMillion: 8, perCall: 0.001 };
-    const alice = localModel(server, { cache: store, ledger: store, price, context: { runId: 'r1', agentId: 'alice' }, onCall: (record) => records.push(record) }).model;
-    const bob = localModel(server, { cache: store, ledger: store, price, context: { runId: 'r1', agentId: 'bob' } }).model;
+    const alice = localModel(server, {
+      cache: store,
+      ledger: store,
+      price,
+      context: { runId: 'r1', agentId: 'alice' },
+      onCall: (record) => records.push(record),
+    }).model;
+    const bob = localModel(server, {
+      cache: store,
+      ledger: store,
+      price,
+      context: { runId: 'r1', agentId: 'bob' },
+    }).model;
     await ask(alice, 'task one, alice', llmCallOptions({ taskId: 't1', act: 'propose' }));
     await ask(bob, 'task one, bob', llmCallOptions({ taskId: 't1', act: 'propose' }));
     await ask(alice, 'task two, alice', llmCallOptions({ taskId: 't2', act: 'propose' }));
@@ -237,7 +266,10 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     expect(byAgent[0]!.cost).toBeCloseTo(2 * 0.007, 12);
     expect(byAgent[1]!.cost).toBeCloseTo(0.007, 12);
     const byTask = store.usageSummary({ by: 'task', runId: 'r1' });
-    expect(byTask.map((row) => [row.key, row.calls])).toEqual([['t1', 2], ['t2', 2]]);
+    expect(byTask.map((row) => [row.key, row.calls])).toEqual([
+      ['t1', 2],
+      ['t2', 2],
+    ]);
     expect(byTask[1]!.cost).toBeCloseTo(0.007, 12);
     expect(store.usageSummary({ by: 'run' })[0]!.cost).toBeCloseTo(3 * 0.007, 12);
     expect(records.map((record) => [record.agentId, record.taskId, record.act, record.cached])).toEqual([
@@ -252,14 +284,18 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     const limiter = createProviderLimiter();
     const one = localModel(server, { limiter, maxConcurrency: 2 }).model;
     const two = localModel(server, { limiter, maxConcurrency: 2 }).model;
-    const results = await Promise.all(Array.from({ length: 8 }, (_, index) => ask(index % 2 === 0 ? one : two, `q${index}`)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => ask(index % 2 === 0 ? one : two, `q${index}`)),
+    );
     expect(results.every((result) => result.text === 'slow')).toBe(true);
     expect(server.requestCount).toBe(8);
     expect(server.maxInFlight).toBe(2);
   });
 
   it('streams through the plumbing and replays the stream from the cache', async () => {
-    const server = await serve([{ type: 'reply', text: 'streamed text', usage: { prompt_tokens: 7, completion_tokens: 3 } }]);
+    const server = await serve([
+      { type: 'reply', text: 'streamed text', usage: { prompt_tokens: 7, completion_tokens: 3 } },
+    ]);
     const store = memoryStore();
     const { model } = localModel(server, { cache: store, ledger: store, context: { runId: 'r' } });
     const first = streamText({ model, prompt: 'stream please', maxRetries: 0 });
@@ -268,7 +304,9 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     expect(await second.text).toBe('streamed text');
     expect(server.requestCount).toBe(1);
     expect((await second.usage).inputTokens).toBe(7);
-    expect(store.usageSummary({ by: 'run' })).toEqual([{ key: 'r', calls: 2, cachedCalls: 1, inputTokens: 14, outputTokens: 6, cost: 0 }]);
+    expect(store.usageSummary({ by: 'run' })).toEqual([
+      { key: 'r', calls: 2, cachedCalls: 1, inputTokens: 14, outputTokens: 6, cost: 0 },
+    ]);
   });
 });
 
@@ -281,7 +319,12 @@ describe('API keys', () => {
 
   it('reads the key from the environment and never lets it reach errors, ledgers or call records', async () => {
     process.env[variable] = sentinel;
-    const server = await serve(['fine', { type: 'echo-auth', status: 500 }, { type: 'echo-auth', status: 500 }, { type: 'echo-auth', status: 401 }]);
+    const server = await serve([
+      'fine',
+      { type: 'echo-auth', status: 500 },
+      { type: 'echo-auth', status: 500 },
+      { type: 'echo-auth', status: 401 },
+    ]);
     const store = memoryStore();
     store.createRun({ id: 'r', kind: 'test', config: null });
     const records: LlmCallRecord[] = [];
@@ -317,9 +360,14 @@ describe('API keys', () => {
   });
 
   it('names the missing variable and never echoes a key passed as apiKeyEnv', () => {
-    expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: variable })).toThrow(
-      /the environment variable REPUTE_TEST_SENTINEL_KEY is not set; export REPUTE_TEST_SENTINEL_KEY=/,
-    );
+    expect(() =>
+      createLanguageModel({
+        provider: 'openai-compatible',
+        model: 'm',
+        baseURL: 'http://127.0.0.1:1/v1',
+        apiKeyEnv: variable,
+      }),
+    ).toThrow(/the environment variable REPUTE_TEST_SENTINEL_KEY is not set; export REPUTE_TEST_SENTINEL_KEY=/);
     const pasted = (() => {
       try {
         createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', apiKeyEnv: sentinel });
@@ -338,7 +386,9 @@ describe('API keys', () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      expect(() => createLanguageModel({ provider: 'anthropic', model: 'claude-3-5-haiku-latest' })).toThrow(/ANTHROPIC_API_KEY is not set/);
+      expect(() => createLanguageModel({ provider: 'anthropic', model: 'claude-3-5-haiku-latest' })).toThrow(
+        /ANTHROPIC_API_KEY is not set/,
+      );
     } finally {
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
     }
@@ -348,9 +398,22 @@ describe('API keys', () => {
     expect(JSON.stringify(model)).not.toContain(sentinel);
     expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm' })).toThrow(/baseURL is required/);
     expect(() => createLanguageModel({ provider: 'ollama' as never, model: 'm' })).toThrow(/provider must be one of/);
-    expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'ftp://x' })).toThrow(/http\(s\) URL/);
-    expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: `http://user:${sentinel}@x/v1` })).toThrow(/must not carry credentials/);
-    expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'http://x/v1', cacheMode: 'replay-only' })).toThrow(/needs a cache/);
-    expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'http://x/v1', timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'ftp://x' })).toThrow(
+      /http\(s\) URL/,
+    );
+    expect(() =>
+      createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: `http://user:${sentinel}@x/v1` }),
+    ).toThrow(/must not carry credentials/);
+    expect(() =>
+      createLanguageModel({
+        provider: 'openai-compatible',
+        model: 'm',
+        baseURL: 'http://x/v1',
+        cacheMode: 'replay-only',
+      }),
+    ).toThrow(/needs a cache/);
+    expect(() =>
+      createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'http://x/v1', timeoutMs: 0 }),
+    ).toThrow(/timeoutMs/);
   });
 });

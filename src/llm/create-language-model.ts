@@ -105,12 +105,21 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
 export function createLanguageModel(options: CreateLanguageModelOptions): LanguageModelV3 {
   const { provider, model, baseURL, headers } = options;
   if (!LLM_PROVIDERS.includes(provider)) {
-    throw new InvalidArgumentError({ parameter: 'provider', value: provider, message: `provider must be one of ${LLM_PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}` });
+    throw new InvalidArgumentError({
+      parameter: 'provider',
+      value: provider,
+      message: `provider must be one of ${LLM_PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`,
+    });
   }
   assertNonEmptyString('model', model, "pass the provider's model id, e.g. 'gpt-4o-mini'");
   if (baseURL !== undefined) assertBaseURL(baseURL);
   if (provider === 'openai-compatible' && baseURL === undefined) {
-    throw new InvalidArgumentError({ parameter: 'baseURL', value: baseURL, message: "baseURL is required for provider 'openai-compatible'; pass e.g. 'http://127.0.0.1:11434/v1' (Ollama) or 'http://127.0.0.1:8000/v1' (vLLM)" });
+    throw new InvalidArgumentError({
+      parameter: 'baseURL',
+      value: baseURL,
+      message:
+        "baseURL is required for provider 'openai-compatible'; pass e.g. 'http://127.0.0.1:11434/v1' (Ollama) or 'http://127.0.0.1:8000/v1' (vLLM)",
+    });
   }
   const apiKeyEnv = options.apiKeyEnv ?? DEFAULT_API_KEY_ENV[provider];
   const apiKey = apiKeyEnv === undefined ? undefined : readApiKey(apiKeyEnv, provider);
@@ -118,13 +127,27 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
   let base: LanguageModelV3;
   switch (provider) {
     case 'openai-compatible':
-      base = createOpenAICompatible({ name: 'openai-compatible', baseURL: baseURL!, includeUsage: true, ...(apiKey === undefined ? {} : { apiKey }), ...(headers === undefined ? {} : { headers: { ...headers } }) }).chatModel(model);
+      base = createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: baseURL!,
+        includeUsage: true,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(headers === undefined ? {} : { headers: { ...headers } }),
+      }).chatModel(model);
       break;
     case 'openai':
-      base = createOpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }), ...(headers === undefined ? {} : { headers: { ...headers } }) })(model);
+      base = createOpenAI({
+        apiKey,
+        ...(baseURL === undefined ? {} : { baseURL }),
+        ...(headers === undefined ? {} : { headers: { ...headers } }),
+      })(model);
       break;
     case 'anthropic':
-      base = createAnthropic({ apiKey, ...(baseURL === undefined ? {} : { baseURL }), ...(headers === undefined ? {} : { headers: { ...headers } }) })(model);
+      base = createAnthropic({
+        apiKey,
+        ...(baseURL === undefined ? {} : { baseURL }),
+        ...(headers === undefined ? {} : { headers: { ...headers } }),
+      })(model);
       break;
   }
   return wrapWithPlumbing({
@@ -163,21 +186,45 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
   const provider = options.provider ?? model.provider;
   const cacheMode = options.cacheMode ?? (cache === undefined ? 'off' : 'record');
   if (!CACHE_MODES.includes(cacheMode)) {
-    throw new InvalidArgumentError({ parameter: 'cacheMode', value: cacheMode, message: `cacheMode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(cacheMode)}` });
+    throw new InvalidArgumentError({
+      parameter: 'cacheMode',
+      value: cacheMode,
+      message: `cacheMode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(cacheMode)}`,
+    });
   }
   if (cacheMode !== 'off' && cache === undefined) {
-    throw new InvalidArgumentError({ parameter: 'cache', value: cache, message: `cacheMode ${JSON.stringify(cacheMode)} needs a cache; pass { cache: store } (an openStore() store) or cacheMode: 'off'` });
+    throw new InvalidArgumentError({
+      parameter: 'cache',
+      value: cache,
+      message: `cacheMode ${JSON.stringify(cacheMode)} needs a cache; pass { cache: store } (an openStore() store) or cacheMode: 'off'`,
+    });
   }
-  if (maxConcurrency !== undefined) assertInteger('maxConcurrency', maxConcurrency, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { maxConcurrency: 4 }');
+  if (maxConcurrency !== undefined)
+    assertInteger('maxConcurrency', maxConcurrency, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { maxConcurrency: 4 }');
   assertInteger('timeoutMs', timeoutMs, 1, 2_147_483_647, 'pass the per-attempt timeout in milliseconds, e.g. 60000');
 
   const middleware: LanguageModelV3Middleware[] = [
-    createLedgerMiddleware({ ...(ledger === undefined ? {} : { ledger }), ...(price === undefined ? {} : { price }), ...(context === undefined ? {} : { context }), ...(now === undefined ? {} : { now }), ...(onCall === undefined ? {} : { onCall }) }),
+    createLedgerMiddleware({
+      ...(ledger === undefined ? {} : { ledger }),
+      ...(price === undefined ? {} : { price }),
+      ...(context === undefined ? {} : { context }),
+      ...(now === undefined ? {} : { now }),
+      ...(onCall === undefined ? {} : { onCall }),
+    }),
   ];
-  if (cacheMode !== 'off') middleware.push(createCacheMiddleware({ cache: cache!, mode: cacheMode, namespace: provider }));
+  if (cacheMode !== 'off')
+    middleware.push(createCacheMiddleware({ cache: cache!, mode: cacheMode, namespace: provider }));
   middleware.push(
-    createRetryMiddleware({ ...retry, provider, modelId: model.modelId, secrets, ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) }),
-    createConcurrencyMiddleware({ semaphore: limiter.semaphore(endpointKey(provider, options.baseURL), maxConcurrency) }),
+    createRetryMiddleware({
+      ...retry,
+      provider,
+      modelId: model.modelId,
+      secrets,
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    }),
+    createConcurrencyMiddleware({
+      semaphore: limiter.semaphore(endpointKey(provider, options.baseURL), maxConcurrency),
+    }),
     createTimeoutMiddleware({ timeoutMs }),
     stripCallContextMiddleware,
   );
@@ -193,11 +240,20 @@ const stripCallContextMiddleware: LanguageModelV3Middleware = {
 function readApiKey(apiKeyEnv: string, provider: LlmProvider): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
     // The value may be a pasted key: never echo it.
-    throw new InvalidArgumentError({ parameter: 'apiKeyEnv', value: '[redacted]', message: 'apiKeyEnv must be the NAME of an environment variable (letters, digits, underscores, e.g. OPENAI_API_KEY), not the key itself; put the key in that variable' });
+    throw new InvalidArgumentError({
+      parameter: 'apiKeyEnv',
+      value: '[redacted]',
+      message:
+        'apiKeyEnv must be the NAME of an environment variable (letters, digits, underscores, e.g. OPENAI_API_KEY), not the key itself; put the key in that variable',
+    });
   }
   const value = process.env[apiKeyEnv];
   if (value === undefined || value.trim().length === 0) {
-    throw new InvalidArgumentError({ parameter: 'apiKeyEnv', value: apiKeyEnv, message: `the environment variable ${apiKeyEnv} is not set; export ${apiKeyEnv}=<your ${provider} API key> before running, or set apiKeyEnv to the variable that holds it` });
+    throw new InvalidArgumentError({
+      parameter: 'apiKeyEnv',
+      value: apiKeyEnv,
+      message: `the environment variable ${apiKeyEnv} is not set; export ${apiKeyEnv}=<your ${provider} API key> before running, or set apiKeyEnv to the variable that holds it`,
+    });
   }
   return value.trim();
 }
@@ -210,9 +266,17 @@ function assertBaseURL(baseURL: string): void {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InvalidArgumentError({ parameter: 'baseURL', value: baseURL, message: `baseURL must be an http(s) URL, got ${JSON.stringify(baseURL)}; pass e.g. 'http://127.0.0.1:11434/v1'` });
+    throw new InvalidArgumentError({
+      parameter: 'baseURL',
+      value: baseURL,
+      message: `baseURL must be an http(s) URL, got ${JSON.stringify(baseURL)}; pass e.g. 'http://127.0.0.1:11434/v1'`,
+    });
   }
   if (url.username !== '' || url.password !== '') {
-    throw new InvalidArgumentError({ parameter: 'baseURL', value: '[redacted]', message: 'baseURL must not carry credentials; put the key in an environment variable and name it in apiKeyEnv' });
+    throw new InvalidArgumentError({
+      parameter: 'baseURL',
+      value: '[redacted]',
+      message: 'baseURL must not carry credentials; put the key in an environment variable and name it in apiKeyEnv',
+    });
   }
 }

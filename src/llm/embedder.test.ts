@@ -7,7 +7,8 @@ import { createOpenAICompatibleEmbedder } from './embedder.js';
 // A local server speaking the OpenAI embeddings protocol: text i gets the vector [len, i, 1].
 let server: Server;
 let baseURL: string;
-const requests: Array<{ url: string; authorization: string | undefined; body: { input: string[]; model: string } }> = [];
+const requests: Array<{ url: string; authorization: string | undefined; body: { input: string[]; model: string } }> =
+  [];
 let mode: 'ok' | 'wrong-dimension' | 'error' = 'ok';
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -27,9 +28,15 @@ beforeAll(async () => {
       response.end(JSON.stringify({ error: { message: 'boom' } }));
       return;
     }
-    const data = body.input.map((text, index) => ({ object: 'embedding', index, embedding: mode === 'wrong-dimension' ? [1, 2] : [text.length, index, 1] }));
+    const data = body.input.map((text, index) => ({
+      object: 'embedding',
+      index,
+      embedding: mode === 'wrong-dimension' ? [1, 2] : [text.length, index, 1],
+    }));
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 3, total_tokens: 3 } }));
+    response.end(
+      JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 3, total_tokens: 3 } }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -43,9 +50,18 @@ describe('createOpenAICompatibleEmbedder (real AI SDK client against a local end
   it('posts the texts to /embeddings and returns Float32Array vectors in order', async () => {
     mode = 'ok';
     process.env.REPUTE_TEST_EMBED_KEY = 'sk-test-123';
-    const embedder = createOpenAICompatibleEmbedder({ baseURL, model: 'nomic-embed-text', dimensions: 3, apiKeyEnv: 'REPUTE_TEST_EMBED_KEY', maxRetries: 0 });
+    const embedder = createOpenAICompatibleEmbedder({
+      baseURL,
+      model: 'nomic-embed-text',
+      dimensions: 3,
+      apiKeyEnv: 'REPUTE_TEST_EMBED_KEY',
+      maxRetries: 0,
+    });
     const vectors = await embedder.embed(['abc', 'hello']);
-    expect(vectors.map((vector) => Array.from(vector))).toEqual([[3, 0, 1], [5, 1, 1]]);
+    expect(vectors.map((vector) => Array.from(vector))).toEqual([
+      [3, 0, 1],
+      [5, 1, 1],
+    ]);
     expect(vectors[0]).toBeInstanceOf(Float32Array);
     const last = requests.at(-1)!;
     expect(last.url).toBe('/v1/embeddings');
@@ -74,6 +90,8 @@ describe('createOpenAICompatibleEmbedder (real AI SDK client against a local end
 
   it('refuses a missing API key variable before any request', () => {
     delete process.env.REPUTE_TEST_MISSING_KEY;
-    expect(() => createOpenAICompatibleEmbedder({ baseURL, model: 'm', dimensions: 3, apiKeyEnv: 'REPUTE_TEST_MISSING_KEY' })).toThrow(/REPUTE_TEST_MISSING_KEY is not set/);
+    expect(() =>
+      createOpenAICompatibleEmbedder({ baseURL, model: 'm', dimensions: 3, apiKeyEnv: 'REPUTE_TEST_MISSING_KEY' }),
+    ).toThrow(/REPUTE_TEST_MISSING_KEY is not set/);
   });
 });

@@ -36,7 +36,12 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
     async embed(texts) {
       if (texts.length === 0) return [];
       texts.forEach((text, index) => {
-        if (typeof text !== 'string') throw new InvalidArgumentError({ parameter: `texts[${index}]`, value: text, message: `texts[${index}] must be a string, got ${typeof text}` });
+        if (typeof text !== 'string')
+          throw new InvalidArgumentError({
+            parameter: `texts[${index}]`,
+            value: text,
+            message: `texts[${index}] must be a string, got ${typeof text}`,
+          });
       });
       let embeddings: number[][];
       try {
@@ -52,11 +57,19 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
         });
       }
       if (embeddings.length !== texts.length) {
-        throw new ProviderError({ provider: name, attempts: 1, message: `${name} returned ${embeddings.length} embeddings for ${texts.length} texts` });
+        throw new ProviderError({
+          provider: name,
+          attempts: 1,
+          message: `${name} returned ${embeddings.length} embeddings for ${texts.length} texts`,
+        });
       }
       return embeddings.map((embedding, index) => {
         if (embedding.length !== dimensions) {
-          throw new ProviderError({ provider: name, attempts: 1, message: `${name} returned a ${embedding.length}-dimensional vector for texts[${index}], expected ${dimensions}; set dimensions to the model's vector length` });
+          throw new ProviderError({
+            provider: name,
+            attempts: 1,
+            message: `${name} returned a ${embedding.length}-dimensional vector for texts[${index}], expected ${dimensions}; set dimensions to the model's vector length`,
+          });
         }
         return Float32Array.from(embedding);
       });
@@ -92,10 +105,18 @@ export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedder
   if (options.apiKeyEnv !== undefined) {
     apiKey = process.env[options.apiKeyEnv];
     if (apiKey === undefined || apiKey === '') {
-      throw new InvalidArgumentError({ parameter: 'options.apiKeyEnv', value: options.apiKeyEnv, message: `environment variable ${options.apiKeyEnv} is not set; export it or omit apiKeyEnv for a keyless endpoint` });
+      throw new InvalidArgumentError({
+        parameter: 'options.apiKeyEnv',
+        value: options.apiKeyEnv,
+        message: `environment variable ${options.apiKeyEnv} is not set; export it or omit apiKeyEnv for a keyless endpoint`,
+      });
     }
   }
-  const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: options.baseURL, ...(apiKey === undefined ? {} : { apiKey }) });
+  const provider = createOpenAICompatible({
+    name: 'openai-compatible',
+    baseURL: options.baseURL,
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
   return createAiSdkEmbedder({
     model: provider.embeddingModel(options.model),
     dimensions: options.dimensions,

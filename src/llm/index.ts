@@ -1,11 +1,27 @@
-export { createLanguageModel, wrapWithPlumbing, sharedProviderLimiter, LLM_PROVIDERS } from './create-language-model.js';
-export type { CreateLanguageModelOptions, LlmPlumbingOptions, LlmProvider, WrapWithPlumbingOptions } from './create-language-model.js';
+export {
+  createLanguageModel,
+  wrapWithPlumbing,
+  sharedProviderLimiter,
+  LLM_PROVIDERS,
+} from './create-language-model.js';
+export type {
+  CreateLanguageModelOptions,
+  LlmPlumbingOptions,
+  LlmProvider,
+  WrapWithPlumbingOptions,
+} from './create-language-model.js';
 export { createCacheMiddleware, requestCacheKey, CACHE_MODES } from './cache-middleware.js';
 export type { CacheMiddlewareOptions, CacheMode, CachedReply, ResponseCache } from './cache-middleware.js';
 export { createCompletion } from './complete.js';
 export type { CreateCompletionOptions } from './complete.js';
 export { createLedgerMiddleware, priceCall, llmCallSpanData } from './ledger-middleware.js';
-export type { LedgerMiddlewareOptions, LlmCallRecord, LlmPrice, LlmUsageEntry, UsageLedger } from './ledger-middleware.js';
+export type {
+  LedgerMiddlewareOptions,
+  LlmCallRecord,
+  LlmPrice,
+  LlmUsageEntry,
+  UsageLedger,
+} from './ledger-middleware.js';
 export { createRetryMiddleware, defaultSleep } from './retry-middleware.js';
 export type { RetryEvent, RetryOptions, Sleep } from './retry-middleware.js';
 export { createTimeoutMiddleware, AttemptTimeoutError } from './timeout-middleware.js';

@@ -59,7 +59,11 @@ export interface LedgerMiddlewareOptions {
 
 /** Cost of a call: input × inputPerMillion / 1e6 + output × outputPerMillion / 1e6 + perCall. */
 export function priceCall(price: LlmPrice, inputTokens: number, outputTokens: number): number {
-  return (inputTokens * (price.inputPerMillion ?? 0)) / 1_000_000 + (outputTokens * (price.outputPerMillion ?? 0)) / 1_000_000 + (price.perCall ?? 0);
+  return (
+    (inputTokens * (price.inputPerMillion ?? 0)) / 1_000_000 +
+    (outputTokens * (price.outputPerMillion ?? 0)) / 1_000_000 +
+    (price.perCall ?? 0)
+  );
 }
 
 /** The `llm-call` trace span data of a call record (no prompt, no key). */
@@ -84,12 +88,25 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
  * @example
  * wrapLanguageModel({ model, middleware: [createLedgerMiddleware({ ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { runId, agentId } }), createCacheMiddleware({ cache: store })] });
  */
-export function createLedgerMiddleware({ ledger, price = {}, context = {}, now = Date.now, onCall }: LedgerMiddlewareOptions = {}): LanguageModelV3Middleware {
+export function createLedgerMiddleware({
+  ledger,
+  price = {},
+  context = {},
+  now = Date.now,
+  onCall,
+}: LedgerMiddlewareOptions = {}): LanguageModelV3Middleware {
   assertNonNegative('price.inputPerMillion', price.inputPerMillion ?? 0);
   assertNonNegative('price.outputPerMillion', price.outputPerMillion ?? 0);
   assertNonNegative('price.perCall', price.perCall ?? 0);
 
-  const book = (provider: string, modelId: string, callContext: LlmCallContext, usage: LanguageModelV3Usage | undefined, cached: boolean, startedAt: number) => {
+  const book = (
+    provider: string,
+    modelId: string,
+    callContext: LlmCallContext,
+    usage: LanguageModelV3Usage | undefined,
+    cached: boolean,
+    startedAt: number,
+  ) => {
     const inputTokens = tokenCount(usage?.inputTokens.total);
     const outputTokens = tokenCount(usage?.outputTokens.total);
     const merged = { ...context, ...callContext };
@@ -114,9 +131,21 @@ export function createLedgerMiddleware({ ledger, price = {}, context = {}, now =
     async wrapGenerate({ doGenerate, params, model }) {
       const startedAt = now();
       const result = await doGenerate();
-      const entry = book(model.provider, model.modelId, readCallContext(params), result.usage, isCached(result), startedAt);
+      const entry = book(
+        model.provider,
+        model.modelId,
+        readCallContext(params),
+        result.usage,
+        isCached(result),
+        startedAt,
+      );
       // createCompletion reads this back, so what an agent reports is what the ledger holds.
-      return markBooked(result, { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, cost: entry.cost, cached: entry.cached });
+      return markBooked(result, {
+        inputTokens: entry.inputTokens,
+        outputTokens: entry.outputTokens,
+        cost: entry.cost,
+        cached: entry.cached,
+      });
     },
     async wrapStream({ doStream, params, model }) {
       const startedAt = now();
@@ -128,7 +157,8 @@ export function createLedgerMiddleware({ ledger, price = {}, context = {}, now =
           if (part.type === 'finish') usage = part.usage;
         },
         onEnd(end) {
-          if (end.type === 'done') book(model.provider, model.modelId, readCallContext(params), usage, cached, startedAt);
+          if (end.type === 'done')
+            book(model.provider, model.modelId, readCallContext(params), usage, cached, startedAt);
         },
       });
       return { ...result, stream };

@@ -9,7 +9,13 @@ import { createCacheMiddleware, type ResponseCache } from './cache-middleware.js
 import { createLlmJudgeVerifier } from './llm-judge-verifier.js';
 
 const task: Task = { id: 't1', kind: 'number', prompt: 'What is 2 + 2?' };
-const propose = (agentId: string, answer: string | null, text = `The answer is ${answer}.`): Proposal => ({ agentId, taskId: 't1', round: 0, text, answer });
+const propose = (agentId: string, answer: string | null, text = `The answer is ${answer}.`): Proposal => ({
+  agentId,
+  taskId: 't1',
+  round: 0,
+  text,
+  answer,
+});
 
 function memoryCache(): ResponseCache & { size(): number } {
   const entries = new Map<string, unknown>();
@@ -23,12 +29,19 @@ function memoryCache(): ResponseCache & { size(): number } {
 describe('createLlmJudgeVerifier', () => {
   it('turns the structured verdict into P(correct), skips unparseable proposals, and shows the task and answer to the judge', async () => {
     const model = new ScriptedModel({
-      replies: [JSON.stringify({ correct: true, confidence: 0.9, reason: '2 + 2 = 4' }), JSON.stringify({ correct: false, confidence: 0.7, reason: '2 + 2 is not 5' })],
+      replies: [
+        JSON.stringify({ correct: true, confidence: 0.9, reason: '2 + 2 = 4' }),
+        JSON.stringify({ correct: false, confidence: 0.7, reason: '2 + 2 is not 5' }),
+      ],
     });
     const judge = createLlmJudgeVerifier({ model, runId: 'run-1' });
     expect(judge.name).toBe('llm-judge(scripted-model)');
     // Right with confidence 0.9 → 0.9; wrong with confidence 0.7 → 1 − 0.7 = 0.3; null → 0 without a call.
-    const verdicts = await verifyProposals({ verifier: judge, task, proposals: [propose('a', '4'), propose('b', '5'), propose('c', null, 'no idea')] });
+    const verdicts = await verifyProposals({
+      verifier: judge,
+      task,
+      proposals: [propose('a', '4'), propose('b', '5'), propose('c', null, 'no idea')],
+    });
     expect(verdicts.a).toBeCloseTo(0.9, 12);
     expect(verdicts.b).toBeCloseTo(0.3, 12);
     expect(verdicts.c).toBe(0);
@@ -54,8 +67,12 @@ describe('createLlmJudgeVerifier', () => {
   it('throws a ProviderError naming the agent and task when the reply is not a verdict', async () => {
     const judge = createLlmJudgeVerifier({ model: new ScriptedModel({ replies: ['I think it is fine.'] }) });
     await expect(judge.verify({ task, proposal: propose('a', '4') })).rejects.toThrow(ProviderError);
-    const judge2 = createLlmJudgeVerifier({ model: new ScriptedModel({ replies: [JSON.stringify({ correct: true, confidence: 3, reason: 'x' })] }) });
-    await expect(judge2.verify({ task, proposal: propose('a', '4') })).rejects.toThrow(/no valid verdict for agent a on task t1/);
+    const judge2 = createLlmJudgeVerifier({
+      model: new ScriptedModel({ replies: [JSON.stringify({ correct: true, confidence: 3, reason: 'x' })] }),
+    });
+    await expect(judge2.verify({ task, proposal: propose('a', '4') })).rejects.toThrow(
+      /no valid verdict for agent a on task t1/,
+    );
   });
 
   it('refuses a missing model at construction', () => {

@@ -53,10 +53,20 @@ export const defaultJudgeSystemPrompt =
  */
 export function createLlmJudgeVerifier(options: LlmJudgeVerifierOptions): Verifier {
   const { model } = options;
-  if (model === null || model === undefined || (typeof model !== 'string' && typeof (model as { doGenerate?: unknown }).doGenerate !== 'function')) {
-    throw new InvalidArgumentError({ parameter: 'model', value: model, message: 'model must be an AI SDK language model; build it with createLanguageModel({ provider, model, cache, ... })' });
+  if (
+    model === null ||
+    model === undefined ||
+    (typeof model !== 'string' && typeof (model as { doGenerate?: unknown }).doGenerate !== 'function')
+  ) {
+    throw new InvalidArgumentError({
+      parameter: 'model',
+      value: model,
+      message:
+        'model must be an AI SDK language model; build it with createLanguageModel({ provider, model, cache, ... })',
+    });
   }
-  if (options.runId !== undefined) assertNonEmptyString('runId', options.runId, "pass a run id, e.g. 'run-1', or leave it out");
+  if (options.runId !== undefined)
+    assertNonEmptyString('runId', options.runId, "pass a run id, e.g. 'run-1', or leave it out");
   const modelId = typeof model === 'string' ? model : model.modelId;
   const name = options.name ?? `llm-judge(${modelId})`;
   const system = options.system ?? defaultJudgeSystemPrompt;
@@ -75,7 +85,11 @@ export function createLlmJudgeVerifier(options: LlmJudgeVerifierOptions): Verifi
           // Retries belong to the model's middleware, not to this call site.
           maxRetries: 0,
           output: Output.object({ schema: llmJudgeVerdictSchema, name: 'verdict' }),
-          ...llmCallOptions({ ...(options.runId === undefined ? {} : { runId: options.runId }), taskId: task.id, act: 'verify' }),
+          ...llmCallOptions({
+            ...(options.runId === undefined ? {} : { runId: options.runId }),
+            taskId: task.id,
+            act: 'verify',
+          }),
         });
         verdict = result.output;
       } catch (error) {

@@ -16,12 +16,21 @@ describe('requestCacheKey', () => {
   const base = { provider: 'p', modelId: 'm', type: 'generate' as const };
 
   it('ignores the abort signal, headers, key order and the call-context tag', () => {
-    const key = requestCacheKey({ ...base, params: { prompt, temperature: 0, providerOptions: { x: { a: 1, b: 2 } } } });
+    const key = requestCacheKey({
+      ...base,
+      params: { prompt, temperature: 0, providerOptions: { x: { a: 1, b: 2 } } },
+    });
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(
       requestCacheKey({
         ...base,
-        params: { providerOptions: { x: { b: 2, a: 1 }, ...llmCallOptions({ taskId: 't9', act: 'rate' }).providerOptions }, temperature: 0, prompt, abortSignal: new AbortController().signal, headers: { 'x-trace': '1' } },
+        params: {
+          providerOptions: { x: { b: 2, a: 1 }, ...llmCallOptions({ taskId: 't9', act: 'rate' }).providerOptions },
+          temperature: 0,
+          prompt,
+          abortSignal: new AbortController().signal,
+          headers: { 'x-trace': '1' },
+        },
       }),
     ).toBe(key);
   });
@@ -31,7 +40,10 @@ describe('requestCacheKey', () => {
     const variants = [
       requestCacheKey({ ...base, params: { prompt, temperature: 0.1 } }),
       requestCacheKey({ ...base, params: { prompt, temperature: 0, seed: 1 } }),
-      requestCacheKey({ ...base, params: { prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi!' }] }], temperature: 0 } }),
+      requestCacheKey({
+        ...base,
+        params: { prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi!' }] }], temperature: 0 },
+      }),
       requestCacheKey({ ...base, modelId: 'm2', params: { prompt, temperature: 0 } }),
       requestCacheKey({ ...base, provider: 'q', params: { prompt, temperature: 0 } }),
       requestCacheKey({ ...base, type: 'stream', params: { prompt, temperature: 0 } }),
@@ -58,21 +70,47 @@ describe('plumbing around a ScriptedModel', () => {
     await generateText({ model, prompt: 'x', maxRetries: 0, ...llmCallOptions({ taskId: 't1', act: 'propose' }) });
     await generateText({ model, prompt: 'y', maxRetries: 0, ...llmCallOptions({ agentId: 'agent-2', act: 'rate' }) });
     expect(scripted.calls.map((call) => call.providerOptions?.repute)).toEqual([undefined, undefined]);
-    expect(store.usageEntries().map((entry) => [entry.runId, entry.agentId, entry.taskId, entry.act, entry.inputTokens, entry.outputTokens, entry.cost])).toEqual([
+    expect(
+      store
+        .usageEntries()
+        .map((entry) => [
+          entry.runId,
+          entry.agentId,
+          entry.taskId,
+          entry.act,
+          entry.inputTokens,
+          entry.outputTokens,
+          entry.cost,
+        ]),
+    ).toEqual([
       ['r', 'agent-1', 't1', 'propose', 10, 5, 0.25],
       ['r', 'agent-2', null, 'rate', 10, 5, 0.25],
     ]);
     // Clock ticks 10 at the start and 20 at the end of the first call: 10 ms.
     expect(records[0]!.durationMs).toBe(10);
-    expect(llmCallSpanData(records[0]!)).toEqual({ type: 'llm-call', agentId: 'agent-1', act: 'propose', cached: false, inputTokens: 10, outputTokens: 5, costUsd: 0.25, durationMs: 10 });
+    expect(llmCallSpanData(records[0]!)).toEqual({
+      type: 'llm-call',
+      agentId: 'agent-1',
+      act: 'propose',
+      cached: false,
+      inputTokens: 10,
+      outputTokens: 5,
+      costUsd: 0.25,
+      durationMs: 10,
+    });
     store.close();
   });
 
   it('prices calls per million tokens plus per call', () => {
     // 250 000 × 3 / 1e6 + 10 000 × 15 / 1e6 + 0.01 = 0.75 + 0.15 + 0.01 = 0.91
-    expect(priceCall({ inputPerMillion: 3, outputPerMillion: 15, perCall: 0.01 }, 250_000, 10_000)).toBeCloseTo(0.91, 12);
+    expect(priceCall({ inputPerMillion: 3, outputPerMillion: 15, perCall: 0.01 }, 250_000, 10_000)).toBeCloseTo(
+      0.91,
+      12,
+    );
     expect(priceCall({}, 1_000_000, 1_000_000)).toBe(0);
-    expect(() => wrapWithPlumbing({ model: new ScriptedModel({ replies: [] }), price: { inputPerMillion: -1 } })).toThrow(/price.inputPerMillion/);
+    expect(() =>
+      wrapWithPlumbing({ model: new ScriptedModel({ replies: [] }), price: { inputPerMillion: -1 } }),
+    ).toThrow(/price.inputPerMillion/);
   });
 
   it('does not cache a stream that ends in an error part, and caches a clean one', async () => {
@@ -81,10 +119,34 @@ describe('plumbing around a ScriptedModel', () => {
     const flaky = new ScriptedModel({ replies: ['unused'] });
     flaky.doStream = async () => {
       call += 1;
-      const parts = call === 1
-        ? [{ type: 'stream-start', warnings: [] }, { type: 'error', error: new Error('midway') }]
-        : [{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: '1' }, { type: 'text-delta', id: '1', delta: 'fine' }, { type: 'text-end', id: '1' }, { type: 'finish', usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } }, finishReason: { unified: 'stop', raw: 'stop' } }];
-      return { stream: new ReadableStream({ start(controller) { for (const part of parts) controller.enqueue(part as never); controller.close(); } }) };
+      const parts =
+        call === 1
+          ? [
+              { type: 'stream-start', warnings: [] },
+              { type: 'error', error: new Error('midway') },
+            ]
+          : [
+              { type: 'stream-start', warnings: [] },
+              { type: 'text-start', id: '1' },
+              { type: 'text-delta', id: '1', delta: 'fine' },
+              { type: 'text-end', id: '1' },
+              {
+                type: 'finish',
+                usage: {
+                  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+                  outputTokens: { total: 1, text: 1, reasoning: undefined },
+                },
+                finishReason: { unified: 'stop', raw: 'stop' },
+              },
+            ];
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part as never);
+            controller.close();
+          },
+        }),
+      };
     };
     const model = wrapLanguageModel({ model: flaky, middleware: createCacheMiddleware({ cache: store }) });
     const failed = streamText({ model, prompt: 'p', maxRetries: 0, onError: () => {} });
@@ -103,7 +165,9 @@ describe('plumbing around a ScriptedModel', () => {
     // A cache that answers every key with something that is not a recorded reply.
     const cache = { getCachedResponse: () => ({ nope: true }), putCachedResponse: () => true };
     const corrupted = wrapLanguageModel({ model: scripted, middleware: createCacheMiddleware({ cache }) });
-    await expect(generateText({ model: corrupted, prompt: 'hi', maxRetries: 0 })).rejects.toBeInstanceOf(DataFormatError);
+    await expect(generateText({ model: corrupted, prompt: 'hi', maxRetries: 0 })).rejects.toBeInstanceOf(
+      DataFormatError,
+    );
     expect(scripted.calls).toHaveLength(0);
     expect((await generateText({ model, prompt: 'hi' })).text).toBe('x');
     store.close();
@@ -121,7 +185,10 @@ describe('plumbing around a ScriptedModel', () => {
     expect(await full.text).toBe('streamed');
     expect(gate.active).toBe(0);
     const failing = new ScriptedModel({ replies: [{ error: new Error('no stream') }] });
-    const failingModel = wrapLanguageModel({ model: failing, middleware: createConcurrencyMiddleware({ semaphore: gate }) });
+    const failingModel = wrapLanguageModel({
+      model: failing,
+      middleware: createConcurrencyMiddleware({ semaphore: gate }),
+    });
     await expect(failingModel.doStream({ prompt })).rejects.toThrow('no stream');
     expect(gate.active).toBe(0);
   });

@@ -100,7 +100,12 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   assertNonNegative('retry.maxRetryAfterMs', maxRetryAfterMs);
   const redact = createRedactor(secrets);
 
-  async function withRetries<T>(call: () => PromiseLike<T>, signal: AbortSignal | undefined, provider: string, modelId: string): Promise<T> {
+  async function withRetries<T>(
+    call: () => PromiseLike<T>,
+    signal: AbortSignal | undefined,
+    provider: string,
+    modelId: string,
+  ): Promise<T> {
     let attempt = 0;
     for (;;) {
       attempt += 1;
@@ -117,14 +122,19 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
             ...(failure.status === undefined ? {} : { status: failure.status }),
             attempts: attempt,
             reason: failure.kind,
-            message: redact(`${label} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (last: ${failure.reason})${extra}; ${failure.hint}`),
+            message: redact(
+              `${label} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (last: ${failure.reason})${extra}; ${failure.hint}`,
+            ),
             cause: containsSecret(error, secrets) ? undefined : error,
           });
         if (!failure.retryable || attempt > maxRetries) throw fail();
         let delayMs: number;
         const fromRetryAfter = failure.retryAfterMs !== undefined;
         if (failure.retryAfterMs !== undefined) {
-          if (failure.retryAfterMs > maxRetryAfterMs) throw fail(`: the server asked to wait ${failure.retryAfterMs} ms, more than maxRetryAfterMs = ${maxRetryAfterMs}`);
+          if (failure.retryAfterMs > maxRetryAfterMs)
+            throw fail(
+              `: the server asked to wait ${failure.retryAfterMs} ms, more than maxRetryAfterMs = ${maxRetryAfterMs}`,
+            );
           delayMs = failure.retryAfterMs;
         } else {
           const base = Math.min(maxDelayMs, initialDelayMs * backoffFactor ** (attempt - 1));
@@ -139,34 +149,79 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   return {
     specificationVersion: 'v3',
     wrapGenerate({ doGenerate, params, model }) {
-      return withRetries(doGenerate, params.abortSignal, options.provider ?? model.provider, options.modelId ?? model.modelId);
+      return withRetries(
+        doGenerate,
+        params.abortSignal,
+        options.provider ?? model.provider,
+        options.modelId ?? model.modelId,
+      );
     },
     // Only opening the stream is retried; a stream that fails midway reports its error part.
     wrapStream({ doStream, params, model }) {
-      return withRetries(doStream, params.abortSignal, options.provider ?? model.provider, options.modelId ?? model.modelId);
+      return withRetries(
+        doStream,
+        params.abortSignal,
+        options.provider ?? model.provider,
+        options.modelId ?? model.modelId,
+      );
     },
   };
 }
 
 function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined): Failure | undefined {
   if (error instanceof AttemptTimeoutError) {
-    return { kind: 'timeout', retryable: true, status: undefined, reason: `timed out after ${error.timeoutMs} ms`, hint: 'raise timeoutMs, lower maxConcurrency, or check that the endpoint is up', retryAfterMs: undefined };
+    return {
+      kind: 'timeout',
+      retryable: true,
+      status: undefined,
+      reason: `timed out after ${error.timeoutMs} ms`,
+      hint: 'raise timeoutMs, lower maxConcurrency, or check that the endpoint is up',
+      retryAfterMs: undefined,
+    };
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const short = shortMessage(error.message);
     if (status === undefined) {
-      return { kind: 'network', retryable: true, status, reason: `network error: ${short}`, hint: 'check the base URL and that the server is running and reachable', retryAfterMs: undefined };
+      return {
+        kind: 'network',
+        retryable: true,
+        status,
+        reason: `network error: ${short}`,
+        hint: 'check the base URL and that the server is running and reachable',
+        retryAfterMs: undefined,
+      };
     }
     if (status >= 200 && status < 300) {
-      return { kind: 'malformed', retryable: false, status, reason: `HTTP ${status} with a malformed body: ${short}`, hint: 'the endpoint did not answer in the provider protocol; check that baseURL points at its API root (e.g. http://127.0.0.1:11434/v1)', retryAfterMs: undefined };
+      return {
+        kind: 'malformed',
+        retryable: false,
+        status,
+        reason: `HTTP ${status} with a malformed body: ${short}`,
+        hint: 'the endpoint did not answer in the provider protocol; check that baseURL points at its API root (e.g. http://127.0.0.1:11434/v1)',
+        retryAfterMs: undefined,
+      };
     }
     if (status === 429) {
-      return { kind: 'http', retryable: true, status, reason: `HTTP 429: ${short}`, hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
+      return {
+        kind: 'http',
+        retryable: true,
+        status,
+        reason: `HTTP 429: ${short}`,
+        hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries',
+        retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
+      };
     }
     if (status >= 500) {
       // 503s often carry Retry-After too (RFC 9110 §10.2.3); honour it when present.
-      return { kind: 'http', retryable: true, status, reason: `HTTP ${status}: ${short}`, hint: 'the provider is failing; try again later or use another endpoint', retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs) };
+      return {
+        kind: 'http',
+        retryable: true,
+        status,
+        reason: `HTTP ${status}: ${short}`,
+        hint: 'the provider is failing; try again later or use another endpoint',
+        retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
+      };
     }
     const hint =
       status === 401 || status === 403
@@ -174,10 +229,24 @@ function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined):
         : status === 404
           ? 'check the model id and the base URL'
           : 'the request was refused; check the model id and call settings';
-    return { kind: 'http', retryable: false, status, reason: `HTTP ${status}: ${short}`, hint, retryAfterMs: undefined };
+    return {
+      kind: 'http',
+      retryable: false,
+      status,
+      reason: `HTTP ${status}: ${short}`,
+      hint,
+      retryAfterMs: undefined,
+    };
   }
   if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError')) {
-    return { kind: 'malformed', retryable: false, status: undefined, reason: `malformed response: ${shortMessage(error.message)}`, hint: 'the endpoint did not answer in the provider protocol; check the base URL', retryAfterMs: undefined };
+    return {
+      kind: 'malformed',
+      retryable: false,
+      status: undefined,
+      reason: `malformed response: ${shortMessage(error.message)}`,
+      hint: 'the endpoint did not answer in the provider protocol; check the base URL',
+      retryAfterMs: undefined,
+    };
   }
   return undefined;
 }

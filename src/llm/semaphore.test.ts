@@ -10,8 +10,14 @@ describe('createSemaphore', () => {
     const order: string[] = [];
     const releaseA = await gate.acquire();
     const releaseB = await gate.acquire();
-    const c = gate.acquire().then((release) => { order.push('c'); return release; });
-    const d = gate.acquire().then((release) => { order.push('d'); return release; });
+    const c = gate.acquire().then((release) => {
+      order.push('c');
+      return release;
+    });
+    const d = gate.acquire().then((release) => {
+      order.push('d');
+      return release;
+    });
     await tick();
     expect([gate.active, gate.waiting, order]).toEqual([2, 2, []]);
     releaseA();
@@ -39,26 +45,30 @@ describe('createSemaphore', () => {
 
   it('never exceeds the limit and finishes every job (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 20 }), async (limit, delays) => {
-        const gate = createSemaphore(limit);
-        let inFlight = 0;
-        let peak = 0;
-        const results = await Promise.all(
-          delays.map((delay, index) =>
-            gate.run(async () => {
-              inFlight += 1;
-              peak = Math.max(peak, inFlight);
-              for (let step = 0; step <= delay; step++) await tick(); // at least one tick, so the first `limit` jobs overlap
-              inFlight -= 1;
-              return index;
-            }),
-          ),
-        );
-        expect(results).toEqual(delays.map((_, index) => index));
-        expect(peak).toBeLessThanOrEqual(limit);
-        expect(peak).toBe(Math.min(limit, delays.length));
-        expect(gate.active).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 20 }),
+        async (limit, delays) => {
+          const gate = createSemaphore(limit);
+          let inFlight = 0;
+          let peak = 0;
+          const results = await Promise.all(
+            delays.map((delay, index) =>
+              gate.run(async () => {
+                inFlight += 1;
+                peak = Math.max(peak, inFlight);
+                for (let step = 0; step <= delay; step++) await tick(); // at least one tick, so the first `limit` jobs overlap
+                inFlight -= 1;
+                return index;
+              }),
+            ),
+          );
+          expect(results).toEqual(delays.map((_, index) => index));
+          expect(peak).toBeLessThanOrEqual(limit);
+          expect(peak).toBe(Math.min(limit, delays.length));
+          expect(gate.active).toBe(0);
+        },
+      ),
       { numRuns: 50 },
     );
   });

@@ -113,7 +113,8 @@ export interface ProviderLimiterOptions {
  */
 export function createProviderLimiter({ defaultLimit = 8, limits = {} }: ProviderLimiterOptions = {}): ProviderLimiter {
   assertInteger('defaultLimit', defaultLimit, 1, Number.MAX_SAFE_INTEGER);
-  for (const [key, limit] of Object.entries(limits)) assertInteger(`limits[${JSON.stringify(key)}]`, limit, 1, Number.MAX_SAFE_INTEGER);
+  for (const [key, limit] of Object.entries(limits))
+    assertInteger(`limits[${JSON.stringify(key)}]`, limit, 1, Number.MAX_SAFE_INTEGER);
   const semaphores = new Map<string, Semaphore>();
   return {
     defaultLimit,

@@ -24,7 +24,10 @@ export class AttemptTimeoutError extends Error {
  */
 export function createTimeoutMiddleware({ timeoutMs }: { timeoutMs: number }): LanguageModelV3Middleware {
   assertInteger('timeoutMs', timeoutMs, 1, 2_147_483_647, 'pass the per-attempt timeout in milliseconds, e.g. 60000');
-  async function withTimeout<T>(signal: AbortSignal | undefined, call: (signal: AbortSignal) => PromiseLike<T>): Promise<T> {
+  async function withTimeout<T>(
+    signal: AbortSignal | undefined,
+    call: (signal: AbortSignal) => PromiseLike<T>,
+  ): Promise<T> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
     const joined = signal === undefined ? controller.signal : anySignal([signal, controller.signal]);

@@ -112,7 +112,10 @@ export function resolveWeightIds(roster: AgentRoster, agentIds: readonly AgentId
  * Normalises non-negative values to weights that sum to 1: w_i = v_i / Σ_j v_j, uniform 1/n when
  * Σ_j v_j = 0.
  */
-export function normalizeWeights(agentIds: readonly AgentId[], valueOf: (agentId: AgentId) => number): Record<AgentId, number> {
+export function normalizeWeights(
+  agentIds: readonly AgentId[],
+  valueOf: (agentId: AgentId) => number,
+): Record<AgentId, number> {
   const count = agentIds.length;
   const values = new Array<number>(count);
   let total = 0;
@@ -130,7 +133,10 @@ export function normalizeWeights(agentIds: readonly AgentId[], valueOf: (agentId
 }
 
 /** Builds the `scores()` record from a per-agent score function. */
-export function collectScores(agentIds: readonly AgentId[], scoreOf: (agentId: AgentId) => number): Record<AgentId, number> {
+export function collectScores(
+  agentIds: readonly AgentId[],
+  scoreOf: (agentId: AgentId) => number,
+): Record<AgentId, number> {
   const scores: Record<AgentId, number> = {};
   for (const agentId of agentIds) scores[agentId] = scoreOf(agentId);
   return scores;
@@ -140,9 +146,16 @@ export function collectScores(agentIds: readonly AgentId[], scoreOf: (agentId: A
  * Checks a snapshot's envelope (schemaVersion 1, model name, agent list) and returns its agents and
  * state object.
  */
-export function readSnapshotEnvelope(snapshot: ReputationSnapshot, model: string): { agents: AgentRoster; state: Record<string, unknown> } {
+export function readSnapshotEnvelope(
+  snapshot: ReputationSnapshot,
+  model: string,
+): { agents: AgentRoster; state: Record<string, unknown> } {
   if (snapshot === null || typeof snapshot !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: `snapshot must be an object from model.snapshot(), got ${describe(snapshot)}` });
+    throw new InvalidArgumentError({
+      parameter: 'snapshot',
+      value: snapshot,
+      message: `snapshot must be an object from model.snapshot(), got ${describe(snapshot)}`,
+    });
   }
   if (snapshot.schemaVersion !== 1) {
     throw new InvalidArgumentError({
@@ -165,7 +178,11 @@ export function readSnapshotEnvelope(snapshot: ReputationSnapshot, model: string
 /** Reads a plain object field of a snapshot. */
 export function readObject(value: unknown, parameter: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be an object, got ${describe(value)}; pass a snapshot produced by model.snapshot()` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be an object, got ${describe(value)}; pass a snapshot produced by model.snapshot()`,
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -219,12 +236,21 @@ export function readEvidenceCounts(value: unknown, parameter: string, agents: Ag
 }
 
 /** Writes the evidence-count table in roster order. */
-export function writeEvidenceCounts(agentIds: readonly AgentId[], counts: ReadonlyMap<AgentId, number>): Array<[AgentId, number]> {
+export function writeEvidenceCounts(
+  agentIds: readonly AgentId[],
+  counts: ReadonlyMap<AgentId, number>,
+): Array<[AgentId, number]> {
   return writeAgentNumbers(agentIds, counts, 0);
 }
 
 /** Reads an `[[agentId, value], ...]` table of a snapshot: known ids, finite values in [min, max]. */
-export function readAgentNumbers(value: unknown, parameter: string, agents: AgentRoster, min = -Infinity, max = Infinity): Map<AgentId, number> {
+export function readAgentNumbers(
+  value: unknown,
+  parameter: string,
+  agents: AgentRoster,
+  min = -Infinity,
+  max = Infinity,
+): Map<AgentId, number> {
   const table = new Map<AgentId, number>();
   readArray(value, parameter).forEach((entry, index) => {
     const pair = readArray(entry, `${parameter}[${index}]`, 2);
@@ -238,15 +264,24 @@ export function readAgentNumbers(value: unknown, parameter: string, agents: Agen
  * Writes an `[[agentId, value], ...]` table in roster order: every agent with `fallback` for a
  * missing value, or only the agents that have a value when `fallback` is omitted.
  */
-export function writeAgentNumbers(agentIds: readonly AgentId[], values: ReadonlyMap<AgentId, number>, fallback?: number): Array<[AgentId, number]> {
-  if (fallback === undefined) return agentIds.filter((agentId) => values.has(agentId)).map((agentId) => [agentId, values.get(agentId)!]);
+export function writeAgentNumbers(
+  agentIds: readonly AgentId[],
+  values: ReadonlyMap<AgentId, number>,
+  fallback?: number,
+): Array<[AgentId, number]> {
+  if (fallback === undefined)
+    return agentIds.filter((agentId) => values.has(agentId)).map((agentId) => [agentId, values.get(agentId)!]);
   return agentIds.map((agentId) => [agentId, values.get(agentId) ?? fallback]);
 }
 
 /** Throws `InvalidArgumentError` unless a `create...Model` factory was given an options object. */
 export function assertModelOptions(options: unknown): void {
   if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options',
+      value: options,
+      message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}`,
+    });
   }
 }
 
@@ -316,7 +351,12 @@ export abstract class RosterReputationModel implements ReputationModel {
   /** The snapshot envelope around a model's `state`, with the evidence counts appended to it. */
   protected wrapSnapshot(state: Record<string, unknown>): ReputationSnapshot {
     const agents = this.#roster.list();
-    return { schemaVersion: 1, model: this.name, agents, state: { ...state, evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts) } };
+    return {
+      schemaVersion: 1,
+      model: this.name,
+      agents,
+      state: { ...state, evidenceCounts: writeEvidenceCounts(agents, this.#evidenceCounts) },
+    };
   }
 
   /** Replaces the roster and evidence counts with a restored snapshot's, after it was fully read. */

@@ -13,7 +13,13 @@ import {
 } from './beta.js';
 import type { Evidence, WitnessEvidence } from './reputation-model.js';
 
-const outcome = (subject: string, success: number, observer?: string): Evidence => ({ type: 'outcome', taskId: 't', subject, success, ...(observer === undefined ? {} : { observer }) });
+const outcome = (subject: string, success: number, observer?: string): Evidence => ({
+  type: 'outcome',
+  taskId: 't',
+  subject,
+  success,
+  ...(observer === undefined ? {} : { observer }),
+});
 
 describe('Beta belief (Jøsang & Ismail 2002)', () => {
   it('scores 7 good and 2 bad outcomes as 8/11', () => {
@@ -68,7 +74,10 @@ describe('Beta belief (Jøsang & Ismail 2002)', () => {
 
   it('keeps the team view apart from an observer’s first-hand view, and reads ratings as first-hand', () => {
     const model = createBetaModel({ agents: ['a1', 'a2', 'a3'] });
-    model.observe([outcome('a2', 1, 'a1'), { type: 'rating', rating: { rater: 'a3', ratee: 'a2', taskId: 't', score: 0 } }]);
+    model.observe([
+      outcome('a2', 1, 'a1'),
+      { type: 'rating', rating: { rater: 'a3', ratee: 'a2', taskId: 't', score: 0 } },
+    ]);
     // Team belief untouched: Beta(1, 1), E = 0.5
     expect(model.score('a2')).toBe(0.5);
     // a1 saw one success: Beta(2, 1), E = 2/3; a3 rated 0: Beta(1, 2), E = 1/3
@@ -82,7 +91,9 @@ describe('Beta belief (Jøsang & Ismail 2002)', () => {
   });
 
   it('refuses out-of-range parameters naming the field', () => {
-    expect(() => createBetaModel({ agents: ['a1'], lambda: 1.5 })).toThrow(expect.objectContaining({ parameter: 'options.lambda', value: 1.5 }));
+    expect(() => createBetaModel({ agents: ['a1'], lambda: 1.5 })).toThrow(
+      expect.objectContaining({ parameter: 'options.lambda', value: 1.5 }),
+    );
     expect(() => createBetaModel({ agents: ['a1'], delta: 0 })).toThrow(InvalidArgumentError);
     expect(() => createBetaModel({ agents: ['a1'], omega: Number.NaN })).toThrow(InvalidArgumentError);
     expect(() => createBetaModel({ agents: ['a1'], tau: -0.1 })).toThrow(InvalidArgumentError);
@@ -127,7 +138,9 @@ describe('RAPS witness check', () => {
     // D exactly at δ is refused (D ≥ δ); just above δ it is accepted
     const atDelta = witnessDeviation(local, { positive: 5, negative: 3 });
     expect(checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: atDelta }).accepted).toBe(false);
-    expect(checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: atDelta * (1 + 1e-12) }).accepted).toBe(true);
+    expect(
+      checkWitnessReport({ local, witness: { positive: 5, negative: 3 }, delta: atDelta * (1 + 1e-12) }).accepted,
+    ).toBe(true);
   });
 
   it('merges an accepted report with discount ω after subtracting the prior', () => {
@@ -161,15 +174,31 @@ describe('RAPS witness check', () => {
     copy.restore(JSON.parse(JSON.stringify(model.snapshot())));
     expect(copy.trustOf('a1', 'a4').expectation).toBeCloseTo(1 / 3, 12);
     expect(copy.parameters.witnessCredibility).toBe('separate');
-    expect(() => createBetaModel({ agents: ['a1'], witnessCredibility: 'both' as never })).toThrow(expect.objectContaining({ parameter: 'options.witnessCredibility' }));
+    expect(() => createBetaModel({ agents: ['a1'], witnessCredibility: 'both' as never })).toThrow(
+      expect.objectContaining({ parameter: 'options.witnessCredibility' }),
+    );
   });
 
   it('refuses a deviating witness, distrusts it, and merges a consistent one (shared belief, the old behaviour)', () => {
     // λ = 1 keeps the counts whole: a1 sees a3 succeed 8 times → (8, 0)
     const model = createBetaModel({ agents: ['a1', 'a2', 'a3', 'a4'], lambda: 1, witnessCredibility: 'shared' });
     model.observe(Array.from({ length: 8 }, () => outcome('a3', 1, 'a1')));
-    const deviating: WitnessEvidence = { type: 'witness', observer: 'a1', witness: 'a4', subject: 'a3', positive: 5, negative: 3 };
-    const consistent: WitnessEvidence = { type: 'witness', observer: 'a1', witness: 'a2', subject: 'a3', positive: 6, negative: 2 };
+    const deviating: WitnessEvidence = {
+      type: 'witness',
+      observer: 'a1',
+      witness: 'a4',
+      subject: 'a3',
+      positive: 5,
+      negative: 3,
+    };
+    const consistent: WitnessEvidence = {
+      type: 'witness',
+      observer: 'a1',
+      witness: 'a2',
+      subject: 'a3',
+      positive: 6,
+      negative: 2,
+    };
     expect(model.assessWitness(deviating).deviation).toBeCloseTo(Math.sqrt(3), 12);
     expect(model.assessWitness(consistent).accepted).toBe(true);
 
@@ -197,7 +226,14 @@ describe('RAPS witness check', () => {
     //   D = (0.3125 − 0.1666667) / sqrt(0.0511533 + 0.0198413) = 0.1458333 / 0.2664481 = 0.547324 → accepted
     //   trust → (0.9·1 + 1, 0) = (1.9, 0)
     const model = createBetaModel({ agents: ['a1', 'a2', 'a3'], witnessCredibility: 'shared' });
-    const report: WitnessEvidence = { type: 'witness', observer: 'a1', witness: 'a2', subject: 'a3', positive: 0, negative: 4 };
+    const report: WitnessEvidence = {
+      type: 'witness',
+      observer: 'a1',
+      witness: 'a2',
+      subject: 'a3',
+      positive: 0,
+      negative: 4,
+    };
     expect(model.assessWitness(report).deviation).toBeCloseTo(1.0377490433, 9);
     model.observe([report]);
     expect(model.assessWitness(report).deviation).toBeCloseTo(0.547324, 5);

@@ -71,7 +71,13 @@ export interface BetaModelOptions {
 }
 
 /** Default Beta model parameters (λ = 0.9, δ = 1.5, ω = 0.3, τ = 0.4, separate witness credibility). */
-export const betaDefaults: Required<BetaModelOptions> = { lambda: 0.9, delta: 1.5, omega: 0.3, tau: 0.4, witnessCredibility: 'separate' };
+export const betaDefaults: Required<BetaModelOptions> = {
+  lambda: 0.9,
+  delta: 1.5,
+  omega: 0.3,
+  tau: 0.4,
+  witnessCredibility: 'separate',
+};
 
 /** No evidence: the Beta(1, 1) prior. */
 export const emptyBetaCounts: BetaCounts = Object.freeze({ positive: 0, negative: 0 });
@@ -132,11 +138,22 @@ export function witnessDeviation(local: BetaCounts, witness: BetaCounts): number
   const localBelief = betaBelief(local);
   const witnessBelief = betaBelief(witness);
   // D = |E_w − E_local| / sqrt(Var_w + Var_local)
-  return Math.abs(witnessBelief.expectation - localBelief.expectation) / Math.sqrt(witnessBelief.variance + localBelief.variance);
+  return (
+    Math.abs(witnessBelief.expectation - localBelief.expectation) /
+    Math.sqrt(witnessBelief.variance + localBelief.variance)
+  );
 }
 
 /** Applies the RAPS witness test: accepted iff D < δ (so D ≥ δ marks the witness untrusted). */
-export function checkWitnessReport({ local, witness, delta }: { local: BetaCounts; witness: BetaCounts; delta: number }): WitnessCheck {
+export function checkWitnessReport({
+  local,
+  witness,
+  delta,
+}: {
+  local: BetaCounts;
+  witness: BetaCounts;
+  delta: number;
+}): WitnessCheck {
   const deviation = witnessDeviation(local, witness);
   // untrusted iff D ≥ δ
   return { deviation, accepted: deviation < delta };
@@ -157,14 +174,25 @@ export function mergeWitnessCounts(local: BetaCounts, witness: BetaCounts, omega
 }
 
 /** Validates Beta model options and merges them over {@link betaDefaults}. */
-export function resolveBetaOptions(options: BetaModelOptions | undefined, parameter = 'options'): Required<BetaModelOptions> {
+export function resolveBetaOptions(
+  options: BetaModelOptions | undefined,
+  parameter = 'options',
+): Required<BetaModelOptions> {
   const resolved = resolveOptions<BetaModelOptions>(betaDefaults, options);
   assertInRange(`${parameter}.lambda`, resolved.lambda, 0, 1, { hint: 'pass e.g. { lambda: 0.9 }' });
-  assertInRange(`${parameter}.delta`, resolved.delta, 0, Infinity, { minExclusive: true, maxExclusive: true, hint: 'pass e.g. { delta: 1.5 }' });
+  assertInRange(`${parameter}.delta`, resolved.delta, 0, Infinity, {
+    minExclusive: true,
+    maxExclusive: true,
+    hint: 'pass e.g. { delta: 1.5 }',
+  });
   assertInRange(`${parameter}.omega`, resolved.omega, 0, 1, { hint: 'pass e.g. { omega: 0.3 }' });
   assertInRange(`${parameter}.tau`, resolved.tau, 0, 1, { hint: 'pass e.g. { tau: 0.4 }' });
   if (resolved.witnessCredibility !== 'separate' && resolved.witnessCredibility !== 'shared') {
-    throw new InvalidArgumentError({ parameter: `${parameter}.witnessCredibility`, value: resolved.witnessCredibility, message: `${parameter}.witnessCredibility must be 'separate' (RAPS trust_of) or 'shared', got ${JSON.stringify(resolved.witnessCredibility)}` });
+    throw new InvalidArgumentError({
+      parameter: `${parameter}.witnessCredibility`,
+      value: resolved.witnessCredibility,
+      message: `${parameter}.witnessCredibility must be 'separate' (RAPS trust_of) or 'shared', got ${JSON.stringify(resolved.witnessCredibility)}`,
+    });
   }
   return resolved;
 }
@@ -293,7 +321,14 @@ export class BetaReputationModel extends RosterReputationModel {
     return {
       agentId,
       score: belief.expectation,
-      components: { alpha: belief.alpha, beta: belief.beta, expectation: belief.expectation, variance: belief.variance, positive: counts.positive, negative: counts.negative },
+      components: {
+        alpha: belief.alpha,
+        beta: belief.beta,
+        expectation: belief.expectation,
+        variance: belief.variance,
+        positive: counts.positive,
+        negative: counts.negative,
+      },
       evidenceCount: this.evidenceCount(agentId),
       summary: `${agentId}: team belief Beta(${format(belief.alpha)}, ${format(belief.beta)}), E = ${format(belief.expectation)}, Var = ${format(belief.variance)} (λ = ${this.#parameters.lambda})`,
     };
@@ -331,7 +366,10 @@ export class BetaReputationModel extends RosterReputationModel {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
     const stored = readObject(state.parameters, 'snapshot.state.parameters') as BetaModelOptions;
     // Snapshots written before issue 14 have no witnessCredibility: they kept witness checks in the shared belief.
-    const parameters = resolveBetaOptions(stored.witnessCredibility === undefined ? { ...stored, witnessCredibility: 'shared' } : stored, 'snapshot.state.parameters');
+    const parameters = resolveBetaOptions(
+      stored.witnessCredibility === undefined ? { ...stored, witnessCredibility: 'shared' } : stored,
+      'snapshot.state.parameters',
+    );
     const trust = new Map<AgentId, Map<AgentId, BetaCounts>>();
     readArray(state.trust ?? [], 'snapshot.state.trust').forEach((entry, index) => {
       const path = `snapshot.state.trust[${index}]`;
@@ -340,7 +378,10 @@ export class BetaReputationModel extends RosterReputationModel {
       const witness = readAgentId(record.witness, `${path}.witness`, agents);
       let row = trust.get(observer);
       if (!row) trust.set(observer, (row = new Map()));
-      row.set(witness, { positive: readNumber(record.positive, `${path}.positive`, 0), negative: readNumber(record.negative, `${path}.negative`, 0) });
+      row.set(witness, {
+        positive: readNumber(record.positive, `${path}.positive`, 0),
+        negative: readNumber(record.negative, `${path}.negative`, 0),
+      });
     });
     const team = new Map<AgentId, BetaCounts>();
     const pairs = new Map<AgentId, Map<AgentId, BetaCounts>>();
@@ -348,7 +389,10 @@ export class BetaReputationModel extends RosterReputationModel {
       const path = `snapshot.state.beliefs[${index}]`;
       const record = readObject(entry, path);
       const subject = readAgentId(record.subject, `${path}.subject`, agents);
-      const counts = { positive: readNumber(record.positive, `${path}.positive`, 0), negative: readNumber(record.negative, `${path}.negative`, 0) };
+      const counts = {
+        positive: readNumber(record.positive, `${path}.positive`, 0),
+        negative: readNumber(record.negative, `${path}.negative`, 0),
+      };
       if (record.observer === null) {
         team.set(subject, counts);
       } else {
@@ -408,7 +452,11 @@ export class BetaReputationModel extends RosterReputationModel {
     });
     // The report itself is evidence about the witness's testimony: a passing report is a success,
     // a deviating one a failure, in trust_of ('separate') or in the witness's one belief ('shared').
-    const credibility = updateBetaCounts(this.#trustCounts(observer, witness), check.accepted ? 1 : 0, this.#parameters.lambda);
+    const credibility = updateBetaCounts(
+      this.#trustCounts(observer, witness),
+      check.accepted ? 1 : 0,
+      this.#parameters.lambda,
+    );
     if (this.#parameters.witnessCredibility === 'shared') {
       this.#set(observer, witness, credibility);
       this.#touch(witness);
@@ -435,7 +483,11 @@ export class BetaReputationModel extends RosterReputationModel {
  */
 export function createBetaModel(options: { agents: readonly AgentId[] } & BetaModelOptions): BetaReputationModel {
   if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options',
+      value: options,
+      message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}`,
+    });
   }
   return new BetaReputationModel(options);
 }

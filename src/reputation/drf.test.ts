@@ -2,11 +2,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import type { Rating } from '../core/rating.js';
-import { createDrfModel, drfAccuracy, drfLegacyParameters, drfRelativeDistance, drfReputationStep, drfRoundScores, drfUpdateReputation } from './drf.js';
+import {
+  createDrfModel,
+  drfAccuracy,
+  drfLegacyParameters,
+  drfRelativeDistance,
+  drfReputationStep,
+  drfRoundScores,
+  drfUpdateReputation,
+} from './drf.js';
 import type { Evidence } from './reputation-model.js';
 
 const rate = (rater: string, ratee: string, score: number): Rating => ({ rater, ratee, taskId: 't', score });
-const ratingEvidence = (rater: string, ratee: string, score: number): Evidence => ({ type: 'rating', rating: rate(rater, ratee, score) });
+const ratingEvidence = (rater: string, ratee: string, score: number): Evidence => ({
+  type: 'rating',
+  rating: rate(rater, ratee, score),
+});
 const defaults = { w0: 0.5, beta: 0.2, r0: 1 } as const;
 
 describe('DRF Eq. 2 accuracy', () => {
@@ -51,22 +62,33 @@ describe('DRF Eq. 6 round score', () => {
 
   it('falls back to the plain mean when every rater has reputation 0', () => {
     // (0.4 + 0.8) / 2 = 0.6
-    expect(drfRoundScores({ reputations: { a: 0, b: 0, c: 0.5 }, ratings: [rate('a', 'c', 0.4), rate('b', 'c', 0.8)] }).c).toBeCloseTo(0.6, 15);
+    expect(
+      drfRoundScores({ reputations: { a: 0, b: 0, c: 0.5 }, ratings: [rate('a', 'c', 0.4), rate('b', 'c', 0.8)] }).c,
+    ).toBeCloseTo(0.6, 15);
   });
 });
 
 describe('DRF Eqs. 7–8 reputation update', () => {
   it('Eq. 7 increments towards R0 with δ at or above w0 (β with increment: beta)', () => {
     // R = 0.5, w = 0.8, δ = 0.7: 0.5 + 0.7·(0.8 − 0.5)·(1 − 0.5) = 0.5 + 0.105 = 0.605
-    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'corrected' })).toBeCloseTo(0.605, 15);
+    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'corrected' })).toBeCloseTo(
+      0.605,
+      15,
+    );
     // increment 'beta' (ours): 0.5 + 0.2·0.3·0.5 = 0.53
-    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'corrected', increment: 'beta' })).toBeCloseTo(0.53, 15);
+    expect(
+      drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'corrected', increment: 'beta' }),
+    ).toBeCloseTo(0.53, 15);
     // δ = 0.4 given explicitly: 0.5 + 0.4·0.3·0.5 = 0.56
-    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'printed', delta: 0.4 })).toBeCloseTo(0.56, 15);
+    expect(
+      drfUpdateReputation({ reputation: 0.5, roundScore: 0.8, ...defaults, variant: 'printed', delta: 0.4 }),
+    ).toBeCloseTo(0.56, 15);
     // w = w0 is "at or above": 0.5 + 0.7·0·0.5 = 0.5
     expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.5, ...defaults, variant: 'printed' })).toBe(0.5);
     // Bounded by R0: R = 0.99, w = 1, δ = 1: 0.99 + 1·0.5·0.01 = 0.995 ≤ 1
-    expect(drfUpdateReputation({ reputation: 0.99, roundScore: 1, w0: 0.5, beta: 1, delta: 1, r0: 1, variant: 'corrected' })).toBeCloseTo(0.995, 15);
+    expect(
+      drfUpdateReputation({ reputation: 0.99, roundScore: 1, w0: 0.5, beta: 1, delta: 1, r0: 1, variant: 'corrected' }),
+    ).toBeCloseTo(0.995, 15);
   });
 
   it('Eq. 8 corrected is R − β·(w0 − w)·R, printed R − w·R·β, each ÷ w0 only with decayNormalization w0', () => {
@@ -92,8 +114,24 @@ describe('DRF Eqs. 7–8 reputation update', () => {
 
   it('reproduces the pre-issue-14 rules with drfLegacyParameters', () => {
     // increment β and ÷ w0: w = 0.9: 0.5 + 0.2·0.4·0.5 = 0.54; w = 0.1: 0.5·(1 − 0.2·0.4/0.5) = 0.42
-    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.9, ...defaults, variant: 'corrected', ...drfLegacyParameters })).toBeCloseTo(0.54, 15);
-    expect(drfUpdateReputation({ reputation: 0.5, roundScore: 0.1, ...defaults, variant: 'corrected', ...drfLegacyParameters })).toBeCloseTo(0.42, 15);
+    expect(
+      drfUpdateReputation({
+        reputation: 0.5,
+        roundScore: 0.9,
+        ...defaults,
+        variant: 'corrected',
+        ...drfLegacyParameters,
+      }),
+    ).toBeCloseTo(0.54, 15);
+    expect(
+      drfUpdateReputation({
+        reputation: 0.5,
+        roundScore: 0.1,
+        ...defaults,
+        variant: 'corrected',
+        ...drfLegacyParameters,
+      }),
+    ).toBeCloseTo(0.42, 15);
   });
 
   it('orders decays by score in opposite directions for the two variants (property)', () => {
@@ -107,7 +145,8 @@ describe('DRF Eqs. 7–8 reputation update', () => {
         (w0, beta, reputation, first, second) => {
           const [worse, better] = [Math.min(first, second) * w0, Math.max(first, second) * w0];
           fc.pre(better < w0);
-          const update = (roundScore: number, variant: 'corrected' | 'printed') => drfUpdateReputation({ reputation, roundScore, w0, beta, r0: 1, variant });
+          const update = (roundScore: number, variant: 'corrected' | 'printed') =>
+            drfUpdateReputation({ reputation, roundScore, w0, beta, r0: 1, variant });
           expect(update(worse, 'corrected')).toBeLessThanOrEqual(update(better, 'corrected') + 1e-15);
           expect(update(worse, 'printed')).toBeGreaterThanOrEqual(update(better, 'printed') - 1e-15);
         },
@@ -118,7 +157,11 @@ describe('DRF Eqs. 7–8 reputation update', () => {
 
   it('keeps reputations in [0, R0] and scores in [0, 1] (property)', () => {
     const agents = ['a', 'b', 'c', 'd'];
-    const rating = fc.record({ rater: fc.constantFrom(...agents), ratee: fc.constantFrom(...agents), score: fc.double({ min: 0, max: 1, noNaN: true }) });
+    const rating = fc.record({
+      rater: fc.constantFrom(...agents),
+      ratee: fc.constantFrom(...agents),
+      score: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
     fc.assert(
       fc.property(
         fc.array(fc.array(rating, { maxLength: 8 }), { maxLength: 10 }),
@@ -129,7 +172,14 @@ describe('DRF Eqs. 7–8 reputation update', () => {
         (rounds, w0, beta, r0, variant) => {
           let reputations: Record<string, number> = Object.fromEntries(agents.map((agent) => [agent, r0 / 2]));
           for (const round of rounds) {
-            reputations = drfReputationStep({ reputations, ratings: round.map((item) => ({ ...item, taskId: 't' })), w0, beta, r0, variant }).reputations;
+            reputations = drfReputationStep({
+              reputations,
+              ratings: round.map((item) => ({ ...item, taskId: 't' })),
+              w0,
+              beta,
+              r0,
+              variant,
+            }).reputations;
             for (const value of Object.values(reputations)) {
               expect(value).toBeGreaterThanOrEqual(0);
               expect(value).toBeLessThanOrEqual(r0);
@@ -148,7 +198,14 @@ describe('drfReputationStep', () => {
     //   w_a = 0.9 → Eq. 7: 0.5 + 0.7·0.4·0.5 = 0.64
     //   w_b = 0.1 → Eq. 8 corrected: 0.5 − 0.2·0.4·0.5 = 0.46;  w_c = 0.4 → 0.5 − 0.2·0.1·0.5 = 0.49
     const reputations = Object.freeze({ a: 0.5, b: 0.5, c: 0.5 });
-    const ratings = Object.freeze([rate('b', 'a', 0.9), rate('c', 'a', 0.9), rate('a', 'b', 0.1), rate('c', 'b', 0.1), rate('a', 'c', 0.4), rate('b', 'c', 0.4)]);
+    const ratings = Object.freeze([
+      rate('b', 'a', 0.9),
+      rate('c', 'a', 0.9),
+      rate('a', 'b', 0.1),
+      rate('c', 'b', 0.1),
+      rate('a', 'c', 0.4),
+      rate('b', 'c', 0.4),
+    ]);
     const result = drfReputationStep({ reputations, ratings });
     expect(result.reputations.a).toBeCloseTo(0.64, 15);
     expect(result.reputations.b).toBeCloseTo(0.46, 15);
@@ -163,15 +220,33 @@ describe('drfReputationStep', () => {
 
   it('refuses bad parameters, reputations and ratings, naming the field', () => {
     const reputations = { a: 0.5, b: 0.5 };
-    expect(() => drfReputationStep({ reputations, ratings: [], beta: 0 })).toThrow(expect.objectContaining({ parameter: 'beta', value: 0 }));
-    expect(() => drfReputationStep({ reputations, ratings: [], w0: 0 })).toThrow(expect.objectContaining({ parameter: 'w0' }));
-    expect(() => drfReputationStep({ reputations, ratings: [], r0: -1 })).toThrow(expect.objectContaining({ parameter: 'r0' }));
-    expect(() => drfReputationStep({ reputations, ratings: [], variant: 'as-printed' as never })).toThrow(expect.objectContaining({ parameter: 'variant' }));
-    expect(() => drfReputationStep({ reputations, ratings: [], delta: 0 })).toThrow(expect.objectContaining({ parameter: 'delta', value: 0 }));
-    expect(() => drfReputationStep({ reputations, ratings: [], increment: 'gamma' as never })).toThrow(expect.objectContaining({ parameter: 'increment' }));
-    expect(() => drfReputationStep({ reputations, ratings: [], decayNormalization: 'r0' as never })).toThrow(expect.objectContaining({ parameter: 'decayNormalization' }));
-    expect(() => drfReputationStep({ reputations: { a: 1.5 }, ratings: [] })).toThrow(expect.objectContaining({ parameter: 'reputations.a', value: 1.5 }));
-    expect(() => drfReputationStep({ reputations, ratings: [rate('a', 'b', 1.1)] })).toThrow(expect.objectContaining({ parameter: 'ratings[0].score', value: 1.1 }));
+    expect(() => drfReputationStep({ reputations, ratings: [], beta: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'beta', value: 0 }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [], w0: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'w0' }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [], r0: -1 })).toThrow(
+      expect.objectContaining({ parameter: 'r0' }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [], variant: 'as-printed' as never })).toThrow(
+      expect.objectContaining({ parameter: 'variant' }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [], delta: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'delta', value: 0 }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [], increment: 'gamma' as never })).toThrow(
+      expect.objectContaining({ parameter: 'increment' }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [], decayNormalization: 'r0' as never })).toThrow(
+      expect.objectContaining({ parameter: 'decayNormalization' }),
+    );
+    expect(() => drfReputationStep({ reputations: { a: 1.5 }, ratings: [] })).toThrow(
+      expect.objectContaining({ parameter: 'reputations.a', value: 1.5 }),
+    );
+    expect(() => drfReputationStep({ reputations, ratings: [rate('a', 'b', 1.1)] })).toThrow(
+      expect.objectContaining({ parameter: 'ratings[0].score', value: 1.1 }),
+    );
     expect(() => drfReputationStep({ reputations, ratings: [rate('a', 'z', 1)] })).toThrow(NotFoundError);
   });
 });
@@ -182,11 +257,18 @@ describe('DRF reputation model', () => {
     // Round 2: a→c 1, b→c 0: w_c = (0.64·1 + 0.46·0) / (0.64 + 0.46) = 0.64 / 1.1 = 0.581818... ≥ 0.5
     //   c: 0.49 + 0.7·(0.581818... − 0.5)·(1 − 0.49) = 0.49 + 0.7·0.0818181...·0.51 = 0.49 + 0.0292090... = 0.5192090...
     const model = createDrfModel({ agents: ['a', 'b', 'c'] });
-    model.observe([ratingEvidence('b', 'a', 0.9), ratingEvidence('c', 'a', 0.9), ratingEvidence('a', 'b', 0.1), ratingEvidence('c', 'b', 0.1), ratingEvidence('a', 'c', 0.4), ratingEvidence('b', 'c', 0.4)]);
+    model.observe([
+      ratingEvidence('b', 'a', 0.9),
+      ratingEvidence('c', 'a', 0.9),
+      ratingEvidence('a', 'b', 0.1),
+      ratingEvidence('c', 'b', 0.1),
+      ratingEvidence('a', 'c', 0.4),
+      ratingEvidence('b', 'c', 0.4),
+    ]);
     model.observe([ratingEvidence('a', 'c', 1), ratingEvidence('b', 'c', 0)]);
     expect(model.score('a')).toBeCloseTo(0.64, 15);
     expect(model.score('b')).toBeCloseTo(0.46, 15);
-    expect(model.score('c')).toBeCloseTo(0.49 + (0.7 * (0.64 / 1.1 - 0.5) * 0.51), 15);
+    expect(model.score('c')).toBeCloseTo(0.49 + 0.7 * (0.64 / 1.1 - 0.5) * 0.51, 15);
     expect(model.score('c')).toBeCloseTo(0.519209090909, 11);
     expect(model.lastRoundScore('c')).toBeCloseTo(0.64 / 1.1, 15);
     expect(model.rounds).toBe(2);
@@ -201,7 +283,10 @@ describe('DRF reputation model', () => {
     const state = snapshot.state as { parameters: Record<string, unknown> };
     const { increment: _increment, decayNormalization: _decay, delta: _delta, ...oldParameters } = state.parameters;
     const restored = createDrfModel({ agents: ['a', 'b'] });
-    restored.restore({ ...snapshot, state: { ...(snapshot.state as Record<string, unknown>), parameters: oldParameters } });
+    restored.restore({
+      ...snapshot,
+      state: { ...(snapshot.state as Record<string, unknown>), parameters: oldParameters },
+    });
     restored.observe([ratingEvidence('a', 'b', 1)]);
     expect(restored.score('b')).toBeCloseTo(0.55, 15);
     expect(restored.parameters.increment).toBe('beta');
@@ -228,7 +313,9 @@ describe('DRF reputation model', () => {
     model.observe([ratingEvidence('b', 'a', 1)]);
     expect(model.reputation('a')).toBeCloseTo(1.35, 15);
     expect(model.score('a')).toBeCloseTo(0.675, 15);
-    expect(() => createDrfModel({ agents: ['a'], initialReputation: 3, r0: 2 })).toThrow(expect.objectContaining({ parameter: 'options.initialReputation' }));
+    expect(() => createDrfModel({ agents: ['a'], initialReputation: 3, r0: 2 })).toThrow(
+      expect.objectContaining({ parameter: 'options.initialReputation' }),
+    );
     expect(() => createDrfModel({ agents: ['a'], beta: 1.5 })).toThrow(InvalidArgumentError);
   });
 });

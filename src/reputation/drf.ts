@@ -76,13 +76,25 @@ export interface DrfModelOptions extends DrfParameters {
 }
 
 /** Default DRF parameters: R = 0.5 initially, w0 = 0.5, β = 0.2, δ = 0.7, R0 = 1, corrected variant, Eq. 7 with δ, no /w0. */
-export const drfDefaults: Required<DrfModelOptions> = { initialReputation: 0.5, w0: 0.5, beta: 0.2, delta: 0.7, increment: 'delta', decayNormalization: 'none', r0: 1, variant: 'corrected' };
+export const drfDefaults: Required<DrfModelOptions> = {
+  initialReputation: 0.5,
+  w0: 0.5,
+  beta: 0.2,
+  delta: 0.7,
+  increment: 'delta',
+  decayNormalization: 'none',
+  r0: 1,
+  variant: 'corrected',
+};
 
 /**
  * The parameters DRF used before issue 14 (Eq. 7 stepped by β, Eq. 8 divided by w0), kept so that
  * old results can be reproduced: `createDrfModel({ agents, ...drfLegacyParameters })`.
  */
-export const drfLegacyParameters: Readonly<Pick<Required<DrfParameters>, 'increment' | 'decayNormalization'>> = { increment: 'beta', decayNormalization: 'w0' };
+export const drfLegacyParameters: Readonly<Pick<Required<DrfParameters>, 'increment' | 'decayNormalization'>> = {
+  increment: 'beta',
+  decayNormalization: 'w0',
+};
 
 /** Result of one DRF round. */
 export interface DrfStepResult {
@@ -100,8 +112,18 @@ export interface DrfStepResult {
  * drfRelativeDistance(10, 8); // |10 − 8| / 10 = 0.2
  */
 export function drfRelativeDistance(reference: number, answer: number): number {
-  if (!Number.isFinite(reference)) throw new InvalidArgumentError({ parameter: 'reference', value: reference, message: `reference must be a finite number, got ${String(reference)}` });
-  if (!Number.isFinite(answer)) throw new InvalidArgumentError({ parameter: 'answer', value: answer, message: `answer must be a finite number, got ${String(answer)}` });
+  if (!Number.isFinite(reference))
+    throw new InvalidArgumentError({
+      parameter: 'reference',
+      value: reference,
+      message: `reference must be a finite number, got ${String(reference)}`,
+    });
+  if (!Number.isFinite(answer))
+    throw new InvalidArgumentError({
+      parameter: 'answer',
+      value: answer,
+      message: `answer must be a finite number, got ${String(answer)}`,
+    });
   if (reference === 0) return answer === 0 ? 0 : 1;
   // Eq. 2: d = |w0 − w| / w0 (|w0| so that negative references work), capped at 1
   return Math.min(1, Math.abs(reference - answer) / Math.abs(reference));
@@ -130,7 +152,13 @@ export function drfAccuracy(distance: number, variant: DrfVariant = 'corrected')
  * rating is one term (a rater who rates j twice counts twice); self-ratings are left out; agents
  * rated by nobody else get no score.
  */
-export function drfRoundScores({ reputations, ratings }: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] }): Record<AgentId, number> {
+export function drfRoundScores({
+  reputations,
+  ratings,
+}: {
+  reputations: Readonly<Record<AgentId, number>>;
+  ratings: readonly Rating[];
+}): Record<AgentId, number> {
   const sums = new Map<AgentId, { weighted: number; weight: number; plain: number; count: number }>();
   for (const rating of ratings) {
     if (rating.rater === rating.ratee) continue;
@@ -168,7 +196,10 @@ export function drfUpdateReputation({
   delta = drfDefaults.delta,
   increment = drfDefaults.increment,
   decayNormalization = drfDefaults.decayNormalization,
-}: { reputation: number; roundScore: number; w0: number; beta: number; r0: number; variant: DrfVariant } & Pick<DrfParameters, 'delta' | 'increment' | 'decayNormalization'>): number {
+}: { reputation: number; roundScore: number; w0: number; beta: number; r0: number; variant: DrfVariant } & Pick<
+  DrfParameters,
+  'delta' | 'increment' | 'decayNormalization'
+>): number {
   if (roundScore >= w0) {
     const step = increment === 'beta' ? beta : delta;
     // Eq. 7: R_j ← R_j + δ·(w_j − w0)·(R0 − R_j)   (β instead of δ with increment 'beta')
@@ -195,18 +226,33 @@ export function drfUpdateReputation({
  *   ratings: [{ rater: 'a', ratee: 'b', taskId: 't1', score: 1 }],
  * }).reputations.b; // Eq. 7: 0.5 + 0.7·(1 − 0.5)·(1 − 0.5) = 0.675
  */
-export function drfReputationStep({ reputations, ratings, ...options }: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] } & DrfParameters): DrfStepResult {
+export function drfReputationStep({
+  reputations,
+  ratings,
+  ...options
+}: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] } & DrfParameters): DrfStepResult {
   const parameters = resolveDrfParameters(options);
   if (reputations === null || typeof reputations !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'reputations', value: reputations, message: `reputations must be a record { agentId: reputation }, got ${describe(reputations)}` });
+    throw new InvalidArgumentError({
+      parameter: 'reputations',
+      value: reputations,
+      message: `reputations must be a record { agentId: reputation }, got ${describe(reputations)}`,
+    });
   }
   for (const [agentId, reputation] of Object.entries(reputations)) {
-    assertInRange(`reputations.${agentId}`, reputation, 0, parameters.r0, { hint: `reputations lie in [0, R0 = ${parameters.r0}]` });
+    assertInRange(`reputations.${agentId}`, reputation, 0, parameters.r0, {
+      hint: `reputations lie in [0, R0 = ${parameters.r0}]`,
+    });
   }
   if (!Array.isArray(ratings)) {
-    throw new InvalidArgumentError({ parameter: 'ratings', value: ratings, message: `ratings must be an array of Rating, got ${describe(ratings)}` });
+    throw new InvalidArgumentError({
+      parameter: 'ratings',
+      value: ratings,
+      message: `ratings must be an array of Rating, got ${describe(ratings)}`,
+    });
   }
-  const known = (agentId: AgentId): boolean => typeof agentId === 'string' && Object.prototype.hasOwnProperty.call(reputations, agentId);
+  const known = (agentId: AgentId): boolean =>
+    typeof agentId === 'string' && Object.prototype.hasOwnProperty.call(reputations, agentId);
   ratings.forEach((rating, index) => {
     if (!known(rating?.rater)) throw unknownAgent(rating?.rater, `ratings[${index}].rater`);
     if (!known(rating.ratee)) throw unknownAgent(rating.ratee, `ratings[${index}].ratee`);
@@ -224,26 +270,61 @@ export function drfReputationStep({ reputations, ratings, ...options }: { reputa
 export function resolveDrfParameters(options: DrfParameters | undefined, parameter = ''): Required<DrfParameters> {
   const prefix = parameter === '' ? '' : `${parameter}.`;
   const resolved = resolveOptions<DrfParameters>(
-    { w0: drfDefaults.w0, beta: drfDefaults.beta, delta: drfDefaults.delta, increment: drfDefaults.increment, decayNormalization: drfDefaults.decayNormalization, r0: drfDefaults.r0, variant: drfDefaults.variant },
-    { w0: options?.w0, beta: options?.beta, delta: options?.delta, increment: options?.increment, decayNormalization: options?.decayNormalization, r0: options?.r0, variant: options?.variant },
+    {
+      w0: drfDefaults.w0,
+      beta: drfDefaults.beta,
+      delta: drfDefaults.delta,
+      increment: drfDefaults.increment,
+      decayNormalization: drfDefaults.decayNormalization,
+      r0: drfDefaults.r0,
+      variant: drfDefaults.variant,
+    },
+    {
+      w0: options?.w0,
+      beta: options?.beta,
+      delta: options?.delta,
+      increment: options?.increment,
+      decayNormalization: options?.decayNormalization,
+      r0: options?.r0,
+      variant: options?.variant,
+    },
   );
   assertInRange(`${prefix}w0`, resolved.w0, 0, 1, { minExclusive: true, hint: 'pass e.g. { w0: 0.5 }' });
   assertInRange(`${prefix}beta`, resolved.beta, 0, 1, { minExclusive: true, hint: 'pass e.g. { beta: 0.2 }' });
-  assertInRange(`${prefix}delta`, resolved.delta, 0, 1, { minExclusive: true, hint: 'Eq. 7 increment coefficient; pass e.g. { delta: 0.7 }' });
+  assertInRange(`${prefix}delta`, resolved.delta, 0, 1, {
+    minExclusive: true,
+    hint: 'Eq. 7 increment coefficient; pass e.g. { delta: 0.7 }',
+  });
   if (resolved.increment !== 'delta' && resolved.increment !== 'beta') {
-    throw new InvalidArgumentError({ parameter: `${prefix}increment`, value: resolved.increment, message: `${prefix}increment must be 'delta' (Eq. 7 as printed) or 'beta', got ${describe(resolved.increment)}` });
+    throw new InvalidArgumentError({
+      parameter: `${prefix}increment`,
+      value: resolved.increment,
+      message: `${prefix}increment must be 'delta' (Eq. 7 as printed) or 'beta', got ${describe(resolved.increment)}`,
+    });
   }
   if (resolved.decayNormalization !== 'none' && resolved.decayNormalization !== 'w0') {
-    throw new InvalidArgumentError({ parameter: `${prefix}decayNormalization`, value: resolved.decayNormalization, message: `${prefix}decayNormalization must be 'none' (Eq. 8 as printed and corrected) or 'w0', got ${describe(resolved.decayNormalization)}` });
+    throw new InvalidArgumentError({
+      parameter: `${prefix}decayNormalization`,
+      value: resolved.decayNormalization,
+      message: `${prefix}decayNormalization must be 'none' (Eq. 8 as printed and corrected) or 'w0', got ${describe(resolved.decayNormalization)}`,
+    });
   }
-  assertInRange(`${prefix}r0`, resolved.r0, 0, Infinity, { minExclusive: true, maxExclusive: true, hint: 'pass e.g. { r0: 1 }' });
+  assertInRange(`${prefix}r0`, resolved.r0, 0, Infinity, {
+    minExclusive: true,
+    maxExclusive: true,
+    hint: 'pass e.g. { r0: 1 }',
+  });
   assertVariant(`${prefix}variant`, resolved.variant);
   return resolved;
 }
 
 function assertVariant(parameter: string, variant: unknown): asserts variant is DrfVariant {
   if (variant !== 'corrected' && variant !== 'printed') {
-    throw new InvalidArgumentError({ parameter, value: variant, message: `${parameter} must be 'corrected' or 'printed', got ${describe(variant)}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value: variant,
+      message: `${parameter} must be 'corrected' or 'printed', got ${describe(variant)}`,
+    });
   }
 }
 
@@ -292,11 +373,16 @@ export class DrfReputationModel extends RosterReputationModel {
     const ratings: Rating[] = [];
     for (const item of evidence) {
       if (item.type === 'rating') ratings.push(item.rating);
-      else if (item.type === 'outcome' && item.observer !== undefined) ratings.push({ rater: item.observer, ratee: item.subject, taskId: item.taskId, score: item.success });
+      else if (item.type === 'outcome' && item.observer !== undefined)
+        ratings.push({ rater: item.observer, ratee: item.subject, taskId: item.taskId, score: item.success });
     }
     const peerRatings = ratings.filter((rating) => rating.rater !== rating.ratee);
     if (peerRatings.length === 0) return;
-    const { reputations, roundScores } = drfReputationStep({ reputations: this.reputations(), ratings: peerRatings, ...this.#parameters });
+    const { reputations, roundScores } = drfReputationStep({
+      reputations: this.reputations(),
+      ratings: peerRatings,
+      ...this.#parameters,
+    });
     for (const agentId of this.roster.list()) this.#reputations.set(agentId, reputations[agentId]!);
     for (const [agentId, roundScore] of Object.entries(roundScores)) this.#lastRoundScores.set(agentId, roundScore);
     for (const rating of peerRatings) this.countEvidence(rating.ratee);
@@ -356,7 +442,10 @@ export class DrfReputationModel extends RosterReputationModel {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
     const stored = readObject(state.parameters, 'snapshot.state.parameters') as DrfModelOptions;
     // Snapshots written before issue 14 carry no `increment`: they ran Eq. 7 with β and Eq. 8 ÷ w0.
-    const parameters = resolveDrfModelOptions(stored.increment === undefined ? { ...drfLegacyParameters, ...stored } : stored, 'snapshot.state.parameters');
+    const parameters = resolveDrfModelOptions(
+      stored.increment === undefined ? { ...drfLegacyParameters, ...stored } : stored,
+      'snapshot.state.parameters',
+    );
     const rounds = readNumber(state.rounds, 'snapshot.state.rounds', 0);
     const reputations = readAgentNumbers(state.reputations, 'snapshot.state.reputations', agents, 0, parameters.r0);
     const lastRoundScores = readAgentNumbers(state.lastRoundScores, 'snapshot.state.lastRoundScores', agents, 0, 1);
@@ -374,7 +463,9 @@ export class DrfReputationModel extends RosterReputationModel {
 function resolveDrfModelOptions(options: DrfModelOptions, parameter: string): Required<DrfModelOptions> {
   const iteration = resolveDrfParameters(options, parameter);
   const initialReputation = options.initialReputation ?? drfDefaults.initialReputation;
-  assertInRange(`${parameter}.initialReputation`, initialReputation, 0, iteration.r0, { hint: `start reputations in [0, R0 = ${iteration.r0}], e.g. 0.5` });
+  assertInRange(`${parameter}.initialReputation`, initialReputation, 0, iteration.r0, {
+    hint: `start reputations in [0, R0 = ${iteration.r0}], e.g. 0.5`,
+  });
   return { ...iteration, initialReputation };
 }
 

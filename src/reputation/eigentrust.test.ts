@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConvergenceError, InvalidArgumentError, NotFoundError } from '../core/errors.js';
-import { computeEigentrust, createEigenTrustModel, eigentrust, normalizeLocalTrust, normalizePreTrust } from './eigentrust.js';
+import {
+  computeEigentrust,
+  createEigenTrustModel,
+  eigentrust,
+  normalizeLocalTrust,
+  normalizePreTrust,
+} from './eigentrust.js';
 
 /** Second method: solve (I − (1 − a)Cᵀ) t = a·p by Gaussian elimination with partial pivoting. */
 function solveByElimination(localTrust: number[][], preTrust: number[], alpha: number): number[] {
@@ -31,7 +37,9 @@ const localTrustEntry = fc.integer({ min: -50, max: 50 }).map((value) => value /
 const squareMatrix = fc.integer({ min: 1, max: 6 }).chain((n) =>
   fc.record({
     localTrust: fc.array(fc.array(localTrustEntry, { minLength: n, maxLength: n }), { minLength: n, maxLength: n }),
-    preTrust: fc.array(fc.double({ min: 0, max: 3, noNaN: true }), { minLength: n, maxLength: n }).filter((p) => p.reduce((a, b) => a + b, 0) > 1e-3),
+    preTrust: fc
+      .array(fc.double({ min: 0, max: 3, noNaN: true }), { minLength: n, maxLength: n })
+      .filter((p) => p.reduce((a, b) => a + b, 0) > 1e-3),
     alpha: fc.double({ min: 0.1, max: 1, noNaN: true }),
   }),
 );
@@ -55,16 +63,26 @@ describe('eigentrust (Kamvar et al. 2003)', () => {
     const trust = eigentrust({ localTrust, preTrust: [1, 1, 2], alpha: 0.2, epsilon: 1e-12 });
     trust.forEach((value, index) => expect(Math.abs(value - expected[index]!)).toBeLessThan(1e-9));
     // The second method agrees with the hand solution
-    solveByElimination(localTrust, [1, 1, 2], 0.2).forEach((value, index) => expect(Math.abs(value - expected[index]!)).toBeLessThan(1e-12));
+    solveByElimination(localTrust, [1, 1, 2], 0.2).forEach((value, index) =>
+      expect(Math.abs(value - expected[index]!)).toBeLessThan(1e-12),
+    );
     // Default ε = 1e-9 stops within (1 − a)/a · ε = 4e-9 of the fixed point
-    eigentrust({ localTrust, preTrust: [1, 1, 2], alpha: 0.2 }).forEach((value, index) => expect(Math.abs(value - expected[index]!)).toBeLessThan(4e-9));
+    eigentrust({ localTrust, preTrust: [1, 1, 2], alpha: 0.2 }).forEach((value, index) =>
+      expect(Math.abs(value - expected[index]!)).toBeLessThan(4e-9),
+    );
   });
 
   it('needs 132 iterations on a 2-cycle at a = 0.15, ε = 1e-9: 100 would not converge, so the default is 1000', () => {
     // s = [[0, 1], [1, 0]], p = [1, 0]. Fixed point: t0 = 0.85 t1 + 0.15, t1 = 0.85 t0 → t0 = 0.15 / (1 − 0.7225) = 20/37, t1 = 17/37.
     // The error flips sign and shrinks by 0.85 per step, so the L1 change at step k is 1.7·0.85^(k−1);
     // 1.7·0.85^(k−1) < 1e-9 first holds at k − 1 > ln(1e-9 / 1.7) / ln(0.85) = 130.8, i.e. k = 132.
-    const input = { localTrust: [[0, 1], [1, 0]], preTrust: [1, 0] };
+    const input = {
+      localTrust: [
+        [0, 1],
+        [1, 0],
+      ],
+      preTrust: [1, 0],
+    };
     const result = computeEigentrust(input);
     expect(result.iterations).toBe(132);
     expect(result.trust[0]).toBeCloseTo(20 / 37, 9);
@@ -81,29 +99,64 @@ describe('eigentrust (Kamvar et al. 2003)', () => {
 
   it('returns the pre-trust vector for a = 1', () => {
     // t = 0·Cᵀt + 1·p = p = [1, 3] / 4
-    expect(eigentrust({ localTrust: [[0, 1], [1, 0]], preTrust: [1, 3], alpha: 1 })).toEqual([0.25, 0.75]);
+    expect(
+      eigentrust({
+        localTrust: [
+          [0, 1],
+          [1, 0],
+        ],
+        preTrust: [1, 3],
+        alpha: 1,
+      }),
+    ).toEqual([0.25, 0.75]);
   });
 
   it('refuses a outside (0, 1] and malformed inputs, naming the field', () => {
-    const localTrust = [[0, 1], [1, 0]];
-    expect(() => eigentrust({ localTrust, preTrust: [1, 1], alpha: 0 })).toThrow(expect.objectContaining({ parameter: 'alpha', value: 0 }));
+    const localTrust = [
+      [0, 1],
+      [1, 0],
+    ];
+    expect(() => eigentrust({ localTrust, preTrust: [1, 1], alpha: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'alpha', value: 0 }),
+    );
     expect(() => eigentrust({ localTrust, preTrust: [1, 1], alpha: 1.2 })).toThrow(InvalidArgumentError);
     expect(() => eigentrust({ localTrust, preTrust: [1, 1], alpha: Number.NaN })).toThrow(InvalidArgumentError);
-    expect(() => eigentrust({ localTrust, preTrust: [0, 0] })).toThrow(expect.objectContaining({ parameter: 'preTrust' }));
-    expect(() => eigentrust({ localTrust, preTrust: [1, -1] })).toThrow(expect.objectContaining({ parameter: 'preTrust[1]', value: -1 }));
+    expect(() => eigentrust({ localTrust, preTrust: [0, 0] })).toThrow(
+      expect.objectContaining({ parameter: 'preTrust' }),
+    );
+    expect(() => eigentrust({ localTrust, preTrust: [1, -1] })).toThrow(
+      expect.objectContaining({ parameter: 'preTrust[1]', value: -1 }),
+    );
     expect(() => eigentrust({ localTrust, preTrust: [1] })).toThrow(InvalidArgumentError);
-    expect(() => eigentrust({ localTrust: [[0, 1], [1]], preTrust: [1, 1] })).toThrow(expect.objectContaining({ parameter: 'localTrust[1]' }));
-    expect(() => eigentrust({ localTrust: [[0, Number.NaN], [1, 0]], preTrust: [1, 1] })).toThrow(expect.objectContaining({ parameter: 'localTrust[0][1]' }));
+    expect(() => eigentrust({ localTrust: [[0, 1], [1]], preTrust: [1, 1] })).toThrow(
+      expect.objectContaining({ parameter: 'localTrust[1]' }),
+    );
+    expect(() =>
+      eigentrust({
+        localTrust: [
+          [0, Number.NaN],
+          [1, 0],
+        ],
+        preTrust: [1, 1],
+      }),
+    ).toThrow(expect.objectContaining({ parameter: 'localTrust[0][1]' }));
     expect(() => eigentrust({ localTrust: [], preTrust: [] })).toThrow(InvalidArgumentError);
-    expect(() => eigentrust({ localTrust, preTrust: [1, 1], maxIterations: 0 })).toThrow(expect.objectContaining({ parameter: 'maxIterations' }));
-    expect(() => eigentrust({ localTrust, preTrust: [1, 1], epsilon: 0 })).toThrow(expect.objectContaining({ parameter: 'epsilon' }));
+    expect(() => eigentrust({ localTrust, preTrust: [1, 1], maxIterations: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'maxIterations' }),
+    );
+    expect(() => eigentrust({ localTrust, preTrust: [1, 1], epsilon: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'epsilon' }),
+    );
   });
 
   it('does not change its inputs', () => {
     const localTrust = Object.freeze([Object.freeze([0, 2]), Object.freeze([-1, 0])]);
     const preTrust = Object.freeze([2, 2]);
     eigentrust({ localTrust, preTrust });
-    expect(localTrust).toEqual([[0, 2], [-1, 0]]);
+    expect(localTrust).toEqual([
+      [0, 2],
+      [-1, 0],
+    ]);
     expect(preTrust).toEqual([2, 2]);
   });
 
@@ -122,13 +175,20 @@ describe('eigentrust (Kamvar et al. 2003)', () => {
 
   it('does not change when one agent’s whole row of local trust is scaled by a positive factor (property)', () => {
     fc.assert(
-      fc.property(squareMatrix, fc.nat(), fc.double({ min: 1e-3, max: 1e3, noNaN: true }), ({ localTrust, preTrust, alpha }, rowSeed, factor) => {
-        const row = rowSeed % localTrust.length;
-        const scaled = localTrust.map((values, index) => (index === row ? values.map((value) => value * factor) : values));
-        const before = eigentrust({ localTrust, preTrust, alpha, epsilon: 1e-13 });
-        const after = eigentrust({ localTrust: scaled, preTrust, alpha, epsilon: 1e-13 });
-        before.forEach((value, index) => expect(Math.abs(value - after[index]!)).toBeLessThan(1e-10));
-      }),
+      fc.property(
+        squareMatrix,
+        fc.nat(),
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        ({ localTrust, preTrust, alpha }, rowSeed, factor) => {
+          const row = rowSeed % localTrust.length;
+          const scaled = localTrust.map((values, index) =>
+            index === row ? values.map((value) => value * factor) : values,
+          );
+          const before = eigentrust({ localTrust, preTrust, alpha, epsilon: 1e-13 });
+          const after = eigentrust({ localTrust: scaled, preTrust, alpha, epsilon: 1e-13 });
+          before.forEach((value, index) => expect(Math.abs(value - after[index]!)).toBeLessThan(1e-10));
+        },
+      ),
       { numRuns: 200, seed: 12 },
     );
   });
@@ -173,6 +233,8 @@ describe('EigenTrust reputation model', () => {
     expect(model.weights(['b', 'c'])).toEqual({ b: 0.5, c: 0.5 });
     expect(() => createEigenTrustModel({ agents: ['a'], preTrusted: ['z'] })).toThrow(NotFoundError);
     expect(() => createEigenTrustModel({ agents: ['a'], preTrusted: [] })).toThrow(InvalidArgumentError);
-    expect(() => createEigenTrustModel({ agents: ['a'], alpha: 0 })).toThrow(expect.objectContaining({ parameter: 'options.alpha' }));
+    expect(() => createEigenTrustModel({ agents: ['a'], alpha: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'options.alpha' }),
+    );
   });
 });

@@ -61,16 +61,32 @@ export const eigentrustDefaults: Required<EigenTrustOptions> = { alpha: 0.15, ep
  * Validates EigenTrust iteration parameters and merges them over {@link eigentrustDefaults}.
  * a outside (0, 1] throws `InvalidArgumentError`.
  */
-export function resolveEigenTrustOptions(options: EigenTrustOptions | undefined, parameter = ''): Required<EigenTrustOptions> {
+export function resolveEigenTrustOptions(
+  options: EigenTrustOptions | undefined,
+  parameter = '',
+): Required<EigenTrustOptions> {
   const prefix = parameter === '' ? '' : `${parameter}.`;
   const resolved = resolveOptions<EigenTrustOptions>(eigentrustDefaults, {
     alpha: options?.alpha,
     epsilon: options?.epsilon,
     maxIterations: options?.maxIterations,
   });
-  assertInRange(`${prefix}alpha`, resolved.alpha, 0, 1, { minExclusive: true, hint: 'a is the weight on pre-trusted agents; pass e.g. { alpha: 0.15 }' });
-  assertInRange(`${prefix}epsilon`, resolved.epsilon, 0, Infinity, { minExclusive: true, maxExclusive: true, hint: 'pass e.g. { epsilon: 1e-9 }' });
-  assertInteger(`${prefix}maxIterations`, resolved.maxIterations, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { maxIterations: 1000 }');
+  assertInRange(`${prefix}alpha`, resolved.alpha, 0, 1, {
+    minExclusive: true,
+    hint: 'a is the weight on pre-trusted agents; pass e.g. { alpha: 0.15 }',
+  });
+  assertInRange(`${prefix}epsilon`, resolved.epsilon, 0, Infinity, {
+    minExclusive: true,
+    maxExclusive: true,
+    hint: 'pass e.g. { epsilon: 1e-9 }',
+  });
+  assertInteger(
+    `${prefix}maxIterations`,
+    resolved.maxIterations,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'pass e.g. { maxIterations: 1000 }',
+  );
   return resolved;
 }
 
@@ -88,7 +104,11 @@ export function normalizePreTrust(preTrust: readonly number[], size?: number): n
   }
   preTrust.forEach((value, index) => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new InvalidArgumentError({ parameter: `preTrust[${index}]`, value, message: `preTrust[${index}] must be a finite number >= 0, got ${String(value)}` });
+      throw new InvalidArgumentError({
+        parameter: `preTrust[${index}]`,
+        value,
+        message: `preTrust[${index}] must be a finite number >= 0, got ${String(value)}`,
+      });
     }
   });
   const total = preTrust.reduce((sum, value) => sum + value, 0);
@@ -107,7 +127,10 @@ export function normalizePreTrust(preTrust: readonly number[], size?: number): n
  * Row-normalised local trust C: c_ij = max(s_ij, 0) / Σ_j max(s_ij, 0); a row with no positive
  * entry is replaced by the (normalised) pre-trust vector p. Returns a new matrix.
  */
-export function normalizeLocalTrust(localTrust: readonly (readonly number[])[], preTrust: readonly number[]): number[][] {
+export function normalizeLocalTrust(
+  localTrust: readonly (readonly number[])[],
+  preTrust: readonly number[],
+): number[][] {
   return localTrust.map((row) => {
     const positive = row.map((value) => Math.max(value, 0));
     const total = positive.reduce((sum, value) => sum + value, 0);
@@ -122,7 +145,11 @@ export function normalizeLocalTrust(localTrust: readonly (readonly number[])[], 
  */
 export function computeEigentrust(input: EigenTrustInput): EigenTrustResult {
   if (input === null || typeof input !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'input', value: input, message: `eigentrust takes an object { localTrust, preTrust, alpha?, epsilon?, maxIterations? }, got ${describe(input)}` });
+    throw new InvalidArgumentError({
+      parameter: 'input',
+      value: input,
+      message: `eigentrust takes an object { localTrust, preTrust, alpha?, epsilon?, maxIterations? }, got ${describe(input)}`,
+    });
   }
   const { alpha, epsilon, maxIterations } = resolveEigenTrustOptions(input);
   const size = validateLocalTrust(input.localTrust);
@@ -170,7 +197,11 @@ export function eigentrust(input: EigenTrustInput): number[] {
 
 function validateLocalTrust(localTrust: readonly (readonly number[])[]): number {
   if (!Array.isArray(localTrust) || localTrust.length === 0) {
-    throw new InvalidArgumentError({ parameter: 'localTrust', value: localTrust, message: `localTrust must be a non-empty square matrix (number[][], row = truster), got ${describe(localTrust)}` });
+    throw new InvalidArgumentError({
+      parameter: 'localTrust',
+      value: localTrust,
+      message: `localTrust must be a non-empty square matrix (number[][], row = truster), got ${describe(localTrust)}`,
+    });
   }
   const size = localTrust.length;
   localTrust.forEach((row, rowIndex) => {
@@ -235,7 +266,8 @@ export class EigenTrustReputationModel extends RosterReputationModel {
     validateEvidenceBatch(evidence, this.roster);
     for (const item of evidence) {
       if (item.type === 'rating') this.#addLocalTrust(item.rating.rater, item.rating.ratee, item.rating.score);
-      else if (item.type === 'outcome' && item.observer !== undefined) this.#addLocalTrust(item.observer, item.subject, item.success);
+      else if (item.type === 'outcome' && item.observer !== undefined)
+        this.#addLocalTrust(item.observer, item.subject, item.success);
     }
   }
 
@@ -272,12 +304,20 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   explain(agentId: AgentId): ScoreExplanation {
     const trust = this.globalTrust(agentId);
     const { result, maxTrust } = this.#solve();
-    const received = this.roster.list().reduce((sum, truster) => sum + (this.#localTrust.get(truster)?.get(agentId) ?? 0), 0);
+    const received = this.roster
+      .list()
+      .reduce((sum, truster) => sum + (this.#localTrust.get(truster)?.get(agentId) ?? 0), 0);
     const preTrust = this.#preTrustVector()[this.roster.indexOf(agentId)]!;
     return {
       agentId,
       score: trust / maxTrust,
-      components: { globalTrust: trust, maxGlobalTrust: maxTrust, preTrust, receivedLocalTrust: received, iterations: result.iterations },
+      components: {
+        globalTrust: trust,
+        maxGlobalTrust: maxTrust,
+        preTrust,
+        receivedLocalTrust: received,
+        iterations: result.iterations,
+      },
       evidenceCount: this.evidenceCount(agentId),
       summary: `${agentId}: global trust ${formatScore(trust)} of max ${formatScore(maxTrust)} (pre-trust ${formatScore(preTrust)}, net local trust received ${formatScore(received)}, converged in ${result.iterations} iterations)`,
     };
@@ -305,7 +345,10 @@ export class EigenTrustReputationModel extends RosterReputationModel {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
     const rawParameters = readObject(state.parameters, 'snapshot.state.parameters');
     const parameters = resolveEigenTrustOptions(rawParameters as EigenTrustOptions, 'snapshot.state.parameters');
-    const preTrusted = rawParameters.preTrusted === null ? null : readPreTrusted(rawParameters.preTrusted as AgentId[], agents, 'snapshot.state.parameters.preTrusted');
+    const preTrusted =
+      rawParameters.preTrusted === null
+        ? null
+        : readPreTrusted(rawParameters.preTrusted as AgentId[], agents, 'snapshot.state.parameters.preTrusted');
     const localTrust = new Map<AgentId, Map<AgentId, number>>();
     readArray(state.localTrust, 'snapshot.state.localTrust').forEach((entry, index) => {
       const path = `snapshot.state.localTrust[${index}]`;
@@ -343,7 +386,11 @@ export class EigenTrustReputationModel extends RosterReputationModel {
 
   #solve(): { result: EigenTrustResult; maxTrust: number } {
     if (this.#cache === null) {
-      const result = computeEigentrust({ localTrust: this.localTrustMatrix(), preTrust: this.#preTrustVector(), ...this.#parameters });
+      const result = computeEigentrust({
+        localTrust: this.localTrustMatrix(),
+        preTrust: this.#preTrustVector(),
+        ...this.#parameters,
+      });
       this.#cache = { result, maxTrust: Math.max(...result.trust) };
     }
     return this.#cache;
@@ -358,7 +405,9 @@ export class EigenTrustReputationModel extends RosterReputationModel {
  * model.observe([{ type: 'rating', rating: { rater: 'a1', ratee: 'a2', taskId: 't1', score: 1 } }]);
  * model.weights(); // the global trust vector
  */
-export function createEigenTrustModel(options: { agents: readonly AgentId[] } & EigenTrustModelOptions): EigenTrustReputationModel {
+export function createEigenTrustModel(
+  options: { agents: readonly AgentId[] } & EigenTrustModelOptions,
+): EigenTrustReputationModel {
   assertModelOptions(options);
   return new EigenTrustReputationModel(options);
 }

@@ -23,7 +23,13 @@ describe('minirep model: quality averages and score', () => {
     const model = createMiniRepModel({ agents: ['a', 'b'] });
     model.observe([behaviour('t1', 'a'), behaviour('t1', 'b', { quality: 0 })]);
     // a: L = 0.95·0.5 + 0.05·1 = 0.525; R = 0.7·0.5 + 0.3·1 = 0.65; H = 0.7·0.525 + 0.3·0.65 = 0.3675 + 0.195 = 0.5625
-    expect(model.state('a')).toMatchObject({ longTerm: expect.closeTo(0.525, 12), recent: expect.closeTo(0.65, 12), records: [], cooldown: 0, evidenceCount: 1 });
+    expect(model.state('a')).toMatchObject({
+      longTerm: expect.closeTo(0.525, 12),
+      recent: expect.closeTo(0.65, 12),
+      records: [],
+      cooldown: 0,
+      evidenceCount: 1,
+    });
     expect(model.score('a')).toBeCloseTo(0.5625, 12);
     // b: L = 0.475; R = 0.35; H = 0.3325 + 0.105 = 0.4375
     expect(model.score('b')).toBeCloseTo(0.4375, 12);
@@ -102,8 +108,20 @@ describe('minirep model: cooldown, max-of-records risk, suspicion decay', () => 
   });
 
   it('is the same update as the pure updateMiniRepState', () => {
-    const next = updateMiniRepState(initialMiniRepState(), { quality: 1, valid: true, flagged: true, risk: 0.7 }, miniRepModelDefaults);
-    expect(next).toEqual({ longTerm: expect.closeTo(0.525, 12), recent: expect.closeTo(0.65, 12), records: [0.7], cooldown: 3, cleanStreak: 0, flags: 1, evidenceCount: 1 });
+    const next = updateMiniRepState(
+      initialMiniRepState(),
+      { quality: 1, valid: true, flagged: true, risk: 0.7 },
+      miniRepModelDefaults,
+    );
+    expect(next).toEqual({
+      longTerm: expect.closeTo(0.525, 12),
+      recent: expect.closeTo(0.65, 12),
+      records: [0.7],
+      cooldown: 3,
+      cleanStreak: 0,
+      flags: 1,
+      evidenceCount: 1,
+    });
   });
 
   it('explains history, risk and cooldown', () => {

@@ -85,7 +85,10 @@ const maxRecords = 16;
  * @example
  * miniRepHistory({ longTerm: 0.8, recent: 0.2 }, 0.4); // 0.4·0.8 + 0.6·0.2 = 0.44
  */
-export function miniRepHistory(state: Pick<MiniRepAgentState, 'longTerm' | 'recent'>, longTermWeight = miniRepModelDefaults.longTermWeight): number {
+export function miniRepHistory(
+  state: Pick<MiniRepAgentState, 'longTerm' | 'recent'>,
+  longTermWeight = miniRepModelDefaults.longTermWeight,
+): number {
   return longTermWeight * state.longTerm + (1 - longTermWeight) * state.recent;
 }
 
@@ -131,7 +134,15 @@ export class MiniRepReputationModel extends RosterReputationModel {
 
   observe(evidence: readonly Evidence[]): void {
     validateEvidenceBatch(evidence, this.roster);
-    const observations = new Map<string, { taskId: string; subject: AgentId; behaviour?: { valid: boolean; flagged: boolean; risk: number; quality: number; count: number }; outcomes: number[] }>();
+    const observations = new Map<
+      string,
+      {
+        taskId: string;
+        subject: AgentId;
+        behaviour?: { valid: boolean; flagged: boolean; risk: number; quality: number; count: number };
+        outcomes: number[];
+      }
+    >();
     for (const item of evidence) {
       if (item.type !== 'behaviour' && item.type !== 'outcome') continue;
       const key = `${item.taskId}\u0000${item.subject}`;
@@ -140,7 +151,13 @@ export class MiniRepReputationModel extends RosterReputationModel {
       if (item.type === 'outcome') {
         entry.outcomes.push(item.success);
       } else if (entry.behaviour === undefined) {
-        entry.behaviour = { valid: item.valid, flagged: item.flagged, risk: item.risk, quality: item.quality, count: 1 };
+        entry.behaviour = {
+          valid: item.valid,
+          flagged: item.flagged,
+          risk: item.risk,
+          quality: item.quality,
+          count: 1,
+        };
       } else {
         // Several records for one agent and task merge conservatively: any flag, the highest risk.
         const held = entry.behaviour;
@@ -154,9 +171,24 @@ export class MiniRepReputationModel extends RosterReputationModel {
       }
     }
     for (const entry of observations.values()) {
-      const outcome = entry.outcomes.length > 0 ? entry.outcomes.reduce((sum, value) => sum + value, 0) / entry.outcomes.length : undefined;
+      const outcome =
+        entry.outcomes.length > 0
+          ? entry.outcomes.reduce((sum, value) => sum + value, 0) / entry.outcomes.length
+          : undefined;
       const quality = outcome ?? entry.behaviour?.quality ?? this.#parameters.prior;
-      this.#states.set(entry.subject, updateMiniRepState(this.#state(entry.subject), { quality, valid: entry.behaviour?.valid ?? true, flagged: entry.behaviour?.flagged ?? false, risk: entry.behaviour?.risk ?? 0 }, this.#parameters));
+      this.#states.set(
+        entry.subject,
+        updateMiniRepState(
+          this.#state(entry.subject),
+          {
+            quality,
+            valid: entry.behaviour?.valid ?? true,
+            flagged: entry.behaviour?.flagged ?? false,
+            risk: entry.behaviour?.risk ?? 0,
+          },
+          this.#parameters,
+        ),
+      );
     }
   }
 
@@ -236,7 +268,10 @@ export class MiniRepReputationModel extends RosterReputationModel {
   /** Replaces agents, states and parameters with the snapshot's. */
   restore(snapshot: ReputationSnapshot): void {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
-    const parameters = resolveMiniRepOptions(readObject(state.parameters, 'snapshot.state.parameters') as MiniRepModelOptions, 'snapshot.state.parameters');
+    const parameters = resolveMiniRepOptions(
+      readObject(state.parameters, 'snapshot.state.parameters') as MiniRepModelOptions,
+      'snapshot.state.parameters',
+    );
     const states = new Map<AgentId, MiniRepAgentState>();
     readArray(state.agents, 'snapshot.state.agents').forEach((entry, index) => {
       const path = `snapshot.state.agents[${index}]`;
@@ -245,7 +280,9 @@ export class MiniRepReputationModel extends RosterReputationModel {
       states.set(agentId, {
         longTerm: readNumber(record.longTerm, `${path}.longTerm`, 0, 1),
         recent: readNumber(record.recent, `${path}.recent`, 0, 1),
-        records: readArray(record.records, `${path}.records`).map((value, recordIndex) => readNumber(value, `${path}.records[${recordIndex}]`, 0, 1)),
+        records: readArray(record.records, `${path}.records`).map((value, recordIndex) =>
+          readNumber(value, `${path}.records[${recordIndex}]`, 0, 1),
+        ),
         cooldown: readNumber(record.cooldown, `${path}.cooldown`, 0),
         cleanStreak: readNumber(record.cleanStreak, `${path}.cleanStreak`, 0),
         flags: readNumber(record.flags, `${path}.flags`, 0),
@@ -302,20 +339,46 @@ export function updateMiniRepState(
   }
   records = records.filter((value) => value >= negligibleRisk);
   if (records.length > maxRecords) records = records.sort((left, right) => right - left).slice(0, maxRecords);
-  return { longTerm, recent, records, cooldown, cleanStreak, flags: state.flags + (flagged ? 1 : 0), evidenceCount: state.evidenceCount + 1 };
+  return {
+    longTerm,
+    recent,
+    records,
+    cooldown,
+    cleanStreak,
+    flags: state.flags + (flagged ? 1 : 0),
+    evidenceCount: state.evidenceCount + 1,
+  };
 }
 
 /** Validates and fills MiniRep options. */
-export function resolveMiniRepOptions(options: MiniRepModelOptions | undefined, parameter = 'options'): Required<MiniRepModelOptions> {
+export function resolveMiniRepOptions(
+  options: MiniRepModelOptions | undefined,
+  parameter = 'options',
+): Required<MiniRepModelOptions> {
   const resolved = resolveOptions(miniRepModelDefaults, options);
-  assertInRange(`${parameter}.longTermRate`, resolved.longTermRate, 0, 1, { minExclusive: true, hint: 'pass e.g. 0.05' });
+  assertInRange(`${parameter}.longTermRate`, resolved.longTermRate, 0, 1, {
+    minExclusive: true,
+    hint: 'pass e.g. 0.05',
+  });
   assertInRange(`${parameter}.recentRate`, resolved.recentRate, 0, 1, { minExclusive: true, hint: 'pass e.g. 0.3' });
   assertInRange(`${parameter}.longTermWeight`, resolved.longTermWeight, 0, 1, { hint: 'pass e.g. 0.7' });
   assertInRange(`${parameter}.prior`, resolved.prior, 0, 1, { hint: 'pass e.g. 0.5' });
-  assertInteger(`${parameter}.cooldownTasks`, resolved.cooldownTasks, 3, 1_000_000, 'MiniRep keeps a flagged agent in cooldown for at least 3 tasks');
+  assertInteger(
+    `${parameter}.cooldownTasks`,
+    resolved.cooldownTasks,
+    3,
+    1_000_000,
+    'MiniRep keeps a flagged agent in cooldown for at least 3 tasks',
+  );
   assertInteger(`${parameter}.cleanStreak`, resolved.cleanStreak, 1, 1_000_000, 'pass e.g. 3');
-  assertInRange(`${parameter}.suspicionDecay`, resolved.suspicionDecay, 0, 1, { maxExclusive: true, hint: 'pass e.g. 0.5' });
-  assertInRange(`${parameter}.cleanRiskThreshold`, resolved.cleanRiskThreshold, 0, 1, { minExclusive: true, hint: 'pass e.g. 0.2' });
+  assertInRange(`${parameter}.suspicionDecay`, resolved.suspicionDecay, 0, 1, {
+    maxExclusive: true,
+    hint: 'pass e.g. 0.5',
+  });
+  assertInRange(`${parameter}.cleanRiskThreshold`, resolved.cleanRiskThreshold, 0, 1, {
+    minExclusive: true,
+    hint: 'pass e.g. 0.2',
+  });
   assertInRange(`${parameter}.flaggedRisk`, resolved.flaggedRisk, 0, 1, { hint: 'pass e.g. 0.5' });
   return resolved;
 }
@@ -328,9 +391,15 @@ export function resolveMiniRepOptions(options: MiniRepModelOptions | undefined, 
  * model.observe([{ type: 'behaviour', taskId: 't1', subject: 'a1', valid: true, flagged: false, risk: 0, quality: 1 }]);
  * model.score('a1'); // H = 0.7·0.525 + 0.3·0.65 = 0.5625
  */
-export function createMiniRepModel(options: { agents: readonly AgentId[] } & MiniRepModelOptions): MiniRepReputationModel {
+export function createMiniRepModel(
+  options: { agents: readonly AgentId[] } & MiniRepModelOptions,
+): MiniRepReputationModel {
   if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options',
+      value: options,
+      message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}`,
+    });
   }
   return new MiniRepReputationModel(options);
 }

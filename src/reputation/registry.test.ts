@@ -20,12 +20,17 @@ describe('reputation model registry', () => {
   it('passes model options through', () => {
     // λ = 0.5: r = 0.5·0 + 1 = 1 → then 0.5·1 + 1 = 1.5, E = 2.5 / 3.5 = 0.714285...
     const model = createReputationModel('beta', { agents: ['a1'], lambda: 0.5 });
-    model.observe([{ type: 'outcome', taskId: 't', subject: 'a1', success: 1 }, { type: 'outcome', taskId: 't', subject: 'a1', success: 1 }]);
+    model.observe([
+      { type: 'outcome', taskId: 't', subject: 'a1', success: 1 },
+      { type: 'outcome', taskId: 't', subject: 'a1', success: 1 },
+    ]);
     expect(model.score('a1')).toBeCloseTo(2.5 / 3.5, 15);
   });
 
   it('refuses unknown names and empty teams', () => {
-    expect(() => createReputationModel('trust-me' as 'beta', { agents: ['a1'] })).toThrow(expect.objectContaining({ parameter: 'name', value: 'trust-me' }));
+    expect(() => createReputationModel('trust-me' as 'beta', { agents: ['a1'] })).toThrow(
+      expect.objectContaining({ parameter: 'name', value: 'trust-me' }),
+    );
     expect(isReputationModelName('constructor')).toBe(false);
     for (const name of reputationModelNames) {
       expect(() => createReputationModel(name, { agents: [] })).toThrow(InvalidArgumentError);

@@ -30,7 +30,9 @@ export type ReputationModelOptionsFor<N extends ReputationModelName> = Omit<Para
 };
 
 /** Every registered reputation model name, in registration order. */
-export const reputationModelNames = Object.freeze(Object.keys(reputationModelFactories)) as readonly ReputationModelName[];
+export const reputationModelNames = Object.freeze(
+  Object.keys(reputationModelFactories),
+) as readonly ReputationModelName[];
 
 /** True when `name` is a registered reputation model. */
 export function isReputationModelName(name: unknown): name is ReputationModelName {
@@ -46,7 +48,10 @@ export function isReputationModelName(name: unknown): name is ReputationModelNam
  * model.observe([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }]);
  * model.weights(); // { a1: 0.5714..., a2: 0.4285... }
  */
-export function createReputationModel<N extends ReputationModelName>(name: N, options: NoInfer<ReputationModelOptionsFor<N>>): ReturnType<Factories[N]> {
+export function createReputationModel<N extends ReputationModelName>(
+  name: N,
+  options: NoInfer<ReputationModelOptionsFor<N>>,
+): ReturnType<Factories[N]> {
   if (!isReputationModelName(name)) {
     throw new InvalidArgumentError({
       parameter: 'name',
@@ -55,11 +60,17 @@ export function createReputationModel<N extends ReputationModelName>(name: N, op
     });
   }
   if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'options', value: options, message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options',
+      value: options,
+      message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}`,
+    });
   }
   const agents = Array.isArray(options.agents)
     ? options.agents.map((agent) => (agent !== null && typeof agent === 'object' ? (agent as AgentIdentity).id : agent))
     : options.agents;
-  const factory = reputationModelFactories[name] as (options: { agents: readonly AgentId[] }) => ReturnType<Factories[N]>;
+  const factory = reputationModelFactories[name] as (options: {
+    agents: readonly AgentId[];
+  }) => ReturnType<Factories[N]>;
   return factory({ ...options, agents: agents as readonly AgentId[] });
 }

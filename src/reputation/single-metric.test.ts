@@ -31,17 +31,24 @@ describe('single-metric model', () => {
   });
 
   it('refuses η outside (0, 1] and q0 outside [0, 1]', () => {
-    expect(() => createSingleMetricModel({ agents: ['a1'], eta: 0 })).toThrow(expect.objectContaining({ parameter: 'options.eta', value: 0 }));
+    expect(() => createSingleMetricModel({ agents: ['a1'], eta: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'options.eta', value: 0 }),
+    );
     expect(() => createSingleMetricModel({ agents: ['a1'], initialQuality: 2 })).toThrow(InvalidArgumentError);
   });
 
   it('stays between the old quality and the new outcome (property)', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 1e-6, max: 1, noNaN: true }), (quality, success, eta) => {
-        const next = updateQuality(quality, success, eta);
-        expect(next).toBeGreaterThanOrEqual(Math.min(quality, success) - 1e-15);
-        expect(next).toBeLessThanOrEqual(Math.max(quality, success) + 1e-15);
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 1e-6, max: 1, noNaN: true }),
+        (quality, success, eta) => {
+          const next = updateQuality(quality, success, eta);
+          expect(next).toBeGreaterThanOrEqual(Math.min(quality, success) - 1e-15);
+          expect(next).toBeLessThanOrEqual(Math.max(quality, success) + 1e-15);
+        },
+      ),
       { numRuns: 300, seed: 5 },
     );
   });

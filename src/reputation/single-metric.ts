@@ -4,7 +4,16 @@
 import type { AgentId } from '../core/agent-identity.js';
 import { resolveOptions } from '../core/options.js';
 import { assertInRange } from '../core/validate.js';
-import { assertModelOptions, formatScore, readAgentNumbers, readEvidenceCounts, readObject, readSnapshotEnvelope, RosterReputationModel, writeAgentNumbers } from './_shared.js';
+import {
+  assertModelOptions,
+  formatScore,
+  readAgentNumbers,
+  readEvidenceCounts,
+  readObject,
+  readSnapshotEnvelope,
+  RosterReputationModel,
+  writeAgentNumbers,
+} from './_shared.js';
 import type { Evidence, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
 import { validateEvidenceBatch } from './validate-evidence.js';
 
@@ -32,10 +41,18 @@ export function updateQuality(quality: number, success: number, eta: number): nu
 }
 
 /** Validates single-metric options and merges them over {@link singleMetricDefaults}. */
-export function resolveSingleMetricOptions(options: SingleMetricOptions | undefined, parameter = 'options'): Required<SingleMetricOptions> {
-  const resolved = resolveOptions<SingleMetricOptions>(singleMetricDefaults, { eta: options?.eta, initialQuality: options?.initialQuality });
+export function resolveSingleMetricOptions(
+  options: SingleMetricOptions | undefined,
+  parameter = 'options',
+): Required<SingleMetricOptions> {
+  const resolved = resolveOptions<SingleMetricOptions>(singleMetricDefaults, {
+    eta: options?.eta,
+    initialQuality: options?.initialQuality,
+  });
   assertInRange(`${parameter}.eta`, resolved.eta, 0, 1, { minExclusive: true, hint: 'pass e.g. { eta: 0.2 }' });
-  assertInRange(`${parameter}.initialQuality`, resolved.initialQuality, 0, 1, { hint: 'pass e.g. { initialQuality: 0.5 }' });
+  assertInRange(`${parameter}.initialQuality`, resolved.initialQuality, 0, 1, {
+    hint: 'pass e.g. { initialQuality: 0.5 }',
+  });
   return resolved;
 }
 
@@ -96,7 +113,10 @@ export class SingleMetricReputationModel extends RosterReputationModel {
   /** Replaces agents, qualities and parameters with the snapshot's. */
   restore(snapshot: ReputationSnapshot): void {
     const { agents, state } = readSnapshotEnvelope(snapshot, this.name);
-    const parameters = resolveSingleMetricOptions(readObject(state.parameters, 'snapshot.state.parameters') as SingleMetricOptions, 'snapshot.state.parameters');
+    const parameters = resolveSingleMetricOptions(
+      readObject(state.parameters, 'snapshot.state.parameters') as SingleMetricOptions,
+      'snapshot.state.parameters',
+    );
     const quality = readAgentNumbers(state.quality, 'snapshot.state.quality', agents, 0, 1);
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
@@ -113,7 +133,9 @@ export class SingleMetricReputationModel extends RosterReputationModel {
  * model.observe([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }]);
  * model.score('a1'); // 0.8·0.5 + 0.2·1 = 0.6
  */
-export function createSingleMetricModel(options: { agents: readonly AgentId[] } & SingleMetricOptions): SingleMetricReputationModel {
+export function createSingleMetricModel(
+  options: { agents: readonly AgentId[] } & SingleMetricOptions,
+): SingleMetricReputationModel {
   assertModelOptions(options);
   return new SingleMetricReputationModel(options);
 }

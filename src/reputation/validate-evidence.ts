@@ -20,16 +20,28 @@ export const evidenceTypes = ['outcome', 'rating', 'behaviour', 'witness'] as co
  * @example
  * validateEvidenceBatch([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }], new Set(['a1']));
  */
-export function validateEvidenceBatch(evidence: readonly Evidence[], knownAgents: { has(agentId: AgentId): boolean }, parameter = 'evidence'): void {
+export function validateEvidenceBatch(
+  evidence: readonly Evidence[],
+  knownAgents: { has(agentId: AgentId): boolean },
+  parameter = 'evidence',
+): void {
   if (!Array.isArray(evidence)) {
-    throw new InvalidArgumentError({ parameter, value: evidence, message: `${parameter} must be an array of evidence items, got ${describe(evidence)}; wrap a single item in [ ]` });
+    throw new InvalidArgumentError({
+      parameter,
+      value: evidence,
+      message: `${parameter} must be an array of evidence items, got ${describe(evidence)}; wrap a single item in [ ]`,
+    });
   }
   evidence.forEach((item: Evidence, index) => validateEvidenceItem(item, knownAgents, `${parameter}[${index}]`));
 }
 
 function validateEvidenceItem(item: Evidence, knownAgents: { has(agentId: AgentId): boolean }, path: string): void {
   if (item === null || typeof item !== 'object') {
-    throw new InvalidArgumentError({ parameter: path, value: item, message: `${path} must be an evidence object, got ${describe(item)}` });
+    throw new InvalidArgumentError({
+      parameter: path,
+      value: item,
+      message: `${path} must be an evidence object, got ${describe(item)}`,
+    });
   }
   const requireAgent = (field: string, agentId: unknown): void => {
     assertNonEmptyString(`${path}.${field}`, agentId, 'agent ids are non-empty strings');
@@ -39,13 +51,19 @@ function validateEvidenceItem(item: Evidence, knownAgents: { has(agentId: AgentI
     case 'outcome':
       assertNonEmptyString(`${path}.taskId`, item.taskId);
       requireAgent('subject', item.subject);
-      assertInRange(`${path}.success`, item.success, 0, 1, { hint: 'use 1 for success, 0 for failure, a fraction for partial success' });
+      assertInRange(`${path}.success`, item.success, 0, 1, {
+        hint: 'use 1 for success, 0 for failure, a fraction for partial success',
+      });
       if (item.observer !== undefined) requireAgent('observer', item.observer);
       return;
     case 'rating': {
       const rating = item.rating;
       if (rating === null || typeof rating !== 'object') {
-        throw new InvalidArgumentError({ parameter: `${path}.rating`, value: rating, message: `${path}.rating must be a Rating object, got ${describe(rating)}` });
+        throw new InvalidArgumentError({
+          parameter: `${path}.rating`,
+          value: rating,
+          message: `${path}.rating must be a Rating object, got ${describe(rating)}`,
+        });
       }
       requireAgent('rating.rater', rating.rater);
       requireAgent('rating.ratee', rating.ratee);
@@ -65,8 +83,16 @@ function validateEvidenceItem(item: Evidence, knownAgents: { has(agentId: AgentI
       requireAgent('observer', item.observer);
       requireAgent('witness', item.witness);
       requireAgent('subject', item.subject);
-      assertNonNegative(`${path}.positive`, item.positive, 'witness counts are decayed evidence counts above the Beta(1, 1) prior');
-      assertNonNegative(`${path}.negative`, item.negative, 'witness counts are decayed evidence counts above the Beta(1, 1) prior');
+      assertNonNegative(
+        `${path}.positive`,
+        item.positive,
+        'witness counts are decayed evidence counts above the Beta(1, 1) prior',
+      );
+      assertNonNegative(
+        `${path}.negative`,
+        item.negative,
+        'witness counts are decayed evidence counts above the Beta(1, 1) prior',
+      );
       if (item.observer === item.witness) {
         throw new InvalidArgumentError({
           parameter: `${path}.witness`,
@@ -86,6 +112,10 @@ function validateEvidenceItem(item: Evidence, knownAgents: { has(agentId: AgentI
 
 function assertBoolean(parameter: string, value: unknown): asserts value is boolean {
   if (typeof value !== 'boolean') {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be true or false, got ${describe(value)}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be true or false, got ${describe(value)}`,
+    });
   }
 }

@@ -14,11 +14,21 @@ export function validateSelectionContext(
   { usesK, requiresReputation }: { usesK: boolean; requiresReputation: boolean },
 ): void {
   if (context === null || typeof context !== 'object') {
-    throw new InvalidArgumentError({ parameter: 'context', value: context, message: 'context must be an object { pool, reputation, k, rng }' });
+    throw new InvalidArgumentError({
+      parameter: 'context',
+      value: context,
+      message: 'context must be an object { pool, reputation, k, rng }',
+    });
   }
   validateTeam(context.pool, 'context.pool');
   if (usesK) {
-    assertInteger('context.k', context.k, 1, context.pool.length, `k is the team size and must fit the pool of ${context.pool.length} agent(s)`);
+    assertInteger(
+      'context.k',
+      context.k,
+      1,
+      context.pool.length,
+      `k is the team size and must fit the pool of ${context.pool.length} agent(s)`,
+    );
   }
   const reputation = context.reputation ?? {};
   for (const agent of context.pool) {
@@ -34,13 +44,19 @@ export function validateSelectionContext(
     assertInRange(`context.reputation.${agent.id}`, value, 0, 1, { hint: 'reputations are scores in [0, 1]' });
   }
   if (typeof context.rng !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'context.rng', value: context.rng, message: 'context.rng must be a function returning numbers in [0, 1); pass createRng(seed)' });
+    throw new InvalidArgumentError({
+      parameter: 'context.rng',
+      value: context.rng,
+      message: 'context.rng must be a function returning numbers in [0, 1); pass createRng(seed)',
+    });
   }
 }
 
 /** Reputation of a pool agent when given, for reasons. */
 export function reputationOf(context: SelectionContext, agentId: string): number | undefined {
-  return context.reputation !== undefined && Object.hasOwn(context.reputation, agentId) ? context.reputation[agentId] : undefined;
+  return context.reputation !== undefined && Object.hasOwn(context.reputation, agentId)
+    ? context.reputation[agentId]
+    : undefined;
 }
 
 /** Code-unit order of ids, independent of locale. */

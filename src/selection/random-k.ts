@@ -23,7 +23,11 @@ export function createRandomKSelector(): Selector {
         return {
           agentId: agent.id,
           weight: draw === undefined ? 0 : 1,
-          components: { ...(reputation === undefined ? {} : { reputation }), cost: agent.cost ?? 0, ...(draw === undefined ? {} : { draw: draw + 1 }) },
+          components: {
+            ...(reputation === undefined ? {} : { reputation }),
+            cost: agent.cost ?? 0,
+            ...(draw === undefined ? {} : { draw: draw + 1 }),
+          },
           note: draw === undefined ? 'random-k: not drawn' : `random-k: drawn ${draw + 1} of ${context.k}`,
         };
       });

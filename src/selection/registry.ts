@@ -37,6 +37,10 @@ export function createSelector<Name extends SelectorName>(name: Name, options?: 
     case 'ucb':
       return createUcbSelector(options as UcbSelectorOptions | undefined);
     default:
-      throw new InvalidArgumentError({ parameter: 'name', value: name, message: `unknown selector ${JSON.stringify(name)}; use one of ${selectorNames.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: 'name',
+        value: name,
+        message: `unknown selector ${JSON.stringify(name)}; use one of ${selectorNames.join(', ')}`,
+      });
   }
 }

@@ -20,7 +20,12 @@ describe('all selector', () => {
   it('selects every agent in pool order and ignores k', () => {
     const selection = createAllSelector().select({ pool, reputation: {}, k: 99, rng: createRng(1) });
     expect(selection.selected).toEqual(['b', 'a', 'c', 'd']);
-    expect(selection.reasons.map((reason) => reason.components)).toEqual([{ cost: 2 }, { cost: 1 }, { cost: 0 }, { cost: 3 }]);
+    expect(selection.reasons.map((reason) => reason.components)).toEqual([
+      { cost: 2 },
+      { cost: 1 },
+      { cost: 0 },
+      { cost: 3 },
+    ]);
   });
 });
 
@@ -36,7 +41,8 @@ describe('random-k selector', () => {
     const rng = createRng(7);
     const selector = createRandomKSelector();
     const counts: Record<string, number> = { a: 0, b: 0, c: 0, d: 0 };
-    for (let round = 0; round < 4000; round++) for (const agentId of selector.select({ pool, reputation, k: 2, rng }).selected) counts[agentId]! += 1;
+    for (let round = 0; round < 4000; round++)
+      for (const agentId of selector.select({ pool, reputation, k: 2, rng }).selected) counts[agentId]! += 1;
     for (const count of Object.values(counts)) expect(Math.abs(count - 2000)).toBeLessThan(190);
   });
 });
@@ -52,7 +58,12 @@ describe('top-k selector', () => {
   it('breaks ties randomly when asked, always keeping the best agent first', () => {
     const seen = new Set<string>();
     for (let seed = 0; seed < 40; seed++) {
-      const selection = createTopKSelector({ tieBreak: 'random' }).select({ pool, reputation, k: 2, rng: createRng(seed) });
+      const selection = createTopKSelector({ tieBreak: 'random' }).select({
+        pool,
+        reputation,
+        k: 2,
+        rng: createRng(seed),
+      });
       expect(selection.selected[0]).toBe('b');
       seen.add(selection.selected[1] as string);
     }
@@ -60,7 +71,9 @@ describe('top-k selector', () => {
   });
 
   it('refuses a missing reputation, naming the agent', () => {
-    expect(() => createTopKSelector().select({ pool, reputation: { a: 1, b: 1, c: 1 }, k: 1, rng: createRng(1) })).toThrow(/context.reputation has no entry for pool agent "d"/);
+    expect(() =>
+      createTopKSelector().select({ pool, reputation: { a: 1, b: 1, c: 1 }, k: 1, rng: createRng(1) }),
+    ).toThrow(/context.reputation has no entry for pool agent "d"/);
   });
 });
 
@@ -71,7 +84,9 @@ describe('selector registry', () => {
 
   it('refuses unknown names with a typed error', () => {
     expect(() => createSelector('thompson' as never)).toThrow(InvalidArgumentError);
-    expect(() => createSelector('thompson' as never)).toThrow(/unknown selector "thompson"; use one of all, random-k, top-k, ucb/);
+    expect(() => createSelector('thompson' as never)).toThrow(
+      /unknown selector "thompson"; use one of all, random-k, top-k, ucb/,
+    );
   });
 });
 
@@ -92,13 +107,20 @@ describe('selector contract (every registered selector)', () => {
         const reputationMap = Object.fromEntries(reputations.map((value, index) => [`agent-${index}`, value]));
         const selector = createSelector(name);
         for (let round = 0; round < 3; round++) {
-          const selection = selector.select({ pool: agents, reputation: reputationMap, k, rng: createRng(seed + round) });
+          const selection = selector.select({
+            pool: agents,
+            reputation: reputationMap,
+            k,
+            rng: createRng(seed + round),
+          });
           const expectedSize = name === 'all' ? agents.length : k;
           expect(selection.selected).toHaveLength(expectedSize);
           expect(new Set(selection.selected).size).toBe(expectedSize);
           for (const agentId of selection.selected) expect(agents.some((agent) => agent.id === agentId)).toBe(true);
           for (const agentId of selection.excluded) expect(selection.selected).not.toContain(agentId);
-          expect(selection.reasons.map((reason) => reason.agentId).sort()).toEqual(agents.map((agent) => agent.id).sort());
+          expect(selection.reasons.map((reason) => reason.agentId).sort()).toEqual(
+            agents.map((agent) => agent.id).sort(),
+          );
         }
       }),
     );
@@ -106,10 +128,16 @@ describe('selector contract (every registered selector)', () => {
 
   it('refuses an empty pool and k outside [1, pool size] (selectors that use k)', () => {
     for (const name of selectorNames) {
-      expect(() => createSelector(name).select({ pool: [], reputation: {}, k: 1, rng: createRng(1) })).toThrow(/context.pool must be a non-empty list/);
+      expect(() => createSelector(name).select({ pool: [], reputation: {}, k: 1, rng: createRng(1) })).toThrow(
+        /context.pool must be a non-empty list/,
+      );
       if (name === 'all') continue;
-      expect(() => createSelector(name).select({ pool, reputation, k: 5, rng: createRng(1) })).toThrow(/context.k must be an integer in \[1, 4\], got 5/);
-      expect(() => createSelector(name).select({ pool, reputation, k: 0, rng: createRng(1) })).toThrow(InvalidArgumentError);
+      expect(() => createSelector(name).select({ pool, reputation, k: 5, rng: createRng(1) })).toThrow(
+        /context.k must be an integer in \[1, 4\], got 5/,
+      );
+      expect(() => createSelector(name).select({ pool, reputation, k: 0, rng: createRng(1) })).toThrow(
+        InvalidArgumentError,
+      );
     }
   });
 });

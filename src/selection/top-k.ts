@@ -23,7 +23,11 @@ export interface TopKSelectorOptions {
 export function createTopKSelector(options?: TopKSelectorOptions): Selector {
   const { tieBreak } = resolveOptions<TopKSelectorOptions>({ tieBreak: 'id' }, options);
   if (tieBreak !== 'id' && tieBreak !== 'random') {
-    throw new InvalidArgumentError({ parameter: 'options.tieBreak', value: tieBreak, message: `options.tieBreak must be 'id' or 'random', got ${JSON.stringify(tieBreak)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options.tieBreak',
+      value: tieBreak,
+      message: `options.tieBreak must be 'id' or 'random', got ${JSON.stringify(tieBreak)}`,
+    });
   }
   return {
     name: 'top-k',
@@ -34,13 +38,19 @@ export function createTopKSelector(options?: TopKSelectorOptions): Selector {
         reputation: context.reputation[agent.id] as number,
         tie: tieBreak === 'random' ? context.rng() : 0,
       }));
-      ranked.sort((left, right) => right.reputation - left.reputation || left.tie - right.tie || compareIds(left.agent.id, right.agent.id));
+      ranked.sort(
+        (left, right) =>
+          right.reputation - left.reputation || left.tie - right.tie || compareIds(left.agent.id, right.agent.id),
+      );
       const selected = ranked.slice(0, context.k).map((entry) => entry.agent.id);
       const reasons: WeightReason[] = ranked.map((entry, index) => ({
         agentId: entry.agent.id,
         weight: entry.reputation,
         components: { reputation: entry.reputation, cost: entry.agent.cost ?? 0, rank: index + 1 },
-        note: index < context.k ? `top-k: rank ${index + 1} of ${ranked.length}, within k = ${context.k}` : `top-k: rank ${index + 1} of ${ranked.length}, outside k = ${context.k}`,
+        note:
+          index < context.k
+            ? `top-k: rank ${index + 1} of ${ranked.length}, within k = ${context.k}`
+            : `top-k: rank ${index + 1} of ${ranked.length}, outside k = ${context.k}`,
       }));
       return { selected, excluded: [], reasons };
     },

@@ -44,7 +44,12 @@ describe('UCB selector with cost (DRF Eq. 9)', () => {
     expect(third.reasons.find((reason) => reason.agentId === 'a')?.weight).toBeCloseTo(1.6031471, 6);
     expect(third.reasons.find((reason) => reason.agentId === 'b')?.weight).toBeCloseTo(1.7523038, 6);
     expect(third.reasons.find((reason) => reason.agentId === 'd')?.weight).toBeCloseTo(1.8323038, 6);
-    expect(selector.snapshot()).toEqual({ schemaVersion: 1, selector: 'ucb', selections: 3, counts: { a: 2, d: 2, b: 2 } });
+    expect(selector.snapshot()).toEqual({
+      schemaVersion: 1,
+      selector: 'ucb',
+      selections: 3,
+      counts: { a: 2, d: 2, b: 2 },
+    });
   });
 
   it('adds the cost term under the printed variant', () => {
@@ -60,7 +65,9 @@ describe('UCB selector with cost (DRF Eq. 9)', () => {
     expect(selection.selected).toEqual(['a', 'b', 'd']);
     expect(selection.excluded).toEqual(['c']);
     expect(selection.reasons.find((reason) => reason.agentId === 'd')?.note).toMatch(/admitted below threshold/);
-    expect(() => createUcbSelector({ threshold: 0.55, whenTooFew: 'throw' }).select({ ...context, k: 3 })).toThrow(/only 2 of 4 agents/);
+    expect(() => createUcbSelector({ threshold: 0.55, whenTooFew: 'throw' }).select({ ...context, k: 3 })).toThrow(
+      /only 2 of 4 agents/,
+    );
   });
 
   it('restores counts from a snapshot and continues identically', () => {
@@ -75,7 +82,9 @@ describe('UCB selector with cost (DRF Eq. 9)', () => {
   it('refuses bad snapshots and options with typed errors naming the field', () => {
     const selector = createUcbSelector();
     expect(() => selector.restore({ schemaVersion: 2 } as never)).toThrow(InvalidArgumentError);
-    expect(() => selector.restore({ schemaVersion: 1, selector: 'ucb', selections: 1, counts: { a: 5 } })).toThrow(/snapshot.counts.a/);
+    expect(() => selector.restore({ schemaVersion: 1, selector: 'ucb', selections: 1, counts: { a: 5 } })).toThrow(
+      /snapshot.counts.a/,
+    );
     expect(() => createUcbSelector({ delta: 1.5 })).toThrow(/options.delta must be in \[0, 1\], got 1.5/);
     expect(() => createUcbSelector({ variant: 'paper' as never })).toThrow(/options.variant/);
   });
@@ -96,9 +105,21 @@ describe('UCB selector with cost (DRF Eq. 9)', () => {
     expectError(() => selector.select({ ...context, pool: [] }), 'context.pool', []);
     expectError(() => selector.select({ ...context, k: 0 }), 'context.k', 0);
     expectError(() => selector.select({ ...context, k: 5 }), 'context.k', 5);
-    expectError(() => selector.select({ ...context, reputation: { a: 0.9, b: 0.6, c: 0.1 } }), 'context.reputation.d', undefined);
-    expectError(() => selector.select({ ...context, reputation: { ...reputation, b: 1.2 } }), 'context.reputation.b', 1.2);
-    expectError(() => selector.select({ ...context, pool: [...pool.slice(0, 3), { id: 'd', model: 'm4', cost: Number.NaN }] }), 'context.pool[3].cost', Number.NaN);
+    expectError(
+      () => selector.select({ ...context, reputation: { a: 0.9, b: 0.6, c: 0.1 } }),
+      'context.reputation.d',
+      undefined,
+    );
+    expectError(
+      () => selector.select({ ...context, reputation: { ...reputation, b: 1.2 } }),
+      'context.reputation.b',
+      1.2,
+    );
+    expectError(
+      () => selector.select({ ...context, pool: [...pool.slice(0, 3), { id: 'd', model: 'm4', cost: Number.NaN }] }),
+      'context.pool[3].cost',
+      Number.NaN,
+    );
     // A refused call must not count as a selection.
     expect(selector.snapshot().selections).toBe(0);
   });
@@ -121,7 +142,8 @@ describe('UCB selector properties', () => {
         const selector = createUcbSelector({ threshold: 0 });
         const seen = new Set<string>();
         for (let round = 0; round < Math.ceil(agents.length / k); round++) {
-          for (const agentId of selector.select({ pool: agents, reputation, k, rng: createRng(round) }).selected) seen.add(agentId);
+          for (const agentId of selector.select({ pool: agents, reputation, k, rng: createRng(round) }).selected)
+            seen.add(agentId);
         }
         expect(seen.size).toBe(agents.length);
       }),
@@ -144,14 +166,22 @@ describe('UCB selector properties', () => {
           const cheaper = costA < costB ? 'x' : 'y';
           const dearer = cheaper === 'x' ? 'y' : 'x';
           const reputation = { x: sharedReputation, y: sharedReputation };
-          for (const [variant, preferred] of [['corrected', cheaper], ['printed', dearer]] as const) {
+          for (const [variant, preferred] of [
+            ['corrected', cheaper],
+            ['printed', dearer],
+          ] as const) {
             const selector = createUcbSelector({ variant });
             // First pick: both untried (+∞), ordered by δ·r ∓ (1−δ)·c.
-            expect(selector.select({ pool: agents, reputation, k: 1, rng: createRng(0) }).selected).toEqual([preferred]);
+            expect(selector.select({ pool: agents, reputation, k: 1, rng: createRng(0) }).selected).toEqual([
+              preferred,
+            ]);
             // Once both were tried equally often the bonuses are equal, so cost decides again.
             selector.select({ pool: agents, reputation, k: 1, rng: createRng(1) });
-            for (let round = 0; round < extraRounds; round++) selector.select({ pool: agents, reputation, k: 2, rng: createRng(2) });
-            expect(selector.select({ pool: agents, reputation, k: 1, rng: createRng(3) }).selected).toEqual([preferred]);
+            for (let round = 0; round < extraRounds; round++)
+              selector.select({ pool: agents, reputation, k: 2, rng: createRng(2) });
+            expect(selector.select({ pool: agents, reputation, k: 1, rng: createRng(3) }).selected).toEqual([
+              preferred,
+            ]);
           }
         },
       ),

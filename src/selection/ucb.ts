@@ -100,11 +100,25 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
         const exploitation = delta * reputation + costSign * (1 - delta) * cost;
         // x_i = c·sqrt(2 ln t / n_i); +∞ while untried
         const bonus = count === 0 ? Number.POSITIVE_INFINITY : exploration * Math.sqrt((2 * Math.log(t)) / count);
-        return { agent, reputation, rawCost, cost, count, exploitation, bonus, score: exploitation + bonus, eligible: reputation >= threshold, tie: tieBreak === 'random' ? context.rng() : 0 };
+        return {
+          agent,
+          reputation,
+          rawCost,
+          cost,
+          count,
+          exploitation,
+          bonus,
+          score: exploitation + bonus,
+          eligible: reputation >= threshold,
+          tie: tieBreak === 'random' ? context.rng() : 0,
+        };
       });
       type Scored = (typeof scored)[number];
       const byScore = (left: Scored, right: Scored): number =>
-        compareDescending(left.score, right.score) || compareDescending(left.exploitation, right.exploitation) || left.tie - right.tie || compareIds(left.agent.id, right.agent.id);
+        compareDescending(left.score, right.score) ||
+        compareDescending(left.exploitation, right.exploitation) ||
+        left.tie - right.tie ||
+        compareIds(left.agent.id, right.agent.id);
 
       const eligible = scored.filter((entry) => entry.eligible).sort(byScore);
       const below = scored.filter((entry) => !entry.eligible);
@@ -119,7 +133,10 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
         }
         admitted = below
           .slice()
-          .sort((left, right) => right.reputation - left.reputation || left.tie - right.tie || compareIds(left.agent.id, right.agent.id))
+          .sort(
+            (left, right) =>
+              right.reputation - left.reputation || left.tie - right.tie || compareIds(left.agent.id, right.agent.id),
+          )
           .slice(0, k - eligible.length);
       }
       const team = [...eligible.slice(0, k), ...admitted];
@@ -150,9 +167,13 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
       };
 
       function noteFor(entry: Scored, isChosen: boolean, isAdmitted: boolean): string {
-        if (isAdmitted) return `ucb: admitted below threshold (reputation ${entry.reputation} < ${threshold}) because only ${eligible.length} agent(s) reach it and k = ${k}`;
+        if (isAdmitted)
+          return `ucb: admitted below threshold (reputation ${entry.reputation} < ${threshold}) because only ${eligible.length} agent(s) reach it and k = ${k}`;
         if (!entry.eligible) return `ucb: excluded, reputation ${entry.reputation} < threshold ${threshold}`;
-        const bonusText = entry.count === 0 ? 'untried, bonus +Infinity' : `bonus ${entry.bonus.toFixed(4)} after ${entry.count} selection(s)`;
+        const bonusText =
+          entry.count === 0
+            ? 'untried, bonus +Infinity'
+            : `bonus ${entry.bonus.toFixed(4)} after ${entry.count} selection(s)`;
         return `ucb: ${isChosen ? 'selected' : 'not selected'}; ${delta}·r ${costSign < 0 ? '−' : '+'} ${Number((1 - delta).toFixed(12))}·c = ${entry.exploitation.toFixed(4)}, ${bonusText}`;
       }
     },
@@ -160,16 +181,34 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
       return { schemaVersion: 1, selector: 'ucb', selections, counts: Object.fromEntries(counts) };
     },
     restore(snapshot: UcbSelectorSnapshot): void {
-      if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1 || snapshot.selector !== 'ucb') {
-        throw new InvalidArgumentError({ parameter: 'snapshot', value: snapshot, message: "snapshot must be { schemaVersion: 1, selector: 'ucb', selections, counts } as returned by snapshot()" });
+      if (
+        snapshot === null ||
+        typeof snapshot !== 'object' ||
+        snapshot.schemaVersion !== 1 ||
+        snapshot.selector !== 'ucb'
+      ) {
+        throw new InvalidArgumentError({
+          parameter: 'snapshot',
+          value: snapshot,
+          message:
+            "snapshot must be { schemaVersion: 1, selector: 'ucb', selections, counts } as returned by snapshot()",
+        });
       }
       if (!Number.isInteger(snapshot.selections) || snapshot.selections < 0) {
-        throw new InvalidArgumentError({ parameter: 'snapshot.selections', value: snapshot.selections, message: `snapshot.selections must be an integer >= 0, got ${String(snapshot.selections)}` });
+        throw new InvalidArgumentError({
+          parameter: 'snapshot.selections',
+          value: snapshot.selections,
+          message: `snapshot.selections must be an integer >= 0, got ${String(snapshot.selections)}`,
+        });
       }
       const restored = new Map<string, number>();
       for (const [agentId, count] of Object.entries(snapshot.counts ?? {})) {
         if (!Number.isInteger(count) || count < 0 || count > snapshot.selections) {
-          throw new InvalidArgumentError({ parameter: `snapshot.counts.${agentId}`, value: count, message: `snapshot.counts.${agentId} must be an integer in [0, selections = ${snapshot.selections}], got ${String(count)}` });
+          throw new InvalidArgumentError({
+            parameter: `snapshot.counts.${agentId}`,
+            value: count,
+            message: `snapshot.counts.${agentId} must be an integer in [0, selections = ${snapshot.selections}], got ${String(count)}`,
+          });
         }
         restored.set(agentId, count);
       }
@@ -186,6 +225,10 @@ function compareDescending(left: number, right: number): number {
 
 function assertOneOf(parameter: string, value: unknown, allowed: readonly string[]): void {
   if (typeof value !== 'string' || !allowed.includes(value)) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be one of ${allowed.map((item) => `'${item}'`).join(', ')}, got ${JSON.stringify(value)}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be one of ${allowed.map((item) => `'${item}'`).join(', ')}, got ${JSON.stringify(value)}`,
+    });
   }
 }

@@ -23,25 +23,77 @@ function fixture(): Store {
   const store = openStore({ path: ':memory:', now: () => (time += 10) });
   stores.push(store);
   store.createRun({ id: 'r1', kind: 'run', team: 't', config: { seed: 1 } });
-  store.saveTeam('t', [{ id: 'a1', model: 'm1' }, { id: 'a2', model: 'm2' }, { id: 'a3', model: 'm3' }]);
-  const answers: Record<string, Record<string, string>> = { t1: { a1: '4', a2: '4', a3: '4' }, t2: { a1: '6', a2: '6', a3: '7' }, t3: { a1: '9', a2: '8', a3: '8' } };
+  store.saveTeam('t', [
+    { id: 'a1', model: 'm1' },
+    { id: 'a2', model: 'm2' },
+    { id: 'a3', model: 'm3' },
+  ]);
+  const answers: Record<string, Record<string, string>> = {
+    t1: { a1: '4', a2: '4', a3: '4' },
+    t2: { a1: '6', a2: '6', a3: '7' },
+    t3: { a1: '9', a2: '8', a3: '8' },
+  };
   const reference: Record<string, string> = { t1: '4', t2: '6', t3: '9' };
   for (const method of ['beta', 'majority']) {
     ['t1', 't2', 't3'].forEach((taskId, index) => {
       // One ledger entry per agent before each result: cost 0.001 per call, 100 in / 10 out tokens.
-      store.recordUsage(['a1', 'a2', 'a3'].map((agentId) => ({ runId: 'r1', agentId, taskId, act: 'propose', inputTokens: 100, outputTokens: 10, cost: 0.001, cached: method === 'majority' && agentId === 'a1' })));
+      store.recordUsage(
+        ['a1', 'a2', 'a3'].map((agentId) => ({
+          runId: 'r1',
+          agentId,
+          taskId,
+          act: 'propose',
+          inputTokens: 100,
+          outputTokens: 10,
+          cost: 0.001,
+          cached: method === 'majority' && agentId === 'a1',
+        })),
+      );
       const decided = method === 'beta' && taskId === 't3' ? '9' : taskId === 't3' ? '8' : reference[taskId]!;
-      const reputation: Record<string, number> = method === 'beta' ? { a1: 0.5 + 0.1 * (index + 1), a2: 0.5, a3: 0.5 - 0.1 * (index + 1) } : {};
-      const reasons = ['a1', 'a2', 'a3'].map((agentId) => ({ agentId, weight: method === 'beta' ? reputation[agentId]! / 1.5 : 1 / 3, components: (method === 'beta' ? { reputation: reputation[agentId]! } : {}) as Record<string, number>, note: `${method} weight` }));
+      const reputation: Record<string, number> =
+        method === 'beta' ? { a1: 0.5 + 0.1 * (index + 1), a2: 0.5, a3: 0.5 - 0.1 * (index + 1) } : {};
+      const reasons = ['a1', 'a2', 'a3'].map((agentId) => ({
+        agentId,
+        weight: method === 'beta' ? reputation[agentId]! / 1.5 : 1 / 3,
+        components: (method === 'beta' ? { reputation: reputation[agentId]! } : {}) as Record<string, number>,
+        note: `${method} weight`,
+      }));
       store.recordTaskResult({
         runId: 'r1',
         method,
         taskId,
-        result: { schemaVersion: 1, taskId, answer: decided, correct: decided === reference[taskId], participants: ['a1', 'a2', 'a3'], excluded: [], answers: answers[taskId], support: { [decided]: 2 / 3 }, reputation, failures: method === 'beta' && taskId === 't2' ? 1 : 0 },
+        result: {
+          schemaVersion: 1,
+          taskId,
+          answer: decided,
+          correct: decided === reference[taskId],
+          participants: ['a1', 'a2', 'a3'],
+          excluded: [],
+          answers: answers[taskId],
+          support: { [decided]: 2 / 3 },
+          reputation,
+          failures: method === 'beta' && taskId === 't2' ? 1 : 0,
+        },
         events: [
-          { type: 'selection', taskId, round: 0, selected: ['a1', 'a2', 'a3'], excluded: [], reasons: reasons.map((reason) => ({ ...reason, weight: 1, note: 'no selector: everyone takes part' })) },
+          {
+            type: 'selection',
+            taskId,
+            round: 0,
+            selected: ['a1', 'a2', 'a3'],
+            excluded: [],
+            reasons: reasons.map((reason) => ({ ...reason, weight: 1, note: 'no selector: everyone takes part' })),
+          },
           { type: 'vote', taskId, answer: decided, support: { [decided]: 2 / 3 }, reasons },
-          ...(method === 'beta' ? [{ type: 'reputation-update' as const, taskId, before: { a1: 0.5 + 0.1 * index, a2: 0.5, a3: 0.5 - 0.1 * index }, after: reputation }] : []),
+          ...(method === 'beta'
+            ? [
+                {
+                  type: 'reputation-update' as const,
+                  taskId,
+                  before: { a1: 0.5 + 0.1 * index, a2: 0.5, a3: 0.5 - 0.1 * index },
+                  after: reputation,
+                },
+              ]
+            : []),
         ],
       });
     });
@@ -55,7 +107,10 @@ describe('createApp: JSON API', () => {
   it('reports health with the store path and schema version', async () => {
     const store = fixture();
     const app = createApp({ store, version: '9.9.9' });
-    expect(await json(await app.request('/health'))).toEqual({ status: 200, body: { status: 'ok', version: '9.9.9', store: ':memory:', schemaVersion: store.schemaVersion } });
+    expect(await json(await app.request('/health'))).toEqual({
+      status: 200,
+      body: { status: 'ok', version: '9.9.9', store: ':memory:', schemaVersion: store.schemaVersion },
+    });
   });
 
   it('lists runs and describes one: accuracy, failed acts and usage per method', async () => {
@@ -85,7 +140,12 @@ describe('createApp: JSON API', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: 'not_found' });
     expect(missing.body.error.message).toContain('"nope"');
-    for (const [query, parameter] of [['limit=0', 'query.limit'], ['limit=abc', 'query.limit'], ['offset=-1', 'query.offset'], ['limit=501', 'query.limit']] as const) {
+    for (const [query, parameter] of [
+      ['limit=0', 'query.limit'],
+      ['limit=abc', 'query.limit'],
+      ['offset=-1', 'query.offset'],
+      ['limit=501', 'query.limit'],
+    ] as const) {
       const bad = await json(await app.request(`/api/runs/r1/decisions?${query}`));
       expect(bad.status, query).toBe(400);
       expect(bad.body.error).toMatchObject({ code: 'invalid_argument', parameter });
@@ -97,7 +157,7 @@ describe('createApp: JSON API', () => {
     expect(header.body.error.parameter).toBe('header');
   });
 
-  it('pages decisions: each method\'s answer and every agent\'s weight, components, reason and reputation', async () => {
+  it("pages decisions: each method's answer and every agent's weight, components, reason and reputation", async () => {
     const app = createApp({ store: fixture() });
     const { body } = await json(await app.request('/api/runs/r1/decisions?offset=1&limit=1'));
     expect(body).toMatchObject({ runId: 'r1', total: 3, offset: 1, limit: 1 });
@@ -111,7 +171,12 @@ describe('createApp: JSON API', () => {
     expect(a3.components.reputation).toBeCloseTo(0.3, 12);
     expect(a3.reputationBefore).toBeCloseTo(0.4, 12);
     expect(a3.reputationAfter).toBeCloseTo(0.3, 12);
-    expect(a3).toMatchObject({ answer: '7', note: 'beta weight', selected: true, selectionNote: 'no selector: everyone takes part' });
+    expect(a3).toMatchObject({
+      answer: '7',
+      note: 'beta weight',
+      selected: true,
+      selectionNote: 'no selector: everyone takes part',
+    });
     const one = await json(await app.request('/api/runs/r1/decisions?taskId=t3&method=majority'));
     expect(one.body.tasks.map((entry: { taskId: string }) => entry.taskId)).toEqual(['t3']);
     expect(Object.keys(one.body.tasks[0].methods)).toEqual(['majority']);
@@ -126,13 +191,15 @@ describe('createApp: JSON API', () => {
     expect(body.methods[0].scores.a1.map((value: number) => Number(value.toFixed(10)))).toEqual([0.6, 0.7, 0.8]);
   });
 
-  it('lists teams and explains a team\'s saved reputation', async () => {
+  it("lists teams and explains a team's saved reputation", async () => {
     const store = fixture();
     const model = createReputationModel('beta', { agents: ['a1', 'a2', 'a3'] });
     model.observe([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }]);
     store.saveReputation({ scope: { team: 't' }, name: 'beta', snapshot: model.snapshot() });
     const app = createApp({ store });
-    expect((await json(await app.request('/api/teams'))).body.teams).toEqual([{ name: 't', agents: ['a1', 'a2', 'a3'], runs: 1, methods: ['beta'] }]);
+    expect((await json(await app.request('/api/teams'))).body.teams).toEqual([
+      { name: 't', agents: ['a1', 'a2', 'a3'], runs: 1, methods: ['beta'] },
+    ]);
     const { body } = await json(await app.request('/api/teams/t/reputation'));
     expect(body.methods[0].name).toBe('beta');
     const a1 = body.methods[0].agents.find((agent: { agentId: string }) => agent.agentId === 'a1');
@@ -145,13 +212,26 @@ describe('createApp: JSON API', () => {
   it('serves replay outputs with mean accuracy per attack, and refuses path tricks', async () => {
     const root = mkdtempSync(join(tmpdir(), 'repute-replays-'));
     mkdirSync(join(root, 'math'));
-    writeFileSync(join(root, 'math', 'summary.json'), JSON.stringify({ schemaVersion: 1, data: { name: 'math-l5' }, methods: { majority: {}, minirep: {} } }));
+    writeFileSync(
+      join(root, 'math', 'summary.json'),
+      JSON.stringify({ schemaVersion: 1, data: { name: 'math-l5' }, methods: { majority: {}, minirep: {} } }),
+    );
     writeFileSync(
       join(root, 'math', 'conditions.csv'),
-      ['condition,composition,placement,attack,method,accuracy', 'c/clean,c,,clean,majority,0.8', 'c/clean,c,,clean,minirep,0.9', 'c/A/RAND,c,A,RAND,majority,0.5', 'c/B/RAND,c,B,RAND,majority,0.3', 'c/A/RAND,c,A,RAND,minirep,0.85', 'c/B/RAND,c,B,RAND,minirep,"0.75"'].join('\n'),
+      [
+        'condition,composition,placement,attack,method,accuracy',
+        'c/clean,c,,clean,majority,0.8',
+        'c/clean,c,,clean,minirep,0.9',
+        'c/A/RAND,c,A,RAND,majority,0.5',
+        'c/B/RAND,c,B,RAND,majority,0.3',
+        'c/A/RAND,c,A,RAND,minirep,0.85',
+        'c/B/RAND,c,B,RAND,minirep,"0.75"',
+      ].join('\n'),
     );
     const app = createApp({ store: fixture(), replayDir: root });
-    expect((await json(await app.request('/api/replays'))).body).toEqual({ replays: [{ name: 'math', dataset: 'math-l5', methods: ['majority', 'minirep'] }] });
+    expect((await json(await app.request('/api/replays'))).body).toEqual({
+      replays: [{ name: 'math', dataset: 'math-l5', methods: ['majority', 'minirep'] }],
+    });
     const { body } = await json(await app.request('/api/replays/math'));
     expect(body.byAttack.attacks).toEqual(['clean', 'RAND']);
     // RAND: majority (0.5 + 0.3) / 2 = 0.4; minirep (0.85 + 0.75) / 2 = 0.8.
@@ -172,13 +252,18 @@ describe('createApp: JSON API', () => {
     const decisions = body.paths['/api/runs/{id}/decisions'].get;
     const limit = decisions.parameters.find((parameter: { name: string }) => parameter.name === 'limit');
     expect(limit).toMatchObject({ in: 'query', required: false });
-    expect(body.paths['/api/runs/{id}'].get.responses['200'].content['application/json'].schema.properties.methods.type).toBe('array');
+    expect(
+      body.paths['/api/runs/{id}'].get.responses['200'].content['application/json'].schema.properties.methods.type,
+    ).toBe('array');
     expect(Object.keys(body.paths)).toContain('/v1/chat/completions');
   });
 });
 
 describe('createApp: SSE events', () => {
-  async function readSse(response: Response, until: (events: Array<{ id?: string; event: string; data: string }>) => boolean) {
+  async function readSse(
+    response: Response,
+    until: (events: Array<{ id?: string; event: string; data: string }>) => boolean,
+  ) {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     const events: Array<{ id?: string; event: string; data: string }> = [];
@@ -191,7 +276,12 @@ describe('createApp: SSE events', () => {
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]));
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((line) => !line.startsWith(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]),
+        );
         if (fields.event !== undefined) events.push(fields as { id?: string; event: string; data: string });
       }
     }
@@ -217,9 +307,17 @@ describe('createApp: SSE events', () => {
       store.setRunStatus('r1', 'completed');
     }, 30);
     const events = await readSse(await follow, (list) => list.some((event) => event.event === 'end'));
-    expect(events.filter((event) => event.id !== undefined).map((event) => [event.id, event.event])).toEqual([['16', 'task']]);
-    expect(JSON.parse(events.find((event) => event.event === 'end')!.data)).toEqual({ runId: 'r1', status: 'completed', lastSeq: 16 });
-    expect(events.some((event) => event.event === 'status' && JSON.parse(event.data).status === 'completed')).toBe(true);
+    expect(events.filter((event) => event.id !== undefined).map((event) => [event.id, event.event])).toEqual([
+      ['16', 'task'],
+    ]);
+    expect(JSON.parse(events.find((event) => event.event === 'end')!.data)).toEqual({
+      runId: 'r1',
+      status: 'completed',
+      lastSeq: 16,
+    });
+    expect(events.some((event) => event.event === 'status' && JSON.parse(event.data).status === 'completed')).toBe(
+      true,
+    );
   });
 });
 
@@ -229,14 +327,19 @@ describe('createApp: safety', () => {
   it('requires the bearer token on every data route when one is set', async () => {
     const app = createApp({ store: fixture(), token });
     expect((await app.request('/api/runs')).status).toBe(401);
-    expect((await app.request('/health', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect((await app.request('/health', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(
+      401,
+    );
     expect((await app.request('/openapi.json', { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
     expect((await app.request('/api/runs', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect(() => createApp({ store: fixture(), token: 'short' })).toThrow(/at least 16 characters/);
   });
 
   it('refuses non-loopback hosts without a token', async () => {
-    await expect(startServer({ store: fixture(), host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ code: 'invalid_argument', parameter: 'host' });
+    await expect(startServer({ store: fixture(), host: '0.0.0.0', port: 0 })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      parameter: 'host',
+    });
     const server = await startServer({ store: fixture(), port: 0 });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
@@ -245,11 +348,19 @@ describe('createApp: safety', () => {
 
   it('limits the body size and keeps CORS off unless an origin is given', async () => {
     const app = createApp({ store: fixture(), bodyLimit: 1024 });
-    const big = await app.request('/api/runs', { method: 'POST', body: 'x'.repeat(2048), headers: { 'content-type': 'application/json', 'content-length': '2048' } });
+    const big = await app.request('/api/runs', {
+      method: 'POST',
+      body: 'x'.repeat(2048),
+      headers: { 'content-type': 'application/json', 'content-length': '2048' },
+    });
     expect(big.status).toBe(413);
     const plain = await app.request('/api/runs', { headers: { origin: 'https://evil.example' } });
     expect(plain.headers.get('access-control-allow-origin')).toBeNull();
     const allowed = createApp({ store: fixture(), cors: 'https://dash.example' });
-    expect((await allowed.request('/api/runs', { headers: { origin: 'https://dash.example' } })).headers.get('access-control-allow-origin')).toBe('https://dash.example');
+    expect(
+      (await allowed.request('/api/runs', { headers: { origin: 'https://dash.example' } })).headers.get(
+        'access-control-allow-origin',
+      ),
+    ).toBe('https://dash.example');
   });
 });

@@ -46,15 +46,38 @@ export function tokenMatches(presented: string, expected: string): boolean {
  * const response = await app.request('/api/runs');
  */
 export function createApp(options: CreateAppOptions): Hono {
-  const { store, clock = { now: Date.now }, team, replayDir, token, cors: corsOrigin, bodyLimit: maxBody = 1_048_576, assetsDir = defaultAssetsDir, pollMs = 250, version = '0.0.0' } = options;
+  const {
+    store,
+    clock = { now: Date.now },
+    team,
+    replayDir,
+    token,
+    cors: corsOrigin,
+    bodyLimit: maxBody = 1_048_576,
+    assetsDir = defaultAssetsDir,
+    pollMs = 250,
+    version = '0.0.0',
+  } = options;
   if (token !== undefined && token.length < 16) {
-    throw new InvalidArgumentError({ parameter: 'token', value: '[redacted]', message: 'token must be at least 16 characters; generate one with e.g. openssl rand -hex 32' });
+    throw new InvalidArgumentError({
+      parameter: 'token',
+      value: '[redacted]',
+      message: 'token must be at least 16 characters; generate one with e.g. openssl rand -hex 32',
+    });
   }
   if (!Number.isInteger(maxBody) || maxBody < 1) {
-    throw new InvalidArgumentError({ parameter: 'bodyLimit', value: maxBody, message: `bodyLimit must be a positive integer number of bytes, got ${maxBody}; pass e.g. 1048576` });
+    throw new InvalidArgumentError({
+      parameter: 'bodyLimit',
+      value: maxBody,
+      message: `bodyLimit must be a positive integer number of bytes, got ${maxBody}; pass e.g. 1048576`,
+    });
   }
   if (!Number.isFinite(pollMs) || pollMs < 1) {
-    throw new InvalidArgumentError({ parameter: 'pollMs', value: pollMs, message: `pollMs must be ≥ 1 ms, got ${pollMs}; pass e.g. 250` });
+    throw new InvalidArgumentError({
+      parameter: 'pollMs',
+      value: pollMs,
+      message: `pollMs must be ≥ 1 ms, got ${pollMs}; pass e.g. 250`,
+    });
   }
   const context: ServerContext = { store, clock, team, replayDir, assetsDir, pollMs, version };
   const app = new Hono();
@@ -74,14 +97,40 @@ export function createApp(options: CreateAppOptions): Hono {
     if (!known || (status >= 500 && status !== 502)) console.error(error);
     const parameter = error instanceof InvalidArgumentError ? error.parameter : undefined;
     if (openAI) {
-      const type = status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : status === 502 ? 'upstream_error' : 'server_error';
-      return c.json({ error: { message, type, param: parameter ?? null, code: known ? error.code : 'internal' } }, status);
+      const type =
+        status === 400
+          ? 'invalid_request_error'
+          : status === 404
+            ? 'not_found_error'
+            : status === 502
+              ? 'upstream_error'
+              : 'server_error';
+      return c.json(
+        { error: { message, type, param: parameter ?? null, code: known ? error.code : 'internal' } },
+        status,
+      );
     }
-    return c.json({ error: { code: known ? error.code : 'internal', message, ...(parameter === undefined ? {} : { parameter }) } }, status);
+    return c.json(
+      { error: { code: known ? error.code : 'internal', message, ...(parameter === undefined ? {} : { parameter }) } },
+      status,
+    );
   });
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see GET /openapi.json` } }, 404));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see GET /openapi.json` } },
+      404,
+    ),
+  );
 
-  if (corsOrigin !== undefined) app.use('*', cors({ origin: corsOrigin, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'x-repute-kind'], allowMethods: ['GET', 'POST', 'OPTIONS'] }));
+  if (corsOrigin !== undefined)
+    app.use(
+      '*',
+      cors({
+        origin: corsOrigin,
+        allowHeaders: ['authorization', 'content-type', 'last-event-id', 'x-repute-kind'],
+        allowMethods: ['GET', 'POST', 'OPTIONS'],
+      }),
+    );
   if (token !== undefined) {
     app.use('*', async (c, next) => {
       // The page shell and its bundle hold no data; everything they fetch needs the token.
@@ -90,7 +139,9 @@ export function createApp(options: CreateAppOptions): Hono {
       const header = c.req.header('authorization') ?? '';
       const presented = /^Bearer (.+)$/i.exec(header)?.[1] ?? '';
       if (!tokenMatches(presented, token)) {
-        throw new HTTPException(401, { message: 'missing or wrong bearer token; send Authorization: Bearer <token> as given to repute serve --token' });
+        throw new HTTPException(401, {
+          message: 'missing or wrong bearer token; send Authorization: Bearer <token> as given to repute serve --token',
+        });
       }
       return next();
     });

@@ -4,7 +4,15 @@ export { startServer, isLoopbackHost } from './start-server.js';
 export type { RunningServer, StartServerOptions } from './start-server.js';
 export { buildOpenApiDocument } from './routes/openapi.js';
 export { describeRun, listDecisions, reputationSeries } from './run-views.js';
-export type { AgentWeightView, DecisionPage, MethodDecisionView, MethodView, ReputationSeries, RunView, UsageTotals } from './run-views.js';
+export type {
+  AgentWeightView,
+  DecisionPage,
+  MethodDecisionView,
+  MethodView,
+  ReputationSeries,
+  RunView,
+  UsageTotals,
+} from './run-views.js';
 export { describeTeamReputation, listTeams } from './team-views.js';
 export type { TeamReputationView, TeamSummary } from './team-views.js';
 export { listReplays, readReplay, parseConditionsCsv } from './replay-views.js';

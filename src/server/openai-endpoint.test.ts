@@ -9,7 +9,12 @@ import { createLiveTeam } from '../cli/commands/_live-team.js';
 import { readTeamFile } from '../cli/commands/_team-file.js';
 import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type RecordedRequest, type ServerStep } from '../testing/openai-compatible-server.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type RecordedRequest,
+  type ServerStep,
+} from '../testing/openai-compatible-server.js';
 import { sumReply, writeSumTeam } from '../testing/_test-sum-team.js';
 import { startServer, type RunningServer } from './start-server.js';
 import { createTeamService, type TeamService } from './team-service.js';
@@ -21,7 +26,19 @@ afterEach(async () => {
 
 const agentOf = (request: RecordedRequest) => /You are agent (\S+),/.exec(JSON.stringify(request.body))?.[1];
 
-async function setup({ agents, script = (request: RecordedRequest) => sumReply(request) }: { agents?: string[]; script?: (request: RecordedRequest) => ServerStep | string } = {}): Promise<{ client: OpenAI; store: Store; team: TeamService; provider: OpenAICompatibleServer; server: RunningServer }> {
+async function setup({
+  agents,
+  script = (request: RecordedRequest) => sumReply(request),
+}: {
+  agents?: string[];
+  script?: (request: RecordedRequest) => ServerStep | string;
+} = {}): Promise<{
+  client: OpenAI;
+  store: Store;
+  team: TeamService;
+  provider: OpenAICompatibleServer;
+  server: RunningServer;
+}> {
   const provider = await startOpenAICompatibleServer({ script });
   closers.push(() => provider.close());
   const dir = mkdtempSync(join(tmpdir(), 'repute-v1-'));
@@ -29,7 +46,14 @@ async function setup({ agents, script = (request: RecordedRequest) => sumReply(r
   const store = openStore({ path: join(dir, 'repute.db') });
   closers.push(() => store.close());
   let counter = 0;
-  const team = createTeamService({ name: file.name, agents: createLiveTeam(file, store, 'serve'), store, kind: 'number', runId: 'serve', generateId: () => `chat-${++counter}` });
+  const team = createTeamService({
+    name: file.name,
+    agents: createLiveTeam(file, store, 'serve'),
+    store,
+    kind: 'number',
+    runId: 'serve',
+    generateId: () => `chat-${++counter}`,
+  });
   const server = await startServer({ store, team, port: 0, clock: { now: () => 1_700_000_000_000 } });
   closers.push(() => server.close());
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused-without-token', maxRetries: 0 });
@@ -42,16 +66,39 @@ describe('/v1 with the openai client', () => {
     const models = await client.models.list();
     expect(models.data.map((model) => model.id)).toEqual(['team:sum-team']);
 
-    const completion = await client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 11 + 5?' }] });
+    const completion = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 11 + 5?' }],
+    });
     // 11 + 5 = 16: alpha, beta-1 and beta-2 say 16, weak says 17.
     expect(completion.object).toBe('chat.completion');
     expect(completion.created).toBe(1_700_000_000);
     expect(completion.choices[0]!.message.content).toContain('"answer":"16"');
     const repute = (completion as unknown as { repute: any }).repute;
-    expect(repute).toMatchObject({ schemaVersion: 1, team: 'sum-team', method: 'minirep', kind: 'number', taskId: 'chat-1', decision: { answer: '16' }, degraded: [] });
-    expect(repute.weights.map((weight: { agentId: string }) => weight.agentId).sort()).toEqual(['alpha', 'beta-1', 'beta-2', 'weak']);
-    expect(repute.weights.find((weight: { agentId: string }) => weight.agentId === 'weak')).toMatchObject({ answer: '17' });
-    expect(repute.weights.every((weight: { note: string | null; components: object }) => typeof weight.note === 'string' && Object.keys(weight.components).length > 0)).toBe(true);
+    expect(repute).toMatchObject({
+      schemaVersion: 1,
+      team: 'sum-team',
+      method: 'minirep',
+      kind: 'number',
+      taskId: 'chat-1',
+      decision: { answer: '16' },
+      degraded: [],
+    });
+    expect(repute.weights.map((weight: { agentId: string }) => weight.agentId).sort()).toEqual([
+      'alpha',
+      'beta-1',
+      'beta-2',
+      'weak',
+    ]);
+    expect(repute.weights.find((weight: { agentId: string }) => weight.agentId === 'weak')).toMatchObject({
+      answer: '17',
+    });
+    expect(
+      repute.weights.every(
+        (weight: { note: string | null; components: object }) =>
+          typeof weight.note === 'string' && Object.keys(weight.components).length > 0,
+      ),
+    ).toBe(true);
     expect(['alpha', 'beta-1', 'beta-2']).toContain(repute.winner);
     // 4 calls × (10 prompt + 5 completion tokens) from the test server.
     expect(completion.usage).toEqual({ prompt_tokens: 40, completion_tokens: 20, total_tokens: 60 });
@@ -62,7 +109,11 @@ describe('/v1 with the openai client', () => {
 
   it('streams the decided answer', async () => {
     const { client } = await setup();
-    const stream = await client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 2 + 3?' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 2 + 3?' }],
+      stream: true,
+    });
     let text = '';
     let last: any;
     for await (const chunk of stream) {
@@ -76,24 +127,53 @@ describe('/v1 with the openai client', () => {
 
   it('decides under the x-repute-kind header, and names bad input', async () => {
     const { client } = await setup();
-    const completion = await client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 1 + 1?' }] }, { headers: { 'x-repute-kind': 'exact' } });
+    const completion = await client.chat.completions.create(
+      { model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 1 + 1?' }] },
+      { headers: { 'x-repute-kind': 'exact' } },
+    );
     expect((completion as unknown as { repute: { kind: string } }).repute.kind).toBe('exact');
-    await expect(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 400, error: { param: 'body.model', type: 'invalid_request_error' } });
-    await expect(client.chat.completions.create({ model: 'team:other', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
-    await expect(client.chat.completions.create({ model: 'team:sum-team', messages: [] })).rejects.toMatchObject({ status: 400, error: { param: 'body.messages' } });
-    await expect(client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'x-repute-kind': 'poetry' } })).rejects.toMatchObject({ status: 400, error: { param: 'header.x-repute-kind' } });
+    await expect(
+      client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 400, error: { param: 'body.model', type: 'invalid_request_error' } });
+    await expect(
+      client.chat.completions.create({ model: 'team:other', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(client.chat.completions.create({ model: 'team:sum-team', messages: [] })).rejects.toMatchObject({
+      status: 400,
+      error: { param: 'body.messages' },
+    });
+    await expect(
+      client.chat.completions.create(
+        { model: 'team:sum-team', messages: [{ role: 'user', content: 'hi' }] },
+        { headers: { 'x-repute-kind': 'poetry' } },
+      ),
+    ).rejects.toMatchObject({ status: 400, error: { param: 'header.x-repute-kind' } });
   });
 
   it('degrades to the remaining agents, and answers 502 when every agent fails', async () => {
-    const { client } = await setup({ agents: ['alpha', 'beta-1', 'down-1'], script: (request) => (agentOf(request)?.startsWith('down') ? { type: 'error', status: 500, message: 'model crashed' } : sumReply(request)) });
-    const completion = await client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 4 + 4?' }] });
+    const { client } = await setup({
+      agents: ['alpha', 'beta-1', 'down-1'],
+      script: (request) =>
+        agentOf(request)?.startsWith('down')
+          ? { type: 'error', status: 500, message: 'model crashed' }
+          : sumReply(request),
+    });
+    const completion = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 4 + 4?' }],
+    });
     const repute = (completion as unknown as { repute: any }).repute;
     expect(repute.decision.answer).toBe('8');
     expect(repute.degraded.map((entry: { agentId: string }) => entry.agentId)).toEqual(['down-1']);
     expect(repute.degraded[0].message).toContain('500');
 
-    const dead = await setup({ agents: ['down-1', 'down-2'], script: () => ({ type: 'error', status: 500, message: 'model crashed' }) });
-    const failure = await dead.client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 4 + 4?' }] }).catch((error: unknown) => error);
+    const dead = await setup({
+      agents: ['down-1', 'down-2'],
+      script: () => ({ type: 'error', status: 500, message: 'model crashed' }),
+    });
+    const failure = await dead.client.chat.completions
+      .create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 4 + 4?' }] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect(failure).toMatchObject({ status: 502, error: { type: 'upstream_error', code: 'provider' } });
     expect((failure as InstanceType<typeof OpenAI.APIError>).message).toMatch(/every agent of team sum-team failed/);
@@ -103,9 +183,18 @@ describe('/v1 with the openai client', () => {
   it('handles 50 concurrent requests: 50 decisions stored, reputation evidence for exactly 50 tasks', async () => {
     const { client, store } = await setup();
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content: `What is ${index} + ${index + 1}?` }] })),
+      Array.from({ length: 50 }, (_, index) =>
+        client.chat.completions.create({
+          model: 'team:sum-team',
+          messages: [{ role: 'user', content: `What is ${index} + ${index + 1}?` }],
+        }),
+      ),
     );
-    answers.forEach((completion, index) => expect((completion as unknown as { repute: { decision: { answer: string } } }).repute.decision.answer).toBe(String(2 * index + 1)));
+    answers.forEach((completion, index) =>
+      expect((completion as unknown as { repute: { decision: { answer: string } } }).repute.decision.answer).toBe(
+        String(2 * index + 1),
+      ),
+    );
     const results = store.taskResults('serve');
     expect(results).toHaveLength(50);
     expect(new Set(results.map((record) => record.taskId)).size).toBe(50);
@@ -114,7 +203,8 @@ describe('/v1 with the openai client', () => {
     const snapshot = store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!;
     const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
     model.restore(snapshot);
-    for (const agentId of ['alpha', 'beta-1', 'beta-2', 'weak']) expect(model.explain(agentId).evidenceCount, agentId).toBe(50);
+    for (const agentId of ['alpha', 'beta-1', 'beta-2', 'weak'])
+      expect(model.explain(agentId).evidenceCount, agentId).toBe(50);
     // The always-wrong agent ends below every agent that agreed with the team.
     const scores = model.scores();
     expect(scores.weak!).toBeLessThan(Math.min(scores.alpha!, scores['beta-1']!, scores['beta-2']!));

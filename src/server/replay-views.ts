@@ -18,7 +18,10 @@ export interface ReplayView {
   readonly summary: Record<string, unknown>;
   readonly conditions: ReadonlyArray<Record<string, string | number | null>>;
   /** Attack names (`clean` first), and per method the mean accuracy over conditions of each attack. */
-  readonly byAttack: { readonly attacks: readonly string[]; readonly methods: Readonly<Record<string, ReadonlyArray<number | null>>> };
+  readonly byAttack: {
+    readonly attacks: readonly string[];
+    readonly methods: Readonly<Record<string, ReadonlyArray<number | null>>>;
+  };
 }
 
 function readSummary(file: string): Record<string, unknown> {
@@ -27,7 +30,11 @@ function readSummary(file: string): Record<string, unknown> {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
     return value as Record<string, unknown>;
   } catch (error) {
-    throw new DataFormatError({ file, message: `not a replay summary (${(error as Error).message}); rerun repute replay --out to rewrite it`, cause: error });
+    throw new DataFormatError({
+      file,
+      message: `not a replay summary (${(error as Error).message}); rerun repute replay --out to rewrite it`,
+      cause: error,
+    });
   }
 }
 
@@ -35,7 +42,12 @@ function readSummary(file: string): Record<string, unknown> {
 export function listReplays(root: string | undefined): ReplayListing[] {
   if (root === undefined || !existsSync(root)) return [];
   return readdirSync(root)
-    .filter((name) => /^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(name) && existsSync(join(root, name, 'summary.json')) && statSync(join(root, name)).isDirectory())
+    .filter(
+      (name) =>
+        /^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(name) &&
+        existsSync(join(root, name, 'summary.json')) &&
+        statSync(join(root, name)).isDirectory(),
+    )
     .sort()
     .map((name) => {
       const summary = readSummary(join(root, name, 'summary.json'));
@@ -53,12 +65,16 @@ function splitCsvLine(line: string): string[] {
   for (let index = 0; index < line.length; index++) {
     const char = line[index] as string;
     if (quoted) {
-      if (char === '"' && line[index + 1] === '"') { cell += '"'; index++; }
-      else if (char === '"') quoted = false;
+      if (char === '"' && line[index + 1] === '"') {
+        cell += '"';
+        index++;
+      } else if (char === '"') quoted = false;
       else cell += char;
     } else if (char === '"') quoted = true;
-    else if (char === ',') { cells.push(cell); cell = ''; }
-    else cell += char;
+    else if (char === ',') {
+      cells.push(cell);
+      cell = '';
+    } else cell += char;
   }
   cells.push(cell);
   return cells;
@@ -70,12 +86,14 @@ export function parseConditionsCsv(text: string): Array<Record<string, string | 
   const header = splitCsvLine(lines[0] ?? '');
   return lines.slice(1).map((line) => {
     const cells = splitCsvLine(line);
-    return Object.fromEntries(header.map((column, index) => {
-      const cell = cells[index] ?? '';
-      if (cell === '') return [column, null];
-      const number = Number(cell);
-      return [column, /^-?\d/.test(cell) && Number.isFinite(number) ? number : cell];
-    }));
+    return Object.fromEntries(
+      header.map((column, index) => {
+        const cell = cells[index] ?? '';
+        if (cell === '') return [column, null];
+        const number = Number(cell);
+        return [column, /^-?\d/.test(cell) && Number.isFinite(number) ? number : cell];
+      }),
+    );
   });
 }
 
@@ -86,16 +104,35 @@ export function parseConditionsCsv(text: string): Array<Record<string, string | 
 export function readReplay(root: string | undefined, name: string): ReplayView {
   const folder = root === undefined ? undefined : join(root, name);
   if (folder === undefined || !existsSync(join(folder, 'summary.json'))) {
-    throw new NotFoundError({ entity: 'replay', id: name, message: root === undefined ? `no replay outputs are served; start repute serve with --replay-dir DIR` : `unknown replay ${JSON.stringify(name)}; list replays with GET /api/replays` });
+    throw new NotFoundError({
+      entity: 'replay',
+      id: name,
+      message:
+        root === undefined
+          ? `no replay outputs are served; start repute serve with --replay-dir DIR`
+          : `unknown replay ${JSON.stringify(name)}; list replays with GET /api/replays`,
+    });
   }
   const summary = readSummary(join(folder, 'summary.json'));
   const csv = join(folder, 'conditions.csv');
   const conditions = existsSync(csv) ? parseConditionsCsv(readFileSync(csv, 'utf8')) : [];
-  const attacks = [...new Set(conditions.map((row) => String(row.attack ?? 'clean')))].sort((left, right) => (left === 'clean' ? -1 : right === 'clean' ? 1 : 0));
+  const attacks = [...new Set(conditions.map((row) => String(row.attack ?? 'clean')))].sort((left, right) =>
+    left === 'clean' ? -1 : right === 'clean' ? 1 : 0,
+  );
   const methodNames = [...new Set(conditions.map((row) => String(row.method)))];
-  const methods = Object.fromEntries(methodNames.map((method) => [method, attacks.map((attack) => {
-    const values = conditions.filter((row) => row.method === method && String(row.attack ?? 'clean') === attack && typeof row.accuracy === 'number').map((row) => row.accuracy as number);
-    return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
-  })]));
+  const methods = Object.fromEntries(
+    methodNames.map((method) => [
+      method,
+      attacks.map((attack) => {
+        const values = conditions
+          .filter(
+            (row) =>
+              row.method === method && String(row.attack ?? 'clean') === attack && typeof row.accuracy === 'number',
+          )
+          .map((row) => row.accuracy as number);
+        return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+      }),
+    ]),
+  );
   return { name, summary, conditions, byAttack: { attacks, methods } };
 }

@@ -51,7 +51,10 @@ export interface RunView {
 }
 
 /** Partial task record as written by any protocol: the debate fields are optional. */
-type StoredResult = Partial<DebateTaskRecord> & { readonly decision?: { readonly answer?: string | null }; readonly failures?: number };
+type StoredResult = Partial<DebateTaskRecord> & {
+  readonly decision?: { readonly answer?: string | null };
+  readonly failures?: number;
+};
 
 const zeroUsage: UsageTotals = { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
 
@@ -68,7 +71,12 @@ function addUsage(total: UsageTotals, entry: UsageRecord): UsageTotals {
 /** The run, or `NotFoundError` naming the id. */
 export function requireRun(store: Store, runId: string): RunRecord {
   const run = store.getRun(runId);
-  if (run === undefined) throw new NotFoundError({ entity: 'run', id: runId, message: `unknown run id ${JSON.stringify(runId)}; list runs with GET /api/runs` });
+  if (run === undefined)
+    throw new NotFoundError({
+      entity: 'run',
+      id: runId,
+      message: `unknown run id ${JSON.stringify(runId)}; list runs with GET /api/runs`,
+    });
   return run;
 }
 
@@ -81,7 +89,10 @@ export function requireRun(store: Store, runId: string): RunRecord {
 export function describeRun(store: Store, runId: string): RunView {
   const run = requireRun(store, runId);
   const results = store.taskResults<StoredResult>(runId);
-  const byMethod = new Map<string, { tasks: number; graded: number; correct: number; failures: number; usage: UsageTotals }>();
+  const byMethod = new Map<
+    string,
+    { tasks: number; graded: number; correct: number; failures: number; usage: UsageTotals }
+  >();
   for (const record of results) {
     const entry = byMethod.get(record.method) ?? { tasks: 0, graded: 0, correct: 0, failures: 0, usage: zeroUsage };
     entry.tasks++;
@@ -104,12 +115,29 @@ export function describeRun(store: Store, runId: string): RunView {
   let usage = zeroUsage;
   for (const entry of store.usageEntries({ runId })) {
     usage = addUsage(usage, entry);
-    const owner = entry.taskId === null ? undefined : resultsByTask.get(entry.taskId)?.find((result) => result.createdAt >= entry.createdAt);
+    const owner =
+      entry.taskId === null
+        ? undefined
+        : resultsByTask.get(entry.taskId)?.find((result) => result.createdAt >= entry.createdAt);
     const method = owner === undefined ? undefined : byMethod.get(owner.method);
     if (method !== undefined) method.usage = addUsage(method.usage, entry);
   }
-  const methods = [...byMethod.entries()].map(([name, entry]) => ({ name, ...entry, accuracy: entry.graded === 0 ? null : entry.correct / entry.graded }));
-  return { schemaVersion: 1, id: run.id, kind: run.kind, team: run.team, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt, methods, usage };
+  const methods = [...byMethod.entries()].map(([name, entry]) => ({
+    name,
+    ...entry,
+    accuracy: entry.graded === 0 ? null : entry.correct / entry.graded,
+  }));
+  return {
+    schemaVersion: 1,
+    id: run.id,
+    kind: run.kind,
+    team: run.team,
+    status: run.status,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    methods,
+    usage,
+  };
 }
 
 /** One agent's weight on one task and why. */
@@ -149,7 +177,11 @@ export interface DecisionPage {
   readonly total: number;
   readonly offset: number;
   readonly limit: number;
-  readonly tasks: ReadonlyArray<{ readonly taskId: string; readonly index: number; readonly methods: Readonly<Record<string, MethodDecisionView>> }>;
+  readonly tasks: ReadonlyArray<{
+    readonly taskId: string;
+    readonly index: number;
+    readonly methods: Readonly<Record<string, MethodDecisionView>>;
+  }>;
 }
 
 /** Task ids of a run in first-finished order. */
@@ -157,9 +189,16 @@ function orderedTaskIds(results: ReadonlyArray<{ taskId: string; createdAt: numb
   const first = new Map<string, { createdAt: number; position: number }>();
   for (const record of results) {
     const seen = first.get(record.taskId);
-    if (seen === undefined || record.position < seen.position || (record.position === seen.position && record.createdAt < seen.createdAt)) first.set(record.taskId, record);
+    if (
+      seen === undefined ||
+      record.position < seen.position ||
+      (record.position === seen.position && record.createdAt < seen.createdAt)
+    )
+      first.set(record.taskId, record);
   }
-  return [...first.entries()].sort((left, right) => left[1].position - right[1].position || left[1].createdAt - right[1].createdAt).map(([taskId]) => taskId);
+  return [...first.entries()]
+    .sort((left, right) => left[1].position - right[1].position || left[1].createdAt - right[1].createdAt)
+    .map(([taskId]) => taskId);
 }
 
 /**
@@ -167,24 +206,52 @@ function orderedTaskIds(results: ReadonlyArray<{ taskId: string; createdAt: numb
  * support per answer and, per agent, the weight with its components and reason (from the `vote`
  * event), its answer, its reputation before and after, and the selector's verdict.
  */
-export function listDecisions(store: Store, runId: string, { offset, limit, method, taskId }: { offset: number; limit: number; method?: string; taskId?: string }): DecisionPage {
+export function listDecisions(
+  store: Store,
+  runId: string,
+  { offset, limit, method, taskId }: { offset: number; limit: number; method?: string; taskId?: string },
+): DecisionPage {
   requireRun(store, runId);
   const results = store.taskResults<StoredResult>(runId, method);
-  if (method !== undefined && results.length === 0 && !store.taskResults(runId).some((record) => record.method === method)) {
-    throw new NotFoundError({ entity: 'method', id: method, message: `run ${JSON.stringify(runId)} has no results of method ${JSON.stringify(method)}; see GET /api/runs/${runId} for its methods` });
+  if (
+    method !== undefined &&
+    results.length === 0 &&
+    !store.taskResults(runId).some((record) => record.method === method)
+  ) {
+    throw new NotFoundError({
+      entity: 'method',
+      id: method,
+      message: `run ${JSON.stringify(runId)} has no results of method ${JSON.stringify(method)}; see GET /api/runs/${runId} for its methods`,
+    });
   }
   let taskIds = orderedTaskIds(results);
   if (taskId !== undefined) {
     const index = taskIds.indexOf(taskId);
-    if (index < 0) throw new NotFoundError({ entity: 'task', id: taskId, message: `run ${JSON.stringify(runId)} has no finished task ${JSON.stringify(taskId)}` });
+    if (index < 0)
+      throw new NotFoundError({
+        entity: 'task',
+        id: taskId,
+        message: `run ${JSON.stringify(runId)} has no finished task ${JSON.stringify(taskId)}`,
+      });
     taskIds = [taskId];
   }
   const total = taskIds.length;
   const page = taskIds.slice(offset, offset + limit);
   const wanted = new Set(page);
-  const tasks = page.map((id, position) => ({ taskId: id, index: (taskId === undefined ? offset : taskIds.indexOf(id)) + position, methods: {} as Record<string, MethodDecisionView> }));
+  const tasks = page.map((id, position) => ({
+    taskId: id,
+    index: (taskId === undefined ? offset : taskIds.indexOf(id)) + position,
+    methods: {} as Record<string, MethodDecisionView>,
+  }));
   const byTask = new Map(tasks.map((task) => [task.taskId, task]));
-  const events = new Map<string, { vote?: { reasons: readonly WeightReason[]; support: Readonly<Record<string, number>> }; selection?: { selected: readonly string[]; reasons: readonly WeightReason[] }; before?: Readonly<Record<string, number>> }>();
+  const events = new Map<
+    string,
+    {
+      vote?: { reasons: readonly WeightReason[]; support: Readonly<Record<string, number>> };
+      selection?: { selected: readonly string[]; reasons: readonly WeightReason[] };
+      before?: Readonly<Record<string, number>>;
+    }
+  >();
   for (const id of page) {
     for (const event of store.events(runId, { taskId: id, ...(method === undefined ? {} : { method }) })) {
       const key = `${event.method ?? ''}\u0000${id}`;
@@ -202,7 +269,14 @@ export function listDecisions(store: Store, runId: string, { offset, limit, meth
     const reasons = new Map((traced.vote?.reasons ?? []).map((reason) => [reason.agentId, reason]));
     const selectionReasons = new Map((traced.selection?.reasons ?? []).map((reason) => [reason.agentId, reason]));
     const selected = new Set(traced.selection?.selected ?? result.participants ?? []);
-    const agentIds = [...new Set([...(result.participants ?? []), ...(result.excluded ?? []), ...reasons.keys(), ...selectionReasons.keys()])];
+    const agentIds = [
+      ...new Set([
+        ...(result.participants ?? []),
+        ...(result.excluded ?? []),
+        ...reasons.keys(),
+        ...selectionReasons.keys(),
+      ]),
+    ];
     const weights = agentIds.map((agentId): AgentWeightView => {
       const reason = reasons.get(agentId);
       return {
@@ -231,7 +305,12 @@ export function listDecisions(store: Store, runId: string, { offset, limit, meth
 /** Each agent's reputation after every task of each method (`null` where a task has no score). */
 export interface ReputationSeries {
   readonly runId: string;
-  readonly methods: ReadonlyArray<{ readonly name: string; readonly agents: readonly string[]; readonly taskIds: readonly string[]; readonly scores: Readonly<Record<string, ReadonlyArray<number | null>>> }>;
+  readonly methods: ReadonlyArray<{
+    readonly name: string;
+    readonly agents: readonly string[];
+    readonly taskIds: readonly string[];
+    readonly scores: Readonly<Record<string, ReadonlyArray<number | null>>>;
+  }>;
 }
 
 /** Reputation over tasks from the `reputation` field of each task result, per method. */
@@ -241,12 +320,18 @@ export function reputationSeries(store: Store, runId: string, method?: string): 
   const grouped = new Map<string, typeof results>();
   for (const record of results) grouped.set(record.method, [...(grouped.get(record.method) ?? []), record]);
   if (method !== undefined && !grouped.has(method)) {
-    throw new NotFoundError({ entity: 'method', id: method, message: `run ${JSON.stringify(runId)} has no results of method ${JSON.stringify(method)}` });
+    throw new NotFoundError({
+      entity: 'method',
+      id: method,
+      message: `run ${JSON.stringify(runId)} has no results of method ${JSON.stringify(method)}`,
+    });
   }
   const methods = [...grouped.entries()]
     .map(([name, records]) => {
       const agents = [...new Set(records.flatMap((record) => Object.keys(record.result?.reputation ?? {})))];
-      const scores = Object.fromEntries(agents.map((agentId) => [agentId, records.map((record) => record.result?.reputation?.[agentId] ?? null)]));
+      const scores = Object.fromEntries(
+        agents.map((agentId) => [agentId, records.map((record) => record.result?.reputation?.[agentId] ?? null)]),
+      );
       return { name, agents, taskIds: records.map((record) => record.taskId), scores };
     })
     .filter((entry) => entry.agents.length > 0);

@@ -3,14 +3,25 @@
 import { z } from 'zod';
 import { answerKinds } from '../core/answers/answer-kind.js';
 
-const name = z.string().min(1).max(200).regex(/^[^\u0000-\u001f/]+$/, 'must be a non-empty name without slashes or control characters');
+const name = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f/]+$/, 'must be a non-empty name without slashes or control characters');
 
 /** Path parameters `:team`. */
 export const teamParams = z.object({ team: name });
 /** Path parameters `:id` of a run. */
 export const runParams = z.object({ id: name });
 /** Path parameters `:name` of a replay output folder. */
-export const replayParams = z.object({ name: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/, 'must be a folder name of letters, digits, ".", "_" or "-" (no path separators)') });
+export const replayParams = z.object({
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/,
+      'must be a folder name of letters, digits, ".", "_" or "-" (no path separators)',
+    ),
+});
 
 const integerString = (min: number, max: number, fallback: number) =>
   z
@@ -33,7 +44,10 @@ export const reputationQuery = z.object({ method: name.optional() });
 /** Query of `GET /api/runs/:id/events`: `after` resumes like `Last-Event-ID`. */
 export const eventsQuery = z.object({ after: integerString(0, Number.MAX_SAFE_INTEGER, 0) });
 /** The `Last-Event-ID` header of an SSE reconnection. */
-export const lastEventIdHeader = z.string().regex(/^\d+$/, 'must be the seq number of the last event received').transform(Number);
+export const lastEventIdHeader = z
+  .string()
+  .regex(/^\d+$/, 'must be the seq number of the last event received')
+  .transform(Number);
 /** Query of `GET /api/runs`. */
 export const runsQuery = z.object({ team: name.optional(), kind: name.optional() });
 
@@ -54,7 +68,9 @@ export const methodView = z.object({
   correct: z.number().int(),
   accuracy: z.number().nullable().describe('correct / graded, null when nothing was graded'),
   failures: z.number().int().describe('agent acts that failed'),
-  usage: usageTotals.describe('ledger entries of the run attributed to this method (a call belongs to the first result of its task recorded at or after it)'),
+  usage: usageTotals.describe(
+    'ledger entries of the run attributed to this method (a call belongs to the first result of its task recorded at or after it)',
+  ),
 });
 
 /** A run with its per-method results and usage. */
@@ -71,7 +87,9 @@ export const runView = z.object({
 });
 
 /** `GET /api/runs`. */
-export const runList = z.object({ runs: z.array(runView.omit({ methods: true, usage: true }).extend({ tasks: z.number().int() })) });
+export const runList = z.object({
+  runs: z.array(runView.omit({ methods: true, usage: true }).extend({ tasks: z.number().int() })),
+});
 
 /** Why one agent got its weight: the `WeightReason` of the vote plus the agent's answer. */
 export const agentWeight = z.object({
@@ -79,7 +97,7 @@ export const agentWeight = z.object({
   weight: z.number(),
   components: z.record(z.string(), z.number()),
   note: z.string().nullable(),
-  answer: z.string().nullable().describe('the agent\'s final answer, null when unparseable or absent'),
+  answer: z.string().nullable().describe("the agent's final answer, null when unparseable or absent"),
   reputationBefore: z.number().nullable(),
   reputationAfter: z.number().nullable(),
   selected: z.boolean(),
@@ -101,47 +119,88 @@ export const decisionPage = z.object({
   total: z.number().int(),
   offset: z.number().int(),
   limit: z.number().int(),
-  tasks: z.array(z.object({ taskId: z.string(), index: z.number().int(), methods: z.record(z.string(), methodDecision) })),
+  tasks: z.array(
+    z.object({ taskId: z.string(), index: z.number().int(), methods: z.record(z.string(), methodDecision) }),
+  ),
 });
 
 /** `GET /api/runs/:id/reputation`: each agent's score after every task, per method. */
 export const reputationSeries = z.object({
   runId: z.string(),
-  methods: z.array(z.object({ name: z.string(), agents: z.array(z.string()), taskIds: z.array(z.string()), scores: z.record(z.string(), z.array(z.number().nullable())) })),
+  methods: z.array(
+    z.object({
+      name: z.string(),
+      agents: z.array(z.string()),
+      taskIds: z.array(z.string()),
+      scores: z.record(z.string(), z.array(z.number().nullable())),
+    }),
+  ),
 });
 
 /** One agent's explained score (`ScoreExplanation`). */
-export const scoreExplanation = z.object({ agentId: z.string(), score: z.number(), components: z.record(z.string(), z.number()), evidenceCount: z.number().int(), summary: z.string() });
+export const scoreExplanation = z.object({
+  agentId: z.string(),
+  score: z.number(),
+  components: z.record(z.string(), z.number()),
+  evidenceCount: z.number().int(),
+  summary: z.string(),
+});
 
 /** `GET /api/teams`. */
-export const teamList = z.object({ teams: z.array(z.object({ name: z.string(), agents: z.array(z.string()), runs: z.number().int(), methods: z.array(z.string()) })) });
+export const teamList = z.object({
+  teams: z.array(
+    z.object({ name: z.string(), agents: z.array(z.string()), runs: z.number().int(), methods: z.array(z.string()) }),
+  ),
+});
 
 /** `GET /api/teams/:team/reputation`. */
-export const teamReputation = z.object({ team: z.string(), methods: z.array(z.object({ name: z.string(), model: z.string(), agents: z.array(scoreExplanation) })) });
+export const teamReputation = z.object({
+  team: z.string(),
+  methods: z.array(z.object({ name: z.string(), model: z.string(), agents: z.array(scoreExplanation) })),
+});
 
 /** `GET /api/replays`. */
-export const replayList = z.object({ replays: z.array(z.object({ name: z.string(), dataset: z.string().nullable(), methods: z.array(z.string()) })) });
+export const replayList = z.object({
+  replays: z.array(z.object({ name: z.string(), dataset: z.string().nullable(), methods: z.array(z.string()) })),
+});
 
 /** `GET /api/replays/:name`. */
 export const replayView = z.object({
   name: z.string(),
   summary: z.record(z.string(), z.unknown()).describe('summary.json as written by `repute replay`'),
-  conditions: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))).describe('conditions.csv rows'),
-  byAttack: z.object({ attacks: z.array(z.string()), methods: z.record(z.string(), z.array(z.number().nullable())) }).describe('mean accuracy per attack ("clean" first) and method'),
+  conditions: z
+    .array(z.record(z.string(), z.union([z.string(), z.number(), z.null()])))
+    .describe('conditions.csv rows'),
+  byAttack: z
+    .object({ attacks: z.array(z.string()), methods: z.record(z.string(), z.array(z.number().nullable())) })
+    .describe('mean accuracy per attack ("clean" first) and method'),
 });
 
 /** `GET /health`. */
-export const health = z.object({ status: z.literal('ok'), version: z.string(), store: z.string(), schemaVersion: z.number().int() });
+export const health = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  store: z.string(),
+  schemaVersion: z.number().int(),
+});
 
 /** Error body of every failed JSON API call. */
-export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), parameter: z.string().optional() }) });
+export const errorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), parameter: z.string().optional() }),
+});
 
 /** One message of a chat completion request. */
-export const chatMessage = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'developer', 'tool']),
-  content: z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()), z.null()]),
-  name: z.string().optional(),
-}).passthrough();
+export const chatMessage = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant', 'developer', 'tool']),
+    content: z.union([
+      z.string(),
+      z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
+      z.null(),
+    ]),
+    name: z.string().optional(),
+  })
+  .passthrough();
 
 /** `POST /v1/chat/completions` body (OpenAI shape; fields Repute does not use are accepted and ignored). */
 export const chatCompletionRequest = z
@@ -163,9 +222,19 @@ export const reputeField = z.object({
   kind: z.string(),
   taskId: z.string(),
   decision: z.object({ answer: z.string().nullable(), support: z.record(z.string(), z.number()) }),
-  weights: z.array(z.object({ agentId: z.string(), weight: z.number(), components: z.record(z.string(), z.number()), note: z.string().nullable(), answer: z.string().nullable() })),
+  weights: z.array(
+    z.object({
+      agentId: z.string(),
+      weight: z.number(),
+      components: z.record(z.string(), z.number()),
+      note: z.string().nullable(),
+      answer: z.string().nullable(),
+    }),
+  ),
   winner: z.string().nullable().describe('agent whose proposal text is the message content'),
-  degraded: z.array(z.object({ agentId: z.string(), message: z.string() })).describe('agents whose call failed; the team decided without them'),
+  degraded: z
+    .array(z.object({ agentId: z.string(), message: z.string() }))
+    .describe('agents whose call failed; the team decided without them'),
   reputation: z.record(z.string(), z.number()).describe('scores after the update'),
 });
 
@@ -175,13 +244,30 @@ export const chatCompletionResponse = z.object({
   object: z.literal('chat.completion'),
   created: z.number().int(),
   model: z.string(),
-  choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.string() })),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string() }),
+      finish_reason: z.string(),
+    }),
+  ),
+  usage: z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
   repute: reputeField,
 });
 
 /** `GET /v1/models`. */
-export const modelList = z.object({ object: z.literal('list'), data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })) });
+export const modelList = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }),
+  ),
+});
 
 /** OpenAI-style error body of the `/v1` routes. */
-export const openAIError = z.object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }) });
+export const openAIError = z.object({
+  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }),
+});

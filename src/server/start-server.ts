@@ -41,10 +41,18 @@ export function isLoopbackHost(host: string): boolean {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { port = 8787, host = '127.0.0.1', ...appOptions } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new InvalidArgumentError({ parameter: 'port', value: port, message: `port must be an integer in [0, 65535], got ${port}; pass e.g. --port 8787` });
+    throw new InvalidArgumentError({
+      parameter: 'port',
+      value: port,
+      message: `port must be an integer in [0, 65535], got ${port}; pass e.g. --port 8787`,
+    });
   }
   if (!isLoopbackHost(host) && appOptions.token === undefined) {
-    throw new InvalidArgumentError({ parameter: 'host', value: host, message: `binding ${host} exposes the store beyond this machine; pass --token (or REPUTE_SERVE_TOKEN) so every request needs a bearer token, or keep --host 127.0.0.1` });
+    throw new InvalidArgumentError({
+      parameter: 'host',
+      value: host,
+      message: `binding ${host} exposes the store beyond this machine; pass --token (or REPUTE_SERVE_TOKEN) so every request needs a bearer token, or keep --host 127.0.0.1`,
+    });
   }
   const app = createApp(appOptions);
   const server = await new Promise<Server>((resolve, reject) => {

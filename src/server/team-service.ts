@@ -120,14 +120,31 @@ export function promptOf(messages: readonly ChatMessage[]): string {
 export function createTeamService(options: TeamServiceOptions): TeamService {
   const { name, agents, store, method = 'minirep', kind = 'exact', seed = 2027, now = Date.now } = options;
   if (!debateMethodNames.includes(method)) {
-    throw new InvalidArgumentError({ parameter: 'method', value: method, message: `method must be one of ${debateMethodNames.join(', ')}, got ${JSON.stringify(method)}` });
+    throw new InvalidArgumentError({
+      parameter: 'method',
+      value: method,
+      message: `method must be one of ${debateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
+    });
   }
-  if (agents.length === 0) throw new InvalidArgumentError({ parameter: 'agents', value: agents, message: 'a served team needs at least one agent' });
+  if (agents.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'agents',
+      value: agents,
+      message: 'a served team needs at least one agent',
+    });
   const generateId = options.generateId ?? (() => `chat-${crypto.randomUUID()}`);
   const identities: AgentIdentity[] = agents.map((agent) => agent.identity);
   const k = options.k;
   const config = { team: name, method, agents: identities.map((identity) => identity.id), k: k ?? null, seed };
-  const runId = options.runId ?? serveRunId({ name, method, agents: identities.map((identity) => identity.id), ...(k === undefined ? {} : { k }), seed });
+  const runId =
+    options.runId ??
+    serveRunId({
+      name,
+      method,
+      agents: identities.map((identity) => identity.id),
+      ...(k === undefined ? {} : { k }),
+      seed,
+    });
   store.ensureRun({ id: runId, kind: 'serve', team: name, config });
   store.saveTeam(name, identities);
   const fresh = () => createDebateMethod(method, { agents: identities, ...(k === undefined ? {} : { k }) });
@@ -145,11 +162,16 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const task: Task = { id: taskId, kind: requestKind, prompt: promptOf(messages) };
       const spans: Span[] = [];
       let counter = 0;
-      const tracer = createTracer({ sink: { onSpanStart() {}, onSpanEnd: (span) => spans.push(span) }, now, generateId: () => `${method}:${taskId}:${++counter}` });
+      const tracer = createTracer({
+        sink: { onSpanStart() {}, onSpanEnd: (span) => spans.push(span) },
+        now,
+        generateId: () => `${method}:${taskId}:${++counter}`,
+      });
       const taskSpan = tracer.start({ type: 'task', taskId });
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
       const selector = selecting.selector;
-      if (selector && selecting.reputation) restore(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), identities);
+      if (selector && selecting.reputation)
+        restore(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), identities);
       const selection = selectParticipants({
         pool: identities,
         reputation: selector ? (selecting.reputation?.scores() ?? {}) : {},
@@ -162,12 +184,32 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       });
       const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
       const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
-      const proposed = await proposeStep({ agents: participants, task, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+      const proposed = await proposeStep({
+        agents: participants,
+        task,
+        tracer,
+        ...(signal ? { signal } : {}),
+        parentId: taskSpan.id,
+      });
       if (proposed.failures.length === participants.length) {
         const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
-        throw new ProviderError({ provider: `team:${name}`, attempts: participants.length, message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints` });
+        throw new ProviderError({
+          provider: `team:${name}`,
+          attempts: participants.length,
+          message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints`,
+        });
       }
-      const rated = selecting.ratings && participants.length > 1 ? await rateStep({ agents: participants, task, proposals: proposed.proposals, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id }) : { ratings: [], usage: [], failures: [] };
+      const rated =
+        selecting.ratings && participants.length > 1
+          ? await rateStep({
+              agents: participants,
+              task,
+              proposals: proposed.proposals,
+              tracer,
+              ...(signal ? { signal } : {}),
+              parentId: taskSpan.id,
+            })
+          : { ratings: [], usage: [], failures: [] };
       const failures = [...proposed.failures, ...rated.failures];
       const usage = [...proposed.usage, ...rated.usage];
 
@@ -178,9 +220,24 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         const latest = store.loadReputation({ scope: { team: name }, name: method });
         if (reputation) restore(reputation, latest, identities);
         const weights = reputation ? reputation.weights(selection.selected) : undefined;
-        const decision = decideStep({ task, proposals: proposed.proposals, history: [], agents: participants.map((agent) => agent.identity), ...(weights ? { weights } : {}), aggregator: deciding.aggregator, tracer, parentId: taskSpan.id });
+        const decision = decideStep({
+          task,
+          proposals: proposed.proposals,
+          history: [],
+          agents: participants.map((agent) => agent.identity),
+          ...(weights ? { weights } : {}),
+          aggregator: deciding.aggregator,
+          tracer,
+          parentId: taskSpan.id,
+        });
         const updated = reputation
-          ? updateReputationStep({ reputation, feedback: deciding.feedback ?? consensusFeedback, input: { task, decision, proposals: proposed.proposals, history: [], ratings: rated.ratings }, tracer, parentId: taskSpan.id })
+          ? updateReputationStep({
+              reputation,
+              feedback: deciding.feedback ?? consensusFeedback,
+              input: { task, decision, proposals: proposed.proposals, history: [], ratings: rated.ratings },
+              tracer,
+              parentId: taskSpan.id,
+            })
           : { before: {}, after: {} };
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
@@ -188,7 +245,11 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         const winner =
           decision.answer === null
             ? undefined
-            : proposed.proposals.filter((proposal) => proposal.answer === decision.answer).sort((left, right) => (reasons.get(right.agentId)?.weight ?? 0) - (reasons.get(left.agentId)?.weight ?? 0))[0];
+            : proposed.proposals
+                .filter((proposal) => proposal.answer === decision.answer)
+                .sort(
+                  (left, right) => (reasons.get(right.agentId)?.weight ?? 0) - (reasons.get(left.agentId)?.weight ?? 0),
+                )[0];
         const record: DebateTaskRecord = {
           schemaVersion: 1,
           taskId,
@@ -206,7 +267,14 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           method,
           taskId,
           result: record,
-          events: spans.map((span) => ({ data: span.data, spanId: span.id, parentId: span.parentId, startedAt: span.startedAt, endedAt: span.endedAt ?? null, error: span.error ?? null })),
+          events: spans.map((span) => ({
+            data: span.data,
+            spanId: span.id,
+            parentId: span.parentId,
+            startedAt: span.startedAt,
+            endedAt: span.endedAt ?? null,
+            error: span.error ?? null,
+          })),
           reputation: reputation ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }] : [],
         });
         return {
@@ -218,13 +286,22 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           decision: { answer: decision.answer, support: decision.support },
           weights: participants.map(({ identity }) => {
             const reason = reasons.get(identity.id);
-            return { agentId: identity.id, weight: reason?.weight ?? 0, components: reason?.components ?? {}, note: reason?.note ?? null, answer: answers[identity.id] ?? null };
+            return {
+              agentId: identity.id,
+              weight: reason?.weight ?? 0,
+              components: reason?.components ?? {},
+              note: reason?.note ?? null,
+              answer: answers[identity.id] ?? null,
+            };
           }),
           winner: winner?.agentId ?? null,
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
           reputation: updated.after,
-          usage: { inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0), outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0) },
+          usage: {
+            inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
+            outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0),
+          },
         };
       });
     },
@@ -232,7 +309,19 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
 }
 
 /** The default run id of a served team: `serve-<team>-<hash of method, agents, k and seed>`, so a changed team starts a new run. */
-export function serveRunId({ name, method = 'minirep', agents, k, seed = 2027 }: { name: string; method?: string; agents: readonly string[]; k?: number; seed?: number }): string {
+export function serveRunId({
+  name,
+  method = 'minirep',
+  agents,
+  k,
+  seed = 2027,
+}: {
+  name: string;
+  method?: string;
+  agents: readonly string[];
+  k?: number;
+  seed?: number;
+}): string {
   const config = { team: name, method, agents, k: k ?? null, seed };
   return `serve-${name}-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}`;
 }
@@ -241,7 +330,11 @@ export function serveRunId({ name, method = 'minirep', agents, k, seed = 2027 }:
 const unusedRng = (): number => 0;
 
 /** Restores a saved snapshot (if any) and registers agents the snapshot does not know. */
-function restore(model: NonNullable<ReturnType<typeof createDebateMethod>['reputation']>, snapshot: ReturnType<Store['loadReputation']>, identities: readonly AgentIdentity[]): void {
+function restore(
+  model: NonNullable<ReturnType<typeof createDebateMethod>['reputation']>,
+  snapshot: ReturnType<Store['loadReputation']>,
+  identities: readonly AgentIdentity[],
+): void {
   if (snapshot) model.restore(snapshot);
   const known = new Set(model.agentIds());
   for (const identity of identities) if (!known.has(identity.id)) model.addAgent(identity.id);

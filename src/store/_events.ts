@@ -6,15 +6,31 @@ import { type StoreContext, toJson } from './_store-context.js';
 import type { EventInput, Store } from './store.js';
 
 interface EventRow {
-  run_id: string; seq: number; type: string; method: string | null; task_id: string | null; span_id: string | null;
-  parent_id: string | null; started_at: number | null; ended_at: number | null; error: string | null; data: string;
+  run_id: string;
+  seq: number;
+  type: string;
+  method: string | null;
+  task_id: string | null;
+  span_id: string | null;
+  parent_id: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  error: string | null;
+  data: string;
 }
 
 /** Appends events to a run's log without the open/run checks (the caller holds a transaction). */
-export type AppendEvents = (runId: string, events: readonly (EventInput | SpanData)[], defaults: { method?: string; taskId?: string }) => number[];
+export type AppendEvents = (
+  runId: string,
+  events: readonly (EventInput | SpanData)[],
+  defaults: { method?: string; taskId?: string },
+) => number[];
 
 /** The `events` table: a run's append-only log. */
-export function createEventsTable({ db, guard, transaction }: StoreContext, requireRun: (runId: string) => RunRow): {
+export function createEventsTable(
+  { db, guard, transaction }: StoreContext,
+  requireRun: (runId: string) => RunRow,
+): {
   methods: Pick<Store, 'appendEvents' | 'events'>;
   appendUnchecked: AppendEvents;
 } {
@@ -63,11 +79,25 @@ export function createEventsTable({ db, guard, transaction }: StoreContext, requ
       guard();
       const clauses = ['run_id = ?'];
       const values: Array<string | number> = [runId];
-      if (filter.type !== undefined) { clauses.push('type = ?'); values.push(filter.type); }
-      if (filter.method !== undefined) { clauses.push('method = ?'); values.push(filter.method); }
-      if (filter.taskId !== undefined) { clauses.push('task_id = ?'); values.push(filter.taskId); }
-      if (filter.afterSeq !== undefined) { clauses.push('seq > ?'); values.push(filter.afterSeq); }
-      const rows = db.prepare(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY seq`).all(...values) as EventRow[];
+      if (filter.type !== undefined) {
+        clauses.push('type = ?');
+        values.push(filter.type);
+      }
+      if (filter.method !== undefined) {
+        clauses.push('method = ?');
+        values.push(filter.method);
+      }
+      if (filter.taskId !== undefined) {
+        clauses.push('task_id = ?');
+        values.push(filter.taskId);
+      }
+      if (filter.afterSeq !== undefined) {
+        clauses.push('seq > ?');
+        values.push(filter.afterSeq);
+      }
+      const rows = db
+        .prepare(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY seq`)
+        .all(...values) as EventRow[];
       return rows.map((row) => ({
         schemaVersion: 1,
         runId: row.run_id,
@@ -89,14 +119,29 @@ export function createEventsTable({ db, guard, transaction }: StoreContext, requ
 
 function normalizeEvent(raw: EventInput | SpanData, parameter: string): EventInput {
   const event: EventInput = isEventInput(raw) ? raw : { data: raw };
-  if (event.data === null || typeof event.data !== 'object' || typeof event.data.type !== 'string' || event.data.type.length === 0) {
-    throw new InvalidArgumentError({ parameter: `${parameter}.data`, value: event.data, message: `${parameter}.data must be span data with a non-empty string 'type' (see SpanData)` });
+  if (
+    event.data === null ||
+    typeof event.data !== 'object' ||
+    typeof event.data.type !== 'string' ||
+    event.data.type.length === 0
+  ) {
+    throw new InvalidArgumentError({
+      parameter: `${parameter}.data`,
+      value: event.data,
+      message: `${parameter}.data must be span data with a non-empty string 'type' (see SpanData)`,
+    });
   }
   return event;
 }
 
 function isEventInput(raw: EventInput | SpanData): raw is EventInput {
-  return raw !== null && typeof raw === 'object' && 'data' in raw && typeof (raw as EventInput).data === 'object' && !('type' in raw);
+  return (
+    raw !== null &&
+    typeof raw === 'object' &&
+    'data' in raw &&
+    typeof (raw as EventInput).data === 'object' &&
+    !('type' in raw)
+  );
 }
 
 function eventTaskId(data: SpanData): string | null {

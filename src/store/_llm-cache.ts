@@ -3,7 +3,11 @@ import { type StoreContext, toJson } from './_store-context.js';
 import type { Store } from './store.js';
 
 /** The `llm_cache` table: LLM responses by request hash; the first write wins. */
-export function createLlmCacheTable({ db, now, guard }: StoreContext): Pick<Store, 'getCachedResponse' | 'putCachedResponse' | 'countCachedResponses'> {
+export function createLlmCacheTable({
+  db,
+  now,
+  guard,
+}: StoreContext): Pick<Store, 'getCachedResponse' | 'putCachedResponse' | 'countCachedResponses'> {
   const statements = {
     getCache: db.prepare('SELECT value FROM llm_cache WHERE key = ?'),
     putCache: db.prepare('INSERT OR IGNORE INTO llm_cache (key, model, value, created_at) VALUES (?, ?, ?, ?)'),

@@ -23,7 +23,11 @@ export function createReputationTable({ db, now, guard, transaction }: StoreCont
     assertNonEmptyString(`${parameter}.name`, name, "use the method name, e.g. 'drf'");
     const [kind, id] = scopeKey(scope, `${parameter}.scope`);
     if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
-      throw new InvalidArgumentError({ parameter: `${parameter}.snapshot`, value: snapshot, message: `${parameter}.snapshot must be a ReputationSnapshot with schemaVersion 1; pass model.snapshot()` });
+      throw new InvalidArgumentError({
+        parameter: `${parameter}.snapshot`,
+        value: snapshot,
+        message: `${parameter}.snapshot must be a ReputationSnapshot with schemaVersion 1; pass model.snapshot()`,
+      });
     }
     statements.saveReputation.run(kind, id, name, toJson(`${parameter}.snapshot`, snapshot), now());
   };
@@ -46,8 +50,14 @@ export function createReputationTable({ db, now, guard, transaction }: StoreCont
 
 function scopeKey(scope: ReputationScope, parameter: string): ['run' | 'team', string] {
   if (scope !== null && typeof scope === 'object') {
-    if (typeof scope.runId === 'string' && scope.runId.length > 0 && scope.team === undefined) return ['run', scope.runId];
-    if (typeof scope.team === 'string' && scope.team.length > 0 && scope.runId === undefined) return ['team', scope.team];
+    if (typeof scope.runId === 'string' && scope.runId.length > 0 && scope.team === undefined)
+      return ['run', scope.runId];
+    if (typeof scope.team === 'string' && scope.team.length > 0 && scope.runId === undefined)
+      return ['team', scope.team];
   }
-  throw new InvalidArgumentError({ parameter, value: scope, message: `${parameter} must be { runId } or { team } (exactly one, non-empty), got ${JSON.stringify(scope)}` });
+  throw new InvalidArgumentError({
+    parameter,
+    value: scope,
+    message: `${parameter} must be { runId } or { team } (exactly one, non-empty), got ${JSON.stringify(scope)}`,
+  });
 }

@@ -7,7 +7,15 @@ import type { CreateRunInput, RunRecord, RunStatus, Store } from './store.js';
 const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'interrupted'];
 
 /** A row of the `runs` table. */
-export interface RunRow { id: string; kind: string; team: string | null; config: string; status: string; created_at: number; updated_at: number }
+export interface RunRow {
+  id: string;
+  kind: string;
+  team: string | null;
+  config: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
 
 /** The `runs` table: the store's run methods, plus `requireRun` for the families that write under a run. */
 export function createRunsTable({ db, path, now, guard, transaction }: StoreContext): {
@@ -15,7 +23,9 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
   requireRun: (runId: string) => RunRow;
 } {
   const statements = {
-    insertRun: db.prepare('INSERT INTO runs (id, kind, team, config, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertRun: db.prepare(
+      'INSERT INTO runs (id, kind, team, config, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
     getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
     setRunStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE id = ?'),
   };
@@ -23,7 +33,11 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
   const requireRun = (runId: string): RunRow => {
     const row = statements.getRun.get(runId) as RunRow | undefined;
     if (row === undefined) {
-      throw new NotFoundError({ entity: 'run', id: runId, message: `unknown run id ${JSON.stringify(runId)} in store ${path}; create it first with store.createRun({ id, kind, config })` });
+      throw new NotFoundError({
+        entity: 'run',
+        id: runId,
+        message: `unknown run id ${JSON.stringify(runId)} in store ${path}; create it first with store.createRun({ id, kind, config })`,
+      });
     }
     return row;
   };
@@ -37,7 +51,11 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
         statements.insertRun.run(id, kind, team, config, 'running', createdAt, createdAt);
       } catch (error) {
         if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
-          throw new InvalidArgumentError({ parameter: 'id', value: id, message: `run ${JSON.stringify(id)} already exists in store ${path}; pick a new id or resume it with store.ensureRun(...)` });
+          throw new InvalidArgumentError({
+            parameter: 'id',
+            value: id,
+            message: `run ${JSON.stringify(id)} already exists in store ${path}; pick a new id or resume it with store.ensureRun(...)`,
+          });
         }
         throw wrapError(path, error, `create run ${id}`);
       }
@@ -80,16 +98,28 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
       guard();
       const clauses: string[] = [];
       const values: string[] = [];
-      if (filter.kind !== undefined) { clauses.push('kind = ?'); values.push(filter.kind); }
-      if (filter.team !== undefined) { clauses.push('team = ?'); values.push(filter.team); }
+      if (filter.kind !== undefined) {
+        clauses.push('kind = ?');
+        values.push(filter.kind);
+      }
+      if (filter.team !== undefined) {
+        clauses.push('team = ?');
+        values.push(filter.team);
+      }
       const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-      return (db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at, rowid`).all(...values) as RunRow[]).map(toRun);
+      return (db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at, rowid`).all(...values) as RunRow[]).map(
+        toRun,
+      );
     },
 
     setRunStatus(runId, status) {
       guard();
       if (!RUN_STATUSES.includes(status)) {
-        throw new InvalidArgumentError({ parameter: 'status', value: status, message: `status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(status)}` });
+        throw new InvalidArgumentError({
+          parameter: 'status',
+          value: status,
+          message: `status must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+        });
       }
       requireRun(runId);
       statements.setRunStatus.run(status, now(), runId);

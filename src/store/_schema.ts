@@ -119,8 +119,12 @@ export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1]!.version;
  * resulting version. Refuses databases written by a newer Repute.
  */
 export function migrate(db: Database.Database, path: string, now: () => number): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, description TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const current = (db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version').get() as { version: number }).version;
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, description TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const current = (
+    db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version').get() as { version: number }
+  ).version;
   if (current > LATEST_SCHEMA_VERSION) {
     throw new StoreError(
       `store ${path} has schema version ${current}, newer than this Repute supports (${LATEST_SCHEMA_VERSION}); upgrade Repute or open a different store file`,
@@ -138,7 +142,10 @@ export function migrate(db: Database.Database, path: string, now: () => number):
     try {
       apply.immediate();
     } catch (error) {
-      throw new StoreError(`store ${path}: migration to schema version ${migration.version} (${migration.description}) failed: ${(error as Error).message}`, { cause: error });
+      throw new StoreError(
+        `store ${path}: migration to schema version ${migration.version} (${migration.description}) failed: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
   return LATEST_SCHEMA_VERSION;

@@ -19,7 +19,9 @@ for (let index = 0; index < count; index++) {
   if (done.has(taskId)) continue;
   // Busy-wait so the kill can land anywhere, including inside the write below.
   const until = Date.now() + delay;
-  while (Date.now() < until) { /* spin */ }
+  while (Date.now() < until) {
+    /* spin */
+  }
   store.recordTaskResult({
     runId: run.id,
     method: 'm',
@@ -30,7 +32,18 @@ for (let index = 0; index < count; index++) {
       { type: 'proposal', taskId, round: 0, agentId: 'a1', answer: String(index) },
       { type: 'vote', taskId, answer: String(index), support: { [String(index)]: 1 }, reasons: [] },
     ],
-    usage: [{ runId: run.id, agentId: 'a1', taskId, act: 'propose', inputTokens: 10, outputTokens: 2, cost: 0.001, cached: false }],
+    usage: [
+      {
+        runId: run.id,
+        agentId: 'a1',
+        taskId,
+        act: 'propose',
+        inputTokens: 10,
+        outputTokens: 2,
+        cost: 0.001,
+        cached: false,
+      },
+    ],
   });
   process.stdout.write(`done ${taskId}\n`);
 }

@@ -21,10 +21,19 @@ export function toJson(parameter: string, value: unknown): string {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be JSON-serialisable: ${(error as Error).message}`, cause: error });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be JSON-serialisable: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   if (json === undefined) {
-    throw new InvalidArgumentError({ parameter, value, message: `${parameter} must be JSON-serialisable, got ${typeof value}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be JSON-serialisable, got ${typeof value}`,
+    });
   }
   return json;
 }

@@ -7,11 +7,35 @@ import { type StoreContext, toJson } from './_store-context.js';
 import type { RecordUsage } from './_usage.js';
 import type { RecordTaskResultInput, Store, TaskFailureRecord, TaskResultRecord } from './store.js';
 
-interface TaskRow { run_id: string; method: string; task_id: string; position: number; result: string; created_at: number }
-interface FailureRow { run_id: string; method: string; task_id: string; failure: string; attempts: number; created_at: number; updated_at: number }
+interface TaskRow {
+  run_id: string;
+  method: string;
+  task_id: string;
+  position: number;
+  result: string;
+  created_at: number;
+}
+interface FailureRow {
+  run_id: string;
+  method: string;
+  task_id: string;
+  failure: string;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+}
 
 function toFailure<T>(row: FailureRow): TaskFailureRecord<T> {
-  return { schemaVersion: 1, runId: row.run_id, method: row.method, taskId: row.task_id, failure: JSON.parse(row.failure) as T, attempts: row.attempts, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    schemaVersion: 1,
+    runId: row.run_id,
+    method: row.method,
+    taskId: row.task_id,
+    failure: JSON.parse(row.failure) as T,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 /** Writers of the other families that one finished task commits together with its result. */
@@ -26,11 +50,18 @@ export interface TaskResultWriters {
  * The `task_results` and `task_failures` tables: one result per (run, method, task), written with its events, reputation
  * and usage; a failed task is kept apart until a result replaces it.
  */
-export function createTaskResultsTable({ db, now, guard, transaction }: StoreContext, writers: TaskResultWriters): Pick<Store, 'recordTaskResult' | 'completedTaskIds' | 'recordTaskFailure' | 'taskFailures' | 'taskResults'> {
+export function createTaskResultsTable(
+  { db, now, guard, transaction }: StoreContext,
+  writers: TaskResultWriters,
+): Pick<Store, 'recordTaskResult' | 'completedTaskIds' | 'recordTaskFailure' | 'taskFailures' | 'taskResults'> {
   const statements = {
     // MAX on the (run_id, method, position) index is constant time; COUNT(*) grew with the run.
-    nextPosition: db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS count FROM task_results WHERE run_id = ? AND method = ?'),
-    insertTask: db.prepare('INSERT INTO task_results (run_id, method, task_id, position, result, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    nextPosition: db.prepare(
+      'SELECT COALESCE(MAX(position) + 1, 0) AS count FROM task_results WHERE run_id = ? AND method = ?',
+    ),
+    insertTask: db.prepare(
+      'INSERT INTO task_results (run_id, method, task_id, position, result, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     taskExists: db.prepare('SELECT 1 FROM task_results WHERE run_id = ? AND method = ? AND task_id = ?'),
     deleteFailure: db.prepare('DELETE FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
     upsertFailure: db.prepare(
@@ -80,7 +111,9 @@ export function createTaskResultsTable({ db, now, guard, transaction }: StoreCon
       return transaction(() => {
         writers.requireRun(runId);
         if (statements.taskExists.get(runId, method, taskId) !== undefined) {
-          throw new StoreError(`task ${JSON.stringify(taskId)} of method ${JSON.stringify(method)} already has a result in run ${JSON.stringify(runId)}; a finished task cannot fail afterwards`);
+          throw new StoreError(
+            `task ${JSON.stringify(taskId)} of method ${JSON.stringify(method)} already has a result in run ${JSON.stringify(runId)}; a finished task cannot fail afterwards`,
+          );
         }
         const at = now();
         statements.upsertFailure.run(runId, method, taskId, failureJson, at, at);
@@ -90,17 +123,25 @@ export function createTaskResultsTable({ db, now, guard, transaction }: StoreCon
 
     taskFailures<T>(runId: string, method?: string): TaskFailureRecord<T>[] {
       guard();
-      const rows = (method === undefined
-        ? db.prepare('SELECT * FROM task_failures WHERE run_id = ? ORDER BY method, created_at, rowid').all(runId)
-        : db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? ORDER BY created_at, rowid').all(runId, method)) as FailureRow[];
+      const rows = (
+        method === undefined
+          ? db.prepare('SELECT * FROM task_failures WHERE run_id = ? ORDER BY method, created_at, rowid').all(runId)
+          : db
+              .prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? ORDER BY created_at, rowid')
+              .all(runId, method)
+      ) as FailureRow[];
       return rows.map((row) => toFailure<T>(row));
     },
 
     taskResults<T>(runId: string, method?: string): TaskResultRecord<T>[] {
       guard();
-      const rows = (method === undefined
-        ? db.prepare('SELECT * FROM task_results WHERE run_id = ? ORDER BY method, position').all(runId)
-        : db.prepare('SELECT * FROM task_results WHERE run_id = ? AND method = ? ORDER BY position').all(runId, method)) as TaskRow[];
+      const rows = (
+        method === undefined
+          ? db.prepare('SELECT * FROM task_results WHERE run_id = ? ORDER BY method, position').all(runId)
+          : db
+              .prepare('SELECT * FROM task_results WHERE run_id = ? AND method = ? ORDER BY position')
+              .all(runId, method)
+      ) as TaskRow[];
       return rows.map((row) => ({
         schemaVersion: 1,
         runId: row.run_id,

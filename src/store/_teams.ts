@@ -8,7 +8,9 @@ import type { Store } from './store.js';
 export function createTeamsTable({ db, now, guard, transaction }: StoreContext): Pick<Store, 'saveTeam' | 'loadTeam'> {
   const statements = {
     deleteTeam: db.prepare('DELETE FROM team_agents WHERE team = ?'),
-    insertTeamAgent: db.prepare('INSERT INTO team_agents (team, agent_id, position, identity, updated_at) VALUES (?, ?, ?, ?, ?)'),
+    insertTeamAgent: db.prepare(
+      'INSERT INTO team_agents (team, agent_id, position, identity, updated_at) VALUES (?, ?, ?, ?, ?)',
+    ),
     loadTeam: db.prepare('SELECT identity FROM team_agents WHERE team = ? ORDER BY position'),
   };
   return {
@@ -16,20 +18,30 @@ export function createTeamsTable({ db, now, guard, transaction }: StoreContext):
       guard();
       assertNonEmptyString('team', team, "pass a team key such as 'math-team'");
       if (!Array.isArray(agents)) {
-        throw new InvalidArgumentError({ parameter: 'agents', value: agents, message: 'agents must be an array of AgentIdentity' });
+        throw new InvalidArgumentError({
+          parameter: 'agents',
+          value: agents,
+          message: 'agents must be an array of AgentIdentity',
+        });
       }
       const seen = new Set<string>();
       agents.forEach((agent, index) => {
         assertNonEmptyString(`agents[${index}].id`, agent?.id);
         if (seen.has(agent.id)) {
-          throw new InvalidArgumentError({ parameter: `agents[${index}].id`, value: agent.id, message: `duplicate agent id ${JSON.stringify(agent.id)} in team ${JSON.stringify(team)}` });
+          throw new InvalidArgumentError({
+            parameter: `agents[${index}].id`,
+            value: agent.id,
+            message: `duplicate agent id ${JSON.stringify(agent.id)} in team ${JSON.stringify(team)}`,
+          });
         }
         seen.add(agent.id);
       });
       transaction(() => {
         statements.deleteTeam.run(team);
         const updatedAt = now();
-        agents.forEach((agent, index) => statements.insertTeamAgent.run(team, agent.id, index, toJson(`agents[${index}]`, agent), updatedAt));
+        agents.forEach((agent, index) =>
+          statements.insertTeamAgent.run(team, agent.id, index, toJson(`agents[${index}]`, agent), updatedAt),
+        );
       });
     },
 

@@ -4,11 +4,26 @@ import type { StoreContext } from './_store-context.js';
 import type { Store, UsageEntry, UsageGroup } from './store.js';
 
 interface UsageRow {
-  id: number; run_id: string | null; agent_id: string | null; task_id: string | null; act: string | null; model: string | null;
-  input_tokens: number; output_tokens: number; cost: number; cached: number; created_at: number;
+  id: number;
+  run_id: string | null;
+  agent_id: string | null;
+  task_id: string | null;
+  act: string | null;
+  model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  cached: number;
+  created_at: number;
 }
 
-const GROUP_COLUMNS: Record<UsageGroup, string> = { run: 'run_id', agent: 'agent_id', task: 'task_id', act: 'act', model: 'model' };
+const GROUP_COLUMNS: Record<UsageGroup, string> = {
+  run: 'run_id',
+  agent: 'agent_id',
+  task: 'task_id',
+  act: 'act',
+  model: 'model',
+};
 
 /** Appends ledger entries without the open check (the caller holds a transaction); `parameter` names them in errors. */
 export type RecordUsage = (entries: readonly UsageEntry[], parameter: string) => void;
@@ -32,7 +47,11 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
       assertInteger(`${field}.outputTokens`, entry.outputTokens, 0);
       assertNonNegative(`${field}.cost`, entry.cost);
       if (typeof entry.cached !== 'boolean') {
-        throw new InvalidArgumentError({ parameter: `${field}.cached`, value: entry.cached, message: `${field}.cached must be a boolean, got ${String(entry.cached)}` });
+        throw new InvalidArgumentError({
+          parameter: `${field}.cached`,
+          value: entry.cached,
+          message: `${field}.cached must be a boolean, got ${String(entry.cached)}`,
+        });
       }
       statements.insertUsage.run(
         entry.runId ?? null,
@@ -58,9 +77,11 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
 
     usageEntries(filter = {}) {
       guard();
-      const rows = (filter.runId === undefined
-        ? db.prepare('SELECT * FROM cost_ledger ORDER BY id').all()
-        : db.prepare('SELECT * FROM cost_ledger WHERE run_id = ? ORDER BY id').all(filter.runId)) as UsageRow[];
+      const rows = (
+        filter.runId === undefined
+          ? db.prepare('SELECT * FROM cost_ledger ORDER BY id').all()
+          : db.prepare('SELECT * FROM cost_ledger WHERE run_id = ? ORDER BY id').all(filter.runId)
+      ) as UsageRow[];
       return rows.map((row) => ({
         id: row.id,
         runId: row.run_id,
@@ -80,7 +101,11 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
       guard();
       const column = GROUP_COLUMNS[by];
       if (column === undefined) {
-        throw new InvalidArgumentError({ parameter: 'by', value: by, message: `by must be one of ${Object.keys(GROUP_COLUMNS).join(', ')}, got ${JSON.stringify(by)}` });
+        throw new InvalidArgumentError({
+          parameter: 'by',
+          value: by,
+          message: `by must be one of ${Object.keys(GROUP_COLUMNS).join(', ')}, got ${JSON.stringify(by)}`,
+        });
       }
       const where = runId === undefined ? '' : 'WHERE run_id = ?';
       const rows = db
@@ -89,7 +114,14 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
                   SUM(output_tokens) AS output_tokens, SUM(cost) AS cost
            FROM cost_ledger ${where} GROUP BY ${column} ORDER BY ${column}`,
         )
-        .all(...(runId === undefined ? [] : [runId])) as Array<{ key: string | null; calls: number; cached_calls: number; input_tokens: number; output_tokens: number; cost: number }>;
+        .all(...(runId === undefined ? [] : [runId])) as Array<{
+        key: string | null;
+        calls: number;
+        cached_calls: number;
+        input_tokens: number;
+        output_tokens: number;
+        cost: number;
+      }>;
       return rows.map((row) => ({
         key: row.key,
         calls: row.calls,

@@ -48,24 +48,60 @@ describe('a store written by the previous version (schema 1)', () => {
   it('migrates to the current schema and reads every table family through the Store interface', () => {
     const path = writeOldStore();
     // Read-only opening never migrates, so it refuses the old file and says how to upgrade it.
-    expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 1, expected 2; open it once without readonly to migrate it/);
+    expect(() => openStore({ path, readonly: true })).toThrow(
+      /has schema version 1, expected 2; open it once without readonly to migrate it/,
+    );
     const store = openStore({ path, now: () => 2000 });
     expect(store.schemaVersion).toBe(2);
     // Schema 2 added task_failures: empty for the old run.
     expect(store.taskFailures('run-1')).toEqual([]);
-    expect(store.getRun('run-1')).toEqual({ schemaVersion: 1, id: 'run-1', kind: 'debate', team: 'math-team', config: { seed: 7 }, status: 'interrupted', createdAt: 1000, updatedAt: 1500 });
+    expect(store.getRun('run-1')).toEqual({
+      schemaVersion: 1,
+      id: 'run-1',
+      kind: 'debate',
+      team: 'math-team',
+      config: { seed: 7 },
+      status: 'interrupted',
+      createdAt: 1000,
+      updatedAt: 1500,
+    });
     expect(store.completedTaskIds('run-1', 'minirep')).toEqual(['t1', 't2']);
-    expect(store.taskResults('run-1').map((record) => [record.taskId, record.position, record.result])).toEqual([['t1', 0, { correct: true }], ['t2', 1, { correct: false }]]);
-    expect(store.events('run-1', { type: 'vote' })).toEqual([
-      { schemaVersion: 1, runId: 'run-1', seq: 1, type: 'vote', method: 'minirep', taskId: 't1', spanId: 's1', parentId: null, startedAt: 10, endedAt: 20, error: null, data: { type: 'vote', taskId: 't1', agentId: 'a' } },
+    expect(store.taskResults('run-1').map((record) => [record.taskId, record.position, record.result])).toEqual([
+      ['t1', 0, { correct: true }],
+      ['t2', 1, { correct: false }],
     ]);
-    expect(store.loadReputation({ scope: { team: 'math-team' }, name: 'minirep' })).toEqual({ schemaVersion: 1, model: 'minirep', state: { a: 0.5 } });
+    expect(store.events('run-1', { type: 'vote' })).toEqual([
+      {
+        schemaVersion: 1,
+        runId: 'run-1',
+        seq: 1,
+        type: 'vote',
+        method: 'minirep',
+        taskId: 't1',
+        spanId: 's1',
+        parentId: null,
+        startedAt: 10,
+        endedAt: 20,
+        error: null,
+        data: { type: 'vote', taskId: 't1', agentId: 'a' },
+      },
+    ]);
+    expect(store.loadReputation({ scope: { team: 'math-team' }, name: 'minirep' })).toEqual({
+      schemaVersion: 1,
+      model: 'minirep',
+      state: { a: 0.5 },
+    });
     // Saved order is the position column, not insertion order.
-    expect(store.loadTeam('math-team')).toEqual([{ id: 'a', model: 'm1' }, { id: 'b', model: 'm2' }]);
+    expect(store.loadTeam('math-team')).toEqual([
+      { id: 'a', model: 'm1' },
+      { id: 'b', model: 'm2' },
+    ]);
     expect(store.getCachedResponse('hash-1')).toEqual({ text: '4' });
     expect(store.countCachedResponses()).toBe(1);
     // Totals by hand: 120 + 80 = 200 input, 30 + 20 = 50 output tokens, cost 0.002 + 0, one cached call of two.
-    expect(store.usageSummary({ by: 'agent', runId: 'run-1' })).toEqual([{ key: 'a', calls: 2, cachedCalls: 1, inputTokens: 200, outputTokens: 50, cost: 0.002 }]);
+    expect(store.usageSummary({ by: 'agent', runId: 'run-1' })).toEqual([
+      { key: 'a', calls: 2, cachedCalls: 1, inputTokens: 200, outputTokens: 50, cost: 0.002 },
+    ]);
     store.close();
   });
 
@@ -75,19 +111,33 @@ describe('a store written by the previous version (schema 1)', () => {
     const { run, resumed } = store.ensureRun({ id: 'run-1', kind: 'debate', team: 'math-team', config: { seed: 7 } });
     expect(resumed).toBe(true);
     expect(run.status).toBe('running');
-    const record = store.recordTaskResult({ runId: 'run-1', method: 'minirep', taskId: 't3', result: { correct: true }, events: [{ type: 'vote', taskId: 't3', agentId: 'b' } as never], usage: [{ agentId: 'b', inputTokens: 1, outputTokens: 1, cost: 0.5, cached: false }] });
+    const record = store.recordTaskResult({
+      runId: 'run-1',
+      method: 'minirep',
+      taskId: 't3',
+      result: { correct: true },
+      events: [{ type: 'vote', taskId: 't3', agentId: 'b' } as never],
+      usage: [{ agentId: 'b', inputTokens: 1, outputTokens: 1, cost: 0.5, cached: false }],
+    });
     expect(record.position).toBe(2);
     expect(store.events('run-1', { taskId: 't3' }).map((event) => event.seq)).toEqual([3]);
     expect(store.usageEntries({}).map((entry) => entry.id)).toEqual([1, 2, 3]);
     // A failure recorded in the migrated file, then the file opens read-only (it is current now).
-    expect(store.recordTaskFailure({ runId: 'run-1', method: 'minirep', taskId: 't4', failure: { kind: 'timeout' } })).toMatchObject({ attempts: 1, createdAt: 2000 });
+    expect(
+      store.recordTaskFailure({ runId: 'run-1', method: 'minirep', taskId: 't4', failure: { kind: 'timeout' } }),
+    ).toMatchObject({ attempts: 1, createdAt: 2000 });
     store.close();
     const reader = openStore({ path, readonly: true });
     expect(reader.completedTaskIds('run-1', 'minirep')).toEqual(['t1', 't2', 't3']);
     expect(reader.taskFailures('run-1').map((failure) => failure.taskId)).toEqual(['t4']);
     reader.close();
     // The old step stays as written; the upgrade added step 2 at the store's clock.
-    const versions = new Database(path, { readonly: true }).prepare('SELECT version, applied_at FROM schema_version ORDER BY version').all();
-    expect(versions).toEqual([{ version: 1, applied_at: 1000 }, { version: 2, applied_at: 2000 }]);
+    const versions = new Database(path, { readonly: true })
+      .prepare('SELECT version, applied_at FROM schema_version ORDER BY version')
+      .all();
+    expect(versions).toEqual([
+      { version: 1, applied_at: 1000 },
+      { version: 2, applied_at: 2000 },
+    ]);
   });
 });

@@ -34,7 +34,12 @@ export interface StoreTraceSink extends TraceSink {
  * // ... decide task t1, tracing into `tracer` ...
  * store.recordTaskResult({ runId, method: 'drf', taskId: 't1', result, events: sink.take({ taskId: 't1' }) });
  */
-export function createStoreTraceSink({ store, runId, mode = 'immediate', method = null }: StoreTraceSinkOptions): StoreTraceSink {
+export function createStoreTraceSink({
+  store,
+  runId,
+  mode = 'immediate',
+  method = null,
+}: StoreTraceSinkOptions): StoreTraceSink {
   let buffer: EventInput[] = [];
   return {
     onSpanStart() {},

@@ -12,7 +12,12 @@ import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { openStore, type Store } from './store.js';
 import { createStoreTraceSink } from './store-trace-sink.js';
 
-const snapshot = (value: number): ReputationSnapshot => ({ schemaVersion: 1, model: 'beta', agents: ['a1', 'a2'], state: { a1: value, a2: 1 - value } });
+const snapshot = (value: number): ReputationSnapshot => ({
+  schemaVersion: 1,
+  model: 'beta',
+  agents: ['a1', 'a2'],
+  state: { a1: value, a2: 1 - value },
+});
 
 let directory: string;
 beforeEach(() => {
@@ -40,7 +45,10 @@ describe('openStore', () => {
     reopened.close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([{ version: 1, applied_at: 5 }, { version: 2, applied_at: 5 }]);
+    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([
+      { version: 1, applied_at: 5 },
+      { version: 2, applied_at: 5 },
+    ]);
     raw.close();
   });
 
@@ -52,11 +60,22 @@ describe('openStore', () => {
     clock = 11;
     const again = store.recordTaskFailure({ runId: 'r', method: 'm', taskId: 't1', failure: { status: 500 } });
     // Two failures of the same task: one row, attempts 2, the latest failure, first/last times 10/11.
-    expect(again).toEqual({ schemaVersion: 1, runId: 'r', method: 'm', taskId: 't1', failure: { status: 500 }, attempts: 2, createdAt: 10, updatedAt: 11 });
+    expect(again).toEqual({
+      schemaVersion: 1,
+      runId: 'r',
+      method: 'm',
+      taskId: 't1',
+      failure: { status: 500 },
+      attempts: 2,
+      createdAt: 10,
+      updatedAt: 11,
+    });
     expect(store.completedTaskIds('r', 'm')).toEqual([]);
     store.recordTaskResult({ runId: 'r', method: 'm', taskId: 't1', result: { ok: true } });
     expect(store.taskFailures('r')).toEqual([]);
-    expect(() => store.recordTaskFailure({ runId: 'r', method: 'm', taskId: 't1', failure: {} })).toThrow(/already has a result/);
+    expect(() => store.recordTaskFailure({ runId: 'r', method: 'm', taskId: 't1', failure: {} })).toThrow(
+      /already has a result/,
+    );
     store.close();
   });
 
@@ -94,7 +113,16 @@ describe('runs', () => {
   it('creates, lists, resumes and updates runs with the injected clock', () => {
     const { store } = memoryStore();
     const run = store.createRun({ id: 'r1', kind: 'debate', config: { b: 2, a: 1 }, team: 'math' });
-    expect(run).toEqual({ schemaVersion: 1, id: 'r1', kind: 'debate', team: 'math', config: { b: 2, a: 1 }, status: 'running', createdAt: 1001, updatedAt: 1001 });
+    expect(run).toEqual({
+      schemaVersion: 1,
+      id: 'r1',
+      kind: 'debate',
+      team: 'math',
+      config: { b: 2, a: 1 },
+      status: 'running',
+      createdAt: 1001,
+      updatedAt: 1001,
+    });
     // Clock ticks: 1000 migration, 1001 r1, 1002 r2, 1003 the refused duplicate, 1004 status change.
     store.createRun({ id: 'r2', kind: 'demo', config: null });
     expect(store.listRuns({ kind: 'debate' }).map((entry) => entry.id)).toEqual(['r1']);
@@ -102,14 +130,22 @@ describe('runs', () => {
     expect(store.listRuns().map((entry) => entry.id)).toEqual(['r1', 'r2']);
     expect(() => store.createRun({ id: 'r1', kind: 'debate', config: {} })).toThrow(/already exists/);
 
-    expect(store.setRunStatus('r1', 'interrupted')).toMatchObject({ status: 'interrupted', createdAt: 1001, updatedAt: 1004 });
+    expect(store.setRunStatus('r1', 'interrupted')).toMatchObject({
+      status: 'interrupted',
+      createdAt: 1001,
+      updatedAt: 1004,
+    });
     // Key order in config does not matter for a resume.
     const resumed = store.ensureRun({ id: 'r1', kind: 'debate', config: { a: 1, b: 2 }, team: 'math' });
     expect(resumed.resumed).toBe(true);
     expect(resumed.run.status).toBe('running');
     expect(store.ensureRun({ id: 'r3', kind: 'demo', config: 1 }).resumed).toBe(false);
-    expect(() => store.ensureRun({ id: 'r1', kind: 'debate', config: { a: 2, b: 2 }, team: 'math' })).toThrow(/different setup \(config differs\)/);
-    expect(() => store.ensureRun({ id: 'r1', kind: 'demo', config: { a: 1, b: 2 } })).toThrow(/kind "debate" vs "demo"; team "math" vs null/);
+    expect(() => store.ensureRun({ id: 'r1', kind: 'debate', config: { a: 2, b: 2 }, team: 'math' })).toThrow(
+      /different setup \(config differs\)/,
+    );
+    expect(() => store.ensureRun({ id: 'r1', kind: 'demo', config: { a: 1, b: 2 } })).toThrow(
+      /kind "debate" vs "demo"; team "math" vs null/,
+    );
     expect(() => store.setRunStatus('nope', 'completed')).toThrow(NotFoundError);
     expect(() => store.setRunStatus('r1', 'done' as never)).toThrow(/status must be one of/);
     expect(store.getRun('nope')).toBeUndefined();
@@ -127,16 +163,46 @@ describe('task results and events', () => {
     const { store } = memoryStore();
     store.createRun({ id: 'r', kind: 'k', config: null });
     store.appendEvents('r', [{ type: 'run', runId: 'r' }]);
-    store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't2', result: { correct: true }, events: [{ type: 'task', taskId: 't2' }, { type: 'vote', taskId: 't2', answer: '4', support: { '4': 1 }, reasons: [] }] });
+    store.recordTaskResult({
+      runId: 'r',
+      method: 'drf',
+      taskId: 't2',
+      result: { correct: true },
+      events: [
+        { type: 'task', taskId: 't2' },
+        { type: 'vote', taskId: 't2', answer: '4', support: { '4': 1 }, reasons: [] },
+      ],
+    });
     store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: { correct: false } });
-    store.recordTaskResult({ runId: 'r', method: 'majority', taskId: 't2', result: { correct: true }, events: [{ data: { type: 'task', taskId: 't2' }, spanId: 's9', startedAt: 3, endedAt: 4 }] });
+    store.recordTaskResult({
+      runId: 'r',
+      method: 'majority',
+      taskId: 't2',
+      result: { correct: true },
+      events: [{ data: { type: 'task', taskId: 't2' }, spanId: 's9', startedAt: 3, endedAt: 4 }],
+    });
     expect(store.completedTaskIds('r', 'drf')).toEqual(['t2', 't1']);
     expect(store.completedTaskIds('r', 'majority')).toEqual(['t2']);
-    expect(store.taskResults('r', 'drf').map((entry) => [entry.taskId, entry.position, entry.result])).toEqual([['t2', 0, { correct: true }], ['t1', 1, { correct: false }]]);
-    expect(store.taskResults('r').map((entry) => `${entry.method}/${entry.taskId}`)).toEqual(['drf/t2', 'drf/t1', 'majority/t2']);
+    expect(store.taskResults('r', 'drf').map((entry) => [entry.taskId, entry.position, entry.result])).toEqual([
+      ['t2', 0, { correct: true }],
+      ['t1', 1, { correct: false }],
+    ]);
+    expect(store.taskResults('r').map((entry) => `${entry.method}/${entry.taskId}`)).toEqual([
+      'drf/t2',
+      'drf/t1',
+      'majority/t2',
+    ]);
 
     const before = store.events('r').length;
-    expect(() => store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't2', result: {}, events: [{ type: 'task', taskId: 't2' }] })).toThrow(/already recorded.*completedTaskIds/);
+    expect(() =>
+      store.recordTaskResult({
+        runId: 'r',
+        method: 'drf',
+        taskId: 't2',
+        result: {},
+        events: [{ type: 'task', taskId: 't2' }],
+      }),
+    ).toThrow(/already recorded.*completedTaskIds/);
     expect(store.events('r')).toHaveLength(before);
 
     const events = store.events('r');
@@ -157,7 +223,10 @@ describe('task results and events', () => {
     store.createRun({ id: 'r', kind: 'k', config: null });
     expect(() =>
       store.recordTaskResult({
-        runId: 'r', method: 'm', taskId: 't', result: 1,
+        runId: 'r',
+        method: 'm',
+        taskId: 't',
+        result: 1,
         events: [{ type: 'task', taskId: 't' }],
         usage: [{ inputTokens: -1, outputTokens: 0, cost: 0, cached: false }],
       }),
@@ -165,7 +234,9 @@ describe('task results and events', () => {
     expect(store.completedTaskIds('r', 'm')).toEqual([]);
     expect(store.events('r')).toEqual([]);
     expect(store.usageEntries()).toEqual([]);
-    expect(() => store.recordTaskResult({ runId: 'missing', method: 'm', taskId: 't', result: 1 })).toThrow(NotFoundError);
+    expect(() => store.recordTaskResult({ runId: 'missing', method: 'm', taskId: 't', result: 1 })).toThrow(
+      NotFoundError,
+    );
     expect(() => store.appendEvents('r', [{ nope: 1 } as never])).toThrow(/must be span data/);
   });
 
@@ -190,7 +261,10 @@ describe('task results and events', () => {
     expect(sink.pending()).toHaveLength(1);
     store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: null, events });
     const stored = store.events('r', { taskId: 't1' });
-    expect(stored.map((event) => [event.type, event.parentId === null])).toEqual([['proposal', false], ['task', true]]);
+    expect(stored.map((event) => [event.type, event.parentId === null])).toEqual([
+      ['proposal', false],
+      ['task', true],
+    ]);
     // The task span started at clock 1 and ended at clock 4 (two records in between took 2 and 3).
     expect(stored[1]).toMatchObject({ spanId: span.id, startedAt: 1, endedAt: 4, method: 'drf' });
     expect(sink.take()).toHaveLength(1);
@@ -206,9 +280,23 @@ describe('task results and events', () => {
         for (const index of taskIndexes) {
           const taskId = `t${index}`;
           if (store.completedTaskIds('r', 'm').includes(taskId)) {
-            expect(() => store.recordTaskResult({ runId: 'r', method: 'm', taskId, result: index, events: [{ type: 'task', taskId }] })).toThrow(StoreError);
+            expect(() =>
+              store.recordTaskResult({
+                runId: 'r',
+                method: 'm',
+                taskId,
+                result: index,
+                events: [{ type: 'task', taskId }],
+              }),
+            ).toThrow(StoreError);
           } else {
-            store.recordTaskResult({ runId: 'r', method: 'm', taskId, result: index, events: [{ type: 'task', taskId }] });
+            store.recordTaskResult({
+              runId: 'r',
+              method: 'm',
+              taskId,
+              result: index,
+              events: [{ type: 'task', taskId }],
+            });
             expected.push(taskId);
           }
         }
@@ -232,15 +320,36 @@ describe('reputation and teams', () => {
     expect(store.loadReputation({ scope: { runId: 'r' }, name: 'drf' })).toEqual(snapshot(0.1));
     expect(store.loadReputation({ scope: { team: 'math' }, name: 'drf' })).toEqual(snapshot(0.3));
     expect(store.loadReputation({ scope: { team: 'math' }, name: 'beta' })).toBeUndefined();
-    expect(() => store.saveReputation({ scope: { runId: 'r', team: 'x' } as never, name: 'drf', snapshot: snapshot(0) })).toThrow(/exactly one/);
-    expect(() => store.saveReputation({ scope: { team: 'x' }, name: 'drf', snapshot: { model: 'beta' } as never })).toThrow(/schemaVersion 1/);
+    expect(() =>
+      store.saveReputation({ scope: { runId: 'r', team: 'x' } as never, name: 'drf', snapshot: snapshot(0) }),
+    ).toThrow(/exactly one/);
+    expect(() =>
+      store.saveReputation({ scope: { team: 'x' }, name: 'drf', snapshot: { model: 'beta' } as never }),
+    ).toThrow(/schemaVersion 1/);
   });
 
   it('commits reputation with the task so a resumed run continues from the last finished task', () => {
     const { store } = memoryStore();
     store.createRun({ id: 'r', kind: 'k', config: null });
-    store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: 1, reputation: [{ scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.4) }, { scope: { team: 'math' }, name: 'drf', snapshot: snapshot(0.4) }] });
-    expect(() => store.recordTaskResult({ runId: 'r', method: 'drf', taskId: 't1', result: 2, reputation: [{ scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.9) }] })).toThrow(StoreError);
+    store.recordTaskResult({
+      runId: 'r',
+      method: 'drf',
+      taskId: 't1',
+      result: 1,
+      reputation: [
+        { scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.4) },
+        { scope: { team: 'math' }, name: 'drf', snapshot: snapshot(0.4) },
+      ],
+    });
+    expect(() =>
+      store.recordTaskResult({
+        runId: 'r',
+        method: 'drf',
+        taskId: 't1',
+        result: 2,
+        reputation: [{ scope: { runId: 'r' }, name: 'drf', snapshot: snapshot(0.9) }],
+      }),
+    ).toThrow(StoreError);
     expect(store.loadReputation({ scope: { runId: 'r' }, name: 'drf' })).toEqual(snapshot(0.4));
     expect(store.loadReputation({ scope: { team: 'math' }, name: 'drf' })).toEqual(snapshot(0.4));
   });
@@ -248,13 +357,27 @@ describe('reputation and teams', () => {
   it('persists team identities across store sessions in their order', () => {
     const path = join(directory, 'team.db');
     const first = openStore({ path });
-    first.saveTeam('math', [{ id: 'b', model: 'm2', cost: 0.5 }, { id: 'a', model: 'm1' }]);
-    first.saveTeam('math', [{ id: 'c', model: 'm3' }, { id: 'b', model: 'm2', cost: 0.5 }]);
+    first.saveTeam('math', [
+      { id: 'b', model: 'm2', cost: 0.5 },
+      { id: 'a', model: 'm1' },
+    ]);
+    first.saveTeam('math', [
+      { id: 'c', model: 'm3' },
+      { id: 'b', model: 'm2', cost: 0.5 },
+    ]);
     first.close();
     const second = openStore({ path });
-    expect(second.loadTeam('math')).toEqual([{ id: 'c', model: 'm3' }, { id: 'b', model: 'm2', cost: 0.5 }]);
+    expect(second.loadTeam('math')).toEqual([
+      { id: 'c', model: 'm3' },
+      { id: 'b', model: 'm2', cost: 0.5 },
+    ]);
     expect(second.loadTeam('other')).toBeUndefined();
-    expect(() => second.saveTeam('math', [{ id: 'a', model: 'x' }, { id: 'a', model: 'y' }])).toThrow(/duplicate agent id "a"/);
+    expect(() =>
+      second.saveTeam('math', [
+        { id: 'a', model: 'x' },
+        { id: 'a', model: 'y' },
+      ]),
+    ).toThrow(/duplicate agent id "a"/);
     expect(second.loadTeam('math')).toHaveLength(2);
     second.close();
   });
@@ -273,23 +396,74 @@ describe('llm cache and cost ledger', () => {
   it('sums the ledger per agent, task, act and run', () => {
     const { store } = memoryStore();
     store.recordUsage([
-      { runId: 'r1', agentId: 'a', taskId: 't1', act: 'propose', inputTokens: 100, outputTokens: 10, cost: 0.5, cached: false },
-      { runId: 'r1', agentId: 'b', taskId: 't1', act: 'propose', inputTokens: 200, outputTokens: 20, cost: 1.25, cached: false },
-      { runId: 'r1', agentId: 'a', taskId: 't2', act: 'revise', inputTokens: 50, outputTokens: 5, cost: 0, cached: true },
+      {
+        runId: 'r1',
+        agentId: 'a',
+        taskId: 't1',
+        act: 'propose',
+        inputTokens: 100,
+        outputTokens: 10,
+        cost: 0.5,
+        cached: false,
+      },
+      {
+        runId: 'r1',
+        agentId: 'b',
+        taskId: 't1',
+        act: 'propose',
+        inputTokens: 200,
+        outputTokens: 20,
+        cost: 1.25,
+        cached: false,
+      },
+      {
+        runId: 'r1',
+        agentId: 'a',
+        taskId: 't2',
+        act: 'revise',
+        inputTokens: 50,
+        outputTokens: 5,
+        cost: 0,
+        cached: true,
+      },
     ]);
-    store.recordUsage({ runId: 'r2', agentId: 'a', taskId: 't1', act: 'propose', inputTokens: 1, outputTokens: 1, cost: 2, cached: false });
+    store.recordUsage({
+      runId: 'r2',
+      agentId: 'a',
+      taskId: 't1',
+      act: 'propose',
+      inputTokens: 1,
+      outputTokens: 1,
+      cost: 2,
+      cached: false,
+    });
     // Agent a in r1: 100 + 50 input, 10 + 5 output, 0.5 + 0 cost, 2 calls of which 1 cached.
     expect(store.usageSummary({ by: 'agent', runId: 'r1' })).toEqual([
       { key: 'a', calls: 2, cachedCalls: 1, inputTokens: 150, outputTokens: 15, cost: 0.5 },
       { key: 'b', calls: 1, cachedCalls: 0, inputTokens: 200, outputTokens: 20, cost: 1.25 },
     ]);
     // Task t1 across runs: 100 + 200 + 1 input, 10 + 20 + 1 output, 0.5 + 1.25 + 2 = 3.75.
-    expect(store.usageSummary({ by: 'task' })[0]).toEqual({ key: 't1', calls: 3, cachedCalls: 0, inputTokens: 301, outputTokens: 31, cost: 3.75 });
-    expect(store.usageSummary({ by: 'run' }).map((row) => [row.key, row.cost])).toEqual([['r1', 1.75], ['r2', 2]]);
-    expect(store.usageSummary({ by: 'act', runId: 'r1' }).map((row) => [row.key, row.calls])).toEqual([['propose', 2], ['revise', 1]]);
+    expect(store.usageSummary({ by: 'task' })[0]).toEqual({
+      key: 't1',
+      calls: 3,
+      cachedCalls: 0,
+      inputTokens: 301,
+      outputTokens: 31,
+      cost: 3.75,
+    });
+    expect(store.usageSummary({ by: 'run' }).map((row) => [row.key, row.cost])).toEqual([
+      ['r1', 1.75],
+      ['r2', 2],
+    ]);
+    expect(store.usageSummary({ by: 'act', runId: 'r1' }).map((row) => [row.key, row.calls])).toEqual([
+      ['propose', 2],
+      ['revise', 1],
+    ]);
     expect(store.usageEntries({ runId: 'r2' })).toMatchObject([{ agentId: 'a', cost: 2, cached: false }]);
     expect(() => store.usageSummary({ by: 'week' as never })).toThrow(/by must be one of/);
-    expect(() => store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: Number.NaN, cached: false })).toThrow(/entries\[0\]\.cost/);
+    expect(() => store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: Number.NaN, cached: false })).toThrow(
+      /entries\[0\]\.cost/,
+    );
   });
 
   it('joins nested transactions and rolls back on error', () => {
@@ -309,9 +483,16 @@ describe('llm cache and cost ledger', () => {
 describe('crash safety', () => {
   const worker = fileURLToPath(new URL('./_sigkill-worker.ts', import.meta.url));
 
-  function runWorker(path: string, count: number, delayMs: number, killAfter?: number): Promise<{ lines: string[]; signal: NodeJS.Signals | null }> {
+  function runWorker(
+    path: string,
+    count: number,
+    delayMs: number,
+    killAfter?: number,
+  ): Promise<{ lines: string[]; signal: NodeJS.Signals | null }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', worker, path, String(count), String(delayMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', worker, path, String(count), String(delayMs)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const lines: string[] = [];
       let stderr = '';
       let buffered = '';
@@ -321,7 +502,8 @@ describe('crash safety', () => {
         buffered = parts.pop() ?? '';
         for (const line of parts) {
           lines.push(line);
-          if (killAfter !== undefined && lines.filter((entry) => entry.startsWith('done')).length === killAfter) child.kill('SIGKILL');
+          if (killAfter !== undefined && lines.filter((entry) => entry.startsWith('done')).length === killAfter)
+            child.kill('SIGKILL');
         }
       });
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -341,7 +523,11 @@ describe('crash safety', () => {
     // more commits with no busy work (the kill lands inside or between writes).
     const count = 1500;
     let recorded: string[] = [];
-    for (const [delayMs, killAfter] of [[1, 10], [0, 40], [0, 40]] as const) {
+    for (const [delayMs, killAfter] of [
+      [1, 10],
+      [0, 40],
+      [0, 40],
+    ] as const) {
       const killed = await runWorker(path, count, delayMs, killAfter);
       expect(killed.signal).toBe('SIGKILL');
       expect(killed.lines).not.toContain('finished');

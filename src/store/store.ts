@@ -119,7 +119,9 @@ export interface EventRecord {
 }
 
 /** Where a reputation snapshot lives: with one run, or with a team across runs. */
-export type ReputationScope = { readonly runId: string; readonly team?: undefined } | { readonly team: string; readonly runId?: undefined };
+export type ReputationScope =
+  | { readonly runId: string; readonly team?: undefined }
+  | { readonly team: string; readonly runId?: undefined };
 
 /** Input of {@link Store.saveReputation}. */
 export interface SaveReputationInput {
@@ -270,7 +272,10 @@ export interface Store {
   /** Appends events to a run's log in one transaction; returns their seq numbers. */
   appendEvents(runId: string, events: readonly (EventInput | SpanData)[]): number[];
   /** A run's events in seq order, optionally filtered. */
-  events(runId: string, filter?: { type?: SpanData['type']; method?: string; taskId?: string; afterSeq?: number }): EventRecord[];
+  events(
+    runId: string,
+    filter?: { type?: SpanData['type']; method?: string; taskId?: string; afterSeq?: number },
+  ): EventRecord[];
 
   /** Saves (replaces) a reputation snapshot under (scope, name). */
   saveReputation(input: SaveReputationInput): void;
@@ -319,7 +324,10 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (error) {
-    throw new StoreError(`cannot open store ${path}: ${(error as Error).message}; check that the directory exists and is writable`, { cause: error });
+    throw new StoreError(
+      `cannot open store ${path}: ${(error as Error).message}; check that the directory exists and is writable`,
+      { cause: error },
+    );
   }
   let schemaVersion: number;
   try {
@@ -332,9 +340,14 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
       schemaVersion = migrate(db, path, now);
     } else {
       const row = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
-      schemaVersion = row === undefined ? 0 : (db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number }).version;
+      schemaVersion =
+        row === undefined
+          ? 0
+          : (db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number }).version;
       if (schemaVersion !== LATEST_SCHEMA_VERSION) {
-        throw new StoreError(`store ${path} has schema version ${schemaVersion}, expected ${LATEST_SCHEMA_VERSION}; open it once without readonly to migrate it`);
+        throw new StoreError(
+          `store ${path} has schema version ${schemaVersion}, expected ${LATEST_SCHEMA_VERSION}; open it once without readonly to migrate it`,
+        );
       }
     }
   } catch (error) {

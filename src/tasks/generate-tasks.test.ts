@@ -31,7 +31,8 @@ function solveFromPrompt(prompt: string): number {
     const c = Number(match[5]);
     const d = (match[6] === '-' ? -1 : 1) * Number(match[7]);
     const [e1, e2] = [Number(match[4]), Number(match[8])];
-    for (let x = -200; x <= 200; x++) for (let y = -200; y <= 200; y++) if (a * x + b * y === e1 && c * x + d * y === e2) return x + y;
+    for (let x = -200; x <= 200; x++)
+      for (let y = -200; y <= 200; y++) if (a * x + b * y === e1 && c * x + d * y === e2) return x + y;
   }
   throw new Error(`unrecognised prompt ${prompt} (${numbers.join(',')})`);
 }
@@ -78,7 +79,9 @@ describe('generateTasks', () => {
 
   it('makes harder tasks come from harder families', () => {
     const easy = tasks.filter(({ task }) => (task.difficulty as number) < 0.2).map(({ task }) => task.metadata?.family);
-    const hard = tasks.filter(({ task }) => (task.difficulty as number) >= 0.8).map(({ task }) => task.metadata?.family);
+    const hard = tasks
+      .filter(({ task }) => (task.difficulty as number) >= 0.8)
+      .map(({ task }) => task.metadata?.family);
     expect(new Set(easy)).toEqual(new Set(['sum']));
     expect(new Set(hard)).toEqual(new Set(['fraction-sum', 'linear-system']));
   });

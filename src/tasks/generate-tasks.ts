@@ -30,7 +30,11 @@ interface Generated {
  * const tasks = generateTasks({ count: 100, seed: 2027 });
  * tasks[0]; // { task: { id: 'gen-0001', kind: 'number', prompt: 'Solve for x: ...', difficulty: 0.43 }, reference: '7' }
  */
-export function generateTasks({ count = 100, seed = 2027, idPrefix = 'gen' }: GenerateTasksOptions = {}): ReferencedTask[] {
+export function generateTasks({
+  count = 100,
+  seed = 2027,
+  idPrefix = 'gen',
+}: GenerateTasksOptions = {}): ReferencedTask[] {
   assertInteger('count', count, 1, 100_000, 'pass e.g. { count: 100 }');
   const orderRng = createRng(deriveSeed(seed, 'task-order'));
   const difficulties = shuffle(
@@ -80,7 +84,12 @@ function generateOne(rng: Rng, difficulty: number): Generated {
       const a = between(rng, 3, scale(15));
       const b = between(rng, 3, 12);
       const c = between(rng, 5, scale(40));
-      return { family: 'mixed-operations', kind: 'number', prompt: `Compute ${a} × ${b} - ${c}.`, reference: String(a * b - c) };
+      return {
+        family: 'mixed-operations',
+        kind: 'number',
+        prompt: `Compute ${a} × ${b} - ${c}.`,
+        reference: String(a * b - c),
+      };
     }
     case 2: {
       const a = nonZero(rng, 2, scale(4) + 2);
@@ -88,20 +97,35 @@ function generateOne(rng: Rng, difficulty: number): Generated {
       const b = between(rng, -scale(20), scale(20));
       const c = a * x + b;
       const sign = b < 0 ? '-' : '+';
-      return { family: 'linear-equation', kind: 'number', prompt: `Solve for x: ${a}x ${sign} ${Math.abs(b)} = ${c}. Give the value of x.`, reference: String(x) };
+      return {
+        family: 'linear-equation',
+        kind: 'number',
+        prompt: `Solve for x: ${a}x ${sign} ${Math.abs(b)} = ${c}. Give the value of x.`,
+        reference: String(x),
+      };
     }
     case 3: {
       if (rng() < 0.5) {
         const a = between(rng, 12, scale(40) + 12);
         const b = between(rng, 12, scale(30) + 12);
         const c = between(rng, 2, 9);
-        return { family: 'product', kind: 'number', prompt: `Compute (${a} × ${b}) - ${c} × ${a}.`, reference: String(a * b - c * a) };
+        return {
+          family: 'product',
+          kind: 'number',
+          prompt: `Compute (${a} × ${b}) - ${c} × ${a}.`,
+          reference: String(a * b - c * a),
+        };
       }
       const first = between(rng, 1, 9);
       const step = between(rng, 2, 7);
       const terms = between(rng, 8, scale(6) + 8);
       const sum = (terms * (2 * first + (terms - 1) * step)) / 2;
-      return { family: 'arithmetic-series', kind: 'number', prompt: `What is the sum of the first ${terms} terms of the arithmetic sequence ${first}, ${first + step}, ${first + 2 * step}, ...?`, reference: String(sum) };
+      return {
+        family: 'arithmetic-series',
+        kind: 'number',
+        prompt: `What is the sum of the first ${terms} terms of the arithmetic sequence ${first}, ${first + step}, ${first + 2 * step}, ...?`,
+        reference: String(sum),
+      };
     }
     default: {
       if (rng() < 0.5) {
@@ -116,7 +140,12 @@ function generateOne(rng: Rng, difficulty: number): Generated {
         numerator /= divisor;
         denominator /= divisor;
         const reference = denominator === 1 ? String(numerator) : `\\frac{${numerator}}{${denominator}}`;
-        return { family: 'fraction-sum', kind: 'math', prompt: `Compute ${p1}/${q1} + ${p2}/${q2} and give the result as a fraction in lowest terms.`, reference };
+        return {
+          family: 'fraction-sum',
+          kind: 'math',
+          prompt: `Compute ${p1}/${q1} + ${p2}/${q2} and give the result as a fraction in lowest terms.`,
+          reference,
+        };
       }
       const x = between(rng, -scale(6), scale(9));
       const y = between(rng, -scale(6), scale(9));
@@ -128,7 +157,8 @@ function generateOne(rng: Rng, difficulty: number): Generated {
       if (a * d - b * c === 0) c += 1;
       const e1 = a * x + b * y;
       const e2 = c * x + d * y;
-      const term = (coefficient: number, name: string) => `${coefficient < 0 ? '- ' : '+ '}${Math.abs(coefficient)}${name}`;
+      const term = (coefficient: number, name: string) =>
+        `${coefficient < 0 ? '- ' : '+ '}${Math.abs(coefficient)}${name}`;
       return {
         family: 'linear-system',
         kind: 'number',

@@ -42,20 +42,41 @@ export function parseTasks(text: string, file: string): LoadedTask[] {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new DataFormatError({ file, line, message: `not valid JSON (${(error as Error).message}); each line must be one JSON object like {"prompt":"What is 2+3?","kind":"number","reference":"5"}`, cause: error });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `not valid JSON (${(error as Error).message}); each line must be one JSON object like {"prompt":"What is 2+3?","kind":"number","reference":"5"}`,
+        cause: error,
+      });
     }
     const parsed = taskLineSchema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(line)';
-      const got = issue && issue.path.length > 0 ? JSON.stringify(issue.path.reduce<unknown>((node, key) => (node as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey], value)) : JSON.stringify(value)?.slice(0, 80);
-      throw new DataFormatError({ file, line, message: `field ${field}: ${issue?.message ?? 'invalid'} (got ${got}); a task line needs "prompt" (string) and "kind" (${answerKinds.join('|')}), optionally "id", "reference", "difficulty" in [0, 1], "metadata"` });
+      const got =
+        issue && issue.path.length > 0
+          ? JSON.stringify(
+              issue.path.reduce<unknown>(
+                (node, key) => (node as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey],
+                value,
+              ),
+            )
+          : JSON.stringify(value)?.slice(0, 80);
+      throw new DataFormatError({
+        file,
+        line,
+        message: `field ${field}: ${issue?.message ?? 'invalid'} (got ${got}); a task line needs "prompt" (string) and "kind" (${answerKinds.join('|')}), optionally "id", "reference", "difficulty" in [0, 1], "metadata"`,
+      });
     }
     const data = parsed.data;
     const id = data.id === undefined ? `line-${line}` : String(data.id);
     const earlier = seen.get(id);
     if (earlier !== undefined) {
-      throw new DataFormatError({ file, line, message: `duplicate task id ${JSON.stringify(id)} (first used on line ${earlier}); task ids must be unique within a file` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `duplicate task id ${JSON.stringify(id)} (first used on line ${earlier}); task ids must be unique within a file`,
+      });
     }
     seen.set(id, line);
     const task: Task = {
@@ -68,7 +89,10 @@ export function parseTasks(text: string, file: string): LoadedTask[] {
     tasks.push(data.reference === undefined ? { task } : { task, reference: String(data.reference) });
   });
   if (tasks.length === 0) {
-    throw new DataFormatError({ file, message: 'the file holds no tasks; add one JSON object per line with "prompt" and "kind"' });
+    throw new DataFormatError({
+      file,
+      message: 'the file holds no tasks; add one JSON object per line with "prompt" and "kind"',
+    });
   }
   return tasks;
 }
@@ -84,7 +108,11 @@ export async function loadTasks(file: string): Promise<LoadedTask[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new DataFormatError({ file, message: `cannot read the task file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`, cause: error });
+    throw new DataFormatError({
+      file,
+      message: `cannot read the task file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`,
+      cause: error,
+    });
   }
   return parseTasks(text, file);
 }

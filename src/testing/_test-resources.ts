@@ -1,7 +1,11 @@
 // Internal test helper: local OpenAI-compatible servers and in-memory stores that a test file
 // closes in one `afterEach`. Not re-exported from the `repute/testing` barrel.
 import { openStore, type Store } from '../store/store.js';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type ServerScript } from './openai-compatible-server.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type ServerScript,
+} from './openai-compatible-server.js';
 
 /** Servers and stores opened by one test file, all closed by `closeAll`. */
 export interface TestResources {

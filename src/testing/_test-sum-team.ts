@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import type { RecordedRequest } from './openai-compatible-server.js';
 
 function text(message: { content: string | Array<{ text: string }> } | undefined): string {
-  return typeof message?.content === 'string' ? message.content : (message?.content ?? []).map((part) => part.text).join('');
+  return typeof message?.content === 'string'
+    ? message.content
+    : (message?.content ?? []).map((part) => part.text).join('');
 }
 
 /**
@@ -15,9 +17,13 @@ function text(message: { content: string | Array<{ text: string }> } | undefined
  * with `down` fail with HTTP 500 when `failDown` is set.
  */
 export function sumReply(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> }).messages;
+  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> })
+    .messages;
   const system = text(messages.find((message) => message.role === 'system'));
-  const user = messages.filter((message) => message.role === 'user').map(text).join('\n');
+  const user = messages
+    .filter((message) => message.role === 'user')
+    .map(text)
+    .join('\n');
   const agent = /You are agent (\S+),/.exec(system)?.[1] ?? '?';
   const match = /What is (\d+) \+ (\d+)\?/.exec(user);
   const sum = match ? Number(match[1]) + Number(match[2]) : 0;
@@ -30,11 +36,35 @@ export function sumReply(request: RecordedRequest): string {
 }
 
 /** Writes `tasks.jsonl` (n sums with references) and `team.yaml` into `dir`; returns the team file path. */
-export function writeSumTeam(dir: string, { baseURL, tasks, agents = ['alpha', 'beta-1', 'beta-2', 'weak'], methods = ['majority', 'minirep'], extra = '' }: { baseURL: string; tasks: number; agents?: readonly string[]; methods?: readonly string[]; extra?: string }): string {
-  const lines = Array.from({ length: tasks }, (_, index) => JSON.stringify({ id: `t${index + 1}`, prompt: `What is ${index + 10} + ${2 * index + 3}?`, kind: 'number', reference: String(3 * index + 13) }));
+export function writeSumTeam(
+  dir: string,
+  {
+    baseURL,
+    tasks,
+    agents = ['alpha', 'beta-1', 'beta-2', 'weak'],
+    methods = ['majority', 'minirep'],
+    extra = '',
+  }: { baseURL: string; tasks: number; agents?: readonly string[]; methods?: readonly string[]; extra?: string },
+): string {
+  const lines = Array.from({ length: tasks }, (_, index) =>
+    JSON.stringify({
+      id: `t${index + 1}`,
+      prompt: `What is ${index + 10} + ${2 * index + 3}?`,
+      kind: 'number',
+      reference: String(3 * index + 13),
+    }),
+  );
   writeFileSync(join(dir, 'tasks.jsonl'), `${lines.join('\n')}\n`);
-  const members = agents.map((id) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }`).join('\n');
+  const members = agents
+    .map(
+      (id) =>
+        `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }`,
+    )
+    .join('\n');
   const file = join(dir, 'team.yaml');
-  writeFileSync(file, `name: sum-team\nstore: repute.db\ntasks: tasks.jsonl\ncache: off\nprotocol: { type: debate, rounds: 1 }\nmethods: [${methods.join(', ')}]\nmaxRetries: 0\n${extra}agents:\n${members}\n`);
+  writeFileSync(
+    file,
+    `name: sum-team\nstore: repute.db\ntasks: tasks.jsonl\ncache: off\nprotocol: { type: debate, rounds: 1 }\nmethods: [${methods.join(', ')}]\nmaxRetries: 0\n${extra}agents:\n${members}\n`,
+  );
   return file;
 }

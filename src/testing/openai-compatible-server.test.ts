@@ -8,15 +8,24 @@ afterEach(async () => {
 });
 
 const post = (body: unknown) =>
-  fetch(`${server!.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${server!.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('startOpenAICompatibleServer', () => {
   it('serves scripted chat completions on 127.0.0.1 and records requests', async () => {
-    server = await startOpenAICompatibleServer({ script: ['hello', { type: 'rate-limit', retryAfter: '2' }, { type: 'error', status: 503 }] });
+    server = await startOpenAICompatibleServer({
+      script: ['hello', { type: 'rate-limit', retryAfter: '2' }, { type: 'error', status: 503 }],
+    });
     expect(server.baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const ok = await post({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(ok.status).toBe(200);
-    const body = (await ok.json()) as { choices: Array<{ message: { content: string } }>; usage: { total_tokens: number } };
+    const body = (await ok.json()) as {
+      choices: Array<{ message: { content: string } }>;
+      usage: { total_tokens: number };
+    };
     expect(body.choices[0]!.message.content).toBe('hello');
     // Default usage 10 + 5.
     expect(body.usage.total_tokens).toBe(15);

@@ -12,9 +12,21 @@ export interface ScriptedUsage {
 /** What the test server does with one request. */
 export type ServerStep =
   /** A normal chat completion (or an SSE stream when the request asks for `stream: true`). */
-  | { readonly type: 'reply'; readonly text: string; readonly usage?: ScriptedUsage; readonly delayMs?: number; readonly finishReason?: string }
+  | {
+      readonly type: 'reply';
+      readonly text: string;
+      readonly usage?: ScriptedUsage;
+      readonly delayMs?: number;
+      readonly finishReason?: string;
+    }
   /** Any HTTP error status with an OpenAI-style error body (or `body` verbatim) and extra headers. */
-  | { readonly type: 'error'; readonly status: number; readonly message?: string; readonly body?: string; readonly headers?: Readonly<Record<string, string>> }
+  | {
+      readonly type: 'error';
+      readonly status: number;
+      readonly message?: string;
+      readonly body?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   /** 429 with a `Retry-After` header (seconds, e.g. `'2'`, or an HTTP date). */
   | { readonly type: 'rate-limit'; readonly retryAfter?: string }
   /** Accept the request and never answer (a timeout). */
@@ -25,7 +37,9 @@ export type ServerStep =
   | { readonly type: 'echo-auth'; readonly status?: number };
 
 /** The script: a list consumed one step per request (a bare string is a reply), or a function. */
-export type ServerScript = ReadonlyArray<ServerStep | string> | ((request: RecordedRequest, index: number) => ServerStep | string);
+export type ServerScript =
+  | ReadonlyArray<ServerStep | string>
+  | ((request: RecordedRequest, index: number) => ServerStep | string);
 
 /** One request the server received. */
 export interface RecordedRequest {
@@ -73,7 +87,11 @@ export interface OpenAICompatibleServerOptions {
  * // ... generateText({ model: provider('test-model'), prompt: '2+2?' }) ...
  * await server.close();
  */
-export async function startOpenAICompatibleServer({ script, model = 'test-model', port: requestedPort = 0 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
+export async function startOpenAICompatibleServer({
+  script,
+  model = 'test-model',
+  port: requestedPort = 0,
+}: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
   const requests: RecordedRequest[] = [];
   let requestCount = 0;
   let inFlight = 0;
@@ -82,7 +100,11 @@ export async function startOpenAICompatibleServer({ script, model = 'test-model'
   const nextStep = (request: RecordedRequest, index: number): ServerStep => {
     const step = typeof script === 'function' ? script(request, index) : script[index];
     if (step === undefined) {
-      return { type: 'error', status: 400, message: `test server script exhausted: request ${index + 1} but only ${(script as readonly unknown[]).length} step(s) scripted` };
+      return {
+        type: 'error',
+        status: 400,
+        message: `test server script exhausted: request ${index + 1} but only ${(script as readonly unknown[]).length} step(s) scripted`,
+      };
     }
     return typeof step === 'string' ? { type: 'reply', text: step } : step;
   };
@@ -105,7 +127,12 @@ export async function startOpenAICompatibleServer({ script, model = 'test-model'
     const request: RecordedRequest = { method: incoming.method ?? 'GET', path, headers: incoming.headers, body };
     requests.push(request);
     if (incoming.method !== 'POST' || path !== '/v1/chat/completions') {
-      sendJson(response, 404, { error: { message: `test server serves POST /v1/chat/completions only, got ${incoming.method} ${path}`, type: 'not_found' } });
+      sendJson(response, 404, {
+        error: {
+          message: `test server serves POST /v1/chat/completions only, got ${incoming.method} ${path}`,
+          type: 'not_found',
+        },
+      });
       return;
     }
     const index = requestCount;
@@ -126,14 +153,24 @@ export async function startOpenAICompatibleServer({ script, model = 'test-model'
       case 'hang':
         return;
       case 'rate-limit':
-        sendJson(response, 429, { error: { message: 'Rate limit reached, slow down', type: 'rate_limit_error' } }, { 'retry-after': step.retryAfter ?? '1' });
+        sendJson(
+          response,
+          429,
+          { error: { message: 'Rate limit reached, slow down', type: 'rate_limit_error' } },
+          { 'retry-after': step.retryAfter ?? '1' },
+        );
         return;
       case 'error':
         if (step.body !== undefined) {
           response.writeHead(step.status, { 'content-type': 'application/json', ...step.headers });
           response.end(step.body);
         } else {
-          sendJson(response, step.status, { error: { message: step.message ?? `scripted error ${step.status}`, type: 'server_error' } }, step.headers);
+          sendJson(
+            response,
+            step.status,
+            { error: { message: step.message ?? `scripted error ${step.status}`, type: 'server_error' } },
+            step.headers,
+          );
         }
         return;
       case 'malformed':
@@ -141,21 +178,38 @@ export async function startOpenAICompatibleServer({ script, model = 'test-model'
         response.end(step.body ?? '{"choices": [');
         return;
       case 'echo-auth':
-        sendJson(response, step.status ?? 400, { error: { message: `bad request from client with authorization ${String(incoming.headers.authorization)}`, type: 'invalid_request_error' } });
+        sendJson(response, step.status ?? 400, {
+          error: {
+            message: `bad request from client with authorization ${String(incoming.headers.authorization)}`,
+            type: 'invalid_request_error',
+          },
+        });
         return;
       case 'reply': {
-        if (step.delayMs !== undefined && step.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+        if (step.delayMs !== undefined && step.delayMs > 0)
+          await new Promise((resolve) => setTimeout(resolve, step.delayMs));
         if (response.destroyed) return;
-        const usage = { prompt_tokens: step.usage?.prompt_tokens ?? 10, completion_tokens: step.usage?.completion_tokens ?? 5 };
+        const usage = {
+          prompt_tokens: step.usage?.prompt_tokens ?? 10,
+          completion_tokens: step.usage?.completion_tokens ?? 5,
+        };
         const id = `chatcmpl-${index + 1}`;
         const finishReason = step.finishReason ?? 'stop';
         if ((body as { stream?: boolean } | undefined)?.stream === true) {
-          response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+          response.writeHead(200, {
+            'content-type': 'text/event-stream',
+            'cache-control': 'no-cache',
+            connection: 'keep-alive',
+          });
           const base = { id, object: 'chat.completion.chunk', created: 1_700_000_000, model };
           const events = [
             { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
             { ...base, choices: [{ index: 0, delta: { content: step.text }, finish_reason: null }] },
-            { ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } },
+            {
+              ...base,
+              choices: [{ index: 0, delta: {}, finish_reason: finishReason }],
+              usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+            },
           ];
           for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
           response.end('data: [DONE]\n\n');
@@ -204,7 +258,12 @@ export async function startOpenAICompatibleServer({ script, model = 'test-model'
   };
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }

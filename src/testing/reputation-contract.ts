@@ -19,15 +19,43 @@ export function evidenceArbitrary(agents: readonly AgentId[]): fc.Arbitrary<Evid
   const pair = fc.tuple(agent, agent).filter(([first, second]) => first !== second);
   const taskId = fc.constantFrom('t1', 't2', 't3');
   return fc.oneof(
-    fc.record({ taskId, subject: agent, success: fc.oneof(fc.constantFrom(0, 1), unit) }).map((item): Evidence => ({ type: 'outcome', ...item })),
-    fc.record({ taskId, pair, success: unit }).map(({ taskId: id, pair: [observer, subject], success }): Evidence => ({ type: 'outcome', taskId: id, observer, subject, success })),
-    fc.record({ taskId, pair, score: fc.oneof(fc.constantFrom(0, 1), unit) }).map(({ taskId: id, pair: [rater, ratee], score }): Evidence => ({ type: 'rating', rating: { rater, ratee, taskId: id, score } })),
+    fc
+      .record({ taskId, subject: agent, success: fc.oneof(fc.constantFrom(0, 1), unit) })
+      .map((item): Evidence => ({ type: 'outcome', ...item })),
+    fc.record({ taskId, pair, success: unit }).map(
+      ({ taskId: id, pair: [observer, subject], success }): Evidence => ({
+        type: 'outcome',
+        taskId: id,
+        observer,
+        subject,
+        success,
+      }),
+    ),
+    fc.record({ taskId, pair, score: fc.oneof(fc.constantFrom(0, 1), unit) }).map(
+      ({ taskId: id, pair: [rater, ratee], score }): Evidence => ({
+        type: 'rating',
+        rating: { rater, ratee, taskId: id, score },
+      }),
+    ),
     fc
       .record({ taskId, subject: agent, valid: fc.boolean(), flagged: fc.boolean(), risk: unit, quality: unit })
       .map((item): Evidence => ({ type: 'behaviour', ...item })),
     fc
-      .record({ trio: fc.tuple(agent, agent, agent).filter(([observer, witness]) => observer !== witness), positive: fc.double({ min: 0, max: 20, noNaN: true }), negative: fc.double({ min: 0, max: 20, noNaN: true }) })
-      .map(({ trio: [observer, witness, subject], positive, negative }): Evidence => ({ type: 'witness', observer, witness, subject, positive, negative })),
+      .record({
+        trio: fc.tuple(agent, agent, agent).filter(([observer, witness]) => observer !== witness),
+        positive: fc.double({ min: 0, max: 20, noNaN: true }),
+        negative: fc.double({ min: 0, max: 20, noNaN: true }),
+      })
+      .map(
+        ({ trio: [observer, witness, subject], positive, negative }): Evidence => ({
+          type: 'witness',
+          observer,
+          witness,
+          subject,
+          positive,
+          negative,
+        }),
+      ),
   );
 }
 
@@ -37,24 +65,82 @@ export function evidenceBatchesArbitrary(agents: readonly AgentId[]): fc.Arbitra
 }
 
 /** Evidence batches every model must refuse, each with one bad item after good ones. */
-export function badEvidenceCases(agents: readonly AgentId[]): Array<{ label: string; item: Evidence; error: typeof InvalidArgumentError | typeof NotFoundError }> {
+export function badEvidenceCases(
+  agents: readonly AgentId[],
+): Array<{ label: string; item: Evidence; error: typeof InvalidArgumentError | typeof NotFoundError }> {
   const [first = 'a1', second = 'a2', third = 'a3'] = agents;
   const bad = (item: unknown): Evidence => item as Evidence;
   return [
-    { label: 'NaN success', item: { type: 'outcome', taskId: 't9', subject: first, success: Number.NaN }, error: InvalidArgumentError },
-    { label: 'success above 1', item: { type: 'outcome', taskId: 't9', subject: first, success: 1.5 }, error: InvalidArgumentError },
-    { label: 'negative success', item: { type: 'outcome', taskId: 't9', subject: first, success: -0.1 }, error: InvalidArgumentError },
-    { label: 'unknown outcome subject', item: { type: 'outcome', taskId: 't9', subject: 'nobody', success: 1 }, error: NotFoundError },
-    { label: 'unknown outcome observer', item: { type: 'outcome', taskId: 't9', subject: first, observer: 'nobody', success: 1 }, error: NotFoundError },
-    { label: 'rating above 1', item: { type: 'rating', rating: { rater: first, ratee: second, taskId: 't9', score: 1.2 } }, error: InvalidArgumentError },
-    { label: 'negative rating', item: { type: 'rating', rating: { rater: first, ratee: second, taskId: 't9', score: -0.5 } }, error: InvalidArgumentError },
-    { label: 'NaN rating', item: { type: 'rating', rating: { rater: first, ratee: second, taskId: 't9', score: Number.NaN } }, error: InvalidArgumentError },
-    { label: 'unknown ratee', item: { type: 'rating', rating: { rater: first, ratee: 'nobody', taskId: 't9', score: 1 } }, error: NotFoundError },
-    { label: 'negative witness count', item: { type: 'witness', observer: first, witness: second, subject: third, positive: -1, negative: 0 }, error: InvalidArgumentError },
-    { label: 'NaN witness count', item: { type: 'witness', observer: first, witness: second, subject: third, positive: 1, negative: Number.NaN }, error: InvalidArgumentError },
-    { label: 'unknown witness', item: { type: 'witness', observer: first, witness: 'nobody', subject: third, positive: 1, negative: 1 }, error: NotFoundError },
-    { label: 'risk above 1', item: { type: 'behaviour', taskId: 't9', subject: first, valid: true, flagged: false, risk: 2, quality: 1 }, error: InvalidArgumentError },
-    { label: 'unknown behaviour subject', item: { type: 'behaviour', taskId: 't9', subject: 'nobody', valid: true, flagged: false, risk: 0, quality: 1 }, error: NotFoundError },
+    {
+      label: 'NaN success',
+      item: { type: 'outcome', taskId: 't9', subject: first, success: Number.NaN },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'success above 1',
+      item: { type: 'outcome', taskId: 't9', subject: first, success: 1.5 },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'negative success',
+      item: { type: 'outcome', taskId: 't9', subject: first, success: -0.1 },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'unknown outcome subject',
+      item: { type: 'outcome', taskId: 't9', subject: 'nobody', success: 1 },
+      error: NotFoundError,
+    },
+    {
+      label: 'unknown outcome observer',
+      item: { type: 'outcome', taskId: 't9', subject: first, observer: 'nobody', success: 1 },
+      error: NotFoundError,
+    },
+    {
+      label: 'rating above 1',
+      item: { type: 'rating', rating: { rater: first, ratee: second, taskId: 't9', score: 1.2 } },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'negative rating',
+      item: { type: 'rating', rating: { rater: first, ratee: second, taskId: 't9', score: -0.5 } },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'NaN rating',
+      item: { type: 'rating', rating: { rater: first, ratee: second, taskId: 't9', score: Number.NaN } },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'unknown ratee',
+      item: { type: 'rating', rating: { rater: first, ratee: 'nobody', taskId: 't9', score: 1 } },
+      error: NotFoundError,
+    },
+    {
+      label: 'negative witness count',
+      item: { type: 'witness', observer: first, witness: second, subject: third, positive: -1, negative: 0 },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'NaN witness count',
+      item: { type: 'witness', observer: first, witness: second, subject: third, positive: 1, negative: Number.NaN },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'unknown witness',
+      item: { type: 'witness', observer: first, witness: 'nobody', subject: third, positive: 1, negative: 1 },
+      error: NotFoundError,
+    },
+    {
+      label: 'risk above 1',
+      item: { type: 'behaviour', taskId: 't9', subject: first, valid: true, flagged: false, risk: 2, quality: 1 },
+      error: InvalidArgumentError,
+    },
+    {
+      label: 'unknown behaviour subject',
+      item: { type: 'behaviour', taskId: 't9', subject: 'nobody', valid: true, flagged: false, risk: 0, quality: 1 },
+      error: NotFoundError,
+    },
     { label: 'unknown evidence type', item: bad({ type: 'gossip', subject: first }), error: InvalidArgumentError },
   ];
 }
@@ -152,7 +238,9 @@ export function runReputationModelContract(name: string, factory: ReputationMode
       expect(() => model.score('nobody')).toThrow(NotFoundError);
       expect(() => model.explain('nobody')).toThrow(NotFoundError);
       expect(() => model.weights(['a1', 'nobody'])).toThrow(NotFoundError);
-      expect(() => model.observe([{ type: 'outcome', taskId: 't1', subject: 'nobody', success: 1 }])).toThrow(NotFoundError);
+      expect(() => model.observe([{ type: 'outcome', taskId: 't1', subject: 'nobody', success: 1 }])).toThrow(
+        NotFoundError,
+      );
     });
 
     it('refuses an empty or repeated id list in weights()', () => {
@@ -184,7 +272,10 @@ export function runReputationModelContract(name: string, factory: ReputationMode
       const model = factory(team);
       let thrown: unknown;
       try {
-        model.observe([{ type: 'outcome', taskId: 't1', subject: 'a1', success: 1 }, { type: 'outcome', taskId: 't1', subject: 'a2', success: 7 }]);
+        model.observe([
+          { type: 'outcome', taskId: 't1', subject: 'a1', success: 1 },
+          { type: 'outcome', taskId: 't1', subject: 'a2', success: 7 },
+        ]);
       } catch (caught) {
         thrown = caught;
       }
@@ -248,7 +339,9 @@ export function runReputationModelContract(name: string, factory: ReputationMode
       const before = JSON.stringify(model.snapshot());
       const snapshot = model.snapshot();
       expect(() => model.restore({ ...snapshot, model: `${name}-other` })).toThrow(InvalidArgumentError);
-      expect(() => model.restore({ ...snapshot, schemaVersion: 2 } as unknown as ReputationSnapshot)).toThrow(InvalidArgumentError);
+      expect(() => model.restore({ ...snapshot, schemaVersion: 2 } as unknown as ReputationSnapshot)).toThrow(
+        InvalidArgumentError,
+      );
       expect(() => model.restore({ ...snapshot, agents: [] })).toThrow(InvalidArgumentError);
       expect(() => model.restore({ ...snapshot, state: null })).toThrow(InvalidArgumentError);
       expect(JSON.stringify(model.snapshot())).toBe(before);

@@ -53,7 +53,11 @@ export class ScriptedModel implements LanguageModelV3 {
 
   constructor({ replies, provider = 'scripted', modelId = 'scripted-model' }: ScriptedModelOptions) {
     if (typeof replies !== 'function' && !Array.isArray(replies)) {
-      throw new InvalidArgumentError({ parameter: 'replies', value: replies, message: `replies must be a list of replies or a function (call, index) => reply, got ${replies === null ? 'null' : typeof replies}; pass e.g. { replies: ['4'] }` });
+      throw new InvalidArgumentError({
+        parameter: 'replies',
+        value: replies,
+        message: `replies must be a list of replies or a function (call, index) => reply, got ${replies === null ? 'null' : typeof replies}; pass e.g. { replies: ['4'] }`,
+      });
     }
     this.replies = replies;
     this.provider = provider;
@@ -63,9 +67,18 @@ export class ScriptedModel implements LanguageModelV3 {
   /** The text of every prompt message of call `index`, joined by newlines (for assertions). */
   promptText(index: number): string {
     const call = this.calls[index];
-    if (call === undefined) throw new InvalidArgumentError({ parameter: 'index', value: index, message: `no call ${index}; the model was called ${this.calls.length} time(s)` });
+    if (call === undefined)
+      throw new InvalidArgumentError({
+        parameter: 'index',
+        value: index,
+        message: `no call ${index}; the model was called ${this.calls.length} time(s)`,
+      });
     return call.prompt
-      .map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join('')))
+      .map((message) =>
+        typeof message.content === 'string'
+          ? message.content
+          : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
+      )
       .join('\n');
   }
 
@@ -105,7 +118,10 @@ export class ScriptedModel implements LanguageModelV3 {
     this.calls.push(options);
     const scripted = typeof this.replies === 'function' ? this.replies(options, index) : this.replies[index];
     if (scripted === undefined) {
-      const scriptedCount = typeof this.replies === 'function' ? 'the replies function returned undefined' : `only ${this.replies.length} scripted`;
+      const scriptedCount =
+        typeof this.replies === 'function'
+          ? 'the replies function returned undefined'
+          : `only ${this.replies.length} scripted`;
       throw new InvalidArgumentError({
         parameter: 'replies',
         value: index + 1,

@@ -3,7 +3,12 @@
 // file's references, a sloppy model gets every third task wrong, and colluding models all give the
 // same wrong answer, rate each other 1 (everyone else 0) and call each other reliable.
 import { createHash } from 'node:crypto';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type RecordedRequest, type ServerStep } from './openai-compatible-server.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type RecordedRequest,
+  type ServerStep,
+} from './openai-compatible-server.js';
 
 /** A task the endpoint can answer: its prompt and reference answer. */
 export interface ToyTask {
@@ -45,39 +50,70 @@ export function toyBehaviour(model: string): ToyBehaviour {
  * const endpoint = await startToyTeamEndpoint({ tasks: [{ prompt: 'What is 2 + 3?', reference: '5' }] });
  * // team file: baseURL: endpoint.baseURL, model: toy-honest-a
  */
-export async function startToyTeamEndpoint({ tasks, port = 0, collusionAnswer = '13', delayMs = 0 }: ToyTeamEndpointOptions): Promise<OpenAICompatibleServer> {
+export async function startToyTeamEndpoint({
+  tasks,
+  port = 0,
+  collusionAnswer = '13',
+  delayMs = 0,
+}: ToyTeamEndpointOptions): Promise<OpenAICompatibleServer> {
   // Longest prompt first, so a prompt that contains another one is matched as itself.
   const known = tasks.slice().sort((left, right) => right.prompt.length - left.prompt.length);
   const script = (request: RecordedRequest): ServerStep => {
-    const body = request.body as { model?: string; messages?: Array<{ role: string; content: string | Array<{ text?: string }> }> };
-    const text = (body.messages ?? []).map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''))).join('\n');
+    const body = request.body as {
+      model?: string;
+      messages?: Array<{ role: string; content: string | Array<{ text?: string }> }>;
+    };
+    const text = (body.messages ?? [])
+      .map((message) =>
+        typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
+      )
+      .join('\n');
     const reply = toyReply(toyBehaviour(body.model ?? ''), text, known, collusionAnswer);
-    return { type: 'reply', text: reply, usage: { prompt_tokens: Math.ceil(text.length / 4), completion_tokens: Math.ceil(reply.length / 4) }, ...(delayMs > 0 ? { delayMs } : {}) };
+    return {
+      type: 'reply',
+      text: reply,
+      usage: { prompt_tokens: Math.ceil(text.length / 4), completion_tokens: Math.ceil(reply.length / 4) },
+      ...(delayMs > 0 ? { delayMs } : {}),
+    };
   };
   return startOpenAICompatibleServer({ script, port, model: 'toy-team' });
 }
 
 /** The reply of a toy model to one request text (exported for tests). */
-export function toyReply(behaviour: ToyBehaviour, text: string, tasks: readonly ToyTask[], collusionAnswer = '13'): string {
+export function toyReply(
+  behaviour: ToyBehaviour,
+  text: string,
+  tasks: readonly ToyTask[],
+  collusionAnswer = '13',
+): string {
   const task = tasks.find((candidate) => text.includes(candidate.prompt));
   const reference = task?.reference ?? '0';
   // The sloppy model is wrong on a fixed third of the tasks (by a hash of the prompt).
   const sloppyWrong = task !== undefined && createHash('sha256').update(task.prompt).digest()[0]! % 3 === 0;
-  const ownAnswer = behaviour === 'colluder' ? collusionAnswer : behaviour === 'sloppy' && sloppyWrong ? `${reference}0` : reference;
-  const judge = (answer: string | undefined): boolean => (behaviour === 'colluder' ? answer === collusionAnswer : answer === reference);
+  const ownAnswer =
+    behaviour === 'colluder' ? collusionAnswer : behaviour === 'sloppy' && sloppyWrong ? `${reference}0` : reference;
+  const judge = (answer: string | undefined): boolean =>
+    behaviour === 'colluder' ? answer === collusionAnswer : answer === reference;
   if (text.includes('"subscription"')) {
-    const topic = behaviour === 'colluder' ? 'answers that agree with 13' : 'checked arithmetic and algebra answers with working';
+    const topic =
+      behaviour === 'colluder' ? 'answers that agree with 13' : 'checked arithmetic and algebra answers with working';
     return JSON.stringify({ subscription: `I want to hear ${topic}.` });
   }
   if (text.includes('"reliable"')) {
     const answer = /\(its answer: ([^)]*)\)/.exec(text)?.[1];
     const reliable = judge(answer);
-    return JSON.stringify({ reliable, reason: reliable ? `answer ${answer} checks out` : `answer ${answer ?? '(none)'} does not check out` });
+    return JSON.stringify({
+      reliable,
+      reason: reliable ? `answer ${answer} checks out` : `answer ${answer ?? '(none)'} does not check out`,
+    });
   }
   if (text.includes('"score"')) {
     const answer = /proposed the answer (\S+) with/.exec(text)?.[1];
     const good = judge(answer);
-    return JSON.stringify({ score: behaviour === 'colluder' ? (good ? 1 : 0) : good ? 0.9 : 0.1, reason: good ? `${answer} is right` : `${answer ?? '(none)'} is wrong` });
+    return JSON.stringify({
+      score: behaviour === 'colluder' ? (good ? 1 : 0) : good ? 0.9 : 0.1,
+      reason: good ? `${answer} is right` : `${answer ?? '(none)'} is wrong`,
+    });
   }
   return `Working it out.\n${JSON.stringify({ reasoning: behaviour === 'colluder' ? 'everyone agrees' : 'computed step by step', answer: ownAnswer })}`;
 }

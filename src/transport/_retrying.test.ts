@@ -6,7 +6,16 @@ import { retrying } from './_retrying.js';
 function fakeTime() {
   let current = 0;
   const sleeps: number[] = [];
-  return { sleeps, time: { now: () => current, sleep: async (ms: number) => { sleeps.push(ms); current += ms; } } };
+  return {
+    sleeps,
+    time: {
+      now: () => current,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        current += ms;
+      },
+    },
+  };
 }
 
 describe('retrying', () => {
@@ -30,11 +39,16 @@ describe('retrying', () => {
   it('returns the first success', async () => {
     const { sleeps, time } = fakeTime();
     let attempts = 0;
-    const value = await retrying(10_000, async () => {
-      attempts++;
-      if (attempts < 3) throw new Error('not yet');
-      return 'ok';
-    }, 'connect to JetStream', time);
+    const value = await retrying(
+      10_000,
+      async () => {
+        attempts++;
+        if (attempts < 3) throw new Error('not yet');
+        return 'ok';
+      },
+      'connect to JetStream',
+      time,
+    );
     expect(value).toBe('ok');
     expect(sleeps).toEqual([100, 200]);
   });

@@ -9,13 +9,21 @@ export interface RetryingTime {
 }
 
 /** Wall-clock time: `Date.now` and `setTimeout`. */
-export const wallTime: RetryingTime = { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+export const wallTime: RetryingTime = {
+  now: Date.now,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 /**
  * Calls `attempt` until it resolves, backing off 100, 200, 400, ... ms (capped at 1 s) while the next try still
  * starts within `budgetMs` of the first; then throws a {@link TransportError} naming `what` and the last error.
  */
-export async function retrying<T>(budgetMs: number, attempt: () => Promise<T>, what: string, time: RetryingTime = wallTime): Promise<T> {
+export async function retrying<T>(
+  budgetMs: number,
+  attempt: () => Promise<T>,
+  what: string,
+  time: RetryingTime = wallTime,
+): Promise<T> {
   const deadline = time.now() + budgetMs;
   let delay = 100;
   for (;;) {
@@ -23,7 +31,10 @@ export async function retrying<T>(budgetMs: number, attempt: () => Promise<T>, w
       return await attempt();
     } catch (error) {
       if (time.now() + delay > deadline) {
-        throw new TransportError(`could not ${what} within ${budgetMs} ms: ${(error as Error).message}; check that nats-server is running with -js`, { cause: error });
+        throw new TransportError(
+          `could not ${what} within ${budgetMs} ms: ${(error as Error).message}; check that nats-server is running with -js`,
+          { cause: error },
+        );
       }
       await time.sleep(delay);
       delay = Math.min(delay * 2, 1000);

@@ -18,7 +18,9 @@ describe('createInProcessBus', () => {
     await bus.publish('raps.r.pub', encoder.encode('1 again'), { id: 'm1' });
     await bus.publish('raps.r.pub', encoder.encode('3'), { id: 'm3' });
     const seen: string[] = [];
-    await bus.subscribe('raps.r.pub', (message) => void seen.push(`${message.id}#${message.deliveryCount}`), { durable: 'd' });
+    await bus.subscribe('raps.r.pub', (message) => void seen.push(`${message.id}#${message.deliveryCount}`), {
+      durable: 'd',
+    });
     // Deliveries are in order, so a second m1 would show up before m3.
     await waitFor(() => expect(seen).toContain('m3#1'));
     expect(seen).toEqual(['m1#1', 'm3#1']);
@@ -28,10 +30,14 @@ describe('createInProcessBus', () => {
   it('redelivers after a handler error and dead-letters after maxDeliver', async () => {
     const bus = createInProcessBus({ maxDeliver: 3, redeliveryDelayMs: 0 });
     const attempts: number[] = [];
-    await bus.subscribe('s.>', (message) => {
-      attempts.push(message.deliveryCount);
-      throw new Error('boom');
-    }, { durable: 'd' });
+    await bus.subscribe(
+      's.>',
+      (message) => {
+        attempts.push(message.deliveryCount);
+        throw new Error('boom');
+      },
+      { durable: 'd' },
+    );
     await bus.publish('s.x', encoder.encode(''), { id: 'm' });
     await waitFor(() => expect(bus.stats().deadLettered).toBe(1));
     expect(attempts).toEqual([1, 2, 3]);
@@ -43,10 +49,14 @@ describe('createInProcessBus', () => {
     let release: () => void = () => {};
     let handling: () => void = () => {};
     const firstHandlerCalled = new Promise<void>((resolve) => (handling = resolve));
-    const first = await bus.subscribe('s', () => {
-      handling();
-      return new Promise<void>((resolve) => (release = resolve));
-    }, { durable: 'd' });
+    const first = await bus.subscribe(
+      's',
+      () => {
+        handling();
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+      { durable: 'd' },
+    );
     await bus.publish('s', encoder.encode(''), { id: 'm' });
     await firstHandlerCalled;
     await first.stop();
@@ -66,10 +76,14 @@ describe('createInProcessBus', () => {
     const dedupe = createDeduplicator(100);
     const handled: string[] = [];
     let deliveries = 0;
-    await bus.subscribe('s', (message) => {
-      deliveries++;
-      if (dedupe.firstTime(message.id)) handled.push(message.id);
-    }, { durable: 'd' });
+    await bus.subscribe(
+      's',
+      (message) => {
+        deliveries++;
+        if (dedupe.firstTime(message.id)) handled.push(message.id);
+      },
+      { durable: 'd' },
+    );
     for (let index = 0; index < 20; index++) await bus.publish('s', encoder.encode(''), { id: `m${index}` });
     // A lost ack redelivers before the cursor moves on, so m19 handled means every message was.
     await waitFor(() => expect(handled).toContain('m19'));
@@ -80,9 +94,13 @@ describe('createInProcessBus', () => {
 
   it('refuses bad subjects, missing ids and use after close', async () => {
     const bus = createInProcessBus();
-    await expect(bus.publish('a..b', encoder.encode(''), { id: 'x' })).rejects.toThrow(/subject must be a dot-separated subject/);
+    await expect(bus.publish('a..b', encoder.encode(''), { id: 'x' })).rejects.toThrow(
+      /subject must be a dot-separated subject/,
+    );
     await expect(bus.publish('a.*', encoder.encode(''), { id: 'x' })).rejects.toThrow(/without wildcards/);
-    await expect(bus.publish('a', encoder.encode(''), { id: '' })).rejects.toThrow(/options.id must be a non-empty string/);
+    await expect(bus.publish('a', encoder.encode(''), { id: '' })).rejects.toThrow(
+      /options.id must be a non-empty string/,
+    );
     await bus.close();
     await expect(bus.publish('a', encoder.encode(''), { id: 'x' })).rejects.toThrow(/bus is closed/);
   });
@@ -101,6 +119,12 @@ describe('subjectMatches', () => {
 describe('createDeduplicator', () => {
   it('forgets the oldest ids beyond its capacity', () => {
     const dedupe = createDeduplicator(2);
-    expect([dedupe.firstTime('a'), dedupe.firstTime('b'), dedupe.firstTime('a'), dedupe.firstTime('c'), dedupe.firstTime('a')]).toEqual([true, true, false, true, true]);
+    expect([
+      dedupe.firstTime('a'),
+      dedupe.firstTime('b'),
+      dedupe.firstTime('a'),
+      dedupe.firstTime('c'),
+      dedupe.firstTime('a'),
+    ]).toEqual([true, true, false, true, true]);
   });
 });

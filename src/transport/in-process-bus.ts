@@ -52,12 +52,19 @@ interface Consumer {
  * await bus.publish('raps.run.pub', new TextEncoder().encode('{}'), { id: 'm1' });
  */
 export function createInProcessBus(options?: InProcessBusOptions): Transport {
-  const resolved = resolveOptions<InProcessBusOptions>({ maxDeliver: 20, redeliveryDelayMs: 5, lostAckRate: 0, rng: undefined as unknown as Rng }, options);
+  const resolved = resolveOptions<InProcessBusOptions>(
+    { maxDeliver: 20, redeliveryDelayMs: 5, lostAckRate: 0, rng: undefined as unknown as Rng },
+    options,
+  );
   assertInteger('options.maxDeliver', resolved.maxDeliver, 1);
   assertNonNegative('options.redeliveryDelayMs', resolved.redeliveryDelayMs);
   assertInRange('options.lostAckRate', resolved.lostAckRate, 0, 1);
   if ((resolved.lostAckRate as number) > 0 && typeof resolved.rng !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'options.rng', value: resolved.rng, message: 'options.rng is required when options.lostAckRate > 0; pass createRng(seed)' });
+    throw new InvalidArgumentError({
+      parameter: 'options.rng',
+      value: resolved.rng,
+      message: 'options.rng is required when options.lostAckRate > 0; pass createRng(seed)',
+    });
   }
   const maxDeliver = resolved.maxDeliver as number;
   const redeliveryDelayMs = resolved.redeliveryDelayMs as number;
@@ -68,7 +75,14 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
   const storedIds = new Set<string>();
   const consumers = new Map<string, Consumer>();
   let closed = false;
-  const stats = { published: 0, duplicatePublishes: 0, delivered: 0, redelivered: 0, handlerErrors: 0, deadLettered: 0 };
+  const stats = {
+    published: 0,
+    duplicatePublishes: 0,
+    delivered: 0,
+    redelivered: 0,
+    handlerErrors: 0,
+    deadLettered: 0,
+  };
 
   const pump = async (consumer: Consumer): Promise<void> => {
     // One delivery loop per attached generation: a loop stuck in a stopped subscriber's handler
@@ -77,7 +91,12 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
     if (consumer.pumping === generation) return;
     consumer.pumping = generation;
     try {
-      while (consumer.generation === generation && consumer.handler !== null && consumer.cursor < consumer.queue.length && !closed) {
+      while (
+        consumer.generation === generation &&
+        consumer.handler !== null &&
+        consumer.cursor < consumer.queue.length &&
+        !closed
+      ) {
         // Drop delivered entries now and then so the queue does not grow without bound.
         if (consumer.cursor > 1024 && consumer.cursor * 2 > consumer.queue.length) {
           consumer.queue.splice(0, consumer.cursor);
@@ -117,7 +136,13 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
       if (consumer.pumping === generation) consumer.pumping = -1;
     }
     // Messages may have arrived while the last handler ran after the loop condition was checked.
-    if (consumer.generation === generation && consumer.handler !== null && consumer.cursor < consumer.queue.length && !closed) void pump(consumer);
+    if (
+      consumer.generation === generation &&
+      consumer.handler !== null &&
+      consumer.cursor < consumer.queue.length &&
+      !closed
+    )
+      void pump(consumer);
   };
 
   const enqueue = (index: number): void => {
@@ -125,7 +150,8 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
     for (const consumer of consumers.values()) {
       if (!subjectMatches(consumer.pattern, subject)) continue;
       consumer.queue.push(index);
-      if (consumer.handler !== null && consumer.pumping !== consumer.generation) setImmediate(() => void pump(consumer));
+      if (consumer.handler !== null && consumer.pumping !== consumer.generation)
+        setImmediate(() => void pump(consumer));
     }
   };
 
@@ -139,7 +165,12 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
       ensureOpen();
       assertSubject('subject', subject);
       assertNonEmptyString('options.id', id, 'every message needs a unique id for de-duplication');
-      if (!(data instanceof Uint8Array)) throw new InvalidArgumentError({ parameter: 'data', value: data, message: `data must be a Uint8Array, got ${typeof data}` });
+      if (!(data instanceof Uint8Array))
+        throw new InvalidArgumentError({
+          parameter: 'data',
+          value: data,
+          message: `data must be a Uint8Array, got ${typeof data}`,
+        });
       if (storedIds.has(id)) {
         stats.duplicatePublishes++;
         return;
@@ -157,12 +188,27 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
       if (consumer === undefined) {
         // A new durable consumer starts at the beginning of the log (JetStream's DeliverPolicy.All).
         const queue = log.flatMap((stored, index) => (subjectMatches(subject, stored.subject) ? [index] : []));
-        consumer = { durable, pattern: subject, queue, cursor: 0, handler: null, generation: 0, pumping: -1, deliveries: new Map() };
+        consumer = {
+          durable,
+          pattern: subject,
+          queue,
+          cursor: 0,
+          handler: null,
+          generation: 0,
+          pumping: -1,
+          deliveries: new Map(),
+        };
         consumers.set(durable, consumer);
       } else if (consumer.pattern !== subject) {
-        throw new InvalidArgumentError({ parameter: 'subject', value: subject, message: `durable ${JSON.stringify(durable)} already follows ${JSON.stringify(consumer.pattern)}; use another durable name for ${JSON.stringify(subject)}` });
+        throw new InvalidArgumentError({
+          parameter: 'subject',
+          value: subject,
+          message: `durable ${JSON.stringify(durable)} already follows ${JSON.stringify(consumer.pattern)}; use another durable name for ${JSON.stringify(subject)}`,
+        });
       } else if (consumer.handler !== null) {
-        throw new TransportError(`durable ${JSON.stringify(durable)} already has an attached subscriber; stop it first`);
+        throw new TransportError(
+          `durable ${JSON.stringify(durable)} already has an attached subscriber; stop it first`,
+        );
       }
       consumer.handler = handler;
       consumer.generation++;

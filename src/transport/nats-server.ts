@@ -37,7 +37,11 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new TransportError('no free port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new TransportError('no free port')),
+      );
     });
   });
 }
@@ -57,11 +61,17 @@ export async function startNatsServer(options: StartNatsServerOptions = {}): Pro
   let child: ChildProcess | null = null;
 
   const launch = async (): Promise<void> => {
-    const started = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = started;
     await new Promise<void>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => reject(new TransportError(`nats-server did not start within 10 s on port ${port}: ${output.slice(-500)}`)), 10_000);
+      const timer = setTimeout(
+        () =>
+          reject(new TransportError(`nats-server did not start within 10 s on port ${port}: ${output.slice(-500)}`)),
+        10_000,
+      );
       const onData = (chunk: Buffer) => {
         output += chunk.toString('utf8');
         if (output.includes('Server is ready')) {
@@ -73,7 +83,11 @@ export async function startNatsServer(options: StartNatsServerOptions = {}): Pro
       started.stderr?.on('data', onData);
       started.once('error', (error) => {
         clearTimeout(timer);
-        reject(new TransportError(`cannot start ${binary}: ${error.message}; install nats-server or set NATS_SERVER_BIN`, { cause: error }));
+        reject(
+          new TransportError(`cannot start ${binary}: ${error.message}; install nats-server or set NATS_SERVER_BIN`, {
+            cause: error,
+          }),
+        );
       });
       started.once('exit', (code) => {
         clearTimeout(timer);

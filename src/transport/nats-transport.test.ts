@@ -24,16 +24,25 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
   });
 
   it('stores a re-published id once, redelivers after a handler error and survives a server restart', async () => {
-    const transport = await connectNatsTransport({ servers: server.url, stream: 'T1', subjects: ['t1.>'], ackWaitMs: 500 });
+    const transport = await connectNatsTransport({
+      servers: server.url,
+      stream: 'T1',
+      subjects: ['t1.>'],
+      ackWaitMs: 500,
+    });
     const seen: string[] = [];
     let failOnce = true;
-    await transport.subscribe('t1.pub', (message) => {
-      if (message.id === 'm2' && failOnce) {
-        failOnce = false;
-        throw new Error('transient');
-      }
-      seen.push(`${message.id}#${message.deliveryCount}`);
-    }, { durable: 'reader' });
+    await transport.subscribe(
+      't1.pub',
+      (message) => {
+        if (message.id === 'm2' && failOnce) {
+          failOnce = false;
+          throw new Error('transient');
+        }
+        seen.push(`${message.id}#${message.deliveryCount}`);
+      },
+      { durable: 'reader' },
+    );
     await transport.publish('t1.pub', encoder.encode('a'), { id: 'm1' });
     await transport.publish('t1.pub', encoder.encode('a again'), { id: 'm1' });
     await transport.publish('t1.pub', encoder.encode('b'), { id: 'm2' });
@@ -54,7 +63,9 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
   it('gives messages published while a durable subscriber was away to its next subscriber', async () => {
     const transport = await connectNatsTransport({ servers: server.url, stream: 'T2', subjects: ['t2.>'] });
     const first: string[] = [];
-    const subscription = await transport.subscribe('t2.x', (message) => void first.push(message.id), { durable: 'worker' });
+    const subscription = await transport.subscribe('t2.x', (message) => void first.push(message.id), {
+      durable: 'worker',
+    });
     await transport.publish('t2.x', encoder.encode(''), { id: 'a' });
     await waitFor(() => first.length === 1);
     await subscription.stop();
@@ -67,7 +78,12 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
   }, 60_000);
 
   it('fails with a clear TransportError when no server answers', async () => {
-    const error = await connectNatsTransport({ servers: 'nats://127.0.0.1:1', stream: 'T3', subjects: ['t3.>'], publishTimeoutMs: 300 }).catch((caught: unknown) => caught);
+    const error = await connectNatsTransport({
+      servers: 'nats://127.0.0.1:1',
+      stream: 'T3',
+      subjects: ['t3.>'],
+      publishTimeoutMs: 300,
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransportError);
     expect((error as Error).message).toMatch(/nats-server/);
   }, 30_000);

@@ -46,12 +46,23 @@ export interface NatsTransportOptions {
  */
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<Transport> {
   const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
-  if (servers.length === 0) throw new InvalidArgumentError({ parameter: 'options.servers', value: options.servers, message: "options.servers must name at least one server, e.g. 'nats://127.0.0.1:4222'" });
+  if (servers.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'options.servers',
+      value: options.servers,
+      message: "options.servers must name at least one server, e.g. 'nats://127.0.0.1:4222'",
+    });
   assertNonEmptyString('options.stream', options.stream);
   if (!/^[A-Za-z0-9_-]+$/.test(options.stream)) {
-    throw new InvalidArgumentError({ parameter: 'options.stream', value: options.stream, message: `options.stream may only contain letters, digits, '-' and '_', got ${JSON.stringify(options.stream)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options.stream',
+      value: options.stream,
+      message: `options.stream may only contain letters, digits, '-' and '_', got ${JSON.stringify(options.stream)}`,
+    });
   }
-  options.subjects.forEach((subject, index) => assertSubject(`options.subjects[${index}]`, subject, { wildcards: true }));
+  options.subjects.forEach((subject, index) =>
+    assertSubject(`options.subjects[${index}]`, subject, { wildcards: true }),
+  );
   const ackWaitMs = options.ackWaitMs ?? 2000;
   const maxDeliver = options.maxDeliver ?? 20;
   const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
@@ -65,9 +76,18 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   const nats = await import('nats');
   let connection: import('nats').NatsConnection;
   try {
-    connection = await nats.connect({ servers, name: options.name ?? 'repute', maxReconnectAttempts: -1, reconnectTimeWait: 200, waitOnFirstConnect: false });
+    connection = await nats.connect({
+      servers,
+      name: options.name ?? 'repute',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 200,
+      waitOnFirstConnect: false,
+    });
   } catch (error) {
-    throw new TransportError(`cannot connect to NATS at ${servers.join(', ')}: ${(error as Error).message}; start it with \`nats-server -js -sd <dir> -a 127.0.0.1 -p <port>\``, { cause: error });
+    throw new TransportError(
+      `cannot connect to NATS at ${servers.join(', ')}: ${(error as Error).message}; start it with \`nats-server -js -sd <dir> -a 127.0.0.1 -p <port>\``,
+      { cause: error },
+    );
   }
   const manager = await retrying(publishTimeoutMs, () => connection.jetstreamManager(), 'connect to JetStream', time);
   const nanos = nats.nanos;
@@ -84,12 +104,22 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     } catch (error) {
       // Another process may have created it at the same moment.
       await manager.streams.info(options.stream).catch(() => {
-        throw new TransportError(`cannot create JetStream stream ${options.stream}: ${(error as Error).message}; is nats-server running with -js?`, { cause: error });
+        throw new TransportError(
+          `cannot create JetStream stream ${options.stream}: ${(error as Error).message}; is nats-server running with -js?`,
+          { cause: error },
+        );
       });
     }
   }
   const jetstream = connection.jetstream();
-  const stats = { published: 0, duplicatePublishes: 0, delivered: 0, redelivered: 0, handlerErrors: 0, deadLettered: 0 };
+  const stats = {
+    published: 0,
+    duplicatePublishes: 0,
+    delivered: 0,
+    redelivered: 0,
+    handlerErrors: 0,
+    deadLettered: 0,
+  };
   const active = new Set<{ close(): Promise<unknown> }>();
   let closed = false;
 
@@ -99,7 +129,12 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       if (closed) throw new TransportError('the NATS transport is closed');
       assertSubject('subject', subject);
       assertNonEmptyString('options.id', id, 'every message needs a unique id for de-duplication');
-      const ack = await retrying(publishTimeoutMs, () => jetstream.publish(subject, data, { msgID: id, timeout: 2000 }), `publish ${id} to ${subject}`, time);
+      const ack = await retrying(
+        publishTimeoutMs,
+        () => jetstream.publish(subject, data, { msgID: id, timeout: 2000 }),
+        `publish ${id} to ${subject}`,
+        time,
+      );
       if (ack.duplicate) stats.duplicatePublishes++;
       else stats.published++;
     },
@@ -108,21 +143,26 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       assertSubject('subject', subject, { wildcards: true });
       assertNonEmptyString('options.durable', durable);
       const consumerName = durable.replace(/[^A-Za-z0-9_-]/g, '_');
-      await retrying(publishTimeoutMs, async () => {
-        try {
-          await manager.consumers.info(options.stream, consumerName);
-        } catch {
-          await manager.consumers.add(options.stream, {
-            durable_name: consumerName,
-            ack_policy: nats.AckPolicy.Explicit,
-            deliver_policy: nats.DeliverPolicy.All,
-            filter_subject: subject,
-            ack_wait: nanos(ackWaitMs),
-            max_deliver: maxDeliver,
-            max_ack_pending: 64,
-          });
-        }
-      }, `create consumer ${consumerName}`, time);
+      await retrying(
+        publishTimeoutMs,
+        async () => {
+          try {
+            await manager.consumers.info(options.stream, consumerName);
+          } catch {
+            await manager.consumers.add(options.stream, {
+              durable_name: consumerName,
+              ack_policy: nats.AckPolicy.Explicit,
+              deliver_policy: nats.DeliverPolicy.All,
+              filter_subject: subject,
+              ack_wait: nanos(ackWaitMs),
+              max_deliver: maxDeliver,
+              max_ack_pending: 64,
+            });
+          }
+        },
+        `create consumer ${consumerName}`,
+        time,
+      );
       const consumer = await jetstream.consumers.get(options.stream, consumerName);
       const messages = await consumer.consume({ max_messages: 16, expires: 5000 });
       active.add(messages);

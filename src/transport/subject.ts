@@ -14,13 +14,32 @@ export function subjectMatches(pattern: string, subject: string): boolean {
 }
 
 /** Throws unless `subject` is a valid NATS subject (non-empty tokens without spaces; wildcards only if allowed). */
-export function assertSubject(parameter: string, subject: unknown, { wildcards = false }: { wildcards?: boolean } = {}): asserts subject is string {
+export function assertSubject(
+  parameter: string,
+  subject: unknown,
+  { wildcards = false }: { wildcards?: boolean } = {},
+): asserts subject is string {
   const valid =
     typeof subject === 'string' &&
     subject.length > 0 &&
-    subject.split('.').every((token, index, tokens) => token.length > 0 && !/\s/.test(token) && (wildcards ? (token === '>' ? index === tokens.length - 1 : !token.includes('>') && (token === '*' || !token.includes('*'))) : !/[*>]/.test(token)));
+    subject
+      .split('.')
+      .every(
+        (token, index, tokens) =>
+          token.length > 0 &&
+          !/\s/.test(token) &&
+          (wildcards
+            ? token === '>'
+              ? index === tokens.length - 1
+              : !token.includes('>') && (token === '*' || !token.includes('*'))
+            : !/[*>]/.test(token)),
+      );
   if (!valid) {
-    throw new InvalidArgumentError({ parameter, value: subject, message: `${parameter} must be a dot-separated subject of non-empty tokens without spaces${wildcards ? " ('*' and a final '>' allowed)" : ' and without wildcards'}, got ${JSON.stringify(subject)}` });
+    throw new InvalidArgumentError({
+      parameter,
+      value: subject,
+      message: `${parameter} must be a dot-separated subject of non-empty tokens without spaces${wildcards ? " ('*' and a final '>' allowed)" : ' and without wildcards'}, got ${JSON.stringify(subject)}`,
+    });
   }
 }
 

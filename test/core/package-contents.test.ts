@@ -10,10 +10,17 @@ let files: string[] = [];
 
 beforeAll(() => {
   if (!existsSync(join(root, 'dist/index.js'))) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
   }
   // --ignore-scripts: listing the files must not rebuild (npm pack runs `prepare` otherwise).
-  const listing = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'silent' } });
+  const listing = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_loglevel: 'silent' },
+  });
   const parsed = JSON.parse(listing) as Array<{ files: Array<{ path: string }> }>;
   files = (parsed[0]?.files ?? []).map((file) => file.path);
 }, 180_000);
@@ -27,8 +34,12 @@ describe('npm pack listing', () => {
   });
 
   it('ships the entry points that package.json exports', () => {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { types: string; import: string }> };
-    const targets = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.import]));
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { types: string; import: string }>;
+    };
+    const targets = Object.values(manifest.exports).flatMap((target) =>
+      typeof target === 'string' ? [target] : [target.types, target.import],
+    );
     expect(targets.length).toBeGreaterThan(2);
     for (const target of targets) expect(files, `exports target ${target}`).toContain(target.replace(/^\.\//, ''));
     expect(files).toContain('bin/repute.js');

@@ -10,16 +10,30 @@ describe('package import', () => {
   it('does not load nats until the NATS transport is used', () => {
     const dir = mkdtempSync(join(tmpdir(), 'repute-lazy-'));
     const hooks = join(dir, 'hooks.mjs');
-    writeFileSync(hooks, `export async function resolve(specifier, context, next) { if (specifier === 'nats' || specifier.startsWith('nats/')) throw new Error('nats was loaded'); return next(specifier, context); }\n`);
+    writeFileSync(
+      hooks,
+      `export async function resolve(specifier, context, next) { if (specifier === 'nats' || specifier.startsWith('nats/')) throw new Error('nats was loaded'); return next(specifier, context); }\n`,
+    );
     const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    writeFileSync(
+      register,
+      `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
     const entry = pathToFileURL(join(process.cwd(), 'src/index.ts')).href;
     const script = `const repute = await import(${JSON.stringify(entry)}); console.log(typeof repute.connectNatsTransport, typeof repute.runRaps);`;
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(register).href, '--input-type=module', '-e', script], { encoding: 'utf8', cwd: process.cwd() });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--import', pathToFileURL(register).href, '--input-type=module', '-e', script],
+      { encoding: 'utf8', cwd: process.cwd() },
+    );
     expect(result.stderr).not.toContain('nats was loaded');
     expect(result.stdout.trim()).toBe('function function');
     // And the hook really works: loading the transport module's dependency fails under it.
-    const probe = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--input-type=module', '-e', "await import('nats')"], { encoding: 'utf8', cwd: process.cwd() });
+    const probe = spawnSync(
+      process.execPath,
+      ['--import', pathToFileURL(register).href, '--input-type=module', '-e', "await import('nats')"],
+      { encoding: 'utf8', cwd: process.cwd() },
+    );
     expect(probe.stderr).toContain('nats was loaded');
   });
 });

@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRapsScenario, runRapsScenario, spawnRapsNodeProcess, natsStreamName, type RapsNodeProcess, type RapsEvent } from '../../src/protocols/pubsub/index.js';
+import {
+  createRapsScenario,
+  runRapsScenario,
+  spawnRapsNodeProcess,
+  natsStreamName,
+  type RapsNodeProcess,
+  type RapsEvent,
+} from '../../src/protocols/pubsub/index.js';
 import { encodeWire, rapsSubjects } from '../../src/protocols/pubsub/wire.js';
 import { connectNatsTransport, startNatsServer, type NatsServerProcess } from '../../src/transport/index.js';
 
@@ -32,7 +39,12 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
     const scenario = createRapsScenario('adversarial', { ...parameters, runId });
     const nodes = new Map<string, RapsNodeProcess>();
     for (const agent of scenario.agents) {
-      const node = spawnRapsNodeProcess({ scenario: 'adversarial', parameters: { ...parameters, runId }, agentId: agent.identity.id, natsUrl: url });
+      const node = spawnRapsNodeProcess({
+        scenario: 'adversarial',
+        parameters: { ...parameters, runId },
+        agentId: agent.identity.id,
+        natsUrl: url,
+      });
       children.push(node);
       nodes.set(agent.identity.id, node);
     }
@@ -47,8 +59,19 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
     // 1. Plain cross-process run.
     const runA = runId;
     const nodesA = await startNodes(server.url);
-    const transportA = await connectNatsTransport({ servers: server.url, stream: natsStreamName(runA), subjects: [`raps.${runA}.>`], name: 'coordinator' });
-    const plain = await runRapsScenario('adversarial', { ...parameters, runId: runA, transport: transportA, hostAgents: false, replyTimeoutMs: 60_000 });
+    const transportA = await connectNatsTransport({
+      servers: server.url,
+      stream: natsStreamName(runA),
+      subjects: [`raps.${runA}.>`],
+      name: 'coordinator',
+    });
+    const plain = await runRapsScenario('adversarial', {
+      ...parameters,
+      runId: runA,
+      transport: transportA,
+      hostAgents: false,
+      replyTimeoutMs: 60_000,
+    });
     await transportA.close();
     for (const node of nodesA.values()) await node.stop();
     expect(plain.result.decisions).toEqual(baseline.result.decisions);
@@ -58,7 +81,13 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
     // 2. Faults mid-run: SIGKILL one node and restart it, restart nats-server, inject malformed messages.
     const runB = runId;
     const nodesB = await startNodes(second.url);
-    const transportB = await connectNatsTransport({ servers: second.url, stream: natsStreamName(runB), subjects: [`raps.${runB}.>`], name: 'coordinator', ackWaitMs: 1000 });
+    const transportB = await connectNatsTransport({
+      servers: second.url,
+      stream: natsStreamName(runB),
+      subjects: [`raps.${runB}.>`],
+      name: 'coordinator',
+      ackWaitMs: 1000,
+    });
     const faults: Promise<void>[] = [];
     const log: string[] = [];
     // The run awaits the promise returned for a round event, so each fault completes between rounds.
@@ -71,7 +100,12 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
             await nodesB.get('agent-2')?.kill();
             log.push('killed agent-2');
             await new Promise((resolve) => setTimeout(resolve, 300));
-            const restarted = spawnRapsNodeProcess({ scenario: 'adversarial', parameters: { ...parameters, runId: runB }, agentId: 'agent-2', natsUrl: second.url });
+            const restarted = spawnRapsNodeProcess({
+              scenario: 'adversarial',
+              parameters: { ...parameters, runId: runB },
+              agentId: 'agent-2',
+              natsUrl: second.url,
+            });
             children.push(restarted);
             await restarted.ready;
             log.push('restarted agent-2');
@@ -82,8 +116,12 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
         faults.push(
           (async () => {
             const subjects = rapsSubjects(runB);
-            await transportB.publish(subjects.publications, new TextEncoder().encode('{"schemaVersion":1,"id":'), { id: 'malformed-1' });
-            await transportB.publish(subjects.reports, encodeWire({ schemaVersion: 7, kind: 'audited' }), { id: 'malformed-2' });
+            await transportB.publish(subjects.publications, new TextEncoder().encode('{"schemaVersion":1,"id":'), {
+              id: 'malformed-1',
+            });
+            await transportB.publish(subjects.reports, encodeWire({ schemaVersion: 7, kind: 'audited' }), {
+              id: 'malformed-2',
+            });
             await second.restart();
             log.push('restarted nats-server');
           })(),
@@ -91,7 +129,14 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
       }
       await Promise.all(faults);
     };
-    const faulted = await runRapsScenario('adversarial', { ...parameters, runId: runB, transport: transportB, hostAgents: false, onEvent, replyTimeoutMs: 60_000 });
+    const faulted = await runRapsScenario('adversarial', {
+      ...parameters,
+      runId: runB,
+      transport: transportB,
+      hostAgents: false,
+      onEvent,
+      replyTimeoutMs: 60_000,
+    });
     await Promise.all(faults);
     await transportB.close();
     // Both faults happened while rounds were still to come.
@@ -102,6 +147,9 @@ describe.skipIf(!existsSync(binary))('RAPS over NATS across processes', () => {
     expect(faulted.result.decisions).toEqual(baseline.result.decisions);
     expect(faulted.result.beliefs).toEqual(baseline.result.beliefs);
     expect(faulted.result.totals.malformed).toBe(2);
-    expect({ ...faulted.result.totals, malformed: 0, duplicates: 0 }).toEqual({ ...baseline.result.totals, duplicates: 0 });
+    expect({ ...faulted.result.totals, malformed: 0, duplicates: 0 }).toEqual({
+      ...baseline.result.totals,
+      duplicates: 0,
+    });
   }, 180_000);
 });

@@ -12,12 +12,18 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 
 beforeAll(() => {
   if (!existsSync(join(root, 'dist/index.js'))) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
   }
 }, 180_000);
 
 function runModuleScript(script: string, extraArgs: string[] = []): { stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [...extraArgs, '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [...extraArgs, '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`node exited with ${result.status}: ${result.stderr}`);
   return { stdout: result.stdout, stderr: result.stderr };
 }
@@ -25,10 +31,23 @@ function runModuleScript(script: string, extraArgs: string[] = []): { stdout: st
 describe('subpath exports', () => {
   it('has one subpath per concept, each loading on its own', () => {
     const subpaths = Object.keys(manifest.exports).filter((key) => key !== './package.json');
-    for (const concept of ['reputation', 'aggregation', 'selection', 'protocols', 'llm', 'store', 'eval', 'transport', 'testing', 'cli']) {
+    for (const concept of [
+      'reputation',
+      'aggregation',
+      'selection',
+      'protocols',
+      'llm',
+      'store',
+      'eval',
+      'transport',
+      'testing',
+      'cli',
+    ]) {
       expect(subpaths).toContain(`./${concept}`);
     }
-    const specifiers = subpaths.filter((key) => key !== './testing').map((key) => (key === '.' ? 'repute' : `repute/${key.slice(2)}`));
+    const specifiers = subpaths
+      .filter((key) => key !== './testing')
+      .map((key) => (key === '.' ? 'repute' : `repute/${key.slice(2)}`));
     const script = `for (const specifier of ${JSON.stringify(specifiers)}) { const module = await import(specifier); console.log(specifier, Object.keys(module).length); }`;
     const lines = runModuleScript(script).stdout.trim().split('\n');
     expect(lines).toHaveLength(specifiers.length);
@@ -37,8 +56,20 @@ describe('subpath exports', () => {
 
   it('keeps internals out of the root export', () => {
     const script = `const root = await import('repute'); const testing = await import('repute/testing'); console.log(JSON.stringify({ root: Object.keys(root), testing: Object.keys(testing) }));`;
-    const { root: rootNames, testing } = JSON.parse(runModuleScript(script).stdout) as { root: string[]; testing: string[] };
-    for (const internal of ['generateReplayFixture', 'fixtureAccuracy', 'workerEntry', 'formatReplayHtml', 'freePort', 'main', 'runMain', 'ScriptedModel']) {
+    const { root: rootNames, testing } = JSON.parse(runModuleScript(script).stdout) as {
+      root: string[];
+      testing: string[];
+    };
+    for (const internal of [
+      'generateReplayFixture',
+      'fixtureAccuracy',
+      'workerEntry',
+      'formatReplayHtml',
+      'freePort',
+      'main',
+      'runMain',
+      'ScriptedModel',
+    ]) {
       expect(rootNames, internal).not.toContain(internal);
     }
     expect(rootNames).toContain('createBetaModel');
@@ -54,14 +85,29 @@ describe('subpath exports', () => {
     // A load hook lists every module the import pulls in; the concept must stay within core/ and reputation/.
     const dir = mkdtempSync(join(tmpdir(), 'repute-subpath-'));
     const hooks = join(dir, 'hooks.mjs');
-    writeFileSync(hooks, `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context); }\n`);
+    writeFileSync(
+      hooks,
+      `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context); }\n`,
+    );
     const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const { stdout, stderr } = runModuleScript(`const { createBetaModel } = await import('repute/reputation'); console.log(typeof createBetaModel);`, ['--import', pathToFileURL(register).href]);
+    writeFileSync(
+      register,
+      `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    const { stdout, stderr } = runModuleScript(
+      `const { createBetaModel } = await import('repute/reputation'); console.log(typeof createBetaModel);`,
+      ['--import', pathToFileURL(register).href],
+    );
     expect(stdout.trim()).toBe('function');
     const distUrl = pathToFileURL(join(root, 'dist')).href;
-    const loaded = stderr.split('\n').filter((line) => line.startsWith('LOADED ')).map((line) => line.slice('LOADED '.length)).filter((url) => !url.startsWith(pathToFileURL(dir).href));
-    const outside = loaded.filter((url) => !url.startsWith(`${distUrl}/core/`) && !url.startsWith(`${distUrl}/reputation/`));
+    const loaded = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('LOADED '))
+      .map((line) => line.slice('LOADED '.length))
+      .filter((url) => !url.startsWith(pathToFileURL(dir).href));
+    const outside = loaded.filter(
+      (url) => !url.startsWith(`${distUrl}/core/`) && !url.startsWith(`${distUrl}/reputation/`),
+    );
     expect(outside).toEqual([]);
     expect(loaded.length).toBeLessThanOrEqual(25);
   });

@@ -43,7 +43,11 @@ export interface PopulationStats {
 
 /** Light normalisation of recorded answers: whitespace, `$`, a surrounding `\boxed{}` and `\left`/`\right`. */
 export function normalizeRecorded(answer: string): string {
-  let text = answer.replace(/\s+/g, '').replace(/\$/g, '').replace(/\\left|\\right/g, '').replace(/\\dfrac|\\tfrac/g, '\\frac');
+  let text = answer
+    .replace(/\s+/g, '')
+    .replace(/\$/g, '')
+    .replace(/\\left|\\right/g, '')
+    .replace(/\\dfrac|\\tfrac/g, '\\frac');
   const boxed = /^\\boxed\{(.*)\}$/.exec(text);
   if (boxed) text = boxed[1] as string;
   return text;
@@ -51,14 +55,21 @@ export function normalizeRecorded(answer: string): string {
 
 /** Reads zeroeval-math-l5 as a population (families from models.json). */
 export function readZeroEvalPopulation(dir: string): Population {
-  const models = JSON.parse(readFileSync(join(dir, 'models.json'), 'utf8')) as { models: Array<{ model: string; family: string }> };
+  const models = JSON.parse(readFileSync(join(dir, 'models.json'), 'utf8')) as {
+    models: Array<{ model: string; family: string }>;
+  };
   const agents = models.models.map((entry) => ({ id: entry.model, family: entry.family }));
   const tasks = readFileSync(join(dir, 'proposals.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim().length > 0)
     .map((line) => {
       const record = JSON.parse(line) as { proposals: Record<string, { answer: string | null; correct: boolean }> };
-      return new Map(Object.entries(record.proposals).map(([agent, proposal]) => [agent, { answer: proposal.answer === null ? null : normalizeRecorded(proposal.answer), correct: proposal.correct }]));
+      return new Map(
+        Object.entries(record.proposals).map(([agent, proposal]) => [
+          agent,
+          { answer: proposal.answer === null ? null : normalizeRecorded(proposal.answer), correct: proposal.correct },
+        ]),
+      );
     });
   return { agents, tasks };
 }
@@ -79,7 +90,14 @@ export function populationStats({ agents, tasks }: Population): PopulationStats 
   });
   let cells = 0;
   let unparsed = 0;
-  const counters = { agreeSame: [0, 0], agreeCross: [0, 0], wrongSame: [0, 0], wrongCross: [0, 0], corrSame: [0, 0], corrCross: [0, 0] } as Record<string, [number, number]>;
+  const counters = {
+    agreeSame: [0, 0],
+    agreeCross: [0, 0],
+    wrongSame: [0, 0],
+    wrongCross: [0, 0],
+    corrSame: [0, 0],
+    corrCross: [0, 0],
+  } as Record<string, [number, number]>;
   const bump = (key: string, hit: boolean) => {
     const counter = counters[key] as [number, number];
     counter[1]++;
@@ -104,7 +122,9 @@ export function populationStats({ agents, tasks }: Population): PopulationStats 
         if (!a.correct && !b.correct) bump(same ? 'wrongSame' : 'wrongCross', a.answer === b.answer);
       }
     }
-    const wrong = entries.filter(([, cell]) => !cell.correct && cell.answer !== null).map(([, cell]) => cell.answer as string);
+    const wrong = entries
+      .filter(([, cell]) => !cell.correct && cell.answer !== null)
+      .map(([, cell]) => cell.answer as string);
     if (wrong.length >= 2) {
       const counts = new Map<string, number>();
       for (const answer of wrong) counts.set(answer, (counts.get(answer) ?? 0) + 1);
@@ -121,7 +141,12 @@ export function populationStats({ agents, tasks }: Population): PopulationStats 
   return {
     agents: agents.length,
     tasks: tasks.length,
-    accuracy: { mean: accuracyMean, sd: Math.sqrt(mean(accuracies.map((value) => (value - accuracyMean) ** 2))), min: Math.min(...accuracies), max: Math.max(...accuracies) },
+    accuracy: {
+      mean: accuracyMean,
+      sd: Math.sqrt(mean(accuracies.map((value) => (value - accuracyMean) ** 2))),
+      min: Math.min(...accuracies),
+      max: Math.max(...accuracies),
+    },
     parseFailure: unparsed / cells,
     agreeSame: rate('agreeSame'),
     agreeCross: rate('agreeCross'),
@@ -143,7 +168,12 @@ export interface SimulatorSettings {
 }
 
 /** The simulator defaults (what `createSimulatedAgent` uses when a profile leaves them out). */
-export const simulatorDefaults: SimulatorSettings = { slope: 6, cloneCorrelation: 0.5, idiosyncraticRate: 0.4, distractorDecay: 0.55 };
+export const simulatorDefaults: SimulatorSettings = {
+  slope: 6,
+  cloneCorrelation: 0.5,
+  idiosyncraticRate: 0.4,
+  distractorDecay: 0.55,
+};
 
 /** Skill whose mean accuracy over uniformly spread difficulties equals `target` (bisection). */
 export function skillForAccuracy(target: number, slope: number): number {
@@ -167,7 +197,12 @@ export function skillForAccuracy(target: number, slope: number): number {
  * agent's skill set so its expected accuracy matches its real accuracy, its real parse-failure
  * rate, on `taskCount` generated-like tasks with difficulties spread evenly over [0, 1].
  */
-export async function simulatePopulation(real: Population, settings: SimulatorSettings = simulatorDefaults, seed = 2027, taskCount = real.tasks.length): Promise<Population> {
+export async function simulatePopulation(
+  real: Population,
+  settings: SimulatorSettings = simulatorDefaults,
+  seed = 2027,
+  taskCount = real.tasks.length,
+): Promise<Population> {
   const realStats = new Map(
     real.agents.map((agent) => {
       let seen = 0;
@@ -184,7 +219,12 @@ export async function simulatePopulation(real: Population, settings: SimulatorSe
     }),
   );
   const referenced: ReferencedTask[] = Array.from({ length: taskCount }, (_, index) => ({
-    task: { id: `sim-${index}`, kind: 'number', prompt: `simulated task ${index}`, difficulty: (index + 0.5) / taskCount },
+    task: {
+      id: `sim-${index}`,
+      kind: 'number',
+      prompt: `simulated task ${index}`,
+      difficulty: (index + 0.5) / taskCount,
+    },
     reference: String(100 + 7 * index),
   }));
   const world = createSimulationWorld({ tasks: referenced, seed });
@@ -203,7 +243,14 @@ export async function simulatePopulation(real: Population, settings: SimulatorSe
   const tasks: Array<Map<string, Cell>> = [];
   for (const { task } of referenced) {
     const proposals = await Promise.all(agents.map((agent) => agent.propose({ task })));
-    tasks.push(new Map(proposals.map(({ value }) => [value.agentId, { answer: value.answer, correct: world.isCorrect(task.id, value.answer) }])));
+    tasks.push(
+      new Map(
+        proposals.map(({ value }) => [
+          value.agentId,
+          { answer: value.answer, correct: world.isCorrect(task.id, value.answer) },
+        ]),
+      ),
+    );
   }
   return { agents: real.agents, tasks };
 }

@@ -12,16 +12,29 @@ const directory = join(dataDir, 'zeroeval-math-l5');
 
 describe.skipIf(!existsSync(directory))('repute drf cost on zeroeval-math-l5', () => {
   let result: CostExperimentResult;
-  const models = () => (JSON.parse(readFileSync(join(directory, 'models.json'), 'utf8')) as { models: Array<{ model: string; n_items: number; n_correct: number }> }).models;
+  const models = () =>
+    (
+      JSON.parse(readFileSync(join(directory, 'models.json'), 'utf8')) as {
+        models: Array<{ model: string; n_items: number; n_correct: number }>;
+      }
+    ).models;
 
   beforeAll(async () => {
-    result = await runCostExperiment(await loadDataset(directory), { seeds: 2, split: 'all', strict: true, configs: [drfReviewConfig], teamSizes: [3, 4, 5] });
+    result = await runCostExperiment(await loadDataset(directory), {
+      seeds: 2,
+      split: 'all',
+      strict: true,
+      configs: [drfReviewConfig],
+      teamSizes: [3, 4, 5],
+    });
   });
 
   it('picks the 10 agents at evenly spaced accuracy ranks among agents with all 721 answers (second method: models.json counts)', () => {
     // models.json lists n_items and n_correct per agent; rank full-coverage agents by n_correct and take
     // ranks round(i·(n − 1)/9), i = 0..9, as the experiment states.
-    const full = models().filter((entry) => entry.n_items === 721).sort((left, right) => right.n_correct - left.n_correct || (left.model < right.model ? -1 : 1));
+    const full = models()
+      .filter((entry) => entry.n_items === 721)
+      .sort((left, right) => right.n_correct - left.n_correct || (left.model < right.model ? -1 : 1));
     const expected = Array.from({ length: 10 }, (_, index) => full[Math.round((index * (full.length - 1)) / 9)]?.model);
     expect(result.pool.map((entry) => entry.agentId)).toEqual(expected);
     // o1-mini: 644 of 721 correct in models.json.
@@ -40,9 +53,15 @@ describe.skipIf(!existsSync(directory))('repute drf cost on zeroeval-math-l5', (
         const proposal = row.proposals[agentId];
         if (!proposal || proposal.answer === null) return;
         const entry = counts.get(proposal.answer) ?? { votes: 0, correct: false, first: index };
-        counts.set(proposal.answer, { votes: entry.votes + 1, correct: entry.correct || proposal.correct, first: entry.first });
+        counts.set(proposal.answer, {
+          votes: entry.votes + 1,
+          correct: entry.correct || proposal.correct,
+          first: entry.first,
+        });
       });
-      const winner = [...counts.values()].sort((left, right) => right.votes - left.votes || left.first - right.first)[0];
+      const winner = [...counts.values()].sort(
+        (left, right) => right.votes - left.votes || left.first - right.first,
+      )[0];
       if (winner?.correct) correct += 1;
     }
     const fullTeam = result.rows.find((row) => row.method === 'full team, plurality');

@@ -23,7 +23,11 @@ function fnv1a(text: string): number {
 
 describe.skipIf(!existsSync(directory))('repute drf replay gsm8k', () => {
   let result: CostExperimentResult;
-  const ids = () => readFileSync(join(directory, 'proposals.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+  const ids = () =>
+    readFileSync(join(directory, 'proposals.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
 
   beforeAll(async () => {
     result = await runCostExperiment(await loadDataset(directory), { seeds: 2, teamSizes: [2, 3] });
@@ -47,7 +51,15 @@ describe.skipIf(!existsSync(directory))('repute drf replay gsm8k', () => {
     // relative accuracy is the per-seed ratio; the full team is the same on every seed (same task set)
     expect(k2?.relativeAccuracy.mean).toBeCloseTo((k2?.accuracy.mean ?? 0) / (full?.accuracy.mean ?? 1), 9);
     // the verdict lists exactly the k ≤ 5 rows with ≥ 98% relative accuracy at ≤ 50% of the calls
-    const expected = result.rows.filter((row) => row.method.startsWith('DRF') && row.teamSize <= 5 && row.relativeAccuracy.mean >= 0.98 && row.callShare <= 0.5).map((row) => row.method);
+    const expected = result.rows
+      .filter(
+        (row) =>
+          row.method.startsWith('DRF') &&
+          row.teamSize <= 5 &&
+          row.relativeAccuracy.mean >= 0.98 &&
+          row.callShare <= 0.5,
+      )
+      .map((row) => row.method);
     expect(result.claim.rows).toEqual(expected);
     expect(result.claim.holds).toBe(expected.length > 0);
   });

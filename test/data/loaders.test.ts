@@ -21,7 +21,8 @@ interface ModelRow {
 
 async function checkAgainstModelsJson(name: string, tasks: number, agents: number) {
   const dataset = await loadDataset(join(dataDir, name));
-  const models = (JSON.parse(readFileSync(join(dataDir, name, 'models.json'), 'utf8')) as { models: ModelRow[] }).models;
+  const models = (JSON.parse(readFileSync(join(dataDir, name, 'models.json'), 'utf8')) as { models: ModelRow[] })
+    .models;
   expect(dataset.tasks).toHaveLength(tasks);
   expect(dataset.agents).toHaveLength(agents);
   expect(dataset.skipped).toEqual({});
@@ -38,11 +39,17 @@ async function checkAgainstModelsJson(name: string, tasks: number, agents: numbe
       if (proposal.answer === null) unparseable++;
     }
     // models.json was computed by the data's curators from their own sources; we recount from proposals.
-    expect({ agent: row.model, items, correct }).toEqual({ agent: row.model, items: row.n_items, correct: row.n_correct });
+    expect({ agent: row.model, items, correct }).toEqual({
+      agent: row.model,
+      items: row.n_items,
+      correct: row.n_correct,
+    });
     expect(Math.round((correct / items) * 1e4) / 1e4).toBeCloseTo(row.accuracy, 4);
     const noAnswer = row.n_no_answer ?? row.n_no_pred;
-    if (noAnswer !== undefined) expect({ agent: row.model, unparseable }).toEqual({ agent: row.model, unparseable: noAnswer });
-    if (row.family !== undefined) expect(dataset.agents.find((agent) => agent.id === row.model)?.model).toBe(row.family);
+    if (noAnswer !== undefined)
+      expect({ agent: row.model, unparseable }).toEqual({ agent: row.model, unparseable: noAnswer });
+    if (row.family !== undefined)
+      expect(dataset.agents.find((agent) => agent.id === row.model)?.model).toBe(row.family);
   }
   return dataset;
 }

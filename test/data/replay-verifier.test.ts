@@ -10,7 +10,12 @@ const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../s
 
 describe('repute replay --verifier simulated --verifier-sensitivity 0.85 --verifier-specificity 0.8 (MATH-L5, default sample)', () => {
   it('gives minirep at least the 84 strict wins of 112 the paper reports, and the best attacked and clean accuracy', async () => {
-    const { summary } = await runReplay({ path: join(dataDir, 'zeroeval-math-l5'), verifier: 'simulated', verifierSensitivity: 0.85, verifierSpecificity: 0.8 });
+    const { summary } = await runReplay({
+      path: join(dataDir, 'zeroeval-math-l5'),
+      verifier: 'simulated',
+      verifierSensitivity: 0.85,
+      verifierSpecificity: 0.8,
+    });
     expect(summary.options.feedback).toBe('verifier');
     const { minirep, ...baselines } = summary.methods;
     // Measured on seed 2027 before the paper's attack schedules landed: 102 wins, attacked 72.5, clean 79.0 (docs/replay.md).

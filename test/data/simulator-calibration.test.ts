@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { populationStats, readZeroEvalPopulation, simulatePopulation, type PopulationStats } from './_calibration.js';
 
-const dataDir = process.env.REPUTE_DATA_DIR ?? join(fileURLToPath(new URL('../../', import.meta.url)), '..', 'shared', 'data');
+const dataDir =
+  process.env.REPUTE_DATA_DIR ?? join(fileURLToPath(new URL('../../', import.meta.url)), '..', 'shared', 'data');
 const dir = join(dataDir, 'zeroeval-math-l5');
 
 describe.skipIf(!existsSync(join(dir, 'proposals.jsonl')))('simulator calibration on zeroeval-math-l5', () => {
@@ -30,8 +31,11 @@ describe.skipIf(!existsSync(join(dir, 'proposals.jsonl')))('simulator calibratio
       ['share of the most common wrong answer', (stats) => stats.topWrongShare, 0.05],
     ];
     console.log(`\n| statistic | real (${real.agents} agents × ${real.tasks} tasks) | simulated |\n|---|---|---|`);
-    for (const [label, pick] of rows) console.log(`| ${label} | ${pick(real).toFixed(3)} | ${pick(simulated).toFixed(3)} |`);
-    console.log(`| accuracy min / max | ${real.accuracy.min.toFixed(3)} / ${real.accuracy.max.toFixed(3)} | ${simulated.accuracy.min.toFixed(3)} / ${simulated.accuracy.max.toFixed(3)} |`);
+    for (const [label, pick] of rows)
+      console.log(`| ${label} | ${pick(real).toFixed(3)} | ${pick(simulated).toFixed(3)} |`);
+    console.log(
+      `| accuracy min / max | ${real.accuracy.min.toFixed(3)} / ${real.accuracy.max.toFixed(3)} | ${simulated.accuracy.min.toFixed(3)} / ${simulated.accuracy.max.toFixed(3)} |`,
+    );
     for (const [label, pick, tolerance] of rows) {
       expect(Math.abs(pick(simulated) - pick(real)), label).toBeLessThanOrEqual(tolerance);
     }

@@ -11,7 +11,11 @@ import type { TeamFile } from './_team-file.js';
 
 /** Identities of a team file's agents (clone group = `cloneGroup` or the model id). */
 export function teamIdentities(team: TeamFile): AgentIdentity[] {
-  return team.agents.map((agent) => ({ id: agent.id, model: agent.cloneGroup ?? agent.model, cost: agent.price?.perCall ?? 0 }));
+  return team.agents.map((agent) => ({
+    id: agent.id,
+    model: agent.cloneGroup ?? agent.model,
+    cost: agent.price?.perCall ?? 0,
+  }));
 }
 
 /** One live agent per team member, sharing the store as cache and ledger. */
@@ -32,6 +36,9 @@ export function createLiveTeam(team: TeamFile, store: Store, runId: string): Age
       timeoutMs: team.timeoutMs,
       retry: { maxRetries: team.maxRetries },
     });
-    return createLiveAgent({ identity: identities[index] as AgentIdentity, complete: createCompletion({ model, runId }) });
+    return createLiveAgent({
+      identity: identities[index] as AgentIdentity,
+      complete: createCompletion({ model, runId }),
+    });
   });
 }

@@ -29,7 +29,10 @@ export const drfProtocolSchema = z
     beta: z.number().gt(0).max(1).default(0.2),
     initialReputation: z.number().min(0).max(1).default(0.5),
     /** Tokens per call assumed for an agent's expected cost before anyone in the team has made a call. */
-    priorTokens: z.object({ input: z.number().int().min(0).default(500), output: z.number().int().min(0).default(200) }).strict().default({ input: 500, output: 200 }),
+    priorTokens: z
+      .object({ input: z.number().int().min(0).default(500), output: z.number().int().min(0).default(200) })
+      .strict()
+      .default({ input: 500, output: 200 }),
   })
   .strict();
 
@@ -45,7 +48,10 @@ export const rapsProtocolSchema = z
     doneQuorum: z.number().gt(0).max(1).default(0.6),
     transport: z.enum(['inproc', 'nats']).default('inproc'),
     /** An existing NATS server (only with `transport: nats`); omitted = the run starts its own. */
-    natsUrl: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a NATS URL such as nats://127.0.0.1:4222').optional(),
+    natsUrl: z
+      .string()
+      .regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a NATS URL such as nats://127.0.0.1:4222')
+      .optional(),
     /** Minimum cosine similarity for routing, in [-1, 1]. */
     floor: z.number().min(-1).max(1).default(0.05),
     trustPolicy: z.enum(['filter', 'down-rank']).default('filter'),
@@ -63,27 +69,46 @@ export const rapsProtocolSchema = z
   .strict();
 
 /** A validated `protocol` block. */
-export type ProtocolConfig = { readonly type: 'debate'; readonly rounds: number } | z.infer<typeof drfProtocolSchema> | z.infer<typeof rapsProtocolSchema>;
+export type ProtocolConfig =
+  | { readonly type: 'debate'; readonly rounds: number }
+  | z.infer<typeof drfProtocolSchema>
+  | z.infer<typeof rapsProtocolSchema>;
 
 /** Cross-field checks of a protocol block against the team (k within the pool, known subscription ids, natsUrl only with nats). */
 export function validateProtocolAgainstTeam(protocol: ProtocolConfig, agentIds: readonly string[], file: string): void {
   if (protocol.type === 'drf') {
     if (protocol.k !== undefined && protocol.k > agentIds.length) {
-      throw new DataFormatError({ file, message: `field protocol.k: the team size exceeds the ${agentIds.length} agents listed; use k <= ${agentIds.length}` });
+      throw new DataFormatError({
+        file,
+        message: `field protocol.k: the team size exceeds the ${agentIds.length} agents listed; use k <= ${agentIds.length}`,
+      });
     }
     if (protocol.minEligible !== undefined && protocol.minEligible > agentIds.length) {
-      throw new DataFormatError({ file, message: `field protocol.minEligible: exceeds the ${agentIds.length} agents listed; use 1 (strict filter) up to ${agentIds.length}` });
+      throw new DataFormatError({
+        file,
+        message: `field protocol.minEligible: exceeds the ${agentIds.length} agents listed; use 1 (strict filter) up to ${agentIds.length}`,
+      });
     }
   }
   if (protocol.type === 'raps') {
     if (protocol.topK > agentIds.length - 1 && agentIds.length > 1) {
-      throw new DataFormatError({ file, message: `field protocol.topK: more recipients per publication than the ${agentIds.length - 1} other agents; use topK <= ${agentIds.length - 1}` });
+      throw new DataFormatError({
+        file,
+        message: `field protocol.topK: more recipients per publication than the ${agentIds.length - 1} other agents; use topK <= ${agentIds.length - 1}`,
+      });
     }
     if (protocol.natsUrl !== undefined && protocol.transport !== 'nats') {
-      throw new DataFormatError({ file, message: `field protocol.natsUrl: given with transport ${protocol.transport}; set transport: nats or drop natsUrl` });
+      throw new DataFormatError({
+        file,
+        message: `field protocol.natsUrl: given with transport ${protocol.transport}; set transport: nats or drop natsUrl`,
+      });
     }
     for (const agentId of Object.keys(protocol.subscriptions)) {
-      if (!agentIds.includes(agentId)) throw new DataFormatError({ file, message: `field protocol.subscriptions.${agentId}: no agent has that id; use one of ${agentIds.join(', ')}` });
+      if (!agentIds.includes(agentId))
+        throw new DataFormatError({
+          file,
+          message: `field protocol.subscriptions.${agentId}: no agent has that id; use one of ${agentIds.join(', ')}`,
+        });
     }
   }
 }

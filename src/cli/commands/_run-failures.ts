@@ -6,7 +6,8 @@ import type { TeamFile } from './_team-file.js';
 
 /** Where an agent's prompts go: scheme, host, port and path of its endpoint (never credentials or a query). */
 export function agentEndpoint(agent: TeamFile['agents'][number]): string {
-  if (agent.baseURL === undefined) return agent.provider === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://api.openai.com/v1';
+  if (agent.baseURL === undefined)
+    return agent.provider === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://api.openai.com/v1';
   const url = new URL(agent.baseURL);
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`;
 }
@@ -30,7 +31,8 @@ export interface FailedTask {
 
 /** How a failure reads in the summary: `HTTP 401`, `network error`, `timeout`, `malformed reply`. */
 export function failureLabel(failure: Pick<DebateFailure, 'status' | 'reason'>): string {
-  if (failure.reason === 'malformed') return failure.status === undefined ? 'malformed reply' : `malformed reply (HTTP ${failure.status})`;
+  if (failure.reason === 'malformed')
+    return failure.status === undefined ? 'malformed reply' : `malformed reply (HTTP ${failure.status})`;
   if (failure.reason === 'network') return 'network error (no connection)';
   if (failure.reason === 'timeout') return 'timeout';
   return failure.status === undefined ? 'provider error' : `HTTP ${failure.status}`;
@@ -54,7 +56,16 @@ export function createFailureBudget({ runId, maxFailures, endpoints }: FailureBu
   const failed: FailedTask[] = [];
   let streak = 0;
   let streakKind = '';
-  const kindOf = (task: FailedTask) => [...new Set(task.failures.map((failure) => `${endpoints.get(failure.agentId) ?? 'unknown endpoint'} answered ${failureLabel(failure)}`))].sort().join('; ');
+  const kindOf = (task: FailedTask) =>
+    [
+      ...new Set(
+        task.failures.map(
+          (failure) => `${endpoints.get(failure.agentId) ?? 'unknown endpoint'} answered ${failureLabel(failure)}`,
+        ),
+      ),
+    ]
+      .sort()
+      .join('; ');
   return {
     /** Every failed task so far. */
     failed: failed as readonly FailedTask[],
@@ -87,7 +98,10 @@ export function createFailureBudget({ runId, maxFailures, endpoints }: FailureBu
           kinds.set(key, entry);
         }
       }
-      return [...kinds].map(([key, entry]) => `failed: ${key}: ${entry.calls} call${entry.calls === 1 ? '' : 's'} failed after retries, in ${entry.tasks.size} task${entry.tasks.size === 1 ? '' : 's'}`);
+      return [...kinds].map(
+        ([key, entry]) =>
+          `failed: ${key}: ${entry.calls} call${entry.calls === 1 ? '' : 's'} failed after retries, in ${entry.tasks.size} task${entry.tasks.size === 1 ? '' : 's'}`,
+      );
     },
   };
 }

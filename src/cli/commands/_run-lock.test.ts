@@ -13,9 +13,13 @@ describe('acquireRunLock', () => {
     // A live holder: this test's parent process.
     writeFileSync(path, `${process.ppid}\n`);
     expect(() => acquireRunLock(store, 'r1')).toThrow(RunFailedError);
-    expect(() => acquireRunLock(store, 'r1')).toThrow(new RegExp(`run r1 is already running on store .* \\(process ${process.ppid}\\)`));
+    expect(() => acquireRunLock(store, 'r1')).toThrow(
+      new RegExp(`run r1 is already running on store .* \\(process ${process.ppid}\\)`),
+    );
     // A dead holder: a process that has exited.
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     writeFileSync(path, `${dead}\n`);
     const lock = acquireRunLock(store, 'r1');
     expect(readFileSync(path, 'utf8')).toBe(`${process.pid}\n`);

@@ -42,7 +42,11 @@ export function acquireRunLock(storePath: string, runId: string): RunLock {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number.parseInt(readText(path), 10);
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new RunFailedError({ runId, failedTasks: 0, message: `run ${runId} is already running on store ${storePath} (process ${holder}); wait for it to finish, stop it, or pass another --run-id` });
+        throw new RunFailedError({
+          runId,
+          failedTasks: 0,
+          message: `run ${runId} is already running on store ${storePath} (process ${holder}); wait for it to finish, stop it, or pass another --run-id`,
+        });
       }
       // Stale: its process is gone.
       try {
@@ -52,7 +56,11 @@ export function acquireRunLock(storePath: string, runId: string): RunLock {
       }
     }
   }
-  throw new RunFailedError({ runId, failedTasks: 0, message: `could not take the lock ${path} of run ${runId}; another process keeps creating it` });
+  throw new RunFailedError({
+    runId,
+    failedTasks: 0,
+    message: `could not take the lock ${path} of run ${runId}; another process keeps creating it`,
+  });
 }
 
 function readText(path: string): string {

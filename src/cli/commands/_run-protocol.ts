@@ -34,26 +34,48 @@ export interface ProtocolRunSummary {
   readonly protocol: 'drf' | 'raps';
   readonly tasks: number;
   /** The protocol's own decision rule first, then the compared aggregators. */
-  readonly methods: Record<string, { readonly done: number; readonly resumed: number; readonly accuracy: number | null; readonly failures: number }>;
-  readonly usage: { readonly calls: number; readonly cachedCalls: number; readonly inputTokens: number; readonly outputTokens: number; readonly cost: number };
+  readonly methods: Record<
+    string,
+    { readonly done: number; readonly resumed: number; readonly accuracy: number | null; readonly failures: number }
+  >;
+  readonly usage: {
+    readonly calls: number;
+    readonly cachedCalls: number;
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cost: number;
+  };
   readonly spend: SpendReport;
 }
 
 /** Runs a DRF or RAPS team file (see `repute run`) and prints its summary. */
 export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunArgs): Promise<ProtocolRunSummary> {
-  const methods = parseListFlag('methods', args.methods, compareMethodNames, team.methods as Array<(typeof compareMethodNames)[number]>);
-  const reputationStart = parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
+  const methods = parseListFlag(
+    'methods',
+    args.methods,
+    compareMethodNames,
+    team.methods as Array<(typeof compareMethodNames)[number]>,
+  );
+  const reputationStart =
+    parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
   const tasks = await loadTasks(team.tasks);
   const config = {
     team: team.name,
-    agents: team.agents.map((agent) => ({ id: agent.id, provider: agent.provider, model: agent.model, baseURL: agent.baseURL ?? null, price: agent.price ?? null })),
+    agents: team.agents.map((agent) => ({
+      id: agent.id,
+      provider: agent.provider,
+      model: agent.model,
+      baseURL: agent.baseURL ?? null,
+      price: agent.price ?? null,
+    })),
     protocol: team.protocol,
     methods,
     seed: team.seed,
     reputation: reputationStart,
     tasks: createHash('sha256').update(readFileSync(team.tasks)).digest('hex').slice(0, 16),
   };
-  const runId = args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+  const runId =
+    args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
   // Same contract as debate runs: one process per (store, run), Ctrl-C/SIGTERM wind down and mark the run interrupted.
   const signal = interruptSignal();
   // Every concurrent act listens on the run's signal (k·(k − 1) ratings at once in DRF).
@@ -62,8 +84,14 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
   const grade = createReferenceGrader(tasks);
   const progress = createProgressBar();
   const protocol = team.protocol;
-  process.stderr.write(`run ${runId}: ${protocol.type} over ${team.agents.length} agents, ${tasks.length} tasks${methods.length > 0 ? `, compared ${methods.join(', ')}` : ''}, store ${team.store}\n`);
-  let summary: Omit<ProtocolRunSummary, 'usage' | 'spend'> & { spend: Omit<SpendReport, 'agents'> & { agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>> } };
+  process.stderr.write(
+    `run ${runId}: ${protocol.type} over ${team.agents.length} agents, ${tasks.length} tasks${methods.length > 0 ? `, compared ${methods.join(', ')}` : ''}, store ${team.store}\n`,
+  );
+  let summary: Omit<ProtocolRunSummary, 'usage' | 'spend'> & {
+    spend: Omit<SpendReport, 'agents'> & {
+      agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>>;
+    };
+  };
   try {
     if (protocol.type === 'drf') {
       let resumed = 0;
@@ -88,11 +116,40 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
           progress.update(DRF_METHOD, event.done, event.total);
         },
       });
-      summary = { schemaVersion: 1, runId, team: team.name, store: team.store, protocol: 'drf', tasks: tasks.length, methods: drfMethods(session.records, resumed, methods), spend: drfSpend(session.records, team) };
+      summary = {
+        schemaVersion: 1,
+        runId,
+        team: team.name,
+        store: team.store,
+        protocol: 'drf',
+        tasks: tasks.length,
+        methods: drfMethods(session.records, resumed, methods),
+        spend: drfSpend(session.records, team),
+      };
     } else {
       const { runRapsTeam } = await import('./_run-raps-team.js');
-      const result = await runRapsTeam({ team: { ...team, protocol }, store, runId, tasks: tasks.map((item) => item.task), methods, config, grade, reputationStart, signal, progress });
-      summary = { schemaVersion: 1, runId, team: team.name, store: team.store, protocol: 'raps', tasks: tasks.length, methods: result.methods, spend: result.spend };
+      const result = await runRapsTeam({
+        team: { ...team, protocol },
+        store,
+        runId,
+        tasks: tasks.map((item) => item.task),
+        methods,
+        config,
+        grade,
+        reputationStart,
+        signal,
+        progress,
+      });
+      summary = {
+        schemaVersion: 1,
+        runId,
+        team: team.name,
+        store: team.store,
+        protocol: 'raps',
+        tasks: tasks.length,
+        methods: result.methods,
+        spend: result.spend,
+      };
     }
     store.setRunStatus(runId, 'completed');
   } catch (error) {
@@ -103,7 +160,11 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
   } finally {
     progress.finish();
   }
-  const result: ProtocolRunSummary = { ...summary, usage: usageTotals(store, runId), spend: withBookedSpend(summary.spend, store, runId) };
+  const result: ProtocolRunSummary = {
+    ...summary,
+    usage: usageTotals(store, runId),
+    spend: withBookedSpend(summary.spend, store, runId),
+  };
   store.close();
   lock.release();
   process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatProtocolRunSummary(result)}\n`);
@@ -111,13 +172,26 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
 }
 
 function usageTotals(store: Store, runId: string): ProtocolRunSummary['usage'] {
-  return store
-    .usageSummary({ by: 'run', runId })
-    .reduce((sum, row) => ({ calls: sum.calls + row.calls, cachedCalls: sum.cachedCalls + row.cachedCalls, inputTokens: sum.inputTokens + row.inputTokens, outputTokens: sum.outputTokens + row.outputTokens, cost: sum.cost + row.cost }), { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 });
+  return store.usageSummary({ by: 'run', runId }).reduce(
+    (sum, row) => ({
+      calls: sum.calls + row.calls,
+      cachedCalls: sum.cachedCalls + row.cachedCalls,
+      inputTokens: sum.inputTokens + row.inputTokens,
+      outputTokens: sum.outputTokens + row.outputTokens,
+      cost: sum.cost + row.cost,
+    }),
+    { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
+  );
 }
 
 /** Adds what the store's ledger booked per agent (calls, cache hits, money actually spent). */
-function withBookedSpend(spend: Omit<SpendReport, 'agents'> & { agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>> }, store: Store, runId: string): SpendReport {
+function withBookedSpend(
+  spend: Omit<SpendReport, 'agents'> & {
+    agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>>;
+  },
+  store: Store,
+  runId: string,
+): SpendReport {
   const booked = new Map(store.usageSummary({ by: 'agent', runId }).map((row) => [row.key, row]));
   return {
     ...spend,
@@ -133,15 +207,35 @@ function accuracy(values: ReadonlyArray<boolean | null>): number | null {
   return graded.length === 0 ? null : graded.filter(Boolean).length / graded.length;
 }
 
-function drfMethods(records: readonly DrfTaskRecord[], resumed: number, compared: readonly string[]): ProtocolRunSummary['methods'] {
+function drfMethods(
+  records: readonly DrfTaskRecord[],
+  resumed: number,
+  compared: readonly string[],
+): ProtocolRunSummary['methods'] {
   const methods: Record<string, ProtocolRunSummary['methods'][string]> = {
-    [DRF_METHOD]: { done: records.length, resumed, accuracy: accuracy(records.map((record) => record.correct)), failures: records.reduce((sum, record) => sum + record.failures, 0) },
+    [DRF_METHOD]: {
+      done: records.length,
+      resumed,
+      accuracy: accuracy(records.map((record) => record.correct)),
+      failures: records.reduce((sum, record) => sum + record.failures, 0),
+    },
   };
-  for (const name of compared) methods[name] = { done: records.length, resumed, accuracy: accuracy(records.map((record) => record.compared[name]?.correct ?? null)), failures: 0 };
+  for (const name of compared)
+    methods[name] = {
+      done: records.length,
+      resumed,
+      accuracy: accuracy(records.map((record) => record.compared[name]?.correct ?? null)),
+      failures: 0,
+    };
   return methods;
 }
 
-function drfSpend(records: readonly DrfTaskRecord[], team: TeamFile): Omit<SpendReport, 'agents'> & { agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>> } {
+function drfSpend(
+  records: readonly DrfTaskRecord[],
+  team: TeamFile,
+): Omit<SpendReport, 'agents'> & {
+  agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>>;
+} {
   const agents = team.agents.map((agent) => {
     let inputTokens = 0;
     let outputTokens = 0;
@@ -160,18 +254,42 @@ function drfSpend(records: readonly DrfTaskRecord[], team: TeamFile): Omit<Spend
   const listCost = agents.reduce((sum, agent) => sum + agent.listCost, 0);
   return {
     agents,
-    methods: [{ method: DRF_METHOD, listCost, note: `k = ${records[0]?.team.length ?? 0} of ${team.agents.length} agents per task` }],
-    fullTeam: { agents: team.agents.length, listCost: records.reduce((sum, record) => sum + record.fullTeamListCost, 0), note: 'every agent proposes and rates every other on every task' },
+    methods: [
+      {
+        method: DRF_METHOD,
+        listCost,
+        note: `k = ${records[0]?.team.length ?? 0} of ${team.agents.length} agents per task`,
+      },
+    ],
+    fullTeam: {
+      agents: team.agents.length,
+      listCost: records.reduce((sum, record) => sum + record.fullTeamListCost, 0),
+      note: 'every agent proposes and rates every other on every task',
+    },
   };
 }
 
 /** The table `repute run` prints for DRF and RAPS teams. */
 export function formatProtocolRunSummary(summary: ProtocolRunSummary): string {
-  const lines = [`run ${summary.runId} (team ${summary.team}, protocol ${summary.protocol}, ${summary.tasks} tasks)`, '', `${'method'.padEnd(20)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`];
+  const lines = [
+    `run ${summary.runId} (team ${summary.team}, protocol ${summary.protocol}, ${summary.tasks} tasks)`,
+    '',
+    `${'method'.padEnd(20)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`,
+  ];
   for (const [name, method] of Object.entries(summary.methods)) {
-    lines.push(`${name.padEnd(20)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`);
+    lines.push(
+      `${name.padEnd(20)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
+    );
   }
   const { usage } = summary;
-  lines.push('', `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`, '', formatSpendTable(summary.spend, Object.keys(summary.methods).filter((name) => name !== summary.protocol)));
+  lines.push(
+    '',
+    `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`,
+    '',
+    formatSpendTable(
+      summary.spend,
+      Object.keys(summary.methods).filter((name) => name !== summary.protocol),
+    ),
+  );
   return lines.join('\n');
 }

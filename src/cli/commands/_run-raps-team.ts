@@ -31,7 +31,12 @@ export interface RunRapsTeamInput {
 }
 
 /** Runs the RAPS session of a team file and returns the summary's methods and spend (booked costs filled in by the caller). */
-export async function runRapsTeam(input: RunRapsTeamInput): Promise<{ methods: ProtocolRunSummary['methods']; spend: Omit<SpendReport, 'agents'> & { agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>> } }> {
+export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
+  methods: ProtocolRunSummary['methods'];
+  spend: Omit<SpendReport, 'agents'> & {
+    agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>>;
+  };
+}> {
   const { team, store, runId, tasks } = input;
   const protocol = team.protocol as Extract<ProtocolTeamFile['protocol'], { type: 'raps' }>;
   const identities = teamIdentities(team);
@@ -47,9 +52,16 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{ methods: P
       server = protocol.natsUrl === undefined ? await startNatsServer() : undefined;
       const natsUrl = protocol.natsUrl ?? (server as NatsServerProcess).url;
       // A server that outlives the run may still hold an earlier attempt's streams: use fresh subjects.
-      if (protocol.natsUrl !== undefined) wireRunId = `${baseWireRunId}-${process.pid.toString(36)}${Date.now().toString(36)}`;
-      transport = await connectNatsTransport({ servers: natsUrl, stream: natsStreamName(wireRunId), subjects: [`raps.${wireRunId}.>`], name: 'raps-coordinator' });
-      for (const agent of team.agents) nodes.push(spawnAgentNode({ teamFile: team.file, agentId: agent.id, natsUrl, runId, wireRunId }));
+      if (protocol.natsUrl !== undefined)
+        wireRunId = `${baseWireRunId}-${process.pid.toString(36)}${Date.now().toString(36)}`;
+      transport = await connectNatsTransport({
+        servers: natsUrl,
+        stream: natsStreamName(wireRunId),
+        subjects: [`raps.${wireRunId}.>`],
+        name: 'raps-coordinator',
+      });
+      for (const agent of team.agents)
+        nodes.push(spawnAgentNode({ teamFile: team.file, agentId: agent.id, natsUrl, runId, wireRunId }));
       await Promise.all(nodes.map((node) => node.ready));
       hostAgents = [];
     }
@@ -75,7 +87,10 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{ methods: P
         input.progress.update(RAPS_METHOD, event.done, event.total);
       },
     });
-    return { methods: rapsMethods(session.records, resumed, input.methods), spend: rapsSpend(session.records, team, store, runId) };
+    return {
+      methods: rapsMethods(session.records, resumed, input.methods),
+      spend: rapsSpend(session.records, team, store, runId),
+    };
   } finally {
     for (const node of nodes) await node.stop();
     await transport?.close();
@@ -88,11 +103,26 @@ function accuracy(values: ReadonlyArray<boolean | null>): number | null {
   return graded.length === 0 ? null : graded.filter(Boolean).length / graded.length;
 }
 
-function rapsMethods(records: readonly RapsTaskRecord[], resumed: number, compared: readonly string[]): ProtocolRunSummary['methods'] {
+function rapsMethods(
+  records: readonly RapsTaskRecord[],
+  resumed: number,
+  compared: readonly string[],
+): ProtocolRunSummary['methods'] {
   const methods: Record<string, ProtocolRunSummary['methods'][string]> = {
-    [RAPS_METHOD]: { done: records.length, resumed, accuracy: accuracy(records.map((record) => record.correct)), failures: records.reduce((sum, record) => sum + record.failures, 0) },
+    [RAPS_METHOD]: {
+      done: records.length,
+      resumed,
+      accuracy: accuracy(records.map((record) => record.correct)),
+      failures: records.reduce((sum, record) => sum + record.failures, 0),
+    },
   };
-  for (const name of compared) methods[name] = { done: records.length, resumed, accuracy: accuracy(records.map((record) => record.compared[name]?.correct ?? null)), failures: 0 };
+  for (const name of compared)
+    methods[name] = {
+      done: records.length,
+      resumed,
+      accuracy: accuracy(records.map((record) => record.compared[name]?.correct ?? null)),
+      failures: 0,
+    };
   return methods;
 }
 
@@ -111,20 +141,40 @@ function rapsSpend(records: readonly RapsTaskRecord[], team: ProtocolTeamFile, s
       agentId: agent.id,
       inputTokens: own.reduce((sum, entry) => sum + entry.inputTokens, 0),
       outputTokens: own.reduce((sum, entry) => sum + entry.outputTokens, 0),
-      listCost: own.reduce((sum, entry) => sum + priceOfCall(prices.get(agent.id) ?? {}, entry.inputTokens, entry.outputTokens), 0),
+      listCost: own.reduce(
+        (sum, entry) => sum + priceOfCall(prices.get(agent.id) ?? {}, entry.inputTokens, entry.outputTokens),
+        0,
+      ),
       tasks: records.length,
     };
   });
   const listCost = agents.reduce((sum, agent) => sum + agent.listCost, 0);
   const audits = entries.filter((entry) => entry.act === 'audit');
-  const meanAudit = audits.length === 0 ? 0 : audits.reduce((sum, entry) => sum + priceOfCall(prices.get(entry.agentId ?? '') ?? {}, entry.inputTokens, entry.outputTokens), 0) / audits.length;
+  const meanAudit =
+    audits.length === 0
+      ? 0
+      : audits.reduce(
+          (sum, entry) =>
+            sum + priceOfCall(prices.get(entry.agentId ?? '') ?? {}, entry.inputTokens, entry.outputTokens),
+          0,
+        ) / audits.length;
   const extraAudits = records.reduce((sum, record) => sum + (record.broadcast - record.routed), 0);
   const routed = records.reduce((sum, record) => sum + record.routed, 0);
   const broadcast = records.reduce((sum, record) => sum + record.broadcast, 0);
   return {
     agents,
-    methods: [{ method: RAPS_METHOD, listCost, note: `${routed} of ${broadcast} broadcast deliveries routed (topK ${(team.protocol as { topK: number }).topK})` }],
-    fullTeam: { agents: team.agents.length, listCost: listCost + extraAudits * meanAudit, note: 'broadcast: every publication audited by all other agents' },
+    methods: [
+      {
+        method: RAPS_METHOD,
+        listCost,
+        note: `${routed} of ${broadcast} broadcast deliveries routed (topK ${(team.protocol as { topK: number }).topK})`,
+      },
+    ],
+    fullTeam: {
+      agents: team.agents.length,
+      listCost: listCost + extraAudits * meanAudit,
+      note: 'broadcast: every publication audited by all other agents',
+    },
   };
 }
 
@@ -135,11 +185,46 @@ interface AgentNodeProcess {
   stop(): Promise<void>;
 }
 
-function spawnAgentNode({ teamFile, agentId, natsUrl, runId, wireRunId }: { teamFile: string; agentId: string; natsUrl: string; runId: string; wireRunId: string }): AgentNodeProcess {
-  const script = [new URL('./_raps-agent-node.js', import.meta.url), new URL('./_raps-agent-node.ts', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path));
-  if (script === undefined) throw new TransportError('cannot find _raps-agent-node.js/.ts next to _run-raps-team; reinstall the package');
-  const execArgv = script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx')) ? ['--import', 'tsx'] : process.execArgv;
-  const child = spawn(process.execPath, [...execArgv, script, '--team', teamFile, '--agent', agentId, '--nats', natsUrl, '--run-id', runId, '--wire-run-id', wireRunId], { stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnAgentNode({
+  teamFile,
+  agentId,
+  natsUrl,
+  runId,
+  wireRunId,
+}: {
+  teamFile: string;
+  agentId: string;
+  natsUrl: string;
+  runId: string;
+  wireRunId: string;
+}): AgentNodeProcess {
+  const script = [new URL('./_raps-agent-node.js', import.meta.url), new URL('./_raps-agent-node.ts', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((path) => existsSync(path));
+  if (script === undefined)
+    throw new TransportError('cannot find _raps-agent-node.js/.ts next to _run-raps-team; reinstall the package');
+  const execArgv =
+    script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx'))
+      ? ['--import', 'tsx']
+      : process.execArgv;
+  const child = spawn(
+    process.execPath,
+    [
+      ...execArgv,
+      script,
+      '--team',
+      teamFile,
+      '--agent',
+      agentId,
+      '--nats',
+      natsUrl,
+      '--run-id',
+      runId,
+      '--wire-run-id',
+      wireRunId,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
@@ -151,7 +236,13 @@ function spawnAgentNode({ teamFile, agentId, natsUrl, runId, wireRunId }: { team
       output += chunk.toString('utf8');
       if (output.includes(`ready ${agentId}`)) resolve();
     });
-    child.once('exit', (code) => reject(new TransportError(`agent process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`)));
+    child.once('exit', (code) =>
+      reject(
+        new TransportError(
+          `agent process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`,
+        ),
+      ),
+    );
   });
   ready.catch(() => {});
   return {

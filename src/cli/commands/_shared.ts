@@ -6,34 +6,63 @@ import type { LoadedTask } from '../../tasks/load-tasks.js';
 /** Shared citty argument definitions. */
 export const sharedArgs = {
   seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
-  json: { type: 'boolean', description: 'Print the summary as JSON to stdout (progress stays on stderr)', default: false },
+  json: {
+    type: 'boolean',
+    description: 'Print the summary as JSON to stdout (progress stays on stderr)',
+    default: false,
+  },
   out: { type: 'string', description: 'Where to write the HTML report', valueHint: 'FILE' },
 } as const;
 
 /** Parses an integer flag, naming the flag and the value when it is not one. */
-export function parseIntegerFlag(name: string, value: string | undefined, fallback: number, min = -Infinity, max = Infinity): number {
+export function parseIntegerFlag(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min = -Infinity,
+  max = Infinity,
+): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}; pass e.g. --${name} ${Math.max(min, Math.min(max, fallback))}` });
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}; pass e.g. --${name} ${Math.max(min, Math.min(max, fallback))}`,
+    });
   }
   return parsed;
 }
 
 /** Parses a comma-separated list flag against allowed values. */
-export function parseListFlag<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: readonly T[]): T[] {
+export function parseListFlag<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: readonly T[],
+): T[] {
   if (value === undefined || value.trim() === '') return [...fallback];
-  const items = value.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
   for (const item of items) {
     if (!allowed.includes(item as T)) {
-      throw new InvalidArgumentError({ parameter: `--${name}`, value: item, message: `--${name} has unknown entry ${JSON.stringify(item)}; use a comma-separated subset of ${allowed.join(',')}` });
+      throw new InvalidArgumentError({
+        parameter: `--${name}`,
+        value: item,
+        message: `--${name} has unknown entry ${JSON.stringify(item)}; use a comma-separated subset of ${allowed.join(',')}`,
+      });
     }
   }
   return items as T[];
 }
 
 /** A one-line progress bar on stderr (redrawn in place on a TTY; otherwise one line per finished label). */
-export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): { update(label: string, done: number, total: number): void; finish(): void } {
+export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): {
+  update(label: string, done: number, total: number): void;
+  finish(): void;
+} {
   let lastLabel = '';
   return {
     update(label, done, total) {
@@ -75,7 +104,9 @@ export function sparkline(values: readonly number[], width = 25): string {
  * Grades a decided answer against its task's reference: `undefined` when the task has no reference
  * or is a `code` task (judged by tests, not by key), else whether the answer scores correct.
  */
-export function createReferenceGrader(tasks: readonly LoadedTask[]): (taskId: string, answer: string | null) => boolean | undefined {
+export function createReferenceGrader(
+  tasks: readonly LoadedTask[],
+): (taskId: string, answer: string | null) => boolean | undefined {
   const references = new Map(tasks.map((item) => [item.task.id, item]));
   return (taskId, answer) => {
     const item = references.get(taskId);

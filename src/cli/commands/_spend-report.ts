@@ -29,16 +29,27 @@ const money = (value: number) => value.toFixed(6);
 
 /** Formats a {@link SpendReport} as the plain-text tables `repute run` prints. */
 export function formatSpendTable(spend: SpendReport, compared: readonly string[] = []): string {
-  const lines = [`${'spend per agent'.padEnd(20)}${'tasks'.padStart(7)}${'calls'.padStart(7)}${'cached'.padStart(8)}${'tokens in'.padStart(11)}${'tokens out'.padStart(12)}${'spent'.padStart(12)}${'list price'.padStart(12)}`];
+  const lines = [
+    `${'spend per agent'.padEnd(20)}${'tasks'.padStart(7)}${'calls'.padStart(7)}${'cached'.padStart(8)}${'tokens in'.padStart(11)}${'tokens out'.padStart(12)}${'spent'.padStart(12)}${'list price'.padStart(12)}`,
+  ];
   for (const agent of spend.agents) {
-    lines.push(`${agent.agentId.padEnd(20)}${String(agent.tasks).padStart(7)}${String(agent.calls).padStart(7)}${String(agent.cachedCalls).padStart(8)}${String(agent.inputTokens).padStart(11)}${String(agent.outputTokens).padStart(12)}${money(agent.cost).padStart(12)}${money(agent.listCost).padStart(12)}`);
+    lines.push(
+      `${agent.agentId.padEnd(20)}${String(agent.tasks).padStart(7)}${String(agent.calls).padStart(7)}${String(agent.cachedCalls).padStart(8)}${String(agent.inputTokens).padStart(11)}${String(agent.outputTokens).padStart(12)}${money(agent.cost).padStart(12)}${money(agent.listCost).padStart(12)}`,
+    );
   }
   const spent = spend.agents.reduce((sum, agent) => sum + agent.cost, 0);
   lines.push('', `${'spend per method'.padEnd(20)}${'spent'.padStart(12)}${'list price'.padStart(12)}`);
-  for (const method of spend.methods) lines.push(`${method.method.padEnd(20)}${money(spent).padStart(12)}${money(method.listCost).padStart(12)}  ${method.note}`);
-  for (const name of compared) lines.push(`${name.padEnd(20)}${money(0).padStart(12)}${money(0).padStart(12)}  same proposals, no extra calls`);
+  for (const method of spend.methods)
+    lines.push(
+      `${method.method.padEnd(20)}${money(spent).padStart(12)}${money(method.listCost).padStart(12)}  ${method.note}`,
+    );
+  for (const name of compared)
+    lines.push(`${name.padEnd(20)}${money(0).padStart(12)}${money(0).padStart(12)}  same proposals, no extra calls`);
   const own = spend.methods[0]?.listCost ?? 0;
-  const share = spend.fullTeam.listCost > 0 ? ` (${((own / spend.fullTeam.listCost) * 100).toFixed(1)}% of it used)` : '';
-  lines.push(`${`full team (${spend.fullTeam.agents})`.padEnd(20)}${'-'.padStart(12)}${money(spend.fullTeam.listCost).padStart(12)}  ${spend.fullTeam.note}${share}`);
+  const share =
+    spend.fullTeam.listCost > 0 ? ` (${((own / spend.fullTeam.listCost) * 100).toFixed(1)}% of it used)` : '';
+  lines.push(
+    `${`full team (${spend.fullTeam.agents})`.padEnd(20)}${'-'.padStart(12)}${money(spend.fullTeam.listCost).padStart(12)}  ${spend.fullTeam.note}${share}`,
+  );
   return lines.join('\n');
 }

@@ -5,20 +5,42 @@ import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
 import { parseTeamFile, readTeamFile } from './_team-file.js';
 
-const agent = 'agents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n';
+const agent =
+  'agents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n';
 
 describe('parseTeamFile', () => {
   it('applies defaults and resolves paths against the file', () => {
     const team = parseTeamFile(`name: t\ntasks: tasks.jsonl\n${agent}`, '/teams/team.yaml');
-    expect(team).toMatchObject({ name: 't', tasks: '/teams/tasks.jsonl', store: '/teams/repute.db', cache: 'record', reputation: 'continue', seed: 2027, methods: ['majority', 'minirep'], protocol: { type: 'debate', rounds: 1 } });
+    expect(team).toMatchObject({
+      name: 't',
+      tasks: '/teams/tasks.jsonl',
+      store: '/teams/repute.db',
+      cache: 'record',
+      reputation: 'continue',
+      seed: 2027,
+      methods: ['majority', 'minirep'],
+      protocol: { type: 'debate', rounds: 1 },
+    });
   });
 
   it('names the file and field of bad input and what is expected, never the value', () => {
     const cases: Array<[string, RegExp]> = [
-      [`name: t\ntasks: x\nmethods: [majority, vote]\n${agent}`, /team\.yaml: field methods\.1: Invalid option: expected one of "majority"/],
-      [`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n`, /field agents\.0\.baseURL: required for provider openai-compatible/],
-      [`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`, /field agents\.0\.apiKeyEnv: must be the NAME of an environment variable/],
-      [`name: t\ntasks: x\n${agent}  - id: a\n    provider: anthropic\n    model: c\n`, /field agents\.1\.id: the same id as agents\.0\.id/],
+      [
+        `name: t\ntasks: x\nmethods: [majority, vote]\n${agent}`,
+        /team\.yaml: field methods\.1: Invalid option: expected one of "majority"/,
+      ],
+      [
+        `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n`,
+        /field agents\.0\.baseURL: required for provider openai-compatible/,
+      ],
+      [
+        `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: sk-live-123\n`,
+        /field agents\.0\.apiKeyEnv: must be the NAME of an environment variable/,
+      ],
+      [
+        `name: t\ntasks: x\n${agent}  - id: a\n    provider: anthropic\n    model: c\n`,
+        /field agents\.1\.id: the same id as agents\.0\.id/,
+      ],
       [`name: t\ntasks: x\nprotocol: { type: debate, rounds: -1 }\n${agent}`, /field protocol\.rounds/],
       ['name: [unclosed', /team\.yaml:1: not valid YAML at line 1, column \d+ \(\w+\)/],
     ];
@@ -31,17 +53,41 @@ describe('parseTeamFile', () => {
   it('accepts a DRF protocol with its defaults and no methods', () => {
     const team = parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drf, k: 1 }\n${agent}`, '/teams/team.yaml');
     expect(team.methods).toEqual([]);
-    expect(team.protocol).toEqual({ type: 'drf', k: 1, variant: 'corrected', delta: 0.7, threshold: 0.3, exploration: 1, defence: 'none', credibilityFloor: 0.01, w0: 0.5, beta: 0.2, initialReputation: 0.5, priorTokens: { input: 500, output: 200 } });
-    expect(parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [plurality, weighted-plurality]\n${agent}`, 'team.yaml').methods).toEqual(['plurality', 'weighted-plurality']);
+    expect(team.protocol).toEqual({
+      type: 'drf',
+      k: 1,
+      variant: 'corrected',
+      delta: 0.7,
+      threshold: 0.3,
+      exploration: 1,
+      defence: 'none',
+      credibilityFloor: 0.01,
+      w0: 0.5,
+      beta: 0.2,
+      initialReputation: 0.5,
+      priorTokens: { input: 500, output: 200 },
+    });
+    expect(
+      parseTeamFile(
+        `name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [plurality, weighted-plurality]\n${agent}`,
+        'team.yaml',
+      ).methods,
+    ).toEqual(['plurality', 'weighted-plurality']);
   });
 
   it('names the field of a bad DRF protocol and what is expected', () => {
     const cases: Array<[string, RegExp]> = [
       [`name: t\ntasks: x\nprotocol: { type: drf, delta: 1.5 }\n${agent}`, /field protocol\.delta: /],
-      [`name: t\ntasks: x\nprotocol: { type: drf, k: 2 }\n${agent}`, /field protocol\.k: the team size exceeds the 1 agents listed; use k <= 1/],
+      [
+        `name: t\ntasks: x\nprotocol: { type: drf, k: 2 }\n${agent}`,
+        /field protocol\.k: the team size exceeds the 1 agents listed; use k <= 1/,
+      ],
       [`name: t\ntasks: x\nprotocol: { type: drf, defence: magic }\n${agent}`, /field protocol\.defence: /],
       [`name: t\ntasks: x\nprotocol: { type: drf, rounds: 2 }\n${agent}`, /field protocol: .*rounds/],
-      [`name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [minirep]\n${agent}`, /field methods\.0: not a method of protocol drf; use a subset of plurality, weighted-plurality/],
+      [
+        `name: t\ntasks: x\nprotocol: { type: drf }\nmethods: [minirep]\n${agent}`,
+        /field methods\.0: not a method of protocol drf; use a subset of plurality, weighted-plurality/,
+      ],
       [`name: t\ntasks: x\nprotocol: { type: gossip }\n${agent}`, /field protocol\.type/],
     ];
     for (const [text, pattern] of cases) {
@@ -52,16 +98,47 @@ describe('parseTeamFile', () => {
 
   it('accepts a RAPS protocol with its defaults and checks it against the team', () => {
     const two = `${agent}  - id: b\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n`;
-    const team = parseTeamFile(`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { a: "sums" } }\n${two}`, 'team.yaml');
+    const team = parseTeamFile(
+      `name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { a: "sums" } }\n${two}`,
+      'team.yaml',
+    );
     expect(team.methods).toEqual([]);
-    expect(team.protocol).toEqual({ type: 'raps', topK: 1, tau: 0.4, maxRounds: 4, doneQuorum: 0.6, transport: 'inproc', floor: 0.05, trustPolicy: 'filter', lambda: 0.9, delta: 1.5, omega: 0.3, witness: true, refine: true, subscriptions: { a: 'sums' }, replyTimeoutMs: 120000 });
+    expect(team.protocol).toEqual({
+      type: 'raps',
+      topK: 1,
+      tau: 0.4,
+      maxRounds: 4,
+      doneQuorum: 0.6,
+      transport: 'inproc',
+      floor: 0.05,
+      trustPolicy: 'filter',
+      lambda: 0.9,
+      delta: 1.5,
+      omega: 0.3,
+      witness: true,
+      refine: true,
+      subscriptions: { a: 'sums' },
+      replyTimeoutMs: 120000,
+    });
     const cases: Array<[string, RegExp]> = [
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 3 }\n${two}`, /field protocol\.topK: more recipients per publication than the 1 other agents; use topK <= 1/],
+      [
+        `name: t\ntasks: x\nprotocol: { type: raps, topK: 3 }\n${two}`,
+        /field protocol\.topK: more recipients per publication than the 1 other agents; use topK <= 1/,
+      ],
       [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, tau: 1 }\n${two}`, /field protocol\.tau: /],
       [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: udp }\n${two}`, /field protocol\.transport: /],
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, natsUrl: "nats://127.0.0.1:4222" }\n${two}`, /field protocol\.natsUrl: given with transport inproc; set transport: nats/],
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: nats, natsUrl: "http://x" }\n${two}`, /field protocol\.natsUrl: must be a NATS URL/],
-      [`name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { zed: "x" } }\n${two}`, /field protocol\.subscriptions\.zed: no agent has that id; use one of a, b/],
+      [
+        `name: t\ntasks: x\nprotocol: { type: raps, topK: 1, natsUrl: "nats://127.0.0.1:4222" }\n${two}`,
+        /field protocol\.natsUrl: given with transport inproc; set transport: nats/,
+      ],
+      [
+        `name: t\ntasks: x\nprotocol: { type: raps, topK: 1, transport: nats, natsUrl: "http://x" }\n${two}`,
+        /field protocol\.natsUrl: must be a NATS URL/,
+      ],
+      [
+        `name: t\ntasks: x\nprotocol: { type: raps, topK: 1, subscriptions: { zed: "x" } }\n${two}`,
+        /field protocol\.subscriptions\.zed: no agent has that id; use one of a, b/,
+      ],
     ];
     for (const [text, pattern] of cases) {
       expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
@@ -98,7 +175,12 @@ describe('parseTeamFile', () => {
   };
 
   it('refuses apiKey: pointing to apiKeyEnv, without printing the key (old main printed the whole agent)', () => {
-    const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKey: ${canary}\n`, 'team.yaml'));
+    const message = messageOf(() =>
+      parseTeamFile(
+        `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKey: ${canary}\n`,
+        'team.yaml',
+      ),
+    );
     expect(message).toMatch(/field agents\.0\.apiKey: a team file must not hold a key.*apiKeyEnv: OPENAI_API_KEY/);
     expect(message).not.toContain(canary);
   });
@@ -110,16 +192,22 @@ describe('parseTeamFile', () => {
   });
 
   it('gives line and column of a YAML error without the line (old main printed the line holding the key)', () => {
-    const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    apiKeyEnv: "${canary}\n`, 'team.yaml'));
+    const message = messageOf(() =>
+      parseTeamFile(`name: t\ntasks: x\nagents:\n  - id: a\n    apiKeyEnv: "${canary}\n`, 'team.yaml'),
+    );
     expect(message).toMatch(/^team\.yaml:\d+: not valid YAML at line \d+, column \d+ \([A-Z_]+\)/);
     expect(message).not.toContain(canary);
     expect(message).not.toContain('apiKeyEnv');
   });
 
   it('accepts apiKeyEnv names ending in _API_KEY, _TOKEN or _KEY, others only with --allow-env', () => {
-    const team = (name: string) => `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: ${name}\n`;
-    for (const name of ['OPENAI_API_KEY', 'HF_TOKEN', 'MY_KEY']) expect(parseTeamFile(team(name), '/t/team.yaml').agents[0]?.apiKeyEnv).toBe(name);
-    expect(() => parseTeamFile(team('HOME'), '/t/team.yaml')).toThrow(/apiKeyEnv: HOME does not look like an API-key variable.*--allow-env HOME/);
+    const team = (name: string) =>
+      `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: ${name}\n`;
+    for (const name of ['OPENAI_API_KEY', 'HF_TOKEN', 'MY_KEY'])
+      expect(parseTeamFile(team(name), '/t/team.yaml').agents[0]?.apiKeyEnv).toBe(name);
+    expect(() => parseTeamFile(team('HOME'), '/t/team.yaml')).toThrow(
+      /apiKeyEnv: HOME does not look like an API-key variable.*--allow-env HOME/,
+    );
     expect(() => parseTeamFile(team('AWS_SECRET_ACCESS_KEY_ID'), '/t/team.yaml')).toThrow(DataFormatError);
     expect(parseTeamFile(team('HOME'), '/t/team.yaml', { allowEnv: ['HOME'] }).agents[0]?.apiKeyEnv).toBe('HOME');
   });
@@ -130,21 +218,31 @@ describe('parseTeamFile', () => {
     writeFileSync(join(dir, 'outside.jsonl'), '');
     symlinkSync(join(dir, 'outside.jsonl'), join(dir, 'team', 'link.jsonl'));
     const file = join(dir, 'team', 'team.yaml');
-    const write = (tasks: string, store = 'repute.db') => writeFileSync(file, `name: t\ntasks: ${tasks}\nstore: ${store}\n${agent}`);
+    const write = (tasks: string, store = 'repute.db') =>
+      writeFileSync(file, `name: t\ntasks: ${tasks}\nstore: ${store}\n${agent}`);
     for (const tasks of ['/etc/passwd', '../outside.jsonl', 'link.jsonl']) {
       write(tasks);
-      expect(() => readTeamFile(file), tasks).toThrow(/field tasks: the path leaves the team file's folder .*pass --tasks <path> on the command line/);
+      expect(() => readTeamFile(file), tasks).toThrow(
+        /field tasks: the path leaves the team file's folder .*pass --tasks <path> on the command line/,
+      );
     }
     write('tasks.jsonl', '../repute.db');
     expect(() => readTeamFile(file)).toThrow(/field store: the path leaves the team file's folder/);
     write('/etc/passwd', '/tmp/elsewhere.db');
-    expect(readTeamFile(file, { tasks: join(dir, 'outside.jsonl'), store: join(dir, 'x.db') })).toMatchObject({ tasks: join(dir, 'outside.jsonl'), store: join(dir, 'x.db') });
+    expect(readTeamFile(file, { tasks: join(dir, 'outside.jsonl'), store: join(dir, 'x.db') })).toMatchObject({
+      tasks: join(dir, 'outside.jsonl'),
+      store: join(dir, 'x.db'),
+    });
     write('sub/tasks.jsonl', 'data/repute.db');
-    expect(readTeamFile(file)).toMatchObject({ tasks: join(dir, 'team', 'sub', 'tasks.jsonl'), store: join(dir, 'team', 'data', 'repute.db') });
+    expect(readTeamFile(file)).toMatchObject({
+      tasks: join(dir, 'team', 'sub', 'tasks.jsonl'),
+      store: join(dir, 'team', 'data', 'repute.db'),
+    });
   });
 
   it('refuses a baseURL with credentials or a query string', () => {
-    const text = (url: string) => `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: ${url}\n`;
+    const text = (url: string) =>
+      `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: ${url}\n`;
     for (const url of [`http://user:${canary}@127.0.0.1/v1`, `http://127.0.0.1/v1?key=${canary}`]) {
       const message = messageOf(() => parseTeamFile(text(url), '/t/team.yaml'));
       expect(message).toMatch(/field agents\.0\.baseURL: must not carry credentials or a query string/);

@@ -6,7 +6,12 @@ import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
-import { compareMethodNames, drfProtocolSchema, rapsProtocolSchema, validateProtocolAgainstTeam } from './_protocol-schemas.js';
+import {
+  compareMethodNames,
+  drfProtocolSchema,
+  rapsProtocolSchema,
+  validateProtocolAgainstTeam,
+} from './_protocol-schemas.js';
 
 const priceSchema = z
   .object({
@@ -22,7 +27,13 @@ const agentSchema = z
     provider: z.enum(['openai-compatible', 'openai', 'anthropic']),
     model: z.string().min(1),
     baseURL: z.string().url().optional(),
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, e.g. OPENAI_API_KEY (never the key itself)').optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(
+        /^[A-Za-z_][A-Za-z0-9_]*$/,
+        'must be the NAME of an environment variable, e.g. OPENAI_API_KEY (never the key itself)',
+      )
+      .optional(),
     price: priceSchema.optional(),
     cloneGroup: z.string().min(1).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
@@ -35,11 +46,18 @@ const teamSchema = z
     name: z.string().min(1),
     agents: z.array(agentSchema).min(1),
     protocol: z
-      .discriminatedUnion('type', [z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(), drfProtocolSchema, rapsProtocolSchema])
+      .discriminatedUnion('type', [
+        z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(),
+        drfProtocolSchema,
+        rapsProtocolSchema,
+      ])
       .default({ type: 'debate', rounds: 1 }),
     // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
     // compared on the protocol's own proposals (the protocol's decision rule always runs).
-    methods: z.array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]])).min(1).optional(),
+    methods: z
+      .array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
+      .min(1)
+      .optional(),
     k: z.number().int().min(1).optional(),
     tasks: z.string().min(1),
     store: z.string().min(1).default('repute.db'),
@@ -50,7 +68,10 @@ const teamSchema = z
     maxRetries: z.number().int().min(0).max(10).default(2),
     // `repute serve`: the method that decides chat requests and their default answer kind.
     serve: z
-      .object({ method: z.enum(debateMethodNames).default('minirep'), kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact') })
+      .object({
+        method: z.enum(debateMethodNames).default('minirep'),
+        kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
+      })
       .strict()
       .default({ method: 'minirep', kind: 'exact' }),
   })
@@ -86,7 +107,11 @@ export function readTeamFile(file: string, overrides: TeamFileOverrides = {}): T
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new DataFormatError({ file, message: `cannot read the team file (${(error as NodeJS.ErrnoException).code ?? 'read error'}); check the path`, cause: error });
+    throw new DataFormatError({
+      file,
+      message: `cannot read the team file (${(error as NodeJS.ErrnoException).code ?? 'read error'}); check the path`,
+      cause: error,
+    });
   }
   return parseTeamFile(text, file, overrides);
 }
@@ -106,7 +131,8 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
       message: `not valid YAML${position === undefined ? '' : ` at line ${position.line}, column ${position.col}`} (${code}); fix the syntax there (the line is not shown: it may hold a secret)`,
     });
   }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) refuseInlineKeys(value as Record<string, unknown>, file);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    refuseInlineKeys(value as Record<string, unknown>, file);
   const parsed = teamSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -122,26 +148,48 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
   const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
   methods.forEach((method, index) => {
-    if (!allowed.includes(method)) throw new DataFormatError({ file, message: `field methods.${index}: not a method of protocol ${data.protocol.type}; use a subset of ${allowed.join(', ')}` });
+    if (!allowed.includes(method))
+      throw new DataFormatError({
+        file,
+        message: `field methods.${index}: not a method of protocol ${data.protocol.type}; use a subset of ${allowed.join(', ')}`,
+      });
   });
   const team = { ...data, methods };
-  validateProtocolAgainstTeam(team.protocol, team.agents.map((agent) => agent.id), file);
+  validateProtocolAgainstTeam(
+    team.protocol,
+    team.agents.map((agent) => agent.id),
+    file,
+  );
   const ids = new Map<string, number>();
   const allowEnv = new Set(overrides.allowEnv ?? []);
   team.agents.forEach((agent, index) => {
     const earlier = ids.get(agent.id);
-    if (earlier !== undefined) throw new DataFormatError({ file, message: `field agents.${index}.id: the same id as agents.${earlier}.id; ids must be unique` });
+    if (earlier !== undefined)
+      throw new DataFormatError({
+        file,
+        message: `field agents.${index}.id: the same id as agents.${earlier}.id; ids must be unique`,
+      });
     ids.set(agent.id, index);
     if (agent.provider === 'openai-compatible' && agent.baseURL === undefined) {
-      throw new DataFormatError({ file, message: `field agents.${index}.baseURL: required for provider openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)` });
+      throw new DataFormatError({
+        file,
+        message: `field agents.${index}.baseURL: required for provider openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+      });
     }
     if (agent.baseURL !== undefined) {
       const url = new URL(agent.baseURL);
       if (url.username !== '' || url.password !== '' || url.search !== '') {
-        throw new DataFormatError({ file, message: `field agents.${index}.baseURL: must not carry credentials or a query string; put the key in an environment variable and name it in apiKeyEnv` });
+        throw new DataFormatError({
+          file,
+          message: `field agents.${index}.baseURL: must not carry credentials or a query string; put the key in an environment variable and name it in apiKeyEnv`,
+        });
       }
     }
-    if (agent.apiKeyEnv !== undefined && !apiKeyEnvSuffixes.some((suffix) => agent.apiKeyEnv?.endsWith(suffix)) && !allowEnv.has(agent.apiKeyEnv)) {
+    if (
+      agent.apiKeyEnv !== undefined &&
+      !apiKeyEnvSuffixes.some((suffix) => agent.apiKeyEnv?.endsWith(suffix)) &&
+      !allowEnv.has(agent.apiKeyEnv)
+    ) {
       throw new DataFormatError({
         file,
         message: `field agents.${index}.apiKeyEnv: ${agent.apiKeyEnv} does not look like an API-key variable (names must end in ${apiKeyEnvSuffixes.join(', ')}), and its value would be sent as a bearer token to the agent's endpoint; rename the variable, or pass --allow-env ${agent.apiKeyEnv} if you mean it`,
@@ -149,8 +197,16 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
     }
   });
   const folder = dirname(resolve(file));
-  const tasks = overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
-  const store = overrides.store !== undefined ? (overrides.store === ':memory:' ? overrides.store : resolve(overrides.store)) : team.store === ':memory:' ? team.store : insideFolder(file, folder, 'store', team.store);
+  const tasks =
+    overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
+  const store =
+    overrides.store !== undefined
+      ? overrides.store === ':memory:'
+        ? overrides.store
+        : resolve(overrides.store)
+      : team.store === ':memory:'
+        ? team.store
+        : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
 }
 

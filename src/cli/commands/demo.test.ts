@@ -23,11 +23,42 @@ describe('sparkline', () => {
 describe('repute demo', () => {
   it('prints the JSON summary on stdout and writes a self-contained HTML report', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'repute-demo-')), 'nested', 'report.html');
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'demo', '--json', '--tasks', '30', '--methods', 'majority,minirep', '--seed', '3', '--out', out], { cwd: root });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/run-cli.ts',
+        'demo',
+        '--json',
+        '--tasks',
+        '30',
+        '--methods',
+        'majority,minirep',
+        '--seed',
+        '3',
+        '--out',
+        out,
+      ],
+      { cwd: root },
+    );
     const summary = JSON.parse(stdout);
-    expect(summary).toMatchObject({ schemaVersion: 1, seed: 3, tasks: 30, rounds: 2, methodOrder: ['majority', 'minirep'] });
+    expect(summary).toMatchObject({
+      schemaVersion: 1,
+      seed: 3,
+      tasks: 30,
+      rounds: 2,
+      methodOrder: ['majority', 'minirep'],
+    });
     // Pinned for seed 3 on 30 tasks (tasks correct out of 30, clean / attacked): majority 26 / 17, minirep 26 / 24.
-    expect([summary.methods.majority, summary.methods.minirep].map((result) => [result.clean * 30, result.attacked * 30].map((value) => Math.round(value * 1e9) / 1e9))).toEqual([[26, 17], [26, 24]]);
+    expect(
+      [summary.methods.majority, summary.methods.minirep].map((result) =>
+        [result.clean * 30, result.attacked * 30].map((value) => Math.round(value * 1e9) / 1e9),
+      ),
+    ).toEqual([
+      [26, 17],
+      [26, 24],
+    ]);
     expect(Object.keys(summary.methods.minirep.finalReputation.attacked)).toHaveLength(10);
     expect(stderr).toMatch(/report written to/);
     const html = readFileSync(out, 'utf8');
@@ -37,6 +68,10 @@ describe('repute demo', () => {
   }, 60_000);
 
   it('names a bad flag', async () => {
-    await expect(run(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'demo', '--methods', 'majority,nope'], { cwd: root })).rejects.toMatchObject({ stderr: expect.stringMatching(/--methods has unknown entry "nope"/) });
+    await expect(
+      run(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'demo', '--methods', 'majority,nope'], {
+        cwd: root,
+      }),
+    ).rejects.toMatchObject({ stderr: expect.stringMatching(/--methods has unknown entry "nope"/) });
   });
 });

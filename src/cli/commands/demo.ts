@@ -12,23 +12,31 @@ import { createProgressBar, parseIntegerFlag, parseListFlag, sharedArgs, sparkli
 /** Formats the comparison table and the reputation sparklines of a demo summary. */
 export function formatDemoSummary(summary: DemoSummary): string {
   const lines: string[] = [];
-  lines.push(`Repute demo: ${summary.agents.length} simulated agents (${summary.agents.filter((agent) => agent.adversarial).length} adversarial under attack), ${summary.tasks} tasks, propose + ${summary.rounds} debate rounds, seed ${summary.seed}`);
+  lines.push(
+    `Repute demo: ${summary.agents.length} simulated agents (${summary.agents.filter((agent) => agent.adversarial).length} adversarial under attack), ${summary.tasks} tasks, propose + ${summary.rounds} debate rounds, seed ${summary.seed}`,
+  );
   lines.push('');
   lines.push(`${'method'.padEnd(15)}${'clean'.padStart(8)}${'attacked'.padStart(10)}${'change'.padStart(10)}`);
   for (const name of summary.methodOrder) {
     const result = summary.methods[name];
     if (!result) continue;
-    lines.push(`${name.padEnd(15)}${`${(result.clean * 100).toFixed(1)}%`.padStart(8)}${`${(result.attacked * 100).toFixed(1)}%`.padStart(10)}${`${((result.attacked - result.clean) * 100).toFixed(1)}`.padStart(10)}`);
+    lines.push(
+      `${name.padEnd(15)}${`${(result.clean * 100).toFixed(1)}%`.padStart(8)}${`${(result.attacked * 100).toFixed(1)}%`.padStart(10)}${`${((result.attacked - result.clean) * 100).toFixed(1)}`.padStart(10)}`,
+    );
   }
   const featured = ['minirep', 'beta'].filter((name) => summary.methods[name]?.reputation);
   for (const name of featured) {
     const series = summary.methods[name]?.reputation?.attacked ?? {};
     lines.push('');
-    lines.push(`Reputation over the ${summary.tasks} tasks under attack, ${name} (score 0..1, one mark per ${Math.ceil(summary.tasks / 25)} tasks):`);
+    lines.push(
+      `Reputation over the ${summary.tasks} tasks under attack, ${name} (score 0..1, one mark per ${Math.ceil(summary.tasks / 25)} tasks):`,
+    );
     for (const agent of summary.agents) {
       const values = series[agent.id] ?? [];
       const last = values.at(-1) ?? Number.NaN;
-      lines.push(`  ${agent.id.padEnd(10)} ${agent.model.padEnd(11)} ${sparkline(values)} ${last.toFixed(2)}${agent.adversarial ? '  adversary' : ''}`);
+      lines.push(
+        `  ${agent.id.padEnd(10)} ${agent.model.padEnd(11)} ${sparkline(values)} ${last.toFixed(2)}${agent.adversarial ? '  adversary' : ''}`,
+      );
     }
   }
   return lines.join('\n');
@@ -43,7 +51,19 @@ export function toJsonSummary(summary: DemoSummary): unknown {
         clean: result.clean,
         attacked: result.attacked,
         ...(result.reputation
-          ? { finalReputation: Object.fromEntries((['clean', 'attacked'] as const).map((condition) => [condition, Object.fromEntries(Object.entries(result.reputation?.[condition] ?? {}).map(([agentId, values]) => [agentId, values.at(-1) ?? null]))])) }
+          ? {
+              finalReputation: Object.fromEntries(
+                (['clean', 'attacked'] as const).map((condition) => [
+                  condition,
+                  Object.fromEntries(
+                    Object.entries(result.reputation?.[condition] ?? {}).map(([agentId, values]) => [
+                      agentId,
+                      values.at(-1) ?? null,
+                    ]),
+                  ),
+                ]),
+              ),
+            }
           : {}),
       },
     ]),
@@ -52,14 +72,28 @@ export function toJsonSummary(summary: DemoSummary): unknown {
 }
 
 export default defineCommand({
-  meta: { name: 'demo', description: 'Simulated 10-agent team (clone groups, 3 adversaries) on 100 built-in tasks: every method, clean and under attack; no network' },
+  meta: {
+    name: 'demo',
+    description:
+      'Simulated 10-agent team (clone groups, 3 adversaries) on 100 built-in tasks: every method, clean and under attack; no network',
+  },
   args: {
     ...sharedArgs,
     out: { ...sharedArgs.out, default: 'repute-demo/report.html' },
     tasks: { type: 'string', description: 'Number of built-in tasks', default: '100', valueHint: 'N' },
     rounds: { type: 'string', description: 'Debate rounds after Propose', default: '2', valueHint: 'N' },
-    methods: { type: 'string', description: `Comma-separated methods (${debateMethodNames.join(',')})`, valueHint: 'LIST' },
-    store: { type: 'string', description: 'SQLite file that keeps the runs and every decision event (a rerun with the same seed resumes from it)', default: ':memory:', valueHint: 'FILE' },
+    methods: {
+      type: 'string',
+      description: `Comma-separated methods (${debateMethodNames.join(',')})`,
+      valueHint: 'LIST',
+    },
+    store: {
+      type: 'string',
+      description:
+        'SQLite file that keeps the runs and every decision event (a rerun with the same seed resumes from it)',
+      default: ':memory:',
+      valueHint: 'FILE',
+    },
   },
   async run({ args }) {
     const seed = parseIntegerFlag('seed', args.seed, 2027);

@@ -3,13 +3,22 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const runCli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'drf', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const runCli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'drf', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
 
 describe('repute drf', () => {
   it('prints the sign experiment as JSON with --json and as a table without', () => {
     const json = runCli('sign', '--seeds', '2', '--json');
     expect(json.status).toBe(0);
-    const result = JSON.parse(json.stdout) as { schemaVersion: number; experiment: string; rows: Array<{ rule: string }> };
+    const result = JSON.parse(json.stdout) as {
+      schemaVersion: number;
+      experiment: string;
+      rows: Array<{ rule: string }>;
+    };
     expect(result.schemaVersion).toBe(1);
     expect(result.experiment).toBe('sign');
     expect(result.rows.map((row) => row.rule)).toEqual(['printed', 'corrected', 'random', 'all-printed']);
@@ -21,7 +30,9 @@ describe('repute drf', () => {
   it('exits non-zero with a typed message on bad flags and a missing dataset', () => {
     const badSeeds = runCli('collusion', '--seeds', 'many');
     expect(badSeeds.status).toBe(2);
-    expect(badSeeds.stderr).toMatch(/repute drf collusion: InvalidArgumentError: --seeds must be an integer, got "many"/);
+    expect(badSeeds.stderr).toMatch(
+      /repute drf collusion: InvalidArgumentError: --seeds must be an integer, got "many"/,
+    );
     const missing = runCli('cost', '--data', '/nonexistent/zeroeval');
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/dataset not found at \/nonexistent\/zeroeval/);

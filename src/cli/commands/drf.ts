@@ -8,26 +8,46 @@ import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../protocols/drf/experiments/capability.js';
 import { runCollusionExperiment } from '../../protocols/drf/experiments/collusion.js';
 import { runCostExperiment } from '../../protocols/drf/experiments/cost.js';
-import { formatCapabilityTable, formatCollusionTable, formatCostTable, formatSignTable } from '../../protocols/drf/experiments/format.js';
+import {
+  formatCapabilityTable,
+  formatCollusionTable,
+  formatCostTable,
+  formatSignTable,
+} from '../../protocols/drf/experiments/format.js';
 import { runSignExperiment } from '../../protocols/drf/experiments/sign.js';
 import { runDrfTuning } from '../../protocols/drf/experiments/tune.js';
 
 const common = {
   seeds: { type: 'string', description: 'Number of seeds (independent runs)', valueHint: 'N' },
-  seed: { type: 'string', description: 'First seed (seed i = seed + i); reported seeds are 1..20, tuning seeds 101..120', default: '1', valueHint: 'N' },
+  seed: {
+    type: 'string',
+    description: 'First seed (seed i = seed + i); reported seeds are 1..20, tuning seeds 101..120',
+    default: '1',
+    valueHint: 'N',
+  },
   json: { type: 'boolean', description: 'Print the results as JSON to stdout instead of the table', default: false },
 } as const;
 
 function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed)) throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be an integer, got ${JSON.stringify(value)}; pass e.g. --${name} 20` });
+  if (!Number.isInteger(parsed))
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} must be an integer, got ${JSON.stringify(value)}; pass e.g. --${name} 20`,
+    });
   return parsed;
 }
 
 function fraction(name: string, value: string): number {
   const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.7` });
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1)
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.7`,
+    });
   return parsed;
 }
 
@@ -46,52 +66,103 @@ function defaultDataDir(): string {
 }
 
 const sign = defineCommand({
-  meta: { name: 'sign', description: 'Printed vs corrected Eq. 9 (cost sign) vs random selection: mean selected cost and accuracy (6 agents, 30 tasks, costs ~ U(0,1), delta 0.7)' },
+  meta: {
+    name: 'sign',
+    description:
+      'Printed vs corrected Eq. 9 (cost sign) vs random selection: mean selected cost and accuracy (6 agents, 30 tasks, costs ~ U(0,1), delta 0.7)',
+  },
   args: {
     ...common,
     delta: { type: 'string', description: 'Weight delta of reputation against cost', default: '0.7' },
-    costs: { type: 'enum', options: ['per-round', 'per-agent'], description: 'Costs c_i^t ~ U(0,1) drawn per round (Section 5.1) or once per agent', default: 'per-round' },
+    costs: {
+      type: 'enum',
+      options: ['per-round', 'per-agent'],
+      description: 'Costs c_i^t ~ U(0,1) drawn per round (Section 5.1) or once per agent',
+      default: 'per-round',
+    },
   },
   run: ({ args }) =>
     guard('sign', async () => {
-      const result = await runSignExperiment({ seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed), delta: fraction('delta', args.delta), costs: args.costs as 'per-round' | 'per-agent' });
+      const result = await runSignExperiment({
+        seeds: integer('seeds', args.seeds),
+        baseSeed: integer('seed', args.seed),
+        delta: fraction('delta', args.delta),
+        costs: args.costs as 'per-round' | 'per-agent',
+      });
       output(args.json, result, formatSignTable(result));
     }),
 });
 
 const collusion = defineCommand({
-  meta: { name: 'collusion', description: 'Two low-capability agents rate each other 1 and everyone else 0: reputation and selection rate over rounds, without and with rater credibility' },
+  meta: {
+    name: 'collusion',
+    description:
+      'Two low-capability agents rate each other 1 and everyone else 0: reputation and selection rate over rounds, without and with rater credibility',
+  },
   args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
   run: ({ args }) =>
     guard('collusion', async () => {
-      const result = await runCollusionExperiment({ seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed), tasks: integer('tasks', args.tasks) });
+      const result = await runCollusionExperiment({
+        seeds: integer('seeds', args.seeds),
+        baseSeed: integer('seed', args.seed),
+        tasks: integer('tasks', args.tasks),
+      });
       output(args.json, result, formatCollusionTable(result));
     }),
 });
 
 const capability = defineCommand({
-  meta: { name: 'capability', description: 'Spearman correlation between final reputation and each agent\'s hidden true accuracy' },
+  meta: {
+    name: 'capability',
+    description: "Spearman correlation between final reputation and each agent's hidden true accuracy",
+  },
   args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
   run: ({ args }) =>
     guard('capability', async () => {
-      const result = await runCapabilityExperiment({ seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed), tasks: integer('tasks', args.tasks) });
+      const result = await runCapabilityExperiment({
+        seeds: integer('seeds', args.seeds),
+        baseSeed: integer('seed', args.seed),
+        tasks: integer('tasks', args.tasks),
+      });
       output(args.json, result, formatCapabilityTable(result));
     }),
 });
 
 const cost = defineCommand({
-  meta: { name: 'cost', description: 'Replayed recorded answers: accuracy and LLM calls per task of DRF with k = 3, 4, 5 of 10 against the full team' },
+  meta: {
+    name: 'cost',
+    description:
+      'Replayed recorded answers: accuracy and LLM calls per task of DRF with k = 3, 4, 5 of 10 against the full team',
+  },
   args: {
     ...common,
-    data: { type: 'string', description: 'Dataset directory (default: $REPUTE_DATA_DIR or ../shared/data, + /zeroeval-math-l5)', valueHint: 'PATH' },
+    data: {
+      type: 'string',
+      description: 'Dataset directory (default: $REPUTE_DATA_DIR or ../shared/data, + /zeroeval-math-l5)',
+      valueHint: 'PATH',
+    },
     tasks: { type: 'string', description: 'Tasks per seed (0 = all)', default: '0', valueHint: 'N' },
-    rating: { type: 'enum', options: ['agreement', 'judge'], description: 'Ratings: agreement with the rater\'s own answer, or a simulated judge', default: 'agreement' },
-    'judge-accuracy': { type: 'string', description: 'Accuracy of the simulated judge (with --rating judge)', default: '0.8' },
+    rating: {
+      type: 'enum',
+      options: ['agreement', 'judge'],
+      description: "Ratings: agreement with the rater's own answer, or a simulated judge",
+      default: 'agreement',
+    },
+    'judge-accuracy': {
+      type: 'string',
+      description: 'Accuracy of the simulated judge (with --rating judge)',
+      default: '0.8',
+    },
   },
   run: ({ args }) =>
     guard('cost', async () => {
       const path = args.data ?? join(defaultDataDir(), 'zeroeval-math-l5');
-      if (!existsSync(path)) throw new InvalidArgumentError({ parameter: '--data', value: path, message: `dataset not found at ${path}; pass --data <dir> or set REPUTE_DATA_DIR` });
+      if (!existsSync(path))
+        throw new InvalidArgumentError({
+          parameter: '--data',
+          value: path,
+          message: `dataset not found at ${path}; pass --data <dir> or set REPUTE_DATA_DIR`,
+        });
       const data = await loadDataset(path);
       const result = await runCostExperiment(data, {
         seeds: integer('seeds', args.seeds),
@@ -107,21 +178,50 @@ const cost = defineCommand({
 const replayDatasets: Record<string, string> = { 'math-l5': 'zeroeval-math-l5', gsm8k: 'zeroeval-gsm8k' };
 
 const replay = defineCommand({
-  meta: { name: 'replay', description: "DRF's quality/efficiency claim on replayed answers: k = 2..5 of 10 against the full team, accuracy relative to the full team and share of calls (held-out tasks)" },
+  meta: {
+    name: 'replay',
+    description:
+      "DRF's quality/efficiency claim on replayed answers: k = 2..5 of 10 against the full team, accuracy relative to the full team and share of calls (held-out tasks)",
+  },
   args: {
     ...common,
     dataset: { type: 'positional', description: `Dataset: ${Object.keys(replayDatasets).join(' | ')}`, required: true },
     data: { type: 'string', description: 'Data root (default: $REPUTE_DATA_DIR or ../shared/data)', valueHint: 'PATH' },
-    split: { type: 'enum', options: ['heldout', 'tuning', 'all'], description: 'Tasks of the declared split', default: 'heldout' },
-    rating: { type: 'enum', options: ['agreement', 'judge'], description: "Ratings: agreement with the rater's own answer, or a simulated judge", default: 'agreement' },
-    costs: { type: 'enum', options: ['per-round', 'per-agent'], description: 'Cost term: U(0,1) per round (Section 5.1) or equal per agent', default: 'per-round' },
+    split: {
+      type: 'enum',
+      options: ['heldout', 'tuning', 'all'],
+      description: 'Tasks of the declared split',
+      default: 'heldout',
+    },
+    rating: {
+      type: 'enum',
+      options: ['agreement', 'judge'],
+      description: "Ratings: agreement with the rater's own answer, or a simulated judge",
+      default: 'agreement',
+    },
+    costs: {
+      type: 'enum',
+      options: ['per-round', 'per-agent'],
+      description: 'Cost term: U(0,1) per round (Section 5.1) or equal per agent',
+      default: 'per-round',
+    },
   },
   run: ({ args }) =>
     guard('replay', async () => {
       const directory = replayDatasets[String(args.dataset)];
-      if (directory === undefined) throw new InvalidArgumentError({ parameter: 'dataset', value: args.dataset, message: `unknown dataset ${JSON.stringify(args.dataset)}; choose one of ${Object.keys(replayDatasets).join(', ')}` });
+      if (directory === undefined)
+        throw new InvalidArgumentError({
+          parameter: 'dataset',
+          value: args.dataset,
+          message: `unknown dataset ${JSON.stringify(args.dataset)}; choose one of ${Object.keys(replayDatasets).join(', ')}`,
+        });
       const path = join(args.data ?? defaultDataDir(), directory);
-      if (!existsSync(path)) throw new InvalidArgumentError({ parameter: '--data', value: path, message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR` });
+      if (!existsSync(path))
+        throw new InvalidArgumentError({
+          parameter: '--data',
+          value: path,
+          message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR`,
+        });
       const result = await runCostExperiment(await loadDataset(path), {
         seeds: integer('seeds', args.seeds),
         baseSeed: integer('seed', args.seed),
@@ -134,17 +234,34 @@ const replay = defineCommand({
 });
 
 const tune = defineCommand({
-  meta: { name: 'tune', description: 'Chooses beta and the Eq. 7 coefficient on the tuning seeds (default 101..120) by Spearman(reputation, true accuracy) in the capability experiment' },
-  args: { ...common, seed: { type: 'string', description: 'First tuning seed (seed i = seed + i)', default: '101', valueHint: 'N' } },
+  meta: {
+    name: 'tune',
+    description:
+      'Chooses beta and the Eq. 7 coefficient on the tuning seeds (default 101..120) by Spearman(reputation, true accuracy) in the capability experiment',
+  },
+  args: {
+    ...common,
+    seed: { type: 'string', description: 'First tuning seed (seed i = seed + i)', default: '101', valueHint: 'N' },
+  },
   run: ({ args }) =>
     guard('tune', async () => {
-      const result = await runDrfTuning({ seeds: integer('seeds', args.seeds) ?? 20, baseSeed: integer('seed', args.seed) ?? 101 });
-      output(args.json, result, `${formatCapabilityTable(result.capability)}\nbest on the tuning seeds: ${result.best.config} (Spearman ${result.best.spearman.mean.toFixed(3)})`);
+      const result = await runDrfTuning({
+        seeds: integer('seeds', args.seeds) ?? 20,
+        baseSeed: integer('seed', args.seed) ?? 101,
+      });
+      output(
+        args.json,
+        result,
+        `${formatCapabilityTable(result.capability)}\nbest on the tuning seeds: ${result.best.config} (Spearman ${result.best.spearman.mean.toFixed(3)})`,
+      );
     }),
 });
 
 /** `repute drf <experiment>`: DRF's claims tested (sign, collusion, capability, cost). */
 export default defineCommand({
-  meta: { name: 'drf', description: 'DRF (dynamic reputation filtering) experiments: sign | collusion | capability | cost | replay | tune' },
+  meta: {
+    name: 'drf',
+    description: 'DRF (dynamic reputation filtering) experiments: sign | collusion | capability | cost | replay | tune',
+  },
   subCommands: { sign, collusion, capability, cost, replay, tune },
 });

@@ -23,31 +23,79 @@ export default defineCommand({
   meta: { name: 'raps', description: 'RAPS reputation-aware publish/subscribe: adversarial | scaling | code-review' },
   args: {
     scenario: { type: 'positional', description: `Scenario: ${rapsScenarioNames.join(' | ')}`, required: true },
-    seed: { type: 'string', description: 'First seed (adversarial: seed i = seed + i; default 1, the reported seeds; tuning seeds are 101..120; other scenarios: 2027)', valueHint: 'N' },
+    seed: {
+      type: 'string',
+      description:
+        'First seed (adversarial: seed i = seed + i; default 1, the reported seeds; tuning seeds are 101..120; other scenarios: 2027)',
+      valueHint: 'N',
+    },
     seeds: { type: 'string', description: 'adversarial: number of seeds (default 20)', valueHint: 'N' },
-    recovery: { type: 'string', description: 'adversarial: recovery factor rho in [0, 1] of filtered-away beliefs (ours; 1 = off, the default)', valueHint: 'RHO' },
-    'witness-credibility': { type: 'string', description: "Witness credibility: separate (RAPS trust_of, default) or shared (the routing belief, before issue 14)", default: 'separate', valueHint: 'separate|shared' },
+    recovery: {
+      type: 'string',
+      description: 'adversarial: recovery factor rho in [0, 1] of filtered-away beliefs (ours; 1 = off, the default)',
+      valueHint: 'RHO',
+    },
+    'witness-credibility': {
+      type: 'string',
+      description:
+        'Witness credibility: separate (RAPS trust_of, default) or shared (the routing belief, before issue 14)',
+      default: 'separate',
+      valueHint: 'separate|shared',
+    },
     json: sharedArgs.json,
-    transport: { type: 'string', description: 'Message transport: inproc (default) or nats', default: 'inproc', valueHint: 'inproc|nats' },
-    'nats-url': { type: 'string', description: 'NATS server (with -js); omitted = start a private nats-server', valueHint: 'URL' },
-    processes: { type: 'boolean', description: 'With --transport nats, run each agent as its own process (adversarial, code-review)', default: true },
+    transport: {
+      type: 'string',
+      description: 'Message transport: inproc (default) or nats',
+      default: 'inproc',
+      valueHint: 'inproc|nats',
+    },
+    'nats-url': {
+      type: 'string',
+      description: 'NATS server (with -js); omitted = start a private nats-server',
+      valueHint: 'URL',
+    },
+    processes: {
+      type: 'boolean',
+      description: 'With --transport nats, run each agent as its own process (adversarial, code-review)',
+      default: true,
+    },
     tasks: { type: 'string', description: 'Number of tasks (default 30)', valueHint: 'N' },
-    witness: { type: 'boolean', description: 'Second-hand witness checks (--no-witness for the ablation)', default: true },
-    additions: { type: 'boolean', description: 'Our additions to the RAPS base (--no-additions: plain RAPS, top-3 in scaling; see docs/raps.md)', default: true },
+    witness: {
+      type: 'boolean',
+      description: 'Second-hand witness checks (--no-witness for the ablation)',
+      default: true,
+    },
+    additions: {
+      type: 'boolean',
+      description: 'Our additions to the RAPS base (--no-additions: plain RAPS, top-3 in scaling; see docs/raps.md)',
+      default: true,
+    },
   },
   async run({ args }) {
     const name = String(args.scenario) as RapsScenarioName;
     if (!rapsScenarioNames.includes(name)) {
-      throw new InvalidArgumentError({ parameter: 'scenario', value: name, message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: 'scenario',
+        value: name,
+        message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}`,
+      });
     }
     const transportName = String(args.transport);
     if (transportName !== 'inproc' && transportName !== 'nats') {
-      throw new InvalidArgumentError({ parameter: '--transport', value: transportName, message: `--transport must be inproc or nats, got ${JSON.stringify(transportName)}` });
+      throw new InvalidArgumentError({
+        parameter: '--transport',
+        value: transportName,
+        message: `--transport must be inproc or nats, got ${JSON.stringify(transportName)}`,
+      });
     }
     const seed = parseIntegerFlag('seed', args.seed, name === 'adversarial' ? 1 : 2027);
     const credibility = String(args['witness-credibility']) as 'separate' | 'shared';
     if ((credibility as string) !== 'separate' && (credibility as string) !== 'shared') {
-      throw new InvalidArgumentError({ parameter: '--witness-credibility', value: credibility, message: `--witness-credibility must be separate or shared, got ${JSON.stringify(credibility)}` });
+      throw new InvalidArgumentError({
+        parameter: '--witness-credibility',
+        value: credibility,
+        message: `--witness-credibility must be separate or shared, got ${JSON.stringify(credibility)}`,
+      });
     }
     const taskCount = args.tasks === undefined ? undefined : parseIntegerFlag('tasks', args.tasks, 10, 1, 10_000);
     const natsUrl = args['nats-url'] as string | undefined;
@@ -62,7 +110,18 @@ export default defineCommand({
           witness: Boolean(args.witness),
           additions: Boolean(args.additions),
           ...(taskCount === undefined ? {} : { taskCount }),
-          ...(transportName === 'nats' ? { runIdSuffix: `-${Date.now().toString(36)}`, transport: (runId: string) => connectNatsTransport({ servers: url as string, stream: natsStreamName(runId), subjects: [`raps.${runId}.>`], name: 'raps-scaling' }) } : {}),
+          ...(transportName === 'nats'
+            ? {
+                runIdSuffix: `-${Date.now().toString(36)}`,
+                transport: (runId: string) =>
+                  connectNatsTransport({
+                    servers: url as string,
+                    stream: natsStreamName(runId),
+                    subjects: [`raps.${runId}.>`],
+                    name: 'raps-scaling',
+                  }),
+              }
+            : {}),
         });
         if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
         else print(scalingTable(summary.rows, summary.tasks, seed, transportName, summary.additions));
@@ -83,17 +142,34 @@ export default defineCommand({
         ...(args.recovery === undefined ? {} : { recovery: parseFraction('recovery', String(args.recovery)) }),
         ...(taskCount === undefined ? {} : { taskCount }),
         ...(transportName === 'nats'
-          ? { run: async (parameters: RapsScenarioParameters) => runRapsScenarioOverNats('adversarial', { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) }) }
+          ? {
+              run: async (parameters: RapsScenarioParameters) =>
+                runRapsScenarioOverNats('adversarial', {
+                  parameters,
+                  processes: Boolean(args.processes),
+                  ...(natsUrl === undefined ? {} : { natsUrl }),
+                }),
+            }
           : {}),
       });
       if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
       else print(adversarialTable(summary, transportName));
       return;
     }
-    const parameters = { seed, witness: Boolean(args.witness), additions: Boolean(args.additions), witnessCredibility: credibility, ...(taskCount === undefined ? {} : { taskCount }) };
+    const parameters = {
+      seed,
+      witness: Boolean(args.witness),
+      additions: Boolean(args.additions),
+      witnessCredibility: credibility,
+      ...(taskCount === undefined ? {} : { taskCount }),
+    };
     const { scenario, result } =
       transportName === 'nats'
-        ? await runRapsScenarioOverNats(name, { parameters, processes: Boolean(args.processes), ...(natsUrl === undefined ? {} : { natsUrl }) })
+        ? await runRapsScenarioOverNats(name, {
+            parameters,
+            processes: Boolean(args.processes),
+            ...(natsUrl === undefined ? {} : { natsUrl }),
+          })
         : await runRapsScenario(name, parameters);
     const review = summarizeCodeReview(scenario, result);
     if (args.json) print(JSON.stringify(review, null, 2));
@@ -103,7 +179,12 @@ export default defineCommand({
 
 function parseFraction(name: string, value: string): number {
   const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1) throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.9` });
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1)
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.9`,
+    });
   return parsed;
 }
 
@@ -114,16 +195,43 @@ function adversarialTable(run: AdversarialSeedsSummary, transport: string): stri
   const summary = run.first;
   const ids = summary.agents.map((agent) => agent.id);
   const adversaries = summary.agents.filter((agent) => agent.adversarial).map((agent) => agent.id);
-  const ci = (interval: { mean: number; low: number; high: number }) => `${percent(interval.mean)} [${percent(interval.low)}, ${percent(interval.high)}]`;
-  const header = ['seed', 'RAPS (decider)', 'team view', 'majority', 'decider alone', 'clean team', 'honest only', 'RAPS − honest', 'adv < tau from'];
+  const ci = (interval: { mean: number; low: number; high: number }) =>
+    `${percent(interval.mean)} [${percent(interval.low)}, ${percent(interval.high)}]`;
+  const header = [
+    'seed',
+    'RAPS (decider)',
+    'team view',
+    'majority',
+    'decider alone',
+    'clean team',
+    'honest only',
+    'RAPS − honest',
+    'adv < tau from',
+  ];
   const widths = [6, 15, 10, 9, 14, 11, 12, 14, 14];
-  const line = (cells: Array<string | number>) => cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ').trimEnd();
+  const line = (cells: Array<string | number>) =>
+    cells
+      .map((cell, index) => pad(cell, widths[index] as number))
+      .join(' ')
+      .trimEnd();
   const lines = [
     `RAPS adversarial: ${ids.length} agents (${adversaries.length} adversarial: ${adversaries.join(', ')}), ${run.tasks} tasks per seed, seeds ${run.seeds[0]}..${run.seeds.at(-1)}, witness checks ${run.witness ? 'on' : 'off'}, witness credibility ${run.witnessCredibility}, recovery ${run.recovery === 1 ? 'off' : run.recovery}, ${run.additions ? 'with our additions' : 'plain RAPS (no additions)'}, transport ${transport}`,
     `RAPS decides by ${summary.decider}'s watchdog (a known-honest agent); team view = the same run decided by the mean peer reputation; honest only = the ${ids.length - adversaries.length} honest agents alone, same protocol`,
     '',
     line(header),
-    ...run.perSeed.map((row) => line([row.seed, percent(row.accuracy), percent(row.teamViewAccuracy), percent(row.majorityAccuracy), percent(row.deciderAloneAccuracy), percent(row.cleanAccuracy), percent(row.honestOnlyAccuracy), `${(100 * (row.accuracy - row.honestOnlyAccuracy)).toFixed(1)}`, row.adversariesBelowTauFromRound ?? 'never'])),
+    ...run.perSeed.map((row) =>
+      line([
+        row.seed,
+        percent(row.accuracy),
+        percent(row.teamViewAccuracy),
+        percent(row.majorityAccuracy),
+        percent(row.deciderAloneAccuracy),
+        percent(row.cleanAccuracy),
+        percent(row.honestOnlyAccuracy),
+        `${(100 * (row.accuracy - row.honestOnlyAccuracy)).toFixed(1)}`,
+        row.adversariesBelowTauFromRound ?? 'never',
+      ]),
+    ),
     '',
     `${pad('mean [95% t-interval over seeds]', 34)}`,
     `${pad('  RAPS (decider)', 34)} ${ci(run.average.accuracy)}`,
@@ -140,28 +248,76 @@ function adversarialTable(run: AdversarialSeedsSummary, transport: string): stri
   ];
   const rows = summary.reputationPerRound;
   rows.forEach((row, index) => {
-    if (index < 8 || index % 10 === 9 || index === rows.length - 1) lines.push(`${pad(row.round, 6)} ${pad(row.taskId, 9)} ${ids.map((id) => pad((row.reputation[id] as number).toFixed(3), 8)).join(' ')}`);
+    if (index < 8 || index % 10 === 9 || index === rows.length - 1)
+      lines.push(
+        `${pad(row.round, 6)} ${pad(row.taskId, 9)} ${ids.map((id) => pad((row.reputation[id] as number).toFixed(3), 8)).join(' ')}`,
+      );
     else if (index === 8) lines.push('...');
   });
   return lines.join('\n');
 }
 
-function scalingTable(rows: readonly ScalingRow[], tasks: number, seed: number, transport: string, additions: boolean): string {
-  const header = ['agents', 'k', 'adv', 'rounds', 'routed/rd', 'broadcast/rd', 'audits/rd', 'audits/rd(bc)', 'acc routed', 'acc broadcast', 'witness/rd', 'refused adv/honest'];
+function scalingTable(
+  rows: readonly ScalingRow[],
+  tasks: number,
+  seed: number,
+  transport: string,
+  additions: boolean,
+): string {
+  const header = [
+    'agents',
+    'k',
+    'adv',
+    'rounds',
+    'routed/rd',
+    'broadcast/rd',
+    'audits/rd',
+    'audits/rd(bc)',
+    'acc routed',
+    'acc broadcast',
+    'witness/rd',
+    'refused adv/honest',
+  ];
   const widths = [7, 3, 4, 7, 10, 13, 10, 14, 11, 14, 11, 18];
-  const line = (cells: Array<string | number>) => cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ');
+  const line = (cells: Array<string | number>) =>
+    cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ');
   return [
     `RAPS scaling: top-k routing vs broadcast, 20% adversaries, ${additions ? 'with our additions (k = max(3, ceil(log2 n)) with floor(k/3) coverage slots, trusted attention, informed team view)' : 'plain RAPS (top-3, no additions)'}, ${tasks} tasks, seed ${seed}, transport ${transport}`,
     '',
     line(header),
-    ...rows.map((row) => line([row.agents, row.topK, row.adversaries, row.rounds, row.routedPerRound.toFixed(1), row.broadcastPerRound.toFixed(1), row.auditsPerRound.toFixed(1), row.broadcastAuditsPerRound.toFixed(1), percent(row.accuracy), percent(row.broadcastAccuracy), row.witnessChecksPerRound.toFixed(1), `${row.witnessRejected.adversarial}/${row.witnessRejected.honest}`])),
+    ...rows.map((row) =>
+      line([
+        row.agents,
+        row.topK,
+        row.adversaries,
+        row.rounds,
+        row.routedPerRound.toFixed(1),
+        row.broadcastPerRound.toFixed(1),
+        row.auditsPerRound.toFixed(1),
+        row.broadcastAuditsPerRound.toFixed(1),
+        percent(row.accuracy),
+        percent(row.broadcastAccuracy),
+        row.witnessChecksPerRound.toFixed(1),
+        `${row.witnessRejected.adversarial}/${row.witnessRejected.honest}`,
+      ]),
+    ),
   ].join('\n');
 }
 
 function codeReviewTable(review: CodeReviewSummary, transport: string): string {
-  const lines = [`RAPS code-review: 5 reviewers on the built-in diff, transport ${transport}`, '', `${pad('reviewer', 15)} ${pad('reputation', 11)} ${pad('findings', 9)} status`];
-  for (const entry of review.reviews) lines.push(`${pad(entry.agent, 15)} ${pad(entry.reputation.toFixed(3), 11)} ${pad(entry.findings.length, 9)} ${entry.status}`);
+  const lines = [
+    `RAPS code-review: 5 reviewers on the built-in diff, transport ${transport}`,
+    '',
+    `${pad('reviewer', 15)} ${pad('reputation', 11)} ${pad('findings', 9)} status`,
+  ];
+  for (const entry of review.reviews)
+    lines.push(
+      `${pad(entry.agent, 15)} ${pad(entry.reputation.toFixed(3), 11)} ${pad(entry.findings.length, 9)} ${entry.status}`,
+    );
   lines.push('', `consensus findings (${review.consensus_findings.length}):`);
-  for (const finding of review.consensus_findings) lines.push(`  ${finding.file}:${finding.line} [${finding.category}] ${finding.message} (by ${finding.reported_by.join(', ')})`);
+  for (const finding of review.consensus_findings)
+    lines.push(
+      `  ${finding.file}:${finding.line} [${finding.category}] ${finding.message} (by ${finding.reported_by.join(', ')})`,
+    );
   return lines.join('\n');
 }

@@ -11,7 +11,12 @@ import { parseSeedsFlag } from './replay.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'repute-replay-cli-'));
 const fixture = join(directory, 'fixture.jsonl');
-const runCli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'replay', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const runCli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'replay', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
 
 beforeAll(async () => {
   await writeProposalsJsonl(fixture, generateReplayFixture({ seed: 5, tasks: 40 }));
@@ -27,12 +32,49 @@ describe('repute replay', () => {
 
   it('prints summary.json with --json and writes the three outputs', () => {
     const out = join(directory, 'out');
-    const result = runCli(fixture, '--tasks', '20', '--methods', 'majority,minirep', '--workers', '1', '--json', '--out', out);
+    const result = runCli(
+      fixture,
+      '--tasks',
+      '20',
+      '--methods',
+      'majority,minirep',
+      '--workers',
+      '1',
+      '--json',
+      '--out',
+      out,
+    );
     expect(result.status).toBe(0);
-    const summary = JSON.parse(result.stdout) as { schemaVersion: number; methods: Record<string, { clean: number; attacked: number; strictWins: number; poolExp: number; payloadHit: number; nextExcl: number; cfHarm: number }>; limits: Record<string, number> };
+    const summary = JSON.parse(result.stdout) as {
+      schemaVersion: number;
+      methods: Record<
+        string,
+        {
+          clean: number;
+          attacked: number;
+          strictWins: number;
+          poolExp: number;
+          payloadHit: number;
+          nextExcl: number;
+          cfHarm: number;
+        }
+      >;
+      limits: Record<string, number>;
+    };
     expect(summary.schemaVersion).toBe(2);
     expect(Object.keys(summary.methods)).toEqual(['majority', 'minirep']);
-    for (const key of ['clean', 'attacked', 'loss', 'relativeDrop', 'strictWins', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm']) expect(summary.methods.minirep).toHaveProperty(key);
+    for (const key of [
+      'clean',
+      'attacked',
+      'loss',
+      'relativeDrop',
+      'strictWins',
+      'poolExp',
+      'payloadHit',
+      'nextExcl',
+      'cfHarm',
+    ])
+      expect(summary.methods.minirep).toHaveProperty(key);
     expect(summary).toHaveProperty('retention.majority');
     expect(summary).toHaveProperty(['byComposition', 'all-strong', 'minirep', 'strictWins']);
     for (const key of ['coverage', 'majorityAll', 'bestSingle']) expect(summary.limits).toHaveProperty(key);
@@ -51,25 +93,45 @@ describe('repute replay', () => {
     await writeProposalsJsonl(path, {
       name: 'mixed',
       agents: agents.map((id) => ({ id, model: id })),
-      tasks: [{ id: 't1', kind: 'literal', reference: "{'a': 1}", proposals: Object.fromEntries(agents.map((agent, index) => [agent, index < 6 ? { answer: "{'a': 1}", correct: true } : { answer: '{"a": 1}', correct: false }])) }],
+      tasks: [
+        {
+          id: 't1',
+          kind: 'literal',
+          reference: "{'a': 1}",
+          proposals: Object.fromEntries(
+            agents.map((agent, index) => [
+              agent,
+              index < 6 ? { answer: "{'a': 1}", correct: true } : { answer: '{"a": 1}', correct: false },
+            ]),
+          ),
+        },
+      ],
     });
     const strict = runCli(path, '--strict-keys', '--workers', '1', '--methods', 'majority');
     expect(strict.status).toBe(3);
     expect(strict.stderr).toMatch(/answer kind: literal \(each task's "kind" field\)/);
-    expect(strict.stderr).toMatch(/warning: 1 of 1 \(task, key\) groups \(100\.00%\) mix answers .* replay with --kind/);
+    expect(strict.stderr).toMatch(
+      /warning: 1 of 1 \(task, key\) groups \(100\.00%\) mix answers .* replay with --kind/,
+    );
     expect(strict.stderr).toMatch(/DataFormatError: .*1 of 1 \(task, key\) groups .*pass --kind <kind>/);
     const badKind = runCli(path, '--kind', 'python');
     expect(badKind.status).toBe(2);
-    expect(badKind.stderr).toMatch(/--kind must be one of number, math, choice, exact, labels, code, literal, got "python"/);
+    expect(badKind.stderr).toMatch(
+      /--kind must be one of number, math, choice, exact, labels, code, literal, got "python"/,
+    );
   });
 
   it('exits non-zero with a typed message on bad input', () => {
     const badFeedback = runCli(fixture, '--feedback', 'oracle');
     expect(badFeedback.status).toBe(2);
-    expect(badFeedback.stderr).toMatch(/InvalidArgumentError: --feedback must be one of consensus, verifier, truth, got "oracle"/);
+    expect(badFeedback.stderr).toMatch(
+      /InvalidArgumentError: --feedback must be one of consensus, verifier, truth, got "oracle"/,
+    );
     const removed = runCli(fixture, '--verifier-accuracy', '0.8');
     expect(removed.status).toBe(2);
-    expect(removed.stderr).toMatch(/--verifier-accuracy was replaced by --verifier-sensitivity .* pass --verifier simulated --verifier-sensitivity 0\.8 --verifier-specificity 0\.8/);
+    expect(removed.stderr).toMatch(
+      /--verifier-accuracy was replaced by --verifier-sensitivity .* pass --verifier simulated --verifier-sensitivity 0\.8 --verifier-specificity 0\.8/,
+    );
     const unknown = runCli(directory);
     expect(unknown.status).toBe(3);
     expect(unknown.stderr).toMatch(/DataFormatError: .*cannot detect the dataset format/);

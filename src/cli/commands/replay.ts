@@ -15,7 +15,11 @@ import { InvalidArgumentError } from '../../core/errors.js';
 
 function parseChoice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) {
-    throw new InvalidArgumentError({ parameter: `--${name}`, value, message: `--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}; pass e.g. --${name} ${allowed[0]}` });
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}; pass e.g. --${name} ${allowed[0]}`,
+    });
   }
   return value as T;
 }
@@ -23,20 +27,42 @@ function parseChoice<T extends string>(name: string, value: string, allowed: rea
 /** Parses `--seeds`: a comma-separated list of integers and inclusive ranges, e.g. `1..10` or `1..3,7`. */
 export function parseSeedsFlag(value: string): number[] {
   const seeds: number[] = [];
-  for (const part of value.split(',').map((item) => item.trim()).filter((item) => item.length > 0)) {
+  for (const part of value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0)) {
     const range = /^(-?\d+)\.\.(-?\d+)$/.exec(part);
     if (range) {
       const from = Number(range[1]);
       const to = Number(range[2]);
       if (to < from || to - from > 10_000) {
-        throw new InvalidArgumentError({ parameter: '--seeds', value, message: `--seeds range ${JSON.stringify(part)} must run upwards and hold at most 10001 seeds; pass e.g. --seeds 1..10` });
+        throw new InvalidArgumentError({
+          parameter: '--seeds',
+          value,
+          message: `--seeds range ${JSON.stringify(part)} must run upwards and hold at most 10001 seeds; pass e.g. --seeds 1..10`,
+        });
       }
       for (let seed = from; seed <= to; seed++) seeds.push(seed);
     } else if (/^-?\d+$/.test(part)) seeds.push(Number(part));
-    else throw new InvalidArgumentError({ parameter: '--seeds', value, message: `--seeds takes integers and ranges like 1..10 separated by commas, got ${JSON.stringify(part)}; pass e.g. --seeds 1..10` });
+    else
+      throw new InvalidArgumentError({
+        parameter: '--seeds',
+        value,
+        message: `--seeds takes integers and ranges like 1..10 separated by commas, got ${JSON.stringify(part)}; pass e.g. --seeds 1..10`,
+      });
   }
-  if (seeds.length === 0) throw new InvalidArgumentError({ parameter: '--seeds', value, message: '--seeds lists no seed; pass e.g. --seeds 1..10' });
-  if (new Set(seeds).size !== seeds.length) throw new InvalidArgumentError({ parameter: '--seeds', value, message: `--seeds repeats a seed in ${JSON.stringify(value)}; list each seed once` });
+  if (seeds.length === 0)
+    throw new InvalidArgumentError({
+      parameter: '--seeds',
+      value,
+      message: '--seeds lists no seed; pass e.g. --seeds 1..10',
+    });
+  if (new Set(seeds).size !== seeds.length)
+    throw new InvalidArgumentError({
+      parameter: '--seeds',
+      value,
+      message: `--seeds repeats a seed in ${JSON.stringify(value)}; list each seed once`,
+    });
   return seeds;
 }
 
@@ -46,31 +72,94 @@ const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3,
 export default defineCommand({
   meta: {
     name: 'replay',
-    description: 'Attack-replay benchmark: replays recorded proposals under 7 attacks and compares majority, random-k, single-metric, beta, eigentrust, drf and minirep.',
+    description:
+      'Attack-replay benchmark: replays recorded proposals under 7 attacks and compares majority, random-k, single-metric, beta, eigentrust, drf and minirep.',
   },
   args: {
-    path: { type: 'positional', description: 'Dataset directory (zeroeval, mmlu-pro, mathvista) or Repute proposals .jsonl', required: true },
-    format: { type: 'string', description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`, valueHint: 'FORMAT' },
+    path: {
+      type: 'positional',
+      description: 'Dataset directory (zeroeval, mmlu-pro, mathvista) or Repute proposals .jsonl',
+      required: true,
+    },
+    format: {
+      type: 'string',
+      description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`,
+      valueHint: 'FORMAT',
+    },
     tasks: { type: 'string', description: 'Tasks sampled (seeded, fixed order)', default: '100', valueHint: 'N' },
     seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
-    seeds: { type: 'string', description: 'Run the grid once per seed (e.g. 1..10 or 1,2,5) and report means with 95% bootstrap intervals; overrides --seed', valueHint: 'LIST' },
-    split: { type: 'string', description: `Tasks to sample (${splitChoices.join('|')}): held-out (FNV-1a(id) % 5 != 0), tuning, or every task`, default: 'heldout' },
-    compositions: { type: 'string', description: `Comma-separated team compositions (${allCompositionNames.join(',')}; default ${compositionNames.join(',')})`, valueHint: 'LIST' },
-    feedback: { type: 'string', description: `Post-task feedback (${feedbackModes.join('|')}); default verifier with --verifier simulated, else consensus. --feedback verifier alone means --verifier simulated` },
-    verifier: { type: 'string', description: `Verifier judging every proposal (${verifierKinds.join('|')}): MiniRep down-weights proposals judged wrong, and its verdicts are the post-task feedback; default none (simulated with --feedback verifier)`, valueHint: 'KIND' },
-    'verifier-sensitivity': { type: 'string', description: 'Simulated verifier: P(judged wrong | wrong) in [0, 1]', default: '0.85', valueHint: 'S' },
-    'verifier-specificity': { type: 'string', description: 'Simulated verifier: P(judged right | right) in [0, 1]', default: '0.8', valueHint: 'P' },
-    'verifier-accuracy': { type: 'string', description: 'Removed: use --verifier-sensitivity and --verifier-specificity', valueHint: 'A' },
-    methods: { type: 'string', description: `Comma-separated methods (default: ${replayMethodNames.join(',')}; also minirep-lo)`, valueHint: 'LIST' },
-    out: { type: 'string', description: 'Directory for summary.json, conditions.csv and report.html', default: 'replay-out', valueHint: 'DIR' },
+    seeds: {
+      type: 'string',
+      description:
+        'Run the grid once per seed (e.g. 1..10 or 1,2,5) and report means with 95% bootstrap intervals; overrides --seed',
+      valueHint: 'LIST',
+    },
+    split: {
+      type: 'string',
+      description: `Tasks to sample (${splitChoices.join('|')}): held-out (FNV-1a(id) % 5 != 0), tuning, or every task`,
+      default: 'heldout',
+    },
+    compositions: {
+      type: 'string',
+      description: `Comma-separated team compositions (${allCompositionNames.join(',')}; default ${compositionNames.join(',')})`,
+      valueHint: 'LIST',
+    },
+    feedback: {
+      type: 'string',
+      description: `Post-task feedback (${feedbackModes.join('|')}); default verifier with --verifier simulated, else consensus. --feedback verifier alone means --verifier simulated`,
+    },
+    verifier: {
+      type: 'string',
+      description: `Verifier judging every proposal (${verifierKinds.join('|')}): MiniRep down-weights proposals judged wrong, and its verdicts are the post-task feedback; default none (simulated with --feedback verifier)`,
+      valueHint: 'KIND',
+    },
+    'verifier-sensitivity': {
+      type: 'string',
+      description: 'Simulated verifier: P(judged wrong | wrong) in [0, 1]',
+      default: '0.85',
+      valueHint: 'S',
+    },
+    'verifier-specificity': {
+      type: 'string',
+      description: 'Simulated verifier: P(judged right | right) in [0, 1]',
+      default: '0.8',
+      valueHint: 'P',
+    },
+    'verifier-accuracy': {
+      type: 'string',
+      description: 'Removed: use --verifier-sensitivity and --verifier-specificity',
+      valueHint: 'A',
+    },
+    methods: {
+      type: 'string',
+      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}; also minirep-lo)`,
+      valueHint: 'LIST',
+    },
+    out: {
+      type: 'string',
+      description: 'Directory for summary.json, conditions.csv and report.html',
+      default: 'replay-out',
+      valueHint: 'DIR',
+    },
     json: { type: 'boolean', description: 'Print summary.json to stdout instead of the table', default: false },
     workers: { type: 'string', description: 'Worker threads (default: min(2, cores))', valueHint: 'N' },
-    kind: { type: 'string', description: `Answer kind for every task (${answerKinds.join('|')}), overriding what the dataset declares`, valueHint: 'KIND' },
-    'strict-keys': { type: 'boolean', description: 'Exit 3 when more than 0.5% of (task, key) groups mix correct and wrong flags', default: false },
+    kind: {
+      type: 'string',
+      description: `Answer kind for every task (${answerKinds.join('|')}), overriding what the dataset declares`,
+      valueHint: 'KIND',
+    },
+    'strict-keys': {
+      type: 'boolean',
+      description: 'Exit 3 when more than 0.5% of (task, key) groups mix correct and wrong flags',
+      default: false,
+    },
   },
   async run({ args }) {
     {
-      const format = args.format === undefined || args.format === '' ? undefined : parseChoice('format', args.format, datasetFormats);
+      const format =
+        args.format === undefined || args.format === ''
+          ? undefined
+          : parseChoice('format', args.format, datasetFormats);
       if (args['verifier-accuracy'] !== undefined) {
         throw new InvalidArgumentError({
           parameter: '--verifier-accuracy',
@@ -78,19 +167,33 @@ export default defineCommand({
           message: `--verifier-accuracy was replaced by --verifier-sensitivity (P(judged wrong | wrong)) and --verifier-specificity (P(judged right | right)); for the former accuracy ${args['verifier-accuracy']} pass --verifier simulated --verifier-sensitivity ${args['verifier-accuracy']} --verifier-specificity ${args['verifier-accuracy']}`,
         });
       }
-      const feedback = args.feedback === undefined || args.feedback === '' ? undefined : parseChoice('feedback', args.feedback, feedbackModes);
-      const kind = args.kind === undefined || args.kind === '' ? undefined : parseChoice('kind', args.kind, answerKinds);
-      const verifier = args.verifier === undefined || args.verifier === '' ? undefined : parseChoice('verifier', args.verifier, verifierKinds);
+      const feedback =
+        args.feedback === undefined || args.feedback === ''
+          ? undefined
+          : parseChoice('feedback', args.feedback, feedbackModes);
+      const kind =
+        args.kind === undefined || args.kind === '' ? undefined : parseChoice('kind', args.kind, answerKinds);
+      const verifier =
+        args.verifier === undefined || args.verifier === ''
+          ? undefined
+          : parseChoice('verifier', args.verifier, verifierKinds);
       const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number => {
         const value = Number(args[name]);
         if (args[name] === '' || !Number.isFinite(value) || value < 0 || value > 1) {
-          throw new InvalidArgumentError({ parameter: `--${name}`, value: args[name], message: `--${name} must be a number in [0, 1], got ${JSON.stringify(args[name])}; pass e.g. --${name} ${name === 'verifier-sensitivity' ? '0.85' : '0.8'}` });
+          throw new InvalidArgumentError({
+            parameter: `--${name}`,
+            value: args[name],
+            message: `--${name} must be a number in [0, 1], got ${JSON.stringify(args[name])}; pass e.g. --${name} ${name === 'verifier-sensitivity' ? '0.85' : '0.8'}`,
+          });
         }
         return value;
       };
       const verifierSensitivity = rate('verifier-sensitivity');
       const verifierSpecificity = rate('verifier-specificity');
-      if (feedback === 'verifier' && verifier === undefined) process.stderr.write('repute replay: --feedback verifier now means --verifier simulated (sensitivity and specificity from --verifier-sensitivity/--verifier-specificity)\n');
+      if (feedback === 'verifier' && verifier === undefined)
+        process.stderr.write(
+          'repute replay: --feedback verifier now means --verifier simulated (sensitivity and specificity from --verifier-sensitivity/--verifier-specificity)\n',
+        );
       const progress = createProgressBar();
       const started = performance.now();
       const report = await runReplay({
@@ -123,8 +226,12 @@ export default defineCommand({
       });
       const files = await writeReplayOutputs(String(args.out), report);
       const seconds = (performance.now() - started) / 1000;
-      process.stderr.write(`replay finished in ${seconds.toFixed(1)} s (${report.timing.proposalsEvaluated} proposals evaluated); wrote ${files.summary}, ${files.conditions}, ${files.report}\n`);
-      process.stdout.write(args.json ? `${JSON.stringify(report.summary, null, 2)}\n` : formatReplayTable(report.summary));
+      process.stderr.write(
+        `replay finished in ${seconds.toFixed(1)} s (${report.timing.proposalsEvaluated} proposals evaluated); wrote ${files.summary}, ${files.conditions}, ${files.report}\n`,
+      );
+      process.stdout.write(
+        args.json ? `${JSON.stringify(report.summary, null, 2)}\n` : formatReplayTable(report.summary),
+      );
     }
   },
 });

@@ -27,7 +27,12 @@ function toyTasks(count: number) {
  * Seven agents: four honest at different prices, one sloppy, two colluders (same wrong answer, rate
  * each other 1 and everyone else 0). k = 5 keeps honest agents a majority of every team (k ≥ 2·2 + 1).
  */
-function writeDrfTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toyTasks>, protocol = 'k: 5, threshold: 0.5, defence: rater-credibility'): string {
+function writeDrfTeam(
+  dir: string,
+  baseURL: string,
+  tasks: ReturnType<typeof toyTasks>,
+  protocol = 'k: 5, threshold: 0.5, defence: rater-credibility',
+): string {
   writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
   const agents = [
     ['honest-a', 'toy-honest-a', '{ inputPerMillion: 0.15, outputPerMillion: 0.6 }'],
@@ -38,10 +43,16 @@ function writeDrfTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toy
     ['colluder-1', 'toy-colluder-1', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
     ['colluder-2', 'toy-colluder-2', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
   ]
-    .map(([id, model, price]) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`)
+    .map(
+      ([id, model, price]) =>
+        `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`,
+    )
     .join('\n');
   const file = join(dir, 'team.yaml');
-  writeFileSync(file, `name: drf-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: drf, ${protocol} }\nmethods: [plurality]\nagents:\n${agents}\n`);
+  writeFileSync(
+    file,
+    `name: drf-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: drf, ${protocol} }\nmethods: [plurality]\nagents:\n${agents}\n`,
+  );
   return file;
 }
 
@@ -49,7 +60,11 @@ function writeDrfTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toy
 function withoutCost(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutCost);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'cost').map(([key, item]) => [key, withoutCost(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'cost')
+      .map(([key, item]) => [key, withoutCost(item)]),
+  );
 }
 
 let endpoint: OpenAICompatibleServer | undefined;
@@ -64,7 +79,9 @@ describe('repute run with protocol drf', () => {
     endpoint = await startToyTeamEndpoint({ tasks });
     const dir = mkdtempSync(join(tmpdir(), 'repute-drf-'));
     const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
-    const first = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout);
+    const first = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout,
+    );
     const requests = endpoint.requestCount;
     // k = 5 per task: 5 proposals + 5·4 ratings = 25 calls; 12 tasks → 300 calls, all new (distinct prompts).
     expect(requests).toBe(300);
@@ -75,35 +92,58 @@ describe('repute run with protocol drf', () => {
     // ratings per task) costs more than the k = 5 team (5 + 20 calls) on the same tasks.
     const agentList = first.spend.agents.reduce((sum: number, agent: { listCost: number }) => sum + agent.listCost, 0);
     expect(first.spend.methods[0].listCost).toBeCloseTo(agentList, 12);
-    expect(first.spend.agents.reduce((sum: number, agent: { cost: number }) => sum + agent.cost, 0)).toBeCloseTo(first.usage.cost, 12);
+    expect(first.spend.agents.reduce((sum: number, agent: { cost: number }) => sum + agent.cost, 0)).toBeCloseTo(
+      first.usage.cost,
+      12,
+    );
     expect(first.spend.fullTeam.listCost).toBeGreaterThan(first.spend.methods[0].listCost);
 
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
     const selections = store.events('first', { type: 'selection' });
     expect(selections).toHaveLength(12);
     // Colluders are tried (UCB explores every agent) and then filtered out by reputation, with the reason in the event.
-    const tried = new Set(selections.slice(0, 6).flatMap((event) => (event.data as unknown as { selected: string[] }).selected));
+    const tried = new Set(
+      selections.slice(0, 6).flatMap((event) => (event.data as unknown as { selected: string[] }).selected),
+    );
     expect(tried.has('colluder-1') || tried.has('colluder-2')).toBe(true);
-    const lastSelections = selections.slice(-4).map((event) => event.data as unknown as { selected: string[]; excluded: string[]; reasons: Array<{ agentId: string; note?: string }> });
+    const lastSelections = selections.slice(-4).map(
+      (event) =>
+        event.data as unknown as {
+          selected: string[];
+          excluded: string[];
+          reasons: Array<{ agentId: string; note?: string }>;
+        },
+    );
     for (const selection of lastSelections) {
       expect(selection.selected).not.toContain('colluder-1');
       expect(selection.selected).not.toContain('colluder-2');
       expect(selection.excluded).toEqual(expect.arrayContaining(['colluder-1', 'colluder-2']));
-      expect(selection.reasons.find((reason) => reason.agentId === 'colluder-1')?.note).toMatch(/excluded: reputation 0\.\d+ < threshold 0\.5/);
+      expect(selection.reasons.find((reason) => reason.agentId === 'colluder-1')?.note).toMatch(
+        /excluded: reputation 0\.\d+ < threshold 0\.5/,
+      );
     }
-    const records = store.taskResults<{ answer: string | null; reputation: Record<string, number> }>('first', 'drf').map((record) => record.result);
+    const records = store
+      .taskResults<{ answer: string | null; reputation: Record<string, number> }>('first', 'drf')
+      .map((record) => record.result);
     expect(records.slice(-4).every((record) => record.answer !== '13')).toBe(true);
     const final = records.at(-1)!.reputation;
-    expect(Math.max(final['colluder-1']!, final['colluder-2']!)).toBeLessThan(Math.min(final['honest-a']!, final['honest-b']!, final['honest-c']!, final['honest-d']!));
+    expect(Math.max(final['colluder-1']!, final['colluder-2']!)).toBeLessThan(
+      Math.min(final['honest-a']!, final['honest-b']!, final['honest-c']!, final['honest-d']!),
+    );
     store.close();
 
-    const second = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout);
+    const second = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout,
+    );
     expect(endpoint.requestCount).toBe(requests);
     expect(second.usage).toMatchObject({ calls: 300, cachedCalls: 300, cost: 0 });
     expect(second.methods).toEqual({ ...first.methods });
     const again = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    expect(again.taskResults('second', 'drf').map((record) => withoutCost(record.result))).toEqual(again.taskResults('first', 'drf').map((record) => withoutCost(record.result)));
-    const strip = (runId: string) => again.events(runId).map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
+    expect(again.taskResults('second', 'drf').map((record) => withoutCost(record.result))).toEqual(
+      again.taskResults('first', 'drf').map((record) => withoutCost(record.result)),
+    );
+    const strip = (runId: string) =>
+      again.events(runId).map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
     expect(strip('second')).toEqual(strip('first'));
     again.close();
   }, 120_000);
@@ -114,7 +154,9 @@ describe('repute run with protocol drf', () => {
     const dir = mkdtempSync(join(tmpdir(), 'repute-drf-kill-'));
     const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
     const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     const dbPath = join(dir, 'repute.db');
     for (let attempt = 0; attempt < 600; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -141,16 +183,25 @@ describe('repute run with protocol drf', () => {
     expect(resumed.runId).toBe(runId);
     expect(resumed.methods.drf).toMatchObject({ done: 10, resumed: committed });
     const store = openStore({ path: dbPath, readonly: true });
-    expect(store.taskResults(runId, 'drf').map((record) => record.taskId).sort()).toEqual(tasks.map((task) => task.id).sort());
+    expect(
+      store
+        .taskResults(runId, 'drf')
+        .map((record) => record.taskId)
+        .sort(),
+    ).toEqual(tasks.map((task) => task.id).sort());
     expect(store.events(runId, { type: 'vote' })).toHaveLength(10);
     expect(store.events(runId, { type: 'selection' })).toHaveLength(10);
     expect(store.getRun(runId)?.status).toBe('completed');
 
     // The resumed run decides exactly like an uninterrupted one (same selections, same reputation).
-    const fresh = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout);
+    const fresh = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout,
+    );
     expect(fresh.methods.drf.done).toBe(10);
     const reread = openStore({ path: dbPath, readonly: true });
-    expect(reread.taskResults('uninterrupted', 'drf').map((record) => withoutCost(record.result))).toEqual(reread.taskResults(runId, 'drf').map((record) => withoutCost(record.result)));
+    expect(reread.taskResults('uninterrupted', 'drf').map((record) => withoutCost(record.result))).toEqual(
+      reread.taskResults(runId, 'drf').map((record) => withoutCost(record.result)),
+    );
     reread.close();
     store.close();
   }, 120_000);

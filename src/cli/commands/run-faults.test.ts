@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type RecordedRequest, type ServerStep } from '../../testing/openai-compatible-server.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type RecordedRequest,
+  type ServerStep,
+} from '../../testing/openai-compatible-server.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const canary = 'sk-canary-0b7e41d2f98a6c35';
@@ -21,13 +26,22 @@ afterAll(async () => {
 
 /** Honest agents: they solve `What is a + b?`. */
 function answer(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> }).messages;
-  const user = messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join(''))).join('');
+  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> })
+    .messages;
+  const user = messages
+    .filter((message) => message.role === 'user')
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join(''),
+    )
+    .join('');
   const match = /What is (\d+) \+ (\d+)\?/.exec(user);
   return JSON.stringify({ reasoning: 'added', answer: String(match ? Number(match[1]) + Number(match[2]) : 0) });
 }
 
-async function startServer(script: (request: RecordedRequest, index: number) => ServerStep | string, port?: number): Promise<OpenAICompatibleServer> {
+async function startServer(
+  script: (request: RecordedRequest, index: number) => ServerStep | string,
+  port?: number,
+): Promise<OpenAICompatibleServer> {
   const server = await startOpenAICompatibleServer({ script, ...(port === undefined ? {} : { port }) });
   servers.push(server);
   return server;
@@ -41,10 +55,21 @@ interface Setup {
 /** Three agents on one endpoint, four tasks, majority with one debate round: 3 × 2 × 4 = 24 calls. */
 function setup(baseURL: string, options: { timeoutMs?: number; maxRetries?: number } = {}): Setup {
   const dir = mkdtempSync(join(tmpdir(), 'repute-fault-'));
-  writeFileSync(join(dir, 'tasks.jsonl'), `${taskIds.map((id, index) => JSON.stringify({ id, prompt: `What is ${index + 2} + ${index + 5}?`, kind: 'number', reference: String(2 * index + 7) })).join('\n')}\n`);
-  const agents = ['a', 'b', 'c'].map((id) => `  - id: ${id}\n    provider: openai-compatible\n    model: model-${id}\n    baseURL: ${baseURL}\n    apiKeyEnv: REPUTE_CANARY_API_KEY`).join('\n');
+  writeFileSync(
+    join(dir, 'tasks.jsonl'),
+    `${taskIds.map((id, index) => JSON.stringify({ id, prompt: `What is ${index + 2} + ${index + 5}?`, kind: 'number', reference: String(2 * index + 7) })).join('\n')}\n`,
+  );
+  const agents = ['a', 'b', 'c']
+    .map(
+      (id) =>
+        `  - id: ${id}\n    provider: openai-compatible\n    model: model-${id}\n    baseURL: ${baseURL}\n    apiKeyEnv: REPUTE_CANARY_API_KEY`,
+    )
+    .join('\n');
   const team = join(dir, 'team.yaml');
-  writeFileSync(team, `name: fault-team\ntasks: tasks.jsonl\nstore: repute.db\nmethods: [majority]\nprotocol: { type: debate, rounds: 1 }\ntimeoutMs: ${options.timeoutMs ?? 10_000}\nmaxRetries: ${options.maxRetries ?? 2}\nagents:\n${agents}\n`);
+  writeFileSync(
+    team,
+    `name: fault-team\ntasks: tasks.jsonl\nstore: repute.db\nmethods: [majority]\nprotocol: { type: debate, rounds: 1 }\ntimeoutMs: ${options.timeoutMs ?? 10_000}\nmaxRetries: ${options.maxRetries ?? 2}\nagents:\n${agents}\n`,
+  );
   return { dir, team };
 }
 
@@ -56,9 +81,16 @@ interface Exit {
 }
 
 /** Runs `repute run` as a user would; `onStart` may kill it. */
-function runCli(team: string, extra: readonly string[] = [], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Exit> {
+function runCli(
+  team: string,
+  extra: readonly string[] = [],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'run', team, '--json', ...extra], { cwd: root, env: { ...process.env, REPUTE_CANARY_API_KEY: canary, NO_COLOR: '' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'run', team, '--json', ...extra], {
+      cwd: root,
+      env: { ...process.env, REPUTE_CANARY_API_KEY: canary, NO_COLOR: '' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -73,7 +105,13 @@ function runCli(team: string, extra: readonly string[] = [], onStart?: (child: R
 }
 
 /** Tasks with a result in the store, the vote events and the run's status. */
-function inspect({ dir }: Setup): { runId: string; status: string; results: string[]; votes: number; failed: string[] } {
+function inspect({ dir }: Setup): {
+  runId: string;
+  status: string;
+  results: string[];
+  votes: number;
+  failed: string[];
+} {
   const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
   try {
     const run = store.listRuns()[0];
@@ -109,7 +147,10 @@ function expectComplete(setupValue: Setup, rerun: Exit): void {
   expect(state.results).toHaveLength(taskIds.length);
   expect(state.votes).toBe(taskIds.length);
   expect(state.failed).toEqual([]);
-  expect(JSON.parse(rerun.stdout)).toMatchObject({ status: 'completed', methods: { majority: { done: 4, failed: 0, accuracy: 1 } } });
+  expect(JSON.parse(rerun.stdout)).toMatchObject({
+    status: 'completed',
+    methods: { majority: { done: 4, failed: 0, accuracy: 1 } },
+  });
 }
 
 /** Waits until `count` tasks are committed to the store (polled read-only). */
@@ -127,7 +168,11 @@ async function tasksCommitted(setupValue: Setup, count: number): Promise<void> {
 
 /** One line of figures per scenario on stderr (docs/reliability.md quotes them). */
 function report(scenario: string, figures: Record<string, number | string>): void {
-  console.error(`fault suite: ${scenario}: ${Object.entries(figures).map(([key, value]) => `${key} ${value}`).join(', ')}`);
+  console.error(
+    `fault suite: ${scenario}: ${Object.entries(figures)
+      .map(([key, value]) => `${key} ${value}`)
+      .join(', ')}`,
+  );
 }
 
 /** Request bodies, to count requests sent again after an interruption. */
@@ -141,15 +186,26 @@ describe.concurrent('repute run fault suite', () => {
     const s = setup(probe.baseURL, { maxRetries: 1 });
     const first = await runCli(s.team);
     expect(first.code).toBe(4);
-    expect(first.stderr).toMatch(/RunFailedError: stopped after 3 tasks in a row failed the same way \(http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\)\)/);
-    expect(first.stderr).toMatch(/repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): \d+ calls failed after retries, in 3 tasks/);
+    expect(first.stderr).toMatch(
+      /RunFailedError: stopped after 3 tasks in a row failed the same way \(http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\)\)/,
+    );
+    expect(first.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): \d+ calls failed after retries, in 3 tasks/,
+    );
     expect(inspect(s)).toMatchObject({ status: 'failed', results: [], failed: ['t1', 't2', 't3'] });
     const server = await startServer((request) => answer(request), port);
     const rerun = await runCli(s.team);
     expectComplete(s, rerun);
     // Every call is made once: 3 agents × (propose + revise) × 4 tasks = 24.
     expect(server.requestCount).toBe(24);
-    report('endpoint down', { 'first exit': String(first.code), 'tasks failed': 3, 'rerun exit': String(rerun.code), 'rerun requests': server.requestCount, lost: 0, duplicated: 0 });
+    report('endpoint down', {
+      'first exit': String(first.code),
+      'tasks failed': 3,
+      'rerun exit': String(rerun.code),
+      'rerun requests': server.requestCount,
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, first, rerun);
   }, 300_000);
 
@@ -159,7 +215,9 @@ describe.concurrent('repute run fault suite', () => {
     const s = setup(server.baseURL);
     const first = await runCli(s.team);
     expect(first.code).toBe(4);
-    expect(first.stderr).toContain(`RunFailedError: stopped after 3 tasks in a row failed the same way (http://127.0.0.1:${new URL(server.baseURL).port}/v1 answered HTTP 401)`);
+    expect(first.stderr).toContain(
+      `RunFailedError: stopped after 3 tasks in a row failed the same way (http://127.0.0.1:${new URL(server.baseURL).port}/v1 answered HTTP 401)`,
+    );
     // A 401 is not retried: each failed call is one request. 3 tasks × 3 agents × (propose + revise) = 18.
     expect(server.requestCount).toBe(18);
     expect(inspect(s)).toMatchObject({ status: 'failed', results: [], failed: ['t1', 't2', 't3'] });
@@ -167,7 +225,14 @@ describe.concurrent('repute run fault suite', () => {
     const rerun = await runCli(s.team);
     expectComplete(s, rerun);
     expect(server.requestCount).toBe(18 + 24);
-    report('401 everywhere', { 'first exit': String(first.code), 'first requests': 18, 'rerun exit': String(rerun.code), 'rerun requests': 24, lost: 0, duplicated: 0 });
+    report('401 everywhere', {
+      'first exit': String(first.code),
+      'first requests': 18,
+      'rerun exit': String(rerun.code),
+      'rerun requests': 24,
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, first, rerun);
   }, 300_000);
 
@@ -194,17 +259,31 @@ describe.concurrent('repute run fault suite', () => {
     expectComplete(s, rerun);
     expect(server.requestCount).toBe(24 + limited.size);
     expect(JSON.parse(rerun.stdout).methods.majority.resumed).toBe(4);
-    report('429 Retry-After 1 s', { 'first exit': String(first.code), '429 answers': limited.size, requests: server.requestCount, 'seconds': ((performance.now() - started) / 1000).toFixed(1), 'rerun requests': 0, lost: 0, duplicated: 0 });
+    report('429 Retry-After 1 s', {
+      'first exit': String(first.code),
+      '429 answers': limited.size,
+      requests: server.requestCount,
+      seconds: ((performance.now() - started) / 1000).toFixed(1),
+      'rerun requests': 0,
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, first, rerun);
   }, 300_000);
 
   it('500 bursts: calls outlasting their retries fail their task (exit 4); the rerun redoes exactly that task', async () => {
     // Requests 6..14 answer 500: the second task's three proposals fail on all 3 attempts (maxRetries 2).
-    const server = await startServer((request, index) => (index >= 6 && index <= 14 ? { type: 'error', status: 500, message: `upstream exploded ${request.headers.authorization}` } : answer(request)));
+    const server = await startServer((request, index) =>
+      index >= 6 && index <= 14
+        ? { type: 'error', status: 500, message: `upstream exploded ${request.headers.authorization}` }
+        : answer(request),
+    );
     const s = setup(server.baseURL);
     const first = await runCli(s.team);
     expect(first.code).toBe(4);
-    expect(first.stderr).toMatch(/repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 500: 3 calls failed after retries, in 1 task/);
+    expect(first.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 500: 3 calls failed after retries, in 1 task/,
+    );
     const state = inspect(s);
     expect(state).toMatchObject({ status: 'failed', failed: ['t2'] });
     expect([...state.results].sort()).toEqual(['t1', 't3', 't4']);
@@ -214,13 +293,23 @@ describe.concurrent('repute run fault suite', () => {
     expect(JSON.parse(rerun.stdout).methods.majority.resumed).toBe(3);
     // Only t2 is redone: its 3 proposals + 3 revisions = 6 requests at most (cached successes reused).
     expect(server.requestCount - before).toBeLessThanOrEqual(6);
-    report('500 burst (9 answers)', { 'first exit': String(first.code), 'tasks failed': 1, 'first requests': before, 'rerun exit': String(rerun.code), 'rerun requests': server.requestCount - before, lost: 0, duplicated: 0 });
+    report('500 burst (9 answers)', {
+      'first exit': String(first.code),
+      'tasks failed': 1,
+      'first requests': before,
+      'rerun exit': String(rerun.code),
+      'rerun requests': server.requestCount - before,
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, first, rerun);
   }, 300_000);
 
   it('malformed bodies: the task fails at once (not retried), stderr names it; the rerun completes', async () => {
     let broken = true;
-    const server = await startServer((request) => (broken && bodyOf(request).includes('You are agent c,') ? { type: 'malformed' } : answer(request)));
+    const server = await startServer((request) =>
+      broken && bodyOf(request).includes('You are agent c,') ? { type: 'malformed' } : answer(request),
+    );
     const s = setup(server.baseURL);
     const first = await runCli(s.team);
     expect(first.code).toBe(4);
@@ -231,7 +320,14 @@ describe.concurrent('repute run fault suite', () => {
     const before = server.requestCount;
     const rerun = await runCli(s.team);
     expectComplete(s, rerun);
-    report('malformed bodies (agent c)', { 'first exit': String(first.code), 'first requests': before, 'rerun exit': String(rerun.code), 'rerun requests': server.requestCount - before, lost: 0, duplicated: 0 });
+    report('malformed bodies (agent c)', {
+      'first exit': String(first.code),
+      'first requests': before,
+      'rerun exit': String(rerun.code),
+      'rerun requests': server.requestCount - before,
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, first, rerun);
   }, 300_000);
 
@@ -251,7 +347,13 @@ describe.concurrent('repute run fault suite', () => {
     expect(server.requestCount).toBe(24 + 1);
     const rerun = await runCli(s.team);
     expectComplete(s, rerun);
-    report('hung request (timeout 4 s)', { 'first exit': String(first.code), requests: 25, 'rerun requests': server.requestCount - 25, lost: 0, duplicated: 0 });
+    report('hung request (timeout 4 s)', {
+      'first exit': String(first.code),
+      requests: 25,
+      'rerun requests': server.requestCount - 25,
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, first, rerun);
   }, 300_000);
 
@@ -269,7 +371,9 @@ describe.concurrent('repute run fault suite', () => {
         expect(state.status).toBe('running');
       } else {
         expect(first.code).toBe(143);
-        expect(first.stderr).toContain('repute run: InterruptedError: interrupted by SIGTERM; rerun the same command to resume');
+        expect(first.stderr).toContain(
+          'repute run: InterruptedError: interrupted by SIGTERM; rerun the same command to resume',
+        );
         expect(state.status).toBe('interrupted');
       }
       expect(state.results.length).toBeGreaterThanOrEqual(2);
@@ -281,7 +385,15 @@ describe.concurrent('repute run fault suite', () => {
       const seen = new Set(sentBefore);
       const repeated = server.requests.slice(sentBefore.length).filter((request) => seen.has(bodyOf(request))).length;
       expect(repeated).toBeLessThanOrEqual(3);
-      report(`${signal} mid-run`, { 'exit': signal === 'SIGKILL' ? 'killed' : String(first.code), 'tasks committed before': state.results.length, 'requests before': sentBefore.length, 'requests after': server.requestCount - sentBefore.length, 'repeated after the kill': repeated, lost: 0, duplicated: 0 });
+      report(`${signal} mid-run`, {
+        exit: signal === 'SIGKILL' ? 'killed' : String(first.code),
+        'tasks committed before': state.results.length,
+        'requests before': sentBefore.length,
+        'requests after': server.requestCount - sentBefore.length,
+        'repeated after the kill': repeated,
+        lost: 0,
+        duplicated: 0,
+      });
       expectNoCanary(s, first, rerun);
     }, 300_000);
   }
@@ -295,12 +407,20 @@ describe.concurrent('repute run fault suite', () => {
     const store = openStore({ path: join(s.dir, 'repute.db'), readonly: true });
     for (const runId of ['one', 'two']) {
       expect(store.getRun(runId)?.status).toBe('completed');
-      expect(store.taskResults(runId).map((record) => record.taskId).sort()).toEqual(taskIds);
+      expect(
+        store
+          .taskResults(runId)
+          .map((record) => record.taskId)
+          .sort(),
+      ).toEqual(taskIds);
       expect(store.events(runId, { type: 'vote' })).toHaveLength(4);
     }
     store.close();
     // The same run id twice at once: one runs, the other stops before any request with exit 4.
-    const [first, second] = await Promise.all([runCli(s.team, ['--run-id', 'same']), runCli(s.team, ['--run-id', 'same'])]);
+    const [first, second] = await Promise.all([
+      runCli(s.team, ['--run-id', 'same']),
+      runCli(s.team, ['--run-id', 'same']),
+    ]);
     const refused = [first, second].filter((exit) => exit.code === 4);
     const ran = [first, second].filter((exit) => exit.code === 0);
     if (refused.length === 1) {
@@ -313,10 +433,21 @@ describe.concurrent('repute run fault suite', () => {
     const rerun = await runCli(s.team, ['--run-id', 'same']);
     expect(rerun.code).toBe(0);
     const after = openStore({ path: join(s.dir, 'repute.db'), readonly: true });
-    expect(after.taskResults('same').map((record) => record.taskId).sort()).toEqual(taskIds);
+    expect(
+      after
+        .taskResults('same')
+        .map((record) => record.taskId)
+        .sort(),
+    ).toEqual(taskIds);
     expect(after.events('same', { type: 'vote' })).toHaveLength(4);
     after.close();
-    report('two runs on one store', { 'different ids': `exit ${one.code} and ${two.code}`, 'same id at once': `exit ${first.code} and ${second.code}`, 'rerun exit': String(rerun.code), lost: 0, duplicated: 0 });
+    report('two runs on one store', {
+      'different ids': `exit ${one.code} and ${two.code}`,
+      'same id at once': `exit ${first.code} and ${second.code}`,
+      'rerun exit': String(rerun.code),
+      lost: 0,
+      duplicated: 0,
+    });
     expectNoCanary(s, one, two, first, second, rerun);
   }, 300_000);
 

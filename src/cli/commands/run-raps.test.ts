@@ -33,11 +33,27 @@ const colluders: Array<[string, string, string]> = [
   ['colluder-2', 'toy-colluder-2', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
 ];
 
-function writeRapsTeam(dir: string, baseURL: string, tasks: ReturnType<typeof toyTasks>, { agents = [...honest, ...colluders], protocol = 'topK: 3, maxRounds: 2' }: { agents?: Array<[string, string, string]>; protocol?: string } = {}): string {
+function writeRapsTeam(
+  dir: string,
+  baseURL: string,
+  tasks: ReturnType<typeof toyTasks>,
+  {
+    agents = [...honest, ...colluders],
+    protocol = 'topK: 3, maxRounds: 2',
+  }: { agents?: Array<[string, string, string]>; protocol?: string } = {},
+): string {
   writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
-  const lines = agents.map(([id, model, price]) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`).join('\n');
+  const lines = agents
+    .map(
+      ([id, model, price]) =>
+        `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`,
+    )
+    .join('\n');
   const file = join(dir, 'team.yaml');
-  writeFileSync(file, `name: raps-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: raps, ${protocol} }\nmethods: [plurality]\nagents:\n${lines}\n`);
+  writeFileSync(
+    file,
+    `name: raps-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: raps, ${protocol} }\nmethods: [plurality]\nagents:\n${lines}\n`,
+  );
   return file;
 }
 
@@ -45,7 +61,11 @@ function writeRapsTeam(dir: string, baseURL: string, tasks: ReturnType<typeof to
 function withoutIds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutIds);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'messageId').map(([key, item]) => [key, withoutIds(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'messageId')
+      .map(([key, item]) => [key, withoutIds(item)]),
+  );
 }
 
 let endpoint: OpenAICompatibleServer | undefined;
@@ -60,7 +80,9 @@ describe('repute run with protocol raps', () => {
     endpoint = await startToyTeamEndpoint({ tasks });
     const dir = mkdtempSync(join(tmpdir(), 'repute-raps-'));
     const team = writeRapsTeam(dir, endpoint.baseURL, tasks);
-    const first = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout);
+    const first = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout,
+    );
     const requests = endpoint.requestCount;
     expect(requests).toBeGreaterThan(0);
     expect(first.methods.raps).toEqual({ done: 6, resumed: 0, accuracy: 1, failures: 0 });
@@ -69,32 +91,57 @@ describe('repute run with protocol raps', () => {
     expect(first.spend.fullTeam.listCost).toBeGreaterThan(first.spend.methods[0].listCost);
 
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    const routes = store.events('first', { type: 'route' }).map((event) => ({ taskId: event.taskId, ...(event.data as unknown as { publisher: string; recipients: string[]; distrusted: string[] }) }));
+    const routes = store.events('first', { type: 'route' }).map((event) => ({
+      taskId: event.taskId,
+      ...(event.data as unknown as { publisher: string; recipients: string[]; distrusted: string[] }),
+    }));
     const lastTask = routes.at(-1)?.taskId;
     const last = routes.filter((route) => route.taskId === lastTask);
     // By the last task no honest publication reaches a colluder, and the colluders' publications are
     // kept from every honest agent, who distrust them (the reason is in the route event).
-    for (const route of last.filter((item) => item.publisher.startsWith('honest'))) expect(route.recipients.some((agentId) => agentId.startsWith('colluder'))).toBe(false);
+    for (const route of last.filter((item) => item.publisher.startsWith('honest')))
+      expect(route.recipients.some((agentId) => agentId.startsWith('colluder'))).toBe(false);
     for (const route of last.filter((item) => item.publisher.startsWith('colluder'))) {
       expect(route.recipients.filter((agentId) => agentId.startsWith('honest'))).toEqual([]);
       expect(route.distrusted).toEqual(expect.arrayContaining(['honest-a', 'honest-b', 'honest-c', 'honest-d']));
     }
-    const audits = store.events('first', { type: 'audit' }).map((event) => event.data as unknown as { auditor: string; subject: string; reliable: boolean; reason: string });
-    expect(audits.some((audit) => audit.auditor.startsWith('honest') && audit.subject.startsWith('colluder') && !audit.reliable && /does not check out/.test(audit.reason))).toBe(true);
+    const audits = store
+      .events('first', { type: 'audit' })
+      .map((event) => event.data as unknown as { auditor: string; subject: string; reliable: boolean; reason: string });
+    expect(
+      audits.some(
+        (audit) =>
+          audit.auditor.startsWith('honest') &&
+          audit.subject.startsWith('colluder') &&
+          !audit.reliable &&
+          /does not check out/.test(audit.reason),
+      ),
+    ).toBe(true);
     // The decision's reasons give every agent's peer reputation; the colluders end below every honest agent.
-    const vote = store.events('first', { type: 'vote', taskId: lastTask ?? '' })[0]?.data as unknown as { reasons: Array<{ agentId: string; components: { reputation: number }; note: string }> };
+    const vote = store.events('first', { type: 'vote', taskId: lastTask ?? '' })[0]?.data as unknown as {
+      reasons: Array<{ agentId: string; components: { reputation: number }; note: string }>;
+    };
     const reputation = Object.fromEntries(vote.reasons.map((reason) => [reason.agentId, reason.components.reputation]));
-    expect(Math.max(reputation['colluder-1'] ?? 1, reputation['colluder-2'] ?? 1)).toBeLessThan(Math.min(...honest.map(([id]) => reputation[id] ?? 0)));
+    expect(Math.max(reputation['colluder-1'] ?? 1, reputation['colluder-2'] ?? 1)).toBeLessThan(
+      Math.min(...honest.map(([id]) => reputation[id] ?? 0)),
+    );
     expect(vote.reasons.every((reason) => /peer reputation (>=|<) tau/.test(reason.note))).toBe(true);
     store.close();
 
-    const second = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout);
+    const second = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout,
+    );
     expect(endpoint.requestCount).toBe(requests);
     expect(second.usage).toMatchObject({ calls: first.usage.calls, cachedCalls: first.usage.calls, cost: 0 });
     expect(second.methods).toEqual(first.methods);
     const again = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    expect(again.taskResults('second', 'raps').map((record) => record.result)).toEqual(again.taskResults('first', 'raps').map((record) => record.result));
-    const strip = (runId: string) => again.events(runId).map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(withoutIds(event.data))]);
+    expect(again.taskResults('second', 'raps').map((record) => record.result)).toEqual(
+      again.taskResults('first', 'raps').map((record) => record.result),
+    );
+    const strip = (runId: string) =>
+      again
+        .events(runId)
+        .map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(withoutIds(event.data))]);
     expect(strip('second')).toEqual(strip('first'));
     again.close();
   }, 120_000);
@@ -105,7 +152,9 @@ describe('repute run with protocol raps', () => {
     const dir = mkdtempSync(join(tmpdir(), 'repute-raps-kill-'));
     const team = writeRapsTeam(dir, endpoint.baseURL, tasks);
     const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     const dbPath = join(dir, 'repute.db');
     for (let attempt = 0; attempt < 1200; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -131,13 +180,22 @@ describe('repute run with protocol raps', () => {
     const resumed = JSON.parse((await run(process.execPath, [...cli, team, '--json'], { cwd: root })).stdout);
     expect(resumed.runId).toBe(runId);
     expect(resumed.methods.raps).toMatchObject({ done: 6, resumed: committed });
-    const uninterrupted = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout);
+    const uninterrupted = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout,
+    );
     expect(uninterrupted.methods.raps.done).toBe(6);
     const store = openStore({ path: dbPath, readonly: true });
-    expect(store.taskResults(runId, 'raps').map((record) => record.taskId).sort()).toEqual(tasks.map((task) => task.id).sort());
+    expect(
+      store
+        .taskResults(runId, 'raps')
+        .map((record) => record.taskId)
+        .sort(),
+    ).toEqual(tasks.map((task) => task.id).sort());
     expect(store.events(runId, { type: 'vote' })).toHaveLength(6);
     expect(store.getRun(runId)?.status).toBe('completed');
-    expect(store.taskResults('uninterrupted', 'raps').map((record) => record.result)).toEqual(store.taskResults(runId, 'raps').map((record) => record.result));
+    expect(store.taskResults('uninterrupted', 'raps').map((record) => record.result)).toEqual(
+      store.taskResults(runId, 'raps').map((record) => record.result),
+    );
     store.close();
   }, 180_000);
 
@@ -146,20 +204,39 @@ describe('repute run with protocol raps', () => {
     endpoint = await startToyTeamEndpoint({ tasks });
     const dir = mkdtempSync(join(tmpdir(), 'repute-raps-nats-'));
     const agents = [...honest.slice(0, 3), colluders[0] as [string, string, string]];
-    const natsTeam = writeRapsTeam(dir, endpoint.baseURL, tasks, { agents, protocol: 'topK: 2, maxRounds: 2, transport: nats' });
-    const overNats = JSON.parse((await run(process.execPath, [...cli, natsTeam, '--run-id', 'nats', '--json'], { cwd: root })).stdout);
+    const natsTeam = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+      agents,
+      protocol: 'topK: 2, maxRounds: 2, transport: nats',
+    });
+    const overNats = JSON.parse(
+      (await run(process.execPath, [...cli, natsTeam, '--run-id', 'nats', '--json'], { cwd: root })).stdout,
+    );
     expect(overNats.methods.raps).toEqual({ done: 3, resumed: 0, accuracy: 1, failures: 0 });
     const requests = endpoint.requestCount;
     expect(requests).toBeGreaterThan(0);
     // Every agent's calls went through its own process and model, booked in the shared store.
-    expect(overNats.spend.agents.map((agent: { agentId: string; calls: number }) => agent.calls > 0)).toEqual([true, true, true, true]);
-    const inproc = writeRapsTeam(dir, endpoint.baseURL, tasks, { agents, protocol: 'topK: 2, maxRounds: 2, transport: inproc' });
-    const inProcess = JSON.parse((await run(process.execPath, [...cli, inproc, '--run-id', 'inproc', '--json'], { cwd: root })).stdout);
+    expect(overNats.spend.agents.map((agent: { agentId: string; calls: number }) => agent.calls > 0)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const inproc = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+      agents,
+      protocol: 'topK: 2, maxRounds: 2, transport: inproc',
+    });
+    const inProcess = JSON.parse(
+      (await run(process.execPath, [...cli, inproc, '--run-id', 'inproc', '--json'], { cwd: root })).stdout,
+    );
     // Same prompts in the same order: the in-process run is served from the cache the NATS run filled.
     expect(endpoint.requestCount).toBe(requests);
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    expect(store.taskResults('inproc', 'raps').map((record) => record.result)).toEqual(store.taskResults('nats', 'raps').map((record) => record.result));
-    expect(store.events('nats', { type: 'route' }).map((event) => withoutIds(event.data))).toEqual(store.events('inproc', { type: 'route' }).map((event) => withoutIds(event.data)));
+    expect(store.taskResults('inproc', 'raps').map((record) => record.result)).toEqual(
+      store.taskResults('nats', 'raps').map((record) => record.result),
+    );
+    expect(store.events('nats', { type: 'route' }).map((event) => withoutIds(event.data))).toEqual(
+      store.events('inproc', { type: 'route' }).map((event) => withoutIds(event.data)),
+    );
     store.close();
   }, 180_000);
 });

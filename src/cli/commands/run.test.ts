@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer, type RecordedRequest } from '../../testing/openai-compatible-server.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type RecordedRequest,
+} from '../../testing/openai-compatible-server.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
@@ -17,8 +21,10 @@ const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
  * a + b + 1 and keeps it in debate; ratings are 0.9 for the right sum and 0.1 otherwise.
  */
 function reply(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> }).messages;
-  const text = (message: (typeof messages)[number] | undefined) => (typeof message?.content === 'string' ? message.content : (message?.content ?? []).map((part) => part.text).join(''));
+  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> })
+    .messages;
+  const text = (message: (typeof messages)[number] | undefined) =>
+    typeof message?.content === 'string' ? message.content : (message?.content ?? []).map((part) => part.text).join('');
   const system = text(messages.find((message) => message.role === 'system'));
   const user = text(messages.find((message) => message.role === 'user'));
   const agent = /You are agent (\S+),/.exec(system)?.[1] ?? '?';
@@ -33,13 +39,26 @@ function reply(request: RecordedRequest): string {
 }
 
 function writeTeam(dir: string, baseURL: string, tasks: number, extra = ''): string {
-  const lines = Array.from({ length: tasks }, (_, index) => JSON.stringify({ id: `t${index + 1}`, prompt: `What is ${index + 10} + ${2 * index + 3}?`, kind: 'number', reference: String(3 * index + 13) }));
+  const lines = Array.from({ length: tasks }, (_, index) =>
+    JSON.stringify({
+      id: `t${index + 1}`,
+      prompt: `What is ${index + 10} + ${2 * index + 3}?`,
+      kind: 'number',
+      reference: String(3 * index + 13),
+    }),
+  );
   writeFileSync(join(dir, 'tasks.jsonl'), `${lines.join('\n')}\n`);
   const agents = ['alpha', 'beta-1', 'beta-2', 'weak']
-    .map((id) => `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }${extra}`)
+    .map(
+      (id) =>
+        `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }${extra}`,
+    )
     .join('\n');
   const file = join(dir, 'team.yaml');
-  writeFileSync(file, `name: test-team\nstore: repute.db\ntasks: tasks.jsonl\nprotocol: { type: debate, rounds: 1 }\nmethods: [majority, beta, minirep]\nmaxRetries: 0\nagents:\n${agents}\n`);
+  writeFileSync(
+    file,
+    `name: test-team\nstore: repute.db\ntasks: tasks.jsonl\nprotocol: { type: debate, rounds: 1 }\nmethods: [majority, beta, minirep]\nmaxRetries: 0\nagents:\n${agents}\n`,
+  );
   return file;
 }
 
@@ -54,7 +73,13 @@ describe('repute run', () => {
     server = await startOpenAICompatibleServer({ script: (request) => reply(request) });
     const dir = mkdtempSync(join(tmpdir(), 'repute-run-'));
     const team = writeTeam(dir, server.baseURL, 4);
-    const first = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'first', '--reputation', 'fresh', '--json'], { cwd: root })).stdout);
+    const first = JSON.parse(
+      (
+        await run(process.execPath, [...cli, team, '--run-id', 'first', '--reputation', 'fresh', '--json'], {
+          cwd: root,
+        })
+      ).stdout,
+    );
     const requests = server.requestCount;
     // 4 agents × (propose + 1 revise) × 4 tasks × 3 methods = 96 calls (no ratings in these methods).
     // Methods that show the same peers send identical requests, so part of them already come from
@@ -65,14 +90,32 @@ describe('repute run', () => {
     expect(first.methods.majority).toEqual({ done: 4, resumed: 0, failed: 0, accuracy: 1, failures: 0 });
     expect(first.status).toBe('completed');
 
-    const second = JSON.parse((await run(process.execPath, [...cli, team, '--run-id', 'second', '--reputation', 'fresh', '--json'], { cwd: root })).stdout);
+    const second = JSON.parse(
+      (
+        await run(process.execPath, [...cli, team, '--run-id', 'second', '--reputation', 'fresh', '--json'], {
+          cwd: root,
+        })
+      ).stdout,
+    );
     expect(server.requestCount).toBe(requests);
     expect(second.usage).toMatchObject({ calls: 96, cachedCalls: 96, cost: 0 });
     const store = openStore({ path: join(dir, 'repute.db') });
     for (const method of ['majority', 'beta', 'minirep']) {
-      expect(store.taskResults('second', method).map((record) => record.result)).toEqual(store.taskResults('first', method).map((record) => record.result));
+      expect(store.taskResults('second', method).map((record) => record.result)).toEqual(
+        store.taskResults('first', method).map((record) => record.result),
+      );
     }
-    const strip = (runId: string) => store.events(runId).map((event) => [event.type, event.method, event.taskId, event.spanId, event.parentId, JSON.stringify(event.data)]);
+    const strip = (runId: string) =>
+      store
+        .events(runId)
+        .map((event) => [
+          event.type,
+          event.method,
+          event.taskId,
+          event.spanId,
+          event.parentId,
+          JSON.stringify(event.data),
+        ]);
     expect(strip('second')).toEqual(strip('first'));
     expect(strip('first').length).toBeGreaterThan(0);
     store.close();
@@ -81,10 +124,19 @@ describe('repute run', () => {
   it('stores a task whose acts failed after retries as failed, never as a result, and never stores the API key', async () => {
     const secret = 'sk-test-4f9a2c81d7e6b3';
     // Agent `weak` always gets an error whose body echoes the Authorization header (a leaky server).
-    server = await startOpenAICompatibleServer({ script: (request) => (reply(request).includes('"answer"') && JSON.stringify(request.body).includes('You are agent weak,') ? { type: 'echo-auth', status: 500 } : reply(request)) });
+    server = await startOpenAICompatibleServer({
+      script: (request) =>
+        reply(request).includes('"answer"') && JSON.stringify(request.body).includes('You are agent weak,')
+          ? { type: 'echo-auth', status: 500 }
+          : reply(request),
+    });
     const dir = mkdtempSync(join(tmpdir(), 'repute-fail-'));
     const team = writeTeam(dir, server.baseURL, 3, '\n    apiKeyEnv: REPUTE_TEST_KEY');
-    const result = await run(process.execPath, [...cli, team, '--methods', 'majority', '--json', '--max-failures', '5'], { cwd: root, env: { ...process.env, REPUTE_TEST_KEY: secret } }).then(
+    const result = await run(
+      process.execPath,
+      [...cli, team, '--methods', 'majority', '--json', '--max-failures', '5'],
+      { cwd: root, env: { ...process.env, REPUTE_TEST_KEY: secret } },
+    ).then(
       () => ({ code: 0, stdout: '', stderr: '' }),
       (error: { code: number; stdout: string; stderr: string }) => error,
     );
@@ -96,11 +148,15 @@ describe('repute run', () => {
     // One summary line for the one failure kind: weak's propose fails (HTTP 500) in each of the 3
     // tasks; its revise round fails too, so 2 failed calls per task = 6.
     const port = new URL(server.baseURL).port;
-    expect(result.stderr).toContain(`repute run: failed: http://127.0.0.1:${port}/v1 answered HTTP 500: 6 calls failed after retries, in 3 tasks`);
+    expect(result.stderr).toContain(
+      `repute run: failed: http://127.0.0.1:${port}/v1 answered HTTP 500: 6 calls failed after retries, in 3 tasks`,
+    );
     expect(result.stderr).toMatch(/repute run: RunFailedError: 3 of 3 tasks failed/);
     expect(server.requests.some((request) => request.headers.authorization === `Bearer ${secret}`)).toBe(true);
     expect(result.stdout + result.stderr).not.toContain(secret);
-    const bytes = readFileSync(join(dir, 'repute.db')).toString('latin1') + (existsSync(join(dir, 'repute.db-wal')) ? readFileSync(join(dir, 'repute.db-wal')).toString('latin1') : '');
+    const bytes =
+      readFileSync(join(dir, 'repute.db')).toString('latin1') +
+      (existsSync(join(dir, 'repute.db-wal')) ? readFileSync(join(dir, 'repute.db-wal')).toString('latin1') : '');
     expect(bytes).not.toContain(secret);
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
     const runId = store.listRuns()[0]!.id;
@@ -129,7 +185,9 @@ describe('repute run', () => {
     expect(failed.code).toBe(4);
     expect(failed.stderr).toContain(`prompts will be sent to ${new URL(baseURL).origin} (alpha, beta-1, beta-2, weak)`);
     // Every act of both tasks finds no server: one summary line, both tasks failed.
-    expect(failed.stderr).toMatch(/repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): \d+ calls failed after retries, in 2 tasks/);
+    expect(failed.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): \d+ calls failed after retries, in 2 tasks/,
+    );
     const before = openStore({ path: join(dir, 'repute.db'), readonly: true });
     const runId = before.listRuns()[0]!.id;
     expect(before.getRun(runId)?.status).toBe('failed');
@@ -137,9 +195,18 @@ describe('repute run', () => {
     before.close();
 
     // The same port again, now answering.
-    server = await startOpenAICompatibleServer({ script: (request) => reply(request), port: Number(new URL(baseURL).port) });
-    const rerun = JSON.parse((await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root })).stdout);
-    expect(rerun).toMatchObject({ runId, status: 'completed', methods: { majority: { done: 2, resumed: 0, failed: 0, accuracy: 1 } } });
+    server = await startOpenAICompatibleServer({
+      script: (request) => reply(request),
+      port: Number(new URL(baseURL).port),
+    });
+    const rerun = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root })).stdout,
+    );
+    expect(rerun).toMatchObject({
+      runId,
+      status: 'completed',
+      methods: { majority: { done: 2, resumed: 0, failed: 0, accuracy: 1 } },
+    });
     // 4 agents × (propose + revise) × 2 tasks = 16 requests, none cached from the failed run.
     expect(server.requestCount).toBe(16);
     const after = openStore({ path: join(dir, 'repute.db'), readonly: true });
@@ -149,16 +216,24 @@ describe('repute run', () => {
   }, 60_000);
 
   it('stops after --max-failures tasks failed the same way, naming endpoint and status', async () => {
-    server = await startOpenAICompatibleServer({ script: () => ({ type: 'error', status: 401, message: 'invalid api key' }) });
+    server = await startOpenAICompatibleServer({
+      script: () => ({ type: 'error', status: 401, message: 'invalid api key' }),
+    });
     const dir = mkdtempSync(join(tmpdir(), 'repute-401-'));
     const team = writeTeam(dir, server.baseURL, 8);
-    const failed = await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--max-failures', '2'], { cwd: root }).then(
+    const failed = await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--max-failures', '2'], {
+      cwd: root,
+    }).then(
       () => ({ code: 0, stdout: '', stderr: '' }),
       (error: { code: number; stdout: string; stderr: string }) => error,
     );
     expect(failed.code).toBe(4);
     const port = new URL(server.baseURL).port;
-    expect(failed.stderr).toMatch(new RegExp(`RunFailedError: stopped after 2 tasks in a row failed the same way \\(http://127\\.0\\.0\\.1:${port}/v1 answered HTTP 401\\)`));
+    expect(failed.stderr).toMatch(
+      new RegExp(
+        `RunFailedError: stopped after 2 tasks in a row failed the same way \\(http://127\\.0\\.0\\.1:${port}/v1 answered HTTP 401\\)`,
+      ),
+    );
     // 401 is not retried: 2 tasks × 4 agents' propose calls, then the revise calls of each task
     // (peers still debate: each agent revises with nothing parseable shown) = 2 × 8 = 16 at most.
     expect(server.requestCount).toBeLessThanOrEqual(16);
@@ -170,11 +245,18 @@ describe('repute run', () => {
   }, 60_000);
 
   it('resumes after SIGKILL with no task lost or counted twice', async () => {
-    server = await startOpenAICompatibleServer({ script: (request) => ({ type: 'reply', text: reply(request), delayMs: 40 }) });
+    server = await startOpenAICompatibleServer({
+      script: (request) => ({ type: 'reply', text: reply(request), delayMs: 40 }),
+    });
     const dir = mkdtempSync(join(tmpdir(), 'repute-kill-'));
     const team = writeTeam(dir, server.baseURL, 8);
-    const child = spawn(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const child = spawn(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], {
+      cwd: root,
+      stdio: 'ignore',
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     const dbPath = join(dir, 'repute.db');
     // Kill once a few tasks are committed (polling the store from this process).
     for (let attempt = 0; attempt < 400; attempt++) {
@@ -198,7 +280,9 @@ describe('repute run', () => {
     expect(committed).toBeGreaterThanOrEqual(3);
     expect(committed).toBeLessThan(16);
 
-    const resumed = JSON.parse((await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], { cwd: root })).stdout);
+    const resumed = JSON.parse(
+      (await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], { cwd: root })).stdout,
+    );
     expect(resumed.runId).toBe(runId);
     expect(resumed.methods.majority.done + resumed.methods.beta.done).toBe(16);
     expect(resumed.methods.majority.resumed + resumed.methods.beta.resumed).toBe(committed);

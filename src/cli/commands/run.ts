@@ -24,27 +24,87 @@ export interface RunSummary {
   /** `completed` when every task of every method has a result, else `failed`. */
   readonly status: 'completed' | 'failed';
   /** Per method: tasks with a result (`done`, of which `resumed` from an earlier invocation), tasks that failed, accuracy, and acts that failed inside finished tasks (unusable replies). */
-  readonly methods: Record<string, { readonly done: number; readonly resumed: number; readonly failed: number; readonly accuracy: number | null; readonly failures: number }>;
-  readonly usage: { readonly calls: number; readonly cachedCalls: number; readonly inputTokens: number; readonly outputTokens: number; readonly cost: number };
+  readonly methods: Record<
+    string,
+    {
+      readonly done: number;
+      readonly resumed: number;
+      readonly failed: number;
+      readonly accuracy: number | null;
+      readonly failures: number;
+    }
+  >;
+  readonly usage: {
+    readonly calls: number;
+    readonly cachedCalls: number;
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cost: number;
+  };
 }
 
 export default defineCommand({
-  meta: { name: 'run', description: 'Run a live team (YAML: agents, protocol, methods, tasks file) against its endpoints; a rerun redoes failed and missing tasks and reuses the rest' },
+  meta: {
+    name: 'run',
+    description:
+      'Run a live team (YAML: agents, protocol, methods, tasks file) against its endpoints; a rerun redoes failed and missing tasks and reuses the rest',
+  },
   args: {
     team: { type: 'positional', description: 'Team file (YAML), see examples/team.yaml', required: true },
-    'run-id': { type: 'string', description: 'Run id (default: derived from the team file and tasks, so a rerun resumes)', valueHint: 'ID' },
-    reputation: { type: 'string', description: "Where reputation starts: 'continue' (the team's saved state) or 'fresh' (the prior); overrides the file", valueHint: 'continue|fresh' },
-    methods: { type: 'string', description: `Comma-separated methods, overrides the file (${debateMethodNames.join(',')})`, valueHint: 'LIST' },
-    tasks: { type: 'string', description: "Task file (JSON Lines); overrides the team file's tasks and may lie outside its folder", valueHint: 'FILE' },
-    store: { type: 'string', description: "SQLite store; overrides the team file's store and may lie outside its folder", valueHint: 'FILE' },
-    'allow-env': { type: 'string', description: 'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY', valueHint: 'NAMES' },
-    'max-failures': { type: 'string', description: 'Stop the run after this many tasks in a row failed the same way (same endpoint and status)', default: '3', valueHint: 'N' },
+    'run-id': {
+      type: 'string',
+      description: 'Run id (default: derived from the team file and tasks, so a rerun resumes)',
+      valueHint: 'ID',
+    },
+    reputation: {
+      type: 'string',
+      description:
+        "Where reputation starts: 'continue' (the team's saved state) or 'fresh' (the prior); overrides the file",
+      valueHint: 'continue|fresh',
+    },
+    methods: {
+      type: 'string',
+      description: `Comma-separated methods, overrides the file (${debateMethodNames.join(',')})`,
+      valueHint: 'LIST',
+    },
+    tasks: {
+      type: 'string',
+      description: "Task file (JSON Lines); overrides the team file's tasks and may lie outside its folder",
+      valueHint: 'FILE',
+    },
+    store: {
+      type: 'string',
+      description: "SQLite store; overrides the team file's store and may lie outside its folder",
+      valueHint: 'FILE',
+    },
+    'allow-env': {
+      type: 'string',
+      description:
+        'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY',
+      valueHint: 'NAMES',
+    },
+    'max-failures': {
+      type: 'string',
+      description: 'Stop the run after this many tasks in a row failed the same way (same endpoint and status)',
+      default: '3',
+      valueHint: 'N',
+    },
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv = args['allow-env'] === undefined ? [] : String(args['allow-env']).split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+    const allowEnv =
+      args['allow-env'] === undefined
+        ? []
+        : String(args['allow-env'])
+            .split(',')
+            .map((name) => name.trim())
+            .filter((name) => name.length > 0);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
-    const team = readTeamFile(args.team, { ...(args.tasks === undefined ? {} : { tasks: args.tasks }), ...(args.store === undefined ? {} : { store: args.store }), allowEnv });
+    const team = readTeamFile(args.team, {
+      ...(args.tasks === undefined ? {} : { tasks: args.tasks }),
+      ...(args.store === undefined ? {} : { store: args.store }),
+      allowEnv,
+    });
     if (team.protocol.type !== 'debate') {
       // DRF and RAPS teams: same flags and guarantees, protocol-specific sessions and report.
       const { runProtocolTeam } = await import('./_run-protocol.js');
@@ -53,11 +113,17 @@ export default defineCommand({
     }
     const protocol = team.protocol;
     const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods as DebateMethodName[]);
-    const reputationStart = parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
+    const reputationStart =
+      parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
     const tasks = await loadTasks(team.tasks);
     const config = {
       team: team.name,
-      agents: team.agents.map((agent) => ({ id: agent.id, provider: agent.provider, model: agent.model, baseURL: agent.baseURL ?? null })),
+      agents: team.agents.map((agent) => ({
+        id: agent.id,
+        provider: agent.provider,
+        model: agent.model,
+        baseURL: agent.baseURL ?? null,
+      })),
       rounds: protocol.rounds,
       methods,
       k: team.k ?? null,
@@ -65,7 +131,8 @@ export default defineCommand({
       reputation: reputationStart,
       tasks: createHash('sha256').update(readFileSync(team.tasks)).digest('hex').slice(0, 16),
     };
-    const runId = args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+    const runId =
+      args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
     const signal = interruptSignal();
     const { lock, store } = openLockedStore(team.store, runId);
     const grade = createReferenceGrader(tasks);
@@ -80,8 +147,14 @@ export default defineCommand({
     const identities = teamIdentities(team);
     const progress = createProgressBar();
     const summary: Record<string, RunSummary['methods'][string]> = {};
-    const budget = createFailureBudget({ runId, maxFailures, endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])) });
-    process.stderr.write(`run ${runId}: ${agents.length} agents, ${tasks.length} tasks, methods ${methods.join(', ')}, store ${team.store}\n`);
+    const budget = createFailureBudget({
+      runId,
+      maxFailures,
+      endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])),
+    });
+    process.stderr.write(
+      `run ${runId}: ${agents.length} agents, ${tasks.length} tasks, methods ${methods.join(', ')}, store ${team.store}\n`,
+    );
     process.stderr.write(`run ${runId}: ${describeHosts(team)}\n`);
     try {
       for (const name of methods) {
@@ -109,7 +182,13 @@ export default defineCommand({
             progress.update(name, event.done, event.total);
           },
         });
-        summary[name] = { done: session.records.length, resumed, failed: session.failed.length, accuracy: accuracyOf(session.records), failures: session.records.reduce((sum, record) => sum + record.failures, 0) };
+        summary[name] = {
+          done: session.records.length,
+          resumed,
+          failed: session.failed.length,
+          accuracy: accuracyOf(session.records),
+          failures: session.records.reduce((sum, record) => sum + record.failures, 0),
+        };
       }
       store.setRunStatus(runId, budget.failed.length === 0 ? 'completed' : 'failed');
     } catch (error) {
@@ -122,9 +201,27 @@ export default defineCommand({
     }
     progress.finish();
     const rows = store.usageSummary({ by: 'run', runId });
-    const usage = rows.reduce((sum, row) => ({ calls: sum.calls + row.calls, cachedCalls: sum.cachedCalls + row.cachedCalls, inputTokens: sum.inputTokens + row.inputTokens, outputTokens: sum.outputTokens + row.outputTokens, cost: sum.cost + row.cost }), { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 });
+    const usage = rows.reduce(
+      (sum, row) => ({
+        calls: sum.calls + row.calls,
+        cachedCalls: sum.cachedCalls + row.cachedCalls,
+        inputTokens: sum.inputTokens + row.inputTokens,
+        outputTokens: sum.outputTokens + row.outputTokens,
+        cost: sum.cost + row.cost,
+      }),
+      { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
+    );
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
-    const result: RunSummary = { schemaVersion: 1, runId, team: team.name, store: team.store, tasks: tasks.length, status, methods: summary, usage };
+    const result: RunSummary = {
+      schemaVersion: 1,
+      runId,
+      team: team.name,
+      store: team.store,
+      tasks: tasks.length,
+      status,
+      methods: summary,
+      usage,
+    };
     store.close();
     lock.release();
     process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatRunSummary(result)}\n`);
@@ -147,11 +244,20 @@ function accuracyOf(records: readonly DebateTaskRecord[]): number | null {
 
 /** The table `repute run` prints. */
 export function formatRunSummary(summary: RunSummary): string {
-  const lines = [`run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks): ${summary.status}`, '', `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'bad replies'.padStart(13)}`];
+  const lines = [
+    `run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks): ${summary.status}`,
+    '',
+    `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'bad replies'.padStart(13)}`,
+  ];
   for (const [name, method] of Object.entries(summary.methods)) {
-    lines.push(`${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${String(method.failed).padStart(8)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`);
+    lines.push(
+      `${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${String(method.failed).padStart(8)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
+    );
   }
   const { usage } = summary;
-  lines.push('', `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`);
+  lines.push(
+    '',
+    `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`,
+  );
   return lines.join('\n');
 }

@@ -9,7 +9,10 @@ import { openStore } from '../../store/store.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<number | null>; stderr: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'serve', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'serve', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -17,7 +20,16 @@ function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<nu
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
       const url = /^(http:\/\/\S+?)\/?$/m.exec(stdout)?.[1];
-      if (url) resolve({ url, stderr: () => stderr, stop: () => new Promise((done) => { child.once('exit', (code) => done(code)); child.kill('SIGTERM'); }) });
+      if (url)
+        resolve({
+          url,
+          stderr: () => stderr,
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', (code) => done(code));
+              child.kill('SIGTERM');
+            }),
+        });
     });
     child.once('exit', (code) => reject(new Error(`repute serve exited ${code}: ${stderr}`)));
   });
@@ -40,6 +52,8 @@ describe('repute serve', () => {
 
   it('refuses a public host without a token, naming the flag', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'repute-serve-'));
-    await expect(startCli(['--store', join(dir, 'x.db'), '--port', '0', '--host', '0.0.0.0'])).rejects.toThrow(/--token/);
+    await expect(startCli(['--store', join(dir, 'x.db'), '--port', '0', '--host', '0.0.0.0'])).rejects.toThrow(
+      /--token/,
+    );
   }, 30_000);
 });

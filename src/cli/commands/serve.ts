@@ -13,14 +13,39 @@ import { parseIntegerFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
 
 export default defineCommand({
-  meta: { name: 'serve', description: 'Serve the store as a JSON API with a dashboard (and, with a team file, an OpenAI-compatible team endpoint)' },
+  meta: {
+    name: 'serve',
+    description:
+      'Serve the store as a JSON API with a dashboard (and, with a team file, an OpenAI-compatible team endpoint)',
+  },
   args: {
-    team: { type: 'positional', description: 'Team file (YAML) whose store and team to serve, see examples/team.yaml', required: false },
-    store: { type: 'string', description: "SQLite store (default: the team file's store, else repute.db)", valueHint: 'FILE' },
+    team: {
+      type: 'positional',
+      description: 'Team file (YAML) whose store and team to serve, see examples/team.yaml',
+      required: false,
+    },
+    store: {
+      type: 'string',
+      description: "SQLite store (default: the team file's store, else repute.db)",
+      valueHint: 'FILE',
+    },
     port: { type: 'string', description: 'TCP port (0 = any free port)', default: '8787', valueHint: 'N' },
-    host: { type: 'string', description: 'Interface to bind; other than loopback requires --token', default: '127.0.0.1', valueHint: 'HOST' },
-    'replay-dir': { type: 'string', description: 'Folder whose sub-folders hold repute replay outputs', valueHint: 'DIR' },
-    token: { type: 'string', description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)', valueHint: 'TOKEN' },
+    host: {
+      type: 'string',
+      description: 'Interface to bind; other than loopback requires --token',
+      default: '127.0.0.1',
+      valueHint: 'HOST',
+    },
+    'replay-dir': {
+      type: 'string',
+      description: 'Folder whose sub-folders hold repute replay outputs',
+      valueHint: 'DIR',
+    },
+    token: {
+      type: 'string',
+      description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)',
+      valueHint: 'TOKEN',
+    },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
   },
   async run({ args }) {
@@ -34,8 +59,23 @@ export default defineCommand({
       let served: TeamService | undefined;
       if (team !== undefined) {
         const method = team.serve.method;
-        const runId = serveRunId({ name: team.name, method, agents: team.agents.map((agent) => agent.id), ...(team.k === undefined ? {} : { k: team.k }), seed: team.seed });
-        served = createTeamService({ name: team.name, agents: createLiveTeam(team, store, runId), store, method, kind: team.serve.kind as AnswerKind, runId, seed: team.seed, ...(team.k === undefined ? {} : { k: team.k }) });
+        const runId = serveRunId({
+          name: team.name,
+          method,
+          agents: team.agents.map((agent) => agent.id),
+          ...(team.k === undefined ? {} : { k: team.k }),
+          seed: team.seed,
+        });
+        served = createTeamService({
+          name: team.name,
+          agents: createLiveTeam(team, store, runId),
+          store,
+          method,
+          kind: team.serve.kind as AnswerKind,
+          runId,
+          seed: team.seed,
+          ...(team.k === undefined ? {} : { k: team.k }),
+        });
       }
       server = await startServer({
         store,

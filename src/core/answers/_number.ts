@@ -27,7 +27,10 @@ export const GROUPED_PATTERN = /^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 
 /** Value of `a/b` or `\frac{a}{b}` with decimal a and b (b ≠ 0), or `null`. */
 export function parseSimpleFraction(text: string): number | null {
-  const match = /^([+-]?)(?:\\frac\{\s*([+-]?[\d.]+)\s*\}\{\s*([+-]?[\d.]+)\s*\}|\\frac(\d)(\d)|([+-]?[\d.]+)\s*\/\s*([+-]?[\d.]+))$/.exec(text);
+  const match =
+    /^([+-]?)(?:\\frac\{\s*([+-]?[\d.]+)\s*\}\{\s*([+-]?[\d.]+)\s*\}|\\frac(\d)(\d)|([+-]?[\d.]+)\s*\/\s*([+-]?[\d.]+))$/.exec(
+      text,
+    );
   if (match === null) return null;
   const numeratorText = match[2] ?? match[4] ?? match[6];
   const denominatorText = match[3] ?? match[5] ?? match[7];

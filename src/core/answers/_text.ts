@@ -4,7 +4,8 @@
 export function lastBoxed(text: string): string | null {
   const starts: number[] = [];
   const pattern = /\\(?:boxed|fbox)\s*\{/g;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) starts.push(match.index + match[0].length);
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text))
+    starts.push(match.index + match[0].length);
   // Latest first, and at most 20 tries: each brace scan is linear, so unbounded tries on text with
   // thousands of unclosed `\boxed{` would be quadratic.
   for (let index = starts.length - 1; index >= Math.max(0, starts.length - 20); index--) {
@@ -52,7 +53,9 @@ export function jsonAnswers(text: string): string[] {
     if (raw.startsWith('"')) {
       // A backslash before two or more letters is a LaTeX command, not a JSON escape.
       const latexSafe = raw.replace(/\\([\s\S])/g, (escape: string, char: string, offset: number) =>
-        /^[a-zA-Z]{2,}/.test(raw.slice(offset + 1)) && !/^u[0-9a-fA-F]{4}/.test(raw.slice(offset + 1)) ? `\\\\${char}` : escape,
+        /^[a-zA-Z]{2,}/.test(raw.slice(offset + 1)) && !/^u[0-9a-fA-F]{4}/.test(raw.slice(offset + 1))
+          ? `\\\\${char}`
+          : escape,
       );
       try {
         value = JSON.parse(latexSafe) as string;
@@ -90,7 +93,11 @@ export function lastAnswerLine(text: string): string | null {
  * Removes characters of `chars` from both ends (or one end) in linear time; regexes such as
  * `/[.]+$/` are quadratic on long runs that do not reach the end.
  */
-export function trimCharacters(text: string, chars: string, { start = true, end = true }: { start?: boolean; end?: boolean } = {}): string {
+export function trimCharacters(
+  text: string,
+  chars: string,
+  { start = true, end = true }: { start?: boolean; end?: boolean } = {},
+): string {
   const isTrimmed = (char: string): boolean => chars.includes(char) || (chars.includes(' ') && /\s/.test(char));
   let from = 0;
   let to = text.length;
@@ -124,7 +131,10 @@ export function lastFencedBlock(text: string): string | null {
  * Key of the first candidate (in order) whose key is not `null`; `null` candidates are skipped.
  * Returns `null` when no candidate has a key.
  */
-export function firstKey(candidates: readonly (string | null)[], keyOf: (candidate: string) => string | null): string | null {
+export function firstKey(
+  candidates: readonly (string | null)[],
+  keyOf: (candidate: string) => string | null,
+): string | null {
   for (const candidate of candidates) {
     if (candidate === null) continue;
     const key = keyOf(candidate);

@@ -43,7 +43,36 @@ describe('answer kind contract (every kind, generated answers)', () => {
   const piece = fc.oneof(
     fc.double({ min: -1e6, max: 1e6, noNaN: true }).map(String),
     fc.integer({ min: -99, max: 99 }).map(String),
-    fc.constantFrom('\\frac{1}{2}', '0.5', '(1,2)', '\\{2,1\\}', 'x^2', '(A)', 'b', 'Joy', 'anger', 'The answer', '$5', '10\\%', ' ', ',', '\\sqrt{2}', 'x=3', 'None', '[', ')', '\\left(', '\\infty', '-', '+', '^', '{', '}', '=', 'and'),
+    fc.constantFrom(
+      '\\frac{1}{2}',
+      '0.5',
+      '(1,2)',
+      '\\{2,1\\}',
+      'x^2',
+      '(A)',
+      'b',
+      'Joy',
+      'anger',
+      'The answer',
+      '$5',
+      '10\\%',
+      ' ',
+      ',',
+      '\\sqrt{2}',
+      'x=3',
+      'None',
+      '[',
+      ')',
+      '\\left(',
+      '\\infty',
+      '-',
+      '+',
+      '^',
+      '{',
+      '}',
+      '=',
+      'and',
+    ),
   );
   const answer = fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(' '));
 
@@ -77,7 +106,13 @@ describe('extraction on hostile text', () => {
   it('stays fast on long runs that make naive regexes quadratic', () => {
     // Before the linear trims these took ~1 s each at 20,000 characters (quadratic); at 60,000 a
     // quadratic scan would take ~9 s, so a 2 s bound separates the two without timing noise.
-    const hostile = ['.'.repeat(60_000) + 'x', '\n'.repeat(60_000) + 'x', '\\boxed{'.repeat(15_000), ' '.repeat(60_000) + 'x', ';'.repeat(60_000) + 'x'];
+    const hostile = [
+      '.'.repeat(60_000) + 'x',
+      '\n'.repeat(60_000) + 'x',
+      '\\boxed{'.repeat(15_000),
+      ' '.repeat(60_000) + 'x',
+      ';'.repeat(60_000) + 'x',
+    ];
     for (const kind of answerKinds) {
       for (const text of hostile) {
         const started = performance.now();

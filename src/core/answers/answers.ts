@@ -28,7 +28,11 @@ const handlers: Readonly<Record<AnswerKind, AnswerKindHandler>> = {
 export function answerKindHandler(kind: AnswerKind): AnswerKindHandler {
   const handler = Object.hasOwn(handlers, kind) ? handlers[kind] : undefined;
   if (handler === undefined) {
-    throw new InvalidArgumentError({ parameter: 'kind', value: kind, message: `unknown answer kind ${JSON.stringify(kind)}; use one of ${answerKinds.join(', ')}` });
+    throw new InvalidArgumentError({
+      parameter: 'kind',
+      value: kind,
+      message: `unknown answer kind ${JSON.stringify(kind)}; use one of ${answerKinds.join(', ')}`,
+    });
   }
   return handler;
 }
@@ -80,13 +84,17 @@ export function scoreAnswer(kind: AnswerKind, answer: string | null, reference: 
     throw new InvalidArgumentError({
       parameter: 'kind',
       value: kind,
-      message: "code answers are graded by running their tests, not by comparing text; call scoreCodeAnswer({ text, test }) or runCodeTests({ code, test, language: 'python' }) from the evaluation sandbox",
+      message:
+        "code answers are graded by running their tests, not by comparing text; call scoreCodeAnswer({ text, test }) or runCodeTests({ code, test, language: 'python' }) from the evaluation sandbox",
     });
   }
   const handler = answerKindHandler(kind);
   if (kind === 'labels') {
     if (answer === null) return { correct: false, f1: 0 };
-    return { correct: handler.equivalent(answer, reference), f1: sampleF1(parseLabelSet(answer), parseLabelSet(reference)) };
+    return {
+      correct: handler.equivalent(answer, reference),
+      f1: sampleF1(parseLabelSet(answer), parseLabelSet(reference)),
+    };
   }
   if (answer === null) return { correct: false };
   return { correct: handler.equivalent(answer, reference) };

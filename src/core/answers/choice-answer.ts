@@ -5,12 +5,15 @@ import { firstKey, jsonAnswers, lastBoxed, sameKey, stripMathDelimiters } from '
 const BARE_CHOICE = /^(?:option|choice)?\s*[([]?\s*([A-Za-z])\s*[)\]]?\s*[.:]?$/i;
 // `answer is (B)`, `Answer: B`, `answer: b`, `The correct answer is B.`; a lowercase letter only in
 // parentheses or at the end of its line, so `the answer is a number` is not read as A.
-const ANSWER_PHRASE = /(?:[Aa]nswer|ANSWER)(?:\s+is)?\s*[:=]?\s*(?:[Oo]ption\s+)?(?:\(([A-Za-z])\)|\b([A-Z])\b(?![-'])|\b([a-z])\s*[.)]?\s*$)/gm;
+const ANSWER_PHRASE =
+  /(?:[Aa]nswer|ANSWER)(?:\s+is)?\s*[:=]?\s*(?:[Oo]ption\s+)?(?:\(([A-Za-z])\)|\b([A-Z])\b(?![-'])|\b([a-z])\s*[.)]?\s*$)/gm;
 const PARENTHESIZED = /\(([A-Z])\)/g;
 
 /** The option letter of an isolated answer (`(b)` → `B`), or `null` when it is not one letter. */
 export function parseChoiceAnswer(answer: string): string | null {
-  const text = stripMathDelimiters(answer).replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1').trim();
+  const text = stripMathDelimiters(answer)
+    .replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1')
+    .trim();
   const match = BARE_CHOICE.exec(text);
   return match === null ? null : (match[1] as string).toUpperCase();
 }
@@ -31,7 +34,8 @@ export const choiceAnswerKind: AnswerKindHandler = {
     const letter = firstKey([...jsonAnswers(text), lastBoxed(text)], parseChoiceAnswer);
     if (letter !== null) return letter;
     let phrase: string | null = null;
-    for (const match of text.matchAll(ANSWER_PHRASE)) phrase = (match[1] ?? match[2] ?? match[3] ?? '').toUpperCase() || phrase;
+    for (const match of text.matchAll(ANSWER_PHRASE))
+      phrase = (match[1] ?? match[2] ?? match[3] ?? '').toUpperCase() || phrase;
     if (phrase !== null) return phrase;
     const bare = parseChoiceAnswer(text);
     if (bare !== null) return bare;

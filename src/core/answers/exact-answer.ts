@@ -1,6 +1,14 @@
 import { resolveOptions } from '../options.js';
 import type { AnswerKindHandler } from './answer-handler.js';
-import { firstKey, jsonAnswers, lastAnswerLine, lastBoxed, sameKey, stripMathDelimiters, trimCharacters } from './_text.js';
+import {
+  firstKey,
+  jsonAnswers,
+  lastAnswerLine,
+  lastBoxed,
+  sameKey,
+  stripMathDelimiters,
+  trimCharacters,
+} from './_text.js';
 
 /** Options of the `exact` answer kind. */
 export interface ExactAnswerOptions {
@@ -24,7 +32,11 @@ export function normalizeExactAnswer(answer: string, options?: ExactAnswerOption
   for (let pass = 0; pass < 10; pass++) {
     const before = text;
     text = trimCharacters(text.replace(/\s+/g, ' '), SURROUNDING);
-    if (resolved.removeArticles) text = text.replace(/\b(?:a|an|the)\b/gi, ' ').replace(/\s+/g, ' ').trim();
+    if (resolved.removeArticles)
+      text = text
+        .replace(/\b(?:a|an|the)\b/gi, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
     if (text === before) break;
   }
   return text.length === 0 ? null : text;
@@ -46,7 +58,9 @@ export function createExactAnswerKind(options?: ExactAnswerOptions): AnswerKindH
     kind: 'exact',
     canonicalKey,
     extract(text) {
-      return firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], canonicalKey) ?? canonicalKey(text);
+      return (
+        firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], canonicalKey) ?? canonicalKey(text)
+      );
     },
     equivalent(a, b) {
       return sameKey(a, b, canonicalKey);

@@ -42,7 +42,9 @@ describe('labels answer kind', () => {
   });
 
   it('F1 is 1 exactly on equal sets, symmetric and in [0, 1] (property)', () => {
-    const labels = fc.uniqueArray(fc.constantFrom('joy', 'anger', 'fear', 'love', 'neutral', 'sadness'), { maxLength: 6 });
+    const labels = fc.uniqueArray(fc.constantFrom('joy', 'anger', 'fear', 'love', 'neutral', 'sadness'), {
+      maxLength: 6,
+    });
     fc.assert(
       fc.property(labels, labels, (a, b) => {
         const f1 = sampleF1(a, b);

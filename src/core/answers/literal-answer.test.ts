@@ -42,9 +42,13 @@ describe('literal answer kind', () => {
   });
 
   it('extracts from the answer field, a fenced block, an assert line, or the whole text', () => {
-    expect(literalAnswerKind.extract('{"reasoning": "sorts pairs", "answer": "[(4, 1), (2, 3)]"}')).toBe('[(4, 1), (2, 3)]');
+    expect(literalAnswerKind.extract('{"reasoning": "sorts pairs", "answer": "[(4, 1), (2, 3)]"}')).toBe(
+      '[(4, 1), (2, 3)]',
+    );
     expect(literalAnswerKind.extract('{"reasoning": "...", "answer": {\'a\': 1}}')).toBe("{'a': 1}");
-    expect(literalAnswerKind.extract('So:\n```python\nassert f([1, 1]) == [(2, 1), (2, 1)]\n```')).toBe('[(2, 1), (2, 1)]');
+    expect(literalAnswerKind.extract('So:\n```python\nassert f([1, 1]) == [(2, 1), (2, 1)]\n```')).toBe(
+      '[(2, 1), (2, 1)]',
+    );
     expect(literalAnswerKind.extract('Output:\n```\n"Hello"\n```\nDone.')).toBe("'Hello'");
     expect(literalAnswerKind.extract("The call gives\nassert f('a==b') == 'x', 'check'\n")).toBe("'x'");
     expect(literalAnswerKind.extract('  [1, 2]  ')).toBe('[1, 2]');
@@ -76,7 +80,9 @@ const { small } = fc.letrec<{ small: Small }>((tie) => ({
     fc.array(tie('small'), { maxLength: 3 }).map<Small>((items) => ({ type: 'list', items })),
     fc.array(tie('small'), { maxLength: 3 }).map<Small>((items) => ({ type: 'tuple', items })),
     fc.uniqueArray(smallScalar, { maxLength: 3, selector: pythonKey }).map<Small>((items) => ({ type: 'set', items })),
-    fc.uniqueArray(fc.tuple(smallScalar, tie('small')), { maxLength: 3, selector: ([key]) => pythonKey(key) }).map<Small>((entries) => ({ type: 'dict', entries })),
+    fc
+      .uniqueArray(fc.tuple(smallScalar, tie('small')), { maxLength: 3, selector: ([key]) => pythonKey(key) })
+      .map<Small>((entries) => ({ type: 'dict', entries })),
   ),
 }));
 
@@ -86,7 +92,12 @@ interface Style {
   readonly intAsFloat: boolean;
   readonly reverse: boolean;
 }
-const style: fc.Arbitrary<Style> = fc.record({ quote: fc.constantFrom("'", '"'), space: fc.constantFrom('', ' ', '  '), intAsFloat: fc.boolean(), reverse: fc.boolean() });
+const style: fc.Arbitrary<Style> = fc.record({
+  quote: fc.constantFrom("'", '"'),
+  space: fc.constantFrom('', ' ', '  '),
+  intAsFloat: fc.boolean(),
+  reverse: fc.boolean(),
+});
 
 function render(value: Small, format: Style): string {
   const join = (parts: string[]) => (format.reverse ? parts.reverse() : parts).join(`,${format.space}`);
@@ -98,7 +109,9 @@ function render(value: Small, format: Style): string {
     case 'list':
       return `[${value.items.map((item) => render(item, format)).join(`,${format.space}`)}]`;
     case 'tuple':
-      return value.items.length === 1 ? `(${render(value.items[0] as Small, format)},)` : `(${value.items.map((item) => render(item, format)).join(`,${format.space}`)})`;
+      return value.items.length === 1
+        ? `(${render(value.items[0] as Small, format)},)`
+        : `(${value.items.map((item) => render(item, format)).join(`,${format.space}`)})`;
     case 'set':
       return value.items.length === 0 ? 'set()' : `{${join(value.items.map((item) => render(item, format)))}}`;
     case 'dict':
@@ -109,7 +122,10 @@ function render(value: Small, format: Style): string {
 }
 
 describe('literal kind properties (fast-check)', () => {
-  const answer = fc.oneof(fc.tuple(small, style).map(([value, format]) => render(value, format)), fc.string({ maxLength: 12 }));
+  const answer = fc.oneof(
+    fc.tuple(small, style).map(([value, format]) => render(value, format)),
+    fc.string({ maxLength: 12 }),
+  );
 
   it('key(key(x)) = key(x), on printed values and on arbitrary text', () => {
     fc.assert(
@@ -134,7 +150,8 @@ describe('literal kind properties (fast-check)', () => {
     fc.assert(
       fc.property(answer, answer, answer, (a, b, c) => {
         expect(literalAnswerKind.equivalent(a, b)).toBe(literalAnswerKind.equivalent(b, a));
-        if (literalAnswerKind.equivalent(a, b) && literalAnswerKind.equivalent(b, c)) expect(literalAnswerKind.equivalent(a, c)).toBe(true);
+        if (literalAnswerKind.equivalent(a, b) && literalAnswerKind.equivalent(b, c))
+          expect(literalAnswerKind.equivalent(a, c)).toBe(true);
       }),
       { numRuns: 3000 },
     );

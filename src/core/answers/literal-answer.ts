@@ -115,9 +115,11 @@ export const literalAnswerKind: AnswerKindHandler = {
     const fenced = fields.seen ? null : lastFencedBlock(text);
     // A JSON reply (fenced or not) is itself a dict literal: with an answer field, even a blank one,
     // neither the fenced block nor the whole text is a candidate.
-    const candidates = (fields.seen ? [...fields.values, assertedValue(text)] : [fenced === null ? null : (assertedValue(fenced) ?? fenced), assertedValue(text), text]).filter(
-      (candidate): candidate is string => candidate !== null && candidate.trim().length > 0,
-    );
+    const candidates = (
+      fields.seen
+        ? [...fields.values, assertedValue(text)]
+        : [fenced === null ? null : (assertedValue(fenced) ?? fenced), assertedValue(text), text]
+    ).filter((candidate): candidate is string => candidate !== null && candidate.trim().length > 0);
     for (const candidate of candidates) {
       const value = parsePythonLiteral(candidate);
       if (value !== null) return pythonKey(value);

@@ -72,7 +72,18 @@ describe('math answer kind: equivalence table', () => {
   });
 
   it('keeps keys stable: the key of a key is itself', () => {
-    for (const answer of ['\\frac{3}{4}', '(3,-1)', 'x^2+1', '2\\pi r', 'x \\in [1,2]', 'None', '\\sum_{n=1}^{10} n', '1+2i', '2^{100000}', '\\frac{a}{b']) {
+    for (const answer of [
+      '\\frac{3}{4}',
+      '(3,-1)',
+      'x^2+1',
+      '2\\pi r',
+      'x \\in [1,2]',
+      'None',
+      '\\sum_{n=1}^{10} n',
+      '1+2i',
+      '2^{100000}',
+      '\\frac{a}{b',
+    ]) {
       const key = mathAnswerKind.canonicalKey(answer);
       expect(key, answer).not.toBeNull();
       expect(mathAnswerKind.canonicalKey(key as string), answer).toBe(key);
@@ -150,10 +161,18 @@ describe('math answer kind: properties', () => {
     // Each pair is equal by construction: n/d and (n·k)/(d·k); \frac and \dfrac; a tuple with and without spaces and
     // \left( \right); √(a²·b) and a√b; an answer bare, boxed and between $ signs.
     const pair = fc.oneof(
-      fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 2, max: 9 })).map(([n, d, k]) => [`\\frac{${n}}{${d}}`, `\\frac{${n * k}}{${d * k}}`]),
-      fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 })).map(([n, d]) => [`\\frac{${n}}{${d}}`, `\\dfrac{${n}}{${d}}`]),
-      fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: -9, max: 9 })).map(([x, y]) => [`(${x},${y})`, `\\left( ${x} , ${y} \\right)`]),
-      fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 20 })).map(([a, b]) => [`\\sqrt{${a * a * b}}`, `${a}\\sqrt{${b}}`]),
+      fc
+        .tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 2, max: 9 }))
+        .map(([n, d, k]) => [`\\frac{${n}}{${d}}`, `\\frac{${n * k}}{${d * k}}`]),
+      fc
+        .tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 50 }))
+        .map(([n, d]) => [`\\frac{${n}}{${d}}`, `\\dfrac{${n}}{${d}}`]),
+      fc
+        .tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: -9, max: 9 }))
+        .map(([x, y]) => [`(${x},${y})`, `\\left( ${x} , ${y} \\right)`]),
+      fc
+        .tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 20 }))
+        .map(([a, b]) => [`\\sqrt{${a * a * b}}`, `${a}\\sqrt{${b}}`]),
       finite.map(String).chain((text) => fc.constantFrom([text, `\\boxed{${text}}`], [text, `$${text}$`])),
     );
     fc.assert(
@@ -189,7 +208,8 @@ describe('math answer kind: properties', () => {
 
 describe('math extraction on ZeroEval-shaped outputs', () => {
   it('skips the example answer of an echoed prompt and reads bare JSON values', () => {
-    const echoed = 'Please show your final answer in the `answer` field, e.g.,`"answer": "42"`.\n```json\n{"reasoning": "...", "answer": "No integer values satisfy it."}\n```';
+    const echoed =
+      'Please show your final answer in the `answer` field, e.g.,`"answer": "42"`.\n```json\n{"reasoning": "...", "answer": "No integer values satisfy it."}\n```';
     expect(mathAnswerKind.extract(echoed)).toBeNull();
     expect(mathAnswerKind.extract('{\n "reasoning": "so -3/8 = k.",\n "answer": -3/8\n}')).toBe('-0.375');
   });

@@ -3,7 +3,15 @@ import { resolveOptions } from '../options.js';
 import { assertInteger, assertNonNegative } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, GROUPED_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
-import { firstKey, jsonAnswers, lastAnswerLine, lastBoxed, looksLikeProse, stripMathDelimiters, trimCharacters } from './_text.js';
+import {
+  firstKey,
+  jsonAnswers,
+  lastAnswerLine,
+  lastBoxed,
+  looksLikeProse,
+  stripMathDelimiters,
+  trimCharacters,
+} from './_text.js';
 
 /** Options of the `math` answer kind. */
 export interface MathAnswerOptions {
@@ -15,7 +23,11 @@ export interface MathAnswerOptions {
   cacheSize?: number;
 }
 
-const defaultMathOptions: Required<MathAnswerOptions> = { relativeTolerance: 1e-8, absoluteTolerance: 1e-12, cacheSize: 50_000 };
+const defaultMathOptions: Required<MathAnswerOptions> = {
+  relativeTolerance: 1e-8,
+  absoluteTolerance: 1e-12,
+  cacheSize: 50_000,
+};
 
 /** A boxed expression of the engine (its type is not exported by name in 0.27). */
 type BoxedExpression = ReturnType<ComputeEngine['parse']>;
@@ -24,7 +36,13 @@ type BoxedExpression = ReturnType<ComputeEngine['parse']>;
 type MathValue =
   | { readonly type: 'number'; readonly key: string; readonly value: number }
   | { readonly type: 'complex'; readonly key: string; readonly re: number; readonly im: number }
-  | { readonly type: 'tuple'; readonly key: string; readonly open: string; readonly close: string; readonly items: readonly MathValue[] }
+  | {
+      readonly type: 'tuple';
+      readonly key: string;
+      readonly open: string;
+      readonly close: string;
+      readonly items: readonly MathValue[];
+    }
   | { readonly type: 'set'; readonly key: string; readonly items: readonly MathValue[] }
   | { readonly type: 'expression'; readonly key: string; readonly expression: BoxedExpression | null }
   | { readonly type: 'text'; readonly key: string };
@@ -32,10 +50,49 @@ type MathValue =
 // Operators the engine evaluates quickly. Anything else (Sum, Integrate, Limit, unknown functions)
 // is keyed by its serialization without evaluation: the engine can hang or exhaust memory on them.
 const SAFE_OPERATORS = new Set([
-  'Add', 'Subtract', 'Negate', 'Multiply', 'Divide', 'Rational', 'Power', 'Sqrt', 'Root', 'Square',
-  'Exp', 'Ln', 'Log', 'Lb', 'Lg', 'Abs', 'Floor', 'Ceil', 'Round', 'Sin', 'Cos', 'Tan', 'Cot', 'Sec',
-  'Csc', 'Arcsin', 'Arccos', 'Arctan', 'Sinh', 'Cosh', 'Tanh', 'Complex', 'Half', 'Max', 'Min', 'Mod',
-  'Factorial', 'Binomial', 'GCD', 'LCM', 'Degrees', 'Sequence', 'Delimiter',
+  'Add',
+  'Subtract',
+  'Negate',
+  'Multiply',
+  'Divide',
+  'Rational',
+  'Power',
+  'Sqrt',
+  'Root',
+  'Square',
+  'Exp',
+  'Ln',
+  'Log',
+  'Lb',
+  'Lg',
+  'Abs',
+  'Floor',
+  'Ceil',
+  'Round',
+  'Sin',
+  'Cos',
+  'Tan',
+  'Cot',
+  'Sec',
+  'Csc',
+  'Arcsin',
+  'Arccos',
+  'Arctan',
+  'Sinh',
+  'Cosh',
+  'Tanh',
+  'Complex',
+  'Half',
+  'Max',
+  'Min',
+  'Mod',
+  'Factorial',
+  'Binomial',
+  'GCD',
+  'LCM',
+  'Degrees',
+  'Sequence',
+  'Delimiter',
 ]);
 const MAX_NODES = 200;
 // Fixed, irrational-looking points for comparing symbolic expressions (deterministic, no RNG).
@@ -155,7 +212,8 @@ function expandBinomials(text: string): string {
     const bottom = Number(k);
     if (bottom > top) return '0';
     let value = 1;
-    for (let index = 1; index <= Math.min(bottom, top - bottom); index++) value = (value * (top - Math.min(bottom, top - bottom) + index)) / index;
+    for (let index = 1; index <= Math.min(bottom, top - bottom); index++)
+      value = (value * (top - Math.min(bottom, top - bottom) + index)) / index;
     return Number.isSafeInteger(Math.round(value)) ? String(Math.round(value)) : whole;
   });
 }
@@ -170,7 +228,11 @@ function isSafeToEvaluate(json: unknown): boolean {
     if (node === null || typeof node !== 'object') return false;
     if (!Array.isArray(node)) {
       const numberText = (node as { num?: unknown }).num;
-      return typeof numberText === 'string' && numberText.length <= 60 && (!insideExponent || Math.abs(Number(numberText)) <= MAX_EXPONENT);
+      return (
+        typeof numberText === 'string' &&
+        numberText.length <= 60 &&
+        (!insideExponent || Math.abs(Number(numberText)) <= MAX_EXPONENT)
+      );
     }
     const [operator, ...operands] = node as unknown[];
     if (typeof operator !== 'string' || !SAFE_OPERATORS.has(operator)) return false;
@@ -273,7 +335,13 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
         if (items.some((item) => item === null)) return { type: 'text', key: compactLatex(text) };
         const values = items as MathValue[];
         if (isSet) return makeSet(values, '\\{', '\\}');
-        return { type: 'tuple', open: brackets.open, close: brackets.close, items: values, key: `${brackets.open}${values.map((item) => item.key).join(',')}${brackets.close}` };
+        return {
+          type: 'tuple',
+          open: brackets.open,
+          close: brackets.close,
+          items: values,
+          key: `${brackets.open}${values.map((item) => item.key).join(',')}${brackets.close}`,
+        };
       }
     }
     const parts = splitTopLevel(text, ',');
@@ -307,7 +375,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     const fraction = parseSimpleFraction(compact);
     if (fraction !== null) return numberValue(fraction);
     // Words (`None`, `Infinite`, `undefined`) are text; the engine would read them as products.
-    if (text.length > MAX_INPUT_LENGTH || /(?<![\\a-zA-Z])[a-zA-Z]{3,}/.test(text)) return { type: 'text', key: compact };
+    if (text.length > MAX_INPUT_LENGTH || /(?<![\\a-zA-Z])[a-zA-Z]{3,}/.test(text))
+      return { type: 'text', key: compact };
     const value = parseWithEngine(expandBinomials(text));
     if (!verify || value.type === 'number' || value.type === 'complex') return value;
     // Keys must be their own keys: when the engine's LaTeX does not parse back to itself, key by
@@ -340,7 +409,12 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
         const im = numeric.im;
         if (Number.isFinite(re) && (im === 0 || Number.isNaN(im))) return numberValue(re) as MathValue;
         if (Number.isFinite(re) && Number.isFinite(im)) {
-          return { type: 'complex', re, im, key: `${formatNumberKey(re)}${im < 0 ? '-' : '+'}${formatNumberKey(Math.abs(im))}i` };
+          return {
+            type: 'complex',
+            re,
+            im,
+            key: `${formatNumberKey(re)}${im < 0 ? '-' : '+'}${formatNumberKey(Math.abs(im))}i`,
+          };
         }
         const big = bigNumberKey(numeric.json);
         if (big !== null) return { type: 'text', key: big };
@@ -377,38 +451,47 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     }
     if (left.type === 'set' && right.type === 'set') {
       // Greedy matching in both directions keeps the relation symmetric.
-      return left.items.length === right.items.length && (matchAll(left.items, right.items) || matchAll(right.items, left.items));
+      return (
+        left.items.length === right.items.length &&
+        (matchAll(left.items, right.items) || matchAll(right.items, left.items))
+      );
     }
-    if (left.type === 'expression' && right.type === 'expression' && left.expression !== null && right.expression !== null) {
+    if (
+      left.type === 'expression' &&
+      right.type === 'expression' &&
+      left.expression !== null &&
+      right.expression !== null
+    ) {
       return expressionsEqual(left.expression, right.expression);
     }
     return false;
   };
 
-  const expressionsEqual = (left: BoxedExpression, right: BoxedExpression): boolean => inScope(() => {
-    try {
-      if (left.isEqual(right) === true || right.isEqual(left) === true) return true;
-      // The engine leaves many polynomial identities undecided; compare values at fixed points.
-      const variables = [...new Set([...left.unknowns, ...right.unknowns])].sort();
-      if (variables.length === 0 || variables.length > 3) return false;
-      if (left.unknowns.length !== right.unknowns.length) return false;
-      return SAMPLE_POINTS.every((point) => {
-        const substitution = Object.fromEntries(variables.map((name, index) => [name, point[index] as number]));
-        const leftValue = left.subs(substitution).N();
-        const rightValue = right.subs(substitution).N();
-        const a = leftValue.re;
-        const b = rightValue.re;
-        return (
-          Number.isFinite(a) &&
-          Number.isFinite(b) &&
-          numbersClose(a, b, resolved.relativeTolerance, resolved.absoluteTolerance) &&
-          numbersClose(leftValue.im || 0, rightValue.im || 0, resolved.relativeTolerance, resolved.absoluteTolerance)
-        );
-      });
-    } catch {
-      return false;
-    }
-  });
+  const expressionsEqual = (left: BoxedExpression, right: BoxedExpression): boolean =>
+    inScope(() => {
+      try {
+        if (left.isEqual(right) === true || right.isEqual(left) === true) return true;
+        // The engine leaves many polynomial identities undecided; compare values at fixed points.
+        const variables = [...new Set([...left.unknowns, ...right.unknowns])].sort();
+        if (variables.length === 0 || variables.length > 3) return false;
+        if (left.unknowns.length !== right.unknowns.length) return false;
+        return SAMPLE_POINTS.every((point) => {
+          const substitution = Object.fromEntries(variables.map((name, index) => [name, point[index] as number]));
+          const leftValue = left.subs(substitution).N();
+          const rightValue = right.subs(substitution).N();
+          const a = leftValue.re;
+          const b = rightValue.re;
+          return (
+            Number.isFinite(a) &&
+            Number.isFinite(b) &&
+            numbersClose(a, b, resolved.relativeTolerance, resolved.absoluteTolerance) &&
+            numbersClose(leftValue.im || 0, rightValue.im || 0, resolved.relativeTolerance, resolved.absoluteTolerance)
+          );
+        });
+      } catch {
+        return false;
+      }
+    });
 
   const matchAll = (from: readonly MathValue[], to: readonly MathValue[]): boolean => {
     const used = new Array<boolean>(to.length).fill(false);
@@ -426,11 +509,14 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     kind: 'math',
     canonicalKey,
     extract(text) {
-      const key = firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], (candidate) => (looksLikeProse(candidate) ? null : canonicalKey(candidate)));
+      const key = firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], (candidate) =>
+        looksLikeProse(candidate) ? null : canonicalKey(candidate),
+      );
       if (key !== null) return key;
       // Replayed data often holds the bare answer: take a short single-line text whole.
       const trimmed = text.trim();
-      if (trimmed.length > 0 && trimmed.length <= 200 && !trimmed.includes('\n') && !looksLikeProse(trimmed)) return canonicalKey(trimmed);
+      if (trimmed.length > 0 && trimmed.length <= 200 && !trimmed.includes('\n') && !looksLikeProse(trimmed))
+        return canonicalKey(trimmed);
       return null;
     },
     equivalent(a, b) {
@@ -445,7 +531,10 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
 
 /** Removes whitespace except a single space where it separates a command from a letter (`\pi r`). */
 function compactLatex(text: string): string {
-  return text.replace(/(\\[a-zA-Z]+)\s+(?=[a-zA-Z])/g, '$1\u0000').replace(/\s+/g, '').replace(/\u0000/g, ' ');
+  return text
+    .replace(/(\\[a-zA-Z]+)\s+(?=[a-zA-Z])/g, '$1\u0000')
+    .replace(/\s+/g, '')
+    .replace(/\u0000/g, ' ');
 }
 
 function safeLatex(expression: BoxedExpression, fallback: string): string {
@@ -459,7 +548,8 @@ function safeLatex(expression: BoxedExpression, fallback: string): string {
 
 /** Key of a number too large for a double (`2^{100000}`): 10 significant digits and the exponent. */
 function bigNumberKey(json: unknown): string | null {
-  const numberText = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { num?: unknown }).num : undefined;
+  const numberText =
+    typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { num?: unknown }).num : undefined;
   if (typeof numberText !== 'string') return null;
   const match = /^(-?)(\d+)(?:\.(\d*))?e([+-]?\d+)$/.exec(numberText);
   if (match === null) return null;

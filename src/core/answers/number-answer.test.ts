@@ -70,7 +70,13 @@ describe('number answer kind', () => {
     // Each pair is equal by construction: the same digits with a $, boxed, after "x =", with a closing period or
     // between $ signs. The unequal pair differs by max(1, |x|)/100, above both tolerances (1e-9 absolute, 1e-6 relative).
     const finite = fc.double({ min: -1e15, max: 1e15, noNaN: true, noDefaultInfinity: true });
-    const decorate = fc.constantFrom((text: string) => `\\$${text}`, (text: string) => `\\boxed{${text}}`, (text: string) => `x = ${text}`, (text: string) => `${text}.`, (text: string) => `$${text}$`);
+    const decorate = fc.constantFrom(
+      (text: string) => `\\$${text}`,
+      (text: string) => `\\boxed{${text}}`,
+      (text: string) => `x = ${text}`,
+      (text: string) => `${text}.`,
+      (text: string) => `$${text}$`,
+    );
     fc.assert(
       fc.property(finite, decorate, (x, wrap) => {
         const text = String(x);

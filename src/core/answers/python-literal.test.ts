@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatPythonRepr, parsePythonLiteral, parsePythonLiteralPrefix, pythonKey, type PythonValue } from './python-literal.js';
+import {
+  formatPythonRepr,
+  parsePythonLiteral,
+  parsePythonLiteralPrefix,
+  pythonKey,
+  type PythonValue,
+} from './python-literal.js';
 
 const repr = (text: string): string | null => {
   const value = parsePythonLiteral(text);
@@ -17,12 +23,12 @@ describe('parsePythonLiteral + formatPythonRepr (expected reprs are what CPython
     ['[ (4,1) ,(2,3), ]', '[(4, 1), (2, 3)]'],
     ['"Hello"', "'Hello'"],
     ['"it\'s"', '"it\'s"'],
-    ['\'both \\\' and "\'', '\'both \\\' and "\''],
+    ["'both \\' and \"'", "'both \\' and \"'"],
     ["'tab\\there\\n'", "'tab\\there\\n'"],
     ["'\\x41\\u00e9\\U0001F600\\101'", "'Aé😀A'"],
     ["'\\xa0\\x7f'", "'\\xa0\\x7f'"],
-    ["r'\\d+\\''", "\"\\\\d+\\\\'\""],
-    ["'a' \"b\"", "'ab'"],
+    ["r'\\d+\\''", '"\\\\d+\\\\\'"'],
+    ['\'a\' "b"', "'ab'"],
     ["'''multi\nline'''", "'multi\\nline'"],
     ["b'\\x00ab\\xff'", "b'\\x00ab\\xff'"],
     ["B'it\\'s'", 'b"it\'s"'],
@@ -90,7 +96,16 @@ describe('parsePythonLiteral + formatPythonRepr (expected reprs are what CPython
   });
 
   it('parses a literal at the start of a text and reports where it ends', () => {
-    expect(parsePythonLiteralPrefix("[1, 'a'], 'message'")).toEqual({ value: { type: 'list', items: [{ type: 'int', value: 1n }, { type: 'str', value: 'a' }] }, end: 8 });
+    expect(parsePythonLiteralPrefix("[1, 'a'], 'message'")).toEqual({
+      value: {
+        type: 'list',
+        items: [
+          { type: 'int', value: 1n },
+          { type: 'str', value: 'a' },
+        ],
+      },
+      end: 8,
+    });
     expect(parsePythonLiteralPrefix('?? no')).toBeNull();
   });
 });
@@ -148,13 +163,19 @@ const scalar: fc.Arbitrary<PythonValue> = fc.oneof(
   fc.boolean().map<PythonValue>((value) => ({ type: 'bool', value })),
   fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map<PythonValue>((value) => ({ type: 'int', value })),
   fc.double({ noNaN: true }).map<PythonValue>((value) => ({ type: 'float', value })),
-  fc.tuple(finite, finite).map<PythonValue>(([real, imag]) => ({ type: 'complex', real, imag: real === 0 ? Math.abs(imag) : imag })),
+  fc
+    .tuple(finite, finite)
+    .map<PythonValue>(([real, imag]) => ({ type: 'complex', real, imag: real === 0 ? Math.abs(imag) : imag })),
   fc.string({ unit: 'binary', maxLength: 8 }).map<PythonValue>((value) => ({ type: 'str', value })),
-  fc.string({ unit: fc.constantFrom('a', ' ', "'", '"', '\\', '\n', '\t', 'é', '\u0000'), maxLength: 6 }).map<PythonValue>((value) => ({ type: 'str', value })),
+  fc
+    .string({ unit: fc.constantFrom('a', ' ', "'", '"', '\\', '\n', '\t', 'é', '\u0000'), maxLength: 6 })
+    .map<PythonValue>((value) => ({ type: 'str', value })),
   fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 6 }).map<PythonValue>((value) => ({ type: 'bytes', value })),
 );
 const isHashable = (value: PythonValue): boolean =>
-  value.type === 'tuple' ? value.items.every(isHashable) : value.type !== 'list' && value.type !== 'dict' && value.type !== 'set';
+  value.type === 'tuple'
+    ? value.items.every(isHashable)
+    : value.type !== 'list' && value.type !== 'dict' && value.type !== 'set';
 const { value: pythonValue } = fc.letrec<{ value: PythonValue }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -163,9 +184,14 @@ const { value: pythonValue } = fc.letrec<{ value: PythonValue }>((tie) => ({
     fc.array(tie('value'), { maxLength: 4 }).map<PythonValue>((items) => ({ type: 'tuple', items })),
     fc
       .uniqueArray(tie('value').filter(isHashable), { maxLength: 4, selector: pythonKey })
-      .chain((items) => fc.constantFrom<'set' | 'frozenset'>('set', 'frozenset').map<PythonValue>((type) => ({ type, items }))),
+      .chain((items) =>
+        fc.constantFrom<'set' | 'frozenset'>('set', 'frozenset').map<PythonValue>((type) => ({ type, items })),
+      ),
     fc
-      .uniqueArray(fc.tuple(tie('value').filter(isHashable), tie('value')), { maxLength: 4, selector: ([entryKey]) => pythonKey(entryKey) })
+      .uniqueArray(fc.tuple(tie('value').filter(isHashable), tie('value')), {
+        maxLength: 4,
+        selector: ([entryKey]) => pythonKey(entryKey),
+      })
       .map<PythonValue>((entries) => ({ type: 'dict', entries })),
   ),
 }));

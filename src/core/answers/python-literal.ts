@@ -37,9 +37,21 @@ const fail = (): never => {
 const isIdentifierChar = (char: string | undefined): boolean => char !== undefined && /[\p{L}\p{N}_]/u.test(char);
 
 // Decimal, hex, octal and binary integers, floats and imaginary literals; sticky, so no slicing per number.
-const numberPattern = /0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?[jJ]?/y;
+const numberPattern =
+  /0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?[jJ]?/y;
 
-const simpleEscapes: Readonly<Record<string, number>> = { '\\': 0x5c, "'": 0x27, '"': 0x22, a: 0x07, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
+const simpleEscapes: Readonly<Record<string, number>> = {
+  '\\': 0x5c,
+  "'": 0x27,
+  '"': 0x22,
+  a: 0x07,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+  v: 0x0b,
+};
 
 class Parser {
   index = 0;
@@ -99,7 +111,8 @@ class Parser {
     }
     const inner = this.value(depth + 1);
     this.expect(')');
-    if (inner.type !== 'set' && inner.type !== 'frozenset' && inner.type !== 'list' && inner.type !== 'tuple') return fail();
+    if (inner.type !== 'set' && inner.type !== 'frozenset' && inner.type !== 'list' && inner.type !== 'tuple')
+      return fail();
     if (!inner.items.every(isHashable)) fail();
     return { type: 'frozenset', items: uniqueItems(inner.items) };
   }
@@ -375,7 +388,9 @@ function uniqueItems(items: readonly PythonValue[]): PythonValue[] {
 }
 
 // Dicts keep the first of equal keys with the last value, in first-insertion order, as Python does.
-function uniqueEntries(entries: readonly (readonly [PythonValue, PythonValue])[]): (readonly [PythonValue, PythonValue])[] {
+function uniqueEntries(
+  entries: readonly (readonly [PythonValue, PythonValue])[],
+): (readonly [PythonValue, PythonValue])[] {
   const positions = new Map<string, number>();
   const unique: [PythonValue, PythonValue][] = [];
   for (const [key, value] of entries) {
@@ -470,7 +485,12 @@ function formatStr(value: string): string {
     else if (char === '\n') body += '\\n';
     else if (char === '\r') body += '\\r';
     else if (char !== ' ' && nonPrintable.test(char)) {
-      body += code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : code < 0x10000 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+      body +=
+        code < 0x100
+          ? `\\x${code.toString(16).padStart(2, '0')}`
+          : code < 0x10000
+            ? `\\u${code.toString(16).padStart(4, '0')}`
+            : `\\U${code.toString(16).padStart(8, '0')}`;
     } else body += char;
   }
   return `${quote}${body}${quote}`;
@@ -517,7 +537,9 @@ export function formatPythonRepr(value: PythonValue): string {
     case 'list':
       return `[${value.items.map(formatPythonRepr).join(', ')}]`;
     case 'tuple':
-      return value.items.length === 1 ? `(${formatPythonRepr(value.items[0] as PythonValue)},)` : `(${value.items.map(formatPythonRepr).join(', ')})`;
+      return value.items.length === 1
+        ? `(${formatPythonRepr(value.items[0] as PythonValue)},)`
+        : `(${value.items.map(formatPythonRepr).join(', ')})`;
     case 'set':
       return value.items.length === 0 ? 'set()' : `{${value.items.map(formatPythonRepr).join(', ')}}`;
     case 'frozenset':
@@ -573,7 +595,9 @@ function keyOf(value: PythonValue, hashable: boolean): string {
     case 'list':
       return `[${value.items.map((item) => keyOf(item, false)).join(', ')}]`;
     case 'tuple':
-      return value.items.length === 1 ? `(${keyOf(value.items[0] as PythonValue, hashable)},)` : `(${value.items.map((item) => keyOf(item, hashable)).join(', ')})`;
+      return value.items.length === 1
+        ? `(${keyOf(value.items[0] as PythonValue, hashable)},)`
+        : `(${value.items.map((item) => keyOf(item, hashable)).join(', ')})`;
     case 'set':
     case 'frozenset': {
       const keys = [...new Set(value.items.map((item) => keyOf(item, true)))].sort(compareKeys);

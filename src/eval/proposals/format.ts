@@ -101,23 +101,44 @@ export function isProposalsHeader(value: unknown): value is ProposalsHeader {
  */
 export function parseProposalsHeader(value: unknown, file: string, line: number): ProposalsHeader {
   if (!isObject(value) || value.format !== proposalsFormatTag) {
-    throw new DataFormatError({ file, line, message: `expected a header object with "format": "${proposalsFormatTag}"` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `expected a header object with "format": "${proposalsFormatTag}"`,
+    });
   }
   if (value.schemaVersion !== 1) {
-    throw new DataFormatError({ file, line, message: `header schemaVersion must be 1, got ${JSON.stringify(value.schemaVersion)}; this reader understands version 1 only` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `header schemaVersion must be 1, got ${JSON.stringify(value.schemaVersion)}; this reader understands version 1 only`,
+    });
   }
   if (value.models !== undefined) checkModelMap(value.models, file, line, 'models');
   if (value.name !== undefined && typeof value.name !== 'string') {
-    throw new DataFormatError({ file, line, message: `header "name" must be a string, got ${JSON.stringify(value.name)}` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `header "name" must be a string, got ${JSON.stringify(value.name)}`,
+    });
   }
   return value as unknown as ProposalsHeader;
 }
 
 function checkModelMap(value: unknown, file: string, line: number, field: string): void {
-  if (!isObject(value)) throw new DataFormatError({ file, line, message: `"${field}" must be an object mapping agent → model, got ${JSON.stringify(value)}` });
+  if (!isObject(value))
+    throw new DataFormatError({
+      file,
+      line,
+      message: `"${field}" must be an object mapping agent → model, got ${JSON.stringify(value)}`,
+    });
   for (const [agent, model] of Object.entries(value)) {
     if (typeof model !== 'string' || model.length === 0) {
-      throw new DataFormatError({ file, line, message: `"${field}.${agent}" must be a non-empty model name, got ${JSON.stringify(model)}` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"${field}.${agent}" must be a non-empty model name, got ${JSON.stringify(model)}`,
+      });
     }
   }
 }
@@ -128,42 +149,101 @@ function checkModelMap(value: unknown, file: string, line: number, field: string
  * the line and the field, with what was expected.
  */
 export function parseProposalsRecord(value: unknown, file: string, line: number, versioned: boolean): ProposalsRecord {
-  if (!isObject(value)) throw new DataFormatError({ file, line, message: `expected a JSON object per line, got ${JSON.stringify(value)?.slice(0, 60)}` });
+  if (!isObject(value))
+    throw new DataFormatError({
+      file,
+      line,
+      message: `expected a JSON object per line, got ${JSON.stringify(value)?.slice(0, 60)}`,
+    });
   if (value.schemaVersion === undefined) {
-    if (!versioned) throw new DataFormatError({ file, line, message: 'missing "schemaVersion": 1; add it to every line or start the file with a header line {"schemaVersion":1,"format":"repute-proposals"}' });
+    if (!versioned)
+      throw new DataFormatError({
+        file,
+        line,
+        message:
+          'missing "schemaVersion": 1; add it to every line or start the file with a header line {"schemaVersion":1,"format":"repute-proposals"}',
+      });
   } else if (value.schemaVersion !== 1) {
-    throw new DataFormatError({ file, line, message: `schemaVersion must be 1, got ${JSON.stringify(value.schemaVersion)}` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `schemaVersion must be 1, got ${JSON.stringify(value.schemaVersion)}`,
+    });
   }
   if (typeof value.id !== 'string' || value.id.length === 0) {
-    throw new DataFormatError({ file, line, message: `"id" must be a non-empty string, got ${JSON.stringify(value.id)}` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `"id" must be a non-empty string, got ${JSON.stringify(value.id)}`,
+    });
   }
   if (typeof value.kind !== 'string' || !(answerKinds as readonly string[]).includes(value.kind)) {
-    throw new DataFormatError({ file, line, message: `"kind" must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(value.kind)}` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `"kind" must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(value.kind)}`,
+    });
   }
   for (const field of ['prompt', 'reference'] as const) {
     if (value[field] !== undefined && typeof value[field] !== 'string') {
-      throw new DataFormatError({ file, line, message: `"${field}" must be a string when present, got ${JSON.stringify(value[field])}` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"${field}" must be a string when present, got ${JSON.stringify(value[field])}`,
+      });
     }
   }
-  if (value.options !== undefined && (typeof value.options !== 'number' || !Number.isInteger(value.options) || value.options < 2 || value.options > 26)) {
-    throw new DataFormatError({ file, line, message: `"options" must be an integer in [2, 26], got ${JSON.stringify(value.options)}` });
+  if (
+    value.options !== undefined &&
+    (typeof value.options !== 'number' || !Number.isInteger(value.options) || value.options < 2 || value.options > 26)
+  ) {
+    throw new DataFormatError({
+      file,
+      line,
+      message: `"options" must be an integer in [2, 26], got ${JSON.stringify(value.options)}`,
+    });
   }
   if (!isObject(value.proposals)) {
-    throw new DataFormatError({ file, line, message: `"proposals" must be an object mapping agent → { text?, answer?, correct? }, got ${JSON.stringify(value.proposals)}` });
+    throw new DataFormatError({
+      file,
+      line,
+      message: `"proposals" must be an object mapping agent → { text?, answer?, correct? }, got ${JSON.stringify(value.proposals)}`,
+    });
   }
   for (const [agent, proposal] of Object.entries(value.proposals)) {
-    if (!isObject(proposal)) throw new DataFormatError({ file, line, message: `"proposals.${agent}" must be an object, got ${JSON.stringify(proposal)}` });
+    if (!isObject(proposal))
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"proposals.${agent}" must be an object, got ${JSON.stringify(proposal)}`,
+      });
     if (proposal.text !== undefined && typeof proposal.text !== 'string') {
-      throw new DataFormatError({ file, line, message: `"proposals.${agent}.text" must be a string, got ${JSON.stringify(proposal.text)}` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"proposals.${agent}.text" must be a string, got ${JSON.stringify(proposal.text)}`,
+      });
     }
     if (proposal.answer !== undefined && proposal.answer !== null && typeof proposal.answer !== 'string') {
-      throw new DataFormatError({ file, line, message: `"proposals.${agent}.answer" must be a string or null, got ${JSON.stringify(proposal.answer)}` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"proposals.${agent}.answer" must be a string or null, got ${JSON.stringify(proposal.answer)}`,
+      });
     }
     if (proposal.text === undefined && proposal.answer === undefined) {
-      throw new DataFormatError({ file, line, message: `"proposals.${agent}" needs "text" or "answer" (use "answer": null for an unparseable reply)` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"proposals.${agent}" needs "text" or "answer" (use "answer": null for an unparseable reply)`,
+      });
     }
     if (proposal.correct !== undefined && typeof proposal.correct !== 'boolean') {
-      throw new DataFormatError({ file, line, message: `"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(proposal.correct)}` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(proposal.correct)}`,
+      });
     }
   }
   if (value.models !== undefined) checkModelMap(value.models, file, line, 'models');

@@ -32,20 +32,36 @@ function looksLikeReputeProposals(file: string): boolean {
  * is `jsonl`. Throws {@link DataFormatError} when nothing matches.
  */
 export function detectDatasetFormat(path: string): DatasetFormat {
-  if (!existsSync(path)) throw new NotFoundError({ entity: 'dataset', id: path, message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file` });
+  if (!existsSync(path))
+    throw new NotFoundError({
+      entity: 'dataset',
+      id: path,
+      message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file`,
+    });
   if (statSync(path).isFile()) {
     if (/\.jsonl(\.gz)?$/.test(path)) return 'jsonl';
-    throw new DataFormatError({ file: path, message: 'cannot detect the format of this file; pass --format jsonl for a Repute proposals file, or point at a zeroeval / mmlu-pro directory' });
+    throw new DataFormatError({
+      file: path,
+      message:
+        'cannot detect the format of this file; pass --format jsonl for a Repute proposals file, or point at a zeroeval / mmlu-pro directory',
+    });
   }
   if (existsSync(join(path, 'preds.csv')) && existsSync(join(path, 'items.jsonl.gz'))) return 'mmlu-pro';
   const proposals = join(path, 'proposals.jsonl');
-  if (existsSync(proposals) && existsSync(join(path, 'items.jsonl')) && existsSync(join(path, 'models.json')) && /^\{"pid"/.test(firstLine(proposals))) return 'mathvista';
+  if (
+    existsSync(proposals) &&
+    existsSync(join(path, 'items.jsonl')) &&
+    existsSync(join(path, 'models.json')) &&
+    /^\{"pid"/.test(firstLine(proposals))
+  )
+    return 'mathvista';
   if (existsSync(proposals)) {
     if (looksLikeReputeProposals(proposals)) return 'jsonl';
     if (existsSync(join(path, 'models.json'))) {
       const line = firstLine(proposals);
       const models = readFileSync(join(path, 'models.json'), 'utf8');
-      if (line.includes('"reference"') && line.includes('"proposals"') && models.includes('"models"')) return 'zeroeval';
+      if (line.includes('"reference"') && line.includes('"proposals"') && models.includes('"models"'))
+        return 'zeroeval';
     }
   }
   throw new DataFormatError({
@@ -63,10 +79,19 @@ export function detectDatasetFormat(path: string): DatasetFormat {
  */
 export async function loadDataset(path: string, format?: DatasetFormat): Promise<ProposalsDataset> {
   if (format !== undefined && !datasetFormats.includes(format)) {
-    throw new InvalidArgumentError({ parameter: 'format', value: format, message: `format must be one of ${datasetFormats.join(', ')}, got ${JSON.stringify(format)}; omit it to detect the format from the path` });
+    throw new InvalidArgumentError({
+      parameter: 'format',
+      value: format,
+      message: `format must be one of ${datasetFormats.join(', ')}, got ${JSON.stringify(format)}; omit it to detect the format from the path`,
+    });
   }
   const resolved = format ?? detectDatasetFormat(path);
-  if (!existsSync(path)) throw new NotFoundError({ entity: 'dataset', id: path, message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file` });
+  if (!existsSync(path))
+    throw new NotFoundError({
+      entity: 'dataset',
+      id: path,
+      message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file`,
+    });
   switch (resolved) {
     case 'zeroeval':
       return loadZeroEval(path);

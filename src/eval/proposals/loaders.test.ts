@@ -9,7 +9,16 @@ import { mmluProFamily, splitCsvRow } from './mmlu-pro.js';
 
 const root = mkdtempSync(join(tmpdir(), 'repute-loaders-'));
 
-function zeroevalDir(name: string, lines: readonly string[], models = [{ model: 'm1@p', family: 'm1' }, { model: 'm1@q', family: 'm1' }, { model: 'm2', family: 'm2' }], declared: Record<string, string> = { task: 'gsm' }) {
+function zeroevalDir(
+  name: string,
+  lines: readonly string[],
+  models = [
+    { model: 'm1@p', family: 'm1' },
+    { model: 'm1@q', family: 'm1' },
+    { model: 'm2', family: 'm2' },
+  ],
+  declared: Record<string, string> = { task: 'gsm' },
+) {
   const directory = join(root, name);
   mkdirSync(directory);
   writeFileSync(join(directory, 'models.json'), JSON.stringify({ ...declared, models }));
@@ -17,19 +26,41 @@ function zeroevalDir(name: string, lines: readonly string[], models = [{ model: 
   return directory;
 }
 
-function mmluDir(name: string, rows: readonly string[], items = [{ question_id: 1, question: 'Q1?', options: ['x', 'y', 'z', 'w'] }, { question_id: 2, question: 'Q2?', options: ['x', 'y', 'z'] }]) {
+function mmluDir(
+  name: string,
+  rows: readonly string[],
+  items = [
+    { question_id: 1, question: 'Q1?', options: ['x', 'y', 'z', 'w'] },
+    { question_id: 2, question: 'Q2?', options: ['x', 'y', 'z'] },
+  ],
+) {
   const directory = join(root, name);
   mkdirSync(directory);
-  writeFileSync(join(directory, 'models.json'), JSON.stringify({ models: [{ model: 'Llama-7B' }, { model: 'Llama-7B-Instruct' }, { model: 'Other' }] }));
+  writeFileSync(
+    join(directory, 'models.json'),
+    JSON.stringify({ models: [{ model: 'Llama-7B' }, { model: 'Llama-7B-Instruct' }, { model: 'Other' }] }),
+  );
   writeFileSync(join(directory, 'items.jsonl.gz'), gzipSync(items.map((item) => JSON.stringify(item)).join('\n')));
-  writeFileSync(join(directory, 'preds.csv'), `question_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\n${rows.join('\n')}\n`);
+  writeFileSync(
+    join(directory, 'preds.csv'),
+    `question_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\n${rows.join('\n')}\n`,
+  );
   return directory;
 }
 
 describe('zeroeval loader', () => {
   it('loads tasks with flags, families as clone groups, absent agents left absent', async () => {
     const directory = zeroevalDir('ze-ok', [
-      JSON.stringify({ id: 'g1', question: 'Q', reference: '18', proposals: { 'm1@p': { answer: '18', correct: true }, 'm1@q': { answer: null, correct: false }, m2: { answer: '17', correct: false } } }),
+      JSON.stringify({
+        id: 'g1',
+        question: 'Q',
+        reference: '18',
+        proposals: {
+          'm1@p': { answer: '18', correct: true },
+          'm1@q': { answer: null, correct: false },
+          m2: { answer: '17', correct: false },
+        },
+      }),
       JSON.stringify({ id: 'g2', question: 'Q', reference: '3', proposals: { m2: { answer: '3', correct: true } } }),
     ]);
     expect(detectDatasetFormat(directory)).toBe('zeroeval');
@@ -48,12 +79,24 @@ describe('zeroeval loader', () => {
   });
 
   it('counts a task with no proposals and names the line of a bad one', async () => {
-    const counted = zeroevalDir('ze-skip', [JSON.stringify({ id: 'g1', reference: '1', proposals: {} }), JSON.stringify({ id: 'g2', reference: '1', proposals: { m2: { answer: '1', correct: true } } })]);
+    const counted = zeroevalDir('ze-skip', [
+      JSON.stringify({ id: 'g1', reference: '1', proposals: {} }),
+      JSON.stringify({ id: 'g2', reference: '1', proposals: { m2: { answer: '1', correct: true } } }),
+    ]);
     expect((await loadDataset(counted)).skipped).toEqual({ noProposals: 1 });
-    const unknown = zeroevalDir('ze-unknown', [JSON.stringify({ id: 'g1', reference: '1', proposals: { stranger: { answer: '1', correct: true } } })]);
-    await expect(loadDataset(unknown, 'zeroeval')).rejects.toThrow(/proposals\.jsonl:1: agent "stranger" is not listed/);
-    const badFlag = zeroevalDir('ze-flag', [JSON.stringify({ id: 'g1', reference: '1', proposals: {} }), '{"id":"g2","reference":"1","proposals":{"m2":{"answer":"1","correct":"yes"}}}']);
-    await expect(loadDataset(badFlag, 'zeroeval')).rejects.toThrow(/proposals\.jsonl:2: "proposals\.m2\.correct" must be true or false/);
+    const unknown = zeroevalDir('ze-unknown', [
+      JSON.stringify({ id: 'g1', reference: '1', proposals: { stranger: { answer: '1', correct: true } } }),
+    ]);
+    await expect(loadDataset(unknown, 'zeroeval')).rejects.toThrow(
+      /proposals\.jsonl:1: agent "stranger" is not listed/,
+    );
+    const badFlag = zeroevalDir('ze-flag', [
+      JSON.stringify({ id: 'g1', reference: '1', proposals: {} }),
+      '{"id":"g2","reference":"1","proposals":{"m2":{"answer":"1","correct":"yes"}}}',
+    ]);
+    await expect(loadDataset(badFlag, 'zeroeval')).rejects.toThrow(
+      /proposals\.jsonl:2: "proposals\.m2\.correct" must be true or false/,
+    );
     const malformed = zeroevalDir('ze-json', ['{"id":"g1","reference":"1","proposals":{}}', '{not json']);
     await expect(loadDataset(malformed, 'zeroeval')).rejects.toThrow(DataFormatError);
   });
@@ -74,14 +117,23 @@ describe('declared answer kinds', () => {
     expect(undeclared.tasks[0]?.kind).toBe('exact');
     expect(undeclared.kindSource).toBe('default: models.json has no "task" or "kind"; pass --kind to choose');
     const unknownTag = await loadDataset(zeroevalDir('ze-tag', [line], undefined, { task: 'mbpp' }));
-    expect(unknownTag.kindSource).toBe('default: models.json has "task": "mbpp" (no known kind); pass --kind to choose');
-    await expect(loadDataset(zeroevalDir('ze-badkind', [line], undefined, { kind: 'python' }))).rejects.toThrow(/"kind" must be one of number, math, choice, exact, labels, code, literal, got "python"/);
+    expect(unknownTag.kindSource).toBe(
+      'default: models.json has "task": "mbpp" (no known kind); pass --kind to choose',
+    );
+    await expect(loadDataset(zeroevalDir('ze-badkind', [line], undefined, { kind: 'python' }))).rejects.toThrow(
+      /"kind" must be one of number, math, choice, exact, labels, code, literal, got "python"/,
+    );
   });
 
   it('says where the kinds of the other formats come from', async () => {
-    expect((await loadDataset(mmluDir('mm-kind', ['1,math,B,B,,NA']))).kindSource).toBe('mmlu-pro format: option letters');
+    expect((await loadDataset(mmluDir('mm-kind', ['1,math,B,B,,NA']))).kindSource).toBe(
+      'mmlu-pro format: option letters',
+    );
     const path = join(root, 'kinds.jsonl');
-    writeFileSync(path, `${JSON.stringify({ schemaVersion: 1, id: 't', kind: 'literal', reference: '[1]', proposals: { a: { answer: '[1]' } } })}\n`);
+    writeFileSync(
+      path,
+      `${JSON.stringify({ schemaVersion: 1, id: 't', kind: 'literal', reference: '[1]', proposals: { a: { answer: '[1]' } } })}\n`,
+    );
     expect((await loadDataset(path)).kindSource).toBe('each task\'s "kind" field');
   });
 });
@@ -90,23 +142,65 @@ describe('mathvista loader', () => {
   function mathVistaDir(name: string) {
     const directory = join(root, name);
     mkdirSync(directory);
-    writeFileSync(join(directory, 'models.json'), JSON.stringify({ agents: [{ agent: 'gpt4', base_model: 'gpt4' }, { agent: 'gpt4_ocr', base_model: 'gpt4' }, { agent: 'bard', base_model: 'bard' }] }));
+    writeFileSync(
+      join(directory, 'models.json'),
+      JSON.stringify({
+        agents: [
+          { agent: 'gpt4', base_model: 'gpt4' },
+          { agent: 'gpt4_ocr', base_model: 'gpt4' },
+          { agent: 'bard', base_model: 'bard' },
+        ],
+      }),
+    );
     const items = [
-      { pid: '1', question: 'Angle?', choices: ['135°', '140°', '145°'], answer: '145°', question_type: 'multi_choice', answer_type: 'text' },
-      { pid: '2', question: 'Volume?', choices: null, answer: '1000', question_type: 'free_form', answer_type: 'integer' },
-      { pid: '3', question: 'Years?', choices: null, answer: '[2014, 2016]', question_type: 'free_form', answer_type: 'list' },
+      {
+        pid: '1',
+        question: 'Angle?',
+        choices: ['135°', '140°', '145°'],
+        answer: '145°',
+        question_type: 'multi_choice',
+        answer_type: 'text',
+      },
+      {
+        pid: '2',
+        question: 'Volume?',
+        choices: null,
+        answer: '1000',
+        question_type: 'free_form',
+        answer_type: 'integer',
+      },
+      {
+        pid: '3',
+        question: 'Years?',
+        choices: null,
+        answer: '[2014, 2016]',
+        question_type: 'free_form',
+        answer_type: 'list',
+      },
     ];
     writeFileSync(join(directory, 'items.jsonl'), items.map((item) => JSON.stringify(item)).join('\n'));
     const proposals = [
-      { pid: '1', answer: '145°', proposals: { gpt4: { extraction: '(C) 145°', prediction: '145°', correct: true }, gpt4_ocr: { extraction: 'B', prediction: '140°', correct: false }, bard: { extraction: '?', prediction: null, correct: null } } },
+      {
+        pid: '1',
+        answer: '145°',
+        proposals: {
+          gpt4: { extraction: '(C) 145°', prediction: '145°', correct: true },
+          gpt4_ocr: { extraction: 'B', prediction: '140°', correct: false },
+          bard: { extraction: '?', prediction: null, correct: null },
+        },
+      },
       { pid: '2', answer: '1000', proposals: { gpt4: { extraction: '1000 g', prediction: '1000', correct: true } } },
-      { pid: '3', answer: '[2014, 2016]', proposals: { bard: { extraction: '2014, 2015', prediction: '2014, 2015', correct: false } } },
+      {
+        pid: '3',
+        answer: '[2014, 2016]',
+        proposals: { bard: { extraction: '2014, 2015', prediction: '2014, 2015', correct: false } },
+      },
     ];
     writeFileSync(join(directory, 'proposals.jsonl'), proposals.map((record) => JSON.stringify(record)).join('\n'));
     return directory;
   }
 
-  it('takes each task\'s kind from question_type / answer_type and maps option texts to letters', async () => {
+  it("takes each task's kind from question_type / answer_type and maps option texts to letters", async () => {
     const directory = mathVistaDir('mv-ok');
     expect(detectDatasetFormat(directory)).toBe('mathvista');
     const dataset = await loadDataset(directory);
@@ -122,7 +216,11 @@ describe('mathvista loader', () => {
       ['3', 'literal', '[2014, 2016]', undefined],
     ]);
     // 145° is option C, 140° option B; a record with neither prediction nor flag is a wrong non-answer.
-    expect(dataset.tasks[0]?.proposals).toEqual({ gpt4: { answer: 'C', correct: true, text: '(C) 145°' }, gpt4_ocr: { answer: 'B', correct: false, text: 'B' }, bard: { answer: null, correct: false, text: '?' } });
+    expect(dataset.tasks[0]?.proposals).toEqual({
+      gpt4: { answer: 'C', correct: true, text: '(C) 145°' },
+      gpt4_ocr: { answer: 'B', correct: false, text: 'B' },
+      bard: { answer: null, correct: false, text: '?' },
+    });
     expect(dataset.correctness).toBe('flags');
   });
 });
@@ -133,7 +231,10 @@ describe('mmlu-pro loader', () => {
     expect(detectDatasetFormat(directory)).toBe('mmlu-pro');
     const dataset = await loadDataset(directory);
     const [first, second] = dataset.tasks;
-    expect(first?.proposals).toEqual({ 'Llama-7B': { answer: 'B', correct: true }, 'Llama-7B-Instruct': { answer: null, correct: false } });
+    expect(first?.proposals).toEqual({
+      'Llama-7B': { answer: 'B', correct: true },
+      'Llama-7B-Instruct': { answer: null, correct: false },
+    });
     expect(first?.options).toBe(4);
     expect(first?.kind).toBe('choice');
     expect(first?.prompt).toBe('Q1?\nA. x\nB. y\nC. z\nD. w');
@@ -143,9 +244,15 @@ describe('mmlu-pro loader', () => {
   });
 
   it('counts an all-NA row and names the line of a bad cell', async () => {
-    expect((await loadDataset(mmluDir('mm-skip', ['1,math,B,NA,NA,NA', '2,law,C,A,C,C']))).skipped).toEqual({ noProposals: 1 });
-    await expect(loadDataset(mmluDir('mm-bad', ['1,math,B,B,B,B', '2,law,C,A,maybe,C']))).rejects.toThrow(/preds\.csv:3: agent Llama-7B-Instruct: prediction must be one letter, empty or NA, got "maybe"/);
-    await expect(loadDataset(mmluDir('mm-short', ['1,math,B,B,B']))).rejects.toThrow(/preds\.csv:2: expected 6 cells, got 5/);
+    expect((await loadDataset(mmluDir('mm-skip', ['1,math,B,NA,NA,NA', '2,law,C,A,C,C']))).skipped).toEqual({
+      noProposals: 1,
+    });
+    await expect(loadDataset(mmluDir('mm-bad', ['1,math,B,B,B,B', '2,law,C,A,maybe,C']))).rejects.toThrow(
+      /preds\.csv:3: agent Llama-7B-Instruct: prediction must be one letter, empty or NA, got "maybe"/,
+    );
+    await expect(loadDataset(mmluDir('mm-short', ['1,math,B,B,B']))).rejects.toThrow(
+      /preds\.csv:2: expected 6 cells, got 5/,
+    );
   });
 
   it('splits quoted CSV cells and derives families', () => {
@@ -162,7 +269,9 @@ describe('format detection', () => {
     const directory = join(root, 'nothing');
     mkdirSync(directory);
     writeFileSync(join(directory, 'readme.txt'), 'hi');
-    expect(() => detectDatasetFormat(directory)).toThrow(/cannot detect the dataset format .* pass --format zeroeval\|mmlu-pro\|mathvista\|jsonl/);
+    expect(() => detectDatasetFormat(directory)).toThrow(
+      /cannot detect the dataset format .* pass --format zeroeval\|mmlu-pro\|mathvista\|jsonl/,
+    );
   });
 
   it('detects a Repute proposals file', () => {
@@ -172,6 +281,8 @@ describe('format detection', () => {
   });
 
   it('refuses an unknown --format value', async () => {
-    await expect(loadDataset(root, 'csv' as never)).rejects.toThrow(/format must be one of zeroeval, mmlu-pro, mathvista, jsonl/);
+    await expect(loadDataset(root, 'csv' as never)).rejects.toThrow(
+      /format must be one of zeroeval, mmlu-pro, mathvista, jsonl/,
+    );
   });
 });

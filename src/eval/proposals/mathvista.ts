@@ -30,7 +30,12 @@ export function mathVistaKind(questionType: string, answerType: string): AnswerK
 const letterOf = (index: number): string => String.fromCharCode(65 + index);
 
 function readAgents(file: string): AgentIdentity[] {
-  if (!existsSync(file)) throw new NotFoundError({ entity: 'file', id: file, message: `file not found: ${file} (the MathVista directory needs a models.json)` });
+  if (!existsSync(file))
+    throw new NotFoundError({
+      entity: 'file',
+      id: file,
+      message: `file not found: ${file} (the MathVista directory needs a models.json)`,
+    });
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
@@ -38,11 +43,20 @@ function readAgents(file: string): AgentIdentity[] {
     throw new DataFormatError({ file, message: `malformed JSON: ${(error as Error).message}`, cause: error });
   }
   const agents = (value as { agents?: unknown })?.agents;
-  if (!Array.isArray(agents)) throw new DataFormatError({ file, message: 'expected an object with an "agents" array of { agent, base_model }' });
+  if (!Array.isArray(agents))
+    throw new DataFormatError({ file, message: 'expected an object with an "agents" array of { agent, base_model }' });
   return agents.map((entry: unknown, index) => {
     const { agent, base_model: model } = (entry ?? {}) as { agent?: unknown; base_model?: unknown };
-    if (typeof agent !== 'string' || agent.length === 0) throw new DataFormatError({ file, message: `agents[${index}].agent must be a non-empty string, got ${JSON.stringify(agent)}` });
-    if (model !== undefined && typeof model !== 'string') throw new DataFormatError({ file, message: `agents[${index}].base_model must be a string, got ${JSON.stringify(model)}` });
+    if (typeof agent !== 'string' || agent.length === 0)
+      throw new DataFormatError({
+        file,
+        message: `agents[${index}].agent must be a non-empty string, got ${JSON.stringify(agent)}`,
+      });
+    if (model !== undefined && typeof model !== 'string')
+      throw new DataFormatError({
+        file,
+        message: `agents[${index}].base_model must be a string, got ${JSON.stringify(model)}`,
+      });
     return { id: agent, model: model ?? agent };
   });
 }
@@ -68,11 +82,24 @@ export async function loadMathVista(directory: string): Promise<ProposalsDataset
     if (typeof value !== 'object' || value === null) throw fail('expected a JSON object per line');
     if (typeof value.pid !== 'string') throw fail(`"pid" must be a string, got ${JSON.stringify(value.pid)}`);
     if (typeof value.answer !== 'string') throw fail(`"answer" must be a string, got ${JSON.stringify(value.answer)}`);
-    if (typeof value.question_type !== 'string' || typeof value.answer_type !== 'string') throw fail('"question_type" and "answer_type" must be strings');
+    if (typeof value.question_type !== 'string' || typeof value.answer_type !== 'string')
+      throw fail('"question_type" and "answer_type" must be strings');
     const choices = value.choices;
-    if (choices !== null && choices !== undefined && !(Array.isArray(choices) && choices.every((choice) => typeof choice === 'string'))) throw fail('"choices" must be a list of strings or null');
-    if (value.question_type === 'multi_choice' && !Array.isArray(choices)) throw fail('a multi_choice item needs its "choices"');
-    items.set(value.pid, { question: typeof value.question === 'string' ? value.question : '', choices: (choices as string[] | null | undefined) ?? null, answer: value.answer, questionType: value.question_type, answerType: value.answer_type });
+    if (
+      choices !== null &&
+      choices !== undefined &&
+      !(Array.isArray(choices) && choices.every((choice) => typeof choice === 'string'))
+    )
+      throw fail('"choices" must be a list of strings or null');
+    if (value.question_type === 'multi_choice' && !Array.isArray(choices))
+      throw fail('a multi_choice item needs its "choices"');
+    items.set(value.pid, {
+      question: typeof value.question === 'string' ? value.question : '',
+      choices: (choices as string[] | null | undefined) ?? null,
+      answer: value.answer,
+      questionType: value.question_type,
+      answerType: value.answer_type,
+    });
   }
   const tasks: ProposalsRecord[] = [];
   const skipped: Record<string, number> = {};
@@ -96,29 +123,55 @@ export async function loadMathVista(directory: string): Promise<ProposalsDataset
       return index === -1 ? text : letterOf(index);
     };
     const raw = value.proposals;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fail('"proposals" must be an object mapping agent → { extraction, prediction, correct }');
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw fail('"proposals" must be an object mapping agent → { extraction, prediction, correct }');
     const proposals: Record<string, RecordedProposal> = {};
     for (const [agent, entry] of Object.entries(raw as Record<string, unknown>)) {
-      if (!known.has(agent)) throw fail(`agent ${JSON.stringify(agent)} is not listed in models.json; add it there (with its base_model)`);
-      const { extraction, prediction, correct } = (entry ?? {}) as { extraction?: unknown; prediction?: unknown; correct?: unknown };
-      if (prediction !== null && typeof prediction !== 'string') throw fail(`"proposals.${agent}.prediction" must be a string or null, got ${JSON.stringify(prediction)}`);
+      if (!known.has(agent))
+        throw fail(`agent ${JSON.stringify(agent)} is not listed in models.json; add it there (with its base_model)`);
+      const { extraction, prediction, correct } = (entry ?? {}) as {
+        extraction?: unknown;
+        prediction?: unknown;
+        correct?: unknown;
+      };
+      if (prediction !== null && typeof prediction !== 'string')
+        throw fail(`"proposals.${agent}.prediction" must be a string or null, got ${JSON.stringify(prediction)}`);
       // Two records of the source have no prediction and no flag: no answer, which counts as wrong.
-      if (typeof correct !== 'boolean' && !(correct === null && prediction === null)) throw fail(`"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(correct)}`);
-      proposals[agent] = { answer: prediction === null ? null : asAnswer(prediction), correct: correct === true, ...(typeof extraction === 'string' ? { text: extraction } : {}) };
+      if (typeof correct !== 'boolean' && !(correct === null && prediction === null))
+        throw fail(`"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(correct)}`);
+      proposals[agent] = {
+        answer: prediction === null ? null : asAnswer(prediction),
+        correct: correct === true,
+        ...(typeof extraction === 'string' ? { text: extraction } : {}),
+      };
     }
     if (Object.keys(proposals).length === 0) {
       skipped.noProposals = (skipped.noProposals ?? 0) + 1;
       continue;
     }
-    const letters = item.choices === null ? '' : `\n${item.choices.map((choice, index) => `${letterOf(index)}. ${choice}`).join('\n')}`;
+    const letters =
+      item.choices === null
+        ? ''
+        : `\n${item.choices.map((choice, index) => `${letterOf(index)}. ${choice}`).join('\n')}`;
     tasks.push({
       id: pid,
       kind,
       prompt: `${item.question}${letters}`,
       reference: asAnswer(item.answer),
-      ...(kind === 'choice' && item.choices !== null ? { options: Math.max(2, Math.min(26, item.choices.length)) } : {}),
+      ...(kind === 'choice' && item.choices !== null
+        ? { options: Math.max(2, Math.min(26, item.choices.length)) }
+        : {}),
       proposals,
     });
   }
-  return { schemaVersion: 1, name: basename(directory), format: 'mathvista', agents, tasks, skipped, correctness: 'flags', kindSource: 'items.jsonl "question_type" / "answer_type" per task' };
+  return {
+    schemaVersion: 1,
+    name: basename(directory),
+    format: 'mathvista',
+    agents,
+    tasks,
+    skipped,
+    correctness: 'flags',
+    kindSource: 'items.jsonl "question_type" / "answer_type" per task',
+  };
 }

@@ -60,12 +60,28 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
   const families = new Map(models.models.map((entry) => [entry.model, entry.family ?? mmluProFamily(entry.model)]));
   const items = new Map<string, { question: string; options: string[] }>();
   for await (const numbered of readLines(itemsFile)) {
-    const value = parseJsonLine(itemsFile, numbered) as { question_id?: unknown; question?: unknown; options?: unknown };
+    const value = parseJsonLine(itemsFile, numbered) as {
+      question_id?: unknown;
+      question?: unknown;
+      options?: unknown;
+    };
     if (value === null || (typeof value.question_id !== 'number' && typeof value.question_id !== 'string')) {
-      throw new DataFormatError({ file: itemsFile, line: numbered.line, message: `"question_id" must be a number or string, got ${JSON.stringify(value?.question_id)}` });
+      throw new DataFormatError({
+        file: itemsFile,
+        line: numbered.line,
+        message: `"question_id" must be a number or string, got ${JSON.stringify(value?.question_id)}`,
+      });
     }
-    if (!Array.isArray(value.options)) throw new DataFormatError({ file: itemsFile, line: numbered.line, message: '"options" must be a list of strings' });
-    items.set(String(value.question_id), { question: typeof value.question === 'string' ? value.question : '', options: value.options.map(String) });
+    if (!Array.isArray(value.options))
+      throw new DataFormatError({
+        file: itemsFile,
+        line: numbered.line,
+        message: '"options" must be a list of strings',
+      });
+    items.set(String(value.question_id), {
+      question: typeof value.question === 'string' ? value.question : '',
+      options: value.options.map(String),
+    });
   }
   let header: string[] | null = null;
   let agentColumns: string[] = [];
@@ -102,7 +118,8 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
         proposals[agent] = { answer: null, correct: false };
         return;
       }
-      if (!/^[A-Z]$/.test(cell)) throw fail(`agent ${agent}: prediction must be one letter, empty or NA, got ${JSON.stringify(cell)}`);
+      if (!/^[A-Z]$/.test(cell))
+        throw fail(`agent ${agent}: prediction must be one letter, empty or NA, got ${JSON.stringify(cell)}`);
       proposals[agent] = { answer: cell, correct: cell === reference };
     });
     if (Object.keys(proposals).length === 0) {
@@ -119,7 +136,21 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
       proposals,
     });
   }
-  if (header === null) throw new DataFormatError({ file: predsFile, line: 1, message: 'empty file: expected a header row question_id,category,answer,<agents...>' });
+  if (header === null)
+    throw new DataFormatError({
+      file: predsFile,
+      line: 1,
+      message: 'empty file: expected a header row question_id,category,answer,<agents...>',
+    });
   const agents: AgentIdentity[] = agentColumns.map((id) => ({ id, model: families.get(id) ?? id }));
-  return { schemaVersion: 1, name: basename(directory), format: 'mmlu-pro', agents, tasks, skipped, correctness: 'flags', kindSource: 'mmlu-pro format: option letters' };
+  return {
+    schemaVersion: 1,
+    name: basename(directory),
+    format: 'mmlu-pro',
+    agents,
+    tasks,
+    skipped,
+    correctness: 'flags',
+    kindSource: 'mmlu-pro format: option letters',
+  };
 }

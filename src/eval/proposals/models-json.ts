@@ -26,7 +26,12 @@ export interface ModelsJson {
 
 /** Reads and checks a `models.json`; throws {@link DataFormatError} naming the file and field. */
 export function readModelsJson(file: string): ModelsJson {
-  if (!existsSync(file)) throw new NotFoundError({ entity: 'file', id: file, message: `file not found: ${file} (the dataset directory needs a models.json)` });
+  if (!existsSync(file))
+    throw new NotFoundError({
+      entity: 'file',
+      id: file,
+      message: `file not found: ${file} (the dataset directory needs a models.json)`,
+    });
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
@@ -34,19 +39,34 @@ export function readModelsJson(file: string): ModelsJson {
     throw new DataFormatError({ file, message: `malformed JSON: ${(error as Error).message}`, cause: error });
   }
   const models = (value as { models?: unknown })?.models;
-  if (!Array.isArray(models)) throw new DataFormatError({ file, message: 'expected an object with a "models" array of { model, family?, accuracy? }' });
+  if (!Array.isArray(models))
+    throw new DataFormatError({
+      file,
+      message: 'expected an object with a "models" array of { model, family?, accuracy? }',
+    });
   models.forEach((entry: unknown, index) => {
     const model = (entry as { model?: unknown })?.model;
     if (typeof model !== 'string' || model.length === 0) {
-      throw new DataFormatError({ file, message: `models[${index}].model must be a non-empty string, got ${JSON.stringify(model)}` });
+      throw new DataFormatError({
+        file,
+        message: `models[${index}].model must be a non-empty string, got ${JSON.stringify(model)}`,
+      });
     }
     const family = (entry as { family?: unknown }).family;
     if (family !== undefined && family !== null && typeof family !== 'string') {
-      throw new DataFormatError({ file, message: `models[${index}].family must be a string, got ${JSON.stringify(family)}` });
+      throw new DataFormatError({
+        file,
+        message: `models[${index}].family must be a string, got ${JSON.stringify(family)}`,
+      });
     }
   });
   const task = (value as { task?: unknown }).task;
   const kind = (value as { kind?: unknown }).kind;
-  if (kind !== undefined && typeof kind !== 'string') throw new DataFormatError({ file, message: `"kind" must be an answer kind name, got ${JSON.stringify(kind)}` });
-  return { task: typeof task === 'string' ? task : undefined, ...(kind === undefined ? {} : { kind }), models: models as ModelsJsonEntry[] } as ModelsJson;
+  if (kind !== undefined && typeof kind !== 'string')
+    throw new DataFormatError({ file, message: `"kind" must be an answer kind name, got ${JSON.stringify(kind)}` });
+  return {
+    task: typeof task === 'string' ? task : undefined,
+    ...(kind === undefined ? {} : { kind }),
+    models: models as ModelsJsonEntry[],
+  } as ModelsJson;
 }

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
 import { generateReplayFixture } from '../replay/fixture.js';
-import { formatProposalsJsonl, loadProposalsJsonl, streamProposalsJsonl, writeProposalsJsonl } from './proposals-jsonl.js';
+import {
+  formatProposalsJsonl,
+  loadProposalsJsonl,
+  streamProposalsJsonl,
+  writeProposalsJsonl,
+} from './proposals-jsonl.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'repute-proposals-'));
 const file = (name: string, text: string) => {
@@ -39,7 +44,14 @@ describe('Repute proposals JSON Lines', () => {
     const path = file(
       'versioned.jsonl',
       [
-        JSON.stringify({ schemaVersion: 1, id: 'q1', kind: 'choice', reference: 'B', proposals: { a: { answer: 'B', correct: true }, b: { answer: 'C', correct: false } }, models: { a: 'm1', b: 'm1' } }),
+        JSON.stringify({
+          schemaVersion: 1,
+          id: 'q1',
+          kind: 'choice',
+          reference: 'B',
+          proposals: { a: { answer: 'B', correct: true }, b: { answer: 'C', correct: false } },
+          models: { a: 'm1', b: 'm1' },
+        }),
         '',
         JSON.stringify({ schemaVersion: 1, id: 'q2', kind: 'choice', reference: 'A', proposals: { a: { text: 'A' } } }),
       ].join('\n'),
@@ -54,7 +66,10 @@ describe('Repute proposals JSON Lines', () => {
   });
 
   it('names the file and line of a malformed JSON line', async () => {
-    const path = file('broken.jsonl', `${JSON.stringify({ schemaVersion: 1, format: 'repute-proposals' })}\n{"id": "q1", "kind": "number", "proposals": {}}\n{"id": oops}\n`);
+    const path = file(
+      'broken.jsonl',
+      `${JSON.stringify({ schemaVersion: 1, format: 'repute-proposals' })}\n{"id": "q1", "kind": "number", "proposals": {}}\n{"id": oops}\n`,
+    );
     await expect(loadProposalsJsonl(path)).rejects.toThrow(DataFormatError);
     await expect(loadProposalsJsonl(path)).rejects.toThrow(/broken\.jsonl:3: malformed JSON/);
   });
@@ -66,16 +81,29 @@ describe('Repute proposals JSON Lines', () => {
 
   it('refuses bad fields with the field name, and duplicate ids with both lines', async () => {
     const header = JSON.stringify({ schemaVersion: 1, format: 'repute-proposals' });
-    await expect(loadProposalsJsonl(file('kind.jsonl', `${header}\n{"id":"q","kind":"essay","proposals":{}}\n`))).rejects.toThrow(/kind\.jsonl:2: "kind" must be one of/);
-    await expect(loadProposalsJsonl(file('answer.jsonl', `${header}\n{"id":"q","kind":"number","proposals":{"a":{"answer":3}}}\n`))).rejects.toThrow(/"proposals\.a\.answer" must be a string or null/);
-    await expect(loadProposalsJsonl(file('empty.jsonl', `${header}\n{"id":"q","kind":"number","proposals":{"a":{}}}\n`))).rejects.toThrow(/"proposals\.a" needs "text" or "answer"/);
+    await expect(
+      loadProposalsJsonl(file('kind.jsonl', `${header}\n{"id":"q","kind":"essay","proposals":{}}\n`)),
+    ).rejects.toThrow(/kind\.jsonl:2: "kind" must be one of/);
+    await expect(
+      loadProposalsJsonl(
+        file('answer.jsonl', `${header}\n{"id":"q","kind":"number","proposals":{"a":{"answer":3}}}\n`),
+      ),
+    ).rejects.toThrow(/"proposals\.a\.answer" must be a string or null/);
+    await expect(
+      loadProposalsJsonl(file('empty.jsonl', `${header}\n{"id":"q","kind":"number","proposals":{"a":{}}}\n`)),
+    ).rejects.toThrow(/"proposals\.a" needs "text" or "answer"/);
     const line = '{"id":"q","kind":"number","proposals":{"a":{"answer":"1"}}}';
-    await expect(loadProposalsJsonl(file('dup.jsonl', `${header}\n${line}\n${line}\n`))).rejects.toThrow(/dup\.jsonl:3: duplicate task id "q" \(first on line 2\)/);
+    await expect(loadProposalsJsonl(file('dup.jsonl', `${header}\n${line}\n${line}\n`))).rejects.toThrow(
+      /dup\.jsonl:3: duplicate task id "q" \(first on line 2\)/,
+    );
   });
 
   it('counts tasks without proposals instead of dropping them silently', async () => {
     const header = JSON.stringify({ schemaVersion: 1, format: 'repute-proposals', models: { a: 'm' } });
-    const path = file('skips.jsonl', `${header}\n{"id":"q1","kind":"number","proposals":{}}\n{"id":"q2","kind":"number","reference":"2","proposals":{"a":{"answer":"2"}}}\n{"id":"q3","kind":"number","proposals":{}}\n`);
+    const path = file(
+      'skips.jsonl',
+      `${header}\n{"id":"q1","kind":"number","proposals":{}}\n{"id":"q2","kind":"number","reference":"2","proposals":{"a":{"answer":"2"}}}\n{"id":"q3","kind":"number","proposals":{}}\n`,
+    );
     const loaded = await loadProposalsJsonl(path);
     expect(loaded.tasks.map((task) => task.id)).toEqual(['q2']);
     expect(loaded.skipped).toEqual({ noProposals: 2 });

@@ -25,7 +25,12 @@ export async function* streamProposalsJsonl(file: string): AsyncGenerator<Propos
   for await (const numbered of readLines(file)) {
     const value = parseJsonLine(file, numbered);
     if (isProposalsHeader(value)) {
-      if (!first) throw new DataFormatError({ file, line: numbered.line, message: 'a header line may only appear as the first line' });
+      if (!first)
+        throw new DataFormatError({
+          file,
+          line: numbered.line,
+          message: 'a header line may only appear as the first line',
+        });
       versioned = true;
       first = false;
       yield { type: 'header', line: numbered.line, header: parseProposalsHeader(value, file, numbered.line) };
@@ -55,7 +60,11 @@ export async function loadProposalsJsonl(file: string): Promise<ProposalsDataset
   const setModel = (agent: string, model: string, line: number) => {
     const known = models.get(agent);
     if (known !== undefined && known !== model) {
-      throw new DataFormatError({ file, line, message: `agent ${JSON.stringify(agent)} is mapped to model ${JSON.stringify(model)} but earlier to ${JSON.stringify(known)}; an agent has one model` });
+      throw new DataFormatError({
+        file,
+        line,
+        message: `agent ${JSON.stringify(agent)} is mapped to model ${JSON.stringify(model)} but earlier to ${JSON.stringify(known)}; an agent has one model`,
+      });
     }
     models.set(agent, model);
   };
@@ -67,7 +76,12 @@ export async function loadProposalsJsonl(file: string): Promise<ProposalsDataset
     }
     const { record, line } = item;
     const earlier = ids.get(record.id);
-    if (earlier !== undefined) throw new DataFormatError({ file, line, message: `duplicate task id ${JSON.stringify(record.id)} (first on line ${earlier}); task ids must be unique` });
+    if (earlier !== undefined)
+      throw new DataFormatError({
+        file,
+        line,
+        message: `duplicate task id ${JSON.stringify(record.id)} (first on line ${earlier}); task ids must be unique`,
+      });
     ids.set(record.id, line);
     for (const [agent, model] of Object.entries(record.models ?? {})) setModel(agent, model, line);
     const agents = Object.keys(record.proposals);
@@ -116,7 +130,10 @@ export function formatProposalsJsonl(dataset: Pick<ProposalsDataset, 'name' | 'a
  * @example
  * await writeProposalsJsonl('out.jsonl', await loadDataset('../shared/data/zeroeval-math-l5'));
  */
-export async function writeProposalsJsonl(file: string, dataset: Pick<ProposalsDataset, 'name' | 'agents' | 'tasks'>): Promise<void> {
+export async function writeProposalsJsonl(
+  file: string,
+  dataset: Pick<ProposalsDataset, 'name' | 'agents' | 'tasks'>,
+): Promise<void> {
   const stream = createWriteStream(file, { encoding: 'utf8' });
   const write = async (text: string) => {
     if (!stream.write(text)) await once(stream, 'drain');

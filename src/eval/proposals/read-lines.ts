@@ -27,7 +27,12 @@ export async function* readLines(file: string): AsyncGenerator<NumberedLine> {
       yield { line, text };
     }
   } catch (error) {
-    throw new DataFormatError({ file, line: line + 1, message: `cannot read: ${(error as Error).message}`, cause: error });
+    throw new DataFormatError({
+      file,
+      line: line + 1,
+      message: `cannot read: ${(error as Error).message}`,
+      cause: error,
+    });
   } finally {
     reader.close();
     raw.destroy();

@@ -10,7 +10,12 @@ import { parseJsonLine, readLines } from './read-lines.js';
  * Answer kind of each ZeroEval task tag (`models.json` `task`): MATH answers are LaTeX, GSM8K answers
  * numbers, CRUXEval answers Python values printed by the program.
  */
-export const zeroevalTaskKinds: Readonly<Record<string, AnswerKind>> = { 'math-l5': 'math', math: 'math', gsm: 'number', crux: 'literal' };
+export const zeroevalTaskKinds: Readonly<Record<string, AnswerKind>> = {
+  'math-l5': 'math',
+  math: 'math',
+  gsm: 'number',
+  crux: 'literal',
+};
 
 /**
  * The answer kind a ZeroEval `models.json` declares, and where it was found: its `kind` field, else
@@ -20,11 +25,17 @@ export const zeroevalTaskKinds: Readonly<Record<string, AnswerKind>> = { 'math-l
 export function zeroevalKind(models: ModelsJson, file: string): { kind: AnswerKind; source: string } {
   if (models.kind !== undefined) {
     if (!(answerKinds as readonly string[]).includes(models.kind)) {
-      throw new DataFormatError({ file, message: `"kind" must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(models.kind)}` });
+      throw new DataFormatError({
+        file,
+        message: `"kind" must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(models.kind)}`,
+      });
     }
     return { kind: models.kind as AnswerKind, source: `models.json "kind": "${models.kind}"` };
   }
-  const tagged = models.task === undefined || !Object.hasOwn(zeroevalTaskKinds, models.task) ? undefined : zeroevalTaskKinds[models.task];
+  const tagged =
+    models.task === undefined || !Object.hasOwn(zeroevalTaskKinds, models.task)
+      ? undefined
+      : zeroevalTaskKinds[models.task];
   if (tagged !== undefined) return { kind: tagged, source: `models.json "task": "${models.task}"` };
   const tag = models.task === undefined ? 'no "task" or "kind"' : `"task": "${models.task}" (no known kind)`;
   return { kind: 'exact', source: `default: models.json has ${tag}; pass --kind to choose` };
@@ -45,7 +56,10 @@ export async function loadZeroEval(directory: string): Promise<ProposalsDataset>
   const proposalsFile = join(directory, 'proposals.jsonl');
   const models = readModelsJson(modelsFile);
   const { kind, source: kindSource } = zeroevalKind(models, modelsFile);
-  const agents: AgentIdentity[] = models.models.map((entry) => ({ id: entry.model, model: entry.family ?? entry.model }));
+  const agents: AgentIdentity[] = models.models.map((entry) => ({
+    id: entry.model,
+    model: entry.family ?? entry.model,
+  }));
   const known = new Set(agents.map((agent) => agent.id));
   const tasks: ProposalsRecord[] = [];
   const skipped: Record<string, number> = {};
@@ -53,28 +67,51 @@ export async function loadZeroEval(directory: string): Promise<ProposalsDataset>
   for await (const numbered of readLines(proposalsFile)) {
     const value = parseJsonLine(proposalsFile, numbered) as Record<string, unknown> | null;
     const fail = (message: string) => new DataFormatError({ file: proposalsFile, line: numbered.line, message });
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('expected a JSON object per line');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw fail('expected a JSON object per line');
     const id = value.id;
-    if (typeof id !== 'string' || id.length === 0) throw fail(`"id" must be a non-empty string, got ${JSON.stringify(id)}`);
+    if (typeof id !== 'string' || id.length === 0)
+      throw fail(`"id" must be a non-empty string, got ${JSON.stringify(id)}`);
     if (ids.has(id)) throw fail(`duplicate task id ${JSON.stringify(id)}`);
     ids.add(id);
-    if (typeof value.reference !== 'string') throw fail(`"reference" must be a string, got ${JSON.stringify(value.reference)}`);
+    if (typeof value.reference !== 'string')
+      throw fail(`"reference" must be a string, got ${JSON.stringify(value.reference)}`);
     const raw = value.proposals;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fail(`"proposals" must be an object mapping agent → { answer, correct }, got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw fail(`"proposals" must be an object mapping agent → { answer, correct }, got ${JSON.stringify(raw)}`);
     const proposals: Record<string, RecordedProposal> = {};
     for (const [agent, entry] of Object.entries(raw as Record<string, unknown>)) {
-      if (!known.has(agent)) throw fail(`agent ${JSON.stringify(agent)} is not listed in ${modelsFile}; add it there (with its family)`);
+      if (!known.has(agent))
+        throw fail(`agent ${JSON.stringify(agent)} is not listed in ${modelsFile}; add it there (with its family)`);
       const record = entry as { answer?: unknown; correct?: unknown } | null;
-      if (typeof record !== 'object' || record === null) throw fail(`"proposals.${agent}" must be an object, got ${JSON.stringify(entry)}`);
-      if (record.answer !== null && typeof record.answer !== 'string') throw fail(`"proposals.${agent}.answer" must be a string or null, got ${JSON.stringify(record.answer)}`);
-      if (typeof record.correct !== 'boolean') throw fail(`"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(record.correct)}`);
+      if (typeof record !== 'object' || record === null)
+        throw fail(`"proposals.${agent}" must be an object, got ${JSON.stringify(entry)}`);
+      if (record.answer !== null && typeof record.answer !== 'string')
+        throw fail(`"proposals.${agent}.answer" must be a string or null, got ${JSON.stringify(record.answer)}`);
+      if (typeof record.correct !== 'boolean')
+        throw fail(`"proposals.${agent}.correct" must be true or false, got ${JSON.stringify(record.correct)}`);
       proposals[agent] = { answer: record.answer, correct: record.correct };
     }
     if (Object.keys(proposals).length === 0) {
       skipped.noProposals = (skipped.noProposals ?? 0) + 1;
       continue;
     }
-    tasks.push({ id, kind, prompt: typeof value.question === 'string' ? value.question : '', reference: value.reference, proposals });
+    tasks.push({
+      id,
+      kind,
+      prompt: typeof value.question === 'string' ? value.question : '',
+      reference: value.reference,
+      proposals,
+    });
   }
-  return { schemaVersion: 1, name: basename(directory), format: 'zeroeval', agents, tasks, skipped, correctness: 'flags', kindSource };
+  return {
+    schemaVersion: 1,
+    name: basename(directory),
+    format: 'zeroeval',
+    agents,
+    tasks,
+    skipped,
+    correctness: 'flags',
+    kindSource,
+  };
 }

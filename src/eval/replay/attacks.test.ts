@@ -8,13 +8,33 @@ import type { AttackName, PreparedTask } from './types.js';
 import { attackNames } from './types.js';
 
 const ops = createDefaultAnswerOps();
-const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 11 }), ops, seed: 5, tasks: 60, split: 'all' });
+const { prepared } = prepareReplay({
+  dataset: generateReplayFixture({ seed: 11 }),
+  ops,
+  seed: 5,
+  tasks: 60,
+  split: 'all',
+});
 const team = prepared.agents.slice(0, 10).map((agent) => agent.id);
 const attackers = [team[0], team[4], team[9]] as string[];
-const honestOf = (task: PreparedTask) => Object.fromEntries(team.map((agent) => [agent, task.keys[prepared.agents.findIndex((candidate) => candidate.id === agent)] ?? null]));
+const honestOf = (task: PreparedTask) =>
+  Object.fromEntries(
+    team.map((agent) => [agent, task.keys[prepared.agents.findIndex((candidate) => candidate.id === agent)] ?? null]),
+  );
 const plan = (attack: AttackName, taskIndex: number, adaptive?: string[]) => {
   const task = prepared.tasks[taskIndex] as PreparedTask;
-  return planAttack({ attack, seed: 9, conditionId: `c/${attack}`, taskIndex, task, team, attackers, honest: honestOf(task), ops, ...(adaptive ? { adaptive } : {}) });
+  return planAttack({
+    attack,
+    seed: 9,
+    conditionId: `c/${attack}`,
+    taskIndex,
+    task,
+    team,
+    attackers,
+    honest: honestOf(task),
+    ops,
+    ...(adaptive ? { adaptive } : {}),
+  });
 };
 
 describe('attacks', () => {
@@ -23,7 +43,10 @@ describe('attacks', () => {
       prepared.tasks.forEach((task, taskIndex) => {
         const result = plan(attack, taskIndex);
         for (const payload of Object.values(result.payloads)) {
-          expect(answersEquivalent(task.kind, payload, task.reference), `${attack} task ${taskIndex}: ${payload} vs ${task.reference}`).toBe(false);
+          expect(
+            answersEquivalent(task.kind, payload, task.reference),
+            `${attack} task ${taskIndex}: ${payload} vs ${task.reference}`,
+          ).toBe(false);
           expect(task.scores[payload]?.exact ?? 0).toBe(0);
         }
       });
@@ -61,7 +84,10 @@ describe('attacks', () => {
       expect(new Set(payloads).size).toBe(1);
       if (counts.size === 0) return;
       const top = Math.max(...counts.values());
-      const expected = [...counts.entries()].filter(([, count]) => count === top).map(([key]) => key).sort()[0];
+      const expected = [...counts.entries()]
+        .filter(([, count]) => count === top)
+        .map(([key]) => key)
+        .sort()[0];
       expect(payloads[0]).toBe(expected);
       backed++;
     });
@@ -95,8 +121,26 @@ describe('attacks', () => {
   });
 
   it('BOUND on a hand-made task: own 10 → 11 (9 is the reference and skipped); own 8 → 7', () => {
-    const task: PreparedTask = { id: 'b1', kind: 'number', prompt: '', reference: '9', keys: [], texts: [], present: [], scores: { '9': { exact: 1, f1: 1 } } };
-    const input = { attack: 'BOUND' as const, seed: 1, conditionId: 'c', taskIndex: 0, task, team: ['p', 'q'], attackers: ['p', 'q'], ops };
+    const task: PreparedTask = {
+      id: 'b1',
+      kind: 'number',
+      prompt: '',
+      reference: '9',
+      keys: [],
+      texts: [],
+      present: [],
+      scores: { '9': { exact: 1, f1: 1 } },
+    };
+    const input = {
+      attack: 'BOUND' as const,
+      seed: 1,
+      conditionId: 'c',
+      taskIndex: 0,
+      task,
+      team: ['p', 'q'],
+      attackers: ['p', 'q'],
+      ops,
+    };
     const payloads = planAttack({ ...input, honest: { p: '10', q: '8' } }).payloads;
     // p's candidates: {11, 9} in seeded order, then 0, 1, 12, 8; 9 is correct and skipped → 11 either way.
     expect(payloads.p).toBe('11');
@@ -127,10 +171,30 @@ describe('attacks', () => {
   });
 
   it('works on choice tasks: letters within the options, never the reference', () => {
-    const task: PreparedTask = { id: 'c1', kind: 'choice', prompt: '', reference: 'C', options: 4, keys: ['C', 'A', 'B', 'C'], texts: ['', '', '', ''], present: [true, true, true, true], scores: { C: { exact: 1, f1: 1 }, A: { exact: 0, f1: 0 }, B: { exact: 0, f1: 0 } } };
+    const task: PreparedTask = {
+      id: 'c1',
+      kind: 'choice',
+      prompt: '',
+      reference: 'C',
+      options: 4,
+      keys: ['C', 'A', 'B', 'C'],
+      texts: ['', '', '', ''],
+      present: [true, true, true, true],
+      scores: { C: { exact: 1, f1: 1 }, A: { exact: 0, f1: 0 }, B: { exact: 0, f1: 0 } },
+    };
     for (const attack of attackNames) {
       for (let taskIndex = 30; taskIndex < 40; taskIndex++) {
-        const result = planAttack({ attack, seed: 1, conditionId: 'x', taskIndex, task, team: ['p', 'q', 'r', 's'], attackers: ['p', 's'], honest: { p: 'C', q: 'A', r: 'B', s: 'C' }, ops });
+        const result = planAttack({
+          attack,
+          seed: 1,
+          conditionId: 'x',
+          taskIndex,
+          task,
+          team: ['p', 'q', 'r', 's'],
+          attackers: ['p', 's'],
+          honest: { p: 'C', q: 'A', r: 'B', s: 'C' },
+          ops,
+        });
         for (const payload of Object.values(result.payloads)) expect(['A', 'B', 'D']).toContain(payload);
       }
     }

@@ -154,8 +154,15 @@ function arithmeticCandidates(kind: AnswerKind, base: string, rng: Rng, options:
   }
   const value = plainNumber(base);
   if (value !== undefined) {
-    const operations = shuffle(rng, [(x: number) => x + 1, (x: number) => x - 1, (x: number) => 2 * x, (x: number) => -x]);
-    return [...operations, (x: number) => x / 2, (x: number) => 10 * x, (x: number) => x + 2].map((operation) => formatNumber(operation(value)));
+    const operations = shuffle(rng, [
+      (x: number) => x + 1,
+      (x: number) => x - 1,
+      (x: number) => 2 * x,
+      (x: number) => -x,
+    ]);
+    return [...operations, (x: number) => x / 2, (x: number) => 10 * x, (x: number) => x + 2].map((operation) =>
+      formatNumber(operation(value)),
+    );
   }
   // Symbolic answers: wrap the expression in the same operators.
   return shuffle(rng, [`${base}+1`, `${base}-1`, `2\\cdot(${base})`, `-(${base})`]).concat([`(${base})+2`]);
@@ -181,7 +188,11 @@ function boundaryCandidates(kind: AnswerKind, base: string, rng: Rng, options: n
 
 /** The attack's shared per-task payload (STRONG, ONOFF, ADAPT, and DIV's fallback). */
 export function sharedPayload(input: Pick<AttackInput, 'seed' | 'conditionId' | 'taskIndex' | 'task' | 'ops'>): string {
-  return randomWrongAnswer(input.task, createRng(deriveSeed(input.seed, input.conditionId, input.taskIndex, 'shared')), input.ops);
+  return randomWrongAnswer(
+    input.task,
+    createRng(deriveSeed(input.seed, input.conditionId, input.taskIndex, 'shared')),
+    input.ops,
+  );
 }
 
 /** ONOFF schedule: honest before task {@link onOffStart}, then on for 5 tasks, off for 5, repeating. */
@@ -204,14 +215,26 @@ export function adaptEligible(taskIndex: number): boolean {
  * @example
  * adaptAttackers({ taskIndex: 40, weights: { a: 0.05, b: 0.1 }, reference: { a: 0.1, b: 0.1 }, attackers: ['a', 'b'] }); // ['b']
  */
-export function adaptAttackers({ taskIndex, weights, reference, attackers }: { taskIndex: number; weights: Readonly<Record<AgentId, number>>; reference: Readonly<Record<AgentId, number>>; attackers: readonly AgentId[] }): AgentId[] {
+export function adaptAttackers({
+  taskIndex,
+  weights,
+  reference,
+  attackers,
+}: {
+  taskIndex: number;
+  weights: Readonly<Record<AgentId, number>>;
+  reference: Readonly<Record<AgentId, number>>;
+  attackers: readonly AgentId[];
+}): AgentId[] {
   if (!adaptEligible(taskIndex)) return [];
   // w_a(t) ≥ ρ · w_a(30), ρ = adaptRetention, with a 1e-12 tolerance for equal weights
   return attackers.filter((agent) => (weights[agent] ?? 0) >= adaptRetention * (reference[agent] ?? 0) - 1e-12);
 }
 
 /** The most common wrong key among honest (uncorrupted) team members; ties go to the key that sorts first. */
-export function mostPlausibleWrong(input: Pick<AttackInput, 'task' | 'team' | 'attackers' | 'honest' | 'ops'>): string | undefined {
+export function mostPlausibleWrong(
+  input: Pick<AttackInput, 'task' | 'team' | 'attackers' | 'honest' | 'ops'>,
+): string | undefined {
   const attackerSet = new Set(input.attackers);
   const counts = new Map<string, number>();
   for (const agent of input.team) {
@@ -254,8 +277,10 @@ export function planAttack(input: AttackInput): AttackPlan {
   if (attackers.length === 0) return { active: false, payloads: {} };
   if (attack === 'ONOFF' && !onOffActive(input.taskIndex)) return { active: false, payloads: {} };
   const adaptive = input.adaptive ?? [];
-  if (attack === 'ADAPT' && (!adaptEligible(input.taskIndex) || adaptive.length === 0)) return { active: false, payloads: {} };
-  const agentRng = (agent: AgentId) => createRng(deriveSeed(input.seed, input.conditionId, input.taskIndex, agent, attack));
+  if (attack === 'ADAPT' && (!adaptEligible(input.taskIndex) || adaptive.length === 0))
+    return { active: false, payloads: {} };
+  const agentRng = (agent: AgentId) =>
+    createRng(deriveSeed(input.seed, input.conditionId, input.taskIndex, agent, attack));
   const payloads: Record<AgentId, string> = {};
   if (attack === 'STRONG' || attack === 'ONOFF') {
     const shared = sharedPayload(input);
@@ -273,14 +298,18 @@ export function planAttack(input: AttackInput): AttackPlan {
       const rng = agentRng(agent);
       const own = input.honest[agent] ?? null;
       const base = own ?? ops.canonical(task.kind, task.reference) ?? task.reference;
-      payloads[agent] = firstWrong(task, arithmeticCandidates(task.kind, base, rng, task.options), ops) ?? randomWrongAnswer(task, rng, ops);
+      payloads[agent] =
+        firstWrong(task, arithmeticCandidates(task.kind, base, rng, task.options), ops) ??
+        randomWrongAnswer(task, rng, ops);
     }
   } else {
     for (const agent of attackers) {
       const rng = agentRng(agent);
       const own = input.honest[agent] ?? null;
       const base = own ?? ops.canonical(task.kind, task.reference) ?? task.reference;
-      payloads[agent] = firstWrong(task, boundaryCandidates(task.kind, base, rng, task.options), ops) ?? randomWrongAnswer(task, rng, ops);
+      payloads[agent] =
+        firstWrong(task, boundaryCandidates(task.kind, base, rng, task.options), ops) ??
+        randomWrongAnswer(task, rng, ops);
     }
   }
   return { active: true, payloads };

@@ -22,15 +22,40 @@ function crux(): ProposalsDataset {
     id: 't1',
     kind: 'literal',
     reference: "{'a': 1}",
-    proposals: Object.fromEntries(agents.map((agent, index) => [agent, index <= 5 ? { answer: "{'a': 1}", correct: true } : index <= 7 ? { answer: '{"a": 1}', correct: false } : index === 8 ? { answer: "{'a': 2}", correct: false } : { answer: null, correct: false }])),
+    proposals: Object.fromEntries(
+      agents.map((agent, index) => [
+        agent,
+        index <= 5
+          ? { answer: "{'a': 1}", correct: true }
+          : index <= 7
+            ? { answer: '{"a": 1}', correct: false }
+            : index === 8
+              ? { answer: "{'a': 2}", correct: false }
+              : { answer: null, correct: false },
+      ]),
+    ),
   };
   const t2: ProposalsRecord = {
     id: 't2',
     kind: 'literal',
     reference: "'x'",
-    proposals: Object.fromEntries(agents.map((agent, index) => [agent, index <= 2 ? { answer: 'x', correct: true } : { answer: "'y'", correct: false }])),
+    proposals: Object.fromEntries(
+      agents.map((agent, index) => [
+        agent,
+        index <= 2 ? { answer: 'x', correct: true } : { answer: "'y'", correct: false },
+      ]),
+    ),
   };
-  return { schemaVersion: 1, name: 'crux-mini', format: 'jsonl', agents: agents.map((id) => ({ id, model: id })), tasks: [t1, t2], skipped: {}, correctness: 'flags', kindSource: 'test' };
+  return {
+    schemaVersion: 1,
+    name: 'crux-mini',
+    format: 'jsonl',
+    agents: agents.map((id) => ({ id, model: id })),
+    tasks: [t1, t2],
+    skipped: {},
+    correctness: 'flags',
+    kindSource: 'test',
+  };
 }
 
 describe('merged-answer audit', () => {
@@ -38,20 +63,39 @@ describe('merged-answer audit', () => {
     const audit = auditKeys({ dataset: crux(), ops });
     // literal: t1 has keys {'a': 1} (a0–a7: 6 ✓ + 2 ✗, mixed) and {'a': 2}; t2 has x (fallback) and 'y'.
     // Groups 2 + 2 = 4, mixed 1, rate 1/4; fallbacks: the three unquoted x answers.
-    expect(audit).toMatchObject({ keyGroups: 4, mixedKeys: 1, mixedRate: 0.25, kinds: { literal: 2 }, literalFallbacks: 3 });
-    expect(audit.examples).toEqual([{ task: 't1', key: "{'a': 1}", correct: 6, wrong: 2, answers: ["{'a': 1} ✓", '{"a": 1} ✗'] }]);
+    expect(audit).toMatchObject({
+      keyGroups: 4,
+      mixedKeys: 1,
+      mixedRate: 0.25,
+      kinds: { literal: 2 },
+      literalFallbacks: 3,
+    });
+    expect(audit.examples).toEqual([
+      { task: 't1', key: "{'a': 1}", correct: 6, wrong: 2, answers: ["{'a': 1} ✓", '{"a": 1} ✗'] },
+    ]);
     // The exact kind trims brackets and quotes and drops the article "a": {'a': 1} and {"a": 1} both
     // key as `1` (mixed), {'a': 2} as `2`; t2 keys `x` and `y`. Groups 2 + 2 = 4, mixed 1.
-    const exact = auditKeys({ dataset: { ...crux(), tasks: crux().tasks.map((task) => ({ ...task, kind: 'exact' as const })) }, ops });
+    const exact = auditKeys({
+      dataset: { ...crux(), tasks: crux().tasks.map((task) => ({ ...task, kind: 'exact' as const })) },
+      ops,
+    });
     expect(exact).toMatchObject({ keyGroups: 4, mixedKeys: 1, literalFallbacks: 0, kinds: { exact: 2 } });
     expect(exact.examples[0]).toMatchObject({ task: 't1', key: '1', correct: 6, wrong: 2 });
   });
 
   it('reads coverage and best single agent from the flags alone', () => {
     // t1: a0–a5 ✓; t2: a0–a2 ✓ → coverage 2/2; a0 is right on both → best single 1.
-    expect(flagLimits({ dataset: crux(), taskIds: ['t1', 't2'] })).toEqual({ coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' });
+    expect(flagLimits({ dataset: crux(), taskIds: ['t1', 't2'] })).toEqual({
+      coverage: 1,
+      bestSingle: 1,
+      bestSingleAgent: 'a0',
+    });
     // On t1 alone, agents a0..a5 tie at 1/1; the first in pool order is named.
-    expect(flagLimits({ dataset: crux(), taskIds: ['t1'] })).toEqual({ coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' });
+    expect(flagLimits({ dataset: crux(), taskIds: ['t1'] })).toEqual({
+      coverage: 1,
+      bestSingle: 1,
+      bestSingleAgent: 'a0',
+    });
   });
 
   it('grades a key with contradicting flags by the kind against the reference, unanimous keys by their flag', () => {
@@ -64,7 +108,16 @@ describe('merged-answer audit', () => {
     const dataset = crux();
     const wrongMix: ProposalsDataset = {
       ...dataset,
-      tasks: [{ ...(dataset.tasks[0] as ProposalsRecord), proposals: { ...dataset.tasks[0]?.proposals, a0: { answer: "{'a': 2}", correct: true }, a6: { answer: "{'a': 2}", correct: false } } }],
+      tasks: [
+        {
+          ...(dataset.tasks[0] as ProposalsRecord),
+          proposals: {
+            ...dataset.tasks[0]?.proposals,
+            a0: { answer: "{'a': 2}", correct: true },
+            a6: { answer: "{'a': 2}", correct: false },
+          },
+        },
+      ],
     };
     const mixedWrong = prepareReplay({ dataset: wrongMix, ops, seed: 1, tasks: 1 }).prepared.tasks[0];
     expect(mixedWrong?.scores["{'a': 2}"]).toEqual({ exact: 0, f1: 0 });
@@ -99,9 +152,17 @@ describe('runReplay with declared kinds and the audit', () => {
     const path = join(directory, 'crux-mini.jsonl');
     await writeProposalsJsonl(path, crux());
     let seen: unknown;
-    const error = await runReplay({ path, strictKeys: true, workers: 1, methods: ['majority'], onData: (data) => (seen = data) }).catch((caught: unknown) => caught);
+    const error = await runReplay({
+      path,
+      strictKeys: true,
+      workers: 1,
+      methods: ['majority'],
+      onData: (data) => (seen = data),
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DataFormatError);
-    expect((error as Error).message).toMatch(/1 of 4 \(task, key\) groups \(25\.00%, above 0\.5%\) mix answers .* under kind literal \(each task's "kind" field\).*pass --kind <kind>/);
+    expect((error as Error).message).toMatch(
+      /1 of 4 \(task, key\) groups \(25\.00%, above 0\.5%\) mix answers .* under kind literal \(each task's "kind" field\).*pass --kind <kind>/,
+    );
     expect(seen).toMatchObject({ kindSource: `each task's "kind" field`, keyGroups: 4, mixedKeys: 1 });
   });
 
@@ -112,7 +173,12 @@ describe('runReplay with declared kinds and the audit', () => {
     expect(summary.data.kinds).toEqual({ exact: 2 });
     expect(summary.data.kindSource).toBe(`--kind exact (the dataset says: each task's "kind" field)`);
     // As in the audit test above: 4 groups, 1 mixed under exact.
-    expect(summary.data).toMatchObject({ keyGroups: 4, mixedKeys: 1, literalFallbacks: 0, flagLimits: { coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' } });
+    expect(summary.data).toMatchObject({
+      keyGroups: 4,
+      mixedKeys: 1,
+      literalFallbacks: 0,
+      flagLimits: { coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' },
+    });
     expect(summary.data.mixedKeyExamples).toHaveLength(1);
   });
 });

@@ -74,14 +74,26 @@ export function auditKeys({ dataset, ops }: { dataset: ProposalsDataset; ops: An
       mixedKeys++;
       if (examples.length < 5) {
         // Show both sides: the first correct and the first wrong answers, then one more.
-        const answers = [...group.answers.entries()].map(([entry, correct]) => `${entry.split('\u0000')[0]} ${correct ? '✓' : '✗'}`);
-        const shown = [answers.find((answer) => answer.endsWith('✓')), answers.find((answer) => answer.endsWith('✗'))].filter((answer): answer is string => answer !== undefined);
+        const answers = [...group.answers.entries()].map(
+          ([entry, correct]) => `${entry.split('\u0000')[0]} ${correct ? '✓' : '✗'}`,
+        );
+        const shown = [
+          answers.find((answer) => answer.endsWith('✓')),
+          answers.find((answer) => answer.endsWith('✗')),
+        ].filter((answer): answer is string => answer !== undefined);
         for (const answer of answers) if (shown.length < 3 && !shown.includes(answer)) shown.push(answer);
         examples.push({ task: task.id, key, correct: group.correct, wrong: group.wrong, answers: shown });
       }
     }
   }
-  return { keyGroups, mixedKeys, mixedRate: keyGroups === 0 ? 0 : mixedKeys / keyGroups, examples, kinds, literalFallbacks };
+  return {
+    keyGroups,
+    mixedKeys,
+    mixedRate: keyGroups === 0 ? 0 : mixedKeys / keyGroups,
+    examples,
+    kinds,
+    literalFallbacks,
+  };
 }
 
 /** Coverage and best single agent on a set of tasks, read straight from the dataset's `correct` flags. */
@@ -102,7 +114,13 @@ export interface FlagLimits {
  * @example
  * flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }).coverage;
  */
-export function flagLimits({ dataset, taskIds }: { dataset: ProposalsDataset; taskIds: readonly string[] }): FlagLimits {
+export function flagLimits({
+  dataset,
+  taskIds,
+}: {
+  dataset: ProposalsDataset;
+  taskIds: readonly string[];
+}): FlagLimits {
   const byId = new Map(dataset.tasks.map((task) => [task.id, task]));
   const agents = dataset.agents.map((agent) => agent.id);
   const perAgent = new Array<number>(agents.length).fill(0);
@@ -129,5 +147,7 @@ export function flagLimits({ dataset, taskIds }: { dataset: ProposalsDataset; ta
 /** The kinds of an audit in words: `literal`, or `choice (540), number (458), literal (2)`. */
 export function describeKinds(kinds: Readonly<Partial<Record<AnswerKind, number>>>): string {
   const entries = Object.entries(kinds).filter(([, count]) => (count ?? 0) > 0);
-  return entries.length === 1 ? (entries[0]?.[0] ?? '') : entries.map(([name, count]) => `${name} (${count})`).join(', ');
+  return entries.length === 1
+    ? (entries[0]?.[0] ?? '')
+    : entries.map(([name, count]) => `${name} (${count})`).join(', ');
 }

@@ -32,7 +32,13 @@ export function fixtureAccuracy(index: number, count: number): number {
  * const dataset = generateReplayFixture({ seed: 7 });
  */
 export function generateReplayFixture(options: ReplayFixtureOptions = {}): ProposalsDataset {
-  const { seed = 7, agents: agentCount = 12, tasks: taskCount = 60, unparseableRate = 0.03, missingEvery = 7 } = options;
+  const {
+    seed = 7,
+    agents: agentCount = 12,
+    tasks: taskCount = 60,
+    unparseableRate = 0.03,
+    missingEvery = 7,
+  } = options;
   const agents: AgentIdentity[] = Array.from({ length: agentCount }, (_, index) => {
     const id = `a${String(index).padStart(2, '0')}`;
     const model = index >= 1 && index <= 3 ? 'clone-x' : index >= 6 && index <= 7 ? 'clone-y' : `model-${id}`;
@@ -63,7 +69,13 @@ export function generateReplayFixture(options: ReplayFixtureOptions = {}): Propo
       if (leader === agent.id) leaderAnswers.set(agent.model, value);
       proposals[agent.id] = { text: `The answer is ${value}.`, answer: String(value) };
     });
-    tasks.push({ id: `t${String(task).padStart(3, '0')}`, kind: 'number', prompt: `Fixture task ${task}`, reference: String(reference), proposals });
+    tasks.push({
+      id: `t${String(task).padStart(3, '0')}`,
+      kind: 'number',
+      prompt: `Fixture task ${task}`,
+      reference: String(reference),
+      proposals,
+    });
   }
   return { schemaVersion: 1, name: 'fixture', format: 'jsonl', agents, tasks, skipped: {}, correctness: 'equivalence' };
 }

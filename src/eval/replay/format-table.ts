@@ -5,7 +5,9 @@ import type { Interval } from './seeds.js';
 const pct = (value: number) => (100 * value).toFixed(1).padStart(6);
 const wins = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1)).padStart(5);
 const range = (interval: Interval | undefined, scale = 100, digits = 1) =>
-  interval === undefined ? '' : `${(scale * interval.mean).toFixed(digits)} [${(scale * interval.low).toFixed(digits)}, ${(scale * interval.high).toFixed(digits)}]`;
+  interval === undefined
+    ? ''
+    : `${(scale * interval.mean).toFixed(digits)} [${(scale * interval.low).toFixed(digits)}, ${(scale * interval.high).toFixed(digits)}]`;
 
 /**
  * The summary as plain-text tables: one row per method with clean and attacked accuracy, loss,
@@ -23,37 +25,60 @@ export function formatReplayTable(summary: ReplaySummary): string {
   }
   const miniRep = summary.methods.minirep;
   if (miniRep !== undefined && Object.keys(summary.retention).length > 0) {
-    lines.push('', `MiniRep vs baseline: R_b = loss_b − loss_minirep (points; > 0: MiniRep loses fewer), paired differences with 95% intervals`);
+    lines.push(
+      '',
+      `MiniRep vs baseline: R_b = loss_b − loss_minirep (points; > 0: MiniRep loses fewer), paired differences with 95% intervals`,
+    );
     const retentionHeader = `${'baseline'.padEnd(14)} ${'loss_b'.padStart(6)} ${'loss_M'.padStart(6)} ${'R_b'.padStart(6)}  ${'R_b [95%]'.padEnd(22)} ${'Δclean [95%]'.padEnd(22)} ${'Δattacked [95%]'.padEnd(22)}`;
     lines.push(retentionHeader, '-'.repeat(retentionHeader.length));
     for (const [baseline, advantage] of Object.entries(summary.retention)) {
       const paired = summary.intervals.paired[baseline];
-      lines.push(`${baseline.padEnd(14)} ${pct(summary.methods[baseline]?.loss ?? 0)} ${pct(miniRep.loss)} ${pct(advantage)}  ${range(paired?.retention).padEnd(22)} ${range(paired?.clean).padEnd(22)} ${range(paired?.attacked).padEnd(22)}`);
+      lines.push(
+        `${baseline.padEnd(14)} ${pct(summary.methods[baseline]?.loss ?? 0)} ${pct(miniRep.loss)} ${pct(advantage)}  ${range(paired?.retention).padEnd(22)} ${range(paired?.clean).padEnd(22)} ${range(paired?.attacked).padEnd(22)}`,
+      );
     }
   }
   const compositions = Object.keys(summary.byComposition);
   const names = Object.keys(summary.methods);
   if (compositions.length > 0) {
-    lines.push('', `per composition: clean / attacked / strict wins (of ${summary.grid.attacked / Math.max(1, compositions.length)})`);
+    lines.push(
+      '',
+      `per composition: clean / attacked / strict wins (of ${summary.grid.attacked / Math.max(1, compositions.length)})`,
+    );
     lines.push(`${'method'.padEnd(14)} ${compositions.map((composition) => composition.padStart(19)).join(' ')}`);
     for (const name of names) {
       const cells = compositions.map((composition) => {
         const cell = summary.byComposition[composition]?.[name];
-        return cell === undefined ? ''.padStart(19) : `${(100 * cell.clean).toFixed(1)}/${(100 * cell.attacked).toFixed(1)}/${wins(cell.strictWins).trim()}`.padStart(19);
+        return cell === undefined
+          ? ''.padStart(19)
+          : `${(100 * cell.clean).toFixed(1)}/${(100 * cell.attacked).toFixed(1)}/${wins(cell.strictWins).trim()}`.padStart(
+              19,
+            );
       });
       lines.push(`${name.padEnd(14)} ${cells.join(' ')}`);
     }
   }
   const { seeds } = summary.options;
-  lines.push('', `95% bootstrap intervals over ${seeds.length} seed${seeds.length === 1 ? '' : 's'} and conditions (${summary.intervals.resamples} resamples)`);
+  lines.push(
+    '',
+    `95% bootstrap intervals over ${seeds.length} seed${seeds.length === 1 ? '' : 's'} and conditions (${summary.intervals.resamples} resamples)`,
+  );
   const intervalHeader = `${'method'.padEnd(14)} ${'clean'.padEnd(20)} ${'attacked'.padEnd(20)} ${'loss'.padEnd(20)} ${'strict wins'.padEnd(22)}`;
   lines.push(intervalHeader, '-'.repeat(intervalHeader.length));
   for (const [name, interval] of Object.entries(summary.intervals.methods)) {
-    lines.push(`${name.padEnd(14)} ${range(interval.clean).padEnd(20)} ${range(interval.attacked).padEnd(20)} ${range(interval.loss).padEnd(20)} ${range(interval.strictWins, 1).padEnd(22)}`);
+    lines.push(
+      `${name.padEnd(14)} ${range(interval.clean).padEnd(20)} ${range(interval.attacked).padEnd(20)} ${range(interval.loss).padEnd(20)} ${range(interval.strictWins, 1).padEnd(22)}`,
+    );
   }
   const { limits, data, grid, options } = summary;
   lines.push('');
-  lines.push(`limits on ${data.sampledTasks} sampled ${options.split} tasks: coverage ${(100 * limits.coverage).toFixed(1)}%, majority of all ${data.agents} agents ${(100 * limits.majorityAll).toFixed(1)}%, best single ${(100 * limits.bestSingle).toFixed(1)}% (${limits.bestSingleAgent}); best member per team ${Object.entries(limits.bestSingleInTeam).map(([name, value]) => `${name} ${(100 * value).toFixed(1)}%`).join(', ')}`);
+  lines.push(
+    `limits on ${data.sampledTasks} sampled ${options.split} tasks: coverage ${(100 * limits.coverage).toFixed(1)}%, majority of all ${data.agents} agents ${(100 * limits.majorityAll).toFixed(1)}%, best single ${(100 * limits.bestSingle).toFixed(1)}% (${limits.bestSingleAgent}); best member per team ${Object.entries(
+      limits.bestSingleInTeam,
+    )
+      .map(([name, value]) => `${name} ${(100 * value).toFixed(1)}%`)
+      .join(', ')}`,
+  );
   lines.push(
     `${data.name}: ${data.datasetTasks} tasks (${data.splitTasks} in split ${options.split}) × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions per seed, feedback ${options.feedback}, verifier ${options.verifier.kind === 'simulated' ? `simulated (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : 'none'}, seed${seeds.length === 1 ? '' : 's'} ${seeds.join(',')}; accuracies in %, wins = strict wins of ${grid.attacked} (mean over seeds)`,
   );
@@ -66,12 +91,21 @@ export function formatReplayTable(summary: ReplaySummary): string {
  * agent on the sample, and the merged-answer audit (rate and up to five examples).
  */
 export function formatDataAudit(data: ReplaySummary['data']): string[] {
-  const lines = [`answer kind: ${describeKinds(data.kinds)} (${data.kindSource})${data.literalFallbacks > 0 ? `; ${data.literalFallbacks} literal answers are no Python literal and were keyed as text` : ''}`];
+  const lines = [
+    `answer kind: ${describeKinds(data.kinds)} (${data.kindSource})${data.literalFallbacks > 0 ? `; ${data.literalFallbacks} literal answers are no Python literal and were keyed as text` : ''}`,
+  ];
   if (data.flagLimits !== null) {
-    lines.push(`the dataset's flags on the same sample: coverage ${(100 * data.flagLimits.coverage).toFixed(1)}%, best single ${(100 * data.flagLimits.bestSingle).toFixed(1)}% (${data.flagLimits.bestSingleAgent})`);
+    lines.push(
+      `the dataset's flags on the same sample: coverage ${(100 * data.flagLimits.coverage).toFixed(1)}%, best single ${(100 * data.flagLimits.bestSingle).toFixed(1)}% (${data.flagLimits.bestSingleAgent})`,
+    );
   }
   const rate = data.keyGroups === 0 ? 0 : data.mixedKeys / data.keyGroups;
-  lines.push(`merged-answer audit: ${data.mixedKeys} of ${data.keyGroups} (task, key) groups mix correct and wrong flags (${(100 * rate).toFixed(2)}%)${rate > mixedKeyThreshold ? ` — above ${100 * mixedKeyThreshold}%: the kind merges answers the dataset tells apart; try --kind` : ''}`);
-  for (const example of data.mixedKeyExamples) lines.push(`  ${example.task}  key ${example.key}  ${example.correct} ✓ / ${example.wrong} ✗: ${example.answers.join(' | ')}`);
+  lines.push(
+    `merged-answer audit: ${data.mixedKeys} of ${data.keyGroups} (task, key) groups mix correct and wrong flags (${(100 * rate).toFixed(2)}%)${rate > mixedKeyThreshold ? ` — above ${100 * mixedKeyThreshold}%: the kind merges answers the dataset tells apart; try --kind` : ''}`,
+  );
+  for (const example of data.mixedKeyExamples)
+    lines.push(
+      `  ${example.task}  key ${example.key}  ${example.correct} ✓ / ${example.wrong} ✗: ${example.answers.join(' | ')}`,
+    );
   return lines;
 }

@@ -37,11 +37,16 @@ export const randomCloneGroups = 2;
  */
 export function buildCompositions(pool: readonly AgentIdentity[], seed: number): Record<CompositionName, AgentId[]> {
   if (pool.length < teamSize) {
-    throw new InvalidArgumentError({ parameter: 'pool', value: pool.length, message: `compositions need at least ${teamSize} agents, got ${pool.length}; use a dataset with 10 or more agents` });
+    throw new InvalidArgumentError({
+      parameter: 'pool',
+      value: pool.length,
+      message: `compositions need at least ${teamSize} agents, got ${pool.length}; use a dataset with 10 or more agents`,
+    });
   }
   const ids = pool.map((agent) => agent.id);
   const rank = new Map(ids.map((id, index) => [id, index]));
-  const byRank = (team: AgentId[]) => team.slice().sort((left, right) => (rank.get(left) ?? 0) - (rank.get(right) ?? 0));
+  const byRank = (team: AgentId[]) =>
+    team.slice().sort((left, right) => (rank.get(left) ?? 0) - (rank.get(right) ?? 0));
   const tier = Math.min(ids.length, tierSize);
   const strong = ids.slice(0, tier);
   const weak = ids.slice(ids.length - tier);
@@ -74,7 +79,12 @@ export function buildCompositions(pool: readonly AgentIdentity[], seed: number):
  * The corrupted members of a team (best-ranked first), m = ⌈0.3·n⌉ of n: B = the m best-ranked,
  * W = the m worst, R1/R2 = seeded random m. B and W follow the seed through the seeded teams.
  */
-export function placeAttackers(team: readonly AgentId[], placement: PlacementName, seed: number, composition: CompositionName): AgentId[] {
+export function placeAttackers(
+  team: readonly AgentId[],
+  placement: PlacementName,
+  seed: number,
+  composition: CompositionName,
+): AgentId[] {
   const count = attackersFor(team.length);
   if (placement === 'B') return team.slice(0, count);
   if (placement === 'W') return team.slice(team.length - count);
@@ -94,17 +104,41 @@ export function placeAttackers(team: readonly AgentId[], placement: PlacementNam
 export function buildGrid(
   pool: readonly AgentIdentity[],
   seed: number,
-  { attacks = attackNames, compositions = compositionNames, placements = placementNames }: { attacks?: readonly AttackName[]; compositions?: readonly CompositionName[]; placements?: readonly PlacementName[] } = {},
+  {
+    attacks = attackNames,
+    compositions = compositionNames,
+    placements = placementNames,
+  }: {
+    attacks?: readonly AttackName[];
+    compositions?: readonly CompositionName[];
+    placements?: readonly PlacementName[];
+  } = {},
 ): Condition[] {
   const teams = buildCompositions(pool, seed);
   const conditions: Condition[] = [];
   for (const composition of compositions) {
     const team = teams[composition];
-    conditions.push({ index: conditions.length, id: `${composition}/clean`, composition, placement: null, attack: null, team, attackers: [] });
+    conditions.push({
+      index: conditions.length,
+      id: `${composition}/clean`,
+      composition,
+      placement: null,
+      attack: null,
+      team,
+      attackers: [],
+    });
     for (const placement of placements) {
       const attackers = placeAttackers(team, placement, seed, composition);
       for (const attack of attacks) {
-        conditions.push({ index: conditions.length, id: `${composition}/${placement}/${attack}`, composition, placement, attack, team, attackers });
+        conditions.push({
+          index: conditions.length,
+          id: `${composition}/${placement}/${attack}`,
+          composition,
+          placement,
+          attack,
+          team,
+          attackers,
+        });
       }
     }
   }

@@ -30,32 +30,67 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
   majority: {
     name: 'majority',
     description: 'all 10 agents, no reputation, unweighted plurality',
-    create: ({ team }) => ({ selector: createSelector('all', {}), aggregator: createPluralityAggregator(), k: team.length, weighted: false }),
+    create: ({ team }) => ({
+      selector: createSelector('all', {}),
+      aggregator: createPluralityAggregator(),
+      k: team.length,
+      weighted: false,
+    }),
   },
   'random-k': {
     name: 'random-k',
     description: `random-k selector (k = ${replaySelectionK}, seeded per task), no reputation, unweighted plurality`,
-    create: () => ({ selector: createSelector('random-k', {}), aggregator: createPluralityAggregator(), k: replaySelectionK, weighted: false }),
+    create: () => ({
+      selector: createSelector('random-k', {}),
+      aggregator: createPluralityAggregator(),
+      k: replaySelectionK,
+      weighted: false,
+    }),
   },
   'single-metric': {
     name: 'single-metric',
     description: `top-k selector (k = ${replaySelectionK}) on the single-metric score (EMA of feedback, η = 0.2), weighted plurality by that score`,
-    create: ({ team }) => ({ selector: createSelector('top-k', { tieBreak: 'random' }), model: createReputationModel('single-metric', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
+    create: ({ team }) => ({
+      selector: createSelector('top-k', { tieBreak: 'random' }),
+      model: createReputationModel('single-metric', { agents: ids(team) }),
+      aggregator: createWeightedPluralityAggregator(),
+      k: replaySelectionK,
+      weighted: true,
+    }),
   },
   beta: {
     name: 'beta',
     description: 'all 10 agents, Beta reputation (λ = 0.9) from the feedback outcomes, weighted plurality by E[p]',
-    create: ({ team }) => ({ selector: createSelector('all', {}), model: createReputationModel('beta', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: team.length, weighted: true }),
+    create: ({ team }) => ({
+      selector: createSelector('all', {}),
+      model: createReputationModel('beta', { agents: ids(team) }),
+      aggregator: createWeightedPluralityAggregator(),
+      k: team.length,
+      weighted: true,
+    }),
   },
   eigentrust: {
     name: 'eigentrust',
-    description: 'all 10 agents, EigenTrust (α = 0.15) over agreement ratings (1 = same answer), weighted plurality by global trust',
-    create: ({ team }) => ({ selector: createSelector('all', {}), model: createReputationModel('eigentrust', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: team.length, weighted: true }),
+    description:
+      'all 10 agents, EigenTrust (α = 0.15) over agreement ratings (1 = same answer), weighted plurality by global trust',
+    create: ({ team }) => ({
+      selector: createSelector('all', {}),
+      model: createReputationModel('eigentrust', { agents: ids(team) }),
+      aggregator: createWeightedPluralityAggregator(),
+      k: team.length,
+      weighted: true,
+    }),
   },
   drf: {
     name: 'drf',
     description: `UCB selector (k = ${replaySelectionK}, δ = 0.7, threshold 0.2, zero costs), DRF reputation (corrected rules) from agreement ratings, weighted plurality by reputation`,
-    create: ({ team }) => ({ selector: createSelector('ucb', { tieBreak: 'random' }), model: createReputationModel('drf', { agents: ids(team) }), aggregator: createWeightedPluralityAggregator(), k: replaySelectionK, weighted: true }),
+    create: ({ team }) => ({
+      selector: createSelector('ucb', { tieBreak: 'random' }),
+      model: createReputationModel('drf', { agents: ids(team) }),
+      aggregator: createWeightedPluralityAggregator(),
+      k: replaySelectionK,
+      weighted: true,
+    }),
   },
   minirep: {
     name: 'minirep',
@@ -78,7 +113,12 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     description: `MiniRep-LO (ours, not the paper's design): as minirep, but each agent's history factor is the log-odds of its agreement with the other clone groups (of the verifier's or the truth's feedback once there is any), κ_lo = 8`,
     create: ({ team }) => {
       const model = createMiniRepModel({ agents: ids(team) });
-      const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK, history: 'log-odds', logOddsQualityOffset: 8 });
+      const aggregator = createMiniRepAggregator({
+        model,
+        k: replayMiniRepK,
+        history: 'log-odds',
+        logOddsQualityOffset: 8,
+      });
       return {
         selector: createSelector('all', {}),
         model,
@@ -106,7 +146,11 @@ export function resolveReplayMethods(names: readonly string[]): ReplayMethod[] {
   return names.map((name, index) => {
     const method = Object.hasOwn(replayMethods, name) ? replayMethods[name] : undefined;
     if (method === undefined) {
-      throw new InvalidArgumentError({ parameter: `methods[${index}]`, value: name, message: `unknown replay method ${JSON.stringify(name)}; use any of ${availableReplayMethodNames.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: `methods[${index}]`,
+        value: name,
+        message: `unknown replay method ${JSON.stringify(name)}; use any of ${availableReplayMethodNames.join(', ')}`,
+      });
     }
     return method;
   });

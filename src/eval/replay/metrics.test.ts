@@ -44,16 +44,48 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
       index: 1,
       missing: 0,
       runs: [
-        run('majority', [1, 0, 0, 1], { active: all, poolExpTasks: 4, payloadHitTasks: 1, nextExclTasks: 0, nextExclEligible: 3, weightShareSum: 1.2, weightShareCount: 4 }),
-        run('minirep', [1, 1, 1, 0], { active: all, poolExpTasks: 1, payloadHitTasks: 0, nextExclTasks: 2, nextExclEligible: 3, weightShareSum: 0.4, weightShareCount: 4 }),
+        run('majority', [1, 0, 0, 1], {
+          active: all,
+          poolExpTasks: 4,
+          payloadHitTasks: 1,
+          nextExclTasks: 0,
+          nextExclEligible: 3,
+          weightShareSum: 1.2,
+          weightShareCount: 4,
+        }),
+        run('minirep', [1, 1, 1, 0], {
+          active: all,
+          poolExpTasks: 1,
+          payloadHitTasks: 0,
+          nextExclTasks: 2,
+          nextExclEligible: 3,
+          weightShareSum: 0.4,
+          weightShareCount: 4,
+        }),
       ],
     },
     {
       index: 2,
       missing: 0,
       runs: [
-        run('majority', [0, 0, 0, 1], { active: late, poolExpTasks: 3, payloadHitTasks: 2, nextExclTasks: 0, nextExclEligible: 2, weightShareSum: 0.9, weightShareCount: 3 }),
-        run('minirep', [1, 0, 1, 0], { active: late, poolExpTasks: 2, payloadHitTasks: 1, nextExclTasks: 2, nextExclEligible: 2, weightShareSum: 0.2, weightShareCount: 2 }),
+        run('majority', [0, 0, 0, 1], {
+          active: late,
+          poolExpTasks: 3,
+          payloadHitTasks: 2,
+          nextExclTasks: 0,
+          nextExclEligible: 2,
+          weightShareSum: 0.9,
+          weightShareCount: 3,
+        }),
+        run('minirep', [1, 0, 1, 0], {
+          active: late,
+          poolExpTasks: 2,
+          payloadHitTasks: 1,
+          nextExclTasks: 2,
+          nextExclEligible: 2,
+          weightShareSum: 0.2,
+          weightShareCount: 2,
+        }),
       ],
     },
   ];
@@ -86,7 +118,9 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
     // majority RAND (4 active): task 1 (0 < 1) → 1/4. STRONG (tasks 1–3 active): task 1 → 1/3;
     // task 0 also drops (0 < 1) but the attack was not active there, so it does not count.
     // mean (1/4 + 1/3) / 2 = 7/24
-    expect(rows.find((row) => row.condition === 'all-strong/B/STRONG' && row.method === 'majority')?.cfHarm).toBeCloseTo(1 / 3, 12);
+    expect(
+      rows.find((row) => row.condition === 'all-strong/B/STRONG' && row.method === 'majority')?.cfHarm,
+    ).toBeCloseTo(1 / 3, 12);
     expect(methods.majority?.cfHarm).toBeCloseTo(7 / 24, 12);
     // minirep RAND: none → 0; STRONG (tasks 1–3): task 1 → 1/3; mean 1/6
     expect(methods.minirep?.cfHarm).toBeCloseTo(1 / 6, 12);
@@ -108,7 +142,16 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
 
   it('leaves clean rows without attack metrics and byAttack per attack', () => {
     const clean = rows.find((row) => row.attack === 'clean' && row.method === 'majority');
-    expect(clean).toMatchObject({ poolExp: null, payloadHit: null, nextExcl: null, loss: 0, relativeDrop: null, activeTasks: 0, cfHarm: null, strictWin: 0 });
+    expect(clean).toMatchObject({
+      poolExp: null,
+      payloadHit: null,
+      nextExcl: null,
+      loss: 0,
+      relativeDrop: null,
+      activeTasks: 0,
+      cfHarm: null,
+      strictWin: 0,
+    });
     expect(methods.minirep?.byAttack).toEqual({ RAND: 0.75, STRONG: 0.5 });
   });
 
@@ -116,12 +159,25 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
     // Composition X: clean 1.0, attacked 0.5 → loss 0.5, drop 0.5/1.0 = 0.5.
     // Composition Y: clean 0.25, attacked 0.0 → loss 0.25, drop 0.25/0.25 = 1.0.
     // Per condition then averaged: (0.5 + 1.0) / 2 = 0.75 (the ratio of means would be 0.375/0.625 = 0.6).
-    const other = (index: number, composition: 'all-strong' | 'all-weak', attack: 'RAND' | null): Condition => ({ ...condition(index, attack), id: `${composition}/${attack ?? 'clean'}`, composition });
+    const other = (index: number, composition: 'all-strong' | 'all-weak', attack: 'RAND' | null): Condition => ({
+      ...condition(index, attack),
+      id: `${composition}/${attack ?? 'clean'}`,
+      composition,
+    });
     const summary = summarise({
-      conditions: [other(0, 'all-strong', null), other(1, 'all-strong', 'RAND'), other(2, 'all-weak', null), other(3, 'all-weak', 'RAND')],
+      conditions: [
+        other(0, 'all-strong', null),
+        other(1, 'all-strong', 'RAND'),
+        other(2, 'all-weak', null),
+        other(3, 'all-weak', 'RAND'),
+      ],
       results: [
         { index: 0, missing: 0, runs: [run('majority', [1, 1, 1, 1])] },
-        { index: 1, missing: 0, runs: [run('majority', [1, 1, 0, 0], { active: [1, 1, 1, 1], poolExpTasks: 2, payloadHitTasks: 2 })] },
+        {
+          index: 1,
+          missing: 0,
+          runs: [run('majority', [1, 1, 0, 0], { active: [1, 1, 1, 1], poolExpTasks: 2, payloadHitTasks: 2 })],
+        },
         { index: 2, missing: 0, runs: [run('majority', [1, 0, 0, 0])] },
         // No payload entered the pool here: PayloadHit is undefined and left out of the mean.
         { index: 3, missing: 0, runs: [run('majority', [0, 0, 0, 0], { active: [1, 1, 1, 1], poolExpTasks: 0 })] },
@@ -160,18 +216,34 @@ describe('computeLimits', () => {
       keys,
       texts: keys.map(() => ''),
       present: keys.map(() => true),
-      scores: Object.fromEntries(keys.filter((key): key is string => key !== null).map((key) => [key, { exact: key === reference ? 1 : 0, f1: key === reference ? 1 : 0 }])),
+      scores: Object.fromEntries(
+        keys
+          .filter((key): key is string => key !== null)
+          .map((key) => [key, { exact: key === reference ? 1 : 0, f1: key === reference ? 1 : 0 }]),
+      ),
     });
     const prepared: PreparedReplay = {
       schemaVersion: 1,
-      agents: [{ id: 'x', model: 'x' }, { id: 'y', model: 'y' }, { id: 'z', model: 'z' }],
+      agents: [
+        { id: 'x', model: 'x' },
+        { id: 'y', model: 'y' },
+        { id: 'z', model: 'z' },
+      ],
       accuracy: [0, 0, 0],
       tasks: [task('t1', '1', ['1', '2', '2']), task('t2', '5', ['5', '5', null]), task('t3', '9', ['8', '7', '6'])],
     };
     // coverage: t1 (x), t2 (x, y) → 2/3; plurality: t1 '2' wrong, t2 '5' right, t3 three-way tie → '6' (sorts first) wrong → 1/3;
     // best single: x right on t1, t2 → 2/3.
-    expect(computeLimits(prepared, createDefaultAnswerOps())).toEqual({ coverage: 2 / 3, majorityAll: 1 / 3, bestSingle: 2 / 3, bestSingleAgent: 'x', bestSingleInTeam: {} });
+    expect(computeLimits(prepared, createDefaultAnswerOps())).toEqual({
+      coverage: 2 / 3,
+      majorityAll: 1 / 3,
+      bestSingle: 2 / 3,
+      bestSingleAgent: 'x',
+      bestSingleInTeam: {},
+    });
     // Best member of a team {y, z}: y right on t2 only → 1/3; z never → the team's best is 1/3.
-    expect(computeLimits(prepared, createDefaultAnswerOps(), { yz: ['y', 'z'] }).bestSingleInTeam).toEqual({ yz: 1 / 3 });
+    expect(computeLimits(prepared, createDefaultAnswerOps(), { yz: ['y', 'z'] }).bestSingleInTeam).toEqual({
+      yz: 1 / 3,
+    });
   });
 });

@@ -109,11 +109,16 @@ export interface WeightTrajectory {
   readonly honest: readonly number[];
 }
 
-const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 const ratio = (sum: number, count: number) => (count === 0 ? null : sum / count);
 const present = (values: readonly (number | null)[]) => mean(values.filter((value): value is number => value !== null));
 /** Computes the dataset limits on the sampled tasks, and the best single member of each of `teams`. */
-export function computeLimits(prepared: PreparedReplay, ops: AnswerOps, teams: Readonly<Record<string, readonly string[]>> = {}): TeamLimits {
+export function computeLimits(
+  prepared: PreparedReplay,
+  ops: AnswerOps,
+  teams: Readonly<Record<string, readonly string[]>> = {},
+): TeamLimits {
   let covered = 0;
   let majority = 0;
   const perAgent = new Array<number>(prepared.agents.length).fill(0);
@@ -121,7 +126,9 @@ export function computeLimits(prepared: PreparedReplay, ops: AnswerOps, teams: R
     const scores = task.keys.map((key) => scoreKey(task, key, ops).f1);
     if (scores.some((score) => score >= 1)) covered++;
     scores.forEach((score, index) => (perAgent[index] = (perAgent[index] ?? 0) + score));
-    const tally = tallyVotes(prepared.agents.map((agent, index) => ({ agentId: agent.id, answer: task.keys[index] ?? null, weight: 1 })));
+    const tally = tallyVotes(
+      prepared.agents.map((agent, index) => ({ agentId: agent.id, answer: task.keys[index] ?? null, weight: 1 })),
+    );
     majority += scoreKey(task, tally.answer, ops).f1;
   }
   const count = Math.max(1, prepared.tasks.length);
@@ -130,8 +137,19 @@ export function computeLimits(prepared: PreparedReplay, ops: AnswerOps, teams: R
     if (value > (perAgent[best] ?? 0)) best = index;
   });
   const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
-  const bestSingleInTeam = Object.fromEntries(Object.entries(teams).map(([name, team]) => [name, Math.max(0, ...team.map((agent) => perAgent[position.get(agent) ?? -1] ?? 0)) / count]));
-  return { coverage: covered / count, majorityAll: majority / count, bestSingle: (perAgent[best] ?? 0) / count, bestSingleAgent: prepared.agents[best]?.id ?? '', bestSingleInTeam };
+  const bestSingleInTeam = Object.fromEntries(
+    Object.entries(teams).map(([name, team]) => [
+      name,
+      Math.max(0, ...team.map((agent) => perAgent[position.get(agent) ?? -1] ?? 0)) / count,
+    ]),
+  );
+  return {
+    coverage: covered / count,
+    majorityAll: majority / count,
+    bestSingle: (perAgent[best] ?? 0) / count,
+    bestSingleAgent: prepared.agents[best]?.id ?? '',
+    bestSingleInTeam,
+  };
 }
 
 /** What {@link summarise} returns for one seed. */
@@ -159,7 +177,15 @@ export interface SeedSummary {
  *   over the attacked conditions where they are defined.
  * `results` must be sorted by condition index (the merge order).
  */
-export function summarise({ conditions, results, descriptions }: { conditions: readonly Condition[]; results: readonly ConditionResult[]; descriptions: Readonly<Record<string, string>> }): SeedSummary {
+export function summarise({
+  conditions,
+  results,
+  descriptions,
+}: {
+  conditions: readonly Condition[];
+  results: readonly ConditionResult[];
+  descriptions: Readonly<Record<string, string>>;
+}): SeedSummary {
   const methodNames = results[0]?.runs.map((run) => run.method) ?? [];
   const byIndex = new Map(results.map((result) => [result.index, result]));
   const runOf = (condition: Condition, method: string): MethodRun => {
@@ -171,7 +197,8 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
   for (const condition of conditions) if (condition.attack === null) cleanOf.set(condition.composition, condition);
   const rows: ConditionRow[] = [];
   const accuracyOf = new Map<string, number>();
-  for (const condition of conditions) for (const method of methodNames) accuracyOf.set(`${condition.index}|${method}`, mean(runOf(condition, method).f1));
+  for (const condition of conditions)
+    for (const method of methodNames) accuracyOf.set(`${condition.index}|${method}`, mean(runOf(condition, method).f1));
   for (const condition of conditions) {
     const clean = cleanOf.get(condition.composition);
     for (const method of methodNames) {
@@ -189,7 +216,9 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
         if (cleanRun !== undefined && (run.f1[task] ?? 0) < (cleanRun.f1[task] ?? 0) - 1e-12) harmed++;
       });
       const loss = attacked ? cleanAccuracy - accuracy : 0;
-      const others = methodNames.filter((other) => other !== method).map((other) => accuracyOf.get(`${condition.index}|${other}`) ?? 0);
+      const others = methodNames
+        .filter((other) => other !== method)
+        .map((other) => accuracyOf.get(`${condition.index}|${other}`) ?? 0);
       rows.push({
         condition: condition.id,
         composition: condition.composition,
@@ -206,7 +235,8 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
         nextExcl: ratio(run.nextExclTasks, run.nextExclEligible),
         cfHarm: cleanRun === undefined ? null : ratio(harmed, activeTasks),
         attackerWeightShare: ratio(run.weightShareSum, run.weightShareCount),
-        strictWin: attacked && others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0,
+        strictWin:
+          attacked && others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0,
       });
     }
   }
@@ -237,7 +267,9 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
       attackerWeightShare: present(attackedRows.map((row) => row.attackerWeightShare)),
       byAttack,
     };
-    const attackedRuns = conditions.filter((condition) => condition.attack !== null).map((condition) => runOf(condition, method));
+    const attackedRuns = conditions
+      .filter((condition) => condition.attack !== null)
+      .map((condition) => runOf(condition, method));
     const length = attackedRuns[0]?.attackerWeight.length ?? 0;
     trajectories[method] = {
       attackers: Array.from({ length }, (_, task) => mean(attackedRuns.map((run) => run.attackerWeight[task] ?? 0))),
@@ -246,7 +278,9 @@ export function summarise({ conditions, results, descriptions }: { conditions: r
   }
   const retention: Record<string, number> = {};
   const miniRep = methods.minirep;
-  if (miniRep !== undefined) for (const method of methodNames) if (method !== 'minirep') retention[method] = (methods[method]?.loss ?? 0) - miniRep.loss; // R_b = loss_b − loss_MiniRep
+  if (miniRep !== undefined)
+    for (const method of methodNames)
+      if (method !== 'minirep') retention[method] = (methods[method]?.loss ?? 0) - miniRep.loss; // R_b = loss_b − loss_MiniRep
   const byComposition: Record<string, Record<string, CompositionSummary>> = {};
   for (const composition of [...new Set(conditions.map((condition) => condition.composition))]) {
     byComposition[composition] = {};

@@ -11,25 +11,52 @@ import { threadCpuMs } from './_thread-cpu.js';
 
 describe('planGrid', () => {
   const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 5, tasks: 40 }), ops, seed: 9, tasks: 40, split: 'all' });
+  const { prepared } = prepareReplay({
+    dataset: generateReplayFixture({ seed: 5, tasks: 40 }),
+    ops,
+    seed: 9,
+    tasks: 40,
+    split: 'all',
+  });
   const conditions = buildGrid(prepared.agents, 9);
   const plan = planGrid({ prepared, conditions, seed: 9, ops });
 
   it('holds, per condition, the same plans planAttack makes on the fly, and ADAPT’s shared payloads', () => {
     const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
-    for (const id of ['all-strong/clean', 'all-weak/W/RAND', '7s3w/R1/ARITH', 'random/B/ONOFF', 'all-strong/R2/ADAPT']) {
+    for (const id of [
+      'all-strong/clean',
+      'all-weak/W/RAND',
+      '7s3w/R1/ARITH',
+      'random/B/ONOFF',
+      'all-strong/R2/ADAPT',
+    ]) {
       const condition = conditions.find((candidate) => candidate.id === id);
       if (condition === undefined) throw new Error(`missing ${id}`);
       const entry = plan.conditions[condition.index];
       prepared.tasks.forEach((task, taskIndex) => {
-        const honest = Object.fromEntries(condition.team.map((agent) => [agent, task.keys[position.get(agent) ?? -1] ?? null]));
+        const honest = Object.fromEntries(
+          condition.team.map((agent) => [agent, task.keys[position.get(agent) ?? -1] ?? null]),
+        );
         if (condition.attack === null) expect(entry).toEqual({ kind: 'clean' });
         else if (condition.attack === 'ADAPT') {
           expect(entry?.kind).toBe('adapt');
-          if (entry?.kind === 'adapt') expect(entry.payloads[taskIndex]).toBe(sharedPayload({ seed: 9, conditionId: condition.id, taskIndex, task, ops }));
+          if (entry?.kind === 'adapt')
+            expect(entry.payloads[taskIndex]).toBe(
+              sharedPayload({ seed: 9, conditionId: condition.id, taskIndex, task, ops }),
+            );
         } else {
           expect(entry?.kind).toBe('fixed');
-          const direct = planAttack({ attack: condition.attack, seed: 9, conditionId: condition.id, taskIndex, task, team: condition.team, attackers: condition.attackers, honest, ops });
+          const direct = planAttack({
+            attack: condition.attack,
+            seed: 9,
+            conditionId: condition.id,
+            taskIndex,
+            task,
+            team: condition.team,
+            attackers: condition.attackers,
+            honest,
+            ops,
+          });
           if (entry?.kind === 'fixed') expect(entry.plans[taskIndex]).toEqual(direct);
         }
       });
@@ -52,8 +79,14 @@ describe('planGrid', () => {
   });
 
   it('gives runCondition the same results with the plan and without ops as planning on the fly', () => {
-    const methods = [replayMethods.minirep, replayMethods.drf, replayMethods.majority].map((method) => method as NonNullable<typeof method>);
-    const settings = { seed: 9, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 } };
+    const methods = [replayMethods.minirep, replayMethods.drf, replayMethods.majority].map(
+      (method) => method as NonNullable<typeof method>,
+    );
+    const settings = {
+      seed: 9,
+      feedback: 'consensus' as const,
+      verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
+    };
     for (const id of ['7s3w/B/DIV', 'random/W/ADAPT', 'all-weak/R2/BOUND']) {
       const condition = conditions.find((candidate) => candidate.id === id);
       if (condition === undefined) throw new Error(`missing ${id}`);
@@ -67,17 +100,34 @@ describe('planGrid', () => {
 
 describe('ADAPT: one plan per condition, chosen from MiniRep’s state', () => {
   const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 5, tasks: 60 }), ops, seed: 9, tasks: 60, split: 'all' });
+  const { prepared } = prepareReplay({
+    dataset: generateReplayFixture({ seed: 5, tasks: 60 }),
+    ops,
+    seed: 9,
+    tasks: 60,
+    split: 'all',
+  });
   const conditions = buildGrid(prepared.agents, 9);
   const plan = planGrid({ prepared, conditions, seed: 9, ops });
-  const settings = { seed: 9, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 } };
-  const pick = (...names: string[]) => names.map((name) => replayMethods[name] as NonNullable<(typeof replayMethods)[string]>);
+  const settings = {
+    seed: 9,
+    feedback: 'consensus' as const,
+    verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
+  };
+  const pick = (...names: string[]) =>
+    names.map((name) => replayMethods[name] as NonNullable<(typeof replayMethods)[string]>);
 
   it('applies the same active tasks to every method, with or without minirep among them, and none before task 30', () => {
     for (const id of ['all-strong/B/ADAPT', '7s3w/W/ADAPT', 'random/R1/ADAPT']) {
       const condition = conditions.find((candidate) => candidate.id === id);
       if (condition === undefined) throw new Error(`missing ${id}`);
-      const withMiniRep = runCondition({ prepared, condition, methods: pick('majority', 'minirep', 'beta'), settings, plan });
+      const withMiniRep = runCondition({
+        prepared,
+        condition,
+        methods: pick('majority', 'minirep', 'beta'),
+        settings,
+        plan,
+      });
       const shadow = runCondition({ prepared, condition, methods: pick('majority', 'beta'), settings, plan });
       const active = withMiniRep.runs[1]?.active ?? [];
       for (const run of [...withMiniRep.runs, ...shadow.runs]) expect(run.active).toEqual(active);
@@ -92,7 +142,9 @@ describe('ADAPT: one plan per condition, chosen from MiniRep’s state', () => {
     if (condition === undefined) throw new Error('missing ONOFF');
     const [run] = runCondition({ prepared, condition, methods: pick('majority'), settings, plan }).runs;
     // 60 tasks: on at 30–34, 40–44, 50–54.
-    expect(run?.active).toEqual(Array.from({ length: 60 }, (_, index) => (index >= 30 && (index - 30) % 10 < 5 ? 1 : 0)));
+    expect(run?.active).toEqual(
+      Array.from({ length: 60 }, (_, index) => (index >= 30 && (index - 30) % 10 < 5 ? 1 : 0)),
+    );
   });
 });
 
@@ -106,7 +158,8 @@ describe('threadCpuMs', () => {
     const cpuStart = process.cpuUsage();
     let sink = 0;
     // Spin until the process has used 200 ms of CPU; this thread does nearly all of it.
-    while (process.cpuUsage(cpuStart).user < 200_000) for (let index = 0; index < 10_000; index++) sink += Math.sqrt(index);
+    while (process.cpuUsage(cpuStart).user < 200_000)
+      for (let index = 0; index < 10_000; index++) sink += Math.sqrt(index);
     const after = threadCpuMs();
     expect(sink).toBeGreaterThan(0);
     expect(before).toBeGreaterThanOrEqual(0);

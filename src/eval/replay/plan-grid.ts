@@ -35,7 +35,17 @@ export interface GridPlan {
  * @example
  * const plan = planGrid({ prepared, conditions: buildGrid(prepared.agents, 2027), seed: 2027, ops });
  */
-export function planGrid({ prepared, conditions, seed, ops }: { prepared: PreparedReplay; conditions: readonly Condition[]; seed: number; ops: AnswerOps }): GridPlan {
+export function planGrid({
+  prepared,
+  conditions,
+  seed,
+  ops,
+}: {
+  prepared: PreparedReplay;
+  conditions: readonly Condition[];
+  seed: number;
+  ops: AnswerOps;
+}): GridPlan {
   const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
   const payloadScores = prepared.tasks.map(() => new Map<string, KeyScore>());
   const note = (taskIndex: number, key: string) => {
@@ -60,7 +70,17 @@ export function planGrid({ prepared, conditions, seed, ops }: { prepared: Prepar
       const taskPlans = prepared.tasks.map((task, taskIndex) => {
         const honest: Record<AgentId, string | null> = {};
         for (const agent of condition.team) honest[agent] = task.keys[position.get(agent) ?? -1] ?? null;
-        const plan = planAttack({ attack, seed, conditionId: condition.id, taskIndex, task, team: condition.team, attackers: condition.attackers, honest, ops });
+        const plan = planAttack({
+          attack,
+          seed,
+          conditionId: condition.id,
+          taskIndex,
+          task,
+          team: condition.team,
+          attackers: condition.attackers,
+          honest,
+          ops,
+        });
         for (const payload of Object.values(plan.payloads)) note(taskIndex, payload);
         return plan;
       });

@@ -30,7 +30,12 @@ export interface PreparationCounts {
   readonly sampledTasks: number;
 }
 
-function keyScoresOf(record: ProposalsRecord, keys: readonly (string | null)[], agentIds: readonly string[], ops: AnswerOps): Record<string, KeyScore> {
+function keyScoresOf(
+  record: ProposalsRecord,
+  keys: readonly (string | null)[],
+  agentIds: readonly string[],
+  ops: AnswerOps,
+): Record<string, KeyScore> {
   // With dataset flags: a key whose proposals all carry the same flag is graded by it. A key whose
   // proposals carry both flags (the kind merged answers the dataset's grader told apart; counted by the
   // merged-answer audit) is graded by the kind against the reference: the flags contradict each other
@@ -69,15 +74,39 @@ function keyScoresOf(record: ProposalsRecord, keys: readonly (string | null)[], 
  * @example
  * const { prepared } = prepareReplay({ dataset, ops, seed: 2027, tasks: 100 });
  */
-export function prepareReplay({ dataset, ops, seed, tasks, split = 'heldout' }: { dataset: ProposalsDataset; ops: AnswerOps; seed: number; tasks: number; split?: SplitChoice }): { prepared: PreparedReplay; counts: PreparationCounts } {
+export function prepareReplay({
+  dataset,
+  ops,
+  seed,
+  tasks,
+  split = 'heldout',
+}: {
+  dataset: ProposalsDataset;
+  ops: AnswerOps;
+  seed: number;
+  tasks: number;
+  split?: SplitChoice;
+}): { prepared: PreparedReplay; counts: PreparationCounts } {
   if (!splitChoices.includes(split)) {
-    throw new InvalidArgumentError({ parameter: 'split', value: split, message: `split must be one of ${splitChoices.join(', ')}, got ${JSON.stringify(split)}; pass e.g. --split heldout` });
+    throw new InvalidArgumentError({
+      parameter: 'split',
+      value: split,
+      message: `split must be one of ${splitChoices.join(', ')}, got ${JSON.stringify(split)}; pass e.g. --split heldout`,
+    });
   }
   if (!Number.isInteger(tasks) || tasks < 1) {
-    throw new InvalidArgumentError({ parameter: 'tasks', value: tasks, message: `tasks must be a positive integer, got ${String(tasks)}; pass e.g. --tasks 100` });
+    throw new InvalidArgumentError({
+      parameter: 'tasks',
+      value: tasks,
+      message: `tasks must be a positive integer, got ${String(tasks)}; pass e.g. --tasks 100`,
+    });
   }
   if (dataset.agents.length < 10) {
-    throw new InvalidArgumentError({ parameter: 'dataset.agents', value: dataset.agents.length, message: `the replay grid needs at least 10 agents (teams of 10), the dataset ${dataset.name} has ${dataset.agents.length}` });
+    throw new InvalidArgumentError({
+      parameter: 'dataset.agents',
+      value: dataset.agents.length,
+      message: `the replay grid needs at least 10 agents (teams of 10), the dataset ${dataset.name} has ${dataset.agents.length}`,
+    });
   }
   const agentIds = dataset.agents.map((agent) => agent.id);
   const correct = new Array<number>(agentIds.length).fill(0);
@@ -118,7 +147,11 @@ export function prepareReplay({ dataset, ops, seed, tasks, split = 'heldout' }: 
   // `correct` flags are used where given (so it reproduces models.json); otherwise the kind's scoring.
   for (const record of dataset.tasks) {
     if (record.reference === undefined) {
-      throw new InvalidArgumentError({ parameter: `dataset.tasks[${record.id}].reference`, value: undefined, message: `task ${record.id} has no reference; replay scores decisions, so every task needs one` });
+      throw new InvalidArgumentError({
+        parameter: `dataset.tasks[${record.id}].reference`,
+        value: undefined,
+        message: `task ${record.id} has no reference; replay scores decisions, so every task needs one`,
+      });
     }
     const needsScoring = agentIds.some((agent) => {
       const proposal = record.proposals[agent];
@@ -135,28 +168,56 @@ export function prepareReplay({ dataset, ops, seed, tasks, split = 'heldout' }: 
       if (proposal.answer === null || (proposal.answer === undefined && proposal.text === undefined)) unparseable++;
       present[index] = (present[index] ?? 0) + 1;
       const key = prepared?.keys[index] ?? null;
-      const value = proposal.correct !== undefined ? (proposal.correct ? 1 : 0) : key === null ? 0 : (prepared?.scores[key]?.exact ?? 0);
+      const value =
+        proposal.correct !== undefined
+          ? proposal.correct
+            ? 1
+            : 0
+          : key === null
+            ? 0
+            : (prepared?.scores[key]?.exact ?? 0);
       correct[index] = (correct[index] ?? 0) + value;
     });
   }
-  const accuracy = agentIds.map((_, index) => ((present[index] ?? 0) === 0 ? 0 : (correct[index] ?? 0) / (present[index] ?? 1)));
+  const accuracy = agentIds.map((_, index) =>
+    (present[index] ?? 0) === 0 ? 0 : (correct[index] ?? 0) / (present[index] ?? 1),
+  );
   // Rank best first; ties by id so the ranking is deterministic.
-  const order = agentIds.map((_, index) => index).sort((left, right) => (accuracy[right] ?? 0) - (accuracy[left] ?? 0) || ((agentIds[left] ?? '') < (agentIds[right] ?? '') ? -1 : 1));
+  const order = agentIds
+    .map((_, index) => index)
+    .sort(
+      (left, right) =>
+        (accuracy[right] ?? 0) - (accuracy[left] ?? 0) || ((agentIds[left] ?? '') < (agentIds[right] ?? '') ? -1 : 1),
+    );
   const agents: AgentIdentity[] = order.map((index) => dataset.agents[index] as AgentIdentity);
   const reorder = <T>(values: readonly T[]) => order.map((index) => values[index] as T);
   const eligible = split === 'all' ? dataset.tasks : dataset.tasks.filter((record) => taskSplit(record.id) === split);
   const count = Math.min(tasks, eligible.length);
   if (count === 0) {
-    throw new InvalidArgumentError({ parameter: 'split', value: split, message: `the ${split} split of ${dataset.name} holds no task; pass --split all` });
+    throw new InvalidArgumentError({
+      parameter: 'split',
+      value: split,
+      message: `the ${split} split of ${dataset.name} holds no task; pass --split all`,
+    });
   }
-  const sampled = sample(createRng(deriveSeed(seed, 'tasks')), eligible, count).map(prepareTask).map((task) => ({
-    ...task,
-    keys: reorder(task.keys),
-    texts: reorder(task.texts),
-    present: reorder(task.present),
-  }));
+  const sampled = sample(createRng(deriveSeed(seed, 'tasks')), eligible, count)
+    .map(prepareTask)
+    .map((task) => ({
+      ...task,
+      keys: reorder(task.keys),
+      texts: reorder(task.texts),
+      present: reorder(task.present),
+    }));
   return {
     prepared: { schemaVersion: 1, agents, accuracy: reorder(accuracy), tasks: sampled },
-    counts: { datasetTasks: dataset.tasks.length, agents: agentIds.length, proposals, missingProposals: missing, unparseable, splitTasks: eligible.length, sampledTasks: count },
+    counts: {
+      datasetTasks: dataset.tasks.length,
+      agents: agentIds.length,
+      proposals,
+      missingProposals: missing,
+      unparseable,
+      splitTasks: eligible.length,
+      sampledTasks: count,
+    },
   };
 }

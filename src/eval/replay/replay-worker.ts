@@ -22,7 +22,12 @@ parentPort?.on('message', (message: WorkerRequest) => {
     reply = { type: 'result', result, ...(cpuMs === undefined ? {} : { threadCpuMs: cpuMs }) };
   } catch (error) {
     const known = error instanceof ReputeError ? error.code : undefined;
-    reply = { type: 'error', name: (error as Error).name, ...(known ? { code: known } : {}), message: (error as Error).message };
+    reply = {
+      type: 'error',
+      name: (error as Error).name,
+      ...(known ? { code: known } : {}),
+      message: (error as Error).message,
+    };
   }
   parentPort?.postMessage(reply);
 });

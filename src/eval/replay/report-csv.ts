@@ -1,6 +1,24 @@
 import type { SeededConditionRow } from './run-replay.js';
 
-const columns: readonly (keyof SeededConditionRow)[] = ['seed', 'condition', 'composition', 'placement', 'attack', 'method', 'accuracy', 'exact', 'loss', 'relativeDrop', 'activeTasks', 'poolExp', 'payloadHit', 'nextExcl', 'cfHarm', 'attackerWeightShare', 'strictWin'];
+const columns: readonly (keyof SeededConditionRow)[] = [
+  'seed',
+  'condition',
+  'composition',
+  'placement',
+  'attack',
+  'method',
+  'accuracy',
+  'exact',
+  'loss',
+  'relativeDrop',
+  'activeTasks',
+  'poolExp',
+  'payloadHit',
+  'nextExcl',
+  'cfHarm',
+  'attackerWeightShare',
+  'strictWin',
+];
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';

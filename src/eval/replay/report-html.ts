@@ -3,7 +3,18 @@ import { describeKinds, mixedKeyThreshold } from './audit-keys.js';
 import type { ReplaySummary } from './run-replay.js';
 import { attackNames } from './types.js';
 
-const palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+const palette = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+];
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -25,7 +36,9 @@ function accuracyChart(summary: ReplaySummary): string {
   const parts: string[] = [];
   for (let tick = 0; tick <= 4; tick++) {
     const y = 20 + plotHeight - (tick / 4) * plotHeight;
-    parts.push(`<line x1="${left}" x2="${width}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${left - 4}" y="${y + 4}" text-anchor="end" font-size="10">${tick * 25}%</text>`);
+    parts.push(
+      `<line x1="${left}" x2="${width}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${left - 4}" y="${y + 4}" text-anchor="end" font-size="10">${tick * 25}%</text>`,
+    );
   }
   groups.forEach((group, groupIndex) => {
     const x0 = left + groupIndex * groupWidth + 5;
@@ -37,10 +50,15 @@ function accuracyChart(summary: ReplaySummary): string {
         `<rect x="${(x0 + methodIndex * barWidth).toFixed(1)}" y="${(20 + plotHeight - barHeight).toFixed(1)}" width="${(barWidth - 1).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${palette[methodIndex % palette.length]}"><title>${escapeHtml(method)} · ${group}: ${percent(value)}%</title></rect>`,
       );
     });
-    parts.push(`<text x="${(x0 + groupWidth / 2 - 5).toFixed(1)}" y="${height - bottom + 18}" text-anchor="middle" font-size="11">${group}</text>`);
+    parts.push(
+      `<text x="${(x0 + groupWidth / 2 - 5).toFixed(1)}" y="${height - bottom + 18}" text-anchor="middle" font-size="11">${group}</text>`,
+    );
   });
   const legend = methods
-    .map((method, index) => `<rect x="${left + index * 110}" y="${height - 14}" width="10" height="10" fill="${palette[index % palette.length]}"/><text x="${left + index * 110 + 14}" y="${height - 5}" font-size="11">${escapeHtml(method)}</text>`)
+    .map(
+      (method, index) =>
+        `<rect x="${left + index * 110}" y="${height - 14}" width="10" height="10" fill="${palette[index % palette.length]}"/><text x="${left + index * 110 + 14}" y="${height - 5}" font-size="11">${escapeHtml(method)}</text>`,
+    )
     .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 10}" role="img" aria-label="accuracy per method per attack">${parts.join('')}${legend}</svg>`;
 }
@@ -53,7 +71,10 @@ function trajectoryChart(method: string, attackers: readonly number[], honest: r
   const maximum = Math.max(0.2, ...attackers, ...honest);
   const path = (values: readonly number[]) =>
     values
-      .map((value, index) => `${index === 0 ? 'M' : 'L'}${(pad + (index / Math.max(1, values.length - 1)) * (width - pad - 6)).toFixed(1)},${(height - pad - (value / maximum) * (height - pad - 16)).toFixed(1)}`)
+      .map(
+        (value, index) =>
+          `${index === 0 ? 'M' : 'L'}${(pad + (index / Math.max(1, values.length - 1)) * (width - pad - 6)).toFixed(1)},${(height - pad - (value / maximum) * (height - pad - 16)).toFixed(1)}`,
+      )
       .join(' ');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="weights over tasks for ${escapeHtml(method)}">
 <text x="${pad}" y="12" font-size="12" font-weight="bold">${escapeHtml(method)}</text>
@@ -68,10 +89,19 @@ function trajectoryChart(method: string, attackers: readonly number[], honest: r
 function dataAuditHtml(summary: ReplaySummary): string {
   const { data } = summary;
   const rate = data.keyGroups === 0 ? 0 : data.mixedKeys / data.keyGroups;
-  const flags = data.flagLimits === null ? '' : ` The dataset's flags on the same sample: coverage ${percent(data.flagLimits.coverage)}%, best single ${percent(data.flagLimits.bestSingle)}% (${escapeHtml(data.flagLimits.bestSingleAgent)}).`;
-  const warning = rate > mixedKeyThreshold ? ` <b>Above ${100 * mixedKeyThreshold}%: the answer kind merges answers the dataset tells apart; replay with <code>--kind</code>.</b>` : '';
+  const flags =
+    data.flagLimits === null
+      ? ''
+      : ` The dataset's flags on the same sample: coverage ${percent(data.flagLimits.coverage)}%, best single ${percent(data.flagLimits.bestSingle)}% (${escapeHtml(data.flagLimits.bestSingleAgent)}).`;
+  const warning =
+    rate > mixedKeyThreshold
+      ? ` <b>Above ${100 * mixedKeyThreshold}%: the answer kind merges answers the dataset tells apart; replay with <code>--kind</code>.</b>`
+      : '';
   const examples = data.mixedKeyExamples
-    .map((example) => `<tr><td>${escapeHtml(example.task)}</td><td><code>${escapeHtml(example.key)}</code></td><td>${example.correct}</td><td>${example.wrong}</td><td class="desc">${escapeHtml(example.answers.join(' | '))}</td></tr>`)
+    .map(
+      (example) =>
+        `<tr><td>${escapeHtml(example.task)}</td><td><code>${escapeHtml(example.key)}</code></td><td>${example.correct}</td><td>${example.wrong}</td><td class="desc">${escapeHtml(example.answers.join(' | '))}</td></tr>`,
+    )
     .join('\n');
   return `<p>Answer kind: <b>${escapeHtml(describeKinds(data.kinds))}</b> (${escapeHtml(data.kindSource)})${data.literalFallbacks > 0 ? `; ${data.literalFallbacks} literal answers were no Python literal and were keyed as text` : ''}.${flags}</p>
 <p>Merged-answer audit: ${data.mixedKeys} of ${data.keyGroups} (task, key) groups mix proposals flagged correct and wrong (${(100 * rate).toFixed(2)}%).${warning}</p>
@@ -91,7 +121,10 @@ export function formatReplayHtml(summary: ReplaySummary, rows: readonly Conditio
     )
     .join('\n');
   const attackRows = Object.entries(summary.methods)
-    .map(([name, method]) => `<tr><td>${escapeHtml(name)}</td>${attackNames.map((attack) => `<td>${percent(method.byAttack[attack] ?? 0)}</td>`).join('')}</tr>`)
+    .map(
+      ([name, method]) =>
+        `<tr><td>${escapeHtml(name)}</td>${attackNames.map((attack) => `<td>${percent(method.byAttack[attack] ?? 0)}</td>`).join('')}</tr>`,
+    )
     .join('\n');
   const trajectories = Object.entries(summary.trajectories)
     .map(([method, trajectory]) => trajectoryChart(method, trajectory.attackers, trajectory.honest))

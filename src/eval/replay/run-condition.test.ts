@@ -21,7 +21,9 @@ describe('feedbackSuccess', () => {
   it('verifier: the verdict the proposal got before aggregation, and an internal error without one', () => {
     expect(feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 1, verdict: 0 })).toBe(0);
     expect(feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: 1 })).toBe(1);
-    expect(() => feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: undefined })).toThrow(/verifier\.kind simulated/);
+    expect(() => feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: undefined })).toThrow(
+      /verifier\.kind simulated/,
+    );
   });
 });
 
@@ -49,23 +51,59 @@ describe('runCondition counts the paper metrics per task', () => {
   }));
   const prepared: PreparedReplay = { schemaVersion: 1, agents, accuracy: [1, 1, 1, 1], tasks };
   const active = [false, true, true, false, true, true];
-  const plans = active.map((on): AttackPlan => (on ? { active: true, payloads: { a: '9' } } : { active: false, payloads: {} }));
+  const plans = active.map(
+    (on): AttackPlan => (on ? { active: true, payloads: { a: '9' } } : { active: false, payloads: {} }),
+  );
   const payloadScores = tasks.map(() => new Map([['9', { exact: 0, f1: 0 }]]));
   const plan: GridPlan = { schemaVersion: 1, conditions: [{ kind: 'fixed', plans }], payloadScores };
-  const condition: Condition = { index: 0, id: 'x/B/STRONG', composition: 'all-strong', placement: 'B', attack: 'STRONG', team: ['a', 'b', 'c', 'd'], attackers: ['a'] };
-  const script: Record<string, { weight: number; answer: string }> = { t1: { weight: 0, answer: '1' }, t2: { weight: 1, answer: '9' }, t4: { weight: 0.5, answer: '1' }, t5: { weight: 0, answer: '1' } };
+  const condition: Condition = {
+    index: 0,
+    id: 'x/B/STRONG',
+    composition: 'all-strong',
+    placement: 'B',
+    attack: 'STRONG',
+    team: ['a', 'b', 'c', 'd'],
+    attackers: ['a'],
+  };
+  const script: Record<string, { weight: number; answer: string }> = {
+    t1: { weight: 0, answer: '1' },
+    t2: { weight: 1, answer: '9' },
+    t4: { weight: 0.5, answer: '1' },
+    t5: { weight: 0, answer: '1' },
+  };
   const scripted: Aggregator = {
     name: 'scripted',
     aggregate: ({ task, proposals }) => {
       const entry = script[task.id] ?? { weight: 1, answer: '1' };
-      return { taskId: task.id, answer: entry.answer, support: {}, reasons: proposals.map((proposal) => ({ agentId: proposal.agentId, weight: proposal.agentId === 'a' ? entry.weight : 1 })) };
+      return {
+        taskId: task.id,
+        answer: entry.answer,
+        support: {},
+        reasons: proposals.map((proposal) => ({
+          agentId: proposal.agentId,
+          weight: proposal.agentId === 'a' ? entry.weight : 1,
+        })),
+      };
     },
   };
-  const everyone: Selector = { name: 'all', select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }) };
-  const method: ReplayMethod = { name: 'scripted', description: 'test', create: () => ({ selector: everyone, aggregator: scripted, k: 4, weighted: false }) };
+  const everyone: Selector = {
+    name: 'all',
+    select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }),
+  };
+  const method: ReplayMethod = {
+    name: 'scripted',
+    description: 'test',
+    create: () => ({ selector: everyone, aggregator: scripted, k: 4, weighted: false }),
+  };
 
   it('pins PoolExp, PayloadHit and NextExcl on a hand-made condition', () => {
-    const [run] = runCondition({ prepared, condition, methods: [method], settings: { seed: 1, feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } }, plan }).runs;
+    const [run] = runCondition({
+      prepared,
+      condition,
+      methods: [method],
+      settings: { seed: 1, feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } },
+      plan,
+    }).runs;
     expect(run?.active).toEqual([0, 1, 1, 0, 1, 1]);
     expect(run?.poolExpTasks).toBe(2);
     expect(run?.payloadHitTasks).toBe(1);

@@ -11,7 +11,16 @@ import { replayMethods } from './methods.js';
 import { planGrid, type ConditionPlan, type GridPlan } from './plan-grid.js';
 import { createSimulatedVerifier } from '../../aggregation/simulated-verifier.js';
 import type { Verifier } from '../../aggregation/verifier.js';
-import type { Condition, ConditionResult, FeedbackMode, KeyScore, MethodRun, PreparedReplay, PreparedTask, ReplayVerifierSettings } from './types.js';
+import type {
+  Condition,
+  ConditionResult,
+  FeedbackMode,
+  KeyScore,
+  MethodRun,
+  PreparedReplay,
+  PreparedTask,
+  ReplayVerifierSettings,
+} from './types.js';
 
 /** Settings shared by every condition of a run. */
 export interface ConditionSettings {
@@ -42,10 +51,19 @@ export function scoreKey(task: PreparedTask, key: string | null, ops: AnswerOps)
  * (`consensus`), the verifier's verdict on the proposal (`verifier`; the same verdict MiniRep saw
  * before aggregation), or exact correctness (`truth`).
  */
-export function feedbackSuccess(mode: FeedbackMode, { key, decided, truth, verdict }: { key: string | null; decided: string | null; truth: number; verdict: number | undefined }): number {
+export function feedbackSuccess(
+  mode: FeedbackMode,
+  {
+    key,
+    decided,
+    truth,
+    verdict,
+  }: { key: string | null; decided: string | null; truth: number; verdict: number | undefined },
+): number {
   if (mode === 'truth') return truth;
   if (mode === 'consensus') return key !== null && key === decided ? 1 : 0;
-  if (verdict === undefined) throw new InternalError('replay: verifier feedback without a verdict; the run needs verifier.kind simulated');
+  if (verdict === undefined)
+    throw new InternalError('replay: verifier feedback without a verdict; the run needs verifier.kind simulated');
   return verdict;
 }
 
@@ -70,14 +88,24 @@ function inPool(reason: { weight: number; components?: Readonly<Record<string, n
   return pooled === undefined ? reason.weight > 0 : pooled > 0;
 }
 
-function runMethod(prepared: PreparedReplay, condition: Condition, method: ReplayMethod, settings: ConditionSettings, attackAt: AttackAt, payloadScores: GridPlan['payloadScores']): MethodRun {
+function runMethod(
+  prepared: PreparedReplay,
+  condition: Condition,
+  method: ReplayMethod,
+  settings: ConditionSettings,
+  attackAt: AttackAt,
+  payloadScores: GridPlan['payloadScores'],
+): MethodRun {
   const { seed, ops } = settings;
   const score = (task: PreparedTask, taskIndex: number, key: string | null): KeyScore => {
     if (key === null) return zero;
     if (Object.hasOwn(task.scores, key)) return task.scores[key] as KeyScore;
     const known = payloadScores[taskIndex]?.get(key);
     if (known !== undefined) return known;
-    if (ops === undefined) throw new InternalError(`replay: key ${JSON.stringify(key)} of task ${task.id} is neither an honest key nor a planned payload, and no answer ops were given to score it`);
+    if (ops === undefined)
+      throw new InternalError(
+        `replay: key ${JSON.stringify(key)} of task ${task.id} is neither an honest key nor a planned payload, and no answer ops were given to score it`,
+      );
     return ops.score(task.kind, key, task.reference);
   };
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
@@ -92,7 +120,8 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
           seed: deriveSeed(seed, condition.id, 'verifier'),
           sensitivity: settings.verifier.sensitivity,
           specificity: settings.verifier.specificity,
-          isCorrect: (_task, proposal) => current !== undefined && score(current.task, current.index, proposal.answer).exact > 0.5,
+          isCorrect: (_task, proposal) =>
+            current !== undefined && score(current.task, current.index, proposal.answer).exact > 0.5,
         })
       : undefined;
   const run: MethodRun = {
@@ -146,7 +175,9 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       // The simulated verifier answers synchronously (one seeded draw per proposal).
       for (const proposal of proposals) verdicts[proposal.agentId] = verifier.verify({ task, proposal }) as number;
     }
-    const reputation = parts.model ? parts.model.scores() : Object.fromEntries(condition.team.map((agent) => [agent, 0.5]));
+    const reputation = parts.model
+      ? parts.model.scores()
+      : Object.fromEntries(condition.team.map((agent) => [agent, 0.5]));
     const selection = parts.selector.select({
       pool: identities,
       reputation,
@@ -191,7 +222,11 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       }
       // Ours (v1's PoolExp): the attackers' share of the decision weight.
       if (totalWeight > 0) {
-        run.weightShareSum += attacked.reduce((sum, agent) => sum + (selected.has(agent) ? Math.max(0, reasonOf.get(agent)?.weight ?? 0) : 0), 0) / totalWeight;
+        run.weightShareSum +=
+          attacked.reduce(
+            (sum, agent) => sum + (selected.has(agent) ? Math.max(0, reasonOf.get(agent)?.weight ?? 0) : 0),
+            0,
+          ) / totalWeight;
         run.weightShareCount++;
       }
     }
@@ -202,7 +237,12 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
       const quality: Record<AgentId, number> = {};
       for (const proposal of participants) {
         const truth = score(prepTask, taskIndex, proposal.answer).exact;
-        const success = feedbackSuccess(settings.feedback, { key: proposal.answer, decided: decision.answer, truth, verdict: verdicts?.[proposal.agentId] });
+        const success = feedbackSuccess(settings.feedback, {
+          key: proposal.answer,
+          decided: decision.answer,
+          truth,
+          verdict: verdicts?.[proposal.agentId],
+        });
         quality[proposal.agentId] = success;
         evidence.push({ type: 'outcome', taskId: task.id, subject: proposal.agentId, success });
       }
@@ -226,7 +266,10 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
         for (const ratee of participants) {
           if (rater.agentId === ratee.agentId) continue;
           const agreement = rater.answer !== null && rater.answer === ratee.answer ? 1 : 0;
-          evidence.push({ type: 'rating', rating: { rater: rater.agentId, ratee: ratee.agentId, taskId: task.id, score: agreement } });
+          evidence.push({
+            type: 'rating',
+            rating: { rater: rater.agentId, ratee: ratee.agentId, taskId: task.id, score: agreement },
+          });
         }
       }
       parts.model.observe(evidence);
@@ -248,21 +291,41 @@ function runMethod(prepared: PreparedReplay, condition: Condition, method: Repla
  * @example
  * const result = runCondition({ prepared, condition, methods, settings });
  */
-export function runCondition({ prepared, condition, methods, settings, plan }: { prepared: PreparedReplay; condition: Condition; methods: readonly ReplayMethod[]; settings: ConditionSettings; plan?: GridPlan }): ConditionResult {
+export function runCondition({
+  prepared,
+  condition,
+  methods,
+  settings,
+  plan,
+}: {
+  prepared: PreparedReplay;
+  condition: Condition;
+  methods: readonly ReplayMethod[];
+  settings: ConditionSettings;
+  plan?: GridPlan;
+}): ConditionResult {
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
   let missing = 0;
-  for (const task of prepared.tasks) for (const agent of condition.team) if (!task.present[index.get(agent) ?? -1]) missing++;
+  for (const task of prepared.tasks)
+    for (const agent of condition.team) if (!task.present[index.get(agent) ?? -1]) missing++;
   let grid = plan;
   if (grid === undefined) {
-    if (settings.ops === undefined) throw new InternalError(`replay: condition ${condition.id} needs either a grid plan or answer ops`);
+    if (settings.ops === undefined)
+      throw new InternalError(`replay: condition ${condition.id} needs either a grid plan or answer ops`);
     grid = planGrid({ prepared, conditions: [condition], seed: settings.seed, ops: settings.ops });
   }
   const conditionPlan = grid.conditions[condition.index];
-  if (conditionPlan === undefined) throw new InternalError(`replay: the grid plan has no entry for condition ${condition.index} (${condition.id})`);
+  if (conditionPlan === undefined)
+    throw new InternalError(`replay: the grid plan has no entry for condition ${condition.index} (${condition.id})`);
   const { payloadScores } = grid;
   if (conditionPlan.kind !== 'adapt') {
-    const attackAt: AttackAt = conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive;
-    return { index: condition.index, runs: methods.map((method) => runMethod(prepared, condition, method, settings, attackAt, payloadScores)), missing };
+    const attackAt: AttackAt =
+      conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive;
+    return {
+      index: condition.index,
+      runs: methods.map((method) => runMethod(prepared, condition, method, settings, attackAt, payloadScores)),
+      missing,
+    };
   }
   // ADAPT: MiniRep's run drives the plan.
   const plans: AttackPlan[] = [];
@@ -273,8 +336,10 @@ export function runCondition({ prepared, condition, methods, settings, plan }: {
       reference ??= { ...before };
       const chosen = adaptAttackers({ taskIndex, weights: before, reference, attackers: condition.attackers });
       const payload = conditionPlan.payloads[taskIndex];
-      if (payload === undefined) throw new InternalError(`replay: no ADAPT payload planned for task ${taskIndex} of ${condition.id}`);
-      if (chosen.length > 0) attack = { active: true, payloads: Object.fromEntries(chosen.map((agent) => [agent, payload])) };
+      if (payload === undefined)
+        throw new InternalError(`replay: no ADAPT payload planned for task ${taskIndex} of ${condition.id}`);
+      if (chosen.length > 0)
+        attack = { active: true, payloads: Object.fromEntries(chosen.map((agent) => [agent, payload])) };
     }
     plans[taskIndex] = attack;
     return attack;
@@ -283,6 +348,8 @@ export function runCondition({ prepared, condition, methods, settings, plan }: {
   if (miniRep === undefined) throw new InternalError('replay: ADAPT needs the minirep method to plan its attacks');
   const driverRun = runMethod(prepared, condition, miniRep, settings, driver, payloadScores);
   const fixed: AttackAt = (taskIndex) => plans[taskIndex] ?? inactive;
-  const runs = methods.map((method) => (method === miniRep ? driverRun : runMethod(prepared, condition, method, settings, fixed, payloadScores)));
+  const runs = methods.map((method) =>
+    method === miniRep ? driverRun : runMethod(prepared, condition, method, settings, fixed, payloadScores),
+  );
   return { index: condition.index, runs, missing };
 }

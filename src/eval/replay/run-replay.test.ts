@@ -22,14 +22,37 @@ beforeAll(async () => {
 });
 
 // A test-local "everyone takes part" selector and plain plurality: the harness is checked on its own.
-const everyone: Selector = { name: 'all', select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }) };
-const plainMajority: ReplayMethod = { name: 'majority', description: 'test majority', create: ({ team }) => ({ selector: everyone, aggregator: createPluralityAggregator(), k: team.length, weighted: false }) };
+const everyone: Selector = {
+  name: 'all',
+  select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }),
+};
+const plainMajority: ReplayMethod = {
+  name: 'majority',
+  description: 'test majority',
+  create: ({ team }) => ({
+    selector: everyone,
+    aggregator: createPluralityAggregator(),
+    k: team.length,
+    weighted: false,
+  }),
+};
 
 describe('runCondition', () => {
   const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({ dataset: generateReplayFixture({ seed: 21, tasks: 60 }), ops, seed: 1, tasks: 60, split: 'all' });
+  const { prepared } = prepareReplay({
+    dataset: generateReplayFixture({ seed: 21, tasks: 60 }),
+    ops,
+    seed: 1,
+    tasks: 60,
+    split: 'all',
+  });
   const grid = buildGrid(prepared.agents, 1);
-  const settings = { seed: 1, feedback: 'consensus' as const, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 }, ops };
+  const settings = {
+    seed: 1,
+    feedback: 'consensus' as const,
+    verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
+    ops,
+  };
 
   it('builds 4 clean + 112 attacked conditions with 10-agent teams and 3 attackers', () => {
     expect(grid).toHaveLength(116);
@@ -100,22 +123,45 @@ describe('runReplay', () => {
   });
 
   it('resolves the verifier flags: --feedback verifier alone turns the simulated verifier on', () => {
-    expect(resolveReplayVerifier({})).toEqual({ feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } });
-    expect(resolveReplayVerifier({ feedback: 'verifier' })).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.85, specificity: 0.8 } });
-    expect(resolveReplayVerifier({ verifier: 'simulated', verifierSensitivity: 0.9, verifierSpecificity: 0.7 })).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.9, specificity: 0.7 } });
+    expect(resolveReplayVerifier({})).toEqual({
+      feedback: 'consensus',
+      verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 },
+    });
+    expect(resolveReplayVerifier({ feedback: 'verifier' })).toEqual({
+      feedback: 'verifier',
+      verifier: { kind: 'simulated', sensitivity: 0.85, specificity: 0.8 },
+    });
+    expect(
+      resolveReplayVerifier({ verifier: 'simulated', verifierSensitivity: 0.9, verifierSpecificity: 0.7 }),
+    ).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.9, specificity: 0.7 } });
     expect(resolveReplayVerifier({ verifier: 'simulated', feedback: 'consensus' }).feedback).toBe('consensus');
   });
 
   it('gives every stateful method the verifier’s verdicts: a perfect verifier equals truth feedback for beta', async () => {
     const methods = ['beta'];
-    const perfect = await runReplay({ path: fixturePath, tasks: 8, workers: 1, methods, verifier: 'simulated', verifierSensitivity: 1, verifierSpecificity: 1 });
+    const perfect = await runReplay({
+      path: fixturePath,
+      tasks: 8,
+      workers: 1,
+      methods,
+      verifier: 'simulated',
+      verifierSensitivity: 1,
+      verifierSpecificity: 1,
+    });
     const truth = await runReplay({ path: fixturePath, tasks: 8, workers: 1, methods, feedback: 'truth' });
     expect(perfect.rows.map((row) => row.exact)).toEqual(truth.rows.map((row) => row.exact));
     expect(perfect.summary.options.verifier).toEqual({ kind: 'simulated', sensitivity: 1, specificity: 1 });
   });
 
   it('runs several seeds: means over seeds, per-seed figures and bootstrap intervals around the mean', async () => {
-    const { summary, rows } = await runReplay({ path: fixturePath, tasks: 20, seeds: [1, 2, 3], methods: ['majority', 'minirep'], workers: 1, compositions: ['all-strong', 'pool'] });
+    const { summary, rows } = await runReplay({
+      path: fixturePath,
+      tasks: 20,
+      seeds: [1, 2, 3],
+      methods: ['majority', 'minirep'],
+      workers: 1,
+      compositions: ['all-strong', 'pool'],
+    });
     expect(summary.options.seeds).toEqual([1, 2, 3]);
     expect(summary.perSeed.map((entry) => entry.seed)).toEqual([1, 2, 3]);
     // pool: all 12 fixture agents, ⌈0.3·12⌉ = 4 attackers; 2 compositions × 29 conditions.
@@ -136,21 +182,41 @@ describe('runReplay', () => {
 
   it('refuses bad options with typed errors', async () => {
     await expect(runReplay({ path: fixturePath, tasks: 0 })).rejects.toThrow(InvalidArgumentError);
-    await expect(runReplay({ path: fixturePath, feedback: 'oracle' as never })).rejects.toThrow(/feedback must be one of consensus, verifier, truth/);
-    await expect(runReplay({ path: fixturePath, methods: ['voting'] })).rejects.toThrow(/unknown replay method "voting"/);
-    await expect(runReplay({ path: fixturePath, verifierSensitivity: 1.5 })).rejects.toThrow(/verifierSensitivity must be in \[0, 1\]/);
-    await expect(runReplay({ path: fixturePath, verifier: 'oracle' as never })).rejects.toThrow(/verifier must be one of none, simulated/);
-    await expect(runReplay({ path: fixturePath, feedback: 'verifier', verifier: 'none' })).rejects.toThrow(/needs a verifier/);
-    await expect(runReplay({ path: fixturePath, verifierAccuracy: 0.8 } as never)).rejects.toThrow(/replaced by verifierSensitivity/);
+    await expect(runReplay({ path: fixturePath, feedback: 'oracle' as never })).rejects.toThrow(
+      /feedback must be one of consensus, verifier, truth/,
+    );
+    await expect(runReplay({ path: fixturePath, methods: ['voting'] })).rejects.toThrow(
+      /unknown replay method "voting"/,
+    );
+    await expect(runReplay({ path: fixturePath, verifierSensitivity: 1.5 })).rejects.toThrow(
+      /verifierSensitivity must be in \[0, 1\]/,
+    );
+    await expect(runReplay({ path: fixturePath, verifier: 'oracle' as never })).rejects.toThrow(
+      /verifier must be one of none, simulated/,
+    );
+    await expect(runReplay({ path: fixturePath, feedback: 'verifier', verifier: 'none' })).rejects.toThrow(
+      /needs a verifier/,
+    );
+    await expect(runReplay({ path: fixturePath, verifierAccuracy: 0.8 } as never)).rejects.toThrow(
+      /replaced by verifierSensitivity/,
+    );
     await expect(runReplay({ path: join(directory, 'absent.jsonl') })).rejects.toThrow(/not found/);
-    await expect(runReplay({ path: fixturePath, split: 'test' as never })).rejects.toThrow(/split must be one of heldout, tuning, all/);
+    await expect(runReplay({ path: fixturePath, split: 'test' as never })).rejects.toThrow(
+      /split must be one of heldout, tuning, all/,
+    );
     await expect(runReplay({ path: fixturePath, seeds: [1, 1] })).rejects.toThrow(/seeds must not repeat/);
-    await expect(runReplay({ path: fixturePath, compositions: ['mixed' as never] })).rejects.toThrow(/compositions must be distinct names among/);
+    await expect(runReplay({ path: fixturePath, compositions: ['mixed' as never] })).rejects.toThrow(
+      /compositions must be distinct names among/,
+    );
   });
 
   it('refuses a version-1 summary with a typed error naming the file', () => {
     expect(() => parseReplaySummary({ schemaVersion: 1, methods: {} }, 'old/summary.json')).toThrow(DataFormatError);
-    expect(() => parseReplaySummary({ schemaVersion: 1 }, 'old/summary.json')).toThrow(/old\/summary.json: schemaVersion 1 replay summaries .* re-run `repute replay`/);
-    expect(() => parseReplaySummary({ schemaVersion: 3 })).toThrow(/expected a replay summary with schemaVersion 2, got schemaVersion 3/);
+    expect(() => parseReplaySummary({ schemaVersion: 1 }, 'old/summary.json')).toThrow(
+      /old\/summary.json: schemaVersion 1 replay summaries .* re-run `repute replay`/,
+    );
+    expect(() => parseReplaySummary({ schemaVersion: 3 })).toThrow(
+      /expected a replay summary with schemaVersion 2, got schemaVersion 3/,
+    );
   });
 });

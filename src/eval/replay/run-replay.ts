@@ -6,19 +6,40 @@ import type { DatasetFormat } from '../proposals/format.js';
 import { loadDataset } from '../proposals/load-dataset.js';
 import type { ProposalsDataset } from '../proposals/format.js';
 import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
-import { auditKeys, describeKinds, flagLimits, mixedKeyThreshold, type FlagLimits, type MixedKeyExample } from './audit-keys.js';
+import {
+  auditKeys,
+  describeKinds,
+  flagLimits,
+  mixedKeyThreshold,
+  type FlagLimits,
+  type MixedKeyExample,
+} from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
-import type { CompositionSummary, ConditionRow, DatasetLimits, MethodSummary, SeedSummary, WeightTrajectory } from './metrics.js';
+import type {
+  CompositionSummary,
+  ConditionRow,
+  DatasetLimits,
+  MethodSummary,
+  SeedSummary,
+  WeightTrajectory,
+} from './metrics.js';
 import { computeLimits, summarise } from './metrics.js';
 import { bootstrapIntervals, combineSeeds, type ReplayIntervals } from './seeds.js';
 import { planGrid, type GridPlan } from './plan-grid.js';
 import { prepareReplay, splitChoices, type PreparationCounts, type SplitChoice } from './prepare.js';
 import { runCondition } from './run-condition.js';
-import type { CompositionName, Condition, ConditionResult, FeedbackMode, ReplayVerifierSettings, VerifierKind } from './types.js';
+import type {
+  CompositionName,
+  Condition,
+  ConditionResult,
+  FeedbackMode,
+  ReplayVerifierSettings,
+  VerifierKind,
+} from './types.js';
 import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { runOnWorkers } from './worker-pool.js';
@@ -97,7 +118,12 @@ export interface SeedFigures {
   /** The seed. */
   readonly seed: number;
   /** Per method: clean, attacked, loss (in [0, 1]) and strict wins. */
-  readonly methods: Readonly<Record<string, { readonly clean: number; readonly attacked: number; readonly loss: number; readonly strictWins: number }>>;
+  readonly methods: Readonly<
+    Record<
+      string,
+      { readonly clean: number; readonly attacked: number; readonly loss: number; readonly strictWins: number }
+    >
+  >;
 }
 
 /** `summary.json`: everything the replay measured, in a versioned, deterministic shape. */
@@ -117,9 +143,20 @@ export interface ReplaySummary {
     readonly methods: readonly string[];
   };
   /** Dataset counts (sampling counts of the first seed; `teamMissingProposals` summed over seeds). */
-  readonly data: PreparationCounts & ReplayDataAudit & { readonly name: string; readonly correctness: string; readonly skipped: Readonly<Record<string, number>>; readonly teamMissingProposals: number };
+  readonly data: PreparationCounts &
+    ReplayDataAudit & {
+      readonly name: string;
+      readonly correctness: string;
+      readonly skipped: Readonly<Record<string, number>>;
+      readonly teamMissingProposals: number;
+    };
   /** Grid size per seed, and the teams of the first seed. */
-  readonly grid: { readonly conditions: number; readonly clean: number; readonly attacked: number; readonly teams: Readonly<Record<string, readonly string[]>> };
+  readonly grid: {
+    readonly conditions: number;
+    readonly clean: number;
+    readonly attacked: number;
+    readonly teams: Readonly<Record<string, readonly string[]>>;
+  };
   /** Limits of the sampled tasks over the whole pool, and the best single member of each team (means over seeds). */
   readonly limits: DatasetLimits & { readonly bestSingleInTeam: Readonly<Record<string, number>> };
   /** Summary of each method (paper definitions), mean over seeds. */
@@ -144,19 +181,33 @@ export interface ReplaySummary {
  * const summary = parseReplaySummary(JSON.parse(readFileSync('replay-out/summary.json', 'utf8')), 'replay-out/summary.json');
  */
 export function parseReplaySummary(value: unknown, file = 'summary.json'): ReplaySummary {
-  const version = typeof value === 'object' && value !== null ? (value as { schemaVersion?: unknown }).schemaVersion : undefined;
+  const version =
+    typeof value === 'object' && value !== null ? (value as { schemaVersion?: unknown }).schemaVersion : undefined;
   if (version === 1) {
     throw new DataFormatError({
       file,
-      message: 'schemaVersion 1 replay summaries use the pre-paper metrics (PoolExp as a weight share, NextExcl per attacker pair, relative drop of the means) and cannot be read as version 2; re-run `repute replay` to regenerate it',
+      message:
+        'schemaVersion 1 replay summaries use the pre-paper metrics (PoolExp as a weight share, NextExcl per attacker pair, relative drop of the means) and cannot be read as version 2; re-run `repute replay` to regenerate it',
     });
   }
   if (version !== 2) {
-    throw new DataFormatError({ file, message: `expected a replay summary with schemaVersion 2, got schemaVersion ${JSON.stringify(version)}; pass a summary.json written by \`repute replay\`` });
+    throw new DataFormatError({
+      file,
+      message: `expected a replay summary with schemaVersion 2, got schemaVersion ${JSON.stringify(version)}; pass a summary.json written by \`repute replay\``,
+    });
   }
   const summary = value as ReplaySummary;
-  if (typeof summary.methods !== 'object' || summary.methods === null || typeof summary.retention !== 'object' || typeof summary.byComposition !== 'object') {
-    throw new DataFormatError({ file, message: 'a schemaVersion 2 replay summary needs `methods`, `retention` and `byComposition` objects; regenerate it with `repute replay`' });
+  if (
+    typeof summary.methods !== 'object' ||
+    summary.methods === null ||
+    typeof summary.retention !== 'object' ||
+    typeof summary.byComposition !== 'object'
+  ) {
+    throw new DataFormatError({
+      file,
+      message:
+        'a schemaVersion 2 replay summary needs `methods`, `retention` and `byComposition` objects; regenerate it with `repute replay`',
+    });
   }
   return summary;
 }
@@ -215,29 +266,51 @@ const defaults = {
  * feedback to its verdicts, and `feedback: 'verifier'` alone turns the simulated verifier on (the
  * former `--feedback verifier`). `verifierAccuracy` (the former symmetric rate) is refused.
  */
-export function resolveReplayVerifier(options: Pick<ReplayOptions, 'feedback' | 'verifier' | 'verifierSensitivity' | 'verifierSpecificity'> & { verifierAccuracy?: unknown }): { feedback: FeedbackMode; verifier: ReplayVerifierSettings } {
+export function resolveReplayVerifier(
+  options: Pick<ReplayOptions, 'feedback' | 'verifier' | 'verifierSensitivity' | 'verifierSpecificity'> & {
+    verifierAccuracy?: unknown;
+  },
+): { feedback: FeedbackMode; verifier: ReplayVerifierSettings } {
   if (options.verifierAccuracy !== undefined) {
     throw new InvalidArgumentError({
       parameter: 'verifierAccuracy',
       value: options.verifierAccuracy,
-      message: 'verifierAccuracy was replaced by verifierSensitivity (P(judged wrong | wrong)) and verifierSpecificity (P(judged right | right)); pass e.g. { verifier: "simulated", verifierSensitivity: 0.8, verifierSpecificity: 0.8 } for the former accuracy 0.8',
+      message:
+        'verifierAccuracy was replaced by verifierSensitivity (P(judged wrong | wrong)) and verifierSpecificity (P(judged right | right)); pass e.g. { verifier: "simulated", verifierSensitivity: 0.8, verifierSpecificity: 0.8 } for the former accuracy 0.8',
     });
   }
   if (options.feedback !== undefined && !feedbackModes.includes(options.feedback)) {
-    throw new InvalidArgumentError({ parameter: 'feedback', value: options.feedback, message: `feedback must be one of ${feedbackModes.join(', ')}, got ${JSON.stringify(options.feedback)}` });
+    throw new InvalidArgumentError({
+      parameter: 'feedback',
+      value: options.feedback,
+      message: `feedback must be one of ${feedbackModes.join(', ')}, got ${JSON.stringify(options.feedback)}`,
+    });
   }
   if (options.verifier !== undefined && !verifierKinds.includes(options.verifier)) {
-    throw new InvalidArgumentError({ parameter: 'verifier', value: options.verifier, message: `verifier must be one of ${verifierKinds.join(', ')}, got ${JSON.stringify(options.verifier)}; pass e.g. --verifier simulated` });
+    throw new InvalidArgumentError({
+      parameter: 'verifier',
+      value: options.verifier,
+      message: `verifier must be one of ${verifierKinds.join(', ')}, got ${JSON.stringify(options.verifier)}; pass e.g. --verifier simulated`,
+    });
   }
   if (options.feedback === 'verifier' && options.verifier === 'none') {
-    throw new InvalidArgumentError({ parameter: 'feedback', value: 'verifier', message: 'feedback verifier needs a verifier, but verifier is none; pass --verifier simulated (or leave --verifier out) or --feedback consensus|truth' });
+    throw new InvalidArgumentError({
+      parameter: 'feedback',
+      value: 'verifier',
+      message:
+        'feedback verifier needs a verifier, but verifier is none; pass --verifier simulated (or leave --verifier out) or --feedback consensus|truth',
+    });
   }
   const kind: VerifierKind = options.verifier ?? (options.feedback === 'verifier' ? 'simulated' : 'none');
   const feedback: FeedbackMode = options.feedback ?? (kind === 'simulated' ? 'verifier' : 'consensus');
   const sensitivity = options.verifierSensitivity ?? simulatedVerifierDefaults.sensitivity;
   const specificity = options.verifierSpecificity ?? simulatedVerifierDefaults.specificity;
-  assertInRange('verifierSensitivity', sensitivity, 0, 1, { hint: 'sensitivity is P(judged wrong | wrong); pass e.g. --verifier-sensitivity 0.85' });
-  assertInRange('verifierSpecificity', specificity, 0, 1, { hint: 'specificity is P(judged right | right); pass e.g. --verifier-specificity 0.8' });
+  assertInRange('verifierSensitivity', sensitivity, 0, 1, {
+    hint: 'sensitivity is P(judged wrong | wrong); pass e.g. --verifier-sensitivity 0.85',
+  });
+  assertInRange('verifierSpecificity', specificity, 0, 1, {
+    hint: 'specificity is P(judged right | right); pass e.g. --verifier-specificity 0.8',
+  });
   return { feedback, verifier: { kind, sensitivity, specificity } };
 }
 
@@ -256,41 +329,89 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
   assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');
   const seeds = options.seeds ?? [resolved.seed];
-  if (seeds.length === 0) throw new InvalidArgumentError({ parameter: 'seeds', value: seeds, message: 'seeds must list at least one seed; pass e.g. --seeds 1..10' });
-  seeds.forEach((seed, index) => assertInteger(`seeds[${index}]`, seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seeds 1..10'));
-  if (new Set(seeds).size !== seeds.length) throw new InvalidArgumentError({ parameter: 'seeds', value: seeds, message: `seeds must not repeat, got ${seeds.join(',')}; pass e.g. --seeds 1..10` });
+  if (seeds.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'seeds',
+      value: seeds,
+      message: 'seeds must list at least one seed; pass e.g. --seeds 1..10',
+    });
+  seeds.forEach((seed, index) =>
+    assertInteger(`seeds[${index}]`, seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seeds 1..10'),
+  );
+  if (new Set(seeds).size !== seeds.length)
+    throw new InvalidArgumentError({
+      parameter: 'seeds',
+      value: seeds,
+      message: `seeds must not repeat, got ${seeds.join(',')}; pass e.g. --seeds 1..10`,
+    });
   if (!splitChoices.includes(resolved.split)) {
-    throw new InvalidArgumentError({ parameter: 'split', value: resolved.split, message: `split must be one of ${splitChoices.join(', ')}, got ${JSON.stringify(resolved.split)}; pass e.g. --split heldout` });
+    throw new InvalidArgumentError({
+      parameter: 'split',
+      value: resolved.split,
+      message: `split must be one of ${splitChoices.join(', ')}, got ${JSON.stringify(resolved.split)}; pass e.g. --split heldout`,
+    });
   }
   const compositions = resolved.compositions;
-  if (compositions.length === 0 || compositions.some((composition) => !allCompositionNames.includes(composition)) || new Set(compositions).size !== compositions.length) {
-    throw new InvalidArgumentError({ parameter: 'compositions', value: compositions, message: `compositions must be distinct names among ${allCompositionNames.join(', ')}; pass e.g. --compositions ${compositionNames.join(',')}` });
+  if (
+    compositions.length === 0 ||
+    compositions.some((composition) => !allCompositionNames.includes(composition)) ||
+    new Set(compositions).size !== compositions.length
+  ) {
+    throw new InvalidArgumentError({
+      parameter: 'compositions',
+      value: compositions,
+      message: `compositions must be distinct names among ${allCompositionNames.join(', ')}; pass e.g. --compositions ${compositionNames.join(',')}`,
+    });
   }
   const { feedback, verifier } = resolveReplayVerifier(options);
   const workers = options.workers ?? Math.min(2, availableParallelism());
   assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
   const requested = options.methods ?? replayMethodNames;
-  const methods = requested.map((method) => (typeof method === 'string' ? resolveReplayMethods([method])[0] : method)) as ReplayMethod[];
+  const methods = requested.map((method) =>
+    typeof method === 'string' ? resolveReplayMethods([method])[0] : method,
+  ) as ReplayMethod[];
   if (new Set(methods.map((method) => method.name)).size !== methods.length) {
-    throw new InvalidArgumentError({ parameter: 'methods', value: methods.map((method) => method.name), message: 'methods must not repeat a name' });
+    throw new InvalidArgumentError({
+      parameter: 'methods',
+      value: methods.map((method) => method.name),
+      message: 'methods must not repeat a name',
+    });
   }
   if (workers > 1 && requested.some((method) => typeof method !== 'string')) {
-    throw new InvalidArgumentError({ parameter: 'methods', value: '(method objects)', message: 'method objects cannot be sent to worker threads; pass registered method names or workers: 1' });
+    throw new InvalidArgumentError({
+      parameter: 'methods',
+      value: '(method objects)',
+      message: 'method objects cannot be sent to worker threads; pass registered method names or workers: 1',
+    });
   }
   const ops = options.ops ?? createDefaultAnswerOps();
   if (options.ops !== undefined && workers > 1) {
-    throw new InvalidArgumentError({ parameter: 'ops', value: '(custom ops)', message: 'custom answer ops cannot be sent to worker threads; use workers: 1' });
+    throw new InvalidArgumentError({
+      parameter: 'ops',
+      value: '(custom ops)',
+      message: 'custom answer ops cannot be sent to worker threads; use workers: 1',
+    });
   }
 
   if (options.kind !== undefined && !answerKinds.includes(options.kind)) {
-    throw new InvalidArgumentError({ parameter: 'kind', value: options.kind, message: `kind must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(options.kind)}; omit it to use the kinds the dataset declares` });
+    throw new InvalidArgumentError({
+      parameter: 'kind',
+      value: options.kind,
+      message: `kind must be one of ${answerKinds.join(', ')}, got ${JSON.stringify(options.kind)}; omit it to use the kinds the dataset declares`,
+    });
   }
 
   const loadStart = performance.now();
   const loaded = await loadDataset(resolved.path, options.format);
   const kind = options.kind;
   const dataset: ProposalsDataset =
-    kind === undefined ? loaded : { ...loaded, tasks: loaded.tasks.map((task) => ({ ...task, kind })), kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})` };
+    kind === undefined
+      ? loaded
+      : {
+          ...loaded,
+          tasks: loaded.tasks.map((task) => ({ ...task, kind })),
+          kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})`,
+        };
   const loadMs = performance.now() - loadStart;
   const audit = auditKeys({ dataset, ops });
   let dataAudit: ReplayDataAudit | undefined;
@@ -322,11 +443,16 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         mixedKeys: audit.mixedKeys,
         mixedKeyExamples: audit.examples,
         literalFallbacks: audit.literalFallbacks,
-        flagLimits: dataset.correctness === 'equivalence' ? null : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
+        flagLimits:
+          dataset.correctness === 'equivalence'
+            ? null
+            : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
       };
       options.onData?.(dataAudit);
       if (resolved.strictKeys && audit.mixedRate > mixedKeyThreshold) {
-        const examples = audit.examples.map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`).join('; ');
+        const examples = audit.examples
+          .map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`)
+          .join('; ');
         throw new DataFormatError({
           file: resolved.path,
           message: `${audit.mixedKeys} of ${audit.keyGroups} (task, key) groups (${(100 * audit.mixedRate).toFixed(2)}%, above ${100 * mixedKeyThreshold}%) mix answers the dataset flags correct and wrong under kind ${describeKinds(audit.kinds)} (${dataAudit.kindSource}), e.g. ${examples}; pass --kind <kind> to key answers by the dataset's rule, or drop --strict-keys to replay anyway`,
@@ -371,18 +497,42 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     perSeedSummaries.push(seedSummary);
     perSeedRows.push(seedSummary.rows);
     teamMissingProposals += results.reduce((sum, result) => sum + result.missing, 0);
-    proposalsEvaluated += results.reduce((sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0), 0);
-    limitsPerSeed.push(computeLimits(prepared, ops, Object.fromEntries(conditions.filter((condition) => condition.attack === null).map((condition) => [condition.composition, condition.team]))));
+    proposalsEvaluated += results.reduce(
+      (sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0),
+      0,
+    );
+    limitsPerSeed.push(
+      computeLimits(
+        prepared,
+        ops,
+        Object.fromEntries(
+          conditions
+            .filter((condition) => condition.attack === null)
+            .map((condition) => [condition.composition, condition.team]),
+        ),
+      ),
+    );
   }
 
   const combined = combineSeeds(perSeedSummaries);
   const methodNames = methods.map((method) => method.name);
   const teams: Record<string, readonly string[]> = {};
   for (const condition of firstConditions) teams[condition.composition] = condition.team;
-  const averageLimit = (pick: (limits: DatasetLimits) => number) => limitsPerSeed.reduce((sum, limits) => sum + pick(limits), 0) / limitsPerSeed.length;
+  const averageLimit = (pick: (limits: DatasetLimits) => number) =>
+    limitsPerSeed.reduce((sum, limits) => sum + pick(limits), 0) / limitsPerSeed.length;
   const summary: ReplaySummary = {
     schemaVersion: 2,
-    options: { path: resolved.path, format: dataset.format, tasks: resolved.tasks, seeds: [...seeds], split: resolved.split, compositions: [...compositions], feedback, verifier, methods: methodNames },
+    options: {
+      path: resolved.path,
+      format: dataset.format,
+      tasks: resolved.tasks,
+      seeds: [...seeds],
+      split: resolved.split,
+      compositions: [...compositions],
+      feedback,
+      verifier,
+      methods: methodNames,
+    },
     data: {
       name: dataset.name,
       correctness: dataset.correctness,
@@ -391,13 +541,24 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       teamMissingProposals,
       ...(dataAudit as ReplayDataAudit),
     },
-    grid: { conditions: firstConditions.length, clean: firstConditions.filter((condition) => condition.attack === null).length, attacked: firstConditions.filter((condition) => condition.attack !== null).length, teams },
+    grid: {
+      conditions: firstConditions.length,
+      clean: firstConditions.filter((condition) => condition.attack === null).length,
+      attacked: firstConditions.filter((condition) => condition.attack !== null).length,
+      teams,
+    },
     limits: {
       coverage: averageLimit((limits) => limits.coverage),
       majorityAll: averageLimit((limits) => limits.majorityAll),
       bestSingle: averageLimit((limits) => limits.bestSingle),
       bestSingleAgent: limitsPerSeed[0]?.bestSingleAgent ?? '',
-      bestSingleInTeam: Object.fromEntries(compositions.map((composition) => [composition, limitsPerSeed.reduce((sum, limits) => sum + (limits.bestSingleInTeam[composition] ?? 0), 0) / limitsPerSeed.length])),
+      bestSingleInTeam: Object.fromEntries(
+        compositions.map((composition) => [
+          composition,
+          limitsPerSeed.reduce((sum, limits) => sum + (limits.bestSingleInTeam[composition] ?? 0), 0) /
+            limitsPerSeed.length,
+        ]),
+      ),
     },
     methods: combined.methods,
     retention: combined.retention,
@@ -405,11 +566,17 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     intervals: bootstrapIntervals({ seeds, rows: perSeedRows, methods: methodNames }),
     perSeed: perSeedSummaries.map((seedSummary, index) => ({
       seed: seeds[index] as number,
-      methods: Object.fromEntries(Object.entries(seedSummary.methods).map(([name, method]) => [name, { clean: method.clean, attacked: method.attacked, loss: method.loss, strictWins: method.strictWins }])),
+      methods: Object.fromEntries(
+        Object.entries(seedSummary.methods).map(([name, method]) => [
+          name,
+          { clean: method.clean, attacked: method.attacked, loss: method.loss, strictWins: method.strictWins },
+        ]),
+      ),
     })),
     trajectories: combined.trajectories,
   };
-  const rows = perSeedRows.flatMap((seedRows, index) => seedRows.map((row) => ({ seed: seeds[index] as number, ...row })));
+  const rows = perSeedRows.flatMap((seedRows, index) =>
+    seedRows.map((row) => ({ seed: seeds[index] as number, ...row })),
+  );
   return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated } };
 }
-

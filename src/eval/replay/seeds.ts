@@ -53,7 +53,8 @@ export interface ReplayIntervals {
 /** Bootstrap resamples of {@link bootstrapIntervals}. @default 2000 */
 export const defaultResamples = 2000;
 
-const mean = (values: readonly number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** Linear-interpolation quantile (type 7) of sorted values, q in [0, 1]. */
 export function quantile(sorted: readonly number[], q: number): number {
@@ -67,11 +68,18 @@ export function quantile(sorted: readonly number[], q: number): number {
 /** Averages each numeric figure over seeds (the per-seed summaries must share methods and compositions). */
 export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummary, 'rows'> {
   const first = summaries[0];
-  if (first === undefined) throw new InvalidArgumentError({ parameter: 'seeds', value: [], message: 'at least one seed is needed; pass e.g. --seeds 1..10' });
-  const average = (pick: (summary: SeedSummary) => number | undefined) => mean(summaries.map(pick).filter((value): value is number => value !== undefined));
+  if (first === undefined)
+    throw new InvalidArgumentError({
+      parameter: 'seeds',
+      value: [],
+      message: 'at least one seed is needed; pass e.g. --seeds 1..10',
+    });
+  const average = (pick: (summary: SeedSummary) => number | undefined) =>
+    mean(summaries.map(pick).filter((value): value is number => value !== undefined));
   const methods: Record<string, MethodSummary> = {};
   for (const [name, method] of Object.entries(first.methods)) {
-    const of = (field: Exclude<keyof MethodSummary, 'description' | 'byAttack'>) => average((summary) => summary.methods[name]?.[field]);
+    const of = (field: Exclude<keyof MethodSummary, 'description' | 'byAttack'>) =>
+      average((summary) => summary.methods[name]?.[field]);
     methods[name] = {
       description: method.description,
       clean: of('clean'),
@@ -86,22 +94,31 @@ export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummar
       nextExcl: of('nextExcl'),
       cfHarm: of('cfHarm'),
       attackerWeightShare: of('attackerWeightShare'),
-      byAttack: Object.fromEntries(Object.keys(method.byAttack).map((attack) => [attack, average((summary) => summary.methods[name]?.byAttack[attack])])),
+      byAttack: Object.fromEntries(
+        Object.keys(method.byAttack).map((attack) => [
+          attack,
+          average((summary) => summary.methods[name]?.byAttack[attack]),
+        ]),
+      ),
     };
   }
-  const retention = Object.fromEntries(Object.keys(first.retention).map((baseline) => [baseline, average((summary) => summary.retention[baseline])]));
+  const retention = Object.fromEntries(
+    Object.keys(first.retention).map((baseline) => [baseline, average((summary) => summary.retention[baseline])]),
+  );
   const byComposition: Record<string, Record<string, CompositionSummary>> = {};
   for (const [composition, perMethod] of Object.entries(first.byComposition)) {
     byComposition[composition] = Object.fromEntries(
       Object.keys(perMethod).map((name) => {
-        const of = (field: keyof CompositionSummary) => average((summary) => summary.byComposition[composition]?.[name]?.[field]);
+        const of = (field: keyof CompositionSummary) =>
+          average((summary) => summary.byComposition[composition]?.[name]?.[field]);
         return [name, { clean: of('clean'), attacked: of('attacked'), strictWins: of('strictWins') }];
       }),
     );
   }
   const trajectories: Record<string, WeightTrajectory> = {};
   for (const [name, trajectory] of Object.entries(first.trajectories)) {
-    const perTask = (side: keyof WeightTrajectory) => trajectory[side].map((_, task) => average((summary) => summary.trajectories[name]?.[side][task]));
+    const perTask = (side: keyof WeightTrajectory) =>
+      trajectory[side].map((_, task) => average((summary) => summary.trajectories[name]?.[side][task]));
     trajectories[name] = { attackers: perTask('attackers'), honest: perTask('honest') };
   }
   return { methods, retention, byComposition, trajectories };

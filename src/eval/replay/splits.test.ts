@@ -16,6 +16,11 @@ describe('taskSplit', () => {
     expect(tuning.length + heldout.length).toBe(10_000);
     expect(tuning.length / 10_000).toBeGreaterThan(0.18);
     expect(tuning.length / 10_000).toBeLessThan(0.22);
-    expect(heldout.every((task, index) => index === 0 || Number(task.id.slice(5)) > Number((heldout[index - 1] as { id: string }).id.slice(5)))).toBe(true);
+    expect(
+      heldout.every(
+        (task, index) =>
+          index === 0 || Number(task.id.slice(5)) > Number((heldout[index - 1] as { id: string }).id.slice(5)),
+      ),
+    ).toBe(true);
   });
 });

@@ -108,7 +108,11 @@ export async function runOnWorkers(
           if (reply.type === 'error') {
             failed = true;
             const error = new InternalError(`replay worker failed: ${reply.name}: ${reply.message}`);
-            reject(reply.code ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name }) : error);
+            reject(
+              reply.code
+                ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name })
+                : error,
+            );
             return;
           }
           results.push(reply.result);
@@ -125,7 +129,10 @@ export async function runOnWorkers(
           running--;
           if (running === 0 && !failed) {
             if (results.length === indices.length) resolve();
-            else reject(new InternalError(`replay workers exited after ${results.length} of ${indices.length} conditions`));
+            else
+              reject(
+                new InternalError(`replay workers exited after ${results.length} of ${indices.length} conditions`),
+              );
           }
         });
       }
@@ -133,5 +140,8 @@ export async function runOnWorkers(
   } finally {
     await Promise.all(threads.map((thread) => thread.terminate()));
   }
-  return { results: results.sort((left, right) => left.index - right.index), threadCpuMs: threadCpu.filter((value) => value !== undefined) };
+  return {
+    results: results.sort((left, right) => left.index - right.index),
+    threadCpuMs: threadCpu.filter((value) => value !== undefined),
+  };
 }

@@ -22,14 +22,21 @@ export interface ReplayOutputFiles {
  * await writeReplayOutputs('out/replay', await runReplay({ path }));
  */
 export async function writeReplayOutputs(directory: string, report: ReplayReport): Promise<ReplayOutputFiles> {
-  const files = { summary: join(directory, 'summary.json'), conditions: join(directory, 'conditions.csv'), report: join(directory, 'report.html') };
+  const files = {
+    summary: join(directory, 'summary.json'),
+    conditions: join(directory, 'conditions.csv'),
+    report: join(directory, 'report.html'),
+  };
   try {
     await mkdir(directory, { recursive: true });
     await writeFile(files.summary, `${JSON.stringify(report.summary, null, 2)}\n`);
     await writeFile(files.conditions, formatConditionsCsv(report.rows));
     await writeFile(files.report, formatReplayHtml(report.summary, report.rows));
   } catch (error) {
-    throw new StoreError(`cannot write replay outputs to ${directory}: ${(error as Error).message}; pass a writable --out DIR`, { cause: error });
+    throw new StoreError(
+      `cannot write replay outputs to ${directory}: ${(error as Error).message}; pass a writable --out DIR`,
+      { cause: error },
+    );
   }
   return files;
 }

@@ -6,7 +6,13 @@ import { createExecutionVerifier } from './execution-verifier.js';
 import { checkSandbox } from './run-code-tests.js';
 
 const codeTask: Task = { id: 'add', kind: 'code', prompt: 'Write add(a, b).' };
-const propose = (agentId: string, text: string, answer: string | null = text): Proposal => ({ agentId, taskId: 'add', round: 0, text, answer });
+const propose = (agentId: string, text: string, answer: string | null = text): Proposal => ({
+  agentId,
+  taskId: 'add',
+  round: 0,
+  text,
+  answer,
+});
 const right = '```python\ndef add(a, b):\n    return a + b\n```';
 const wrong = '```python\ndef add(a, b):\n    return a - b\n```';
 
@@ -20,12 +26,20 @@ describe('createExecutionVerifier (injected runner)', () => {
         return { correct: text.includes('a + b') };
       },
     });
-    const verdicts = await verifyProposals({ verifier, task: codeTask, proposals: [propose('a', right), propose('b', wrong), propose('c', 'no code', null)] });
+    const verdicts = await verifyProposals({
+      verifier,
+      task: codeTask,
+      proposals: [propose('a', right), propose('b', wrong), propose('c', 'no code', null)],
+    });
     expect(verdicts).toEqual({ a: 1, b: 0, c: 0 });
     // The unparseable proposal was not run.
     expect(runs).toEqual([right, wrong]);
-    expect(await verifier.verify({ task: { id: 'x', kind: 'code', prompt: '' }, proposal: propose('a', right) })).toBeUndefined();
-    expect(await verifier.verify({ task: { id: 'add', kind: 'number', prompt: '' }, proposal: propose('a', '5') })).toBeUndefined();
+    expect(
+      await verifier.verify({ task: { id: 'x', kind: 'code', prompt: '' }, proposal: propose('a', right) }),
+    ).toBeUndefined();
+    expect(
+      await verifier.verify({ task: { id: 'add', kind: 'number', prompt: '' }, proposal: propose('a', '5') }),
+    ).toBeUndefined();
   });
 
   it('refuses options without tests', () => {

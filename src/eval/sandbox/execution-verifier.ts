@@ -37,9 +37,15 @@ export interface ExecutionVerifierOptions {
  */
 export function createExecutionVerifier(options: ExecutionVerifierOptions): Verifier {
   if (options === null || typeof options !== 'object' || typeof options.tests !== 'function') {
-    throw new InvalidArgumentError({ parameter: 'options.tests', value: options?.tests, message: 'options.tests must be a function (task) => test code or undefined; pass e.g. { tests: (task) => publicTests[task.id] }' });
+    throw new InvalidArgumentError({
+      parameter: 'options.tests',
+      value: options?.tests,
+      message:
+        'options.tests must be a function (task) => test code or undefined; pass e.g. { tests: (task) => publicTests[task.id] }',
+    });
   }
-  const run = options.run ?? ((input: { text: string; test: string }) => scoreCodeAnswer({ ...options.sandbox, ...input }));
+  const run =
+    options.run ?? ((input: { text: string; test: string }) => scoreCodeAnswer({ ...options.sandbox, ...input }));
   return {
     name: options.name ?? 'execution',
     async verify({ task, proposal }) {

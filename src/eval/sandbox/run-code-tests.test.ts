@@ -28,13 +28,21 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
   });
 
   it('passes a correct program', async () => {
-    const result = await runCodeTests({ code: 'def add(a, b):\n    return a + b', test: 'assert add(2, 3) == 5\nprint("ok")', language: 'python' });
+    const result = await runCodeTests({
+      code: 'def add(a, b):\n    return a + b',
+      test: 'assert add(2, 3) == 5\nprint("ok")',
+      language: 'python',
+    });
     expect(result).toMatchObject({ schemaVersion: 1, status: 'passed', passed: true, exitCode: 0 });
     expect(result.stdout).toBe('ok\n');
   });
 
   it('fails a wrong program and keeps the traceback', async () => {
-    const result = await runCodeTests({ code: 'def add(a, b):\n    return a - b', test: 'assert add(2, 3) == 5', language: 'python' });
+    const result = await runCodeTests({
+      code: 'def add(a, b):\n    return a - b',
+      test: 'assert add(2, 3) == 5',
+      language: 'python',
+    });
     expect(result.status).toBe('failed');
     expect(result.passed).toBe(false);
     expect(result.exitCode).toBe(1);
@@ -61,7 +69,9 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     expect(result.stdout.trim()).toBe('2');
     // No sandboxed process (bwrap names the host copy repute-sandbox-*, python /sandbox/program.py) survives the kill.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const survivors = spawnSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' }).stdout.split('\n').filter((line) => line.includes('repute-sandbox-') || line.includes('/sandbox/program.py'));
+    const survivors = spawnSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((line) => line.includes('repute-sandbox-') || line.includes('/sandbox/program.py'));
     expect(survivors).toEqual([]);
   });
 
@@ -108,8 +118,20 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     const repositoryFile = fileURLToPath(new URL('../../../package.json', import.meta.url));
     // Control: the file is there for the host.
     expect(existsSync(repositoryFile)).toBe(true);
-    const paths = [repositoryFile, fileURLToPath(new URL('../../../', import.meta.url)), '/work', '/root', '/home', '/etc/passwd', os.homedir()];
-    const result = await runCodeTests({ code: `import os\nfor p in ${JSON.stringify(paths)}:\n    print(p, os.path.exists(p))`, test: `try:\n    open(${JSON.stringify(repositoryFile)}).read()\n    print("READ")\nexcept OSError as error:\n    print(type(error).__name__)`, language: 'python' });
+    const paths = [
+      repositoryFile,
+      fileURLToPath(new URL('../../../', import.meta.url)),
+      '/work',
+      '/root',
+      '/home',
+      '/etc/passwd',
+      os.homedir(),
+    ];
+    const result = await runCodeTests({
+      code: `import os\nfor p in ${JSON.stringify(paths)}:\n    print(p, os.path.exists(p))`,
+      test: `try:\n    open(${JSON.stringify(repositoryFile)}).read()\n    print("READ")\nexcept OSError as error:\n    print(type(error).__name__)`,
+      language: 'python',
+    });
     expect(result.status).toBe('passed');
     const lines = result.stdout.trim().split('\n');
     expect(lines.slice(0, paths.length)).toEqual(paths.map((p) => `${p} False`));
@@ -143,8 +165,15 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     expect(added).toEqual([]);
   });
 
-  it('sees only its own processes in /proc, not the host\'s', async () => {
-    const result = await runCodeTests({ code: 'import os\npids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())\nprint(pids)\nprint(os.path.exists("/proc/' + process.pid + '"))', test: '', language: 'python' });
+  it("sees only its own processes in /proc, not the host's", async () => {
+    const result = await runCodeTests({
+      code:
+        'import os\npids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())\nprint(pids)\nprint(os.path.exists("/proc/' +
+        process.pid +
+        '"))',
+      test: '',
+      language: 'python',
+    });
     expect(result.status).toBe('passed');
     const [pids, host] = result.stdout.trim().split('\n');
     // bwrap's init (1) and python (2): nothing of the host.
@@ -153,26 +182,42 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
   });
 
   it('enforces the memory limit', async () => {
-    const result = await runCodeTests({ code: 'block = bytearray(1024 * 1024 * 1024)', test: '', language: 'python', memoryMb: 128 });
+    const result = await runCodeTests({
+      code: 'block = bytearray(1024 * 1024 * 1024)',
+      test: '',
+      language: 'python',
+      memoryMb: 128,
+    });
     expect(result.status).toBe('failed');
     expect(result.stderr).toMatch(/MemoryError/);
   });
 
   it('grades a code answer from raw model text', async () => {
     const text = 'Here is my solution:\n```python\ndef is_even(n):\n    return n % 2 == 0\n```';
-    await expect(scoreCodeAnswer({ text, test: 'assert is_even(4) and not is_even(3)' })).resolves.toMatchObject({ correct: true });
-    await expect(scoreCodeAnswer({ text: '   ', test: 'assert True' })).resolves.toEqual({ correct: false, result: null });
+    await expect(scoreCodeAnswer({ text, test: 'assert is_even(4) and not is_even(3)' })).resolves.toMatchObject({
+      correct: true,
+    });
+    await expect(scoreCodeAnswer({ text: '   ', test: 'assert True' })).resolves.toEqual({
+      correct: false,
+      result: null,
+    });
   });
 });
 
 describe('runCodeTests refusals (no sandbox needed)', () => {
   it('refuses to run when a sandbox tool is missing, instead of running unsandboxed', async () => {
-    await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { bwrap: '/nonexistent/bwrap' } })).rejects.toThrow(SandboxUnavailableError);
-    await expect(runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { python: '/nonexistent/python3' } })).rejects.toThrow(/refusing to run untrusted code without a sandbox/);
+    await expect(
+      runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { bwrap: '/nonexistent/bwrap' } }),
+    ).rejects.toThrow(SandboxUnavailableError);
+    await expect(
+      runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { python: '/nonexistent/python3' } }),
+    ).rejects.toThrow(/refusing to run untrusted code without a sandbox/);
   });
 
   it('refuses bad arguments with typed errors', async () => {
-    await expect(runCodeTests({ code: 'x', test: '', language: 'ruby' as never })).rejects.toThrow(InvalidArgumentError);
+    await expect(runCodeTests({ code: 'x', test: '', language: 'ruby' as never })).rejects.toThrow(
+      InvalidArgumentError,
+    );
     await expect(runCodeTests({ code: 'x', test: '', language: 'python', timeoutMs: 0 })).rejects.toThrow(/timeoutMs/);
   });
 });

@@ -83,22 +83,62 @@ const SANDBOX_PROGRAM = '/sandbox/program.py';
  */
 function bwrapArgs(script: string): string[] {
   return [
-    '--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
-    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
-    '--ro-bind', script, SANDBOX_PROGRAM,
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--symlink',
+    'usr/sbin',
+    '/sbin',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind',
+    script,
+    SANDBOX_PROGRAM,
     // The root itself (bwrap builds it on a tmpfs) is made read-only once everything is mounted.
-    '--remount-ro', '/',
-    '--chdir', '/tmp',
-    '--clearenv', '--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp', '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'PYTHONHASHSEED', '0',
+    '--remount-ro',
+    '/',
+    '--chdir',
+    '/tmp',
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    '/usr/bin:/bin',
+    '--setenv',
+    'HOME',
+    '/tmp',
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--setenv',
+    'PYTHONHASHSEED',
+    '0',
   ];
 }
 
 /** As root, drop to nobody:nogroup (no groups, no new privileges) before entering bwrap; otherwise run bwrap as the current user. */
 function dropPrivileges(tools: Required<SandboxTools>): string[] {
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  return root ? [tools.setpriv, `--reuid=${NOBODY_UID}`, `--regid=${NOGROUP_GID}`, '--clear-groups', '--no-new-privs', '--'] : [];
+  return root
+    ? [tools.setpriv, `--reuid=${NOBODY_UID}`, `--regid=${NOGROUP_GID}`, '--clear-groups', '--no-new-privs', '--']
+    : [];
 }
 
 /**
@@ -111,14 +151,25 @@ function dropPrivileges(tools: Required<SandboxTools>): string[] {
  */
 export function checkSandbox(tools?: SandboxTools): { available: true } | { available: false; reason: string } {
   const resolved = { ...defaultTools, ...tools };
-  if (process.platform !== 'linux') return { available: false, reason: `the code sandbox needs Linux namespaces (bubblewrap); this is ${process.platform}` };
+  if (process.platform !== 'linux')
+    return {
+      available: false,
+      reason: `the code sandbox needs Linux namespaces (bubblewrap); this is ${process.platform}`,
+    };
   for (const [name, file] of Object.entries(resolved)) {
-    if (!existsSync(file)) return { available: false, reason: `sandbox tool ${name} not found at ${file}; install bubblewrap, util-linux and python3 (apt-get install bubblewrap util-linux python3) or pass tools.${name}` };
+    if (!existsSync(file))
+      return {
+        available: false,
+        reason: `sandbox tool ${name} not found at ${file}; install bubblewrap, util-linux and python3 (apt-get install bubblewrap util-linux python3) or pass tools.${name}`,
+      };
   }
   const chain = [...dropPrivileges(resolved), resolved.bwrap, ...bwrapArgs('/dev/null'), '--', '/usr/bin/true'];
   const probe = spawnSync(chain[0] as string, chain.slice(1), { timeout: 10_000 });
   if (probe.status !== 0) {
-    return { available: false, reason: `bubblewrap could not create its namespaces here (${probe.stderr?.toString().trim() || probe.error?.message || `exit ${probe.status}`}); allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a container that permits them` };
+    return {
+      available: false,
+      reason: `bubblewrap could not create its namespaces here (${probe.stderr?.toString().trim() || probe.error?.message || `exit ${probe.status}`}); allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a container that permits them`,
+    };
   }
   return { available: true };
 }
@@ -140,15 +191,27 @@ export function checkSandbox(tools?: SandboxTools): { available: true } | { avai
  */
 export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTestResult> {
   const { code, test, language, timeoutMs = 10_000, memoryMb = 512, maxOutputBytes = 65_536 } = options;
-  if (typeof code !== 'string') throw new InvalidArgumentError({ parameter: 'code', value: code, message: 'code must be a string of program text' });
-  if (typeof test !== 'string') throw new InvalidArgumentError({ parameter: 'test', value: test, message: 'test must be a string of test code' });
-  if (language !== 'python') throw new InvalidArgumentError({ parameter: 'language', value: language, message: `only language 'python' is supported, got ${JSON.stringify(language)}` });
+  if (typeof code !== 'string')
+    throw new InvalidArgumentError({
+      parameter: 'code',
+      value: code,
+      message: 'code must be a string of program text',
+    });
+  if (typeof test !== 'string')
+    throw new InvalidArgumentError({ parameter: 'test', value: test, message: 'test must be a string of test code' });
+  if (language !== 'python')
+    throw new InvalidArgumentError({
+      parameter: 'language',
+      value: language,
+      message: `only language 'python' is supported, got ${JSON.stringify(language)}`,
+    });
   assertInteger('timeoutMs', timeoutMs, 100, 600_000, 'pass e.g. { timeoutMs: 10000 }');
   assertInteger('memoryMb', memoryMb, 16, 65_536, 'pass e.g. { memoryMb: 512 }');
   assertInteger('maxOutputBytes', maxOutputBytes, 0, 100_000_000);
   const tools = { ...defaultTools, ...options.tools };
   const status = checkSandbox(tools);
-  if (!status.available) throw new SandboxUnavailableError(`refusing to run untrusted code without a sandbox: ${status.reason}`);
+  if (!status.available)
+    throw new SandboxUnavailableError(`refusing to run untrusted code without a sandbox: ${status.reason}`);
 
   // The host side holds only the program text (read-only inside), and is removed afterwards.
   const directory = await mkdtemp(path.join(os.tmpdir(), 'repute-sandbox-'));
@@ -159,9 +222,21 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
     const cpuSeconds = Math.ceil(timeoutMs / 1000) + 1;
     const chain = [
       ...dropPrivileges(tools),
-      tools.bwrap, ...bwrapArgs(script), '--',
-      tools.prlimit, `--as=${memoryMb * 1024 * 1024}`, `--cpu=${cpuSeconds}`, '--nproc=64', `--fsize=${16 * 1024 * 1024}`, '--nofile=64', '--core=0', '--',
-      tools.python, '-I', '-B', SANDBOX_PROGRAM,
+      tools.bwrap,
+      ...bwrapArgs(script),
+      '--',
+      tools.prlimit,
+      `--as=${memoryMb * 1024 * 1024}`,
+      `--cpu=${cpuSeconds}`,
+      '--nproc=64',
+      `--fsize=${16 * 1024 * 1024}`,
+      '--nofile=64',
+      '--core=0',
+      '--',
+      tools.python,
+      '-I',
+      '-B',
+      SANDBOX_PROGRAM,
     ];
     return await execute(chain[0] as string, chain.slice(1), { cwd: directory, timeoutMs, maxOutputBytes });
   } finally {
@@ -169,7 +244,11 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
   }
 }
 
-function execute(command: string, args: string[], { cwd, timeoutMs, maxOutputBytes }: { cwd: string; timeoutMs: number; maxOutputBytes: number }): Promise<CodeTestResult> {
+function execute(
+  command: string,
+  args: string[],
+  { cwd, timeoutMs, maxOutputBytes }: { cwd: string; timeoutMs: number; maxOutputBytes: number },
+): Promise<CodeTestResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, {
@@ -187,14 +266,25 @@ function execute(command: string, args: string[], { cwd, timeoutMs, maxOutputByt
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
-      reject(new SandboxUnavailableError(`could not start the sandbox (${command}): ${error.message}`, { cause: error }));
+      reject(
+        new SandboxUnavailableError(`could not start the sandbox (${command}): ${error.message}`, { cause: error }),
+      );
     });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
       killGroup(child.pid);
       const errorText = stderr.text();
-      if (!timedOut && exitCode !== 0 && /^(bwrap|prlimit|setpriv): /m.test(errorText) && !/Traceback/.test(errorText)) {
-        reject(new SandboxUnavailableError(`the sandbox itself failed before running the code: ${errorText.trim().slice(0, 500)}`));
+      if (
+        !timedOut &&
+        exitCode !== 0 &&
+        /^(bwrap|prlimit|setpriv): /m.test(errorText) &&
+        !/Traceback/.test(errorText)
+      ) {
+        reject(
+          new SandboxUnavailableError(
+            `the sandbox itself failed before running the code: ${errorText.trim().slice(0, 500)}`,
+          ),
+        );
         return;
       }
       // SIGKILL/SIGXCPU from the CPU limit counts as a timeout too (exit 128 + signal via --kill-child chains).

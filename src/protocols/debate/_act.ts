@@ -4,13 +4,22 @@ import { ProviderError } from '../../core/errors.js';
 import type { DebateFailure, DebateUsageEntry } from './types.js';
 
 /** Result of one guarded act: the value, or the failure when the agent threw. */
-export type Guarded<T> = { readonly ok: true; readonly value: T; readonly usage: DebateUsageEntry } | { readonly ok: false; readonly failure: DebateFailure };
+export type Guarded<T> =
+  | { readonly ok: true; readonly value: T; readonly usage: DebateUsageEntry }
+  | { readonly ok: false; readonly failure: DebateFailure };
 
 /**
  * Runs one agent act, turning a thrown error into a counted failure so one broken agent cannot sink
  * a round. Aborts (the run's signal) still propagate.
  */
-export async function guardAct<T>(agentId: AgentId, taskId: string, act: string, round: number, call: () => Promise<Acted<T>>, signal?: AbortSignal): Promise<Guarded<T>> {
+export async function guardAct<T>(
+  agentId: AgentId,
+  taskId: string,
+  act: string,
+  round: number,
+  call: () => Promise<Acted<T>>,
+  signal?: AbortSignal,
+): Promise<Guarded<T>> {
   try {
     const { value, usage } = await call();
     return { ok: true, value, usage: { ...usage, agentId, taskId, act, round } };
@@ -18,7 +27,18 @@ export async function guardAct<T>(agentId: AgentId, taskId: string, act: string,
     if (signal?.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof ProviderError) {
-      return { ok: false, failure: { agentId, act, round, message, kind: 'provider', ...(error.status === undefined ? {} : { status: error.status }), ...(error.reason === undefined ? {} : { reason: error.reason }) } };
+      return {
+        ok: false,
+        failure: {
+          agentId,
+          act,
+          round,
+          message,
+          kind: 'provider',
+          ...(error.status === undefined ? {} : { status: error.status }),
+          ...(error.reason === undefined ? {} : { reason: error.reason }),
+        },
+      };
     }
     return { ok: false, failure: { agentId, act, round, message, kind: 'output' } };
   }

@@ -27,7 +27,16 @@ export function decideStep({
   tracer: Tracer;
   parentId?: string | null;
 }): Decision {
-  const decision = aggregator.aggregate({ task, proposals, agents, history, ...(weights === undefined ? {} : { weights }) });
-  tracer.record({ type: 'vote', taskId: task.id, answer: decision.answer, support: decision.support, reasons: decision.reasons }, parentId);
+  const decision = aggregator.aggregate({
+    task,
+    proposals,
+    agents,
+    history,
+    ...(weights === undefined ? {} : { weights }),
+  });
+  tracer.record(
+    { type: 'vote', taskId: task.id, answer: decision.answer, support: decision.support, reasons: decision.reasons },
+    parentId,
+  );
   return decision;
 }

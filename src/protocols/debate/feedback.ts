@@ -7,7 +7,8 @@ import type { Feedback, FeedbackInput } from './types.js';
  * and risk from its weight reasons, quality = agreement with the decision) and every collected
  * rating. Models ignore the evidence types they do not use. A task decided `null` gives no outcome.
  */
-export const consensusFeedback: Feedback = (input) => feedbackAgainst(input, (answer) => input.decision.answer !== null && answer === input.decision.answer);
+export const consensusFeedback: Feedback = (input) =>
+  feedbackAgainst(input, (answer) => input.decision.answer !== null && answer === input.decision.answer);
 
 /**
  * Feedback against a known-correct check (unit tests of code, a verifier, or the reference in a
@@ -20,7 +21,11 @@ export function correctnessFeedback(isCorrect: (taskId: string, answer: string |
   return (input) => feedbackAgainst(input, (answer) => isCorrect(input.task.id, answer), true);
 }
 
-function feedbackAgainst({ task, decision, proposals, ratings }: FeedbackInput, success: (answer: string | null) => boolean, always = false): Evidence[] {
+function feedbackAgainst(
+  { task, decision, proposals, ratings }: FeedbackInput,
+  success: (answer: string | null) => boolean,
+  always = false,
+): Evidence[] {
   const evidence: Evidence[] = [];
   const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
   for (const proposal of proposals) {
@@ -30,7 +35,15 @@ function feedbackAgainst({ task, decision, proposals, ratings }: FeedbackInput, 
     const components = reasons.get(proposal.agentId)?.components ?? {};
     const flagged = (components.flagged ?? 0) > 0;
     const risk = clamp01(components.risk ?? components.suspicion ?? (flagged ? 1 : 0));
-    evidence.push({ type: 'behaviour', taskId: task.id, subject: proposal.agentId, valid: proposal.answer !== null, flagged, risk, quality: ok });
+    evidence.push({
+      type: 'behaviour',
+      taskId: task.id,
+      subject: proposal.agentId,
+      valid: proposal.answer !== null,
+      flagged,
+      risk,
+      quality: ok,
+    });
   }
   for (const rating of ratings) evidence.push({ type: 'rating', rating });
   return evidence;

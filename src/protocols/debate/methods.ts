@@ -9,7 +9,15 @@ import type { DebateMethod } from './run-debate-session.js';
 import { miniRepPeerFilter, reputationPeerFilter } from './peer-filter.js';
 
 /** Methods the demo and `repute run` compare, in table order. */
-export const debateMethodNames = ['majority', 'random-k', 'single-metric', 'beta', 'eigentrust', 'drf', 'minirep'] as const;
+export const debateMethodNames = [
+  'majority',
+  'random-k',
+  'single-metric',
+  'beta',
+  'eigentrust',
+  'drf',
+  'minirep',
+] as const;
 
 /** A method name of {@link createDebateMethod}. */
 export type DebateMethodName = (typeof debateMethodNames)[number];
@@ -49,7 +57,13 @@ export function createDebateMethod(name: DebateMethodName, { agents, k }: Create
     case 'beta':
     case 'eigentrust': {
       const reputation = createReputationModel(name, { agents });
-      return { name, aggregator: createAggregator('weighted-plurality'), reputation, peerFilter: reputationPeerFilter(reputation), ratings: name === 'eigentrust' };
+      return {
+        name,
+        aggregator: createAggregator('weighted-plurality'),
+        reputation,
+        peerFilter: reputationPeerFilter(reputation),
+        ratings: name === 'eigentrust',
+      };
     }
     case 'drf': {
       const reputation = createReputationModel('drf', { agents });
@@ -65,7 +79,8 @@ export function createDebateMethod(name: DebateMethodName, { agents, k }: Create
         // UCB counts how often each agent was picked; a resumed run rebuilds the counts exactly.
         resume: (records) => {
           const counts: Record<string, number> = {};
-          for (const record of records) for (const agentId of record.participants) counts[agentId] = (counts[agentId] ?? 0) + 1;
+          for (const record of records)
+            for (const agentId of record.participants) counts[agentId] = (counts[agentId] ?? 0) + 1;
           selector.restore({ schemaVersion: 1, selector: 'ucb', selections: records.length, counts });
         },
       };
@@ -73,9 +88,19 @@ export function createDebateMethod(name: DebateMethodName, { agents, k }: Create
     case 'minirep': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
       const aggregator = createAggregator('minirep', { model, k: size });
-      return { name, aggregator, reputation: model, peerFilter: miniRepPeerFilter(model), feedback: ({ decision }) => aggregator.feedback(decision) };
+      return {
+        name,
+        aggregator,
+        reputation: model,
+        peerFilter: miniRepPeerFilter(model),
+        feedback: ({ decision }) => aggregator.feedback(decision),
+      };
     }
     default:
-      throw new InvalidArgumentError({ parameter: 'method', value: name, message: `unknown method ${JSON.stringify(name)}; use one of ${debateMethodNames.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: 'method',
+        value: name,
+        message: `unknown method ${JSON.stringify(name)}; use one of ${debateMethodNames.join(', ')}`,
+      });
   }
 }

@@ -38,7 +38,10 @@ export type PeerFilter = (input: PeerFilterInput) => PeerScreen;
  * @example
  * const peerFilter = reputationPeerFilter(model, { relativeThreshold: 0.5 });
  */
-export function reputationPeerFilter(model: ReputationModel, { relativeThreshold = 0.5 }: { /** @default 0.5 */ relativeThreshold?: number } = {}): PeerFilter {
+export function reputationPeerFilter(
+  model: ReputationModel,
+  { relativeThreshold = 0.5 }: { /** @default 0.5 */ relativeThreshold?: number } = {},
+): PeerFilter {
   assertInRange('relativeThreshold', relativeThreshold, 0, 1);
   return ({ proposals }) => {
     const ids = proposals.map((proposal) => proposal.agentId);
@@ -47,7 +50,12 @@ export function reputationPeerFilter(model: ReputationModel, { relativeThreshold
     const reasons = ids.map((agentId): WeightReason => {
       const weight = weights[agentId] ?? 0;
       const shown = weight >= floor;
-      return { agentId, weight: shown ? 1 : 0, components: { reputationWeight: weight, floor }, note: shown ? 'shown to peers' : `screened: weight ${weight.toFixed(3)} below ${floor.toFixed(3)}` };
+      return {
+        agentId,
+        weight: shown ? 1 : 0,
+        components: { reputationWeight: weight, floor },
+        note: shown ? 'shown to peers' : `screened: weight ${weight.toFixed(3)} below ${floor.toFixed(3)}`,
+      };
     });
     return { visible: reasons.filter((reason) => reason.weight > 0).map((reason) => reason.agentId), reasons };
   };
@@ -62,7 +70,10 @@ export function reputationPeerFilter(model: ReputationModel, { relativeThreshold
  * @example
  * const peerFilter = miniRepPeerFilter(model);
  */
-export function miniRepPeerFilter(model: ReputationModel, { suspicionThreshold = 0.5 }: { /** @default 0.5 */ suspicionThreshold?: number } = {}): PeerFilter {
+export function miniRepPeerFilter(
+  model: ReputationModel,
+  { suspicionThreshold = 0.5 }: { /** @default 0.5 */ suspicionThreshold?: number } = {},
+): PeerFilter {
   assertInRange('suspicionThreshold', suspicionThreshold, 0, 1);
   return ({ proposals, history }) => {
     const findings = new Map(checkBehaviour({ proposals, history }).map((finding) => [finding.agentId, finding]));
@@ -73,7 +84,13 @@ export function miniRepPeerFilter(model: ReputationModel, { suspicionThreshold =
       const risk = components.risk ?? 0;
       const finding = findings.get(agentId);
       const flagged = finding?.flagged === true;
-      const note = flagged ? `screened: flagged (${finding?.reasons.join('; ')})` : cooldown > 0 ? `screened: cooldown ${cooldown}` : risk >= suspicionThreshold ? `screened: risk ${risk.toFixed(2)}` : 'shown to peers';
+      const note = flagged
+        ? `screened: flagged (${finding?.reasons.join('; ')})`
+        : cooldown > 0
+          ? `screened: cooldown ${cooldown}`
+          : risk >= suspicionThreshold
+            ? `screened: risk ${risk.toFixed(2)}`
+            : 'shown to peers';
       const shown = !flagged && cooldown <= 0 && risk < suspicionThreshold;
       return { agentId, weight: shown ? 1 : 0, components: { flagged: flagged ? 1 : 0, cooldown, risk }, note };
     });

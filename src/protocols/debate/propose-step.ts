@@ -17,9 +17,30 @@ export interface RoundOutput {
  * as its slowest agent. An agent that throws gets an unparseable proposal and a counted failure.
  * Writes one `proposal` event per agent.
  */
-export async function proposeStep({ agents, task, tracer, signal, parentId = null }: { agents: readonly Agent[]; task: Task; tracer: Tracer; signal?: AbortSignal; parentId?: string | null }): Promise<RoundOutput> {
+export async function proposeStep({
+  agents,
+  task,
+  tracer,
+  signal,
+  parentId = null,
+}: {
+  agents: readonly Agent[];
+  task: Task;
+  tracer: Tracer;
+  signal?: AbortSignal;
+  parentId?: string | null;
+}): Promise<RoundOutput> {
   const results = await Promise.all(
-    agents.map((agent) => guardAct(agent.identity.id, task.id, 'propose', 0, () => agent.propose(signal ? { task, signal } : { task }), signal)),
+    agents.map((agent) =>
+      guardAct(
+        agent.identity.id,
+        task.id,
+        'propose',
+        0,
+        () => agent.propose(signal ? { task, signal } : { task }),
+        signal,
+      ),
+    ),
   );
   return collectRound(results, agents, task, 0, tracer, parentId);
 }

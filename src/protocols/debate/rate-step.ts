@@ -34,11 +34,18 @@ export async function rateStep({
       const agent = agents[rater] as Agent;
       const proposal = proposals[ratee] as Proposal;
       const own = proposals[rater] as Proposal;
-      return guardAct(agent.identity.id, task.id, 'rate', proposal.round, async () => {
-        const acted = await agent.rate(signal ? { task, proposal, own, signal } : { task, proposal, own });
-        validateRating(acted.value, `rating by ${agent.identity.id}`);
-        return acted;
-      }, signal);
+      return guardAct(
+        agent.identity.id,
+        task.id,
+        'rate',
+        proposal.round,
+        async () => {
+          const acted = await agent.rate(signal ? { task, proposal, own, signal } : { task, proposal, own });
+          validateRating(acted.value, `rating by ${agent.identity.id}`);
+          return acted;
+        },
+        signal,
+      );
     }),
   );
   const ratings: Rating[] = [];
@@ -50,10 +57,25 @@ export async function rateStep({
       failures.push(result.failure);
       return;
     }
-    const rating: Rating = { ...result.value, rater: (agents[rater] as Agent).identity.id, ratee: (agents[ratee] as Agent).identity.id, taskId: task.id };
+    const rating: Rating = {
+      ...result.value,
+      rater: (agents[rater] as Agent).identity.id,
+      ratee: (agents[ratee] as Agent).identity.id,
+      taskId: task.id,
+    };
     ratings.push(rating);
     usage.push(result.usage);
-    tracer.record({ type: 'rating', taskId: task.id, rater: rating.rater, ratee: rating.ratee, score: rating.score, ...(rating.reason === undefined ? {} : { reason: rating.reason }) }, parentId);
+    tracer.record(
+      {
+        type: 'rating',
+        taskId: task.id,
+        rater: rating.rater,
+        ratee: rating.ratee,
+        score: rating.score,
+        ...(rating.reason === undefined ? {} : { reason: rating.reason }),
+      },
+      parentId,
+    );
   });
   return { ratings, usage, failures };
 }

@@ -34,11 +34,28 @@ export async function reviseStep({
   const results = await Promise.all(
     agents.map((agent, index) => {
       const own = latest[index] as Proposal;
-      const peers = latest.filter((peer, other) => other !== index && (visible === undefined || visible.has(peer.agentId)));
-      return guardAct(agent.identity.id, task.id, 'revise', round, () => agent.revise(signal ? { task, round, own, peers, signal } : { task, round, own, peers }), signal);
+      const peers = latest.filter(
+        (peer, other) => other !== index && (visible === undefined || visible.has(peer.agentId)),
+      );
+      return guardAct(
+        agent.identity.id,
+        task.id,
+        'revise',
+        round,
+        () => agent.revise(signal ? { task, round, own, peers, signal } : { task, round, own, peers }),
+        signal,
+      );
     }),
   );
   const output = collectRound(results, agents, task, round, tracer, parentId);
-  tracer.record({ type: 'debate-round', taskId: task.id, round, answers: Object.fromEntries(output.proposals.map((proposal) => [proposal.agentId, proposal.answer])) }, parentId);
+  tracer.record(
+    {
+      type: 'debate-round',
+      taskId: task.id,
+      round,
+      answers: Object.fromEntries(output.proposals.map((proposal) => [proposal.agentId, proposal.answer])),
+    },
+    parentId,
+  );
   return output;
 }

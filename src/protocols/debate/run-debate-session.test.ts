@@ -11,8 +11,19 @@ import { createDebateMethod } from './methods.js';
 const referenced = generateTasks({ count: 8, seed: 4 });
 const tasks = referenced.map((item) => item.task);
 const world = createSimulationWorld({ tasks: referenced, seed: 4 });
-const agents = Array.from({ length: 4 }, (_, index) => createSimulatedAgent({ identity: { id: `a${index}`, model: `m${index % 3}` }, profile: { skill: 0.4 + 0.1 * index }, world, seed: 4 }));
-const method = (): DebateMethod => ({ name: 'beta', aggregator: createWeightedPluralityAggregator(), reputation: createBetaModel({ agents: agents.map((agent) => agent.identity.id) }) });
+const agents = Array.from({ length: 4 }, (_, index) =>
+  createSimulatedAgent({
+    identity: { id: `a${index}`, model: `m${index % 3}` },
+    profile: { skill: 0.4 + 0.1 * index },
+    world,
+    seed: 4,
+  }),
+);
+const method = (): DebateMethod => ({
+  name: 'beta',
+  aggregator: createWeightedPluralityAggregator(),
+  reputation: createBetaModel({ agents: agents.map((agent) => agent.identity.id) }),
+});
 const grade = (taskId: string, answer: string | null) => world.isCorrect(taskId, answer);
 let clock = 0;
 const now = () => ++clock;
@@ -20,36 +31,106 @@ const now = () => ++clock;
 describe('runDebateSession', () => {
   it('records each task with its events and reputation, and resumes an interrupted run without repeats', async () => {
     const reference = openStore({ path: ':memory:' });
-    const full = await runDebateSession({ store: reference, runId: 'r', team: 'team', agents, tasks, method: method(), rounds: 1, seed: 9, grade, now });
+    const full = await runDebateSession({
+      store: reference,
+      runId: 'r',
+      team: 'team',
+      agents,
+      tasks,
+      method: method(),
+      rounds: 1,
+      seed: 9,
+      grade,
+      now,
+    });
     expect(full.ran).toBe(8);
 
     const store = openStore({ path: ':memory:' });
     const controller = new AbortController();
     await expect(
-      runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: method(), rounds: 1, seed: 9, grade, now, signal: controller.signal, onProgress: ({ done }) => done === 3 && controller.abort(new Error('killed')) }),
+      runDebateSession({
+        store,
+        runId: 'r',
+        team: 'team',
+        agents,
+        tasks,
+        method: method(),
+        rounds: 1,
+        seed: 9,
+        grade,
+        now,
+        signal: controller.signal,
+        onProgress: ({ done }) => done === 3 && controller.abort(new Error('killed')),
+      }),
     ).rejects.toThrow('killed');
     expect(store.completedTaskIds('r', 'beta')).toHaveLength(3);
-    const resumed = await runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: method(), rounds: 1, seed: 9, grade, now });
+    const resumed = await runDebateSession({
+      store,
+      runId: 'r',
+      team: 'team',
+      agents,
+      tasks,
+      method: method(),
+      rounds: 1,
+      seed: 9,
+      grade,
+      now,
+    });
     expect(resumed).toMatchObject({ ran: 5, skipped: 3, resumed: true });
     expect(store.completedTaskIds('r', 'beta')).toEqual(tasks.map((task) => task.id));
     // Same decisions and the same final reputation as the uninterrupted run.
     expect(resumed.records).toEqual(full.records);
-    const strip = (events: ReturnType<typeof store.events>) => events.map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
+    const strip = (events: ReturnType<typeof store.events>) =>
+      events.map((event) => [event.type, event.taskId, event.spanId, JSON.stringify(event.data)]);
     expect(strip(store.events('r'))).toEqual(strip(reference.events('r')));
     expect(store.events('r', { type: 'vote' })).toHaveLength(8);
   });
 
   it('rebuilds the UCB counts of drf on resume, so the resumed run decides like an uninterrupted one', async () => {
     const identities = agents.map((agent) => agent.identity);
-    const full = await runDebateSession({ store: openStore({ path: ':memory:' }), runId: 'r', team: 'team', agents, tasks, method: createDebateMethod('drf', { agents: identities, k: 3 }), seed: 9, grade, now });
+    const full = await runDebateSession({
+      store: openStore({ path: ':memory:' }),
+      runId: 'r',
+      team: 'team',
+      agents,
+      tasks,
+      method: createDebateMethod('drf', { agents: identities, k: 3 }),
+      seed: 9,
+      grade,
+      now,
+    });
     const store = openStore({ path: ':memory:' });
     const controller = new AbortController();
     await expect(
-      runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: createDebateMethod('drf', { agents: identities, k: 3 }), seed: 9, grade, now, signal: controller.signal, onProgress: ({ done }) => done === 5 && controller.abort(new Error('killed')) }),
+      runDebateSession({
+        store,
+        runId: 'r',
+        team: 'team',
+        agents,
+        tasks,
+        method: createDebateMethod('drf', { agents: identities, k: 3 }),
+        seed: 9,
+        grade,
+        now,
+        signal: controller.signal,
+        onProgress: ({ done }) => done === 5 && controller.abort(new Error('killed')),
+      }),
     ).rejects.toThrow('killed');
-    const resumed = await runDebateSession({ store, runId: 'r', team: 'team', agents, tasks, method: createDebateMethod('drf', { agents: identities, k: 3 }), seed: 9, grade, now });
+    const resumed = await runDebateSession({
+      store,
+      runId: 'r',
+      team: 'team',
+      agents,
+      tasks,
+      method: createDebateMethod('drf', { agents: identities, k: 3 }),
+      seed: 9,
+      grade,
+      now,
+    });
     expect(resumed.ran).toBe(3);
-    expect(resumed.records.map((record) => record.participants)).toEqual(full.records.map((record) => record.participants));
+    expect(resumed.records.map((record) => record.participants)).toEqual(
+      full.records.map((record) => record.participants),
+    );
     expect(resumed.records).toEqual(full.records);
   });
 
@@ -58,7 +139,16 @@ describe('runDebateSession', () => {
     await runDebateSession({ store, runId: 'first', team: 'team', agents, tasks, method: method(), seed: 9, now });
     const saved = store.loadReputation({ scope: { team: 'team' }, name: 'beta' });
     const model = createBetaModel({ agents: agents.map((agent) => agent.identity.id) });
-    await runDebateSession({ store, runId: 'second', team: 'team', agents, tasks: tasks.slice(0, 1), method: { ...method(), reputation: model }, seed: 9, now });
+    await runDebateSession({
+      store,
+      runId: 'second',
+      team: 'team',
+      agents,
+      tasks: tasks.slice(0, 1),
+      method: { ...method(), reputation: model },
+      seed: 9,
+      now,
+    });
     const firstUpdate = store.events('second', { type: 'reputation-update' })[0]?.data;
     expect(firstUpdate?.type === 'reputation-update' && firstUpdate.before).toEqual(restoredScores(saved));
     expect(store.loadTeam('team')?.map((agent) => agent.id)).toEqual(['a0', 'a1', 'a2', 'a3']);

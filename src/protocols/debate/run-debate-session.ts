@@ -29,9 +29,29 @@ export interface DebateSessionStore {
     method: string;
     taskId: string;
     result: T;
-    events?: ReadonlyArray<{ data: SpanData; spanId?: string | null; parentId?: string | null; startedAt?: number | null; endedAt?: number | null; error?: string | null }>;
-    reputation?: ReadonlyArray<{ scope: { runId: string } | { team: string }; name: string; snapshot: ReputationSnapshot }>;
-    usage?: ReadonlyArray<{ runId?: string | null; agentId?: string | null; taskId?: string | null; act?: string | null; inputTokens: number; outputTokens: number; cost: number; cached: boolean }>;
+    events?: ReadonlyArray<{
+      data: SpanData;
+      spanId?: string | null;
+      parentId?: string | null;
+      startedAt?: number | null;
+      endedAt?: number | null;
+      error?: string | null;
+    }>;
+    reputation?: ReadonlyArray<{
+      scope: { runId: string } | { team: string };
+      name: string;
+      snapshot: ReputationSnapshot;
+    }>;
+    usage?: ReadonlyArray<{
+      runId?: string | null;
+      agentId?: string | null;
+      taskId?: string | null;
+      act?: string | null;
+      inputTokens: number;
+      outputTokens: number;
+      cost: number;
+      cached: boolean;
+    }>;
   }): unknown;
 }
 
@@ -169,26 +189,67 @@ export interface DebateSessionSummary {
  * await runDebateSession({ store, runId: 'r1', team: 'demo', agents, tasks, method: { name: 'majority', aggregator }, seed: 1 });
  */
 export async function runDebateSession(options: RunDebateSessionOptions): Promise<DebateSessionSummary> {
-  const { store, runId, team, agents, tasks, method, rounds = 1, seed, config = {}, kind = 'debate', grade, reputationStart = 'team', recordUsage = true, now = Date.now, onProgress, signal, onTaskFailure } = options;
+  const {
+    store,
+    runId,
+    team,
+    agents,
+    tasks,
+    method,
+    rounds = 1,
+    seed,
+    config = {},
+    kind = 'debate',
+    grade,
+    reputationStart = 'team',
+    recordUsage = true,
+    now = Date.now,
+    onProgress,
+    signal,
+    onTaskFailure,
+  } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   assertNonEmptyString('method.name', method?.name);
-  validateTeam(agents.map((agent) => agent?.identity), 'agents');
+  validateTeam(
+    agents.map((agent) => agent?.identity),
+    'agents',
+  );
   const seen = new Set<string>();
   tasks.forEach((task, index) => {
-    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id` });
+    if (seen.has(task.id))
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].id`,
+        value: task.id,
+        message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id`,
+      });
     seen.add(task.id);
   });
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
-  store.saveTeam(team, agents.map((agent) => agent.identity));
+  store.saveTeam(
+    team,
+    agents.map((agent) => agent.identity),
+  );
   const reputation = method.reputation;
-  if (reputation) restoreReputation(store, reputation, runId, reputationStart === 'team' ? team : undefined, method.name, agents.map((agent) => agent.identity.id));
+  if (reputation)
+    restoreReputation(
+      store,
+      reputation,
+      runId,
+      reputationStart === 'team' ? team : undefined,
+      method.name,
+      agents.map((agent) => agent.identity.id),
+    );
 
   const done = new Set(store.completedTaskIds(runId, method.name));
-  const records: DebateTaskRecord[] = store.taskResults<DebateTaskRecord>(runId, method.name).map((record) => record.result);
+  const records: DebateTaskRecord[] = store
+    .taskResults<DebateTaskRecord>(runId, method.name)
+    .map((record) => record.result);
   if (records.length > 0) method.resume?.(records);
-  records.forEach((record, index) => onProgress?.({ method: method.name, done: index + 1, total: tasks.length, resumed: true, record }));
+  records.forEach((record, index) =>
+    onProgress?.({ method: method.name, done: index + 1, total: tasks.length, resumed: true, record }),
+  );
   let ran = 0;
   const failed: TaskFailure[] = [];
   for (const task of tasks) {
@@ -196,7 +257,12 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
     signal?.throwIfAborted();
     const before = reputation?.snapshot();
     const ended: Span[] = [];
-    const sink = { onSpanStart() {}, onSpanEnd(span: Span) { ended.push(span); } };
+    const sink = {
+      onSpanStart() {},
+      onSpanEnd(span: Span) {
+        ended.push(span);
+      },
+    };
     const tracer = createTracer({ sink, now, generateId: spanIds(method.name, task.id) });
     const result = await runDebate({
       team: agents,
@@ -218,7 +284,12 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
       // The task did not happen: undo its reputation update and method state, keep no result.
       if (reputation && before) reputation.restore(before);
       method.resume?.(records);
-      const failure: TaskFailure = { schemaVersion: 1, method: method.name, taskId: task.id, failures: providerFailures };
+      const failure: TaskFailure = {
+        schemaVersion: 1,
+        method: method.name,
+        taskId: task.id,
+        failures: providerFailures,
+      };
       store.recordTaskFailure?.({ runId, method: method.name, taskId: task.id, failure });
       failed.push(failure);
       onTaskFailure?.(failure);
@@ -231,9 +302,32 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
       method: method.name,
       taskId: task.id,
       result: record,
-      events: ended.map((span) => ({ data: span.data, spanId: span.id, parentId: span.parentId, startedAt: span.startedAt, endedAt: span.endedAt ?? null, error: span.error ?? null })),
-      reputation: snapshot ? [{ scope: { runId }, name: method.name, snapshot }, { scope: { team }, name: method.name, snapshot }] : [],
-      usage: recordUsage ? result.usage.map((entry) => ({ runId, agentId: entry.agentId, taskId: entry.taskId, act: entry.act, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, cost: entry.cost, cached: entry.cached })) : [],
+      events: ended.map((span) => ({
+        data: span.data,
+        spanId: span.id,
+        parentId: span.parentId,
+        startedAt: span.startedAt,
+        endedAt: span.endedAt ?? null,
+        error: span.error ?? null,
+      })),
+      reputation: snapshot
+        ? [
+            { scope: { runId }, name: method.name, snapshot },
+            { scope: { team }, name: method.name, snapshot },
+          ]
+        : [],
+      usage: recordUsage
+        ? result.usage.map((entry) => ({
+            runId,
+            agentId: entry.agentId,
+            taskId: entry.taskId,
+            act: entry.act,
+            inputTokens: entry.inputTokens,
+            outputTokens: entry.outputTokens,
+            cost: entry.cost,
+            cached: entry.cached,
+          }))
+        : [],
     });
     records.push(record);
     ran++;
@@ -243,8 +337,17 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
 }
 
 /** Run-scope state first (resume), then team-scope (a new run of the same team), else the prior. */
-function restoreReputation(store: DebateSessionStore, reputation: ReputationModel, runId: string, team: string | undefined, name: string, agentIds: readonly AgentId[]): void {
-  const snapshot = store.loadReputation({ scope: { runId }, name }) ?? (team === undefined ? undefined : store.loadReputation({ scope: { team }, name }));
+function restoreReputation(
+  store: DebateSessionStore,
+  reputation: ReputationModel,
+  runId: string,
+  team: string | undefined,
+  name: string,
+  agentIds: readonly AgentId[],
+): void {
+  const snapshot =
+    store.loadReputation({ scope: { runId }, name }) ??
+    (team === undefined ? undefined : store.loadReputation({ scope: { team }, name }));
   if (snapshot) reputation.restore(snapshot);
   const known = new Set(reputation.agentIds());
   for (const agentId of agentIds) if (!known.has(agentId)) reputation.addAgent(agentId);

@@ -15,7 +15,13 @@ import { runDebate } from './run-debate.js';
 const task: Task = { id: 't1', kind: 'number', prompt: 'What is 6 × 7?', difficulty: 0.5 };
 
 /** A scripted agent: fixed answers per round, optional delay, records in-flight calls. */
-function scripted(id: string, answers: Array<string | null>, probe?: { inFlight: number; max: number }, delayMs = 0, fail = false): Agent {
+function scripted(
+  id: string,
+  answers: Array<string | null>,
+  probe?: { inFlight: number; max: number },
+  delayMs = 0,
+  fail = false,
+): Agent {
   const act = async (round: number): Promise<Proposal> => {
     if (probe) probe.max = Math.max(probe.max, ++probe.inFlight);
     await new Promise((resolve) => setTimeout(resolve, delayMs));
@@ -34,7 +40,10 @@ function scripted(id: string, answers: Array<string | null>, probe?: { inFlight:
       if (probe) probe.max = Math.max(probe.max, ++probe.inFlight);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       if (probe) probe.inFlight--;
-      return { value: { rater: id, ratee: proposal.agentId, taskId: task.id, score: proposal.answer === '42' ? 1 : 0 }, usage };
+      return {
+        value: { rater: id, ratee: proposal.agentId, taskId: task.id, score: proposal.answer === '42' ? 1 : 0 },
+        usage,
+      };
     },
     audit: async () => ({ value: { reliable: true, reason: 'ok' }, usage }),
     refineSubscription: async ({ current }) => ({ value: current, usage }),
@@ -46,7 +55,14 @@ describe('runDebate', () => {
     const sink = createMemoryTraceSink();
     const tracer = createTracer({ sink });
     const team = [scripted('a', ['42']), scripted('b', ['41', '42']), scripted('c', ['40', '40'])];
-    const result = await runDebate({ team, task, rounds: 1, aggregator: createPluralityAggregator(), rng: createRng(1), tracer });
+    const result = await runDebate({
+      team,
+      task,
+      rounds: 1,
+      aggregator: createPluralityAggregator(),
+      rng: createRng(1),
+      tracer,
+    });
     // Round 0 answers 42, 41, 40 (a three-way tie); after round 1: 42, 42, 40 → plurality 42 with 2 votes.
     expect(result.rounds.map((round) => round.map((proposal) => proposal.answer))).toEqual([
       ['42', '41', '40'],
@@ -66,14 +82,27 @@ describe('runDebate', () => {
   it('issues every call of a round at once', async () => {
     const probe = { inFlight: 0, max: 0 };
     const team = Array.from({ length: 10 }, (_, index) => scripted(`a${index}`, ['1'], probe, 20));
-    await runDebate({ team, task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1), ratings: true });
+    await runDebate({
+      team,
+      task,
+      rounds: 2,
+      aggregator: createPluralityAggregator(),
+      rng: createRng(1),
+      ratings: true,
+    });
     // Propose and revise rounds have 10 calls each; the rating step has 10 · 9 = 90 calls at once.
     expect(probe.max).toBe(90);
   });
 
   it('counts a failing agent as unparseable instead of failing the task', async () => {
     const team = [scripted('a', ['42']), scripted('b', ['42']), scripted('x', ['1'], undefined, 0, true)];
-    const result = await runDebate({ team, task, rounds: 1, aggregator: createPluralityAggregator(), rng: createRng(1) });
+    const result = await runDebate({
+      team,
+      task,
+      rounds: 1,
+      aggregator: createPluralityAggregator(),
+      rng: createRng(1),
+    });
     expect(result.decision.answer).toBe('42');
     expect(result.failures.map((failure) => [failure.agentId, failure.act, failure.round])).toEqual([
       ['x', 'propose', 0],
@@ -94,7 +123,15 @@ describe('runDebate', () => {
     }
     const sink = createMemoryTraceSink();
     const team = [scripted('a', ['7']), scripted('b', ['7']), scripted('c', ['42'])];
-    const result = await runDebate({ team, task, rounds: 0, aggregator: createWeightedPluralityAggregator(), reputation, rng: createRng(1), tracer: createTracer({ sink }) });
+    const result = await runDebate({
+      team,
+      task,
+      rounds: 0,
+      aggregator: createWeightedPluralityAggregator(),
+      reputation,
+      rng: createRng(1),
+      tracer: createTracer({ sink }),
+    });
     // c's Beta weight far exceeds a + b: with λ = 0.9 its positive count is Σ 0.9^i (i < 5) = 4.095,
     // score (4.095 + 1) / (4.095 + 2) = 0.836; a and b score 1 / 6.095 = 0.164 each; 0.836 > 0.328.
     expect(result.decision.answer).toBe('42');
@@ -107,27 +144,58 @@ describe('runDebate', () => {
   it('runs simulated teams deterministically', async () => {
     const tasks = [{ task, reference: '42' }];
     const world = createSimulationWorld({ tasks, seed: 3 });
-    const make = () => Array.from({ length: 5 }, (_, index) => createSimulatedAgent({ identity: { id: `s${index}`, model: `m${index % 2}` }, profile: { skill: 0.6 }, world, seed: 3 }));
-    const first = await runDebate({ team: make(), task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
-    const second = await runDebate({ team: make(), task, rounds: 2, aggregator: createPluralityAggregator(), rng: createRng(1) });
+    const make = () =>
+      Array.from({ length: 5 }, (_, index) =>
+        createSimulatedAgent({
+          identity: { id: `s${index}`, model: `m${index % 2}` },
+          profile: { skill: 0.6 },
+          world,
+          seed: 3,
+        }),
+      );
+    const first = await runDebate({
+      team: make(),
+      task,
+      rounds: 2,
+      aggregator: createPluralityAggregator(),
+      rng: createRng(1),
+    });
+    const second = await runDebate({
+      team: make(),
+      task,
+      rounds: 2,
+      aggregator: createPluralityAggregator(),
+      rng: createRng(1),
+    });
     expect(second).toEqual(first);
   });
 
   it('keeps its invariants for any team and script (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.array(fc.option(fc.constantFrom('1', '2', '3'), { nil: null }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.array(fc.option(fc.constantFrom('1', '2', '3'), { nil: null }), { minLength: 1, maxLength: 4 }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
         fc.integer({ min: 0, max: 3 }),
         async (scripts, rounds) => {
           const sink = createMemoryTraceSink();
           const team = scripts.map((answers, index) => scripted(`a${index}`, answers));
-          const result = await runDebate({ team, task, rounds, aggregator: createPluralityAggregator(), rng: createRng(1), tracer: createTracer({ sink }) });
+          const result = await runDebate({
+            team,
+            task,
+            rounds,
+            aggregator: createPluralityAggregator(),
+            rng: createRng(1),
+            tracer: createTracer({ sink }),
+          });
           const played = team.length > 1 ? rounds : 0;
           expect(result.rounds).toHaveLength(played + 1);
           const final = result.rounds.at(-1)!;
           // The decision is one of the final answers (or null when none parsed), with plurality support.
           const counts = new Map<string, number>();
-          for (const proposal of final) if (proposal.answer !== null) counts.set(proposal.answer, (counts.get(proposal.answer) ?? 0) + 1);
+          for (const proposal of final)
+            if (proposal.answer !== null) counts.set(proposal.answer, (counts.get(proposal.answer) ?? 0) + 1);
           if (counts.size === 0) expect(result.decision.answer).toBeNull();
           else expect(counts.get(result.decision.answer as string)).toBe(Math.max(...counts.values()));
           const types = sink.spans.map((span) => span.data.type);
@@ -143,7 +211,11 @@ describe('runDebate', () => {
 
   it('refuses bad rounds and k', async () => {
     const team = [scripted('a', ['1'])];
-    await expect(runDebate({ team, task, rounds: -1, aggregator: createPluralityAggregator(), rng: createRng(1) })).rejects.toThrow(InvalidArgumentError);
-    await expect(runDebate({ team, task, k: 2, aggregator: createPluralityAggregator(), rng: createRng(1) })).rejects.toThrow(/k must be an integer in \[1, 1\]/);
+    await expect(
+      runDebate({ team, task, rounds: -1, aggregator: createPluralityAggregator(), rng: createRng(1) }),
+    ).rejects.toThrow(InvalidArgumentError);
+    await expect(
+      runDebate({ team, task, k: 2, aggregator: createPluralityAggregator(), rng: createRng(1) }),
+    ).rejects.toThrow(/k must be an integer in \[1, 1\]/);
   });
 });

@@ -62,9 +62,25 @@ export interface RunDebateOptions {
  * result.decision.answer; // '42'
  */
 export async function runDebate(options: RunDebateOptions): Promise<DebateResult> {
-  const { team, task, rounds = 1, selector, aggregator, reputation, peerFilter, feedback = consensusFeedback, ratings: wantRatings = false, rng, signal, parentId = null } = options;
+  const {
+    team,
+    task,
+    rounds = 1,
+    selector,
+    aggregator,
+    reputation,
+    peerFilter,
+    feedback = consensusFeedback,
+    ratings: wantRatings = false,
+    rng,
+    signal,
+    parentId = null,
+  } = options;
   const tracer = options.tracer ?? createTracer();
-  validateTeam(team.map((agent) => agent?.identity), 'team');
+  validateTeam(
+    team.map((agent) => agent?.identity),
+    'team',
+  );
   assertInteger('rounds', rounds, 0, 20, 'pass e.g. { rounds: 2 } for two debate rounds after Propose');
   const k = options.k ?? team.length;
   assertInteger('k', k, 1, team.length, `k must not exceed the team size ${team.length}`);
@@ -75,17 +91,37 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
   const reputationBefore = reputation ? reputation.scores() : {};
   const taskSpan = tracer.start({ type: 'task', taskId: task.id }, parentId);
   try {
-    const selection = selectParticipants({ pool: team.map((agent) => agent.identity), reputation: reputationBefore, ...(selector ? { selector } : {}), k, rng, tracer, taskId: task.id, parentId: taskSpan.id });
+    const selection = selectParticipants({
+      pool: team.map((agent) => agent.identity),
+      reputation: reputationBefore,
+      ...(selector ? { selector } : {}),
+      k,
+      rng,
+      tracer,
+      taskId: task.id,
+      parentId: taskSpan.id,
+    });
     const participants = selection.selected.map((agentId) => {
       const agent = byId.get(agentId);
-      if (!agent) throw new NotFoundError({ entity: 'agent', id: agentId, message: `selector ${selector?.name ?? ''} picked unknown agent ${JSON.stringify(agentId)}` });
+      if (!agent)
+        throw new NotFoundError({
+          entity: 'agent',
+          id: agentId,
+          message: `selector ${selector?.name ?? ''} picked unknown agent ${JSON.stringify(agentId)}`,
+        });
       return agent;
     });
     const usage: DebateUsageEntry[] = [];
     const failures: DebateFailure[] = [];
     const roundsOut: Proposal[][] = [];
 
-    const proposed = await proposeStep({ agents: participants, task, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+    const proposed = await proposeStep({
+      agents: participants,
+      task,
+      tracer,
+      ...(signal ? { signal } : {}),
+      parentId: taskSpan.id,
+    });
     roundsOut.push(proposed.proposals);
     usage.push(...proposed.usage);
     failures.push(...proposed.failures);
@@ -96,9 +132,28 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
         const screen = peerFilter({ task, round, proposals: latest, history: roundsOut.slice(0, -1).flat() });
         visible = new Set(screen.visible);
         const shown = latest.map((proposal) => proposal.agentId);
-        tracer.record({ type: 'selection', taskId: task.id, round, selected: shown.filter((agentId) => visible?.has(agentId)), excluded: shown.filter((agentId) => !visible?.has(agentId)), reasons: screen.reasons }, taskSpan.id);
+        tracer.record(
+          {
+            type: 'selection',
+            taskId: task.id,
+            round,
+            selected: shown.filter((agentId) => visible?.has(agentId)),
+            excluded: shown.filter((agentId) => !visible?.has(agentId)),
+            reasons: screen.reasons,
+          },
+          taskSpan.id,
+        );
       }
-      const revised = await reviseStep({ agents: participants, task, round, latest, ...(visible ? { visible } : {}), tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id });
+      const revised = await reviseStep({
+        agents: participants,
+        task,
+        round,
+        latest,
+        ...(visible ? { visible } : {}),
+        tracer,
+        ...(signal ? { signal } : {}),
+        parentId: taskSpan.id,
+      });
       roundsOut.push(revised.proposals);
       usage.push(...revised.usage);
       failures.push(...revised.failures);
@@ -106,15 +161,40 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
     const final = roundsOut.at(-1) as Proposal[];
     const history = roundsOut.slice(0, -1).flat();
 
-    const rated = wantRatings && participants.length > 1 ? await rateStep({ agents: participants, task, proposals: final, tracer, ...(signal ? { signal } : {}), parentId: taskSpan.id }) : { ratings: [], usage: [], failures: [] };
+    const rated =
+      wantRatings && participants.length > 1
+        ? await rateStep({
+            agents: participants,
+            task,
+            proposals: final,
+            tracer,
+            ...(signal ? { signal } : {}),
+            parentId: taskSpan.id,
+          })
+        : { ratings: [], usage: [], failures: [] };
     usage.push(...rated.usage);
     failures.push(...rated.failures);
 
     const weights = reputation ? reputation.weights(selection.selected) : undefined;
-    const decision = decideStep({ task, proposals: final, history, agents: participants.map((agent) => agent.identity), ...(weights ? { weights } : {}), aggregator, tracer, parentId: taskSpan.id });
+    const decision = decideStep({
+      task,
+      proposals: final,
+      history,
+      agents: participants.map((agent) => agent.identity),
+      ...(weights ? { weights } : {}),
+      aggregator,
+      tracer,
+      parentId: taskSpan.id,
+    });
 
     const updated = reputation
-      ? updateReputationStep({ reputation, feedback, input: { task, decision, proposals: final, history, ratings: rated.ratings }, tracer, parentId: taskSpan.id })
+      ? updateReputationStep({
+          reputation,
+          feedback,
+          input: { task, decision, proposals: final, history, ratings: rated.ratings },
+          tracer,
+          parentId: taskSpan.id,
+        })
       : { before: {}, after: {} };
     tracer.end(taskSpan);
     return {

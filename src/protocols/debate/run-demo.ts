@@ -64,7 +64,16 @@ export interface RunDemoOptions {
  * const summary = await runDemo({ store: openStore({ path: ':memory:' }), seed: 2027 });
  * summary.methods.minirep.attacked; // 0.8...
  */
-export async function runDemo({ store, seed = 2027, tasks: count = 100, rounds = 2, methods = debateMethodNames, members = demoTeam, onProgress, now = () => performance.now() }: RunDemoOptions): Promise<DemoSummary> {
+export async function runDemo({
+  store,
+  seed = 2027,
+  tasks: count = 100,
+  rounds = 2,
+  methods = debateMethodNames,
+  members = demoTeam,
+  onProgress,
+  now = () => performance.now(),
+}: RunDemoOptions): Promise<DemoSummary> {
   assertInteger('tasks', count, 1, 10_000);
   assertInteger('rounds', rounds, 0, 20);
   const started = now();
@@ -97,7 +106,8 @@ export async function runDemo({ store, seed = 2027, tasks: count = 100, rounds =
       accuracy[condition] = summary.records.filter((record) => record.correct === true).length / summary.records.length;
       if (method.reputation) {
         const perAgent: Record<AgentId, number[]> = Object.fromEntries(identities.map((identity) => [identity.id, []]));
-        for (const record of summary.records) for (const identity of identities) perAgent[identity.id]?.push(record.reputation[identity.id] ?? Number.NaN);
+        for (const record of summary.records)
+          for (const identity of identities) perAgent[identity.id]?.push(record.reputation[identity.id] ?? Number.NaN);
         series[condition] = perAgent;
       }
     }
@@ -113,7 +123,11 @@ export async function runDemo({ store, seed = 2027, tasks: count = 100, rounds =
     tasks: count,
     rounds,
     feedback: 'consensus',
-    agents: members.map((member) => ({ id: member.identity.id, model: member.identity.model, adversarial: member.adversarial })),
+    agents: members.map((member) => ({
+      id: member.identity.id,
+      model: member.identity.model,
+      adversarial: member.adversarial,
+    })),
     methodOrder: [...methods],
     methods: results,
     wallTimeMs: Math.round(now() - started),

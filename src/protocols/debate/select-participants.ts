@@ -31,8 +31,23 @@ export function selectParticipants({
     : {
         selected: pool.map((agent) => agent.id),
         excluded: [],
-        reasons: pool.map((agent) => ({ agentId: agent.id, weight: 1, ...(reputation[agent.id] === undefined ? {} : { components: { reputation: reputation[agent.id] as number } }), note: 'no selector: everyone takes part' })),
+        reasons: pool.map((agent) => ({
+          agentId: agent.id,
+          weight: 1,
+          ...(reputation[agent.id] === undefined ? {} : { components: { reputation: reputation[agent.id] as number } }),
+          note: 'no selector: everyone takes part',
+        })),
       };
-  tracer.record({ type: 'selection', taskId, round: 0, selected: selection.selected, excluded: selection.excluded, reasons: selection.reasons }, parentId);
+  tracer.record(
+    {
+      type: 'selection',
+      taskId,
+      round: 0,
+      selected: selection.selected,
+      excluded: selection.excluded,
+      reasons: selection.reasons,
+    },
+    parentId,
+  );
   return selection;
 }

@@ -27,7 +27,9 @@ export interface CostLedger {
  */
 export function createCostLedger(pool: readonly AgentIdentity[], source: CostSource = 'auto'): CostLedger {
   const prices = new Map(pool.map((identity) => [identity.id, identity.cost ?? 0]));
-  const entries = new Map(pool.map((identity) => [identity.id, { calls: 0, cost: 0, inputTokens: 0, outputTokens: 0 }]));
+  const entries = new Map(
+    pool.map((identity) => [identity.id, { calls: 0, cost: 0, inputTokens: 0, outputTokens: 0 }]),
+  );
   return {
     record(agentId, usage) {
       const entry = entries.get(agentId);

@@ -6,14 +6,22 @@ import { createDrfParts } from './drf-parts.js';
 import { agreementRatingSource, eq2RatingSource, type RatingSource } from './rating-source.js';
 import { runDrf } from './run-drf.js';
 
-const tasks = (count: number): Task[] => Array.from({ length: count }, (_, index) => ({ id: `t${index}`, kind: 'number', prompt: `q${index}` }));
+const tasks = (count: number): Task[] =>
+  Array.from({ length: count }, (_, index) => ({ id: `t${index}`, kind: 'number', prompt: `q${index}` }));
 const rater = scriptedAgent('r', {});
 const proposal = (answer: string | null) => ({ agentId: 'p', taskId: 't0', round: 0, text: '', answer });
 const rateWith = async (source: RatingSource, own: string | null, peer: string | null) =>
-  (await source.rate({ rater, task: tasks(1)[0] as Task, proposal: proposal(peer), own: { ...proposal(own), agentId: 'r' } })).value.score;
+  (
+    await source.rate({
+      rater,
+      task: tasks(1)[0] as Task,
+      proposal: proposal(peer),
+      own: { ...proposal(own), agentId: 'r' },
+    })
+  ).value.score;
 
 describe('DRF Eq. 2 on the ratings', () => {
-  it('rates a peer by 1 − d (corrected) or d (printed), d exact or relative to the rater\'s answer', async () => {
+  it("rates a peer by 1 − d (corrected) or d (printed), d exact or relative to the rater's answer", async () => {
     // exact: same key d = 0 → 1 (printed 0); different key d = 1 → 0 (printed 1)
     expect(await rateWith(agreementRatingSource(), '10', '10')).toBe(1);
     expect(await rateWith(agreementRatingSource(), '10', '8')).toBe(0);
@@ -21,12 +29,17 @@ describe('DRF Eq. 2 on the ratings', () => {
     expect(await rateWith(agreementRatingSource({ variant: 'printed' }), '10', '8')).toBe(1);
     // relative: reference 10, answer 8: d = |10 − 8| / 10 = 0.2 → corrected 0.8, printed 0.2
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), '10', '8')).toBeCloseTo(0.8, 15);
-    expect(await rateWith(agreementRatingSource({ distance: 'relative', variant: 'printed' }), '10', '8')).toBeCloseTo(0.2, 15);
+    expect(await rateWith(agreementRatingSource({ distance: 'relative', variant: 'printed' }), '10', '8')).toBeCloseTo(
+      0.2,
+      15,
+    );
     // non-numeric keys fall back to exact; unparsed peer 0, rater without answer 0.5
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), 'x', 'y')).toBe(0);
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), '10', null)).toBe(0);
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), null, '10')).toBe(0.5);
-    expect(() => agreementRatingSource({ distance: 'cosine' as never })).toThrow(expect.objectContaining({ parameter: 'distance' }));
+    expect(() => agreementRatingSource({ distance: 'cosine' as never })).toThrow(
+      expect.objectContaining({ parameter: 'distance' }),
+    );
   });
 
   it('eq2RatingSource reads a rating s as distance 1 − s under the printed Eq. 2', async () => {
@@ -48,7 +61,13 @@ describe('createDrfParts', () => {
     //   d: Eq. 7, 0.5 + 0.7·(1 − 0.5)·0.5 = 0.675
     const run = (variant: 'corrected' | 'printed') => {
       const pool = ['a', 'b', 'c', 'd'].map((id) => scriptedAgent(id, { t0: id === 'd' ? '2' : '1' }));
-      return runDrf({ pool, tasks: tasks(1), k: 4, rng: createRng(1), ...createDrfParts({ agents: ['a', 'b', 'c', 'd'], variant, ratingSource: agreementRatingSource() }) });
+      return runDrf({
+        pool,
+        tasks: tasks(1),
+        k: 4,
+        rng: createRng(1),
+        ...createDrfParts({ agents: ['a', 'b', 'c', 'd'], variant, ratingSource: agreementRatingSource() }),
+      });
     };
     const corrected = (await run('corrected')).rounds[0];
     expect(corrected?.reputationAfter.a).toBeCloseTo(0.5 + 0.7 / 12, 12);
@@ -63,7 +82,16 @@ describe('per-round costs (Section 5.1)', () => {
   it('draws c_i^t ~ U(0, 1) per agent and round from the cost seed', async () => {
     const pool = ['a', 'b'].map((id) => scriptedAgent(id, { t0: '1', t1: '1', t2: '1' }, { cost: 0.5 }));
     const run = (costModel: 'per-agent' | 'per-round') =>
-      runDrf({ pool, tasks: tasks(3), k: 2, costModel, costSeed: 9, costNormalization: 'none', rng: createRng(1), ...createDrfParts({ agents: ['a', 'b'], ratingSource: agreementRatingSource() }) });
+      runDrf({
+        pool,
+        tasks: tasks(3),
+        k: 2,
+        costModel,
+        costSeed: 9,
+        costNormalization: 'none',
+        rng: createRng(1),
+        ...createDrfParts({ agents: ['a', 'b'], ratingSource: agreementRatingSource() }),
+      });
     const perRound = await run('per-round');
     perRound.rounds.forEach((round, index) => {
       for (const agentId of ['a', 'b']) {

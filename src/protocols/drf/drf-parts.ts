@@ -2,7 +2,12 @@
 // reputation model (Eqs. 6–8), the `ucb` selector (Eq. 9) and Eq. 2 on the ratings, so that
 // `variant: 'printed'` runs every equation as printed and δ is shared by Eq. 7 and Eq. 9 as in the paper.
 import type { AgentId } from '../../core/agent-identity.js';
-import { createDrfModel, type DrfModelOptions, type DrfReputationModel, type DrfVariant } from '../../reputation/drf.js';
+import {
+  createDrfModel,
+  type DrfModelOptions,
+  type DrfReputationModel,
+  type DrfVariant,
+} from '../../reputation/drf.js';
 import { createUcbSelector, type StatefulSelector, type UcbSelectorSnapshot } from '../../selection/ucb.js';
 import { agentRatingSource, eq2RatingSource, type RatingSource } from './rating-source.js';
 
@@ -40,10 +45,24 @@ export interface DrfParts {
  * const parts = createDrfParts({ agents: pool.map((agent) => agent.identity.id), variant: 'printed' });
  * await runDrf({ pool, tasks, k: 3, rng: createRng(1), ...parts });
  */
-export function createDrfParts({ agents, variant = 'corrected', delta = 0.7, exploration, tieBreak, ratingSource, ...model }: DrfPartsOptions): DrfParts {
+export function createDrfParts({
+  agents,
+  variant = 'corrected',
+  delta = 0.7,
+  exploration,
+  tieBreak,
+  ratingSource,
+  ...model
+}: DrfPartsOptions): DrfParts {
   return {
     reputation: createDrfModel({ agents, variant, delta, ...model }),
-    selector: createUcbSelector({ delta, threshold: 0, variant, ...(exploration === undefined ? {} : { exploration }), ...(tieBreak === undefined ? {} : { tieBreak }) }),
+    selector: createUcbSelector({
+      delta,
+      threshold: 0,
+      variant,
+      ...(exploration === undefined ? {} : { exploration }),
+      ...(tieBreak === undefined ? {} : { tieBreak }),
+    }),
     ratingSource: eq2RatingSource(ratingSource ?? agentRatingSource(), variant),
   };
 }

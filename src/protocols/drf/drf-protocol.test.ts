@@ -1,6 +1,7 @@
 // DRF end to end with the real `drf` reputation model and the `ucb` selector (UCB with cost; its own
 // threshold is 0 because runDrf filters).
-const ucb = (variant: 'corrected' | 'printed' = 'corrected') => createUcbSelector({ delta: 0.7, threshold: 0, variant });
+const ucb = (variant: 'corrected' | 'printed' = 'corrected') =>
+  createUcbSelector({ delta: 0.7, threshold: 0, variant });
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.js';
@@ -11,7 +12,8 @@ import { createUcbSelector } from '../../selection/ucb.js';
 import { agreementRatingSource } from './rating-source.js';
 import { runDrf } from './run-drf.js';
 
-const tasks = (count: number): Task[] => Array.from({ length: count }, (_, index) => ({ id: `t${index}`, kind: 'number', prompt: `q${index}` }));
+const tasks = (count: number): Task[] =>
+  Array.from({ length: count }, (_, index) => ({ id: `t${index}`, kind: 'number', prompt: `q${index}` }));
 const constant = (count: number, answer: string) => Object.fromEntries(tasks(count).map((task) => [task.id, answer]));
 const ids = (count: number) => Array.from({ length: count }, (_, index) => `a${index}`);
 
@@ -43,7 +45,9 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     //   S_c = 0.7·0.42 − 0.225 + 1.048147 = 1.117147;   S_d = 0.7·0.413333 − 0.3 + 1.048147 = 1.037480
     const answers = { a: ['4', '7', '1'], b: ['4', '7', '1'], c: ['5', '7', '1'], d: ['4', '8', '1'] } as const;
     const prices = { a: 0.2, b: 0.4, c: 0.6, d: 0.8 } as const;
-    const pool = (['a', 'b', 'c', 'd'] as const).map((id) => scriptedAgent(id, { t0: answers[id][0], t1: answers[id][1], t2: answers[id][2] }, { cost: prices[id] }));
+    const pool = (['a', 'b', 'c', 'd'] as const).map((id) =>
+      scriptedAgent(id, { t0: answers[id][0], t1: answers[id][1], t2: answers[id][2] }, { cost: prices[id] }),
+    );
     const result = await runDrf({
       pool,
       tasks: tasks(3),
@@ -58,15 +62,26 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     expect(first?.reputationAfter.a).toBeCloseTo(31 / 60, 12);
     expect(first?.reputationAfter.c).toBeCloseTo(0.4, 12);
     expect(first?.decision.support).toEqual({ '4': expect.closeTo(1.5, 12), '5': expect.closeTo(0.5, 12) });
-    const scores = (round: typeof second) => Object.fromEntries((round?.selectionReasons ?? []).map((reason) => [reason.agentId, reason.weight]));
-    expect(scores(second)).toEqual({ a: expect.closeTo(1.464077, 5), b: expect.closeTo(1.389077, 5), c: expect.closeTo(1.23241, 5), d: expect.closeTo(1.239077, 5) });
+    const scores = (round: typeof second) =>
+      Object.fromEntries((round?.selectionReasons ?? []).map((reason) => [reason.agentId, reason.weight]));
+    expect(scores(second)).toEqual({
+      a: expect.closeTo(1.464077, 5),
+      b: expect.closeTo(1.389077, 5),
+      c: expect.closeTo(1.23241, 5),
+      d: expect.closeTo(1.239077, 5),
+    });
     expect(second?.reputationAfter.a).toBeCloseTo(0.530155, 6);
     expect(second?.reputationAfter.b).toBeCloseTo(0.530155, 6);
     expect(second?.reputationAfter.c).toBeCloseTo(0.42, 12);
     expect(second?.reputationAfter.d).toBeCloseTo(0.413333, 6);
     expect(second?.decision.answer).toBe('7');
     expect(second?.decision.support['7']).toBeCloseTo(1.433333, 6);
-    expect(scores(third)).toEqual({ a: expect.closeTo(1.344256, 5), b: expect.closeTo(1.269256, 5), c: expect.closeTo(1.117147, 5), d: expect.closeTo(1.03748, 5) });
+    expect(scores(third)).toEqual({
+      a: expect.closeTo(1.344256, 5),
+      b: expect.closeTo(1.269256, 5),
+      c: expect.closeTo(1.117147, 5),
+      d: expect.closeTo(1.03748, 5),
+    });
   });
 
   it('under equal reputation selects the expensive agent with the printed rule and the cheap one with the corrected rule', async () => {
@@ -77,7 +92,10 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     //   corrected: S_cheap = 0.35 − 0.3/9 + 1.482304 = 1.798970 > S_dear = 0.35 − 0.3 + 1.482304 = 1.532304
     const run = (variant: 'printed' | 'corrected') =>
       runDrf({
-        pool: [scriptedAgent('cheap', constant(3, '1'), { cost: 0.1 }), scriptedAgent('dear', constant(3, '1'), { cost: 0.9 })],
+        pool: [
+          scriptedAgent('cheap', constant(3, '1'), { cost: 0.1 }),
+          scriptedAgent('dear', constant(3, '1'), { cost: 0.9 }),
+        ],
         tasks: tasks(3),
         k: 1,
         costNormalization: 'none',
@@ -90,30 +108,44 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     expect(new Set(printed.rounds.slice(0, 2).map((round) => round.team[0]))).toEqual(new Set(['cheap', 'dear']));
     expect(printed.rounds[2]?.team).toEqual(['dear']);
     expect(corrected.rounds[2]?.team).toEqual(['cheap']);
-    expect(printed.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'dear')?.weight).toBeCloseTo(2.132304, 5);
-    expect(corrected.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'cheap')?.weight).toBeCloseTo(1.79897, 5);
+    expect(printed.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'dear')?.weight).toBeCloseTo(
+      2.132304,
+      5,
+    );
+    expect(corrected.rounds[2]?.selectionReasons.find((reason) => reason.agentId === 'cheap')?.weight).toBeCloseTo(
+      1.79897,
+      5,
+    );
   });
 
   it('tries every agent before exploiting any (property over pool size, k, prices and reputation)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 2, max: 9 }), fc.integer({ min: 1, max: 9 }), fc.integer(), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 9, maxLength: 9 }), async (size, rawK, seed, prices) => {
-        const k = Math.min(size, rawK);
-        const names = ids(size);
-        const rounds = Math.ceil(size / k);
-        const result = await runDrf({
-          pool: names.map((id, index) => scriptedAgent(id, constant(rounds, index % 2 === 0 ? '1' : '2'), { cost: prices[index] as number })),
-          tasks: tasks(rounds),
-          k,
-          threshold: 0,
-          selector: ucb(),
-          reputation: createDrfModel({ agents: names }),
-          rng: createRng(seed),
-        });
-        // The first ⌊size/k⌋ rounds pick distinct agents; after ⌈size/k⌉ rounds everyone was on a team.
-        const early = result.rounds.slice(0, Math.floor(size / k)).flatMap((round) => round.team);
-        expect(new Set(early).size).toBe(early.length);
-        expect(new Set(result.rounds.flatMap((round) => round.team))).toEqual(new Set(names));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 9 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer(),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 9, maxLength: 9 }),
+        async (size, rawK, seed, prices) => {
+          const k = Math.min(size, rawK);
+          const names = ids(size);
+          const rounds = Math.ceil(size / k);
+          const result = await runDrf({
+            pool: names.map((id, index) =>
+              scriptedAgent(id, constant(rounds, index % 2 === 0 ? '1' : '2'), { cost: prices[index] as number }),
+            ),
+            tasks: tasks(rounds),
+            k,
+            threshold: 0,
+            selector: ucb(),
+            reputation: createDrfModel({ agents: names }),
+            rng: createRng(seed),
+          });
+          // The first ⌊size/k⌋ rounds pick distinct agents; after ⌈size/k⌉ rounds everyone was on a team.
+          const early = result.rounds.slice(0, Math.floor(size / k)).flatMap((round) => round.team);
+          expect(new Set(early).size).toBe(early.length);
+          expect(new Set(result.rounds.flatMap((round) => round.team))).toEqual(new Set(names));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -125,7 +157,16 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
     const count = 30;
     const names = ['g1', 'g2', 'g3', 'g4', 'bad'];
     const pool = names.map((id) => scriptedAgent(id, constant(count, id === 'bad' ? '9' : '1')));
-    const result = await runDrf({ pool, tasks: tasks(count), k: 3, threshold: 0.3, ratingSource: agreementRatingSource(), selector: ucb(), reputation: createDrfModel({ agents: names }), rng: createRng(11) });
+    const result = await runDrf({
+      pool,
+      tasks: tasks(count),
+      k: 3,
+      threshold: 0.3,
+      ratingSource: agreementRatingSource(),
+      selector: ucb(),
+      reputation: createDrfModel({ agents: names }),
+      rng: createRng(11),
+    });
     const onTeam = result.rounds.map((round) => round.team.includes('bad'));
     expect(onTeam.filter(Boolean)).toHaveLength(5);
     const lastSelected = onTeam.lastIndexOf(true);
@@ -145,7 +186,9 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
       runDrf({
         pool: names.map((id) =>
           id === 'x' || id === 'y'
-            ? scriptedAgent(id, constant(count, '9'), { rateAs: (ratee) => (ratee === (id === 'x' ? 'y' : 'x') ? 1 : 0) })
+            ? scriptedAgent(id, constant(count, '9'), {
+                rateAs: (ratee) => (ratee === (id === 'x' ? 'y' : 'x') ? 1 : 0),
+              })
             : scriptedAgent(id, constant(count, '1')),
         ),
         tasks: tasks(count),
@@ -161,10 +204,14 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
       // With the default rules the colluders end below the threshold 0.3 either way (plain 0.280,
       // defended 0.296: the defence excludes them sooner, so they also stop decaying sooner).
       expect(defended.reputation[colluder]).toBeLessThan(0.3);
-      for (const honest of ['h1', 'h2', 'h3', 'h4']) expect(defended.reputation[colluder]).toBeLessThan(defended.reputation[honest] as number);
+      for (const honest of ['h1', 'h2', 'h3', 'h4'])
+        expect(defended.reputation[colluder]).toBeLessThan(defended.reputation[honest] as number);
       expect(defended.excluded).toContain(colluder);
     }
-    const selections = (result: typeof plain, agentId: string) => result.rounds.filter((round) => round.team.includes(agentId)).length;
-    expect(selections(defended, 'x') + selections(defended, 'y')).toBeLessThanOrEqual(selections(plain, 'x') + selections(plain, 'y'));
+    const selections = (result: typeof plain, agentId: string) =>
+      result.rounds.filter((round) => round.team.includes(agentId)).length;
+    expect(selections(defended, 'x') + selections(defended, 'y')).toBeLessThanOrEqual(
+      selections(plain, 'x') + selections(plain, 'y'),
+    );
   });
 });

@@ -19,7 +19,11 @@ import { decideTeamAnswer } from './team-answer.js';
 export type DrfDefence = 'none' | 'rater-credibility';
 
 /** How a team member's proposal turned out, in [0, 1], for rater credibility. */
-export type DrfOutcome = (input: { readonly task: Task; readonly proposal: Proposal; readonly decision: Decision }) => number | Promise<number>;
+export type DrfOutcome = (input: {
+  readonly task: Task;
+  readonly proposal: Proposal;
+  readonly decision: Decision;
+}) => number | Promise<number>;
 
 /** An act that failed (provider error, malformed reply); the round went on without it. */
 export interface DrfFailure {
@@ -143,8 +147,16 @@ export async function runDrfRound(input: DrfRoundInput): Promise<DrfRoundRecord>
     const proposals = await collectProposals(input, members, failures, account, taskSpan);
     const ratings = await collectRatings(input, members, proposals, failures, account, taskSpan);
 
-    const decision = decideTeamAnswer({ taskId: task.id, proposals, weights: reputationBefore, sameAnswer: input.sameAnswer });
-    tracer.record({ type: 'vote', taskId: task.id, answer: decision.answer, support: decision.support, reasons: decision.reasons }, taskSpan.id);
+    const decision = decideTeamAnswer({
+      taskId: task.id,
+      proposals,
+      weights: reputationBefore,
+      sameAnswer: input.sameAnswer,
+    });
+    tracer.record(
+      { type: 'vote', taskId: task.id, answer: decision.answer, support: decision.support, reasons: decision.reasons },
+      taskSpan.id,
+    );
 
     let appliedRatings: Rating[] = ratings;
     let credibility: Record<AgentId, number> | undefined;
@@ -153,17 +165,27 @@ export async function runDrfRound(input: DrfRoundInput): Promise<DrfRoundRecord>
       for (const proposal of proposals) {
         outcomes[proposal.agentId] = input.outcome
           ? await input.outcome({ task, proposal, decision })
-          : proposal.answer !== null && decision.answer !== null && input.sameAnswer(proposal.answer, decision.answer) ? 1 : 0;
+          : proposal.answer !== null && decision.answer !== null && input.sameAnswer(proposal.answer, decision.answer)
+            ? 1
+            : 0;
       }
       input.state.credibility = updateCredibility(input.state.credibility, ratings, outcomes);
-      credibility = Object.fromEntries(members.map((agent) => [agent.identity.id, credibilityWeight(input.state.credibility[agent.identity.id], input.credibilityFloor)]));
+      credibility = Object.fromEntries(
+        members.map((agent) => [
+          agent.identity.id,
+          credibilityWeight(input.state.credibility[agent.identity.id], input.credibilityFloor),
+        ]),
+      );
       appliedRatings = discountRatings(ratings, reputationBefore, credibility);
     }
 
     const evidence: Evidence[] = appliedRatings.map((rating) => ({ type: 'rating', rating }));
     reputation.observe(evidence);
     const reputationAfter = reputation.scores();
-    tracer.record({ type: 'reputation-update', taskId: task.id, before: reputationBefore, after: reputationAfter }, taskSpan.id);
+    tracer.record(
+      { type: 'reputation-update', taskId: task.id, before: reputationBefore, after: reputationAfter },
+      taskSpan.id,
+    );
 
     return {
       schemaVersion: 1,
@@ -214,7 +236,8 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
     ]),
   );
   const maxCost = Math.max(0, ...Object.values(costs));
-  const selectionCost = (agentId: AgentId) => (input.costNormalization === 'max' && maxCost > 0 ? (costs[agentId] ?? 0) / maxCost : costs[agentId] ?? 0);
+  const selectionCost = (agentId: AgentId) =>
+    input.costNormalization === 'max' && maxCost > 0 ? (costs[agentId] ?? 0) / maxCost : (costs[agentId] ?? 0);
 
   const score = (agentId: AgentId) => reputation[agentId] ?? 0;
   const above = pool.filter((agent) => score(agent.identity.id) >= threshold);
@@ -231,7 +254,10 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
   const keptIds = new Set(kept.map((agent) => agent.identity.id));
   const eligible = pool.filter((agent) => score(agent.identity.id) >= threshold || keptIds.has(agent.identity.id));
   const filtered = below.filter((agent) => !keptIds.has(agent.identity.id)).map((agent) => agent.identity.id);
-  const candidates: AgentIdentity[] = eligible.map((agent) => ({ ...agent.identity, cost: selectionCost(agent.identity.id) }));
+  const candidates: AgentIdentity[] = eligible.map((agent) => ({
+    ...agent.identity,
+    cost: selectionCost(agent.identity.id),
+  }));
   const k = Math.min(input.k, candidates.length);
   const selection = input.selector.select({
     pool: candidates,
@@ -239,30 +265,67 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
     k,
     rng: input.rng,
   });
-  const filterReasons: WeightReason[] = filtered.map((agentId) => ({ agentId, weight: 0, components: { reputation: score(agentId), threshold }, note: `excluded: reputation ${score(agentId).toFixed(4)} < threshold ${threshold}` }));
+  const filterReasons: WeightReason[] = filtered.map((agentId) => ({
+    agentId,
+    weight: 0,
+    components: { reputation: score(agentId), threshold },
+    note: `excluded: reputation ${score(agentId).toFixed(4)} < threshold ${threshold}`,
+  }));
   const keptReasons: WeightReason[] = kept
     .filter((agent) => !selection.selected.includes(agent.identity.id))
-    .map((agent) => ({ agentId: agent.identity.id, weight: 0, components: { reputation: score(agent.identity.id), threshold }, note: `below threshold ${threshold} but kept eligible: only ${above.length} agents above it, minEligible ${input.minEligible}` }));
+    .map((agent) => ({
+      agentId: agent.identity.id,
+      weight: 0,
+      components: { reputation: score(agent.identity.id), threshold },
+      note: `below threshold ${threshold} but kept eligible: only ${above.length} agents above it, minEligible ${input.minEligible}`,
+    }));
   const excluded = [...new Set([...filtered, ...selection.excluded])];
-  const reasons = [...selection.reasons.map((reason) => (keptIds.has(reason.agentId) ? { ...reason, note: `${reason.note ? `${reason.note}; ` : ''}below threshold ${threshold} but kept eligible (minEligible ${input.minEligible})` } : reason)), ...filterReasons, ...keptReasons];
-  input.tracer.record({ type: 'selection', taskId: input.task.id, round: input.round, selected: selection.selected, excluded, reasons }, parent.id);
+  const reasons = [
+    ...selection.reasons.map((reason) =>
+      keptIds.has(reason.agentId)
+        ? {
+            ...reason,
+            note: `${reason.note ? `${reason.note}; ` : ''}below threshold ${threshold} but kept eligible (minEligible ${input.minEligible})`,
+          }
+        : reason,
+    ),
+    ...filterReasons,
+    ...keptReasons,
+  ];
+  input.tracer.record(
+    { type: 'selection', taskId: input.task.id, round: input.round, selected: selection.selected, excluded, reasons },
+    parent.id,
+  );
   return { team: [...selection.selected], excluded, fallback, reasons, costs };
 }
 
-async function collectProposals(input: DrfRoundInput, members: readonly Agent[], failures: DrfFailure[], account: (agentId: AgentId, acted: Acted<unknown>) => void, parent: Span): Promise<Proposal[]> {
+async function collectProposals(
+  input: DrfRoundInput,
+  members: readonly Agent[],
+  failures: DrfFailure[],
+  account: (agentId: AgentId, acted: Acted<unknown>) => void,
+  parent: Span,
+): Promise<Proposal[]> {
   const { task, signal, tracer } = input;
-  const settled = await Promise.allSettled(members.map((agent) => agent.propose({ task, ...(signal === undefined ? {} : { signal }) })));
+  const settled = await Promise.allSettled(
+    members.map((agent) => agent.propose({ task, ...(signal === undefined ? {} : { signal }) })),
+  );
   signal?.throwIfAborted();
   return settled.map((result, index) => {
     const agentId = (members[index] as Agent).identity.id;
     let proposal: Proposal;
-    if (result.status === 'fulfilled' && result.value.value.agentId === agentId && result.value.value.taskId === task.id) {
+    if (
+      result.status === 'fulfilled' &&
+      result.value.value.agentId === agentId &&
+      result.value.value.taskId === task.id
+    ) {
       account(agentId, result.value);
       proposal = { ...result.value.value, round: 0 };
     } else {
-      const message = result.status === 'rejected'
-        ? errorMessage(result.reason)
-        : `proposal names agent ${result.value.value.agentId} on task ${result.value.value.taskId}, expected ${agentId} on ${task.id}`;
+      const message =
+        result.status === 'rejected'
+          ? errorMessage(result.reason)
+          : `proposal names agent ${result.value.value.agentId} on task ${result.value.value.taskId}, expected ${agentId} on ${task.id}`;
       if (result.status === 'fulfilled') account(agentId, result.value);
       failures.push({ agentId, act: 'propose', message });
       proposal = { agentId, taskId: task.id, round: 0, text: '', answer: null };
@@ -272,7 +335,14 @@ async function collectProposals(input: DrfRoundInput, members: readonly Agent[],
   });
 }
 
-async function collectRatings(input: DrfRoundInput, members: readonly Agent[], proposals: readonly Proposal[], failures: DrfFailure[], account: (agentId: AgentId, acted: Acted<unknown>) => void, parent: Span): Promise<Rating[]> {
+async function collectRatings(
+  input: DrfRoundInput,
+  members: readonly Agent[],
+  proposals: readonly Proposal[],
+  failures: DrfFailure[],
+  account: (agentId: AgentId, acted: Acted<unknown>) => void,
+  parent: Span,
+): Promise<Rating[]> {
   const { task, signal, tracer, ratingSource } = input;
   const jobs: Array<{ rater: Agent; own: Proposal; proposal: Proposal }> = [];
   members.forEach((rater, raterIndex) => {
@@ -280,20 +350,39 @@ async function collectRatings(input: DrfRoundInput, members: readonly Agent[], p
       if (proposalIndex !== raterIndex) jobs.push({ rater, own: proposals[raterIndex] as Proposal, proposal });
     });
   });
-  const settled = await Promise.allSettled(jobs.map(({ rater, own, proposal }) => ratingSource.rate({ rater, task, proposal, own, ...(signal === undefined ? {} : { signal }) })));
+  const settled = await Promise.allSettled(
+    jobs.map(({ rater, own, proposal }) =>
+      ratingSource.rate({ rater, task, proposal, own, ...(signal === undefined ? {} : { signal }) }),
+    ),
+  );
   signal?.throwIfAborted();
   const ratings: Rating[] = [];
   settled.forEach((result, index) => {
     const job = jobs[index] as (typeof jobs)[number];
     const raterId = job.rater.identity.id;
     if (result.status === 'rejected') {
-      failures.push({ agentId: raterId, act: 'rate', ratee: job.proposal.agentId, message: errorMessage(result.reason) });
+      failures.push({
+        agentId: raterId,
+        act: 'rate',
+        ratee: job.proposal.agentId,
+        message: errorMessage(result.reason),
+      });
       return;
     }
     account(raterId, result.value);
     const rating = result.value.value;
     ratings.push(rating);
-    tracer.record({ type: 'rating', taskId: task.id, rater: rating.rater, ratee: rating.ratee, score: rating.score, ...(rating.reason === undefined ? {} : { reason: rating.reason }) }, parent.id);
+    tracer.record(
+      {
+        type: 'rating',
+        taskId: task.id,
+        rater: rating.rater,
+        ratee: rating.ratee,
+        score: rating.score,
+        ...(rating.reason === undefined ? {} : { reason: rating.reason }),
+      },
+      parent.id,
+    );
   });
   return ratings;
 }

@@ -54,7 +54,11 @@ export interface ExpectedCostLedger extends CostLedger {
 
 /** Cost of one call: inputTokens · inputPerMillion / 10⁶ + outputTokens · outputPerMillion / 10⁶ + perCall. */
 export function priceOfCall(price: CallPrice, inputTokens: number, outputTokens: number): number {
-  return (inputTokens * (price.inputPerMillion ?? 0)) / 1_000_000 + (outputTokens * (price.outputPerMillion ?? 0)) / 1_000_000 + (price.perCall ?? 0);
+  return (
+    (inputTokens * (price.inputPerMillion ?? 0)) / 1_000_000 +
+    (outputTokens * (price.outputPerMillion ?? 0)) / 1_000_000 +
+    (price.perCall ?? 0)
+  );
 }
 
 /**
@@ -66,7 +70,11 @@ export function priceOfCall(price: CallPrice, inputTokens: number, outputTokens:
  * const ledger = createExpectedCostLedger({ agents: ['a', 'b'], prices: { a: { inputPerMillion: 1, outputPerMillion: 2 }, b: { perCall: 0.001 } } });
  * ledger.costPerCall('a'); // (500·1 + 200·2) / 10⁶ = 0.0009 before any call
  */
-export function createExpectedCostLedger({ agents, prices, priorTokens = { input: 500, output: 200 } }: ExpectedCostLedgerOptions): ExpectedCostLedger {
+export function createExpectedCostLedger({
+  agents,
+  prices,
+  priorTokens = { input: 500, output: 200 },
+}: ExpectedCostLedgerOptions): ExpectedCostLedger {
   for (const [agentId, price] of Object.entries(prices)) {
     assertNonNegative(`prices.${agentId}.inputPerMillion`, price.inputPerMillion ?? 0);
     assertNonNegative(`prices.${agentId}.outputPerMillion`, price.outputPerMillion ?? 0);
@@ -87,20 +95,30 @@ export function createExpectedCostLedger({ agents, prices, priorTokens = { input
       output += entry.outputTokens;
     }
     // Ī = Σ I_j / Σ n_j (prior tokens while nobody has called)
-    return calls === 0 ? { input: priorTokens.input, output: priorTokens.output } : { input: input / calls, output: output / calls };
+    return calls === 0
+      ? { input: priorTokens.input, output: priorTokens.output }
+      : { input: input / calls, output: output / calls };
   };
 
   const ledger: ExpectedCostLedger = {
     record(agentId: AgentId, usage: ActUsage) {
       const entry = entries.get(agentId);
       if (!entry) return;
-      entries.set(agentId, { calls: entry.calls + 1, cost: entry.cost + usage.cost, inputTokens: entry.inputTokens + usage.inputTokens, outputTokens: entry.outputTokens + usage.outputTokens });
+      entries.set(agentId, {
+        calls: entry.calls + 1,
+        cost: entry.cost + usage.cost,
+        inputTokens: entry.inputTokens + usage.inputTokens,
+        outputTokens: entry.outputTokens + usage.outputTokens,
+      });
     },
     expectedTokens(agentId: AgentId) {
       const entry = entries.get(agentId) ?? empty();
       const mean = teamMean();
       // î_i = (I_i + Ī) / (n_i + 1),  ô_i = (O_i + Ō) / (n_i + 1)
-      return { input: (entry.inputTokens + mean.input) / (entry.calls + 1), output: (entry.outputTokens + mean.output) / (entry.calls + 1) };
+      return {
+        input: (entry.inputTokens + mean.input) / (entry.calls + 1),
+        output: (entry.outputTokens + mean.output) / (entry.calls + 1),
+      };
     },
     priceOf(agentId: AgentId, inputTokens: number, outputTokens: number) {
       return priceOfCall(prices[agentId] ?? {}, inputTokens, outputTokens);
@@ -119,10 +137,19 @@ export function createExpectedCostLedger({ agents, prices, priorTokens = { input
         if (!next.has(agentId)) continue;
         for (const field of ['calls', 'cost', 'inputTokens', 'outputTokens'] as const) {
           if (typeof entry?.[field] !== 'number' || !Number.isFinite(entry[field]) || entry[field] < 0) {
-            throw new InvalidArgumentError({ parameter: `totals.${agentId}.${field}`, value: entry?.[field], message: `totals.${agentId}.${field} must be a finite number >= 0, got ${String(entry?.[field])}; pass what totals() returned` });
+            throw new InvalidArgumentError({
+              parameter: `totals.${agentId}.${field}`,
+              value: entry?.[field],
+              message: `totals.${agentId}.${field} must be a finite number >= 0, got ${String(entry?.[field])}; pass what totals() returned`,
+            });
           }
         }
-        next.set(agentId, { calls: entry.calls, cost: entry.cost, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens });
+        next.set(agentId, {
+          calls: entry.calls,
+          cost: entry.cost,
+          inputTokens: entry.inputTokens,
+          outputTokens: entry.outputTokens,
+        });
       }
       entries = next;
     },

@@ -15,7 +15,10 @@ describe('updateCredibility and credibilityWeight', () => {
   });
 
   it('gives a colluder who contradicts every outcome the floor and no record the floor', () => {
-    const state = updateCredibility({}, [rating('x', 'honest', 0), rating('x', 'partner', 1)], { honest: 1, partner: 0 });
+    const state = updateCredibility({}, [rating('x', 'honest', 0), rating('x', 'partner', 1)], {
+      honest: 1,
+      partner: 0,
+    });
     // a = (1 + 0) / (2 + 2) = 0.25 -> 2a - 1 < 0 -> floor.
     expect(credibilityWeight(state.x, 0.05)).toBe(0.05);
     expect(credibilityWeight(undefined, 0.05)).toBe(0.05);
@@ -35,22 +38,37 @@ describe('discountRatings', () => {
     // p̂ = (0.8·1·1 + 0.4·0.5·0 + 0.5·0·1) / (0.8·1 + 0.4·0.5 + 0) = 0.8 / 1.0 = 0.8.
     // s'_a = 1·1 + 0·0.8 = 1; s'_b = 0.5·0 + 0.5·0.8 = 0.4; s'_c = 0·1 + 1·0.8 = 0.8.
     // Eq. 6 on rewritten ratings: (0.8·1 + 0.4·0.4 + 0.5·0.8) / 1.7 = (0.8 + 0.16 + 0.4) / 1.7 = 0.8.
-    const out = discountRatings([rating('a', 'j', 1), rating('b', 'j', 0), rating('c', 'j', 1)], { a: 0.8, b: 0.4, c: 0.5 }, { a: 1, b: 0.5, c: 0 });
+    const out = discountRatings(
+      [rating('a', 'j', 1), rating('b', 'j', 0), rating('c', 'j', 1)],
+      { a: 0.8, b: 0.4, c: 0.5 },
+      { a: 1, b: 0.5, c: 0 },
+    );
     expect(out.map((item) => item.score)).toEqual([1, expect.closeTo(0.4, 12), expect.closeTo(0.8, 12)]);
   });
 
   it('makes the reputation-weighted mean of the rewritten ratings equal the credibility-weighted mean (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ score: fc.double({ min: 0, max: 1, noNaN: true }), weight: fc.double({ min: 0.01, max: 1, noNaN: true }), kappa: fc.double({ min: 0.01, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            score: fc.double({ min: 0, max: 1, noNaN: true }),
+            weight: fc.double({ min: 0.01, max: 1, noNaN: true }),
+            kappa: fc.double({ min: 0.01, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
         (raters) => {
           const ratings = raters.map((rater, index) => rating(`r${index}`, 'j', rater.score));
           const weights = Object.fromEntries(raters.map((rater, index) => [`r${index}`, rater.weight]));
           const kappas = Object.fromEntries(raters.map((rater, index) => [`r${index}`, rater.kappa]));
           const out = discountRatings(ratings, weights, kappas);
           // Second method: the credibility-weighted mean computed directly.
-          const expected = raters.reduce((sum, rater) => sum + rater.weight * rater.kappa * rater.score, 0) / raters.reduce((sum, rater) => sum + rater.weight * rater.kappa, 0);
-          const viaModel = out.reduce((sum, item, index) => sum + (raters[index]?.weight ?? 0) * item.score, 0) / raters.reduce((sum, rater) => sum + rater.weight, 0);
+          const expected =
+            raters.reduce((sum, rater) => sum + rater.weight * rater.kappa * rater.score, 0) /
+            raters.reduce((sum, rater) => sum + rater.weight * rater.kappa, 0);
+          const viaModel =
+            out.reduce((sum, item, index) => sum + (raters[index]?.weight ?? 0) * item.score, 0) /
+            raters.reduce((sum, rater) => sum + rater.weight, 0);
           expect(viaModel).toBeCloseTo(expected, 9);
           for (const item of out) {
             expect(item.score).toBeGreaterThanOrEqual(0);
@@ -67,6 +85,8 @@ describe('discountRatings', () => {
   });
 
   it('refuses a credibility outside [0, 1] with a typed error naming the rater', () => {
-    expect(() => discountRatings([rating('a', 'j', 1)], { a: 1 }, { a: 1.5 })).toThrow(/credibility\.a must be in \[0, 1\], got 1.5/);
+    expect(() => discountRatings([rating('a', 'j', 1)], { a: 1 }, { a: 1.5 })).toThrow(
+      /credibility\.a must be in \[0, 1\], got 1.5/,
+    );
   });
 });

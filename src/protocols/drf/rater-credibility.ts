@@ -23,14 +23,21 @@ export type CredibilityState = Readonly<Record<AgentId, CredibilityRecord>>;
  * proposal agreed with the decided answer, or was verified correct). A rating agrees with the
  * outcome by 1 − |score − outcome|. Ratings of ratees without an outcome are skipped. Pure.
  */
-export function updateCredibility(state: CredibilityState, ratings: readonly Rating[], outcomes: Readonly<Record<AgentId, number>>): CredibilityState {
+export function updateCredibility(
+  state: CredibilityState,
+  ratings: readonly Rating[],
+  outcomes: Readonly<Record<AgentId, number>>,
+): CredibilityState {
   const next: Record<AgentId, CredibilityRecord> = { ...state };
   for (const rating of ratings) {
     const outcome = outcomes[rating.ratee];
     if (outcome === undefined) continue;
     assertInRange(`outcomes.${rating.ratee}`, outcome, 0, 1);
     const record = next[rating.rater] ?? { agreement: 0, ratings: 0 };
-    next[rating.rater] = { agreement: record.agreement + 1 - Math.abs(rating.score - outcome), ratings: record.ratings + 1 };
+    next[rating.rater] = {
+      agreement: record.agreement + 1 - Math.abs(rating.score - outcome),
+      ratings: record.ratings + 1,
+    };
   }
   return next;
 }
@@ -57,7 +64,11 @@ export function credibilityWeight(record: CredibilityRecord | undefined, floor =
  * convex combination of ratings in [0, 1], so it stays in [0, 1]. When Σ w_i·κ_i = 0 the weights w_i
  * are dropped (p̂_j = Σ κ_i·s_ij / Σ κ_i), matching a model that falls back to equal weights. Pure.
  */
-export function discountRatings(ratings: readonly Rating[], raterWeights: Readonly<Record<AgentId, number>>, credibility: Readonly<Record<AgentId, number>>): Rating[] {
+export function discountRatings(
+  ratings: readonly Rating[],
+  raterWeights: Readonly<Record<AgentId, number>>,
+  credibility: Readonly<Record<AgentId, number>>,
+): Rating[] {
   const byRatee = new Map<AgentId, Rating[]>();
   for (const rating of ratings) {
     const list = byRatee.get(rating.ratee);
@@ -80,13 +91,22 @@ export function discountRatings(ratings: readonly Rating[], raterWeights: Readon
       plainNumerator += kappa * rating.score;
       plainDenominator += kappa;
     }
-    const discounted = denominator > 0 ? numerator / denominator : plainDenominator > 0 ? plainNumerator / plainDenominator : received.reduce((sum, rating) => sum + rating.score, 0) / received.length;
+    const discounted =
+      denominator > 0
+        ? numerator / denominator
+        : plainDenominator > 0
+          ? plainNumerator / plainDenominator
+          : received.reduce((sum, rating) => sum + rating.score, 0) / received.length;
     target.set(ratee, discounted);
   }
   return ratings.map((rating) => {
     const kappa = credibility[rating.rater] ?? 1;
     const pooled = target.get(rating.ratee) as number;
     const score = Math.min(1, Math.max(0, kappa * rating.score + (1 - kappa) * pooled));
-    return { ...rating, score, reason: `${rating.reason ?? 'rating'} (credibility ${kappa.toFixed(3)}: ${rating.score} -> ${score.toFixed(4)})` };
+    return {
+      ...rating,
+      score,
+      reason: `${rating.reason ?? 'rating'} (credibility ${kappa.toFixed(3)}: ${rating.score} -> ${score.toFixed(4)})`,
+    };
   });
 }

@@ -48,7 +48,12 @@ export function agentRatingSource(): RatingSource {
   return {
     name: 'agent',
     async rate({ rater, task, proposal, own, signal }) {
-      const acted = await rater.rate({ task, proposal, ...(own === undefined ? {} : { own }), ...(signal === undefined ? {} : { signal }) });
+      const acted = await rater.rate({
+        task,
+        proposal,
+        ...(own === undefined ? {} : { own }),
+        ...(signal === undefined ? {} : { signal }),
+      });
       const rating = acted.value;
       validateRating(rating, `rating from ${rater.identity.id}`);
       if (rating.rater !== rater.identity.id || rating.ratee !== proposal.agentId || rating.taskId !== task.id) {
@@ -88,9 +93,23 @@ export interface AgreementRatingOptions {
  * const source = agreementRatingSource({ variant: 'corrected', distance: 'relative' });
  * // rater answered 10, peer 8: d = 0.2, rating 1 − 0.2 = 0.8
  */
-export function agreementRatingSource({ sameAnswer = (left: string, right: string) => left === right, variant = 'corrected', distance = 'exact' }: AgreementRatingOptions = {}): RatingSource {
-  if (variant !== 'corrected' && variant !== 'printed') throw new InvalidArgumentError({ parameter: 'variant', value: variant, message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}` });
-  if (distance !== 'exact' && distance !== 'relative') throw new InvalidArgumentError({ parameter: 'distance', value: distance, message: `distance must be 'exact' or 'relative', got ${JSON.stringify(distance)}` });
+export function agreementRatingSource({
+  sameAnswer = (left: string, right: string) => left === right,
+  variant = 'corrected',
+  distance = 'exact',
+}: AgreementRatingOptions = {}): RatingSource {
+  if (variant !== 'corrected' && variant !== 'printed')
+    throw new InvalidArgumentError({
+      parameter: 'variant',
+      value: variant,
+      message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}`,
+    });
+  if (distance !== 'exact' && distance !== 'relative')
+    throw new InvalidArgumentError({
+      parameter: 'distance',
+      value: distance,
+      message: `distance must be 'exact' or 'relative', got ${JSON.stringify(distance)}`,
+    });
   return {
     name: 'agreement',
     async rate({ rater, task, proposal, own }) {
@@ -107,7 +126,13 @@ export function agreementRatingSource({ sameAnswer = (left: string, right: strin
         const same = sameAnswer(own.answer, proposal.answer);
         const reference = Number(own.answer);
         const answer = Number(proposal.answer);
-        const numeric = distance === 'relative' && !same && own.answer.trim() !== '' && proposal.answer.trim() !== '' && Number.isFinite(reference) && Number.isFinite(answer);
+        const numeric =
+          distance === 'relative' &&
+          !same &&
+          own.answer.trim() !== '' &&
+          proposal.answer.trim() !== '' &&
+          Number.isFinite(reference) &&
+          Number.isFinite(answer);
         // d: 0 same key, 1 different key; relative: |w0 − w| / |w0| (Eq. 2) for numbers
         const d = same ? 0 : numeric ? drfRelativeDistance(reference, answer) : 1;
         // Eq. 2: A = 1 − d (corrected) or A = d (printed)
@@ -128,7 +153,12 @@ export function agreementRatingSource({ sameAnswer = (left: string, right: strin
  * const printed = eq2RatingSource(agentRatingSource(), 'printed'); // a rating of 0.9 becomes 0.1
  */
 export function eq2RatingSource(inner: RatingSource, variant: DrfVariant): RatingSource {
-  if (variant !== 'corrected' && variant !== 'printed') throw new InvalidArgumentError({ parameter: 'variant', value: variant, message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}` });
+  if (variant !== 'corrected' && variant !== 'printed')
+    throw new InvalidArgumentError({
+      parameter: 'variant',
+      value: variant,
+      message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}`,
+    });
   if (variant === 'corrected') return inner;
   return {
     name: `${inner.name}+eq2-printed`,
@@ -136,7 +166,14 @@ export function eq2RatingSource(inner: RatingSource, variant: DrfVariant): Ratin
       const acted = await inner.rate(input);
       // d = 1 − s; printed Eq. 2: A = d
       const score = drfAccuracy(1 - acted.value.score, 'printed');
-      return { ...acted, value: { ...acted.value, score, reason: `printed Eq. 2: rating ${acted.value.score} read as distance ${score}` } };
+      return {
+        ...acted,
+        value: {
+          ...acted.value,
+          score,
+          reason: `printed Eq. 2: rating ${acted.value.score} read as distance ${score}`,
+        },
+      };
     },
   };
 }
@@ -174,7 +211,13 @@ export function simulatedJudgeRatingSource(options: SimulatedJudgeOptions): Rati
       const right = rng() < stated;
       const verdict = right ? correct : !correct;
       return {
-        value: { rater: raterId, ratee: proposal.agentId, taskId: task.id, score: verdict ? 1 : 0, reason: `simulated judge (accuracy ${stated}) says ${verdict ? 'correct' : 'wrong'}` },
+        value: {
+          rater: raterId,
+          ratee: proposal.agentId,
+          taskId: task.id,
+          score: verdict ? 1 : 0,
+          reason: `simulated judge (accuracy ${stated}) says ${verdict ? 'correct' : 'wrong'}`,
+        },
         usage: freeUsage,
       };
     },

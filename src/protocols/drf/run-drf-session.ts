@@ -136,7 +136,12 @@ export interface RunDrfSessionOptions {
   /** Clock of event timestamps, in ms. @default Date.now */
   readonly now?: () => number;
   /** Called after each task (and once per task replayed on resume). @default none */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly resumed: boolean; readonly record: DrfTaskRecord }) => void;
+  readonly onProgress?: (progress: {
+    readonly done: number;
+    readonly total: number;
+    readonly resumed: boolean;
+    readonly record: DrfTaskRecord;
+  }) => void;
   /** Stops the session: no further task starts and pending acts abort. @default none */
   readonly signal?: AbortSignal;
 }
@@ -165,7 +170,24 @@ export const DRF_METHOD = 'drf';
  * await runDrfSession({ store, runId: 'r1', team: 'local', agents, tasks, protocol: { k: 3 }, prices: { a: { inputPerMillion: 0.15, outputPerMillion: 0.6 } }, seed: 2027 });
  */
 export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
-  const { store, runId, team, agents, tasks, protocol = {}, prices = {}, compare = [], seed, config = {}, kind = 'drf', grade, reputationStart = 'team', now = Date.now, onProgress, signal } = options;
+  const {
+    store,
+    runId,
+    team,
+    agents,
+    tasks,
+    protocol = {},
+    prices = {},
+    compare = [],
+    seed,
+    config = {},
+    kind = 'drf',
+    grade,
+    reputationStart = 'team',
+    now = Date.now,
+    onProgress,
+    signal,
+  } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   const identities = agents.map((agent) => agent?.identity);
@@ -173,15 +195,27 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
   const ids = identities.map((identity) => identity.id);
   const seen = new Set<string>();
   tasks.forEach((task, index) => {
-    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id` });
+    if (seen.has(task.id))
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].id`,
+        value: task.id,
+        message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id`,
+      });
     seen.add(task.id);
   });
   compare.forEach((name, index) => {
     if (!(drfCompareAggregators as readonly string[]).includes(name)) {
-      throw new InvalidArgumentError({ parameter: `compare[${index}]`, value: name, message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${drfCompareAggregators.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: `compare[${index}]`,
+        value: name,
+        message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${drfCompareAggregators.join(', ')}`,
+      });
     }
   });
-  const resolved = resolveDrfProtocolOptions({ ...protocol, k: protocol.k ?? Math.min(3, ids.length), costSource: 'ledger', costNormalization: 'max' }, ids.length);
+  const resolved = resolveDrfProtocolOptions(
+    { ...protocol, k: protocol.k ?? Math.min(3, ids.length), costSource: 'ledger', costNormalization: 'max' },
+    ids.length,
+  );
   // One equation variant throughout, δ shared by Eq. 7 and Eq. 9 (createDrfParts); the round filters
   // by threshold itself, so the selector only ranks the eligible agents.
   const { reputation, selector, ratingSource } = createDrfParts({
@@ -194,13 +228,19 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
     ...(protocol.beta === undefined ? {} : { beta: protocol.beta }),
     ...(protocol.initialReputation === undefined ? {} : { initialReputation: protocol.initialReputation }),
   });
-  const ledger = createExpectedCostLedger({ agents: ids, prices, ...(protocol.priorTokens === undefined ? {} : { priorTokens: protocol.priorTokens }) });
+  const ledger = createExpectedCostLedger({
+    agents: ids,
+    prices,
+    ...(protocol.priorTokens === undefined ? {} : { priorTokens: protocol.priorTokens }),
+  });
   const state: DrfRoundState = { credibility: {} };
   const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(team, identities);
-  const snapshot = store.loadReputation({ scope: { runId }, name: DRF_METHOD }) ?? (reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: DRF_METHOD }) : undefined);
+  const snapshot =
+    store.loadReputation({ scope: { runId }, name: DRF_METHOD }) ??
+    (reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: DRF_METHOD }) : undefined);
   if (snapshot) reputation.restore(snapshot);
   const known = new Set(reputation.agentIds());
   for (const agentId of ids) if (!known.has(agentId)) reputation.addAgent(agentId);
@@ -222,7 +262,16 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
     if (done.has(task.id)) continue;
     signal?.throwIfAborted();
     const ended: Span[] = [];
-    const tracer = createTracer({ sink: { onSpanStart() {}, onSpanEnd(span: Span) { ended.push(span); } }, now, generateId: spanIds(DRF_METHOD, task.id) });
+    const tracer = createTracer({
+      sink: {
+        onSpanStart() {},
+        onSpanEnd(span: Span) {
+          ended.push(span);
+        },
+      },
+      now,
+      generateId: spanIds(DRF_METHOD, task.id),
+    });
     const acts: MeteredAct[] = [];
     const metered = agents.map((agent) => meterAgent(agent, acts));
     const expectedCost = Object.fromEntries(ids.map((agentId) => [agentId, ledger.costPerCall(agentId)]));
@@ -248,11 +297,29 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
       state,
     });
     // Acts finish in any order; sum them in a fixed one so that replays book identical floats.
-    acts.sort((left, right) => compareText(left.agentId, right.agentId) || compareText(left.act, right.act) || left.usage.inputTokens - right.usage.inputTokens || left.usage.outputTokens - right.usage.outputTokens || left.usage.cost - right.usage.cost);
-    const proposals: Proposal[] = round.proposals.map((proposal) => ({ agentId: proposal.agentId, taskId: task.id, round: 0, text: '', answer: proposal.answer }));
+    acts.sort(
+      (left, right) =>
+        compareText(left.agentId, right.agentId) ||
+        compareText(left.act, right.act) ||
+        left.usage.inputTokens - right.usage.inputTokens ||
+        left.usage.outputTokens - right.usage.outputTokens ||
+        left.usage.cost - right.usage.cost,
+    );
+    const proposals: Proposal[] = round.proposals.map((proposal) => ({
+      agentId: proposal.agentId,
+      taskId: task.id,
+      round: 0,
+      text: '',
+      answer: proposal.answer,
+    }));
     const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
     for (const { name, aggregator } of comparators) {
-      const decision = aggregator.aggregate({ task, proposals, agents: identities.filter((identity) => round.team.includes(identity.id)), weights: round.reputationBefore });
+      const decision = aggregator.aggregate({
+        task,
+        proposals,
+        agents: identities.filter((identity) => round.team.includes(identity.id)),
+        weights: round.reputationBefore,
+      });
       compared[name] = { answer: decision.answer, correct: graded(grade, task.id, decision.answer) };
     }
     const record: DrfTaskRecord = {
@@ -279,8 +346,18 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
       method: DRF_METHOD,
       taskId: task.id,
       result: record,
-      events: ended.map((span) => ({ data: span.data, spanId: span.id, parentId: span.parentId, startedAt: span.startedAt, endedAt: span.endedAt ?? null, error: span.error ?? null })),
-      reputation: [{ scope: { runId }, name: DRF_METHOD, snapshot: after }, { scope: { team }, name: DRF_METHOD, snapshot: after }],
+      events: ended.map((span) => ({
+        data: span.data,
+        spanId: span.id,
+        parentId: span.parentId,
+        startedAt: span.startedAt,
+        endedAt: span.endedAt ?? null,
+        error: span.error ?? null,
+      })),
+      reputation: [
+        { scope: { runId }, name: DRF_METHOD, snapshot: after },
+        { scope: { team }, name: DRF_METHOD, snapshot: after },
+      ],
     });
     records.push(record);
     ran++;
@@ -314,11 +391,20 @@ function meterAgent(agent: Agent, acts: MeteredAct[]): Agent {
   };
 }
 
-function usageByAgent(acts: readonly MeteredAct[], priceOf: (agentId: AgentId, input: number, output: number) => number): Record<AgentId, DrfAgentUsage> {
+function usageByAgent(
+  acts: readonly MeteredAct[],
+  priceOf: (agentId: AgentId, input: number, output: number) => number,
+): Record<AgentId, DrfAgentUsage> {
   const usage: Record<AgentId, DrfAgentUsage> = {};
   for (const { agentId, usage: act } of acts) {
     const sum = usage[agentId] ?? { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, listCost: 0 };
-    usage[agentId] = { calls: sum.calls + 1, inputTokens: sum.inputTokens + act.inputTokens, outputTokens: sum.outputTokens + act.outputTokens, cost: sum.cost + act.cost, listCost: sum.listCost + priceOf(agentId, act.inputTokens, act.outputTokens) };
+    usage[agentId] = {
+      calls: sum.calls + 1,
+      inputTokens: sum.inputTokens + act.inputTokens,
+      outputTokens: sum.outputTokens + act.outputTokens,
+      cost: sum.cost + act.cost,
+      listCost: sum.listCost + priceOf(agentId, act.inputTokens, act.outputTokens),
+    };
   }
   return usage;
 }
@@ -329,14 +415,25 @@ function usageByAgent(acts: readonly MeteredAct[], priceOf: (agentId: AgentId, i
  * with the mean tokens of that act over the agents that made it on this task (the ledger's
  * expected tokens when nobody did).
  */
-function fullTeamListCost(acts: readonly MeteredAct[], pool: readonly AgentId[], ledger: ReturnType<typeof createExpectedCostLedger>): number {
-  const mean = (list: readonly MeteredAct[]) => (list.length === 0 ? undefined : { input: list.reduce((sum, act) => sum + act.usage.inputTokens, 0) / list.length, output: list.reduce((sum, act) => sum + act.usage.outputTokens, 0) / list.length });
+function fullTeamListCost(
+  acts: readonly MeteredAct[],
+  pool: readonly AgentId[],
+  ledger: ReturnType<typeof createExpectedCostLedger>,
+): number {
+  const mean = (list: readonly MeteredAct[]) =>
+    list.length === 0
+      ? undefined
+      : {
+          input: list.reduce((sum, act) => sum + act.usage.inputTokens, 0) / list.length,
+          output: list.reduce((sum, act) => sum + act.usage.outputTokens, 0) / list.length,
+        };
   let total = 0;
   for (const act of ['propose', 'rate'] as const) {
     const ofAct = acts.filter((item) => item.act === act);
     const count = act === 'propose' ? 1 : pool.length - 1;
     for (const agentId of pool) {
-      const tokens = mean(ofAct.filter((item) => item.agentId === agentId)) ?? mean(ofAct) ?? ledger.expectedTokens(agentId);
+      const tokens =
+        mean(ofAct.filter((item) => item.agentId === agentId)) ?? mean(ofAct) ?? ledger.expectedTokens(agentId);
       total += count * ledger.priceOf(agentId, tokens.input, tokens.output);
     }
   }

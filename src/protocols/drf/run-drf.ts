@@ -123,23 +123,51 @@ export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize:
   });
   const resolved = { ...merged, minEligible: options.minEligible ?? merged.k };
   assertInteger('k', resolved.k, 1, poolSize, `k is the team size and cannot exceed the pool of ${poolSize}`);
-  assertInteger('minEligible', resolved.minEligible, 1, poolSize, 'pass 1 for the strict filter or k (default) to keep a full team eligible');
-  assertInRange('threshold', resolved.threshold, 0, 1, { hint: 'agents whose reputation score is below it are excluded; pass e.g. 0.2' });
+  assertInteger(
+    'minEligible',
+    resolved.minEligible,
+    1,
+    poolSize,
+    'pass 1 for the strict filter or k (default) to keep a full team eligible',
+  );
+  assertInRange('threshold', resolved.threshold, 0, 1, {
+    hint: 'agents whose reputation score is below it are excluded; pass e.g. 0.2',
+  });
   assertInRange('credibilityFloor', resolved.credibilityFloor, 0, 1);
   if (resolved.defence !== 'none' && resolved.defence !== 'rater-credibility') {
-    throw new InvalidArgumentError({ parameter: 'defence', value: resolved.defence, message: `defence must be 'none' or 'rater-credibility', got ${JSON.stringify(resolved.defence)}` });
+    throw new InvalidArgumentError({
+      parameter: 'defence',
+      value: resolved.defence,
+      message: `defence must be 'none' or 'rater-credibility', got ${JSON.stringify(resolved.defence)}`,
+    });
   }
   if (!['price', 'ledger', 'auto'].includes(resolved.costSource)) {
-    throw new InvalidArgumentError({ parameter: 'costSource', value: resolved.costSource, message: `costSource must be 'price', 'ledger' or 'auto', got ${JSON.stringify(resolved.costSource)}` });
+    throw new InvalidArgumentError({
+      parameter: 'costSource',
+      value: resolved.costSource,
+      message: `costSource must be 'price', 'ledger' or 'auto', got ${JSON.stringify(resolved.costSource)}`,
+    });
   }
   if (resolved.costNormalization !== 'max' && resolved.costNormalization !== 'none') {
-    throw new InvalidArgumentError({ parameter: 'costNormalization', value: resolved.costNormalization, message: `costNormalization must be 'max' or 'none', got ${JSON.stringify(resolved.costNormalization)}` });
+    throw new InvalidArgumentError({
+      parameter: 'costNormalization',
+      value: resolved.costNormalization,
+      message: `costNormalization must be 'max' or 'none', got ${JSON.stringify(resolved.costNormalization)}`,
+    });
   }
   if (resolved.costModel !== 'per-agent' && resolved.costModel !== 'per-round') {
-    throw new InvalidArgumentError({ parameter: 'costModel', value: resolved.costModel, message: `costModel must be 'per-agent' or 'per-round' (c_i^t ~ U(0, 1), Section 5.1), got ${JSON.stringify(resolved.costModel)}` });
+    throw new InvalidArgumentError({
+      parameter: 'costModel',
+      value: resolved.costModel,
+      message: `costModel must be 'per-agent' or 'per-round' (c_i^t ~ U(0, 1), Section 5.1), got ${JSON.stringify(resolved.costModel)}`,
+    });
   }
   if (typeof resolved.costSeed !== 'number' && typeof resolved.costSeed !== 'string') {
-    throw new InvalidArgumentError({ parameter: 'costSeed', value: resolved.costSeed, message: `costSeed must be a number or string, got ${JSON.stringify(resolved.costSeed)}` });
+    throw new InvalidArgumentError({
+      parameter: 'costSeed',
+      value: resolved.costSeed,
+      message: `costSeed must be a number or string, got ${JSON.stringify(resolved.costSeed)}`,
+    });
   }
   return resolved;
 }
@@ -163,12 +191,26 @@ export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
   validateTeam(identities, 'pool');
   const options = resolveDrfProtocolOptions(input, identities.length);
   if (!Array.isArray(input.tasks)) {
-    throw new InvalidArgumentError({ parameter: 'tasks', value: input.tasks, message: 'tasks must be an array of tasks; pass e.g. [{ id: "t1", kind: "number", prompt: "2+2?" }]' });
+    throw new InvalidArgumentError({
+      parameter: 'tasks',
+      value: input.tasks,
+      message: 'tasks must be an array of tasks; pass e.g. [{ id: "t1", kind: "number", prompt: "2+2?" }]',
+    });
   }
   const seen = new Set<string>();
   input.tasks.forEach((task, index) => {
-    if (typeof task?.id !== 'string' || task.id.length === 0) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task?.id, message: `tasks[${index}].id must be a non-empty string` });
-    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; DRF runs one round per task` });
+    if (typeof task?.id !== 'string' || task.id.length === 0)
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].id`,
+        value: task?.id,
+        message: `tasks[${index}].id must be a non-empty string`,
+      });
+    if (seen.has(task.id))
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].id`,
+        value: task.id,
+        message: `duplicate task id ${JSON.stringify(task.id)}; DRF runs one round per task`,
+      });
     seen.add(task.id);
   });
   const known = new Set(input.reputation.agentIds());
@@ -213,9 +255,18 @@ export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
     schemaVersion: 1,
     rounds,
     reputation,
-    excluded: identities.map((identity) => identity.id).filter((agentId) => (reputation[agentId] ?? 0) < options.threshold),
+    excluded: identities
+      .map((identity) => identity.id)
+      .filter((agentId) => (reputation[agentId] ?? 0) < options.threshold),
     ...(options.defence === 'rater-credibility'
-      ? { credibility: Object.fromEntries(identities.map((identity) => [identity.id, credibilityWeight(state.credibility[identity.id], options.credibilityFloor)])) }
+      ? {
+          credibility: Object.fromEntries(
+            identities.map((identity) => [
+              identity.id,
+              credibilityWeight(state.credibility[identity.id], options.credibilityFloor),
+            ]),
+          ),
+        }
       : {}),
     ledger: ledger.totals(),
     calls: rounds.reduce((sum, record) => sum + record.calls, 0),

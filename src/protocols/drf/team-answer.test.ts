@@ -2,13 +2,27 @@ import { describe, expect, it } from 'vitest';
 import type { Proposal } from '../../core/proposal.js';
 import { decideTeamAnswer } from './team-answer.js';
 
-const asNumber = (text: string) => text.split('/').map(Number).reduce((numerator, denominator) => numerator / denominator);
-const proposal = (agentId: string, answer: string | null): Proposal => ({ agentId, taskId: 't', round: 0, text: String(answer), answer });
+const asNumber = (text: string) =>
+  text
+    .split('/')
+    .map(Number)
+    .reduce((numerator, denominator) => numerator / denominator);
+const proposal = (agentId: string, answer: string | null): Proposal => ({
+  agentId,
+  taskId: 't',
+  round: 0,
+  text: String(answer),
+  answer,
+});
 
 describe('decideTeamAnswer', () => {
   it('lets reputation outweigh head count', () => {
     // '7' has 0.9, '8' has 0.3 + 0.4 = 0.7: the reputation-weighted plurality is '7'.
-    const decision = decideTeamAnswer({ taskId: 't', proposals: [proposal('a', '7'), proposal('b', '8'), proposal('c', '8')], weights: { a: 0.9, b: 0.3, c: 0.4 } });
+    const decision = decideTeamAnswer({
+      taskId: 't',
+      proposals: [proposal('a', '7'), proposal('b', '8'), proposal('c', '8')],
+      weights: { a: 0.9, b: 0.3, c: 0.4 },
+    });
     expect(decision.answer).toBe('7');
     expect(decision.support['7']).toBeCloseTo(0.9, 12);
     expect(decision.support['8']).toBeCloseTo(0.7, 12);
@@ -16,17 +30,40 @@ describe('decideTeamAnswer', () => {
 
   it('breaks a support tie by the strongest supporter, then by proposal order', () => {
     // '1': 0.5 + 0.1 = 0.6 (strongest 0.5); '2': 0.6 (strongest 0.6) -> '2'.
-    expect(decideTeamAnswer({ taskId: 't', proposals: [proposal('a', '1'), proposal('b', '1'), proposal('c', '2')], weights: { a: 0.5, b: 0.1, c: 0.6 } }).answer).toBe('2');
-    expect(decideTeamAnswer({ taskId: 't', proposals: [proposal('a', '1'), proposal('b', '2')], weights: { a: 0.5, b: 0.5 } }).answer).toBe('1');
+    expect(
+      decideTeamAnswer({
+        taskId: 't',
+        proposals: [proposal('a', '1'), proposal('b', '1'), proposal('c', '2')],
+        weights: { a: 0.5, b: 0.1, c: 0.6 },
+      }).answer,
+    ).toBe('2');
+    expect(
+      decideTeamAnswer({
+        taskId: 't',
+        proposals: [proposal('a', '1'), proposal('b', '2')],
+        weights: { a: 0.5, b: 0.5 },
+      }).answer,
+    ).toBe('1');
   });
 
   it('ignores unparsed proposals, uses equal votes when all reputations are 0, and returns null when nothing parsed', () => {
-    expect(decideTeamAnswer({ taskId: 't', proposals: [proposal('a', null), proposal('b', '3'), proposal('c', '3'), proposal('d', '4')], weights: {} }).answer).toBe('3');
+    expect(
+      decideTeamAnswer({
+        taskId: 't',
+        proposals: [proposal('a', null), proposal('b', '3'), proposal('c', '3'), proposal('d', '4')],
+        weights: {},
+      }).answer,
+    ).toBe('3');
     expect(decideTeamAnswer({ taskId: 't', proposals: [proposal('a', null)], weights: { a: 1 } }).answer).toBeNull();
   });
 
   it('groups answers with a custom equality', () => {
-    const decision = decideTeamAnswer({ taskId: 't', proposals: [proposal('a', '0.5'), proposal('b', '1/2'), proposal('c', '2')], weights: { a: 0.3, b: 0.3, c: 0.5 }, sameAnswer: (x, y) => asNumber(x) === asNumber(y) });
+    const decision = decideTeamAnswer({
+      taskId: 't',
+      proposals: [proposal('a', '0.5'), proposal('b', '1/2'), proposal('c', '2')],
+      weights: { a: 0.3, b: 0.3, c: 0.5 },
+      sameAnswer: (x, y) => asNumber(x) === asNumber(y),
+    });
     expect(decision.answer).toBe('0.5');
   });
 });

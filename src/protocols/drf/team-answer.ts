@@ -22,10 +22,15 @@ export interface TeamAnswerInput {
  * strongest supporter has the higher reputation, then to the earlier proposal. `answer` is `null`
  * when no proposal parsed.
  */
-export function decideTeamAnswer({ taskId, proposals, weights, sameAnswer = (left, right) => left === right }: TeamAnswerInput): Decision {
+export function decideTeamAnswer({
+  taskId,
+  proposals,
+  weights,
+  sameAnswer = (left, right) => left === right,
+}: TeamAnswerInput): Decision {
   for (const proposal of proposals) assertNonNegative(`weights.${proposal.agentId}`, weights[proposal.agentId] ?? 0);
   const total = proposals.reduce((sum, proposal) => sum + (weights[proposal.agentId] ?? 0), 0);
-  const weightOf = (agentId: AgentId) => (total > 0 ? weights[agentId] ?? 0 : 1);
+  const weightOf = (agentId: AgentId) => (total > 0 ? (weights[agentId] ?? 0) : 1);
   const groups: Array<{ key: string; support: number; strongest: number; first: number }> = [];
   proposals.forEach((proposal, index) => {
     if (proposal.answer === null) return;
@@ -38,14 +43,23 @@ export function decideTeamAnswer({ taskId, proposals, weights, sameAnswer = (lef
       groups.push({ key: proposal.answer, support: weight, strongest: weight, first: index });
     }
   });
-  const ranked = groups.slice().sort((left, right) => right.support - left.support || right.strongest - left.strongest || left.first - right.first);
+  const ranked = groups
+    .slice()
+    .sort(
+      (left, right) => right.support - left.support || right.strongest - left.strongest || left.first - right.first,
+    );
   const support: Record<string, number> = {};
   for (const group of groups) support[group.key] = group.support;
   const reasons: WeightReason[] = proposals.map((proposal) => ({
     agentId: proposal.agentId,
     weight: proposal.answer === null ? 0 : weightOf(proposal.agentId),
     components: { reputation: weights[proposal.agentId] ?? 0 },
-    note: proposal.answer === null ? 'unparsed proposal: no vote' : total > 0 ? 'reputation-weighted vote' : 'all reputations 0: equal vote',
+    note:
+      proposal.answer === null
+        ? 'unparsed proposal: no vote'
+        : total > 0
+          ? 'reputation-weighted vote'
+          : 'all reputations 0: equal vote',
   }));
   return { taskId, answer: ranked[0]?.key ?? null, support, reasons };
 }

@@ -11,11 +11,18 @@ export function createReputationPlurality(): Aggregator {
     aggregate({ task, proposals, weights = {} }) {
       const support: Record<string, number> = {};
       const reasons: WeightReason[] = [];
-      for (const proposal of proposals.slice().sort((left, right) => (left.agentId < right.agentId ? -1 : left.agentId > right.agentId ? 1 : 0))) {
+      for (const proposal of proposals
+        .slice()
+        .sort((left, right) => (left.agentId < right.agentId ? -1 : left.agentId > right.agentId ? 1 : 0))) {
         const weight = proposal.answer === null ? 0 : (weights[proposal.agentId] ?? 0);
         // support(a) = Σ_{i: a_i = a} rep_i
         if (proposal.answer !== null) support[proposal.answer] = (support[proposal.answer] ?? 0) + weight;
-        reasons.push({ agentId: proposal.agentId, weight, components: { reputation: weights[proposal.agentId] ?? 0 }, note: proposal.answer === null ? 'unparseable answer: no vote' : 'reputation weight' });
+        reasons.push({
+          agentId: proposal.agentId,
+          weight,
+          components: { reputation: weights[proposal.agentId] ?? 0 },
+          note: proposal.answer === null ? 'unparseable answer: no vote' : 'reputation weight',
+        });
       }
       let answer: string | null = null;
       let best = 0;

@@ -10,9 +10,27 @@ const acted = <T>(value: T): Acted<T> => ({ value, usage: zeroUsage });
  * An agent that always answers `answer`, judges a message reliable iff its sender is not in
  * `distrusts`, and appends `refineWord` to its subscription. Records every audited message id.
  */
-export function createScriptedAgent({ id, answer, distrusts = [], refineWord, onAudit }: { id: string; answer: string; distrusts?: readonly string[]; refineWord?: string; onAudit?: (message: Message) => Promise<void> | void }): Agent & { audited: string[] } {
+export function createScriptedAgent({
+  id,
+  answer,
+  distrusts = [],
+  refineWord,
+  onAudit,
+}: {
+  id: string;
+  answer: string;
+  distrusts?: readonly string[];
+  refineWord?: string;
+  onAudit?: (message: Message) => Promise<void> | void;
+}): Agent & { audited: string[] } {
   const audited: string[] = [];
-  const proposal = (task: Task, round: number) => ({ agentId: id, taskId: task.id, round, text: `${id} says the answer is ${answer}`, answer });
+  const proposal = (task: Task, round: number) => ({
+    agentId: id,
+    taskId: task.id,
+    round,
+    text: `${id} says the answer is ${answer}`,
+    answer,
+  });
   return {
     identity: { id, model: `model-${id}` },
     kind: 'simulated',

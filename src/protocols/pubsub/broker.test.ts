@@ -17,7 +17,10 @@ describe('createBroker', () => {
   it('routes to the top-k above the floor, never to the publisher', () => {
     const decision = build().route('p', [1, 0], () => 0.5);
     expect(decision.recipients).toEqual(['a', 'b']);
-    expect(decision.reasons.map((reason) => reason.components?.similarity)).toEqual([expect.closeTo(1, 6), expect.closeTo(0.8, 6)]);
+    expect(decision.reasons.map((reason) => reason.components?.similarity)).toEqual([
+      expect.closeTo(1, 6),
+      expect.closeTo(0.8, 6),
+    ]);
     expect(decision.broadcast).toBe(4);
   });
 
@@ -30,7 +33,9 @@ describe('createBroker', () => {
 
   it('down-ranks instead of filtering: score = sim * trust / tau', () => {
     // a: 1 * 0.2 / 0.4 = 0.5 < b: 0.8, so b comes first and a second.
-    const decision = build({ trustPolicy: 'down-rank' }).route('p', [1, 0], (receiver) => (receiver === 'a' ? 0.2 : 0.9));
+    const decision = build({ trustPolicy: 'down-rank' }).route('p', [1, 0], (receiver) =>
+      receiver === 'a' ? 0.2 : 0.9,
+    );
     expect(decision.recipients).toEqual(['b', 'a']);
     expect(decision.reasons[1]?.weight).toBeCloseTo(0.5, 6);
     expect(decision.reasons[1]?.note).toMatch(/down-ranked: trust 0.200 < tau 0.4/);
@@ -63,37 +68,64 @@ describe('createBroker', () => {
     const broker = createBroker({ dimensions: 3 });
     expect(() => broker.subscribe('a', [1, 0])).toThrow(/vector must have 3 entries, got 2/);
     expect(() => createBroker({ dimensions: 3, tau: 2 })).toThrow(/options.tau must be in \[0, 1\], got 2/);
-    expect(() => createBroker({ dimensions: 3, trustPolicy: 'drop' as 'filter' })).toThrow(/trustPolicy must be 'filter' or 'down-rank'/);
+    expect(() => createBroker({ dimensions: 3, trustPolicy: 'drop' as 'filter' })).toThrow(
+      /trustPolicy must be 'filter' or 'down-rank'/,
+    );
   });
 
   it('matches a brute-force sort, and routed <= min(k, broadcast) (property)', () => {
     const vector = fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: 4, maxLength: 4 });
     fc.assert(
-      fc.property(fc.array(vector, { minLength: 1, maxLength: 30 }), vector, fc.integer({ min: 1, max: 8 }), fc.float({ min: -1, max: 1, noNaN: true }), fc.integer(), (subscribers, publication, topK, floor, trustSeed) => {
-        const broker = createBroker({ dimensions: 4, topK, floor, tau: 0.4, initialCapacity: 2 });
-        subscribers.forEach((subscriber, index) => broker.subscribe(`s${index}`, subscriber));
-        const trust = (receiver: string) => ((Number(receiver.slice(1)) * 7919 + trustSeed) >>> 0) % 10 / 10;
-        const decision = broker.route('s0', publication, trust);
-        // Second method: cosine by hand, filter, stable sort, cut.
-        const norm = (values: number[]) => Math.hypot(...values);
-        const expected = subscribers
-          .map((subscriber, index) => ({ id: `s${index}`, index, sim: norm(subscriber) === 0 || norm(publication) === 0 ? 0 : subscriber.reduce((sum, value, at) => sum + value * (publication[at] as number), 0) / norm(subscriber) / norm(publication) }))
-          .filter((entry) => entry.id !== 's0' && entry.sim >= floor && trust(entry.id) >= 0.4)
-          .sort((left, right) => right.sim - left.sim || left.index - right.index)
-          .slice(0, topK)
-          .map((entry) => entry.id);
-        expect(decision.recipients.length).toBeLessThanOrEqual(Math.min(topK, decision.broadcast));
-        expect(new Set(decision.recipients).size).toBe(decision.recipients.length);
-        expect(decision.recipients).not.toContain('s0');
-        // Float32 storage can reorder near-ties and entries at the floor: compare exactly when none exist.
-        const sims = subscribers.map((subscriber) => (norm(subscriber) === 0 || norm(publication) === 0 ? 0 : subscriber.reduce((sum, value, at) => sum + value * (publication[at] as number), 0) / norm(subscriber) / norm(publication)));
-        const clear = sims.every((sim, index) => Math.abs(sim - floor) > 1e-4 && sims.every((other, at) => at === index || Math.abs(sim - other) > 1e-4));
-        if (clear) expect(decision.recipients).toEqual(expected);
-        for (const reason of decision.reasons) {
-          expect(reason.components?.similarity).toBeGreaterThanOrEqual(floor - 1e-5);
-          expect(reason.components?.trust).toBeGreaterThanOrEqual(0.4);
-        }
-      }),
+      fc.property(
+        fc.array(vector, { minLength: 1, maxLength: 30 }),
+        vector,
+        fc.integer({ min: 1, max: 8 }),
+        fc.float({ min: -1, max: 1, noNaN: true }),
+        fc.integer(),
+        (subscribers, publication, topK, floor, trustSeed) => {
+          const broker = createBroker({ dimensions: 4, topK, floor, tau: 0.4, initialCapacity: 2 });
+          subscribers.forEach((subscriber, index) => broker.subscribe(`s${index}`, subscriber));
+          const trust = (receiver: string) => (((Number(receiver.slice(1)) * 7919 + trustSeed) >>> 0) % 10) / 10;
+          const decision = broker.route('s0', publication, trust);
+          // Second method: cosine by hand, filter, stable sort, cut.
+          const norm = (values: number[]) => Math.hypot(...values);
+          const expected = subscribers
+            .map((subscriber, index) => ({
+              id: `s${index}`,
+              index,
+              sim:
+                norm(subscriber) === 0 || norm(publication) === 0
+                  ? 0
+                  : subscriber.reduce((sum, value, at) => sum + value * (publication[at] as number), 0) /
+                    norm(subscriber) /
+                    norm(publication),
+            }))
+            .filter((entry) => entry.id !== 's0' && entry.sim >= floor && trust(entry.id) >= 0.4)
+            .sort((left, right) => right.sim - left.sim || left.index - right.index)
+            .slice(0, topK)
+            .map((entry) => entry.id);
+          expect(decision.recipients.length).toBeLessThanOrEqual(Math.min(topK, decision.broadcast));
+          expect(new Set(decision.recipients).size).toBe(decision.recipients.length);
+          expect(decision.recipients).not.toContain('s0');
+          // Float32 storage can reorder near-ties and entries at the floor: compare exactly when none exist.
+          const sims = subscribers.map((subscriber) =>
+            norm(subscriber) === 0 || norm(publication) === 0
+              ? 0
+              : subscriber.reduce((sum, value, at) => sum + value * (publication[at] as number), 0) /
+                norm(subscriber) /
+                norm(publication),
+          );
+          const clear = sims.every(
+            (sim, index) =>
+              Math.abs(sim - floor) > 1e-4 && sims.every((other, at) => at === index || Math.abs(sim - other) > 1e-4),
+          );
+          if (clear) expect(decision.recipients).toEqual(expected);
+          for (const reason of decision.reasons) {
+            expect(reason.components?.similarity).toBeGreaterThanOrEqual(floor - 1e-5);
+            expect(reason.components?.trust).toBeGreaterThanOrEqual(0.4);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

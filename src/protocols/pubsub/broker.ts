@@ -56,7 +56,14 @@ export interface RouteDecision {
   readonly broadcast: number;
 }
 
-const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = { topK: 3, floor: 0.05, tau: 0.4, trustPolicy: 'filter', initialCapacity: 64, probation: 0 };
+const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = {
+  topK: 3,
+  floor: 0.05,
+  tau: 0.4,
+  trustPolicy: 'filter',
+  initialCapacity: 64,
+  probation: 0,
+};
 
 /**
  * The RAPS broker: subscription vectors in one contiguous Float32Array (row i = subscriber i,
@@ -77,7 +84,11 @@ export function createBroker(options: BrokerOptions) {
   assertInRange('options.floor', floor, -1, 1);
   assertInRange('options.tau', tau, 0, 1);
   if (trustPolicy !== 'filter' && trustPolicy !== 'down-rank') {
-    throw new InvalidArgumentError({ parameter: 'options.trustPolicy', value: trustPolicy, message: `options.trustPolicy must be 'filter' or 'down-rank', got ${JSON.stringify(trustPolicy)}` });
+    throw new InvalidArgumentError({
+      parameter: 'options.trustPolicy',
+      value: trustPolicy,
+      message: `options.trustPolicy must be 'filter' or 'down-rank', got ${JSON.stringify(trustPolicy)}`,
+    });
   }
   assertInteger('options.initialCapacity', resolved.initialCapacity, 1, 1 << 24);
 
@@ -94,7 +105,11 @@ export function createBroker(options: BrokerOptions) {
 
   const checkVector = (parameter: string, vector: ArrayLike<number>): void => {
     if (vector == null || vector.length !== dimensions) {
-      throw new InvalidArgumentError({ parameter, value: vector?.length, message: `${parameter} must have ${dimensions} entries, got ${String(vector?.length)}; embed with the same embedder the broker was built for` });
+      throw new InvalidArgumentError({
+        parameter,
+        value: vector?.length,
+        message: `${parameter} must have ${dimensions} entries, got ${String(vector?.length)}; embed with the same embedder the broker was built for`,
+      });
     }
   };
 
@@ -167,7 +182,8 @@ export function createBroker(options: BrokerOptions) {
       for (let row = 0; row < n; row++) {
         let sum = 0;
         const offset = row * dimensions;
-        for (let index = 0; index < dimensions; index++) sum += (vectors[offset + index] as number) * (publication[index] as number);
+        for (let index = 0; index < dimensions; index++)
+          sum += (vectors[offset + index] as number) * (publication[index] as number);
         scratch[row] = sum * scale;
       }
       return scratch;
@@ -178,7 +194,12 @@ export function createBroker(options: BrokerOptions) {
      * sim·min(1, trust/τ) (down-rank policy). Ties go to the earlier-subscribed agent. Dot products
      * and selection run in one pass. `draw(receiver)` in [0, 1) decides probation (see options).
      */
-    route(publisher: AgentId, publication: ArrayLike<number>, trust: TrustLookup, draw?: (receiver: AgentId) => number): RouteDecision {
+    route(
+      publisher: AgentId,
+      publication: ArrayLike<number>,
+      trust: TrustLookup,
+      draw?: (receiver: AgentId) => number,
+    ): RouteDecision {
       checkVector('publication', publication);
       let squared = 0;
       for (let index = 0; index < dimensions; index++) squared += (publication[index] as number) ** 2;
@@ -205,7 +226,8 @@ export function createBroker(options: BrokerOptions) {
         const belief = trust(receiver, publisher);
         let score = sim;
         if (belief < tau) {
-          const onProbation = trustPolicy === 'filter' && probation > 0 && draw !== undefined && draw(receiver) < probation;
+          const onProbation =
+            trustPolicy === 'filter' && probation > 0 && draw !== undefined && draw(receiver) < probation;
           if (!onProbation) distrusted.push(receiver);
           if (trustPolicy === 'filter' && !onProbation) continue;
           if (trustPolicy === 'down-rank') score = sim * (belief / tau);
@@ -244,7 +266,13 @@ export function createBroker(options: BrokerOptions) {
               : `similarity ${sim.toFixed(3)} >= floor ${floor}, trust ${belief.toFixed(3)} >= tau ${tau}`,
         });
       }
-      return { publisher, recipients, reasons, distrusted: trustPolicy === 'filter' ? distrusted : distrusted.filter((agent) => !recipients.includes(agent)), broadcast: n - (publisherRow >= 0 ? 1 : 0) };
+      return {
+        publisher,
+        recipients,
+        reasons,
+        distrusted: trustPolicy === 'filter' ? distrusted : distrusted.filter((agent) => !recipients.includes(agent)),
+        broadcast: n - (publisherRow >= 0 ? 1 : 0),
+      };
     },
   };
 }

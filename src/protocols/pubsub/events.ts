@@ -4,20 +4,100 @@ import type { WeightReason } from '../../core/trace.js';
 /** A structured event of a RAPS run (schemaVersion 1), tagged by `type`. */
 export type RapsEvent =
   /** `agentId` published `messageId` in 0-based `round` of the task, with its answer key (or `null`) and whether it said DONE. */
-  | { readonly schemaVersion: 1; readonly type: 'publish'; readonly taskId: string; readonly round: number; readonly agentId: AgentId; readonly messageId: string; readonly answer: string | null; readonly done: boolean }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'publish';
+      readonly taskId: string;
+      readonly round: number;
+      readonly agentId: AgentId;
+      readonly messageId: string;
+      readonly answer: string | null;
+      readonly done: boolean;
+    }
   /** The broker routed `messageId` to `recipients` (best first); `distrusted` were removed or down-ranked, `broadcast` counts the subscribers broadcast would reach. */
-  | { readonly schemaVersion: 1; readonly type: 'route'; readonly taskId: string; readonly round: number; readonly publisher: AgentId; readonly messageId: string; readonly recipients: readonly AgentId[]; readonly reasons: readonly WeightReason[]; readonly distrusted: readonly AgentId[]; readonly broadcast: number }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'route';
+      readonly taskId: string;
+      readonly round: number;
+      readonly publisher: AgentId;
+      readonly messageId: string;
+      readonly recipients: readonly AgentId[];
+      readonly reasons: readonly WeightReason[];
+      readonly distrusted: readonly AgentId[];
+      readonly broadcast: number;
+    }
   /** `auditor` judged `subject`'s message `messageId`; `beliefAfter` is its updated trust E_auditor[subject] in [0, 1]. */
-  | { readonly schemaVersion: 1; readonly type: 'audit'; readonly taskId: string; readonly round: number; readonly auditor: AgentId; readonly subject: AgentId; readonly messageId: string; readonly reliable: boolean; readonly reason: string; readonly beliefAfter: number }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'audit';
+      readonly taskId: string;
+      readonly round: number;
+      readonly auditor: AgentId;
+      readonly subject: AgentId;
+      readonly messageId: string;
+      readonly reliable: boolean;
+      readonly reason: string;
+      readonly beliefAfter: number;
+    }
   /** `observer` checked `witness`'s report about `subject`; `deviation` D ≥ 0, and the report is `accepted` iff D < δ. */
-  | { readonly schemaVersion: 1; readonly type: 'witness'; readonly taskId: string; readonly round: number; readonly observer: AgentId; readonly witness: AgentId; readonly subject: AgentId; readonly deviation: number; readonly accepted: boolean }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'witness';
+      readonly taskId: string;
+      readonly round: number;
+      readonly observer: AgentId;
+      readonly witness: AgentId;
+      readonly subject: AgentId;
+      readonly deviation: number;
+      readonly accepted: boolean;
+    }
   /** `agentId` rewrote its subscription; `drift` = 1 − cos(e(before), e(after)), in [0, 2]. */
-  | { readonly schemaVersion: 1; readonly type: 'refine'; readonly taskId: string; readonly round: number; readonly agentId: AgentId; readonly before: string; readonly after: string; readonly drift: number }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'refine';
+      readonly taskId: string;
+      readonly round: number;
+      readonly agentId: AgentId;
+      readonly before: string;
+      readonly after: string;
+      readonly drift: number;
+    }
   /** A round ended: `globalRound` is 1-based across tasks, `done` agents said DONE out of `publishers`, `reputation` is each agent's peer reputation in [0, 1]. */
-  | { readonly schemaVersion: 1; readonly type: 'round'; readonly taskId: string; readonly round: number; readonly globalRound: number; readonly done: number; readonly publishers: number; readonly reputation: Readonly<Record<AgentId, number>> }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'round';
+      readonly taskId: string;
+      readonly round: number;
+      readonly globalRound: number;
+      readonly done: number;
+      readonly publishers: number;
+      readonly reputation: Readonly<Record<AgentId, number>>;
+    }
   /** A task was decided from the `eligible` agents after `rounds` rounds; `answer` is `null` when none had one. */
-  | { readonly schemaVersion: 1; readonly type: 'decision'; readonly taskId: string; readonly answer: string | null; readonly support: Readonly<Record<string, number>>; readonly eligible: readonly AgentId[]; readonly rounds: number }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'decision';
+      readonly taskId: string;
+      readonly answer: string | null;
+      readonly support: Readonly<Record<string, number>>;
+      readonly eligible: readonly AgentId[];
+      readonly rounds: number;
+    }
   /** A wire message on `subject` with id `id` was rejected as malformed (counted, never fatal). */
-  | { readonly schemaVersion: 1; readonly type: 'malformed'; readonly subject: string; readonly id: string; readonly error: string }
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'malformed';
+      readonly subject: string;
+      readonly id: string;
+      readonly error: string;
+    }
   /** `agentId`'s act in 0-based `round` failed or gave no publication; `error` says why. */
-  | { readonly schemaVersion: 1; readonly type: 'agent-error'; readonly taskId: string; readonly round: number; readonly agentId: AgentId; readonly error: string };
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'agent-error';
+      readonly taskId: string;
+      readonly round: number;
+      readonly agentId: AgentId;
+      readonly error: string;
+    };

@@ -14,9 +14,28 @@ describe('startRapsNode', () => {
     const node = await startRapsNode({ transport: bus, runId: 'r', agent });
     const subjects = rapsSubjects('r');
     const reports: string[] = [];
-    await bus.subscribe(subjects.reports, (message) => void reports.push(new TextDecoder().decode(message.data)), { durable: 'test' });
-    const message = { schemaVersion: 1 as const, id: 't:0:C', from: 'C', round: 0, taskId: 't', text: 'nine', answer: '9' };
-    const command: RapsCommand = { schemaVersion: 1, kind: 'deliver', id: commandId('r', 't', 0, 'deliver', 'A', message.id), runId: 'r', agentId: 'A', round: 0, task: null, message };
+    await bus.subscribe(subjects.reports, (message) => void reports.push(new TextDecoder().decode(message.data)), {
+      durable: 'test',
+    });
+    const message = {
+      schemaVersion: 1 as const,
+      id: 't:0:C',
+      from: 'C',
+      round: 0,
+      taskId: 't',
+      text: 'nine',
+      answer: '9',
+    };
+    const command: RapsCommand = {
+      schemaVersion: 1,
+      kind: 'deliver',
+      id: commandId('r', 't', 0, 'deliver', 'A', message.id),
+      runId: 'r',
+      agentId: 'A',
+      round: 0,
+      task: null,
+      message,
+    };
     // The same command twice under different transport ids (a coordinator retry).
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'first' });
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'second' });
@@ -36,11 +55,42 @@ describe('startRapsNode', () => {
     const bus = createInProcessBus();
     const errors: string[] = [];
     const agent = createScriptedAgent({ id: 'A', answer: '4' });
-    const node = await startRapsNode({ transport: bus, runId: 'r', agent, onError: (error) => errors.push(error.message) });
+    const node = await startRapsNode({
+      transport: bus,
+      runId: 'r',
+      agent,
+      onError: (error) => errors.push(error.message),
+    });
     const subjects = rapsSubjects('r');
     await bus.publish(subjects.commands('A'), new TextEncoder().encode('[]'), { id: 'bad-1' });
-    await bus.publish(subjects.commands('A'), encodeWire({ schemaVersion: 1, kind: 'refine', id: 'c', runId: 'r', agentId: 'B', round: 0, current: 'x', received: [] }), { id: 'bad-2' });
-    await bus.publish(subjects.commands('A'), encodeWire({ schemaVersion: 1, kind: 'refine', id: 'c2', runId: 'r', agentId: 'A', round: 0, current: 'x', received: [] }), { id: 'good' });
+    await bus.publish(
+      subjects.commands('A'),
+      encodeWire({
+        schemaVersion: 1,
+        kind: 'refine',
+        id: 'c',
+        runId: 'r',
+        agentId: 'B',
+        round: 0,
+        current: 'x',
+        received: [],
+      }),
+      { id: 'bad-2' },
+    );
+    await bus.publish(
+      subjects.commands('A'),
+      encodeWire({
+        schemaVersion: 1,
+        kind: 'refine',
+        id: 'c2',
+        runId: 'r',
+        agentId: 'A',
+        round: 0,
+        current: 'x',
+        received: [],
+      }),
+      { id: 'good' },
+    );
     await waitFor(() => expect(node.stats.malformed + node.stats.handled).toBe(3));
     expect(node.stats).toMatchObject({ malformed: 2, handled: 1 });
     expect(errors[0]).toMatch(/raps.r.cmd.A: message bad-1 rejected: field \(root\)/);

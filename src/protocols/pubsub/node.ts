@@ -8,7 +8,15 @@ import type { Task } from '../../core/task.js';
 import { createDeduplicator } from '../../transport/dedupe.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport, TransportSubscription } from '../../transport/transport.js';
-import { commandSchema, decodeWire, encodeWire, publicationId, rapsSubjects, type RapsCommand, type RapsReport } from './wire.js';
+import {
+  commandSchema,
+  decodeWire,
+  encodeWire,
+  publicationId,
+  rapsSubjects,
+  type RapsCommand,
+  type RapsReport,
+} from './wire.js';
 
 /** Options of {@link startRapsNode}. */
 export interface RapsNodeOptions {
@@ -66,18 +74,48 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
       }
       if (command.kind === 'deliver') {
         stats.audited.push(command.message.id);
-        const { value } = await agent.audit({ message: command.message as Message, ...(command.task === null ? {} : { task: command.task as Task }) });
-        const reply: RapsReport = { schemaVersion: 1, kind: 'audited', commandId: command.id, agentId, messageId: command.message.id, subject: command.message.from, reliable: value.reliable === true, reason: String(value.reason ?? '') };
+        const { value } = await agent.audit({
+          message: command.message as Message,
+          ...(command.task === null ? {} : { task: command.task as Task }),
+        });
+        const reply: RapsReport = {
+          schemaVersion: 1,
+          kind: 'audited',
+          commandId: command.id,
+          agentId,
+          messageId: command.message.id,
+          subject: command.message.from,
+          reliable: value.reliable === true,
+          reason: String(value.reason ?? ''),
+        };
         return () => report(reply);
       }
-      const { value } = await agent.refineSubscription({ current: command.current, received: command.received as Message[] });
-      const reply: RapsReport = { schemaVersion: 1, kind: 'refined', commandId: command.id, agentId, text: String(value) };
+      const { value } = await agent.refineSubscription({
+        current: command.current,
+        received: command.received as Message[],
+      });
+      const reply: RapsReport = {
+        schemaVersion: 1,
+        kind: 'refined',
+        commandId: command.id,
+        agentId,
+        text: String(value),
+      };
       return () => report(reply);
     } catch (error) {
       stats.failures++;
-      const failure = error instanceof Error ? error : new InternalError(`agent ${agentId} threw a non-Error value: ${String(error)}`);
+      const failure =
+        error instanceof Error
+          ? error
+          : new InternalError(`agent ${agentId} threw a non-Error value: ${String(error)}`);
       onError(failure);
-      const reply: RapsReport = { schemaVersion: 1, kind: 'failed', commandId: command.id, agentId, error: `${agentId} failed to ${command.kind}: ${failure.message}` };
+      const reply: RapsReport = {
+        schemaVersion: 1,
+        kind: 'failed',
+        commandId: command.id,
+        agentId,
+        error: `${agentId} failed to ${command.kind}: ${failure.message}`,
+      };
       return () => report(reply);
     }
   };
@@ -88,7 +126,11 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
       let command: RapsCommand;
       try {
         command = decodeWire(commandSchema, delivery.data, { subject: delivery.subject, id: delivery.id });
-        if (command.agentId !== agentId || command.runId !== runId) throw new DataFormatError({ file: delivery.subject, message: `command ${command.id} is addressed to ${command.agentId} in run ${command.runId}, not ${agentId} in ${runId}; check that each agent process uses its own id and the coordinator's run id` });
+        if (command.agentId !== agentId || command.runId !== runId)
+          throw new DataFormatError({
+            file: delivery.subject,
+            message: `command ${command.id} is addressed to ${command.agentId} in run ${command.runId}, not ${agentId} in ${runId}; check that each agent process uses its own id and the coordinator's run id`,
+          });
       } catch (error) {
         // A malformed command is acknowledged (not redelivered forever), counted and reported.
         stats.malformed++;
@@ -123,19 +165,38 @@ export type RapsNode = Awaited<ReturnType<typeof startRapsNode>>;
 
 /** The `Proposal` view of a publication, for `Agent.revise`. */
 export function messageToProposal(message: Message): Proposal {
-  return { agentId: message.from, taskId: message.taskId ?? '', round: message.round, text: message.text, answer: message.answer ?? null };
+  return {
+    agentId: message.from,
+    taskId: message.taskId ?? '',
+    round: message.round,
+    text: message.text,
+    answer: message.answer ?? null,
+  };
 }
 
-async function publish(agent: Agent, runId: string, command: Extract<RapsCommand, { kind: 'publish' }>): Promise<Message> {
+async function publish(
+  agent: Agent,
+  runId: string,
+  command: Extract<RapsCommand, { kind: 'publish' }>,
+): Promise<Message> {
   const task = command.task as Task;
   const own = command.own as Message | null;
   const acted =
     command.round === 0 || own === null
       ? await agent.propose({ task })
-      : await agent.revise({ task, round: command.round, own: messageToProposal(own), peers: (command.received as Message[]).filter((message) => message.from !== agent.identity.id).map(messageToProposal) });
+      : await agent.revise({
+          task,
+          round: command.round,
+          own: messageToProposal(own),
+          peers: (command.received as Message[])
+            .filter((message) => message.from !== agent.identity.id)
+            .map(messageToProposal),
+        });
   const proposal = acted.value;
   // DONE: an agent whose answer did not change since its last publication (or that says DONE) is done.
-  const done = (own !== null && proposal.answer !== null && proposal.answer === (own.answer ?? null)) || /(^|\n)\s*DONE\s*$/m.test(proposal.text);
+  const done =
+    (own !== null && proposal.answer !== null && proposal.answer === (own.answer ?? null)) ||
+    /(^|\n)\s*DONE\s*$/m.test(proposal.text);
   return {
     schemaVersion: 1,
     id: publicationId(runId, task.id, command.round, agent.identity.id),

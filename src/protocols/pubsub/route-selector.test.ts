@@ -45,9 +45,16 @@ describe('createPromptRouteSelector', () => {
       onEvent: (event) => events.push(event),
     });
     const routes = events.filter((event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route');
-    expect(routes.map((event) => `${event.publisher}->${event.recipients.join(',')}`)).toEqual(['A->D', 'B->D', 'C->D', 'D->A']);
+    expect(routes.map((event) => `${event.publisher}->${event.recipients.join(',')}`)).toEqual([
+      'A->D',
+      'B->D',
+      'C->D',
+      'D->A',
+    ]);
     expect(routes[0]?.reasons[0]?.note).toMatch(/^chosen by route selector/);
-    expect(events.filter((event) => event.type === 'agent-error').map((event) => (event as { error: string }).error)[0]).toMatch(/route selector chose Z, not among the candidates; ignored/);
+    expect(
+      events.filter((event) => event.type === 'agent-error').map((event) => (event as { error: string }).error)[0],
+    ).toMatch(/route selector chose Z, not among the candidates; ignored/);
     expect(result.totals.routed).toBe(4);
   });
 });

@@ -17,7 +17,11 @@ export interface RouteCandidate {
  * Chooses recipients among candidates that already passed the floor and the trust policy, e.g. by
  * asking an LLM. Returned ids outside the candidates are ignored (and reported as events).
  */
-export type RouteSelector = (input: { publication: Message; candidates: readonly RouteCandidate[]; topK: number }) => Promise<readonly AgentId[]>;
+export type RouteSelector = (input: {
+  publication: Message;
+  candidates: readonly RouteCandidate[];
+  topK: number;
+}) => Promise<readonly AgentId[]>;
 
 /**
  * A {@link RouteSelector} that asks a text generator (an LLM behind `generate`) which subscribers
@@ -26,7 +30,11 @@ export type RouteSelector = (input: { publication: Message; candidates: readonly
  * @example
  * const selector = createPromptRouteSelector({ generate: async (prompt) => (await generateText({ model, prompt })).text });
  */
-export function createPromptRouteSelector({ generate }: { generate: (prompt: string) => Promise<string> }): RouteSelector {
+export function createPromptRouteSelector({
+  generate,
+}: {
+  generate: (prompt: string) => Promise<string>;
+}): RouteSelector {
   return async ({ publication, candidates, topK }) => {
     const lines = candidates.map((candidate) => `- ${candidate.agentId}: ${candidate.subscription}`);
     const prompt = [
@@ -43,7 +51,9 @@ export function createPromptRouteSelector({ generate }: { generate: (prompt: str
     if (!match) return [];
     try {
       const parsed = JSON.parse(match[0]) as unknown;
-      return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string').slice(0, topK) : [];
+      return Array.isArray(parsed)
+        ? parsed.filter((item): item is string => typeof item === 'string').slice(0, topK)
+        : [];
     } catch {
       return [];
     }

@@ -112,7 +112,12 @@ export interface RunRapsSessionOptions {
   /** Where beliefs start in a new run: the team's saved state or the prior. @default 'team' */
   readonly reputationStart?: 'team' | 'prior';
   /** Called after each task (and once per task replayed on resume). @default none */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly resumed: boolean; readonly record: RapsTaskRecord }) => void;
+  readonly onProgress?: (progress: {
+    readonly done: number;
+    readonly total: number;
+    readonly resumed: boolean;
+    readonly record: RapsTaskRecord;
+  }) => void;
   /** Stops the session before the next task starts. @default none */
   readonly signal?: AbortSignal;
 }
@@ -138,19 +143,43 @@ export interface RapsSessionSummary {
  * await runRapsSession({ store, runId: 'r1', team: 'local', agents: live.map((agent) => agent.identity), hostAgents: live, tasks, seed: 2027 });
  */
 export async function runRapsSession(options: RunRapsSessionOptions): Promise<RapsSessionSummary> {
-  const { store, runId, team, agents, tasks, protocol = {}, compare = [], seed, config = {}, kind = 'raps', grade, reputationStart = 'team', onProgress, signal } = options;
+  const {
+    store,
+    runId,
+    team,
+    agents,
+    tasks,
+    protocol = {},
+    compare = [],
+    seed,
+    config = {},
+    kind = 'raps',
+    grade,
+    reputationStart = 'team',
+    onProgress,
+    signal,
+  } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   validateTeam(agents, 'agents');
   const ids = agents.map((agent) => agent.id);
   const seen = new Set<string>();
   tasks.forEach((task, index) => {
-    if (seen.has(task.id)) throw new InvalidArgumentError({ parameter: `tasks[${index}].id`, value: task.id, message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id` });
+    if (seen.has(task.id))
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].id`,
+        value: task.id,
+        message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id`,
+      });
     seen.add(task.id);
   });
   compare.forEach((name, index) => {
     if (!(rapsCompareAggregators as readonly string[]).includes(name)) {
-      throw new InvalidArgumentError({ parameter: `compare[${index}]`, value: name, message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${rapsCompareAggregators.join(', ')}` });
+      throw new InvalidArgumentError({
+        parameter: `compare[${index}]`,
+        value: name,
+        message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${rapsCompareAggregators.join(', ')}`,
+      });
     }
   });
   const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
@@ -158,7 +187,9 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(team, agents);
   const done = new Set(store.completedTaskIds(runId, RAPS_METHOD));
-  const records: RapsTaskRecord[] = store.taskResults<RapsTaskRecord>(runId, RAPS_METHOD).map((record) => record.result);
+  const records: RapsTaskRecord[] = store
+    .taskResults<RapsTaskRecord>(runId, RAPS_METHOD)
+    .map((record) => record.result);
   records.forEach((record, index) => {
     onProgress?.({ done: index + 1, total: tasks.length, resumed: true, record });
   });
@@ -166,12 +197,31 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
   if (remaining.length === 0) return { runId, records, ran: 0, resumed };
 
   // Resume from this run's last task; else (a new run) from the team's saved beliefs, or the prior.
-  const teamBeliefs = reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: RAPS_METHOD }) : undefined;
-  const teamFirstHand = reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-first-hand` }) : undefined;
+  const teamBeliefs =
+    reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: RAPS_METHOD }) : undefined;
+  const teamFirstHand =
+    reputationStart === 'team'
+      ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-first-hand` })
+      : undefined;
   const initialState: RapsCarriedState | undefined =
-    records.at(-1)?.state ?? (teamBeliefs && teamFirstHand && sameRoster(teamBeliefs.agents, ids) ? { schemaVersion: 1, beliefs: teamBeliefs, firstHand: teamFirstHand, reported: {}, subscriptions: {}, globalRound: 0 } : undefined);
+    records.at(-1)?.state ??
+    (teamBeliefs && teamFirstHand && sameRoster(teamBeliefs.agents, ids)
+      ? {
+          schemaVersion: 1,
+          beliefs: teamBeliefs,
+          firstHand: teamFirstHand,
+          reported: {},
+          subscriptions: {},
+          globalRound: 0,
+        }
+      : undefined);
 
-  const subscriptions = Object.fromEntries(ids.map((agentId) => [agentId, protocol.subscriptions?.[agentId] ?? 'answers to the team tasks with their reasoning and the final answer']));
+  const subscriptions = Object.fromEntries(
+    ids.map((agentId) => [
+      agentId,
+      protocol.subscriptions?.[agentId] ?? 'answers to the team tasks with their reasoning and the final answer',
+    ]),
+  );
   let buffer: RapsEvent[] = [];
   let ran = 0;
   const result = await runRaps({
@@ -188,7 +238,12 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
     ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
     ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
     ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
-    beta: { ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }), ...(protocol.delta === undefined ? {} : { delta: protocol.delta }), ...(protocol.omega === undefined ? {} : { omega: protocol.omega }), ...(protocol.tau === undefined ? {} : { tau: protocol.tau }) },
+    beta: {
+      ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }),
+      ...(protocol.delta === undefined ? {} : { delta: protocol.delta }),
+      ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
+      ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
+    },
     replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
     seed,
     ...(initialState === undefined ? {} : { initialState }),
@@ -202,7 +257,13 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
       const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
       const task = remaining.find((candidate) => candidate.id === decision.taskId) as Task;
       for (const { name, aggregator } of comparators) {
-        const proposals = ids.map((agentId) => ({ agentId, taskId: task.id, round: decision.rounds - 1, text: decision.texts[agentId] ?? '', answer: decision.answers[agentId] ?? null }));
+        const proposals = ids.map((agentId) => ({
+          agentId,
+          taskId: task.id,
+          round: decision.rounds - 1,
+          text: decision.texts[agentId] ?? '',
+          answer: decision.answers[agentId] ?? null,
+        }));
         const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
         compared[name] = { answer: verdict.answer, correct: graded(grade, task.id, verdict.answer) };
       }
@@ -228,7 +289,9 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
         method: RAPS_METHOD,
         taskId: decision.taskId,
         result: record,
-        events: toStoredEvents(events, runId, reputation, state.beliefs.agents.length > 0 ? decision.eligible : []).map((event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` })),
+        events: toStoredEvents(events, runId, reputation, state.beliefs.agents.length > 0 ? decision.eligible : []).map(
+          (event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` }),
+        ),
         reputation: [
           { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
           { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
@@ -259,28 +322,93 @@ function graded(grade: RunRapsSessionOptions['grade'], taskId: string, answer: s
  * witness checks and refinements as themselves, each round's reputation as `reputation-update`, the
  * decision as `vote` (reasons: eligible or not by peer reputation), failures with their error.
  */
-function toStoredEvents(events: readonly RapsEvent[], runId: string, finalReputation: Readonly<Record<AgentId, number>>, eligible: readonly AgentId[]): Array<{ data: SpanData; error?: string | null }> {
+function toStoredEvents(
+  events: readonly RapsEvent[],
+  runId: string,
+  finalReputation: Readonly<Record<AgentId, number>>,
+  eligible: readonly AgentId[],
+): Array<{ data: SpanData; error?: string | null }> {
   const stored: Array<{ data: SpanData; error?: string | null }> = [];
   let before: Readonly<Record<AgentId, number>> | undefined;
   for (const event of events) {
     switch (event.type) {
       case 'publish':
-        stored.push({ data: { type: 'proposal', taskId: event.taskId, round: event.round, agentId: event.agentId, answer: event.answer } });
+        stored.push({
+          data: {
+            type: 'proposal',
+            taskId: event.taskId,
+            round: event.round,
+            agentId: event.agentId,
+            answer: event.answer,
+          },
+        });
         break;
       case 'route':
-        stored.push({ data: { type: 'route', taskId: event.taskId, round: event.round, publisher: event.publisher, messageId: event.messageId, recipients: event.recipients, reasons: event.reasons, distrusted: event.distrusted, broadcast: event.broadcast } });
+        stored.push({
+          data: {
+            type: 'route',
+            taskId: event.taskId,
+            round: event.round,
+            publisher: event.publisher,
+            messageId: event.messageId,
+            recipients: event.recipients,
+            reasons: event.reasons,
+            distrusted: event.distrusted,
+            broadcast: event.broadcast,
+          },
+        });
         break;
       case 'audit':
-        stored.push({ data: { type: 'audit', taskId: event.taskId, round: event.round, auditor: event.auditor, subject: event.subject, messageId: event.messageId, reliable: event.reliable, reason: event.reason, beliefAfter: event.beliefAfter } });
+        stored.push({
+          data: {
+            type: 'audit',
+            taskId: event.taskId,
+            round: event.round,
+            auditor: event.auditor,
+            subject: event.subject,
+            messageId: event.messageId,
+            reliable: event.reliable,
+            reason: event.reason,
+            beliefAfter: event.beliefAfter,
+          },
+        });
         break;
       case 'witness':
-        stored.push({ data: { type: 'witness', taskId: event.taskId, round: event.round, observer: event.observer, witness: event.witness, subject: event.subject, deviation: event.deviation, accepted: event.accepted } });
+        stored.push({
+          data: {
+            type: 'witness',
+            taskId: event.taskId,
+            round: event.round,
+            observer: event.observer,
+            witness: event.witness,
+            subject: event.subject,
+            deviation: event.deviation,
+            accepted: event.accepted,
+          },
+        });
         break;
       case 'refine':
-        stored.push({ data: { type: 'refine', taskId: event.taskId, round: event.round, agentId: event.agentId, before: event.before, after: event.after, drift: event.drift } });
+        stored.push({
+          data: {
+            type: 'refine',
+            taskId: event.taskId,
+            round: event.round,
+            agentId: event.agentId,
+            before: event.before,
+            after: event.after,
+            drift: event.drift,
+          },
+        });
         break;
       case 'round':
-        stored.push({ data: { type: 'reputation-update', taskId: event.taskId, before: before ?? event.reputation, after: event.reputation } });
+        stored.push({
+          data: {
+            type: 'reputation-update',
+            taskId: event.taskId,
+            before: before ?? event.reputation,
+            after: event.reputation,
+          },
+        });
         before = event.reputation;
         break;
       case 'decision': {
@@ -288,16 +416,36 @@ function toStoredEvents(events: readonly RapsEvent[], runId: string, finalReputa
           agentId,
           weight: eligible.includes(agentId) ? reputation : 0,
           components: { reputation },
-          note: eligible.includes(agentId) ? 'peer reputation >= tau: its answer counts' : 'peer reputation < tau: left out of the decision',
+          note: eligible.includes(agentId)
+            ? 'peer reputation >= tau: its answer counts'
+            : 'peer reputation < tau: left out of the decision',
         }));
-        stored.push({ data: { type: 'vote', taskId: event.taskId, answer: event.answer, support: event.support, reasons } });
+        stored.push({
+          data: { type: 'vote', taskId: event.taskId, answer: event.answer, support: event.support, reasons },
+        });
         break;
       }
       case 'agent-error':
-        stored.push({ data: { type: 'run', runId, method: RAPS_METHOD, detail: { event: 'agent-error', taskId: event.taskId, round: event.round, agentId: event.agentId } }, error: event.error });
+        stored.push({
+          data: {
+            type: 'run',
+            runId,
+            method: RAPS_METHOD,
+            detail: { event: 'agent-error', taskId: event.taskId, round: event.round, agentId: event.agentId },
+          },
+          error: event.error,
+        });
         break;
       case 'malformed':
-        stored.push({ data: { type: 'run', runId, method: RAPS_METHOD, detail: { event: 'malformed', subject: event.subject, id: event.id } }, error: event.error });
+        stored.push({
+          data: {
+            type: 'run',
+            runId,
+            method: RAPS_METHOD,
+            detail: { event: 'malformed', subject: event.subject, id: event.id },
+          },
+          error: event.error,
+        });
         break;
     }
   }

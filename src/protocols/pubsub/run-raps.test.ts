@@ -43,7 +43,10 @@ describe('runRaps', () => {
     const result = await runRaps(options(team(), { onEvent: (event) => events.push(event) }));
     // Round 0: prior E = 1/2 >= tau, so all 6 deliveries happen. A, B find C unreliable; C finds A, B unreliable.
     // Round 1: E_C[A] = E_C[B] = 1/3 < 0.4 and E_A[C] = E_B[C] = 1/3: only A -> B and B -> A remain.
-    expect(result.rounds.map((round) => [round.routed, round.broadcast, round.audits])).toEqual([[6, 6, 6], [2, 6, 2]]);
+    expect(result.rounds.map((round) => [round.routed, round.broadcast, round.audits])).toEqual([
+      [6, 6, 6],
+      [2, 6, 2],
+    ]);
     // A about B: r = 1 then 0.9 * 1 + 1 = 1.9 -> E = 2.9 / 3.9; A about C: s = 1 -> E = 1/3 (no new evidence).
     expect(result.beliefs.A?.B).toBeCloseTo(2.9 / 3.9, 12);
     expect(result.beliefs.A?.C).toBeCloseTo(1 / 3, 12);
@@ -52,9 +55,16 @@ describe('runRaps', () => {
     expect(result.finalReputation.C).toBeCloseTo(1 / 3, 12);
     expect(result.finalReputation.A).toBeCloseTo((2.9 / 3.9 + 1 / 3) / 2, 12);
     expect(result.decisions).toMatchObject([{ taskId: 't1', answer: '4', eligible: ['A', 'B'], rounds: 2 }]);
-    const round1Routes = events.filter((event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route' && event.round === 1);
-    expect(round1Routes.find((event) => event.publisher === 'C')).toMatchObject({ recipients: [], distrusted: ['A', 'B'] });
-    expect(round1Routes.find((event) => event.publisher === 'A')?.reasons[0]?.components).toMatchObject({ trust: expect.closeTo(2 / 3, 12) });
+    const round1Routes = events.filter(
+      (event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route' && event.round === 1,
+    );
+    expect(round1Routes.find((event) => event.publisher === 'C')).toMatchObject({
+      recipients: [],
+      distrusted: ['A', 'B'],
+    });
+    expect(round1Routes.find((event) => event.publisher === 'A')?.reasons[0]?.components).toMatchObject({
+      trust: expect.closeTo(2 / 3, 12),
+    });
   });
 
   it('stops at the round limit when the DONE quorum is never reached', async () => {
@@ -65,7 +75,11 @@ describe('runRaps', () => {
   });
 
   it('lets the decider own the decision when adversaries are the majority', async () => {
-    const agents = [createScriptedAgent({ id: 'A', answer: '4', distrusts: ['B', 'C'] }), createScriptedAgent({ id: 'B', answer: '9', distrusts: ['A'] }), createScriptedAgent({ id: 'C', answer: '9', distrusts: ['A'] })];
+    const agents = [
+      createScriptedAgent({ id: 'A', answer: '4', distrusts: ['B', 'C'] }),
+      createScriptedAgent({ id: 'B', answer: '9', distrusts: ['A'] }),
+      createScriptedAgent({ id: 'C', answer: '9', distrusts: ['A'] }),
+    ];
     const teamView = await runRaps(options(agents as ReturnType<typeof team>));
     const deciderView = await runRaps(options(agents as ReturnType<typeof team>, { decider: 'A' }));
     expect(teamView.decisions[0]?.answer).toBe('9');
@@ -74,13 +88,20 @@ describe('runRaps', () => {
   });
 
   it('logs subscription drift as the cosine distance between old and new embeddings', async () => {
-    const agents = team().map((agent, index) => (index === 0 ? createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'], refineWord: 'geometry' }) : agent));
+    const agents = team().map((agent, index) =>
+      index === 0 ? createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'], refineWord: 'geometry' }) : agent,
+    );
     const events: RapsEvent[] = [];
-    const result = await runRaps(options(agents, { refine: true, maxRounds: 1, onEvent: (event) => events.push(event) }));
+    const result = await runRaps(
+      options(agents, { refine: true, maxRounds: 1, onEvent: (event) => events.push(event) }),
+    );
     const refine = events.filter((event): event is Extract<RapsEvent, { type: 'refine' }> => event.type === 'refine');
     expect(refine.map((event) => event.agentId)).toEqual(['A']);
     const embedder = createHashedNgramEmbedder();
-    const expected = cosineDistance(embedder.embedSync('arithmetic answers'), embedder.embedSync('arithmetic answers geometry'));
+    const expected = cosineDistance(
+      embedder.embedSync('arithmetic answers'),
+      embedder.embedSync('arithmetic answers geometry'),
+    );
     expect(expected).toBeGreaterThan(0.05);
     expect(refine[0]?.drift).toBeCloseTo(expected, 6);
     expect(result.subscriptions.A).toBe('arithmetic answers geometry');
@@ -93,7 +114,11 @@ describe('runRaps', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer(), fc.double({ min: 0, max: 0.6, noNaN: true }), async (seed, lostAckRate) => {
         const agents = team();
-        const result = await runRaps(options(agents, { transport: createInProcessBus({ lostAckRate, rng: createRng(seed), redeliveryDelayMs: 0 }) }));
+        const result = await runRaps(
+          options(agents, {
+            transport: createInProcessBus({ lostAckRate, rng: createRng(seed), redeliveryDelayMs: 0 }),
+          }),
+        );
         for (const agent of agents) expect(new Set(agent.audited).size).toBe(agent.audited.length);
         expect(result.decisions).toEqual(clean.decisions);
         expect(result.beliefs).toEqual(clean.beliefs);
@@ -108,15 +133,23 @@ describe('runRaps', () => {
     const subjects = rapsSubjects('raps');
     const encoder = new TextEncoder();
     await bus.publish(subjects.publications, encoder.encode('{not json'), { id: 'garbage-1' });
-    await bus.publish(subjects.publications, encodeWire({ schemaVersion: 2, id: 'x', from: 'A', round: 0, text: '' }), { id: 'garbage-2' });
-    await bus.publish(subjects.reports, encodeWire({ schemaVersion: 1, kind: 'audited', commandId: 'c' }), { id: 'garbage-3' });
+    await bus.publish(subjects.publications, encodeWire({ schemaVersion: 2, id: 'x', from: 'A', round: 0, text: '' }), {
+      id: 'garbage-2',
+    });
+    await bus.publish(subjects.reports, encodeWire({ schemaVersion: 1, kind: 'audited', commandId: 'c' }), {
+      id: 'garbage-3',
+    });
     const events: RapsEvent[] = [];
     const result = await runRaps(options(team(), { transport: bus, onEvent: (event) => events.push(event) }));
     expect(result.totals.malformed).toBe(3);
     expect(result.decisions[0]?.answer).toBe('4');
-    const errors = events.filter((event): event is Extract<RapsEvent, { type: 'malformed' }> => event.type === 'malformed').map((event) => event.error);
+    const errors = events
+      .filter((event): event is Extract<RapsEvent, { type: 'malformed' }> => event.type === 'malformed')
+      .map((event) => event.error);
     expect(errors[0]).toMatch(/raps.raps.pub: message garbage-1 is not UTF-8 JSON/);
-    expect(errors[1]).toMatch(/message garbage-2 rejected: field schemaVersion.*\(schemaVersion 2; only 1 is understood\)/);
+    expect(errors[1]).toMatch(
+      /message garbage-2 rejected: field schemaVersion.*\(schemaVersion 2; only 1 is understood\)/,
+    );
     expect(errors[2]).toMatch(/message garbage-3 rejected: field/);
   });
 
@@ -139,11 +172,17 @@ describe('runRaps', () => {
       },
     });
     const first = await startRapsNode({ transport: bus, runId: 'raps', agent: crashy });
-    const others = await Promise.all([agents[0]!, agents[2]!].map((agent) => startRapsNode({ transport: bus, runId: 'raps', agent })));
+    const others = await Promise.all(
+      [agents[0]!, agents[2]!].map((agent) => startRapsNode({ transport: bus, runId: 'raps', agent })),
+    );
     const running = runRaps({ ...options(agents), hostAgents: [], transport: bus });
     while (!crashed) await new Promise((resolve) => setTimeout(resolve, 5));
     await first.stop();
-    const restarted = await startRapsNode({ transport: bus, runId: 'raps', agent: createScriptedAgent({ id: 'B', answer: '4', distrusts: ['C'] }) });
+    const restarted = await startRapsNode({
+      transport: bus,
+      runId: 'raps',
+      agent: createScriptedAgent({ id: 'B', answer: '4', distrusts: ['C'] }),
+    });
     const result = await running;
     release();
     expect(result.decisions).toEqual(clean.decisions);
@@ -153,7 +192,9 @@ describe('runRaps', () => {
   });
 
   it('refuses a missing subscription, an unknown decider and a bad run id', async () => {
-    await expect(runRaps({ ...options(team()), subscriptions: { A: 'x', B: 'y' } })).rejects.toThrow(/subscriptions.C is missing/);
+    await expect(runRaps({ ...options(team()), subscriptions: { A: 'x', B: 'y' } })).rejects.toThrow(
+      /subscriptions.C is missing/,
+    );
     await expect(runRaps(options(team(), { decider: 'Z' }))).rejects.toThrow(/decider "Z" is not one of the agents/);
     await expect(runRaps(options(team(), { runId: 'a.b' }))).rejects.toThrow(/runId may only contain/);
   });
@@ -177,8 +218,12 @@ describe('runRaps', () => {
   });
 
   it('refuses unknown attention and teamView values', async () => {
-    await expect(runRaps(options(team(), { attention: 'some' as never }))).rejects.toThrow(/attention must be 'all' or 'trusted'/);
-    await expect(runRaps(options(team(), { teamView: 'x' as never }))).rejects.toThrow(/teamView must be 'all' or 'informed'/);
+    await expect(runRaps(options(team(), { attention: 'some' as never }))).rejects.toThrow(
+      /attention must be 'all' or 'trusted'/,
+    );
+    await expect(runRaps(options(team(), { teamView: 'x' as never }))).rejects.toThrow(
+      /teamView must be 'all' or 'informed'/,
+    );
   });
 
   it('ages filtered-away beliefs towards the prior with recovery rho, so the publisher is re-tested (ours)', async () => {
@@ -209,12 +254,19 @@ describe('runRaps', () => {
       coverageSlots: 1,
       onEvent: (event) => events.push(event),
     });
-    const routesOfA = events.filter((event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route' && event.publisher === 'A');
+    const routesOfA = events.filter(
+      (event): event is Extract<RapsEvent, { type: 'route' }> => event.type === 'route' && event.publisher === 'A',
+    );
     // Round 0: similarity slot -> B; coverage: C and D both hold 0 evidence about A, C is more similar -> C.
     // Round 1: B and C each audited A once (r + s = 1), D holds 0 -> the coverage slot goes to D.
-    expect(routesOfA.map((event) => event.recipients)).toEqual([['B', 'C'], ['B', 'D']]);
+    expect(routesOfA.map((event) => event.recipients)).toEqual([
+      ['B', 'C'],
+      ['B', 'D'],
+    ]);
     expect(routesOfA[1]?.reasons[1]?.components).toMatchObject({ evidence: 0 });
     await expect(runRaps(options(team(), { topK: 2, coverageSlots: 2 }))).rejects.toThrow(/coverageSlots/);
-    await expect(runRaps(options(team(), { topK: 2, coverageSlots: 1, routeSelector: async () => [] }))).rejects.toThrow(/cannot be combined with a routeSelector/);
+    await expect(
+      runRaps(options(team(), { topK: 2, coverageSlots: 1, routeSelector: async () => [] })),
+    ).rejects.toThrow(/cannot be combined with a routeSelector/);
   });
 });

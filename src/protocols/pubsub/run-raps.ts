@@ -27,7 +27,18 @@ import type { RapsEvent } from './events.js';
 import { startRapsNode, type RapsNode } from './node.js';
 import type { RouteSelector } from './route-selector.js';
 import { auditEvidence, peerReputation, witnessReports, type AuditRecord, type WitnessBehaviour } from './watchdog.js';
-import { commandId, publicationId, decodeWire, encodeWire, parseMessage, rapsSubjects, reportSchema, taskToWire, type RapsCommand, type RapsReport } from './wire.js';
+import {
+  commandId,
+  publicationId,
+  decodeWire,
+  encodeWire,
+  parseMessage,
+  rapsSubjects,
+  reportSchema,
+  taskToWire,
+  type RapsCommand,
+  type RapsReport,
+} from './wire.js';
 
 /** Options of {@link runRaps}. */
 export interface RunRapsOptions {
@@ -135,7 +146,11 @@ export interface RunRapsOptions {
    * Called after each task's decision with the task's round counters and the state to carry on
    * (awaited before the next task starts; persist both together to resume exactly). @default none
    */
-  onTaskDone?: (input: { readonly decision: RapsDecision; readonly rounds: readonly RapsRoundStats[]; readonly state: RapsCarriedState }) => unknown;
+  onTaskDone?: (input: {
+    readonly decision: RapsDecision;
+    readonly rounds: readonly RapsRoundStats[];
+    readonly state: RapsCarriedState;
+  }) => unknown;
   /**
    * Clock in ms for span times and reply deadlines (`replyTimeoutMs` is measured on it; a frozen clock never
    * times out). @default spans at 0, deadlines on `Date.now`
@@ -264,11 +279,25 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const order = identities.map((agent) => agent.id);
   const runId = options.runId ?? 'raps';
   assertNonEmptyString('runId', runId);
-  if (!/^[A-Za-z0-9_-]+$/.test(runId)) throw new InvalidArgumentError({ parameter: 'runId', value: runId, message: `runId may only contain letters, digits, '-' and '_', got ${JSON.stringify(runId)}` });
-  if (!Array.isArray(options.tasks) || options.tasks.length === 0) throw new InvalidArgumentError({ parameter: 'tasks', value: options.tasks, message: 'tasks must be a non-empty list of tasks' });
+  if (!/^[A-Za-z0-9_-]+$/.test(runId))
+    throw new InvalidArgumentError({
+      parameter: 'runId',
+      value: runId,
+      message: `runId may only contain letters, digits, '-' and '_', got ${JSON.stringify(runId)}`,
+    });
+  if (!Array.isArray(options.tasks) || options.tasks.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'tasks',
+      value: options.tasks,
+      message: 'tasks must be a non-empty list of tasks',
+    });
   for (const agentId of order) {
     if (typeof options.subscriptions?.[agentId] !== 'string') {
-      throw new InvalidArgumentError({ parameter: `subscriptions.${agentId}`, value: options.subscriptions?.[agentId], message: `every agent needs an initial subscription text; subscriptions.${agentId} is missing` });
+      throw new InvalidArgumentError({
+        parameter: `subscriptions.${agentId}`,
+        value: options.subscriptions?.[agentId],
+        message: `every agent needs an initial subscription text; subscriptions.${agentId} is missing`,
+      });
     }
   }
   const maxRounds = options.maxRounds ?? 4;
@@ -278,12 +307,27 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   assertInRange('doneQuorum', doneQuorum, 0, 1, { minExclusive: true });
   assertInteger('replyTimeoutMs', replyTimeoutMs, 1);
   const decider = options.decider;
-  if (decider !== undefined && !order.includes(decider)) throw new InvalidArgumentError({ parameter: 'decider', value: decider, message: `decider ${JSON.stringify(decider)} is not one of the agents (${order.join(', ')})` });
+  if (decider !== undefined && !order.includes(decider))
+    throw new InvalidArgumentError({
+      parameter: 'decider',
+      value: decider,
+      message: `decider ${JSON.stringify(decider)} is not one of the agents (${order.join(', ')})`,
+    });
   const refine = options.refine ?? true;
   const attention = options.attention ?? 'all';
-  if (attention !== 'all' && attention !== 'trusted') throw new InvalidArgumentError({ parameter: 'attention', value: attention, message: `attention must be 'all' or 'trusted', got ${JSON.stringify(attention)}` });
+  if (attention !== 'all' && attention !== 'trusted')
+    throw new InvalidArgumentError({
+      parameter: 'attention',
+      value: attention,
+      message: `attention must be 'all' or 'trusted', got ${JSON.stringify(attention)}`,
+    });
   const teamView = options.teamView ?? 'all';
-  if (teamView !== 'all' && teamView !== 'informed') throw new InvalidArgumentError({ parameter: 'teamView', value: teamView, message: `teamView must be 'all' or 'informed', got ${JSON.stringify(teamView)}` });
+  if (teamView !== 'all' && teamView !== 'informed')
+    throw new InvalidArgumentError({
+      parameter: 'teamView',
+      value: teamView,
+      message: `teamView must be 'all' or 'informed', got ${JSON.stringify(teamView)}`,
+    });
   const informedOnly = teamView === 'informed';
   const recovery = options.recovery ?? 1;
   assertInRange('recovery', recovery, 0, 1);
@@ -301,8 +345,20 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const topK = options.topK ?? 3;
   const coverageSlots = options.coverageSlots ?? 0;
   assertInteger('coverageSlots', coverageSlots, 0, Math.max(0, topK - 1));
-  if (coverageSlots > 0 && options.routeSelector) throw new InvalidArgumentError({ parameter: 'coverageSlots', value: coverageSlots, message: `coverageSlots (${coverageSlots}) cannot be combined with a routeSelector, which picks all recipients itself; pass coverageSlots: 0` });
-  const broker = createBroker({ dimensions: embedder.dimensions, topK: topK - coverageSlots, floor: options.floor ?? 0.05, tau, trustPolicy: options.trustPolicy ?? 'filter', probation: options.probation ?? 0 });
+  if (coverageSlots > 0 && options.routeSelector)
+    throw new InvalidArgumentError({
+      parameter: 'coverageSlots',
+      value: coverageSlots,
+      message: `coverageSlots (${coverageSlots}) cannot be combined with a routeSelector, which picks all recipients itself; pass coverageSlots: 0`,
+    });
+  const broker = createBroker({
+    dimensions: embedder.dimensions,
+    topK: topK - coverageSlots,
+    floor: options.floor ?? 0.05,
+    tau,
+    trustPolicy: options.trustPolicy ?? 'filter',
+    probation: options.probation ?? 0,
+  });
   const seed = options.seed ?? 0;
   const aggregator = options.aggregator ?? createReputationPlurality();
   const emit = options.onEvent ?? (() => {});
@@ -312,7 +368,18 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const transport = options.transport ?? createInProcessBus();
   const subjects = rapsSubjects(runId);
 
-  const totals = { publications: 0, routed: 0, broadcast: 0, audits: 0, witnessChecks: 0, witnessRejected: 0, refinements: 0, malformed: 0, duplicates: 0, agentErrors: 0 };
+  const totals = {
+    publications: 0,
+    routed: 0,
+    broadcast: 0,
+    audits: 0,
+    witnessChecks: 0,
+    witnessRejected: 0,
+    refinements: 0,
+    malformed: 0,
+    duplicates: 0,
+    agentErrors: 0,
+  };
   const subscriptions: Record<AgentId, string> = {};
   const subscriptionVectors = new Map<AgentId, Float32Array>();
   const startSubscriptions = { ...options.subscriptions, ...(options.initialState?.subscriptions ?? {}) };
@@ -351,7 +418,11 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           try {
             const message = parseMessage(delivery.data, { subject: delivery.subject, id: delivery.id });
             const command = expectedPublication.get(message.id);
-            if (command === undefined) throw new DataFormatError({ file: delivery.subject, message: `publication ${message.id} from ${message.from} was not requested in this run; dropped (a publisher from another run on the same subject?)` });
+            if (command === undefined)
+              throw new DataFormatError({
+                file: delivery.subject,
+                message: `publication ${message.id} from ${message.from} was not requested in this run; dropped (a publisher from another run on the same subject?)`,
+              });
             arrived(command, { message });
           } catch (error) {
             malformed(delivery.subject, delivery.id, error);
@@ -375,19 +446,30 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
       ),
     );
     for (const agent of options.hostAgents ?? []) {
-      if (!order.includes(agent.identity.id)) throw new InvalidArgumentError({ parameter: 'hostAgents', value: agent.identity.id, message: `hosted agent ${agent.identity.id} is not in agents` });
+      if (!order.includes(agent.identity.id))
+        throw new InvalidArgumentError({
+          parameter: 'hostAgents',
+          value: agent.identity.id,
+          message: `hosted agent ${agent.identity.id} is not in agents`,
+        });
       nodes.push(await startRapsNode({ transport, runId, agent }));
     }
 
     const send = async (commands: RapsCommand[]): Promise<Map<string, { message?: Message; report?: RapsReport }>> => {
-      await Promise.all(commands.map((command) => transport.publish(subjects.commands(subjectToken(command.agentId)), encodeWire(command), { id: command.id })));
+      await Promise.all(
+        commands.map((command) =>
+          transport.publish(subjects.commands(subjectToken(command.agentId)), encodeWire(command), { id: command.id }),
+        ),
+      );
       const deadline = clock() + replyTimeoutMs;
       for (;;) {
         const missing = commands.filter((command) => !replies.has(command.id));
         if (missing.length === 0) break;
         const remaining = deadline - clock();
         if (remaining <= 0) {
-          throw new TransportError(`no reply within ${replyTimeoutMs} ms to ${missing.length} command(s), e.g. ${missing[0]?.id} for agent ${missing[0]?.agentId}; is that agent's node running on transport ${transport.name}?`);
+          throw new TransportError(
+            `no reply within ${replyTimeoutMs} ms to ${missing.length} command(s), e.g. ${missing[0]?.id} for agent ${missing[0]?.agentId}; is that agent's node running on transport ${transport.name}?`,
+          );
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(remaining, 250));
@@ -407,7 +489,9 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
     };
 
     const viewOf = (observer: AgentId): Record<AgentId, number> =>
-      Object.fromEntries(order.map((subject) => [subject, subject === observer ? 1 : model.belief(observer, subject).expectation]));
+      Object.fromEntries(
+        order.map((subject) => [subject, subject === observer ? 1 : model.belief(observer, subject).expectation]),
+      );
     const decisions: RapsDecision[] = [];
     const rounds: RapsRoundStats[] = [];
     let globalRound = options.initialState?.globalRound ?? 0;
@@ -423,7 +507,17 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         const publishCommands: RapsCommand[] = order.map((agentId) => {
           const id = commandId(runId, task.id, round, 'publish', agentId);
           expectedPublication.set(publicationId(runId, task.id, round, agentId), id);
-          return { schemaVersion: 1, kind: 'publish', id, runId, agentId, round, task: wireTask, own: last.get(agentId) ?? null, received: inbox.get(agentId) ?? [] };
+          return {
+            schemaVersion: 1,
+            kind: 'publish',
+            id,
+            runId,
+            agentId,
+            round,
+            task: wireTask,
+            own: last.get(agentId) ?? null,
+            received: inbox.get(agentId) ?? [],
+          };
         });
         const published = await send(publishCommands);
         const publications: Message[] = [];
@@ -432,10 +526,26 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           if (reply?.message) {
             publications.push(reply.message);
             last.set(command.agentId, reply.message);
-            emit({ schemaVersion: 1, type: 'publish', taskId: task.id, round, agentId: command.agentId, messageId: reply.message.id, answer: reply.message.answer ?? null, done: reply.message.done === true });
+            emit({
+              schemaVersion: 1,
+              type: 'publish',
+              taskId: task.id,
+              round,
+              agentId: command.agentId,
+              messageId: reply.message.id,
+              answer: reply.message.answer ?? null,
+              done: reply.message.done === true,
+            });
           } else {
             totals.agentErrors++;
-            emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: reply?.report?.kind === 'failed' ? reply.report.error : 'no publication' });
+            emit({
+              schemaVersion: 1,
+              type: 'agent-error',
+              taskId: task.id,
+              round,
+              agentId: command.agentId,
+              error: reply?.report?.kind === 'failed' ? reply.report.error : 'no publication',
+            });
           }
         }
         totals.publications += publications.length;
@@ -450,28 +560,89 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           const trust = (receiver: AgentId, publisher: AgentId) => model.belief(receiver, publisher).expectation;
           const draw = (receiver: AgentId) => createRng(deriveSeed(seed, 'probation', message.id, receiver))();
           let decision = broker.route(message.from, vectors[index] as Float32Array, trust, draw);
-          if (coverageSlots > 0) decision = addCoverage(decision, broker, vectors[index] as Float32Array, coverageSlots, order, (receiver) => model.counts(receiver, message.from), trust);
-          if (options.routeSelector) decision = await selectWithRouter(options.routeSelector, broker, message, vectors[index] as Float32Array, trust, subscriptions, emit, task.id, round);
+          if (coverageSlots > 0)
+            decision = addCoverage(
+              decision,
+              broker,
+              vectors[index] as Float32Array,
+              coverageSlots,
+              order,
+              (receiver) => model.counts(receiver, message.from),
+              trust,
+            );
+          if (options.routeSelector)
+            decision = await selectWithRouter(
+              options.routeSelector,
+              broker,
+              message,
+              vectors[index] as Float32Array,
+              trust,
+              subscriptions,
+              emit,
+              task.id,
+              round,
+            );
           routed += decision.recipients.length;
           broadcast += decision.broadcast;
           for (const recipient of decision.recipients) deliveries.push({ recipient, message });
-          for (const receiver of decision.distrusted) if (!decision.recipients.includes(receiver)) filteredAway.push({ receiver, publisher: message.from });
-          tracer.record({ type: 'route', publisher: message.from, messageId: message.id, recipients: decision.recipients, reasons: decision.reasons });
-          emit({ schemaVersion: 1, type: 'route', taskId: task.id, round, publisher: message.from, messageId: message.id, recipients: decision.recipients, reasons: decision.reasons, distrusted: decision.distrusted, broadcast: decision.broadcast });
+          for (const receiver of decision.distrusted)
+            if (!decision.recipients.includes(receiver)) filteredAway.push({ receiver, publisher: message.from });
+          tracer.record({
+            type: 'route',
+            publisher: message.from,
+            messageId: message.id,
+            recipients: decision.recipients,
+            reasons: decision.reasons,
+          });
+          emit({
+            schemaVersion: 1,
+            type: 'route',
+            taskId: task.id,
+            round,
+            publisher: message.from,
+            messageId: message.id,
+            recipients: decision.recipients,
+            reasons: decision.reasons,
+            distrusted: decision.distrusted,
+            broadcast: decision.broadcast,
+          });
         }
         totals.routed += routed;
         totals.broadcast += broadcast;
 
         // 3. Receive and audit.
-        const deliverCommands: RapsCommand[] = deliveries.map(({ recipient, message }) => ({ schemaVersion: 1, kind: 'deliver', id: commandId(runId, task.id, round, 'deliver', recipient, message.id), runId, agentId: recipient, round, task: wireTask, message }));
+        const deliverCommands: RapsCommand[] = deliveries.map(({ recipient, message }) => ({
+          schemaVersion: 1,
+          kind: 'deliver',
+          id: commandId(runId, task.id, round, 'deliver', recipient, message.id),
+          runId,
+          agentId: recipient,
+          round,
+          task: wireTask,
+          message,
+        }));
         const audited = await send(deliverCommands);
         const audits: AuditRecord[] = [];
         for (const command of deliverCommands) {
           const report = audited.get(command.id)?.report;
-          if (report?.kind === 'audited') audits.push({ auditor: report.agentId, subject: report.subject, messageId: report.messageId, reliable: report.reliable, reason: report.reason });
+          if (report?.kind === 'audited')
+            audits.push({
+              auditor: report.agentId,
+              subject: report.subject,
+              messageId: report.messageId,
+              reliable: report.reliable,
+              reason: report.reason,
+            });
           else {
             totals.agentErrors++;
-            emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: report?.kind === 'failed' ? report.error : 'no audit' });
+            emit({
+              schemaVersion: 1,
+              type: 'agent-error',
+              taskId: task.id,
+              round,
+              agentId: command.agentId,
+              error: report?.kind === 'failed' ? report.error : 'no audit',
+            });
           }
         }
         const firstHandEvidence = auditEvidence(audits, task.id, order);
@@ -479,8 +650,22 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         firstHand.observe(firstHandEvidence);
         totals.audits += audits.length;
         for (const audit of audits) {
-          tracer.record({ type: 'audit', auditor: audit.auditor, subject: audit.subject, messageId: audit.messageId, reliable: audit.reliable, reason: audit.reason });
-          emit({ schemaVersion: 1, type: 'audit', taskId: task.id, round, ...audit, beliefAfter: model.belief(audit.auditor, audit.subject).expectation });
+          tracer.record({
+            type: 'audit',
+            auditor: audit.auditor,
+            subject: audit.subject,
+            messageId: audit.messageId,
+            reliable: audit.reliable,
+            reason: audit.reason,
+          });
+          emit({
+            schemaVersion: 1,
+            type: 'audit',
+            taskId: task.id,
+            round,
+            ...audit,
+            beliefAfter: model.belief(audit.auditor, audit.subject).expectation,
+          });
         }
         const nextInbox = new Map<AgentId, Message[]>();
         const heardFrom = new Map<AgentId, Set<AgentId>>();
@@ -492,41 +677,80 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           heard.add(message.from);
           heardFrom.set(recipient, heard);
         }
-        for (const list of nextInbox.values()) list.sort((left, right) => order.indexOf(left.from) - order.indexOf(right.from));
+        for (const list of nextInbox.values())
+          list.sort((left, right) => order.indexOf(left.from) - order.indexOf(right.from));
 
         // 4. Second-hand witness checks.
         let witnessChecks = 0;
         let witnessRejected = 0;
         if (witness) {
-          const reports = witnessReports({ model, order, heardFrom, behaviour: options.witnessBehaviour ?? {}, maxWitnesses: options.maxWitnesses ?? 3, firstHand, reported, minDirectEvidence: options.witnessMinDirectEvidence ?? 0, tau });
+          const reports = witnessReports({
+            model,
+            order,
+            heardFrom,
+            behaviour: options.witnessBehaviour ?? {},
+            maxWitnesses: options.maxWitnesses ?? 3,
+            firstHand,
+            reported,
+            minDirectEvidence: options.witnessMinDirectEvidence ?? 0,
+            tau,
+          });
           for (const report of reports) {
             const check = model.assessWitness(report);
             model.observe([report]);
             witnessChecks++;
             if (!check.accepted) witnessRejected++;
-            emit({ schemaVersion: 1, type: 'witness', taskId: task.id, round, observer: report.observer, witness: report.witness, subject: report.subject, deviation: check.deviation, accepted: check.accepted });
+            emit({
+              schemaVersion: 1,
+              type: 'witness',
+              taskId: task.id,
+              round,
+              observer: report.observer,
+              witness: report.witness,
+              subject: report.subject,
+              deviation: check.deviation,
+              accepted: check.accepted,
+            });
           }
         }
         totals.witnessChecks += witnessChecks;
         totals.witnessRejected += witnessRejected;
 
         // Recovery (ours): filtered-away beliefs age towards the prior, r ← ρ·r, s ← ρ·s.
-        if (recovery < 1) for (const { receiver, publisher } of filteredAway) model.relaxTowardPrior(receiver, publisher, recovery);
+        if (recovery < 1)
+          for (const { receiver, publisher } of filteredAway) model.relaxTowardPrior(receiver, publisher, recovery);
 
         // 5. Reactive subscription refinement.
         if (refine) {
           const refineCommands: RapsCommand[] = order
             .filter((agentId) => (nextInbox.get(agentId)?.length ?? 0) > 0)
-            .map((agentId) => ({ schemaVersion: 1, kind: 'refine', id: commandId(runId, task.id, round, 'refine', agentId), runId, agentId, round, current: subscriptions[agentId] as string, received: nextInbox.get(agentId) ?? [] }));
+            .map((agentId) => ({
+              schemaVersion: 1,
+              kind: 'refine',
+              id: commandId(runId, task.id, round, 'refine', agentId),
+              runId,
+              agentId,
+              round,
+              current: subscriptions[agentId] as string,
+              received: nextInbox.get(agentId) ?? [],
+            }));
           const refined = await send(refineCommands);
           const changed: Array<{ agentId: AgentId; text: string }> = [];
           for (const command of refineCommands) {
             const report = refined.get(command.id)?.report;
             if (report?.kind === 'refined') {
-              if (report.text !== subscriptions[command.agentId] && report.text.trim() !== '') changed.push({ agentId: command.agentId, text: report.text });
+              if (report.text !== subscriptions[command.agentId] && report.text.trim() !== '')
+                changed.push({ agentId: command.agentId, text: report.text });
             } else {
               totals.agentErrors++;
-              emit({ schemaVersion: 1, type: 'agent-error', taskId: task.id, round, agentId: command.agentId, error: report?.kind === 'failed' ? report.error : 'no refinement' });
+              emit({
+                schemaVersion: 1,
+                type: 'agent-error',
+                taskId: task.id,
+                round,
+                agentId: command.agentId,
+                error: report?.kind === 'failed' ? report.error : 'no refinement',
+              });
             }
           }
           const newVectors = await embedder.embed(changed.map((item) => item.text));
@@ -547,11 +771,37 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         const done = publications.filter((message) => message.done === true).length;
         const reputation = peerReputation(model, order, { informedOnly });
         globalRound++;
-        rounds.push({ taskId: task.id, round, globalRound, publications: publications.length, routed, broadcast, audits: audits.length, witnessChecks, witnessRejected, done, reputation, ...(decider === undefined ? {} : { deciderView: viewOf(decider) }) });
-        await emit({ schemaVersion: 1, type: 'round', taskId: task.id, round, globalRound, done, publishers: publications.length, reputation });
+        rounds.push({
+          taskId: task.id,
+          round,
+          globalRound,
+          publications: publications.length,
+          routed,
+          broadcast,
+          audits: audits.length,
+          witnessChecks,
+          witnessRejected,
+          done,
+          reputation,
+          ...(decider === undefined ? {} : { deciderView: viewOf(decider) }),
+        });
+        await emit({
+          schemaVersion: 1,
+          type: 'round',
+          taskId: task.id,
+          round,
+          globalRound,
+          done,
+          publishers: publications.length,
+          reputation,
+        });
         // Attention (ours): with 'trusted', a receiver revises only on publishers it still trusts.
         if (attention === 'trusted') {
-          for (const [recipient, list] of nextInbox) nextInbox.set(recipient, list.filter((message) => model.isTrusted(recipient, message.from)));
+          for (const [recipient, list] of nextInbox)
+            nextInbox.set(
+              recipient,
+              list.filter((message) => model.isTrusted(recipient, message.from)),
+            );
         }
         inbox = nextInbox;
         if (publications.length > 0 && done >= doneQuorum * publications.length) break;
@@ -566,27 +816,78 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
           return { agentId, taskId: task.id, round: message.round, text: message.text, answer: message.answer ?? null };
         });
         const weights = Object.fromEntries(eligible.map((agentId) => [agentId, reputation[agentId] as number]));
-        return { eligible, decision: aggregator.aggregate({ task, proposals, agents: identities.filter((agent) => eligible.includes(agent.id)), weights }) };
+        return {
+          eligible,
+          decision: aggregator.aggregate({
+            task,
+            proposals,
+            agents: identities.filter((agent) => eligible.includes(agent.id)),
+            weights,
+          }),
+        };
       };
       const teamReputation = peerReputation(model, order, { informedOnly });
       const { eligible, decision } = decideWith(decider === undefined ? teamReputation : viewOf(decider));
       const teamView = decider === undefined ? undefined : decideWith(teamReputation);
       const answers = Object.fromEntries(order.map((agentId) => [agentId, last.get(agentId)?.answer ?? null]));
-      const texts = Object.fromEntries(order.filter((agentId) => last.has(agentId)).map((agentId) => [agentId, (last.get(agentId) as Message).text]));
-      decisions.push({ taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken, answers, texts, ...(teamView === undefined ? {} : { teamView: { answer: teamView.decision.answer, eligible: teamView.eligible } }) });
-      emit({ schemaVersion: 1, type: 'decision', taskId: task.id, answer: decision.answer, support: decision.support, eligible, rounds: roundsTaken });
+      const texts = Object.fromEntries(
+        order.filter((agentId) => last.has(agentId)).map((agentId) => [agentId, (last.get(agentId) as Message).text]),
+      );
+      decisions.push({
+        taskId: task.id,
+        answer: decision.answer,
+        support: decision.support,
+        eligible,
+        rounds: roundsTaken,
+        answers,
+        texts,
+        ...(teamView === undefined
+          ? {}
+          : { teamView: { answer: teamView.decision.answer, eligible: teamView.eligible } }),
+      });
+      emit({
+        schemaVersion: 1,
+        type: 'decision',
+        taskId: task.id,
+        answer: decision.answer,
+        support: decision.support,
+        eligible,
+        rounds: roundsTaken,
+      });
       if (options.onTaskDone) {
-        const state: RapsCarriedState = { schemaVersion: 1, beliefs: model.snapshot(), firstHand: firstHand.snapshot(), reported: Object.fromEntries(reported), subscriptions: { ...subscriptions }, globalRound };
-        await options.onTaskDone({ decision: decisions.at(-1) as RapsDecision, rounds: rounds.slice(firstRound), state });
+        const state: RapsCarriedState = {
+          schemaVersion: 1,
+          beliefs: model.snapshot(),
+          firstHand: firstHand.snapshot(),
+          reported: Object.fromEntries(reported),
+          subscriptions: { ...subscriptions },
+          globalRound,
+        };
+        await options.onTaskDone({
+          decision: decisions.at(-1) as RapsDecision,
+          rounds: rounds.slice(firstRound),
+          state,
+        });
       }
     }
 
     const beliefs: Record<AgentId, Record<AgentId, number>> = {};
     for (const observer of order) {
       beliefs[observer] = {};
-      for (const subject of order) if (subject !== observer) (beliefs[observer] as Record<AgentId, number>)[subject] = model.belief(observer, subject).expectation;
+      for (const subject of order)
+        if (subject !== observer)
+          (beliefs[observer] as Record<AgentId, number>)[subject] = model.belief(observer, subject).expectation;
     }
-    return { schemaVersion: 1, runId, decisions, rounds, finalReputation: peerReputation(model, order, { informedOnly }), beliefs, totals: { ...totals }, subscriptions: { ...subscriptions } };
+    return {
+      schemaVersion: 1,
+      runId,
+      decisions,
+      rounds,
+      finalReputation: peerReputation(model, order, { informedOnly }),
+      beliefs,
+      totals: { ...totals },
+      subscriptions: { ...subscriptions },
+    };
   } finally {
     for (const node of nodes) await node.stop();
     for (const subscription of subscriptionsHeld) await subscription.stop();
@@ -606,16 +907,41 @@ async function selectWithRouter(
   round: number,
 ) {
   // Candidates: everyone the similarity router would accept, without the top-k cut.
-  const wide = createBroker({ dimensions: broker.dimensions, topK: Math.max(1, broker.size), floor: broker.options.floor, tau: broker.options.tau, trustPolicy: broker.options.trustPolicy });
+  const wide = createBroker({
+    dimensions: broker.dimensions,
+    topK: Math.max(1, broker.size),
+    floor: broker.options.floor,
+    tau: broker.options.tau,
+    trustPolicy: broker.options.trustPolicy,
+  });
   for (const agentId of broker.subscribers()) wide.subscribe(agentId, broker.vectorOf(agentId));
   const candidates = wide.route(message.from, vector, trust);
-  const offered = candidates.reasons.map((reason) => ({ agentId: reason.agentId, subscription: subscriptions[reason.agentId] ?? '', similarity: reason.components?.similarity ?? 0, trust: reason.components?.trust ?? 0 }));
+  const offered = candidates.reasons.map((reason) => ({
+    agentId: reason.agentId,
+    subscription: subscriptions[reason.agentId] ?? '',
+    similarity: reason.components?.similarity ?? 0,
+    trust: reason.components?.trust ?? 0,
+  }));
   const chosen = await selector({ publication: message, candidates: offered, topK: broker.options.topK });
   const allowed = new Set(offered.map((candidate) => candidate.agentId));
   const recipients = [...new Set(chosen)].filter((agentId) => allowed.has(agentId)).slice(0, broker.options.topK);
   const refused = chosen.filter((agentId) => !allowed.has(agentId));
-  if (refused.length > 0) emit({ schemaVersion: 1, type: 'agent-error', taskId, round, agentId: message.from, error: `route selector chose ${refused.join(', ')}, not among the candidates; ignored` });
-  return { ...candidates, recipients, reasons: candidates.reasons.filter((reason) => recipients.includes(reason.agentId)).map((reason) => ({ ...reason, note: `chosen by route selector; ${reason.note ?? ''}` })) };
+  if (refused.length > 0)
+    emit({
+      schemaVersion: 1,
+      type: 'agent-error',
+      taskId,
+      round,
+      agentId: message.from,
+      error: `route selector chose ${refused.join(', ')}, not among the candidates; ignored`,
+    });
+  return {
+    ...candidates,
+    recipients,
+    reasons: candidates.reasons
+      .filter((reason) => recipients.includes(reason.agentId))
+      .map((reason) => ({ ...reason, note: `chosen by route selector; ${reason.note ?? ''}` })),
+  };
 }
 
 /**
@@ -639,12 +965,20 @@ function addCoverage(
   const { floor, tau } = broker.options;
   const candidates = rows
     .map((agentId, row) => ({ agentId, similarity: similarities[row] as number, rank: order.indexOf(agentId) }))
-    .filter((candidate) => candidate.agentId !== decision.publisher && !chosen.has(candidate.agentId) && candidate.similarity >= floor && trust(candidate.agentId, decision.publisher) >= tau)
+    .filter(
+      (candidate) =>
+        candidate.agentId !== decision.publisher &&
+        !chosen.has(candidate.agentId) &&
+        candidate.similarity >= floor &&
+        trust(candidate.agentId, decision.publisher) >= tau,
+    )
     .map((candidate) => {
       const counts = evidence(candidate.agentId);
       return { ...candidate, evidence: counts.positive + counts.negative };
     })
-    .sort((left, right) => left.evidence - right.evidence || right.similarity - left.similarity || left.rank - right.rank)
+    .sort(
+      (left, right) => left.evidence - right.evidence || right.similarity - left.similarity || left.rank - right.rank,
+    )
     .slice(0, slots);
   return {
     ...decision,
@@ -653,7 +987,17 @@ function addCoverage(
       ...decision.reasons,
       ...candidates.map((candidate) => {
         const belief = trust(candidate.agentId, decision.publisher);
-        return { agentId: candidate.agentId, weight: candidate.similarity, components: { similarity: candidate.similarity, trust: belief, score: candidate.similarity, evidence: candidate.evidence }, note: `coverage slot: evidence ${candidate.evidence.toFixed(2)} about the publisher, similarity ${candidate.similarity.toFixed(3)}` };
+        return {
+          agentId: candidate.agentId,
+          weight: candidate.similarity,
+          components: {
+            similarity: candidate.similarity,
+            trust: belief,
+            score: candidate.similarity,
+            evidence: candidate.evidence,
+          },
+          note: `coverage slot: evidence ${candidate.evidence.toFixed(2)} about the publisher, similarity ${candidate.similarity.toFixed(3)}`,
+        };
       }),
     ],
   };

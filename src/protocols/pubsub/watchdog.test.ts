@@ -5,7 +5,13 @@ import { auditEvidence, peerReputation, witnessReports } from './watchdog.js';
 describe('watchdog', () => {
   it('turns audits into decayed Beta evidence (hand-computed, lambda = 0.9)', () => {
     const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9 });
-    const audit = (auditor: string, subject: string, reliable: boolean, messageId: string) => ({ auditor, subject, reliable, messageId, reason: '' });
+    const audit = (auditor: string, subject: string, reliable: boolean, messageId: string) => ({
+      auditor,
+      subject,
+      reliable,
+      messageId,
+      reason: '',
+    });
     model.observe(auditEvidence([audit('a', 'b', true, 'm1'), audit('a', 'c', false, 'm2')], 't1', ['a', 'b', 'c']));
     // a about b: r = 1, s = 0 -> E = 2/3; a about c: r = 0, s = 1 -> E = 1/3.
     expect(model.belief('a', 'b').expectation).toBeCloseTo(2 / 3, 12);
@@ -25,11 +31,21 @@ describe('watchdog', () => {
     const forward = auditEvidence(audits, 't', ['a', 'b', 'c']);
     const backward = auditEvidence(audits.slice().reverse(), 't', ['a', 'b', 'c']);
     expect(backward).toEqual(forward);
-    expect(forward.map((item) => `${item.observer}>${item.subject}:${item.success}`)).toEqual(['a>c:0', 'a>c:1', 'b>a:0']);
+    expect(forward.map((item) => `${item.observer}>${item.subject}:${item.success}`)).toEqual([
+      'a>c:0',
+      'a>c:1',
+      'b>a:0',
+    ]);
   });
 
   it('merges a consistent witness report with discount omega and updates trust in the witness', () => {
-    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.9, delta: 1.5, omega: 0.3, witnessCredibility: 'shared' });
+    const model = createBetaModel({
+      agents: ['a', 'b', 'c'],
+      lambda: 0.9,
+      delta: 1.5,
+      omega: 0.3,
+      witnessCredibility: 'shared',
+    });
     const order = ['a', 'b', 'c'];
     // a: one reliable audit of b, one unreliable of c. b: two unreliable audits of c -> (0, 1.9).
     model.observe([
@@ -39,7 +55,9 @@ describe('watchdog', () => {
       { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 0 },
     ]);
     const reports = witnessReports({ model, order, heardFrom: new Map([['a', new Set(['b'])]]) });
-    expect(reports).toEqual([{ type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 0, negative: expect.closeTo(1.9, 12) }]);
+    expect(reports).toEqual([
+      { type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 0, negative: expect.closeTo(1.9, 12) },
+    ]);
     // E_l = 1/3, Var_l = 2 / (9 * 4) = 1/18; E_w = 1 / 3.9, Var_w = 2.9 / (3.9^2 * 4.9).
     // D = |1/3.9 - 1/3| / sqrt(1/18 + 2.9/74.529) = 0.076923 / 0.307355 = 0.25028 < 1.5: accepted.
     expect(model.assessWitness(reports[0]!).deviation).toBeCloseTo(0.076923 / 0.307355, 4);
@@ -75,15 +93,21 @@ describe('watchdog', () => {
     // separate credibility (default): d's bad work says nothing about its testimony, trust_of(a, d) = 0.5 ≥ τ
     const separate = createBetaModel({ agents: ['a', 'b', 'c', 'd'] });
     separate.observe(evidence);
-    expect(witnessReports({ model: separate, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b', 'd']);
+    expect(
+      witnessReports({ model: separate, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness),
+    ).toEqual(['b', 'd']);
     // one refused report from d: trust_of(a, d) = (0, 1), E = 1/3 < τ → no longer asked
     separate.observe([{ type: 'witness', observer: 'a', witness: 'd', subject: 'b', positive: 0, negative: 20 }]);
     expect(separate.isCredible('a', 'd')).toBe(false);
-    expect(witnessReports({ model: separate, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b']);
+    expect(
+      witnessReports({ model: separate, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness),
+    ).toEqual(['b']);
     // shared belief (the old behaviour): a's distrust of d's work keeps d from testifying
     const model = createBetaModel({ agents: ['a', 'b', 'c', 'd'], witnessCredibility: 'shared' });
     model.observe(evidence);
-    expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual(['b']);
+    expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom }).map((report) => report.witness)).toEqual([
+      'b',
+    ]);
     expect(witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom, maxWitnesses: 0 })).toEqual([]);
     const inverted = witnessReports({ model, order: ['a', 'b', 'c', 'd'], heardFrom, behaviour: { b: 'inverted' } });
     expect(inverted[0]).toMatchObject({ witness: 'b', subject: 'c', positive: 0, negative: 1 });
@@ -105,7 +129,9 @@ describe('watchdog', () => {
     expect(witnessReports({ model, order: ['a', 'b', 'c'], heardFrom, firstHand, reported })).toEqual([]);
     firstHand.observe([{ ...audit, success: 1 }]);
     // New evidence: (0.9 * 0 + 1, 0.9 * 1 + 0) = (1, 0.9).
-    expect(witnessReports({ model, order: ['a', 'b', 'c'], heardFrom, firstHand, reported })).toEqual([{ type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 1, negative: expect.closeTo(0.9, 12) }]);
+    expect(witnessReports({ model, order: ['a', 'b', 'c'], heardFrom, firstHand, reported })).toEqual([
+      { type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 1, negative: expect.closeTo(0.9, 12) },
+    ]);
   });
 
   it('computes peer reputation as the mean of the other agents beliefs', () => {
@@ -121,7 +147,11 @@ describe('watchdog', () => {
     // All observers: rep(c) = (E_a[c] + E_b[c]) / 2 = (1/3 + 1/2) / 2 = 5/12 >= tau = 0.4.
     expect(peerReputation(model, ['a', 'b', 'c']).c).toBeCloseTo(5 / 12, 12);
     // Informed: only a holds evidence about c -> rep(c) = 1/3 < 0.4; nobody about a or b -> 0.5.
-    expect(peerReputation(model, ['a', 'b', 'c'], { informedOnly: true })).toEqual({ a: 0.5, b: 0.5, c: expect.closeTo(1 / 3, 12) });
+    expect(peerReputation(model, ['a', 'b', 'c'], { informedOnly: true })).toEqual({
+      a: 0.5,
+      b: 0.5,
+      c: expect.closeTo(1 / 3, 12),
+    });
   });
 
   it('consults a witness only after enough first-hand evidence about it (ours, minDirectEvidence)', () => {
@@ -139,7 +169,10 @@ describe('watchdog', () => {
     // d is trusted by a only through accepted reports (main model), not by any audit of a's.
     model.observe([{ type: 'outcome', taskId: 't', observer: 'a', subject: 'd', success: 1 }]);
     const heardFrom = new Map([['a', new Set(['b', 'd'])]]);
-    const ask = () => witnessReports({ model, order, heardFrom, firstHand, minDirectEvidence: 2, tau: 0.4 }).map((report) => report.witness);
+    const ask = () =>
+      witnessReports({ model, order, heardFrom, firstHand, minDirectEvidence: 2, tau: 0.4 }).map(
+        (report) => report.witness,
+      );
     const auditB = { type: 'outcome' as const, taskId: 't', observer: 'a', subject: 'b', success: 1 };
     both([auditB]);
     // a's first-hand evidence about b: r = 1 < 2 -> b is not asked; d has none -> not asked.
@@ -165,8 +198,26 @@ describe('watchdog', () => {
       { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 1 },
     ]);
     // a about b first-hand: s = 1, then 0.9 * 1 + 1 = 1.9, then r = 1, s = 0.9 * 1.9 = 1.71 -> r + s = 2.71 >= 2, E = 2 / 4.71 = 0.4246 >= 0.4: asked.
-    expect(witnessReports({ model, order, heardFrom: new Map([['a', new Set(['b'])]]), firstHand, minDirectEvidence: 2, tau: 0.4 }).map((report) => report.witness)).toEqual(['b']);
+    expect(
+      witnessReports({
+        model,
+        order,
+        heardFrom: new Map([['a', new Set(['b'])]]),
+        firstHand,
+        minDirectEvidence: 2,
+        tau: 0.4,
+      }).map((report) => report.witness),
+    ).toEqual(['b']);
     // With tau = 0.45 the same belief (0.4246) is below tau: not asked.
-    expect(witnessReports({ model, order, heardFrom: new Map([['a', new Set(['b'])]]), firstHand, minDirectEvidence: 2, tau: 0.45 })).toEqual([]);
+    expect(
+      witnessReports({
+        model,
+        order,
+        heardFrom: new Map([['a', new Set(['b'])]]),
+        firstHand,
+        minDirectEvidence: 2,
+        tau: 0.45,
+      }),
+    ).toEqual([]);
   });
 });

@@ -29,13 +29,29 @@ export type WitnessBehaviour = 'honest' | 'inverted';
  * First-hand evidence from audits, in a canonical order (auditor, then message id), so that the
  * decayed beliefs do not depend on the order in which verdicts arrived over the network.
  */
-export function auditEvidence(audits: readonly AuditRecord[], taskId: string, order: readonly AgentId[]): OutcomeEvidence[] {
+export function auditEvidence(
+  audits: readonly AuditRecord[],
+  taskId: string,
+  order: readonly AgentId[],
+): OutcomeEvidence[] {
   const rank = new Map(order.map((agentId, index) => [agentId, index]));
-  return audits
-    .slice()
-    .sort((left, right) => (rank.get(left.auditor) ?? 0) - (rank.get(right.auditor) ?? 0) || (left.messageId < right.messageId ? -1 : left.messageId > right.messageId ? 1 : 0))
-    // success = 1 for reliable, 0 for unreliable: r ← λr + success, s ← λs + (1 − success)
-    .map((audit) => ({ type: 'outcome', taskId, observer: audit.auditor, subject: audit.subject, success: audit.reliable ? 1 : 0 }));
+  return (
+    audits
+      .slice()
+      .sort(
+        (left, right) =>
+          (rank.get(left.auditor) ?? 0) - (rank.get(right.auditor) ?? 0) ||
+          (left.messageId < right.messageId ? -1 : left.messageId > right.messageId ? 1 : 0),
+      )
+      // success = 1 for reliable, 0 for unreliable: r ← λr + success, s ← λs + (1 − success)
+      .map((audit) => ({
+        type: 'outcome',
+        taskId,
+        observer: audit.auditor,
+        subject: audit.subject,
+        success: audit.reliable ? 1 : 0,
+      }))
+  );
 }
 
 /**
@@ -90,7 +106,13 @@ export function witnessReports({
     const heard = heardFrom.get(observer);
     if (!heard) continue;
     const chosen = order
-      .filter((witness) => heard.has(witness) && witness !== observer && model.isCredible(observer, witness) && directlyTrusted(observer, witness))
+      .filter(
+        (witness) =>
+          heard.has(witness) &&
+          witness !== observer &&
+          model.isCredible(observer, witness) &&
+          directlyTrusted(observer, witness),
+      )
       .map((witness, index) => ({ witness, index, trust: model.trustOf(observer, witness).expectation }))
       .sort((left, right) => right.trust - left.trust || left.index - right.index)
       .slice(0, maxWitnesses)
@@ -108,7 +130,14 @@ export function witnessReports({
           reported.set(key, value);
         }
         const inverted = behaviour[witness] === 'inverted';
-        reports.push({ type: 'witness', observer, witness, subject, positive: inverted ? counts.negative : counts.positive, negative: inverted ? counts.positive : counts.negative });
+        reports.push({
+          type: 'witness',
+          observer,
+          witness,
+          subject,
+          positive: inverted ? counts.negative : counts.positive,
+          negative: inverted ? counts.positive : counts.negative,
+        });
       }
     }
   }
@@ -122,7 +151,11 @@ export function witnessReports({
  * Beta(1, 1) priors of peers who never heard j do not pull its reputation towards 0.5; 0.5 when
  * nobody holds evidence.
  */
-export function peerReputation(model: Pick<BetaReputationModel, 'belief' | 'counts'>, order: readonly AgentId[], { informedOnly = false }: { informedOnly?: boolean } = {}): Record<AgentId, number> {
+export function peerReputation(
+  model: Pick<BetaReputationModel, 'belief' | 'counts'>,
+  order: readonly AgentId[],
+  { informedOnly = false }: { informedOnly?: boolean } = {},
+): Record<AgentId, number> {
   const reputation: Record<AgentId, number> = {};
   for (const subject of order) {
     let sum = 0;

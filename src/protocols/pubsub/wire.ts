@@ -27,11 +27,23 @@ const taskSchema = z.strictObject({
   metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 });
 
-const commandBase = { schemaVersion: z.literal(1), id: nonEmpty, runId: nonEmpty, agentId: nonEmpty, round: z.number().int().min(0) };
+const commandBase = {
+  schemaVersion: z.literal(1),
+  id: nonEmpty,
+  runId: nonEmpty,
+  agentId: nonEmpty,
+  round: z.number().int().min(0),
+};
 
 /** zod schema of a coordinator → agent command. */
 export const commandSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ ...commandBase, kind: z.literal('publish'), task: taskSchema, own: messageSchema.nullable(), received: z.array(messageSchema) }),
+  z.strictObject({
+    ...commandBase,
+    kind: z.literal('publish'),
+    task: taskSchema,
+    own: messageSchema.nullable(),
+    received: z.array(messageSchema),
+  }),
   z.strictObject({ ...commandBase, kind: z.literal('deliver'), task: taskSchema.nullable(), message: messageSchema }),
   z.strictObject({ ...commandBase, kind: z.literal('refine'), current: z.string(), received: z.array(messageSchema) }),
 ]);
@@ -40,7 +52,14 @@ const reportBase = { schemaVersion: z.literal(1), commandId: nonEmpty, agentId: 
 
 /** zod schema of an agent → coordinator report (audit verdicts, refined subscriptions, failures). */
 export const reportSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ ...reportBase, kind: z.literal('audited'), messageId: nonEmpty, subject: nonEmpty, reliable: z.boolean(), reason: z.string() }),
+  z.strictObject({
+    ...reportBase,
+    kind: z.literal('audited'),
+    messageId: nonEmpty,
+    subject: nonEmpty,
+    reliable: z.boolean(),
+    reason: z.string(),
+  }),
   z.strictObject({ ...reportBase, kind: z.literal('refined'), text: z.string() }),
   z.strictObject({ ...reportBase, kind: z.literal('failed'), error: z.string() }),
 ]);
@@ -82,7 +101,11 @@ export function decodeWire<T>(schema: z.ZodType<T>, data: Uint8Array, where: { s
   try {
     parsed = JSON.parse(decoder.decode(data));
   } catch (error) {
-    throw new DataFormatError({ file: where.subject, message: `message ${where.id} is not UTF-8 JSON (${(error as Error).message}); publishers must send JSON with schemaVersion 1`, cause: error });
+    throw new DataFormatError({
+      file: where.subject,
+      message: `message ${where.id} is not UTF-8 JSON (${(error as Error).message}); publishers must send JSON with schemaVersion 1`,
+      cause: error,
+    });
   }
   const result = schema.safeParse(parsed);
   if (!result.success) {
@@ -90,7 +113,10 @@ export function decodeWire<T>(schema: z.ZodType<T>, data: Uint8Array, where: { s
     const path = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
     const version = (parsed as { schemaVersion?: unknown } | null)?.schemaVersion;
     const hint = version !== 1 ? ` (schemaVersion ${JSON.stringify(version)}; only 1 is understood)` : '';
-    throw new DataFormatError({ file: where.subject, message: `message ${where.id} rejected: field ${path}: ${issue?.message ?? 'invalid'}${hint}` });
+    throw new DataFormatError({
+      file: where.subject,
+      message: `message ${where.id} rejected: field ${path}: ${issue?.message ?? 'invalid'}${hint}`,
+    });
   }
   return result.data;
 }
@@ -121,6 +147,13 @@ export function publicationId(_runId: string, taskId: string, round: number, age
 }
 
 /** Deterministic id of a command (`kind` = publish | deliver | refine). */
-export function commandId(runId: string, taskId: string, round: number, kind: string, agentId: string, messageId?: string): string {
+export function commandId(
+  runId: string,
+  taskId: string,
+  round: number,
+  kind: string,
+  agentId: string,
+  messageId?: string,
+): string {
   return `${runId}:${taskId}:${round}:${kind}:${agentId}${messageId === undefined ? '' : `:${messageId}`}`;
 }

@@ -18,7 +18,10 @@ import { startServer, type RunningServer } from '../start-server.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const executablePath = process.env.REPUTE_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(executablePath);
-if (!haveChromium) console.warn(`dashboard browser test skipped: no Chromium at ${executablePath} (apt-get install chromium, or set REPUTE_CHROMIUM)`);
+if (!haveChromium)
+  console.warn(
+    `dashboard browser test skipped: no Chromium at ${executablePath} (apt-get install chromium, or set REPUTE_CHROMIUM)`,
+  );
 const artifacts = join(root, 'test-artifacts');
 const execute = promisify(execFile);
 const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
@@ -39,18 +42,50 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     mkdirSync(artifacts, { recursive: true });
     sizes = await buildDashboard(join(dir, 'assets'));
     provider = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
-    slowProvider = await startOpenAICompatibleServer({ script: (request) => ({ type: 'reply', text: sumReply(request), delayMs: 250 }) });
+    slowProvider = await startOpenAICompatibleServer({
+      script: (request) => ({ type: 'reply', text: sumReply(request), delayMs: 250 }),
+    });
     const team = writeSumTeam(dir, { baseURL: provider.baseURL, tasks: TASKS });
     await execute(process.execPath, [...cli, team, '--run-id', 'finished', '--json'], { cwd: root });
     mkdirSync(join(dir, 'replays', 'demo'), { recursive: true });
-    writeFileSync(join(dir, 'replays', 'demo', 'summary.json'), JSON.stringify({ schemaVersion: 1, data: { name: 'fixture' }, methods: { majority: {}, minirep: {} } }));
-    writeFileSync(join(dir, 'replays', 'demo', 'conditions.csv'), ['condition,attack,method,accuracy', 'c/clean,clean,majority,0.8', 'c/clean,clean,minirep,0.82', 'c/RAND,RAND,majority,0.5', 'c/RAND,RAND,minirep,0.79', 'c/ADAPT,ADAPT,majority,0.4', 'c/ADAPT,ADAPT,minirep,0.7'].join('\n'));
+    writeFileSync(
+      join(dir, 'replays', 'demo', 'summary.json'),
+      JSON.stringify({ schemaVersion: 1, data: { name: 'fixture' }, methods: { majority: {}, minirep: {} } }),
+    );
+    writeFileSync(
+      join(dir, 'replays', 'demo', 'conditions.csv'),
+      [
+        'condition,attack,method,accuracy',
+        'c/clean,clean,majority,0.8',
+        'c/clean,clean,minirep,0.82',
+        'c/RAND,RAND,majority,0.5',
+        'c/RAND,RAND,minirep,0.79',
+        'c/ADAPT,ADAPT,majority,0.4',
+        'c/ADAPT,ADAPT,minirep,0.7',
+      ].join('\n'),
+    );
     store = openStore({ path: join(dir, 'repute.db') });
-    server = await startServer({ store, port: 0, assetsDir: join(dir, 'assets'), replayDir: join(dir, 'replays'), pollMs: 100, version: 'test' });
+    server = await startServer({
+      store,
+      port: 0,
+      assetsDir: join(dir, 'assets'),
+      replayDir: join(dir, 'replays'),
+      pollMs: 100,
+      version: 'test',
+    });
     context = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1280, height: 1000 },
     });
   }, 120_000);
@@ -94,28 +129,37 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(await chart.getAttribute('data-points')).toBe(String(TASKS));
     expect(await chart.getAttribute('data-series')).toBe(String(Object.keys(series[0]!.result.reputation).length));
     // Method table: majority decides every sum right (3 honest agents out of 4).
-    await expect.poll(() => page.locator('[data-testid=methods] tr[data-method=majority] td').nth(2).textContent()).toBe('100.0%');
+    await expect
+      .poll(() => page.locator('[data-testid=methods] tr[data-method=majority] td').nth(2).textContent())
+      .toBe('100.0%');
 
     await page.locator('[data-testid=tasks] tr[data-task=t2]').click();
     const explorer = page.locator('[data-testid=decision-minirep]');
     await explorer.waitFor();
     const events = store.events('finished', { type: 'vote', method: 'minirep', taskId: 't2' });
-    const vote = events[0]!.data as unknown as { reasons: Array<{ agentId: string; weight: number; note?: string; components?: Record<string, number> }> };
+    const vote = events[0]!.data as unknown as {
+      reasons: Array<{ agentId: string; weight: number; note?: string; components?: Record<string, number> }>;
+    };
     for (const reason of vote.reasons) {
       const row = explorer.locator(`tr[data-agent="${reason.agentId}"]`);
       expect(await row.locator('td.weight').textContent()).toBe(reason.weight.toFixed(3));
       if (reason.note !== undefined) expect(await row.locator('td.reason').textContent()).toBe(reason.note);
-      for (const name of Object.keys(reason.components ?? {})) expect(await row.locator('td.components').textContent()).toContain(name);
+      for (const name of Object.keys(reason.components ?? {}))
+        expect(await row.locator('td.components').textContent()).toContain(name);
     }
     expect(await explorer.locator('tr[data-agent=weak] td').nth(1).textContent()).toBe(String(10 + 1 + 5 + 1)); // t2: 11 + 5 = 16, weak says 17
     await page.screenshot({ path: join(artifacts, 'dashboard-run.png'), fullPage: true });
-    if (process.env.REPUTE_UPDATE_SCREENSHOT === '1') copyFileSync(join(artifacts, 'dashboard-run.png'), join(root, 'docs', 'dashboard.png'));
+    if (process.env.REPUTE_UPDATE_SCREENSHOT === '1')
+      copyFileSync(join(artifacts, 'dashboard-run.png'), join(root, 'docs', 'dashboard.png'));
     await page.close();
   }, 60_000);
 
   it('updates live over SSE while repute run writes to the same store', async () => {
     const team = writeSumTeam(join(dir), { baseURL: slowProvider.baseURL, tasks: TASKS });
-    const child = spawn(process.execPath, [...cli, team, '--run-id', 'live', '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cli, team, '--run-id', 'live', '--json'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     // Wait until the run exists and has at least one finished task, then open its page.
     await expect.poll(() => store.getRun('live')?.status, { timeout: 60_000, interval: 100 }).toBe('running');
@@ -123,12 +167,16 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.locator('[data-testid=live-events]').waitFor();
     const before = store.taskResults('live').length;
     const seen = await page.locator('[data-testid=tasks] tr[data-task]').count();
-    await expect.poll(async () => Number(await page.locator('[data-testid=live-events]').textContent()), { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await page.locator('[data-testid=live-events]').textContent()), { timeout: 60_000 })
+      .toBeGreaterThan(0);
     expect(store.getRun('live')?.status).toBe('running');
     expect(await exited).toBe(0);
     // Every event of the run reached the page, and the task list grew without a reload.
     const total = store.events('live').length;
-    await expect.poll(async () => Number(await page.locator('[data-testid=live-events]').textContent()), { timeout: 30_000 }).toBe(total);
+    await expect
+      .poll(async () => Number(await page.locator('[data-testid=live-events]').textContent()), { timeout: 30_000 })
+      .toBe(total);
     await expect.poll(() => page.locator('[data-testid=tasks] tr[data-task]').count(), { timeout: 30_000 }).toBe(TASKS);
     expect(seen).toBeLessThanOrEqual(TASKS);
     expect(before).toBeLessThan(TASKS * 2);
@@ -136,7 +184,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.close();
   }, 120_000);
 
-  it('shows a replay\'s accuracy per attack and the team reputation', async () => {
+  it("shows a replay's accuracy per attack and the team reputation", async () => {
     const page = await open('#/replays/demo');
     const chart = page.locator('[data-testid=attack-chart]');
     await chart.locator('canvas').waitFor();

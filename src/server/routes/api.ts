@@ -14,7 +14,9 @@ export function apiRoutes(context: ServerContext): Hono {
   const extraMethods = () => (context.team ? [context.team.method] : []);
   const app = new Hono();
 
-  app.get('/health', (c) => c.json({ status: 'ok' as const, version: context.version, store: store.path, schemaVersion: store.schemaVersion }));
+  app.get('/health', (c) =>
+    c.json({ status: 'ok' as const, version: context.version, store: store.path, schemaVersion: store.schemaVersion }),
+  );
 
   app.get('/api/teams', (c) => c.json({ teams: listTeams(store, knownTeams(), extraMethods()) }));
 
@@ -25,10 +27,22 @@ export function apiRoutes(context: ServerContext): Hono {
 
   app.get('/api/runs', (c) => {
     const filter = parseInput(runsQuery, c.req.query(), 'query');
-    const runs = store.listRuns({ ...(filter.team === undefined ? {} : { team: filter.team }), ...(filter.kind === undefined ? {} : { kind: filter.kind }) });
+    const runs = store.listRuns({
+      ...(filter.team === undefined ? {} : { team: filter.team }),
+      ...(filter.kind === undefined ? {} : { kind: filter.kind }),
+    });
     return c.json({
       runs: runs
-        .map((run) => ({ schemaVersion: run.schemaVersion, id: run.id, kind: run.kind, team: run.team, status: run.status, createdAt: run.createdAt, updatedAt: run.updatedAt, tasks: new Set(store.taskResults(run.id).map((record) => record.taskId)).size }))
+        .map((run) => ({
+          schemaVersion: run.schemaVersion,
+          id: run.id,
+          kind: run.kind,
+          team: run.team,
+          status: run.status,
+          createdAt: run.createdAt,
+          updatedAt: run.updatedAt,
+          tasks: new Set(store.taskResults(run.id).map((record) => record.taskId)).size,
+        }))
         .reverse(),
     });
   });
@@ -41,7 +55,14 @@ export function apiRoutes(context: ServerContext): Hono {
   app.get('/api/runs/:id/decisions', (c) => {
     const { id } = parseInput(runParams, c.req.param(), 'path');
     const query = parseInput(decisionsQuery, c.req.query(), 'query');
-    return c.json(listDecisions(store, id, { offset: query.offset, limit: query.limit, ...(query.method === undefined ? {} : { method: query.method }), ...(query.taskId === undefined ? {} : { taskId: query.taskId }) }));
+    return c.json(
+      listDecisions(store, id, {
+        offset: query.offset,
+        limit: query.limit,
+        ...(query.method === undefined ? {} : { method: query.method }),
+        ...(query.taskId === undefined ? {} : { taskId: query.taskId }),
+      }),
+    );
   });
 
   app.get('/api/runs/:id/reputation', (c) => {

@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
 
-const assetTypes: Readonly<Record<string, string>> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+const assetTypes: Readonly<Record<string, string>> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
 
 /** The page shell; the script renders everything from the JSON API. */
 export function dashboardHtml(): string {
@@ -44,16 +47,31 @@ export function dashboardRoutes(context: ServerContext): Hono {
   };
   app.get('/', (c) => {
     if (read('app.js') === undefined) {
-      return c.text(`dashboard assets not found in ${context.assetsDir ?? '(none)'}; run npm run build (the JSON API under /api works without them)`, 503);
+      return c.text(
+        `dashboard assets not found in ${context.assetsDir ?? '(none)'}; run npm run build (the JSON API under /api works without them)`,
+        503,
+      );
     }
-    c.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'");
+    c.header(
+      'content-security-policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'",
+    );
     return c.html(dashboardHtml());
   });
   app.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = assetTypes[file];
     const text = type === undefined ? undefined : read(file);
-    if (type === undefined || text === undefined) return c.json({ error: { code: 'not_found', message: `no asset ${JSON.stringify(file)}; the dashboard serves app.js and app.css` } }, 404);
+    if (type === undefined || text === undefined)
+      return c.json(
+        {
+          error: {
+            code: 'not_found',
+            message: `no asset ${JSON.stringify(file)}; the dashboard serves app.js and app.css`,
+          },
+        },
+        404,
+      );
     c.header('content-type', type);
     c.header('cache-control', 'no-cache');
     return c.body(text);

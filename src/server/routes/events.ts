@@ -50,7 +50,8 @@ export function eventRoutes(context: ServerContext): Hono {
         if (events.length < BATCH) {
           idle = events.length === 0 ? idle + 1 : 0;
           // A comment line every ~15 s keeps proxies from closing an idle stream.
-          if (idle > 0 && idle % Math.max(1, Math.round(15_000 / context.pollMs)) === 0) await stream.write(': keep-alive\n\n');
+          if (idle > 0 && idle % Math.max(1, Math.round(15_000 / context.pollMs)) === 0)
+            await stream.write(': keep-alive\n\n');
           await stream.sleep(context.pollMs);
         }
       }

@@ -25,7 +25,12 @@ export function openAIRoutes(context: ServerContext): Hono {
   const created = () => Math.floor(context.clock.now() / 1000);
 
   app.get('/v1/models', (c) =>
-    c.json({ object: 'list' as const, data: context.team ? [{ id: `team:${context.team.name}`, object: 'model' as const, created: created(), owned_by: 'repute' }] : [] }),
+    c.json({
+      object: 'list' as const,
+      data: context.team
+        ? [{ id: `team:${context.team.name}`, object: 'model' as const, created: created(), owned_by: 'repute' }]
+        : [],
+    }),
   );
 
   app.post('/v1/chat/completions', async (c) => {
@@ -40,12 +45,24 @@ export function openAIRoutes(context: ServerContext): Hono {
     const team = context.team;
     const wanted = body.model.slice('team:'.length);
     if (team === undefined || wanted !== team.name) {
-      throw new NotFoundError({ entity: 'model', id: body.model, message: `unknown model ${JSON.stringify(body.model)}; this server answers ${team ? `team:${team.name}` : 'no team (start repute serve with a team file)'} (see GET /v1/models)` });
+      throw new NotFoundError({
+        entity: 'model',
+        id: body.model,
+        message: `unknown model ${JSON.stringify(body.model)}; this server answers ${team ? `team:${team.name}` : 'no team (start repute serve with a team file)'} (see GET /v1/models)`,
+      });
     }
-    const answer = await team.answer({ messages: body.messages, ...(kind === undefined ? {} : { kind: kind as AnswerKind }), signal: c.req.raw.signal });
+    const answer = await team.answer({
+      messages: body.messages,
+      ...(kind === undefined ? {} : { kind: kind as AnswerKind }),
+      signal: c.req.raw.signal,
+    });
     const id = `chatcmpl-${answer.taskId}`;
     const model = body.model;
-    const usage = { prompt_tokens: answer.usage.inputTokens, completion_tokens: answer.usage.outputTokens, total_tokens: answer.usage.inputTokens + answer.usage.outputTokens };
+    const usage = {
+      prompt_tokens: answer.usage.inputTokens,
+      completion_tokens: answer.usage.outputTokens,
+      total_tokens: answer.usage.inputTokens + answer.usage.outputTokens,
+    };
     if (body.stream === true) {
       c.header('content-type', 'text/event-stream');
       c.header('cache-control', 'no-cache');

@@ -9,7 +9,11 @@ import type { Selector } from '../../../selection/selector.js';
 const usage = (cost = 0): ActUsage => ({ inputTokens: 0, outputTokens: 0, cost, cached: false });
 
 /** A scripted agent: answers from a task → answer map, rates 1 when the peer's answer equals its own. */
-export function scriptedAgent(id: string, answers: Record<string, string | null>, options: { cost?: number; spend?: number; failPropose?: boolean; rateAs?: (ratee: AgentId) => number } = {}): Agent & { calls: string[] } {
+export function scriptedAgent(
+  id: string,
+  answers: Record<string, string | null>,
+  options: { cost?: number; spend?: number; failPropose?: boolean; rateAs?: (ratee: AgentId) => number } = {},
+): Agent & { calls: string[] } {
   const calls: string[] = [];
   const agent: Agent & { calls: string[] } = {
     identity: { id, model: `model-${id}`, ...(options.cost === undefined ? {} : { cost: options.cost }) },
@@ -18,15 +22,31 @@ export function scriptedAgent(id: string, answers: Record<string, string | null>
     async propose({ task }) {
       calls.push(`propose:${task.id}`);
       if (options.failPropose) throw new ProviderError({ provider: 'scripted', attempts: 1, message: `${id} is down` });
-      return { value: { agentId: id, taskId: task.id, round: 0, text: String(answers[task.id]), answer: answers[task.id] ?? null }, usage: usage(options.spend) };
+      return {
+        value: {
+          agentId: id,
+          taskId: task.id,
+          round: 0,
+          text: String(answers[task.id]),
+          answer: answers[task.id] ?? null,
+        },
+        usage: usage(options.spend),
+      };
     },
     async revise() {
       throw new InternalError(`DRF never revises, but revise() was called on ${id}; rounds must only propose and rate`);
     },
     async rate({ task, proposal, own }) {
       calls.push(`rate:${task.id}:${proposal.agentId}`);
-      const score = options.rateAs ? options.rateAs(proposal.agentId) : proposal.answer !== null && proposal.answer === own?.answer ? 1 : 0;
-      return { value: { rater: id, ratee: proposal.agentId, taskId: task.id, score }, usage: usage(options.spend) } satisfies Acted<unknown>;
+      const score = options.rateAs
+        ? options.rateAs(proposal.agentId)
+        : proposal.answer !== null && proposal.answer === own?.answer
+          ? 1
+          : 0;
+      return {
+        value: { rater: id, ratee: proposal.agentId, taskId: task.id, score },
+        usage: usage(options.spend),
+      } satisfies Acted<unknown>;
     },
     async audit() {
       return { value: { reliable: true, reason: '' }, usage: usage() };
@@ -42,7 +62,10 @@ export function scriptedAgent(id: string, answers: Record<string, string | null>
  * Reputation = 0.5·old + 0.5·p, where p is Eq. 6's reputation-weighted mean of received ratings
  * (weights = the raters' scores before the batch). Agents without ratings keep their score.
  */
-export function fakeReputation(initial: Record<AgentId, number> = {}, prior = 0.5): ReputationModel & { batches: Evidence[][] } {
+export function fakeReputation(
+  initial: Record<AgentId, number> = {},
+  prior = 0.5,
+): ReputationModel & { batches: Evidence[][] } {
   const scores = new Map<AgentId, number>(Object.entries(initial));
   const batches: Evidence[][] = [];
   const get = (agentId: AgentId) => {
@@ -68,7 +91,8 @@ export function fakeReputation(initial: Record<AgentId, number> = {}, prior = 0.
         entry.denominator += weight;
         sums.set(item.rating.ratee, entry);
       }
-      for (const [ratee, { numerator, denominator }] of sums) scores.set(ratee, 0.5 * get(ratee) + 0.5 * (denominator > 0 ? numerator / denominator : 0));
+      for (const [ratee, { numerator, denominator }] of sums)
+        scores.set(ratee, 0.5 * get(ratee) + 0.5 * (denominator > 0 ? numerator / denominator : 0));
     },
     score: get,
     scores: () => Object.fromEntries(scores),
@@ -78,10 +102,16 @@ export function fakeReputation(initial: Record<AgentId, number> = {}, prior = 0.
       return Object.fromEntries(ids.map((agentId) => [agentId, total > 0 ? get(agentId) / total : 1 / ids.length]));
     },
     explain: (agentId) => ({ agentId, score: get(agentId), components: {}, evidenceCount: 0, summary: '' }),
-    snapshot: (): ReputationSnapshot => ({ schemaVersion: 1, model: 'fake', agents: [...scores.keys()], state: Object.fromEntries(scores) }),
+    snapshot: (): ReputationSnapshot => ({
+      schemaVersion: 1,
+      model: 'fake',
+      agents: [...scores.keys()],
+      state: Object.fromEntries(scores),
+    }),
     restore(snapshot) {
       scores.clear();
-      for (const [agentId, value] of Object.entries(snapshot.state as Record<string, number>)) scores.set(agentId, value);
+      for (const [agentId, value] of Object.entries(snapshot.state as Record<string, number>))
+        scores.set(agentId, value);
     },
   };
 }
@@ -100,7 +130,11 @@ export function greedySelector(): Selector & { offered: AgentId[][] } {
       return {
         selected: ranked.slice(0, k).map(({ identity }) => identity.id),
         excluded: [],
-        reasons: ranked.map(({ identity, score }) => ({ agentId: identity.id, weight: score, components: { reputation: reputation[identity.id] ?? 0, cost: identity.cost ?? 0 } })),
+        reasons: ranked.map(({ identity, score }) => ({
+          agentId: identity.id,
+          weight: score,
+          components: { reputation: reputation[identity.id] ?? 0, cost: identity.cost ?? 0 },
+        })),
       };
     },
   };
@@ -120,13 +154,21 @@ export function fakeUcbSelector(delta: number, variant: 'corrected' | 'printed' 
       const scored = pool.map((identity, index) => {
         const n = counts.get(identity.id) ?? 0;
         const bonus = n === 0 ? Number.POSITIVE_INFINITY : Math.sqrt((2 * Math.log(Math.max(1, total))) / n);
-        return { identity, index, score: delta * (reputation[identity.id] ?? 0) + sign * (1 - delta) * (identity.cost ?? 0) + bonus };
+        return {
+          identity,
+          index,
+          score: delta * (reputation[identity.id] ?? 0) + sign * (1 - delta) * (identity.cost ?? 0) + bonus,
+        };
       });
       scored.sort((left, right) => right.score - left.score || left.index - right.index);
       const selected = scored.slice(0, k).map(({ identity }) => identity.id);
       for (const agentId of selected) counts.set(agentId, (counts.get(agentId) ?? 0) + 1);
       total += 1;
-      return { selected, excluded: [], reasons: scored.map(({ identity, score }) => ({ agentId: identity.id, weight: score })) };
+      return {
+        selected,
+        excluded: [],
+        reasons: scored.map(({ identity, score }) => ({ agentId: identity.id, weight: score })),
+      };
     },
   };
 }

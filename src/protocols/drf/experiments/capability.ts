@@ -61,14 +61,31 @@ export interface CapabilityExperimentResult {
   /** Name of the experiment that produced the result. */
   readonly experiment: 'capability';
   /** Resolved settings of the run plus a description of the interval reported. */
-  readonly settings: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | 'configs'>> & { readonly interval: string };
+  readonly settings: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | 'configs'>> & {
+    readonly interval: string;
+  };
   /** One row per configuration, in the order given. */
   readonly rows: readonly CapabilityRow[];
   /** The first seed's agents: true accuracy against final reputation (the review's rules), for illustration. */
-  readonly example: ReadonlyArray<{ readonly agentId: AgentId; readonly trueAccuracy: number; readonly reputation: number; readonly timesSelected: number }>;
+  readonly example: ReadonlyArray<{
+    readonly agentId: AgentId;
+    readonly trueAccuracy: number;
+    readonly reputation: number;
+    readonly timesSelected: number;
+  }>;
 }
 
-const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | 'configs'>> = { seeds: 20, baseSeed: 1, agents: 10, tasks: 60, k: 4, skillLow: 0.2, skillHigh: 0.9, delta: 0.7, threshold: 0.3 };
+const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | 'configs'>> = {
+  seeds: 20,
+  baseSeed: 1,
+  agents: 10,
+  tasks: 60,
+  k: 4,
+  skillLow: 0.2,
+  skillHigh: 0.9,
+  delta: 0.7,
+  threshold: 0.3,
+};
 
 /**
  * Runs DRF on seeded simulated pools with hidden skills and correlates final reputation with true
@@ -79,7 +96,9 @@ const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | '
  * const result = await runCapabilityExperiment({ seeds: 20 });
  * result.rows[0]?.spearman.mean; // e.g. 0.8
  */
-export async function runCapabilityExperiment(options: CapabilityExperimentOptions = {}): Promise<CapabilityExperimentResult> {
+export async function runCapabilityExperiment(
+  options: CapabilityExperimentOptions = {},
+): Promise<CapabilityExperimentResult> {
   const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
@@ -99,7 +118,11 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
     for (let index = 0; index < settings.seeds; index++) {
       const seed = settings.baseSeed + index;
       const draw = createRng(deriveSeed(seed, 'capability-pool'));
-      const members = Array.from({ length: settings.agents }, (_, agent) => ({ id: `a${agent + 1}`, skill: settings.skillLow + (settings.skillHigh - settings.skillLow) * draw(), cost: 0.5 }));
+      const members = Array.from({ length: settings.agents }, (_, agent) => ({
+        id: `a${agent + 1}`,
+        skill: settings.skillLow + (settings.skillHigh - settings.skillLow) * draw(),
+        cost: 0.5,
+      }));
       const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
       const ids = setting.pool.map((agent) => agent.identity.id);
       const result = await runDrf({
@@ -108,7 +131,9 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
         k: settings.k,
         threshold: settings.threshold,
         ...drfConfigParts(config, ids, { delta: settings.delta }),
-        ...(makeSelector === undefined ? {} : { selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
+        ...(makeSelector === undefined
+          ? {}
+          : { selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
         rng: createRng(deriveSeed(seed, 'capability-select')),
       });
       const truth = ids.map((agentId) => setting.trueAccuracy[agentId] as number);
@@ -132,14 +157,36 @@ export async function runCapabilityExperiment(options: CapabilityExperimentOptio
       if (!Number.isNaN(ratingRho)) ratingRhos.push(ratingRho);
       const selectionRho = spearman(timesSelected, truth);
       if (!Number.isNaN(selectionRho)) selectionRhos.push(selectionRho);
-      accuracies.push(result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / result.rounds.length);
+      accuracies.push(
+        result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length /
+          result.rounds.length,
+      );
       if (index === 0 && config.name === drfReviewConfig.name) {
         example = ids
-          .map((agentId, position) => ({ agentId, trueAccuracy: truth[position] as number, reputation: reputation[position] as number, timesSelected: timesSelected[position] as number }))
+          .map((agentId, position) => ({
+            agentId,
+            trueAccuracy: truth[position] as number,
+            reputation: reputation[position] as number,
+            timesSelected: timesSelected[position] as number,
+          }))
           .sort((left, right) => right.trueAccuracy - left.trueAccuracy);
       }
     }
-    rows.push({ config: config.name, variant: config.variant, spearman: tInterval(rhos), undefinedSeeds, selectionSpearman: tInterval(selectionRhos), meanRatingSpearman: tInterval(ratingRhos), accuracy: tInterval(accuracies) });
+    rows.push({
+      config: config.name,
+      variant: config.variant,
+      spearman: tInterval(rhos),
+      undefinedSeeds,
+      selectionSpearman: tInterval(selectionRhos),
+      meanRatingSpearman: tInterval(ratingRhos),
+      accuracy: tInterval(accuracies),
+    });
   }
-  return { schemaVersion: 1, experiment: 'capability', settings: { ...settings, interval: '95% Student-t interval over seeds' }, rows, example };
+  return {
+    schemaVersion: 1,
+    experiment: 'capability',
+    settings: { ...settings, interval: '95% Student-t interval over seeds' },
+    rows,
+    example,
+  };
 }

@@ -79,7 +79,9 @@ export interface CollusionExperimentResult {
   /** Name of the experiment that produced the result. */
   readonly experiment: 'collusion';
   /** Resolved settings of the run plus a description of the interval reported. */
-  readonly settings: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'configs'>> & { readonly interval: string };
+  readonly settings: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'configs'>> & {
+    readonly interval: string;
+  };
   /** One condition per configuration and defence: per configuration `none` first, then `rater-credibility`. */
   readonly conditions: readonly CollusionCondition[];
 }
@@ -105,14 +107,18 @@ const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'c
  * const result = await runCollusionExperiment({ seeds: 20 });
  * result.conditions[1]?.bothExcluded; // fraction of seeds where DRF excluded both colluders
  */
-export async function runCollusionExperiment(options: CollusionExperimentOptions = {}): Promise<CollusionExperimentResult> {
+export async function runCollusionExperiment(
+  options: CollusionExperimentOptions = {},
+): Promise<CollusionExperimentResult> {
   const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
   assertInteger('tasks', settings.tasks, 1, 100_000);
   assertInteger('window', settings.window, 1, settings.tasks);
   assertInRange('colluderSkill', settings.colluderSkill, 0, 1, { minExclusive: true, maxExclusive: true });
-  settings.honestSkills.forEach((skill, index) => assertInRange(`honestSkills[${index}]`, skill, 0, 1, { minExclusive: true, maxExclusive: true }));
+  settings.honestSkills.forEach((skill, index) =>
+    assertInRange(`honestSkills[${index}]`, skill, 0, 1, { minExclusive: true, maxExclusive: true }),
+  );
   assertInteger('k', settings.k, 2, settings.honestSkills.length + 2, 'ratings need a team of at least 2');
   const colluders: AgentId[] = ['c1', 'c2'];
   const honest: AgentId[] = settings.honestSkills.map((_, index) => `h${index + 1}`);
@@ -123,58 +129,87 @@ export async function runCollusionExperiment(options: CollusionExperimentOptions
   ];
   const windows = Math.ceil(settings.tasks / settings.window);
   const conditions: CollusionCondition[] = [];
-  for (const config of configs) for (const defence of ['none', 'rater-credibility'] as const) {
-    const perWindow = Array.from({ length: windows }, () => ({ colluder: [] as number[], honest: [] as number[], selection: [] as number[], accuracy: [] as number[] }));
-    const finals = { colluder: [] as number[], honest: [] as number[], accuracy: [] as number[] };
-    let bothExcluded = 0;
-    let honestExcluded = 0;
-    for (let index = 0; index < settings.seeds; index++) {
-      const seed = settings.baseSeed + index;
-      const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
-      const result = await runDrf({
-        pool: setting.pool,
-        tasks: setting.tasks,
-        k: settings.k,
-        threshold: settings.threshold,
-        defence,
-        ...drfConfigParts(config, setting.pool.map((agent) => agent.identity.id), { delta: settings.delta }),
-        ...(makeSelector === undefined ? {} : { selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
-        rng: createRng(deriveSeed(seed, 'collusion-select')),
-      });
-      const meanOf = (ids: readonly AgentId[], scores: Readonly<Record<AgentId, number>>) => ids.reduce((sum, agentId) => sum + (scores[agentId] ?? 0), 0) / ids.length;
-      for (let window = 0; window < windows; window++) {
-        const rounds = result.rounds.slice(window * settings.window, (window + 1) * settings.window);
-        const last = rounds.at(-1);
-        if (!last) continue;
-        const bucket = perWindow[window] as (typeof perWindow)[number];
-        bucket.colluder.push(meanOf(colluders, last.reputationAfter));
-        bucket.honest.push(meanOf(honest, last.reputationAfter));
-        bucket.selection.push(rounds.reduce((sum, round) => sum + colluders.filter((agentId) => round.team.includes(agentId)).length, 0) / (rounds.length * colluders.length));
-        bucket.accuracy.push(rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / rounds.length);
+  for (const config of configs)
+    for (const defence of ['none', 'rater-credibility'] as const) {
+      const perWindow = Array.from({ length: windows }, () => ({
+        colluder: [] as number[],
+        honest: [] as number[],
+        selection: [] as number[],
+        accuracy: [] as number[],
+      }));
+      const finals = { colluder: [] as number[], honest: [] as number[], accuracy: [] as number[] };
+      let bothExcluded = 0;
+      let honestExcluded = 0;
+      for (let index = 0; index < settings.seeds; index++) {
+        const seed = settings.baseSeed + index;
+        const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
+        const result = await runDrf({
+          pool: setting.pool,
+          tasks: setting.tasks,
+          k: settings.k,
+          threshold: settings.threshold,
+          defence,
+          ...drfConfigParts(
+            config,
+            setting.pool.map((agent) => agent.identity.id),
+            { delta: settings.delta },
+          ),
+          ...(makeSelector === undefined
+            ? {}
+            : {
+                selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta),
+              }),
+          rng: createRng(deriveSeed(seed, 'collusion-select')),
+        });
+        const meanOf = (ids: readonly AgentId[], scores: Readonly<Record<AgentId, number>>) =>
+          ids.reduce((sum, agentId) => sum + (scores[agentId] ?? 0), 0) / ids.length;
+        for (let window = 0; window < windows; window++) {
+          const rounds = result.rounds.slice(window * settings.window, (window + 1) * settings.window);
+          const last = rounds.at(-1);
+          if (!last) continue;
+          const bucket = perWindow[window] as (typeof perWindow)[number];
+          bucket.colluder.push(meanOf(colluders, last.reputationAfter));
+          bucket.honest.push(meanOf(honest, last.reputationAfter));
+          bucket.selection.push(
+            rounds.reduce((sum, round) => sum + colluders.filter((agentId) => round.team.includes(agentId)).length, 0) /
+              (rounds.length * colluders.length),
+          );
+          bucket.accuracy.push(
+            rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length /
+              rounds.length,
+          );
+        }
+        finals.colluder.push(meanOf(colluders, result.reputation));
+        finals.honest.push(meanOf(honest, result.reputation));
+        finals.accuracy.push(
+          result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length /
+            result.rounds.length,
+        );
+        if (colluders.every((agentId) => result.excluded.includes(agentId))) bothExcluded += 1;
+        if (honest.some((agentId) => result.excluded.includes(agentId))) honestExcluded += 1;
       }
-      finals.colluder.push(meanOf(colluders, result.reputation));
-      finals.honest.push(meanOf(honest, result.reputation));
-      finals.accuracy.push(result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length / result.rounds.length);
-      if (colluders.every((agentId) => result.excluded.includes(agentId))) bothExcluded += 1;
-      if (honest.some((agentId) => result.excluded.includes(agentId))) honestExcluded += 1;
+      conditions.push({
+        config: config.name,
+        defence,
+        windows: perWindow.map((bucket, window) => ({
+          fromRound: window * settings.window + 1,
+          toRound: Math.min(settings.tasks, (window + 1) * settings.window),
+          colluderReputation: tInterval(bucket.colluder),
+          honestReputation: tInterval(bucket.honest),
+          colluderSelectionRate: tInterval(bucket.selection),
+          accuracy: tInterval(bucket.accuracy),
+        })),
+        bothExcluded: bothExcluded / settings.seeds,
+        honestExcluded: honestExcluded / settings.seeds,
+        finalColluderReputation: tInterval(finals.colluder),
+        finalHonestReputation: tInterval(finals.honest),
+        accuracy: tInterval(finals.accuracy),
+      });
     }
-    conditions.push({
-      config: config.name,
-      defence,
-      windows: perWindow.map((bucket, window) => ({
-        fromRound: window * settings.window + 1,
-        toRound: Math.min(settings.tasks, (window + 1) * settings.window),
-        colluderReputation: tInterval(bucket.colluder),
-        honestReputation: tInterval(bucket.honest),
-        colluderSelectionRate: tInterval(bucket.selection),
-        accuracy: tInterval(bucket.accuracy),
-      })),
-      bothExcluded: bothExcluded / settings.seeds,
-      honestExcluded: honestExcluded / settings.seeds,
-      finalColluderReputation: tInterval(finals.colluder),
-      finalHonestReputation: tInterval(finals.honest),
-      accuracy: tInterval(finals.accuracy),
-    });
-  }
-  return { schemaVersion: 1, experiment: 'collusion', settings: { ...settings, interval: '95% Student-t interval over seeds' }, conditions };
+  return {
+    schemaVersion: 1,
+    experiment: 'collusion',
+    settings: { ...settings, interval: '95% Student-t interval over seeds' },
+    conditions,
+  };
 }

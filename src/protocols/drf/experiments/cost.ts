@@ -105,7 +105,12 @@ export interface CostExperimentResult {
   /** Name of the replayed dataset. */
   readonly dataset: string;
   /** Resolved settings plus descriptions of the interval reported and of how the pool was chosen. */
-  readonly settings: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory' | 'configs'> & { readonly interval: string; readonly poolChoice: string; readonly configs: readonly string[]; readonly taskCount: number };
+  readonly settings: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory' | 'configs'> & {
+    readonly interval: string;
+    readonly poolChoice: string;
+    readonly configs: readonly string[];
+    readonly taskCount: number;
+  };
   /** The pool: agent ids with their accuracy on the full dataset (used only to choose the pool). */
   readonly pool: ReadonlyArray<{ readonly agentId: AgentId; readonly accuracy: number }>;
   /** One row per distinct method: full team plurality, DRF per team size, DRF with the full team, then DRF with the strict filter. */
@@ -118,10 +123,28 @@ export interface CostExperimentResult {
    * DRF's claim "≥ 98% of the full team's accuracy at ≤ 50% of its calls", checked on every DRF row
    * with k ≤ 5: the rows that meet it, counting every rating call and with ratings batched.
    */
-  readonly claim: { readonly holds: boolean; readonly rows: readonly string[]; readonly holdsBatched: boolean; readonly rowsBatched: readonly string[] };
+  readonly claim: {
+    readonly holds: boolean;
+    readonly rows: readonly string[];
+    readonly holdsBatched: boolean;
+    readonly rowsBatched: readonly string[];
+  };
 }
 
-const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory' | 'configs'> = { seeds: 20, baseSeed: 1, poolSize: 10, teamSizes: [2, 3, 4, 5], tasks: 0, rating: 'agreement', judgeAccuracy: 0.8, delta: 0.7, threshold: 0.3, split: 'heldout', costs: 'per-round', strict: false };
+const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFactory' | 'configs'> = {
+  seeds: 20,
+  baseSeed: 1,
+  poolSize: 10,
+  teamSizes: [2, 3, 4, 5],
+  tasks: 0,
+  rating: 'agreement',
+  judgeAccuracy: 0.8,
+  delta: 0.7,
+  threshold: 0.3,
+  split: 'heldout',
+  costs: 'per-round',
+  strict: false,
+};
 
 /**
  * Replays recorded answers through DRF with k = 3, 4, 5 of a 10-agent pool and through the full
@@ -133,9 +156,17 @@ const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFac
  * const data = await loadDataset('../shared/data/zeroeval-math-l5');
  * const result = await runCostExperiment(data, { seeds: 5 });
  */
-export async function runCostExperiment(data: ReplayData, options: CostExperimentOptions = {}): Promise<CostExperimentResult> {
+export async function runCostExperiment(
+  data: ReplayData,
+  options: CostExperimentOptions = {},
+): Promise<CostExperimentResult> {
   const memo = new Map<string, string | null>();
-  const { answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer), selectorFactory: makeSelector, configs = [drfReviewConfig, drfPrintedConfig], ...rest } = options;
+  const {
+    answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer),
+    selectorFactory: makeSelector,
+    configs = [drfReviewConfig, drfPrintedConfig],
+    ...rest
+  } = options;
   const keyOf = (answer: string, kind: AnswerKind): string | null => {
     const cacheKey = `${kind}\u0000${answer}`;
     if (!memo.has(cacheKey)) {
@@ -153,31 +184,68 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
   assertInteger('poolSize', settings.poolSize, 2, 1000);
-  settings.teamSizes.forEach((k, index) => assertInteger(`teamSizes[${index}]`, k, 2, settings.poolSize, 'DRF ratings need a team of at least 2'));
+  settings.teamSizes.forEach((k, index) =>
+    assertInteger(`teamSizes[${index}]`, k, 2, settings.poolSize, 'DRF ratings need a team of at least 2'),
+  );
   assertInteger('tasks', settings.tasks, 0, 10_000_000);
   assertInRange('judgeAccuracy', settings.judgeAccuracy, 0, 1);
   if (settings.rating !== 'agreement' && settings.rating !== 'judge') {
-    throw new InvalidArgumentError({ parameter: 'rating', value: settings.rating, message: `rating must be 'agreement' or 'judge', got ${JSON.stringify(settings.rating)}` });
+    throw new InvalidArgumentError({
+      parameter: 'rating',
+      value: settings.rating,
+      message: `rating must be 'agreement' or 'judge', got ${JSON.stringify(settings.rating)}`,
+    });
   }
   if (settings.split !== 'heldout' && settings.split !== 'tuning' && settings.split !== 'all') {
-    throw new InvalidArgumentError({ parameter: 'split', value: settings.split, message: `split must be 'heldout', 'tuning' or 'all', got ${JSON.stringify(settings.split)}` });
+    throw new InvalidArgumentError({
+      parameter: 'split',
+      value: settings.split,
+      message: `split must be 'heldout', 'tuning' or 'all', got ${JSON.stringify(settings.split)}`,
+    });
   }
   if (settings.costs !== 'per-round' && settings.costs !== 'per-agent') {
-    throw new InvalidArgumentError({ parameter: 'costs', value: settings.costs, message: `costs must be 'per-round' or 'per-agent', got ${JSON.stringify(settings.costs)}` });
+    throw new InvalidArgumentError({
+      parameter: 'costs',
+      value: settings.costs,
+      message: `costs must be 'per-round' or 'per-agent', got ${JSON.stringify(settings.costs)}`,
+    });
   }
-  if (configs.length === 0) throw new InvalidArgumentError({ parameter: 'configs', value: configs, message: 'pass at least one DRF configuration' });
-  const splitTasks = settings.split === 'all' ? data.tasks : data.tasks.filter((task) => taskSplit(task.id) === settings.split);
+  if (configs.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'configs',
+      value: configs,
+      message: 'pass at least one DRF configuration',
+    });
+  const splitTasks =
+    settings.split === 'all' ? data.tasks : data.tasks.filter((task) => taskSplit(task.id) === settings.split);
   const complete = data.agents.filter((agent) => data.tasks.every((task) => task.proposals[agent.id] !== undefined));
   if (complete.length < settings.poolSize) {
-    throw new InvalidArgumentError({ parameter: 'poolSize', value: settings.poolSize, message: `${data.name} has only ${complete.length} agents with an answer to every task; pass a poolSize of at most ${complete.length}` });
+    throw new InvalidArgumentError({
+      parameter: 'poolSize',
+      value: settings.poolSize,
+      message: `${data.name} has only ${complete.length} agents with an answer to every task; pass a poolSize of at most ${complete.length}`,
+    });
   }
-  const flagged = data.tasks.every((task) => Object.values(task.proposals).every((proposal) => typeof proposal.correct === 'boolean'));
+  const flagged = data.tasks.every((task) =>
+    Object.values(task.proposals).every((proposal) => typeof proposal.correct === 'boolean'),
+  );
   if (!flagged) {
-    throw new InvalidArgumentError({ parameter: 'data', value: data.name, message: `${data.name} lacks a correctness flag on some proposals; the cost experiment scores against the dataset's flags` });
+    throw new InvalidArgumentError({
+      parameter: 'data',
+      value: data.name,
+      message: `${data.name} lacks a correctness flag on some proposals; the cost experiment scores against the dataset's flags`,
+    });
   }
-  const accuracyOf = (agentId: AgentId) => data.tasks.filter((task) => task.proposals[agentId]?.correct === true).length / data.tasks.length;
-  const ranked = complete.map((agent) => ({ agent, accuracy: accuracyOf(agent.id) })).sort((left, right) => right.accuracy - left.accuracy || (left.agent.id < right.agent.id ? -1 : 1));
-  const picks = Array.from({ length: settings.poolSize }, (_, index) => ranked[Math.round((index * (ranked.length - 1)) / (settings.poolSize - 1))] as (typeof ranked)[number]);
+  const accuracyOf = (agentId: AgentId) =>
+    data.tasks.filter((task) => task.proposals[agentId]?.correct === true).length / data.tasks.length;
+  const ranked = complete
+    .map((agent) => ({ agent, accuracy: accuracyOf(agent.id) }))
+    .sort((left, right) => right.accuracy - left.accuracy || (left.agent.id < right.agent.id ? -1 : 1));
+  const picks = Array.from(
+    { length: settings.poolSize },
+    (_, index) =>
+      ranked[Math.round((index * (ranked.length - 1)) / (settings.poolSize - 1))] as (typeof ranked)[number],
+  );
   const poolIds = picks.map((pick) => pick.agent.id);
 
   // Canonical keys once per (task, agent); correctness per (task, key) from the dataset's flags.
@@ -195,18 +263,53 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
     keys.set(item.id, perAgent);
     correctKeys.set(item.id, right);
   }
-  const isCorrect = (taskId: string, key: string | null) => key !== null && (correctKeys.get(taskId)?.has(key) ?? false);
-  const answerMaps = new Map(poolIds.map((agentId) => [agentId, new Map([...keys].map(([taskId, perAgent]) => [taskId, { text: perAgent.get(agentId) ?? '', answer: perAgent.get(agentId) ?? null }]))]));
-  const pool = (): Agent[] => picks.map(({ agent }) => createReplayedAgent({ identity: { id: agent.id, model: agent.model, cost: 1 }, answers: answerMaps.get(agent.id) as Map<string, { text: string; answer: string | null }> }));
+  const isCorrect = (taskId: string, key: string | null) =>
+    key !== null && (correctKeys.get(taskId)?.has(key) ?? false);
+  const answerMaps = new Map(
+    poolIds.map((agentId) => [
+      agentId,
+      new Map(
+        [...keys].map(([taskId, perAgent]) => [
+          taskId,
+          { text: perAgent.get(agentId) ?? '', answer: perAgent.get(agentId) ?? null },
+        ]),
+      ),
+    ]),
+  );
+  const pool = (): Agent[] =>
+    picks.map(({ agent }) =>
+      createReplayedAgent({
+        identity: { id: agent.id, model: agent.model, cost: 1 },
+        answers: answerMaps.get(agent.id) as Map<string, { text: string; answer: string | null }>,
+      }),
+    );
 
   const [first] = configs as [DrfConfig, ...DrfConfig[]];
   const methods = [
     { method: 'full team, plurality', k: settings.poolSize, drf: false, minEligible: settings.poolSize, config: first },
-    ...configs.flatMap((config) => settings.teamSizes.map((k) => ({ method: `DRF k=${k}, ${config.name}`, k, drf: true, minEligible: k, config }))),
-    { method: `DRF k=${settings.poolSize} (full team), ${first.name}`, k: settings.poolSize, drf: true, minEligible: settings.poolSize, config: first },
-    ...(settings.strict ? settings.teamSizes.map((k) => ({ method: `DRF k=${k}, strict filter, ${first.name}`, k, drf: true, minEligible: 1, config: first })) : []),
+    ...configs.flatMap((config) =>
+      settings.teamSizes.map((k) => ({ method: `DRF k=${k}, ${config.name}`, k, drf: true, minEligible: k, config })),
+    ),
+    {
+      method: `DRF k=${settings.poolSize} (full team), ${first.name}`,
+      k: settings.poolSize,
+      drf: true,
+      minEligible: settings.poolSize,
+      config: first,
+    },
+    ...(settings.strict
+      ? settings.teamSizes.map((k) => ({
+          method: `DRF k=${k}, strict filter, ${first.name}`,
+          k,
+          drf: true,
+          minEligible: 1,
+          config: first,
+        }))
+      : []),
   ];
-  const unique = methods.filter((method, index) => methods.findIndex((other) => other.method === method.method) === index);
+  const unique = methods.filter(
+    (method, index) => methods.findIndex((other) => other.method === method.method) === index,
+  );
   const accuracies = new Map(unique.map((method) => [method.method, [] as number[]]));
   const calls = new Map(unique.map((method) => [method.method, { calls: 0, batched: 0, asked: 0, rounds: 0 }]));
   let sampleTasks: ReplayItem[] = [];
@@ -220,7 +323,13 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
       if (!method.drf) {
         for (const task of tasks) {
           const perAgent = keys.get(task.id) as Map<AgentId, string | null>;
-          const proposals: Proposal[] = poolIds.map((agentId) => ({ agentId, taskId: task.id, round: 0, text: '', answer: perAgent.get(agentId) ?? null }));
+          const proposals: Proposal[] = poolIds.map((agentId) => ({
+            agentId,
+            taskId: task.id,
+            round: 0,
+            text: '',
+            answer: perAgent.get(agentId) ?? null,
+          }));
           if (isCorrect(task.id, decideTeamAnswer({ taskId: task.id, proposals, weights: {} }).answer)) correct += 1;
         }
         const tally = calls.get(method.method) as { calls: number; batched: number; asked: number; rounds: number };
@@ -239,11 +348,23 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
           costSeed: deriveSeed(seed, 'cost-costs'),
           ...drfConfigParts(method.config, poolIds, {
             delta: settings.delta,
-            ratingSource: settings.rating === 'agreement'
-              ? agreementRatingSource()
-              : simulatedJudgeRatingSource({ accuracy: settings.judgeAccuracy, isCorrect: (proposal) => isCorrect(proposal.taskId, proposal.answer), seed }),
+            ratingSource:
+              settings.rating === 'agreement'
+                ? agreementRatingSource()
+                : simulatedJudgeRatingSource({
+                    accuracy: settings.judgeAccuracy,
+                    isCorrect: (proposal) => isCorrect(proposal.taskId, proposal.answer),
+                    seed,
+                  }),
           }),
-          ...(makeSelector === undefined ? {} : { selector: makeSelector(method.config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
+          ...(makeSelector === undefined
+            ? {}
+            : {
+                selector: makeSelector(
+                  method.config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected',
+                  settings.delta,
+                ),
+              }),
           rng: createRng(deriveSeed(seed, 'cost-select', method.method)),
         });
         correct = result.rounds.filter((round) => isCorrect(round.taskId, round.decision.answer)).length;
@@ -260,7 +381,11 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
     }
   }
   const taskIds = splitTasks.map((item) => item.id);
-  const singles = poolIds.map((agentId) => ({ agentId, accuracy: taskIds.filter((taskId) => isCorrect(taskId, keys.get(taskId)?.get(agentId) ?? null)).length / taskIds.length }));
+  const singles = poolIds.map((agentId) => ({
+    agentId,
+    accuracy:
+      taskIds.filter((taskId) => isCorrect(taskId, keys.get(taskId)?.get(agentId) ?? null)).length / taskIds.length,
+  }));
   const best = singles.reduce((left, right) => (right.accuracy > left.accuracy ? right : left));
   const coverage = taskIds.filter((taskId) => (correctKeys.get(taskId)?.size ?? 0) > 0).length / taskIds.length;
   const fullTeam = accuracies.get('full team, plurality') as number[];
@@ -283,7 +408,8 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
   });
   const candidates = rows.filter((row) => row.method.startsWith('DRF') && row.teamSize <= 5);
   // claim: mean relative accuracy ≥ 0.98 at a call share ≤ 0.5
-  const meets = (share: (row: CostRow) => number) => candidates.filter((row) => row.relativeAccuracy.mean >= 0.98 && share(row) <= 0.5).map((row) => row.method);
+  const meets = (share: (row: CostRow) => number) =>
+    candidates.filter((row) => row.relativeAccuracy.mean >= 0.98 && share(row) <= 0.5).map((row) => row.method);
   const claimRows = meets((row) => row.callShare);
   const claimRowsBatched = meets((row) => row.batchedCallShare);
   return {
@@ -301,6 +427,11 @@ export async function runCostExperiment(data: ReplayData, options: CostExperimen
     rows,
     bestSingle: best,
     coverage,
-    claim: { holds: claimRows.length > 0, rows: claimRows, holdsBatched: claimRowsBatched.length > 0, rowsBatched: claimRowsBatched },
+    claim: {
+      holds: claimRows.length > 0,
+      rows: claimRows,
+      holdsBatched: claimRowsBatched.length > 0,
+      rowsBatched: claimRowsBatched,
+    },
   };
 }

@@ -50,7 +50,11 @@ export const drfTuningGrid: readonly DrfConfig[] = [0.1, 0.2, 0.4].flatMap((beta
 ]);
 
 /** DRF's reputation model, UCB selector (ties at random) and rating source for one configuration. */
-export function drfConfigParts(config: DrfConfig, agents: readonly AgentId[], { delta = 0.7, ratingSource }: { delta?: number; ratingSource?: RatingSource } = {}): DrfParts {
+export function drfConfigParts(
+  config: DrfConfig,
+  agents: readonly AgentId[],
+  { delta = 0.7, ratingSource }: { delta?: number; ratingSource?: RatingSource } = {},
+): DrfParts {
   return createDrfParts({
     agents,
     variant: config.variant,

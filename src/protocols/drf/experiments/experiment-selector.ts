@@ -7,4 +7,11 @@ import type { ExperimentSelectorFactory } from './experiment-hooks.js';
  * 0 because `runDrf` applies the filter threshold itself (with `minEligible`).
  */
 export const createExperimentSelector: ExperimentSelectorFactory = (kind, delta) =>
-  kind === 'random' ? createSelector('random-k', {}) : createSelector('ucb', { delta, threshold: 0, tieBreak: 'random', variant: kind === 'ucb-printed' ? 'printed' : 'corrected' });
+  kind === 'random'
+    ? createSelector('random-k', {})
+    : createSelector('ucb', {
+        delta,
+        threshold: 0,
+        tieBreak: 'random',
+        variant: kind === 'ucb-printed' ? 'printed' : 'corrected',
+      });

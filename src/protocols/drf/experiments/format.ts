@@ -8,7 +8,11 @@ import type { MeanInterval } from './stats.js';
 /** Renders rows as a left-aligned text table with a header rule. */
 export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] as number))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -22,7 +26,18 @@ export function formatSignTable(result: SignExperimentResult): string {
   const { settings } = result;
   const table = renderTable(
     ['selection rule', 'mean cost of selected', 'team accuracy', 'true accuracy of selected'],
-    result.rows.map((row) => [row.rule === 'printed' ? 'printed Eq. 9 (+cost)' : row.rule === 'corrected' ? 'corrected Eq. 9 (-cost)' : row.rule === 'random' ? 'random k' : 'all printed (Eqs. 2, 8, 9)', formatInterval(row.meanSelectedCost), formatInterval(row.accuracy), formatInterval(row.selectedCapability)]),
+    result.rows.map((row) => [
+      row.rule === 'printed'
+        ? 'printed Eq. 9 (+cost)'
+        : row.rule === 'corrected'
+          ? 'corrected Eq. 9 (-cost)'
+          : row.rule === 'random'
+            ? 'random k'
+            : 'all printed (Eqs. 2, 8, 9)',
+      formatInterval(row.meanSelectedCost),
+      formatInterval(row.accuracy),
+      formatInterval(row.selectedCapability),
+    ]),
   );
   return [
     `DRF sign experiment: ${settings.agents} agents, ${settings.tasks} tasks, k = ${settings.k}, costs ~ U(0,1) ${settings.costs === 'per-round' ? 'per agent and round (Section 5.1)' : 'per agent, fixed'}, skills ~ U(${settings.skillLow},${settings.skillHigh}), delta = ${settings.delta}, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1}; the first three rules use the review's reputation rules`,
@@ -52,10 +67,39 @@ export function formatCollusionTable(result: CollusionExperimentResult): string 
       other.accuracy.mean.toFixed(3),
     ];
   });
-  const table = renderTable(['rounds', 'colluder rep (none)', 'colluder rep (cred.)', 'colluder sel. (none)', 'colluder sel. (cred.)', 'honest rep (none)', 'honest rep (cred.)', 'acc (none)', 'acc (cred.)'], rows);
+  const table = renderTable(
+    [
+      'rounds',
+      'colluder rep (none)',
+      'colluder rep (cred.)',
+      'colluder sel. (none)',
+      'colluder sel. (cred.)',
+      'honest rep (none)',
+      'honest rep (cred.)',
+      'acc (none)',
+      'acc (cred.)',
+    ],
+    rows,
+  );
   const summary = renderTable(
-    ['configuration', 'defence', 'final colluder rep', 'final honest rep', 'both colluders excluded', 'an honest agent excluded', 'accuracy'],
-    result.conditions.map((condition) => [condition.config, condition.defence, formatInterval(condition.finalColluderReputation), formatInterval(condition.finalHonestReputation), `${(condition.bothExcluded * 100).toFixed(0)}% of seeds`, `${(condition.honestExcluded * 100).toFixed(0)}% of seeds`, formatInterval(condition.accuracy)]),
+    [
+      'configuration',
+      'defence',
+      'final colluder rep',
+      'final honest rep',
+      'both colluders excluded',
+      'an honest agent excluded',
+      'accuracy',
+    ],
+    result.conditions.map((condition) => [
+      condition.config,
+      condition.defence,
+      formatInterval(condition.finalColluderReputation),
+      formatInterval(condition.finalHonestReputation),
+      `${(condition.bothExcluded * 100).toFixed(0)}% of seeds`,
+      `${(condition.honestExcluded * 100).toFixed(0)}% of seeds`,
+      formatInterval(condition.accuracy),
+    ]),
   );
   return [
     `DRF collusion experiment: honest skills ${settings.honestSkills.join(', ')} + 2 colluders (skill ${settings.colluderSkill}) rating each other 1 and everyone else 0; k = ${settings.k}, ${settings.tasks} tasks, threshold ${settings.threshold}, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1}`,
@@ -71,12 +115,31 @@ export function formatCollusionTable(result: CollusionExperimentResult): string 
 export function formatCapabilityTable(result: CapabilityExperimentResult): string {
   const { settings } = result;
   const table = renderTable(
-    ['configuration', 'Spearman(reputation, true acc.)', 'Spearman(times selected, true acc.)', 'Spearman(mean rating received, true acc.)', 'team accuracy', 'undefined seeds'],
-    result.rows.map((row) => [row.config, formatInterval(row.spearman), formatInterval(row.selectionSpearman), formatInterval(row.meanRatingSpearman), formatInterval(row.accuracy), String(row.undefinedSeeds)]),
+    [
+      'configuration',
+      'Spearman(reputation, true acc.)',
+      'Spearman(times selected, true acc.)',
+      'Spearman(mean rating received, true acc.)',
+      'team accuracy',
+      'undefined seeds',
+    ],
+    result.rows.map((row) => [
+      row.config,
+      formatInterval(row.spearman),
+      formatInterval(row.selectionSpearman),
+      formatInterval(row.meanRatingSpearman),
+      formatInterval(row.accuracy),
+      String(row.undefinedSeeds),
+    ]),
   );
   const example = renderTable(
     ['agent', 'true accuracy', 'final reputation', 'times selected'],
-    result.example.map((row) => [row.agentId, row.trueAccuracy.toFixed(3), row.reputation.toFixed(3), String(row.timesSelected)]),
+    result.example.map((row) => [
+      row.agentId,
+      row.trueAccuracy.toFixed(3),
+      row.reputation.toFixed(3),
+      String(row.timesSelected),
+    ]),
   );
   return [
     `DRF capability experiment: ${settings.agents} agents, skills ~ U(${settings.skillLow},${settings.skillHigh}) hidden from the protocol, k = ${settings.k}, ${settings.tasks} tasks, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1}`,
@@ -93,10 +156,29 @@ export function formatCostTable(result: CostExperimentResult): string {
   const { settings } = result;
   const percent = (value: number) => `${(100 * value).toFixed(0)}%`;
   const table = renderTable(
-    ['method', 'agents asked/task', 'accuracy', 'relative to full team', 'LLM calls/task', 'share of calls', 'batched calls/task', 'batched share'],
-    result.rows.map((row) => [row.method, row.meanTeamSize.toFixed(2), formatInterval(row.accuracy), formatInterval(row.relativeAccuracy), row.callsPerTask.toFixed(2), percent(row.callShare), row.batchedCallsPerTask.toFixed(2), percent(row.batchedCallShare)]),
+    [
+      'method',
+      'agents asked/task',
+      'accuracy',
+      'relative to full team',
+      'LLM calls/task',
+      'share of calls',
+      'batched calls/task',
+      'batched share',
+    ],
+    result.rows.map((row) => [
+      row.method,
+      row.meanTeamSize.toFixed(2),
+      formatInterval(row.accuracy),
+      formatInterval(row.relativeAccuracy),
+      row.callsPerTask.toFixed(2),
+      percent(row.callShare),
+      row.batchedCallsPerTask.toFixed(2),
+      percent(row.batchedCallShare),
+    ]),
   );
-  const verdict = (holds: boolean, rows: readonly string[]) => (holds ? `holds for ${rows.join('; ')}` : 'does not hold for any k <= 5');
+  const verdict = (holds: boolean, rows: readonly string[]) =>
+    holds ? `holds for ${rows.join('; ')}` : 'does not hold for any k <= 5';
   return [
     `DRF replay on ${result.dataset}: ${settings.split} tasks (${settings.taskCount}), ${settings.rating === 'agreement' ? "ratings = agreement with the rater's own answer (Eq. 2)" : `ratings = simulated judge of accuracy ${settings.judgeAccuracy}`}, costs ${settings.costs === 'per-round' ? 'c_i^t ~ U(0,1) per round' : 'equal per agent'}, threshold ${settings.threshold}, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1} (task orders)`,
     `pool: ${settings.poolChoice}:`,

@@ -66,7 +66,17 @@ export interface SignExperimentResult {
   readonly printedMinusCorrected: { readonly meanSelectedCost: MeanInterval; readonly accuracy: MeanInterval };
 }
 
-const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = { seeds: 20, baseSeed: 1, agents: 6, tasks: 30, k: 3, delta: 0.7, skillLow: 0.3, skillHigh: 0.9, costs: 'per-round' };
+const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = {
+  seeds: 20,
+  baseSeed: 1,
+  agents: 6,
+  tasks: 30,
+  k: 3,
+  delta: 0.7,
+  skillLow: 0.3,
+  skillHigh: 0.9,
+  costs: 'per-round',
+};
 
 /**
  * Runs DRF with the printed Eq. 9, the corrected Eq. 9 and random-k selection (the review's
@@ -89,10 +99,16 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
   assertInRange('skillLow', settings.skillLow, 0, 1, { minExclusive: true, maxExclusive: true });
   assertInRange('skillHigh', settings.skillHigh, settings.skillLow, 1, { maxExclusive: true });
   if (settings.costs !== 'per-round' && settings.costs !== 'per-agent') {
-    throw new InvalidArgumentError({ parameter: 'costs', value: settings.costs, message: `costs must be 'per-round' (Section 5.1) or 'per-agent', got ${JSON.stringify(settings.costs)}` });
+    throw new InvalidArgumentError({
+      parameter: 'costs',
+      value: settings.costs,
+      message: `costs must be 'per-round' (Section 5.1) or 'per-agent', got ${JSON.stringify(settings.costs)}`,
+    });
   }
   const rules: Array<SignRow['rule']> = ['printed', 'corrected', 'random', 'all-printed'];
-  const perRule = new Map(rules.map((rule) => [rule, { cost: [] as number[], accuracy: [] as number[], capability: [] as number[] }]));
+  const perRule = new Map(
+    rules.map((rule) => [rule, { cost: [] as number[], accuracy: [] as number[], capability: [] as number[] }]),
+  );
   for (let index = 0; index < settings.seeds; index++) {
     const seed = settings.baseSeed + index;
     const draw = createRng(deriveSeed(seed, 'sign-pool'));
@@ -103,9 +119,12 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
     }));
     for (const rule of rules) {
       const setting = buildSimulatedSetting({ members, taskCount: settings.tasks, seed });
-      const kind: ExperimentSelectorKind = rule === 'random' ? 'random' : rule === 'printed' || rule === 'all-printed' ? 'ucb-printed' : 'ucb-corrected';
+      const kind: ExperimentSelectorKind =
+        rule === 'random' ? 'random' : rule === 'printed' || rule === 'all-printed' ? 'ucb-printed' : 'ucb-corrected';
       const ids = setting.pool.map((agent) => agent.identity.id);
-      const parts = drfConfigParts(rule === 'all-printed' ? drfPrintedConfig : drfReviewConfig, ids, { delta: settings.delta });
+      const parts = drfConfigParts(rule === 'all-printed' ? drfPrintedConfig : drfReviewConfig, ids, {
+        delta: settings.delta,
+      });
       const result = await runDrf({
         pool: setting.pool,
         tasks: setting.tasks,
@@ -119,9 +138,17 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
       });
       const bucket = perRule.get(rule) as { cost: number[]; accuracy: number[]; capability: number[] };
       // c_i^t of the selected agents as used by the selector (per-round draws or the fixed prices)
-      bucket.cost.push(average(result.rounds.map((round) => average(round.team.map((agentId) => round.teamCosts[agentId] as number)))));
-      bucket.accuracy.push(average(result.rounds.map((round) => (setting.world.isCorrect(round.taskId, round.decision.answer) ? 1 : 0))));
-      bucket.capability.push(average(result.rounds.map((round) => average(round.team.map((agentId) => setting.trueAccuracy[agentId] as number)))));
+      bucket.cost.push(
+        average(result.rounds.map((round) => average(round.team.map((agentId) => round.teamCosts[agentId] as number)))),
+      );
+      bucket.accuracy.push(
+        average(result.rounds.map((round) => (setting.world.isCorrect(round.taskId, round.decision.answer) ? 1 : 0))),
+      );
+      bucket.capability.push(
+        average(
+          result.rounds.map((round) => average(round.team.map((agentId) => setting.trueAccuracy[agentId] as number))),
+        ),
+      );
     }
   }
   const printed = perRule.get('printed') as { cost: number[]; accuracy: number[] };
@@ -132,7 +159,12 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
     settings: { ...settings, interval: '95% Student-t interval over seeds (mean ± t(0.975, n−1)·sd/√n)' },
     rows: rules.map((rule) => {
       const bucket = perRule.get(rule) as { cost: number[]; accuracy: number[]; capability: number[] };
-      return { rule, meanSelectedCost: tInterval(bucket.cost), accuracy: tInterval(bucket.accuracy), selectedCapability: tInterval(bucket.capability) };
+      return {
+        rule,
+        meanSelectedCost: tInterval(bucket.cost),
+        accuracy: tInterval(bucket.accuracy),
+        selectedCapability: tInterval(bucket.capability),
+      };
     }),
     printedMinusCorrected: {
       meanSelectedCost: tInterval(printed.cost.map((value, index) => value - (corrected.cost[index] as number))),

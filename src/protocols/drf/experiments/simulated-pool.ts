@@ -38,17 +38,34 @@ export interface SimulatedSetting {
  * the DRF experiments share one setup. Labels (skill, accuracy) go only into `trueAccuracy`, never
  * to the agents' identities or the protocol.
  */
-export function buildSimulatedSetting({ members, taskCount, seed }: { members: readonly SimulatedMember[]; taskCount: number; seed: number }): SimulatedSetting {
+export function buildSimulatedSetting({
+  members,
+  taskCount,
+  seed,
+}: {
+  members: readonly SimulatedMember[];
+  taskCount: number;
+  seed: number;
+}): SimulatedSetting {
   const referenced = generateTasks({ count: taskCount, seed, idPrefix: `drf-${seed}` });
   const world = createSimulationWorld({ tasks: referenced, seed });
   const tasks = referenced.map((item) => item.task);
   const pool = members.map((member) => {
     const profile: SimulatedProfile = { skill: member.skill, judgeAccuracy: member.judgeAccuracy ?? 0.8 };
-    const agent = createSimulatedAgent({ identity: { id: member.id, model: `model-${member.id}`, cost: member.cost ?? 0 }, profile, world, seed });
+    const agent = createSimulatedAgent({
+      identity: { id: member.id, model: `model-${member.id}`, cost: member.cost ?? 0 },
+      profile,
+      world,
+      seed,
+    });
     return member.wrap ? member.wrap(agent) : agent;
   });
   const trueAccuracy = Object.fromEntries(
-    members.map((member) => [member.id, tasks.reduce((sum, task) => sum + simulatedAccuracy({ skill: member.skill }, task.difficulty ?? 0.5), 0) / tasks.length]),
+    members.map((member) => [
+      member.id,
+      tasks.reduce((sum, task) => sum + simulatedAccuracy({ skill: member.skill }, task.difficulty ?? 0.5), 0) /
+        tasks.length,
+    ]),
   );
   const costs = Object.fromEntries(members.map((member) => [member.id, member.cost ?? 0]));
   return { pool, tasks, world, trueAccuracy, costs };
@@ -71,7 +88,13 @@ export function colludingRater(agent: Agent, partners: readonly AgentId[]): Agen
     async rate({ task, proposal }) {
       const ally = allies.has(proposal.agentId);
       return {
-        value: { rater: agent.identity.id, ratee: proposal.agentId, taskId: task.id, score: ally ? 1 : 0, reason: ally ? 'colluding partner' : 'not a partner' },
+        value: {
+          rater: agent.identity.id,
+          ratee: proposal.agentId,
+          taskId: task.id,
+          score: ally ? 1 : 0,
+          reason: ally ? 'colluding partner' : 'not a partner',
+        },
         usage: { inputTokens: 0, outputTokens: 0, cost: 0, cached: false },
       };
     },

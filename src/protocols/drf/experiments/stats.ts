@@ -17,7 +17,12 @@ export interface MeanInterval {
 
 /** Arithmetic mean; throws on an empty list. */
 export function mean(values: readonly number[]): number {
-  if (values.length === 0) throw new InvalidArgumentError({ parameter: 'values', value: values, message: 'cannot average an empty list of values; run at least one seed' });
+  if (values.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'values',
+      value: values,
+      message: 'cannot average an empty list of values; run at least one seed',
+    });
   return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
@@ -33,7 +38,12 @@ export function tInterval(values: readonly number[], level = 0.95): MeanInterval
 
 /** Quantile of Student's t distribution with `df` degrees of freedom (bisection on the CDF, 1e-12). */
 export function studentTQuantile(probability: number, df: number): number {
-  if (!(probability > 0 && probability < 1)) throw new InvalidArgumentError({ parameter: 'probability', value: probability, message: `probability must be in (0, 1), got ${probability}` });
+  if (!(probability > 0 && probability < 1))
+    throw new InvalidArgumentError({
+      parameter: 'probability',
+      value: probability,
+      message: `probability must be in (0, 1), got ${probability}`,
+    });
   if (!(df > 0)) throw new InvalidArgumentError({ parameter: 'df', value: df, message: `df must be > 0, got ${df}` });
   if (probability === 0.5) return 0;
   if (probability < 0.5) return -studentTQuantile(1 - probability, df);
@@ -89,7 +99,10 @@ export function regularizedIncompleteBeta(x: number, a: number, b: number): numb
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9). */
 export function logGamma(x: number): number {
-  const coefficients = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const coefficients = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
   const shifted = x - 1;
   let sum = coefficients[0] as number;
@@ -105,7 +118,11 @@ export function averageRanks(values: readonly number[]): number[] {
   let start = 0;
   while (start < order.length) {
     let end = start;
-    while (end + 1 < order.length && (order[end + 1] as { value: number }).value === (order[start] as { value: number }).value) end++;
+    while (
+      end + 1 < order.length &&
+      (order[end + 1] as { value: number }).value === (order[start] as { value: number }).value
+    )
+      end++;
     const rank = (start + end) / 2 + 1;
     for (let position = start; position <= end; position++) ranks[(order[position] as { index: number }).index] = rank;
     start = end + 1;
@@ -115,7 +132,12 @@ export function averageRanks(values: readonly number[]): number[] {
 
 /** Pearson correlation; `NaN` when either side is constant. */
 export function pearson(left: readonly number[], right: readonly number[]): number {
-  if (left.length !== right.length || left.length < 2) throw new InvalidArgumentError({ parameter: 'values', value: [left.length, right.length], message: `pearson needs two lists of equal length >= 2, got ${left.length} and ${right.length}` });
+  if (left.length !== right.length || left.length < 2)
+    throw new InvalidArgumentError({
+      parameter: 'values',
+      value: [left.length, right.length],
+      message: `pearson needs two lists of equal length >= 2, got ${left.length} and ${right.length}`,
+    });
   const meanLeft = mean(left);
   const meanRight = mean(right);
   let covariance = 0;

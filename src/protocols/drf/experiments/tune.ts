@@ -23,8 +23,21 @@ export interface DrfTuningResult {
  * @example
  * const { best } = await runDrfTuning({ baseSeed: 101, seeds: 20 });
  */
-export async function runDrfTuning({ baseSeed = 101, seeds = 20, configs = drfTuningGrid }: { /** @default 101 */ baseSeed?: number; /** @default 20 */ seeds?: number; /** @default drfTuningGrid */ configs?: readonly DrfConfig[] } = {}): Promise<DrfTuningResult> {
+export async function runDrfTuning({
+  baseSeed = 101,
+  seeds = 20,
+  configs = drfTuningGrid,
+}: {
+  /** @default 101 */ baseSeed?: number /** @default 20 */;
+  seeds?: number /** @default drfTuningGrid */;
+  configs?: readonly DrfConfig[];
+} = {}): Promise<DrfTuningResult> {
   const capability = await runCapabilityExperiment({ baseSeed, seeds, configs });
-  const best = capability.rows.reduce((left, right) => (right.spearman.mean > left.spearman.mean || (right.spearman.mean === left.spearman.mean && right.accuracy.mean > left.accuracy.mean) ? right : left));
+  const best = capability.rows.reduce((left, right) =>
+    right.spearman.mean > left.spearman.mean ||
+    (right.spearman.mean === left.spearman.mean && right.accuracy.mean > left.accuracy.mean)
+      ? right
+      : left,
+  );
   return { schemaVersion: 1, experiment: 'tune', capability, best };
 }

@@ -3,7 +3,13 @@
 // ceiling (the honest agents alone, same protocol), per seed and on average with 95% intervals.
 import { tInterval, type MeanInterval } from '../../drf/experiments/stats.js';
 import type { QaTeam } from './qa-team.js';
-import { runRapsScenario, summarizeAdversarial, type AdversarialSummary, type RapsScenario, type RapsScenarioParameters } from './scenarios.js';
+import {
+  runRapsScenario,
+  summarizeAdversarial,
+  type AdversarialSummary,
+  type RapsScenario,
+  type RapsScenarioParameters,
+} from './scenarios.js';
 import type { RapsResult } from '../run-raps.js';
 import { assertInteger } from '../../../core/validate.js';
 
@@ -77,7 +83,9 @@ export interface AdversarialSeedsSummary {
 }
 
 /** Runs one scenario (in-process by default; the CLI passes a NATS runner). */
-export type AdversarialRunner = (parameters: RapsScenarioParameters) => Promise<{ scenario: RapsScenario; result: RapsResult }>;
+export type AdversarialRunner = (
+  parameters: RapsScenarioParameters,
+) => Promise<{ scenario: RapsScenario; result: RapsResult }>;
 
 /**
  * Runs `adversarial` on `seeds` consecutive seeds from `seed`, each with its clean team and its
@@ -114,7 +122,14 @@ export async function runAdversarialSeeds({
   let first: AdversarialSummary | undefined;
   for (let index = 0; index < seeds; index++) {
     const current = seed + index;
-    const parameters: RapsScenarioParameters = { seed: current, witness, additions, witnessCredibility, ...(recovery === 1 ? {} : { recovery }), ...(taskCount === undefined ? {} : { taskCount }) };
+    const parameters: RapsScenarioParameters = {
+      seed: current,
+      witness,
+      additions,
+      witnessCredibility,
+      ...(recovery === 1 ? {} : { recovery }),
+      ...(taskCount === undefined ? {} : { taskCount }),
+    };
     const adversarial = await runAdversarial(parameters);
     const clean = await inProcess({ ...parameters, adversaryCount: 0 });
     const honest = await inProcess({ ...parameters, honestOnly: true });
@@ -128,7 +143,11 @@ export async function runAdversarialSeeds({
       majorityAccuracy: summary.majorityAccuracy,
       deciderAloneAccuracy: summary.deciderAloneAccuracy,
       cleanAccuracy: summary.cleanAccuracy as number,
-      honestOnlyAccuracy: average(honest.result.decisions.map((decision) => (honestTeam.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0))),
+      honestOnlyAccuracy: average(
+        honest.result.decisions.map((decision) =>
+          honestTeam.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0,
+        ),
+      ),
       adversariesBelowTauFromRound: summary.adversariesBelowTauFromRound,
       witnessChecks: summary.totals.witnessChecks,
       witnessRejected: summary.totals.witnessRejected,

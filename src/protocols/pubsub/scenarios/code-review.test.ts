@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createReviewerAgent, formatFindings, isGrounded, newFileLines, parseFindings, reviewByRole, reviewDiff } from './code-review.js';
+import {
+  createReviewerAgent,
+  formatFindings,
+  isGrounded,
+  newFileLines,
+  parseFindings,
+  reviewByRole,
+  reviewDiff,
+} from './code-review.js';
 
 describe('code-review scenario helpers', () => {
   it('numbers the new file lines of the built-in diff (counted by hand from the hunk)', () => {
@@ -24,14 +32,32 @@ describe('code-review scenario helpers', () => {
 
   it('audits a hallucinated review as unreliable and a grounded one as reliable', async () => {
     const auditor = createReviewerAgent({ identity: { id: 'style', model: 'm' }, role: 'style' });
-    const liar = createReviewerAgent({ identity: { id: 'perf', model: 'm' }, role: 'performance', hallucinating: true });
+    const liar = createReviewerAgent({
+      identity: { id: 'perf', model: 'm' },
+      role: 'performance',
+      hallucinating: true,
+    });
     const honest = createReviewerAgent({ identity: { id: 'sec', model: 'm' }, role: 'security' });
     const task = { id: 't', kind: 'labels' as const, prompt: 'review' };
     const asMessage = async (agent: typeof liar) => {
       const { value } = await agent.propose({ task });
-      return { schemaVersion: 1 as const, id: `t:0:${agent.identity.id}`, from: agent.identity.id, round: 0, taskId: 't', text: value.text, answer: value.answer };
+      return {
+        schemaVersion: 1 as const,
+        id: `t:0:${agent.identity.id}`,
+        from: agent.identity.id,
+        round: 0,
+        taskId: 't',
+        text: value.text,
+        answer: value.answer,
+      };
     };
-    expect((await auditor.audit({ message: await asMessage(liar) })).value).toMatchObject({ reliable: false, reason: '0/3 cited lines quote code that is in the diff' });
-    expect((await auditor.audit({ message: await asMessage(honest) })).value).toMatchObject({ reliable: true, reason: '2/2 cited lines quote code that is in the diff' });
+    expect((await auditor.audit({ message: await asMessage(liar) })).value).toMatchObject({
+      reliable: false,
+      reason: '0/3 cited lines quote code that is in the diff',
+    });
+    expect((await auditor.audit({ message: await asMessage(honest) })).value).toMatchObject({
+      reliable: true,
+      reason: '2/2 cited lines quote code that is in the diff',
+    });
   });
 });

@@ -88,33 +88,95 @@ interface Rule {
 /** What each reviewer role looks for, as patterns over the new lines. */
 const rules: Readonly<Record<string, readonly Rule[]>> = {
   security: [
-    { pattern: /query\("SELECT.*\+ id \+/, snippet: `"SELECT * FROM users WHERE id = '" + id + "'"`, message: 'SQL injection: the query is built by string concatenation with user input; use a parameter' },
-    { pattern: /export async function handleDeleteUser/, snippet: 'handleDeleteUser(req: any, res: any)', message: 'delete endpoint has no authorization check' },
+    {
+      pattern: /query\("SELECT.*\+ id \+/,
+      snippet: `"SELECT * FROM users WHERE id = '" + id + "'"`,
+      message: 'SQL injection: the query is built by string concatenation with user input; use a parameter',
+    },
+    {
+      pattern: /export async function handleDeleteUser/,
+      snippet: 'handleDeleteUser(req: any, res: any)',
+      message: 'delete endpoint has no authorization check',
+    },
   ],
   performance: [
-    { pattern: /const orders = await db\.query/, snippet: "await db.query('SELECT * FROM orders WHERE user_id = ?', [id])", message: 'N+1 queries: one orders query per user inside the loop; fetch all orders in one query' },
-    { pattern: /cache\.clear\(\)/, snippet: 'cache.clear();', message: 'clears the whole cache on every delete; evict only the deleted user' },
+    {
+      pattern: /const orders = await db\.query/,
+      snippet: "await db.query('SELECT * FROM orders WHERE user_id = ?', [id])",
+      message: 'N+1 queries: one orders query per user inside the loop; fetch all orders in one query',
+    },
+    {
+      pattern: /cache\.clear\(\)/,
+      snippet: 'cache.clear();',
+      message: 'clears the whole cache on every delete; evict only the deleted user',
+    },
   ],
   style: [
-    { pattern: /formatUserName\(u: any\)/, snippet: 'formatUserName(u: any)', message: 'parameter typed as any; declare a User type' },
-    { pattern: /last_name }$/, snippet: "u.first_name + ' ' + u.last_name }", message: 'one-line function body without a semicolon; format it' },
+    {
+      pattern: /formatUserName\(u: any\)/,
+      snippet: 'formatUserName(u: any)',
+      message: 'parameter typed as any; declare a User type',
+    },
+    {
+      pattern: /last_name }$/,
+      snippet: "u.first_name + ' ' + u.last_name }",
+      message: 'one-line function body without a semicolon; format it',
+    },
   ],
   'test-coverage': [
-    { pattern: /export async function getUsersWithOrders/, snippet: 'export async function getUsersWithOrders', message: 'no test added for getUsersWithOrders' },
-    { pattern: /export async function handleDeleteUser/, snippet: 'export async function handleDeleteUser', message: 'no test added for handleDeleteUser' },
-    { pattern: /export function formatUserName/, snippet: 'export function formatUserName', message: 'no test added for formatUserName' },
+    {
+      pattern: /export async function getUsersWithOrders/,
+      snippet: 'export async function getUsersWithOrders',
+      message: 'no test added for getUsersWithOrders',
+    },
+    {
+      pattern: /export async function handleDeleteUser/,
+      snippet: 'export async function handleDeleteUser',
+      message: 'no test added for handleDeleteUser',
+    },
+    {
+      pattern: /export function formatUserName/,
+      snippet: 'export function formatUserName',
+      message: 'no test added for formatUserName',
+    },
   ],
   architecture: [
-    { pattern: /await db\.query\('DELETE/, snippet: "await db.query('DELETE FROM users WHERE id = ?', [req.params.id]);", message: 'HTTP handler talks to the database directly; move data access into a service' },
-    { pattern: /^import \{ cache \}/, snippet: "import { cache } from './cache';", message: 'users module now depends on the global cache singleton; inject it' },
+    {
+      pattern: /await db\.query\('DELETE/,
+      snippet: "await db.query('DELETE FROM users WHERE id = ?', [req.params.id]);",
+      message: 'HTTP handler talks to the database directly; move data access into a service',
+    },
+    {
+      pattern: /^import \{ cache \}/,
+      snippet: "import { cache } from './cache';",
+      message: 'users module now depends on the global cache singleton; inject it',
+    },
   ],
 };
 
 /** Findings a hallucinating reviewer invents: plausible, but the quoted code is not in the diff. */
 const hallucinated: readonly ReviewFinding[] = [
-  { category: 'performance', file: 'src/users.ts', line: 14, snippet: 'buildOrderTree(user.orders, depth + 1)', message: 'unbounded recursion in buildOrderTree can blow the stack' },
-  { category: 'performance', file: 'src/users.ts', line: 31, snippet: 'new RedisClient(process.env.REDIS_URL)', message: 'opens a Redis connection per request' },
-  { category: 'performance', file: 'src/cache.ts', line: 12, snippet: 'JSON.parse(JSON.stringify(orders))', message: 'deep-copies every order list on each read' },
+  {
+    category: 'performance',
+    file: 'src/users.ts',
+    line: 14,
+    snippet: 'buildOrderTree(user.orders, depth + 1)',
+    message: 'unbounded recursion in buildOrderTree can blow the stack',
+  },
+  {
+    category: 'performance',
+    file: 'src/users.ts',
+    line: 31,
+    snippet: 'new RedisClient(process.env.REDIS_URL)',
+    message: 'opens a Redis connection per request',
+  },
+  {
+    category: 'performance',
+    file: 'src/cache.ts',
+    line: 12,
+    snippet: 'JSON.parse(JSON.stringify(orders))',
+    message: 'deep-copies every order list on each read',
+  },
 ];
 
 /** Deterministic review of a diff by role: every rule that matches an added or context line. */
@@ -122,7 +184,9 @@ export function reviewByRole(role: string, diff: string): ReviewFinding[] {
   const findings: ReviewFinding[] = [];
   for (const [file, lines] of newFileLines(diff)) {
     for (const [line, text] of lines) {
-      for (const rule of rules[role] ?? []) if (rule.pattern.test(text)) findings.push({ category: role, file, line, snippet: rule.snippet, message: rule.message });
+      for (const rule of rules[role] ?? [])
+        if (rule.pattern.test(text))
+          findings.push({ category: role, file, line, snippet: rule.snippet, message: rule.message });
     }
   }
   return findings;
@@ -131,7 +195,12 @@ export function reviewByRole(role: string, diff: string): ReviewFinding[] {
 /** Writes findings as publication text, one per line: `- [category] file:line `snippet` — message`. */
 export function formatFindings(findings: readonly ReviewFinding[]): string {
   if (findings.length === 0) return 'No findings.';
-  return findings.map((finding) => `- [${finding.category}] ${finding.file}:${finding.line} \`${finding.snippet}\` — ${finding.message}`).join('\n');
+  return findings
+    .map(
+      (finding) =>
+        `- [${finding.category}] ${finding.file}:${finding.line} \`${finding.snippet}\` — ${finding.message}`,
+    )
+    .join('\n');
 }
 
 /** Parses the lines {@link formatFindings} writes; other lines are ignored. */
@@ -139,7 +208,14 @@ export function parseFindings(text: string): ReviewFinding[] {
   const findings: ReviewFinding[] = [];
   for (const line of text.split('\n')) {
     const match = /^- \[([^\]]+)\] ([^:\s]+):(\d+) `(.+)` — (.+)$/.exec(line.trim());
-    if (match) findings.push({ category: match[1] as string, file: match[2] as string, line: Number(match[3]), snippet: match[4] as string, message: match[5] as string });
+    if (match)
+      findings.push({
+        category: match[1] as string,
+        file: match[2] as string,
+        line: Number(match[3]),
+        snippet: match[4] as string,
+        message: match[5] as string,
+      });
   }
   return findings;
 }
@@ -147,7 +223,7 @@ export function parseFindings(text: string): ReviewFinding[] {
 /** True when the finding's quoted code appears on the cited line of the new file. */
 export function isGrounded(finding: ReviewFinding, lines: Map<string, Map<number, string>>): boolean {
   const text = lines.get(finding.file)?.get(finding.line);
-  return text !== undefined && text.includes(finding.snippet.replace(/;$/, '')) ;
+  return text !== undefined && text.includes(finding.snippet.replace(/;$/, ''));
 }
 
 /** Canonical key of a finding (category, file, line and quoted code). */
@@ -163,9 +239,21 @@ const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: 
  * calls the review reliable when at least 80% of its findings are grounded. A `hallucinating`
  * reviewer publishes invented findings instead.
  */
-export function createReviewerAgent({ identity, role, hallucinating = false, diff = reviewDiff }: { identity: AgentIdentity; role: string; hallucinating?: boolean; diff?: string }): Agent {
+export function createReviewerAgent({
+  identity,
+  role,
+  hallucinating = false,
+  diff = reviewDiff,
+}: {
+  identity: AgentIdentity;
+  role: string;
+  hallucinating?: boolean;
+  diff?: string;
+}): Agent {
   const lines = newFileLines(diff);
-  const own = hallucinating ? hallucinated.map((finding) => ({ ...finding, category: role })) : reviewByRole(role, diff);
+  const own = hallucinating
+    ? hallucinated.map((finding) => ({ ...finding, category: role }))
+    : reviewByRole(role, diff);
   const proposal = (task: Task, round: number): Proposal => ({
     agentId: identity.id,
     taskId: task.id,
@@ -182,7 +270,13 @@ export function createReviewerAgent({ identity, role, hallucinating = false, dif
     rate: async ({ task, proposal: rated }) => {
       const findings = parseFindings(rated.text);
       const grounded = findings.filter((finding) => isGrounded(finding, lines)).length;
-      return acted({ rater: identity.id, ratee: rated.agentId, taskId: task.id, score: findings.length === 0 ? 1 : grounded / findings.length, reason: `${grounded}/${findings.length} findings grounded in the diff` });
+      return acted({
+        rater: identity.id,
+        ratee: rated.agentId,
+        taskId: task.id,
+        score: findings.length === 0 ? 1 : grounded / findings.length,
+        reason: `${grounded}/${findings.length} findings grounded in the diff`,
+      });
     },
     audit: async ({ message }) => {
       const findings = parseFindings(message.text);
@@ -193,7 +287,8 @@ export function createReviewerAgent({ identity, role, hallucinating = false, dif
     refineSubscription: async ({ current, received }) => {
       // Follow the categories peers reported on, so related reviews keep reaching this reviewer.
       const categories = new Set<string>();
-      for (const message of received as Message[]) for (const finding of parseFindings(message.text)) categories.add(finding.category);
+      for (const message of received as Message[])
+        for (const finding of parseFindings(message.text)) categories.add(finding.category);
       const added = [...categories].sort().filter((category) => !current.includes(category));
       return acted(added.length === 0 ? current : `${current}; also ${added.join(', ')}`);
     },
@@ -201,19 +296,63 @@ export function createReviewerAgent({ identity, role, hallucinating = false, dif
 }
 
 /** The five reviewer roles, their standing intents and which one hallucinates. */
-export const reviewerRoles: ReadonlyArray<{ readonly id: AgentId; readonly role: string; readonly intent: string; readonly hallucinating: boolean }> = [
-  { id: 'security', role: 'security', intent: 'security review: SQL injection, authorization checks, secrets and unsafe input handling in code changes', hallucinating: false },
-  { id: 'performance', role: 'performance', intent: 'performance review: N+1 queries, loops with database calls, caching and memory use in code changes', hallucinating: true },
-  { id: 'style', role: 'style', intent: 'code style review: types instead of any, formatting, naming and readability of code changes', hallucinating: false },
-  { id: 'test-coverage', role: 'test-coverage', intent: 'test coverage review: new functions without tests, missing test cases for code changes', hallucinating: false },
-  { id: 'architecture', role: 'architecture', intent: 'architecture review: layering, handlers talking to the database, module dependencies and coupling', hallucinating: false },
+export const reviewerRoles: ReadonlyArray<{
+  readonly id: AgentId;
+  readonly role: string;
+  readonly intent: string;
+  readonly hallucinating: boolean;
+}> = [
+  {
+    id: 'security',
+    role: 'security',
+    intent: 'security review: SQL injection, authorization checks, secrets and unsafe input handling in code changes',
+    hallucinating: false,
+  },
+  {
+    id: 'performance',
+    role: 'performance',
+    intent: 'performance review: N+1 queries, loops with database calls, caching and memory use in code changes',
+    hallucinating: true,
+  },
+  {
+    id: 'style',
+    role: 'style',
+    intent: 'code style review: types instead of any, formatting, naming and readability of code changes',
+    hallucinating: false,
+  },
+  {
+    id: 'test-coverage',
+    role: 'test-coverage',
+    intent: 'test coverage review: new functions without tests, missing test cases for code changes',
+    hallucinating: false,
+  },
+  {
+    id: 'architecture',
+    role: 'architecture',
+    intent: 'architecture review: layering, handlers talking to the database, module dependencies and coupling',
+    hallucinating: false,
+  },
 ];
 
 /** Builds the five reviewers and the review task. */
 export function buildCodeReviewTeam(diff = reviewDiff) {
-  const identities: AgentIdentity[] = reviewerRoles.map((reviewer) => ({ id: reviewer.id, model: `reviewer-${reviewer.role}` }));
-  const agents = reviewerRoles.map((reviewer, index) => createReviewerAgent({ identity: identities[index] as AgentIdentity, role: reviewer.role, hallucinating: reviewer.hallucinating, diff }));
+  const identities: AgentIdentity[] = reviewerRoles.map((reviewer) => ({
+    id: reviewer.id,
+    model: `reviewer-${reviewer.role}`,
+  }));
+  const agents = reviewerRoles.map((reviewer, index) =>
+    createReviewerAgent({
+      identity: identities[index] as AgentIdentity,
+      role: reviewer.role,
+      hallucinating: reviewer.hallucinating,
+      diff,
+    }),
+  );
   const subscriptions = Object.fromEntries(reviewerRoles.map((reviewer) => [reviewer.id, reviewer.intent]));
-  const task: Task = { id: 'review-users-ts', kind: 'labels', prompt: `Review this diff and report findings with file:line and the quoted code.\n${diff}` };
+  const task: Task = {
+    id: 'review-users-ts',
+    kind: 'labels',
+    prompt: `Review this diff and report findings with file:line and the quoted code.\n${diff}`,
+  };
   return { identities, agents, subscriptions, tasks: [task], diff };
 }

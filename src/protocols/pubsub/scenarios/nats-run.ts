@@ -7,7 +7,13 @@ import { startNatsServer, type NatsServerProcess } from '../../../transport/nats
 import type { Transport } from '../../../transport/transport.js';
 import type { RapsEvent } from '../events.js';
 import type { RapsResult } from '../run-raps.js';
-import { createRapsScenario, runRapsScenario, type RapsScenario, type RapsScenarioName, type RapsScenarioParameters } from './scenarios.js';
+import {
+  createRapsScenario,
+  runRapsScenario,
+  type RapsScenario,
+  type RapsScenarioName,
+  type RapsScenarioParameters,
+} from './scenarios.js';
 
 /** JetStream stream name of a RAPS run. */
 export function natsStreamName(runId: string): string {
@@ -37,11 +43,38 @@ export interface RapsNodeProcess {
  * const node = spawnRapsNodeProcess({ scenario: 'adversarial', parameters: { seed: 2027 }, agentId: 'agent-1', natsUrl: server.url });
  * await node.ready;
  */
-export function spawnRapsNodeProcess({ scenario, parameters, agentId, natsUrl, onStderr }: { scenario: RapsScenarioName; parameters: RapsScenarioParameters; agentId: string; natsUrl: string; onStderr?: (text: string) => void }): RapsNodeProcess {
-  const script = [new URL('./node-process.js', import.meta.url), new URL('./node-process.ts', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path));
-  if (script === undefined) throw new TransportError('cannot find node-process.js/.ts next to nats-run; reinstall the package');
-  const execArgv = script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx')) ? ['--import', 'tsx'] : process.execArgv;
-  const args = ['--scenario', scenario, '--agent', agentId, '--nats', natsUrl, '--seed', String(parameters.seed ?? 2027)];
+export function spawnRapsNodeProcess({
+  scenario,
+  parameters,
+  agentId,
+  natsUrl,
+  onStderr,
+}: {
+  scenario: RapsScenarioName;
+  parameters: RapsScenarioParameters;
+  agentId: string;
+  natsUrl: string;
+  onStderr?: (text: string) => void;
+}): RapsNodeProcess {
+  const script = [new URL('./node-process.js', import.meta.url), new URL('./node-process.ts', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((path) => existsSync(path));
+  if (script === undefined)
+    throw new TransportError('cannot find node-process.js/.ts next to nats-run; reinstall the package');
+  const execArgv =
+    script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx'))
+      ? ['--import', 'tsx']
+      : process.execArgv;
+  const args = [
+    '--scenario',
+    scenario,
+    '--agent',
+    agentId,
+    '--nats',
+    natsUrl,
+    '--seed',
+    String(parameters.seed ?? 2027),
+  ];
   if (parameters.runId !== undefined) args.push('--run-id', parameters.runId);
   if (parameters.agentCount !== undefined) args.push('--agent-count', String(parameters.agentCount));
   if (parameters.taskCount !== undefined) args.push('--task-count', String(parameters.taskCount));
@@ -60,7 +93,13 @@ export function spawnRapsNodeProcess({ scenario, parameters, agentId, natsUrl, o
       output += chunk.toString('utf8');
       if (output.includes(`ready ${agentId}`)) resolve();
     });
-    child.once('exit', (code) => reject(new TransportError(`node process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`)));
+    child.once('exit', (code) =>
+      reject(
+        new TransportError(
+          `node process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`,
+        ),
+      ),
+    );
   });
   ready.catch(() => {});
   return {
@@ -100,7 +139,10 @@ export interface RunOverNatsOptions {
  * @example
  * const { result } = await runRapsScenarioOverNats('adversarial', { parameters: { seed: 2027 } });
  */
-export async function runRapsScenarioOverNats(name: RapsScenarioName, options: RunOverNatsOptions = {}): Promise<{ scenario: RapsScenario; result: RapsResult; natsUrl: string }> {
+export async function runRapsScenarioOverNats(
+  name: RapsScenarioName,
+  options: RunOverNatsOptions = {},
+): Promise<{ scenario: RapsScenario; result: RapsResult; natsUrl: string }> {
   const server = options.natsUrl === undefined ? await startNatsServer() : undefined;
   const natsUrl = options.natsUrl ?? (server as NatsServerProcess).url;
   const runId = `${name}-${options.parameters?.seed ?? 2027}-${Date.now().toString(36)}`;
@@ -109,10 +151,16 @@ export async function runRapsScenarioOverNats(name: RapsScenarioName, options: R
   const nodes: RapsNodeProcess[] = [];
   let transport: Transport | undefined;
   try {
-    transport = await connectNatsTransport({ servers: natsUrl, stream: natsStreamName(runId), subjects: [`raps.${runId}.>`], name: 'raps-coordinator' });
+    transport = await connectNatsTransport({
+      servers: natsUrl,
+      stream: natsStreamName(runId),
+      subjects: [`raps.${runId}.>`],
+      name: 'raps-coordinator',
+    });
     const processes = options.processes ?? true;
     if (processes) {
-      for (const agent of scenario.agents) nodes.push(spawnRapsNodeProcess({ scenario: name, parameters, agentId: agent.identity.id, natsUrl }));
+      for (const agent of scenario.agents)
+        nodes.push(spawnRapsNodeProcess({ scenario: name, parameters, agentId: agent.identity.id, natsUrl }));
       await Promise.all(nodes.map((node) => node.ready));
     }
     const { result } = await runRapsScenario(name, {

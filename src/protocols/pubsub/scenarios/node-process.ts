@@ -22,7 +22,9 @@ const { values } = parseArgs({
 });
 const name = values.scenario as RapsScenarioName;
 if (!rapsScenarioNames.includes(name) || !values.agent || !values.nats) {
-  process.stderr.write(`usage: node-process --scenario ${rapsScenarioNames.join('|')} --agent <id> --nats <url> [--seed N] [--run-id ID]\n`);
+  process.stderr.write(
+    `usage: node-process --scenario ${rapsScenarioNames.join('|')} --agent <id> --nats <url> [--seed N] [--run-id ID]\n`,
+  );
   process.exit(2);
 }
 const optional = (text: string | undefined) => (text === undefined ? undefined : Number(text));
@@ -36,12 +38,24 @@ const scenario = createRapsScenario(name, {
 });
 const agent = scenario.agents.find((candidate) => candidate.identity.id === values.agent);
 if (!agent) {
-  process.stderr.write(`agent ${values.agent} is not in scenario ${name}; agents: ${scenario.agents.map((candidate) => candidate.identity.id).join(', ')}\n`);
+  process.stderr.write(
+    `agent ${values.agent} is not in scenario ${name}; agents: ${scenario.agents.map((candidate) => candidate.identity.id).join(', ')}\n`,
+  );
   process.exit(2);
 }
 const runId = scenario.runOptions.runId as string;
-const transport = await connectNatsTransport({ servers: values.nats, stream: natsStreamName(runId), subjects: [`raps.${runId}.>`], name: `raps-node-${agent.identity.id}` });
-const node = await startRapsNode({ transport, runId, agent, onError: (error) => process.stderr.write(`${agent.identity.id}: ${error.message}\n`) });
+const transport = await connectNatsTransport({
+  servers: values.nats,
+  stream: natsStreamName(runId),
+  subjects: [`raps.${runId}.>`],
+  name: `raps-node-${agent.identity.id}`,
+});
+const node = await startRapsNode({
+  transport,
+  runId,
+  agent,
+  onError: (error) => process.stderr.write(`${agent.identity.id}: ${error.message}\n`),
+});
 process.stdout.write(`ready ${agent.identity.id}\n`);
 const shutdown = async () => {
   await node.stop();

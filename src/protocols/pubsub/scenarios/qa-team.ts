@@ -45,7 +45,23 @@ export interface QaTeam {
  * @example
  * const team = buildQaTeam({ size: 5, adversaries: 3, seed: 2027, taskCount: 30 });
  */
-export function buildQaTeam({ size, adversaries, seed, taskCount, judgeAccuracy = 0.85, skillLow = 0.7, skillHigh = 0.9 }: { size: number; adversaries: number; seed: number; taskCount: number; judgeAccuracy?: number; skillLow?: number; skillHigh?: number }): QaTeam {
+export function buildQaTeam({
+  size,
+  adversaries,
+  seed,
+  taskCount,
+  judgeAccuracy = 0.85,
+  skillLow = 0.7,
+  skillHigh = 0.9,
+}: {
+  size: number;
+  adversaries: number;
+  seed: number;
+  taskCount: number;
+  judgeAccuracy?: number;
+  skillLow?: number;
+  skillHigh?: number;
+}): QaTeam {
   assertInteger('size', size, 2, 10_000);
   assertInteger('adversaries', adversaries, 0, size - 1);
   assertInteger('taskCount', taskCount, 1, 100_000);
@@ -74,5 +90,13 @@ export function buildQaTeam({ size, adversaries, seed, taskCount, judgeAccuracy 
     subscriptions[id] = qaIntents[index % qaIntents.length] as string;
     (isAdversary ? adversarial : honest).push(id);
   }
-  return { agents, identities, adversaries: adversarial, honest, subscriptions, tasks: referenced.map((item) => item.task), world };
+  return {
+    agents,
+    identities,
+    adversaries: adversarial,
+    honest,
+    subscriptions,
+    tasks: referenced.map((item) => item.task),
+    world,
+  };
 }

@@ -12,20 +12,38 @@ describe('RAPS scenarios', () => {
     const scaling = createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2 }).runOptions;
     // k = 5 -> floor(5 / 3) = 1 coverage slot; the broadcast run (k = n - 1) has none.
     expect(scaling).toMatchObject({ topK: 5, attention: 'trusted', teamView: 'informed', coverageSlots: 1 });
-    expect(createRapsScenario('scaling', { seed: 1, agentCount: 50, taskCount: 2 }).runOptions).toMatchObject({ topK: 6, coverageSlots: 2 });
-    expect(createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2, topK: 19 }).runOptions).toMatchObject({ topK: 19, coverageSlots: 0 });
+    expect(createRapsScenario('scaling', { seed: 1, agentCount: 50, taskCount: 2 }).runOptions).toMatchObject({
+      topK: 6,
+      coverageSlots: 2,
+    });
+    expect(createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2, topK: 19 }).runOptions).toMatchObject(
+      { topK: 19, coverageSlots: 0 },
+    );
     const plain = createRapsScenario('scaling', { seed: 1, agentCount: 20, taskCount: 2, additions: false }).runOptions;
     expect(plain.topK).toBe(3);
     expect(plain.attention).toBeUndefined();
     expect(plain.teamView).toBeUndefined();
     expect(plain.coverageSlots).toBeUndefined();
-    expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2 }).runOptions).toMatchObject({ witnessMinDirectEvidence: 2, attention: 'trusted', decider: 'agent-1' });
-    expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2, additions: false }).runOptions.witnessMinDirectEvidence).toBeUndefined();
+    expect(createRapsScenario('adversarial', { seed: 1, taskCount: 2 }).runOptions).toMatchObject({
+      witnessMinDirectEvidence: 2,
+      attention: 'trusted',
+      decider: 'agent-1',
+    });
+    expect(
+      createRapsScenario('adversarial', { seed: 1, taskCount: 2, additions: false }).runOptions
+        .witnessMinDirectEvidence,
+    ).toBeUndefined();
   });
 
   it('builds the honest-only ceiling from the same team: the honest agents alone, same tasks, skills and decider', () => {
     const full = createRapsScenario('adversarial', { seed: 3, taskCount: 4 });
-    const honest = createRapsScenario('adversarial', { seed: 3, taskCount: 4, honestOnly: true, witnessCredibility: 'shared', recovery: 0.9 });
+    const honest = createRapsScenario('adversarial', {
+      seed: 3,
+      taskCount: 4,
+      honestOnly: true,
+      witnessCredibility: 'shared',
+      recovery: 0.9,
+    });
     expect(honest.runOptions.agents.map((agent) => agent.id)).toEqual(['agent-1', 'agent-2']);
     expect(honest.runOptions.decider).toBe('agent-1');
     expect(honest.runOptions.tasks).toEqual(full.runOptions.tasks);

@@ -5,7 +5,14 @@ import { assertInteger } from '../../../core/validate.js';
 import type { Transport } from '../../../transport/transport.js';
 import type { RapsEvent } from '../events.js';
 import { runRaps, type RapsResult, type RunRapsOptions } from '../run-raps.js';
-import { buildCodeReviewTeam, findingKey, isGrounded, newFileLines, parseFindings, type ReviewFinding } from './code-review.js';
+import {
+  buildCodeReviewTeam,
+  findingKey,
+  isGrounded,
+  newFileLines,
+  parseFindings,
+  type ReviewFinding,
+} from './code-review.js';
 import { buildQaTeam, type QaTeam } from './qa-team.js';
 
 /** Names of the built-in RAPS scenarios. */
@@ -78,39 +85,99 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
   const seed = parameters.seed ?? 2027;
   const runId = (parameters.runId ?? `${name}-${seed}`).replace(/[^A-Za-z0-9_-]/g, '_');
   const additions = parameters.additions ?? true;
-  const credibility = parameters.witnessCredibility === undefined ? {} : { beta: { witnessCredibility: parameters.witnessCredibility } };
+  const credibility =
+    parameters.witnessCredibility === undefined ? {} : { beta: { witnessCredibility: parameters.witnessCredibility } };
   if (name === 'adversarial') {
-    const full = buildQaTeam({ size: 5, adversaries: parameters.adversaryCount ?? 3, seed, taskCount: parameters.taskCount ?? 30 });
+    const full = buildQaTeam({
+      size: 5,
+      adversaries: parameters.adversaryCount ?? 3,
+      seed,
+      taskCount: parameters.taskCount ?? 30,
+    });
     const team = parameters.honestOnly === true ? honestPart(full) : full;
     return {
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.honestOnly === true ? `${runId}-honest` : runId, decider: team.honest[0] as AgentId, topK: parameters.topK ?? 3, floor: 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...credibility, ...(parameters.recovery === undefined ? {} : { recovery: parameters.recovery }), ...(additions ? { witnessMinDirectEvidence: 2, attention: 'trusted' as const } : {}) },
+      runOptions: {
+        agents: team.identities,
+        subscriptions: team.subscriptions,
+        tasks: team.tasks,
+        runId: parameters.honestOnly === true ? `${runId}-honest` : runId,
+        decider: team.honest[0] as AgentId,
+        topK: parameters.topK ?? 3,
+        floor: 0.02,
+        maxRounds: 4,
+        witness: parameters.witness ?? true,
+        ...credibility,
+        ...(parameters.recovery === undefined ? {} : { recovery: parameters.recovery }),
+        ...(additions ? { witnessMinDirectEvidence: 2, attention: 'trusted' as const } : {}),
+      },
     };
   }
   if (name === 'scaling') {
     const size = parameters.agentCount ?? 10;
-    const team = buildQaTeam({ size, adversaries: Math.round(size * 0.2), seed, taskCount: parameters.taskCount ?? 30 });
+    const team = buildQaTeam({
+      size,
+      adversaries: Math.round(size * 0.2),
+      seed,
+      taskCount: parameters.taskCount ?? 30,
+    });
     const topK = parameters.topK ?? (additions ? logScaledTopK(size) : 3);
     return {
       name,
       agents: team.agents,
       qaTeam: team,
-      runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId, topK, floor: topK >= size - 1 ? -1 : 0.02, maxRounds: 4, witness: parameters.witness ?? true, ...credibility, ...(additions ? { attention: 'trusted' as const, teamView: 'informed' as const, coverageSlots: topK >= size - 1 ? 0 : Math.floor(topK / 3) } : {}) },
+      runOptions: {
+        agents: team.identities,
+        subscriptions: team.subscriptions,
+        tasks: team.tasks,
+        runId: parameters.runId === undefined ? `${runId}-n${size}-k${topK}` : runId,
+        topK,
+        floor: topK >= size - 1 ? -1 : 0.02,
+        maxRounds: 4,
+        witness: parameters.witness ?? true,
+        ...credibility,
+        ...(additions
+          ? {
+              attention: 'trusted' as const,
+              teamView: 'informed' as const,
+              coverageSlots: topK >= size - 1 ? 0 : Math.floor(topK / 3),
+            }
+          : {}),
+      },
     };
   }
   if (name === 'code-review') {
     const team = buildCodeReviewTeam();
-    return { name, agents: team.agents, runOptions: { agents: team.identities, subscriptions: team.subscriptions, tasks: team.tasks, runId, topK: 3, floor: 0.0, maxRounds: 3, witness: parameters.witness ?? true } };
+    return {
+      name,
+      agents: team.agents,
+      runOptions: {
+        agents: team.identities,
+        subscriptions: team.subscriptions,
+        tasks: team.tasks,
+        runId,
+        topK: 3,
+        floor: 0.0,
+        maxRounds: 3,
+        witness: parameters.witness ?? true,
+      },
+    };
   }
-  throw new InvalidArgumentError({ parameter: 'scenario', value: name, message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}` });
+  throw new InvalidArgumentError({
+    parameter: 'scenario',
+    value: name,
+    message: `unknown RAPS scenario ${JSON.stringify(name)}; choose one of ${rapsScenarioNames.join(', ')}`,
+  });
 }
 
 /** The honest agents of a QA team alone, in roster order, on the same tasks and world. */
 function honestPart(team: QaTeam): QaTeam {
   const keep = new Set(team.honest);
-  const indices = team.identities.map((identity, index) => (keep.has(identity.id) ? index : -1)).filter((index) => index >= 0);
+  const indices = team.identities
+    .map((identity, index) => (keep.has(identity.id) ? index : -1))
+    .filter((index) => index >= 0);
   return {
     ...team,
     agents: indices.map((index) => team.agents[index] as Agent),
@@ -133,7 +200,10 @@ export interface RunRapsScenarioOptions extends RapsScenarioParameters {
 }
 
 /** Runs a scenario once and returns the raw RAPS result with the scenario. */
-export async function runRapsScenario(name: RapsScenarioName, options: RunRapsScenarioOptions = {}): Promise<{ scenario: RapsScenario; result: RapsResult }> {
+export async function runRapsScenario(
+  name: RapsScenarioName,
+  options: RunRapsScenarioOptions = {},
+): Promise<{ scenario: RapsScenario; result: RapsResult }> {
   const scenario = createRapsScenario(name, options);
   const result = await runRaps({
     ...scenario.runOptions,
@@ -178,7 +248,11 @@ export interface AdversarialSummary {
   /** First global round after which every adversary stays below τ in the decider's view (null if never). */
   readonly adversariesBelowTauFromRound: number | null;
   /** The decider's belief E_decider[j] per round. */
-  readonly reputationPerRound: ReadonlyArray<{ readonly round: number; readonly taskId: string; readonly reputation: Readonly<Record<AgentId, number>> }>;
+  readonly reputationPerRound: ReadonlyArray<{
+    readonly round: number;
+    readonly taskId: string;
+    readonly reputation: Readonly<Record<AgentId, number>>;
+  }>;
   /** Deliveries the broker made over the run. */
   readonly routed: number;
   /** Deliveries broadcast would have made over the run. */
@@ -188,16 +262,33 @@ export interface AdversarialSummary {
 }
 
 /** Summarises an `adversarial` run. */
-export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult, seed: number, clean?: { scenario: RapsScenario; result: RapsResult }): AdversarialSummary {
+export function summarizeAdversarial(
+  scenario: RapsScenario,
+  result: RapsResult,
+  seed: number,
+  clean?: { scenario: RapsScenario; result: RapsResult },
+): AdversarialSummary {
   const team = scenario.qaTeam as QaTeam;
   const decider = scenario.runOptions.decider as AgentId;
   const tau = scenario.runOptions.beta?.tau ?? 0.4;
   const correct = (taskId: string, answer: string | null) => team.world.isCorrect(taskId, answer);
   const accuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.answer) ? 1 : 0)));
-  const majorityAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, plurality(Object.values(decision.answers))) ? 1 : 0)));
-  const deciderAloneAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.answers[decider] ?? null) ? 1 : 0)));
-  const teamViewAccuracy = mean(result.decisions.map((decision) => (correct(decision.taskId, decision.teamView?.answer ?? decision.answer) ? 1 : 0)));
-  const reputationPerRound = result.rounds.map((round) => ({ round: round.globalRound, taskId: round.taskId, reputation: round.deciderView ?? round.reputation }));
+  const majorityAccuracy = mean(
+    result.decisions.map((decision) => (correct(decision.taskId, plurality(Object.values(decision.answers))) ? 1 : 0)),
+  );
+  const deciderAloneAccuracy = mean(
+    result.decisions.map((decision) => (correct(decision.taskId, decision.answers[decider] ?? null) ? 1 : 0)),
+  );
+  const teamViewAccuracy = mean(
+    result.decisions.map((decision) =>
+      correct(decision.taskId, decision.teamView?.answer ?? decision.answer) ? 1 : 0,
+    ),
+  );
+  const reputationPerRound = result.rounds.map((round) => ({
+    round: round.globalRound,
+    taskId: round.taskId,
+    reputation: round.deciderView ?? round.reputation,
+  }));
   let below: number | null = null;
   for (let index = reputationPerRound.length - 1; index >= 0; index--) {
     const entry = reputationPerRound[index] as (typeof reputationPerRound)[number];
@@ -211,14 +302,25 @@ export function summarizeAdversarial(scenario: RapsScenario, result: RapsResult,
     decider,
     witness: scenario.runOptions.witness ?? true,
     additions: scenario.runOptions.attention === 'trusted',
-    agents: team.identities.map((identity) => ({ id: identity.id, adversarial: team.adversaries.includes(identity.id) })),
+    agents: team.identities.map((identity) => ({
+      id: identity.id,
+      adversarial: team.adversaries.includes(identity.id),
+    })),
     tasks: result.decisions.length,
     accuracy,
     majorityAccuracy,
     deciderAloneAccuracy,
     teamViewAccuracy,
     witnessCredibility: scenario.runOptions.beta?.witnessCredibility ?? 'separate',
-    ...(clean === undefined ? {} : { cleanAccuracy: mean(clean.result.decisions.map((decision) => ((clean.scenario.qaTeam as QaTeam).world.isCorrect(decision.taskId, decision.answer) ? 1 : 0))) }),
+    ...(clean === undefined
+      ? {}
+      : {
+          cleanAccuracy: mean(
+            clean.result.decisions.map((decision) =>
+              (clean.scenario.qaTeam as QaTeam).world.isCorrect(decision.taskId, decision.answer) ? 1 : 0,
+            ),
+          ),
+        }),
     adversariesBelowTauFromRound: below,
     reputationPerRound,
     routed: result.totals.routed,
@@ -256,13 +358,48 @@ export interface ScalingRow {
 }
 
 /** Runs `scaling` for each team size: top-k routing against broadcast on the same team and tasks. */
-export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount = 30, topK, transport, runIdSuffix = '', witness = true, additions = true }: { seed?: number; sizes?: readonly number[]; taskCount?: number; /** @default max(3, ⌈log2 n⌉) with additions, else 3 */ topK?: number; transport?: (runId: string) => Promise<Transport> | Transport; runIdSuffix?: string; witness?: boolean; /** See {@link RapsScenarioParameters.additions}. @default true */ additions?: boolean } = {}): Promise<{ scenario: 'scaling'; seed: number; tasks: number; topK: number | 'log2'; additions: boolean; rows: ScalingRow[] }> {
+export async function runScaling({
+  seed = 2027,
+  sizes = [10, 20, 50],
+  taskCount = 30,
+  topK,
+  transport,
+  runIdSuffix = '',
+  witness = true,
+  additions = true,
+}: {
+  seed?: number;
+  sizes?: readonly number[];
+  taskCount?: number /** @default max(3, ⌈log2 n⌉) with additions, else 3 */;
+  topK?: number;
+  transport?: (runId: string) => Promise<Transport> | Transport;
+  runIdSuffix?: string;
+  witness?: boolean /** See {@link RapsScenarioParameters.additions}. @default true */;
+  additions?: boolean;
+} = {}): Promise<{
+  scenario: 'scaling';
+  seed: number;
+  tasks: number;
+  topK: number | 'log2';
+  additions: boolean;
+  rows: ScalingRow[];
+}> {
   const rows: ScalingRow[] = [];
   const run = async (size: number, k: number, onEvent?: (event: RapsEvent) => void) => {
     const runId = `scaling-${seed}-n${size}-k${k}${runIdSuffix}`;
     const transportForRun = transport ? await transport(runId) : undefined;
     try {
-      return await runRapsScenario('scaling', { seed, agentCount: size, taskCount, topK: k, runId, witness, additions, ...(transportForRun ? { transport: transportForRun } : {}), ...(onEvent ? { onEvent } : {}) });
+      return await runRapsScenario('scaling', {
+        seed,
+        agentCount: size,
+        taskCount,
+        topK: k,
+        runId,
+        witness,
+        additions,
+        ...(transportForRun ? { transport: transportForRun } : {}),
+        ...(onEvent ? { onEvent } : {}),
+      });
     } finally {
       await transportForRun?.close();
     }
@@ -275,7 +412,8 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
     });
     const broadcastRun = await run(size, size - 1);
     const team = routedRun.scenario.qaTeam as QaTeam;
-    const accuracyOf = (result: RapsResult) => mean(result.decisions.map((decision) => (team.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0)));
+    const accuracyOf = (result: RapsResult) =>
+      mean(result.decisions.map((decision) => (team.world.isCorrect(decision.taskId, decision.answer) ? 1 : 0)));
     const rounds = routedRun.result.rounds.length;
     rows.push({
       agents: size,
@@ -289,7 +427,10 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
       broadcastAccuracy: accuracyOf(broadcastRun.result),
       broadcastAuditsPerRound: broadcastRun.result.totals.audits / broadcastRun.result.rounds.length,
       witnessChecksPerRound: routedRun.result.totals.witnessChecks / rounds,
-      witnessRejected: { adversarial: rejectedBy.filter((agentId) => team.adversaries.includes(agentId)).length, honest: rejectedBy.filter((agentId) => !team.adversaries.includes(agentId)).length },
+      witnessRejected: {
+        adversarial: rejectedBy.filter((agentId) => team.adversaries.includes(agentId)).length,
+        honest: rejectedBy.filter((agentId) => !team.adversaries.includes(agentId)).length,
+      },
     });
   }
   return { scenario: 'scaling', seed, tasks: taskCount, topK: topK ?? (additions ? 'log2' : 3), additions, rows };
@@ -298,7 +439,12 @@ export async function runScaling({ seed = 2027, sizes = [10, 20, 50], taskCount 
 /** The `code-review` output shape. */
 export interface CodeReviewSummary {
   /** Each reviewer's final peer reputation in [0, 1], its findings, and `isolated` when the reputation is below τ. */
-  readonly reviews: ReadonlyArray<{ readonly agent: AgentId; readonly reputation: number; readonly findings: readonly ReviewFinding[]; readonly status: 'trusted' | 'isolated' }>;
+  readonly reviews: ReadonlyArray<{
+    readonly agent: AgentId;
+    readonly reputation: number;
+    readonly findings: readonly ReviewFinding[];
+    readonly status: 'trusted' | 'isolated';
+  }>;
   /** Grounded findings of trusted reviewers, merged by finding key, sorted by line, with who reported each. */
   readonly consensus_findings: ReadonlyArray<ReviewFinding & { readonly reported_by: readonly AgentId[] }>;
 }
@@ -315,7 +461,12 @@ export function summarizeCodeReview(scenario: RapsScenario, result: RapsResult):
   const lines = newFileLines(diff);
   const reviews = scenario.runOptions.agents.map((agent) => {
     const reputation = result.finalReputation[agent.id] as number;
-    return { agent: agent.id, reputation, findings: parseFindings(lastTexts[agent.id] ?? ''), status: reputation >= tau ? ('trusted' as const) : ('isolated' as const) };
+    return {
+      agent: agent.id,
+      reputation,
+      findings: parseFindings(lastTexts[agent.id] ?? ''),
+      status: reputation >= tau ? ('trusted' as const) : ('isolated' as const),
+    };
   });
   const consensus = new Map<string, ReviewFinding & { reported_by: AgentId[] }>();
   for (const review of reviews) {
@@ -326,11 +477,15 @@ export function summarizeCodeReview(scenario: RapsScenario, result: RapsResult):
       const entry = consensus.get(key);
       if (entry) {
         if (!entry.reported_by.includes(review.agent)) entry.reported_by.push(review.agent);
-      }
-      else consensus.set(key, { ...finding, reported_by: [review.agent] });
+      } else consensus.set(key, { ...finding, reported_by: [review.agent] });
     }
   }
-  return { reviews, consensus_findings: [...consensus.values()].sort((left, right) => left.line - right.line || (left.category < right.category ? -1 : 1)) };
+  return {
+    reviews,
+    consensus_findings: [...consensus.values()].sort(
+      (left, right) => left.line - right.line || (left.category < right.category ? -1 : 1),
+    ),
+  };
 }
 
 function mean(values: readonly number[]): number {

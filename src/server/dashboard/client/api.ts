@@ -36,12 +36,19 @@ export interface SseMessage {
  * Follows an SSE endpoint until `signal` aborts or the server ends the stream; reconnects after a
  * dropped connection with `Last-Event-ID`, so no event is lost or repeated.
  */
-export async function followEvents(path: string, onMessage: (message: SseMessage) => void, signal: AbortSignal): Promise<void> {
+export async function followEvents(
+  path: string,
+  onMessage: (message: SseMessage) => void,
+  signal: AbortSignal,
+): Promise<void> {
   let lastId: string | undefined;
   let ended = false;
   while (!signal.aborted && !ended) {
     try {
-      const response = await fetch(path, { headers: headers(lastId === undefined ? {} : { 'last-event-id': lastId }), signal });
+      const response = await fetch(path, {
+        headers: headers(lastId === undefined ? {} : { 'last-event-id': lastId }),
+        signal,
+      });
       if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';

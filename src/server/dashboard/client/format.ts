@@ -1,7 +1,11 @@
 // Small DOM and number helpers.
 
 /** Creates an element with attributes and children (strings become text nodes, never HTML). */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string | number | boolean | undefined | ((event: Event) => void)> = {}, ...children: Array<Node | string | number | null | undefined | false>): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string | number | boolean | undefined | ((event: Event) => void)> = {},
+  ...children: Array<Node | string | number | null | undefined | false>
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
@@ -10,7 +14,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Rec
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    element.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    element.append(
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
+    );
   }
   return element;
 }
@@ -36,4 +42,15 @@ export function when(ms: number): string {
 }
 
 /** Eight distinguishable colours for chart series. */
-export const palette = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777', '#4b5563', '#65a30d'];
+export const palette = [
+  '#2563eb',
+  '#dc2626',
+  '#16a34a',
+  '#9333ea',
+  '#ea580c',
+  '#0891b2',
+  '#ca8a04',
+  '#db2777',
+  '#4b5563',
+  '#65a30d',
+];

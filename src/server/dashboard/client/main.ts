@@ -7,7 +7,17 @@ import type uPlot from 'uplot';
 import { followEvents, getJson, setToken, UnauthorizedError } from './api.js';
 import { attackChart, reputationChart } from './charts.js';
 import { fixed, h, money, percent, when } from './format.js';
-import type { DecisionPage, MethodDecision, ReplayListing, ReplayView, ReputationSeries, RunListItem, RunView, TeamReputation, TeamSummary } from './types.js';
+import type {
+  DecisionPage,
+  MethodDecision,
+  ReplayListing,
+  ReplayView,
+  ReputationSeries,
+  RunListItem,
+  RunView,
+  TeamReputation,
+  TeamSummary,
+} from './types.js';
 
 const main = document.getElementById('main') as HTMLElement;
 const liveBadge = document.getElementById('live') as HTMLElement;
@@ -28,7 +38,18 @@ function tokenForm(): void {
   setPage(
     h('h1', {}, 'Token required'),
     h('p', {}, 'This server was started with --token. Enter it to continue (kept in this tab only).'),
-    h('form', { onsubmit: (event: Event) => { event.preventDefault(); setToken(input.value); void route(); } }, input, h('button', { type: 'submit' }, 'Continue')),
+    h(
+      'form',
+      {
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          setToken(input.value);
+          void route();
+        },
+      },
+      input,
+      h('button', { type: 'submit' }, 'Continue'),
+    ),
   );
 }
 
@@ -42,19 +63,94 @@ async function runsPage(): Promise<void> {
     h('h1', {}, 'Runs'),
     runs.length === 0
       ? h('p', {}, 'No runs in this store yet. Start one with repute run team.yaml.')
-      : h('table', { 'data-testid': 'runs' },
-          h('thead', {}, h('tr', {}, h('th', {}, 'run'), h('th', {}, 'team'), h('th', {}, 'kind'), h('th', {}, 'status'), h('th', { class: 'num' }, 'tasks'), h('th', {}, 'started'))),
-          h('tbody', {}, ...runs.map((run) => h('tr', {}, h('td', {}, h('a', { href: `#/runs/${enc(run.id)}` }, run.id)), h('td', {}, run.team ?? '–'), h('td', {}, run.kind), h('td', {}, statusBadge(run.status)), h('td', { class: 'num' }, run.tasks), h('td', {}, when(run.createdAt)))))),
+      : h(
+          'table',
+          { 'data-testid': 'runs' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'run'),
+              h('th', {}, 'team'),
+              h('th', {}, 'kind'),
+              h('th', {}, 'status'),
+              h('th', { class: 'num' }, 'tasks'),
+              h('th', {}, 'started'),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            ...runs.map((run) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, h('a', { href: `#/runs/${enc(run.id)}` }, run.id)),
+                h('td', {}, run.team ?? '–'),
+                h('td', {}, run.kind),
+                h('td', {}, statusBadge(run.status)),
+                h('td', { class: 'num' }, run.tasks),
+                h('td', {}, when(run.createdAt)),
+              ),
+            ),
+          ),
+        ),
   );
 }
 
 function methodTable(run: RunView): HTMLElement {
-  return h('table', { 'data-testid': 'methods' },
-    h('thead', {}, h('tr', {}, ...['method', 'tasks', 'accuracy', 'failed acts', 'calls', 'cached', 'tokens in', 'tokens out', 'cost'].map((label, index) => h('th', { class: index === 0 ? '' : 'num' }, label)))),
-    h('tbody', {}, ...run.methods.map((method) => h('tr', { 'data-method': method.name },
-      h('td', {}, method.name), h('td', { class: 'num' }, method.tasks), h('td', { class: 'num' }, percent(method.accuracy)), h('td', { class: 'num' }, method.failures),
-      h('td', { class: 'num' }, method.usage.calls), h('td', { class: 'num' }, method.usage.cachedCalls), h('td', { class: 'num' }, method.usage.inputTokens), h('td', { class: 'num' }, method.usage.outputTokens), h('td', { class: 'num' }, money(method.usage.cost))))),
-    h('tfoot', {}, h('tr', {}, h('td', {}, 'run'), h('td', {}), h('td', {}), h('td', {}), h('td', { class: 'num' }, run.usage.calls), h('td', { class: 'num' }, run.usage.cachedCalls), h('td', { class: 'num' }, run.usage.inputTokens), h('td', { class: 'num' }, run.usage.outputTokens), h('td', { class: 'num' }, money(run.usage.cost)))),
+  return h(
+    'table',
+    { 'data-testid': 'methods' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...['method', 'tasks', 'accuracy', 'failed acts', 'calls', 'cached', 'tokens in', 'tokens out', 'cost'].map(
+          (label, index) => h('th', { class: index === 0 ? '' : 'num' }, label),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...run.methods.map((method) =>
+        h(
+          'tr',
+          { 'data-method': method.name },
+          h('td', {}, method.name),
+          h('td', { class: 'num' }, method.tasks),
+          h('td', { class: 'num' }, percent(method.accuracy)),
+          h('td', { class: 'num' }, method.failures),
+          h('td', { class: 'num' }, method.usage.calls),
+          h('td', { class: 'num' }, method.usage.cachedCalls),
+          h('td', { class: 'num' }, method.usage.inputTokens),
+          h('td', { class: 'num' }, method.usage.outputTokens),
+          h('td', { class: 'num' }, money(method.usage.cost)),
+        ),
+      ),
+    ),
+    h(
+      'tfoot',
+      {},
+      h(
+        'tr',
+        {},
+        h('td', {}, 'run'),
+        h('td', {}),
+        h('td', {}),
+        h('td', {}),
+        h('td', { class: 'num' }, run.usage.calls),
+        h('td', { class: 'num' }, run.usage.cachedCalls),
+        h('td', { class: 'num' }, run.usage.inputTokens),
+        h('td', { class: 'num' }, run.usage.outputTokens),
+        h('td', { class: 'num' }, money(run.usage.cost)),
+      ),
+    ),
   );
 }
 
@@ -62,19 +158,70 @@ function methodTable(run: RunView): HTMLElement {
 function explainDecision(method: string, decision: MethodDecision): HTMLElement {
   const rows = [...decision.weights].sort((left, right) => right.weight - left.weight);
   const total = rows.reduce((sum, row) => sum + row.weight, 0);
-  return h('section', { class: 'decision', 'data-testid': `decision-${method}` },
-    h('h3', {}, `${method}: decided `, h('code', {}, decision.answer ?? '(none)'), decision.correct === null ? '' : decision.correct ? ' ✓ correct' : ' ✗ wrong', decision.failures > 0 ? ` · ${decision.failures} failed act(s)` : ''),
-    h('table', { class: 'weights' },
-      h('thead', {}, h('tr', {}, ...['agent', 'answer', 'weight', 'share', 'reputation before → after', 'weight components', 'reason', 'selection'].map((label) => h('th', {}, label)))),
-      h('tbody', {}, ...rows.map((row) => h('tr', { 'data-agent': row.agentId, class: row.answer !== null && row.answer === decision.answer ? 'agrees' : '' },
-        h('td', {}, row.agentId),
-        h('td', {}, h('code', {}, row.answer ?? '–')),
-        h('td', { class: 'num weight' }, fixed(row.weight)),
-        h('td', { class: 'num' }, total > 0 ? percent(row.weight / total) : '–'),
-        h('td', { class: 'num' }, `${fixed(row.reputationBefore)} → ${fixed(row.reputationAfter)}`),
-        h('td', { class: 'components' }, Object.keys(row.components).length === 0 ? '–' : Object.entries(row.components).map(([name, value]) => `${name} ${fixed(value)}`).join(' · ')),
-        h('td', { class: 'reason' }, row.note ?? '–'),
-        h('td', {}, row.selected ? (row.selectionNote ?? 'selected') : `excluded${row.selectionNote ? `: ${row.selectionNote}` : ''}`)))),
+  return h(
+    'section',
+    { class: 'decision', 'data-testid': `decision-${method}` },
+    h(
+      'h3',
+      {},
+      `${method}: decided `,
+      h('code', {}, decision.answer ?? '(none)'),
+      decision.correct === null ? '' : decision.correct ? ' ✓ correct' : ' ✗ wrong',
+      decision.failures > 0 ? ` · ${decision.failures} failed act(s)` : '',
+    ),
+    h(
+      'table',
+      { class: 'weights' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[
+            'agent',
+            'answer',
+            'weight',
+            'share',
+            'reputation before → after',
+            'weight components',
+            'reason',
+            'selection',
+          ].map((label) => h('th', {}, label)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...rows.map((row) =>
+          h(
+            'tr',
+            { 'data-agent': row.agentId, class: row.answer !== null && row.answer === decision.answer ? 'agrees' : '' },
+            h('td', {}, row.agentId),
+            h('td', {}, h('code', {}, row.answer ?? '–')),
+            h('td', { class: 'num weight' }, fixed(row.weight)),
+            h('td', { class: 'num' }, total > 0 ? percent(row.weight / total) : '–'),
+            h('td', { class: 'num' }, `${fixed(row.reputationBefore)} → ${fixed(row.reputationAfter)}`),
+            h(
+              'td',
+              { class: 'components' },
+              Object.keys(row.components).length === 0
+                ? '–'
+                : Object.entries(row.components)
+                    .map(([name, value]) => `${name} ${fixed(value)}`)
+                    .join(' · '),
+            ),
+            h('td', { class: 'reason' }, row.note ?? '–'),
+            h(
+              'td',
+              {},
+              row.selected
+                ? (row.selectionNote ?? 'selected')
+                : `excluded${row.selectionNote ? `: ${row.selectionNote}` : ''}`,
+            ),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -87,10 +234,24 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
   const chartBox = h('div', { class: 'chart', 'data-testid': 'reputation-chart' });
   const methodSelect = h('select', { 'aria-label': 'method', 'data-testid': 'chart-method' });
   const taskList = h('div', { class: 'tasks' });
-  const explorer = h('div', { 'data-testid': 'decision-explorer' }, h('p', {}, 'Choose a task to see why each agent was trusted.'));
+  const explorer = h(
+    'div',
+    { 'data-testid': 'decision-explorer' },
+    h('p', {}, 'Choose a task to see why each agent was trusted.'),
+  );
   const liveCount = h('span', { 'data-testid': 'live-events' }, '0');
   const liveLine = h('p', { class: 'live-line', hidden: true }, 'live: ', liveCount, ' events received');
-  setPage(title, meta, liveLine, h('h2', {}, 'Methods'), methods, h('h2', {}, 'Reputation over tasks ', methodSelect), chartBox, h('h2', {}, 'Decision explorer'), h('div', { class: 'explorer' }, taskList, explorer));
+  setPage(
+    title,
+    meta,
+    liveLine,
+    h('h2', {}, 'Methods'),
+    methods,
+    h('h2', {}, 'Reputation over tasks ', methodSelect),
+    chartBox,
+    h('h2', {}, 'Decision explorer'),
+    h('div', { class: 'explorer' }, taskList, explorer),
+  );
 
   let series: ReputationSeries | undefined;
   let selectedTask = query.get('task') ?? undefined;
@@ -101,7 +262,9 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
     const method = series?.methods.find((entry) => entry.name === methodSelect.value) ?? series?.methods[0];
     for (const chart of charts.splice(0)) chart.destroy();
     if (!method) {
-      chartBox.replaceChildren(h('p', {}, 'No reputation recorded yet (methods without a reputation model have none).'));
+      chartBox.replaceChildren(
+        h('p', {}, 'No reputation recorded yet (methods without a reputation model have none).'),
+      );
       chartBox.dataset.points = '0';
       return;
     }
@@ -111,37 +274,110 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
 
   const showTask = async (taskId: string) => {
     selectedTask = taskId;
-    for (const row of taskList.querySelectorAll('tr[data-task]')) row.classList.toggle('selected', (row as HTMLElement).dataset.task === taskId);
+    for (const row of taskList.querySelectorAll('tr[data-task]'))
+      row.classList.toggle('selected', (row as HTMLElement).dataset.task === taskId);
     const page = await getJson<DecisionPage>(`/api/runs/${enc(runId)}/decisions?taskId=${enc(taskId)}`);
     const task = page.tasks[0];
     if (!task) return;
-    explorer.replaceChildren(h('h3', { 'data-testid': 'explored-task' }, `Task ${task.taskId}`), ...Object.entries(task.methods).map(([method, decision]) => explainDecision(method, decision)));
+    explorer.replaceChildren(
+      h('h3', { 'data-testid': 'explored-task' }, `Task ${task.taskId}`),
+      ...Object.entries(task.methods).map(([method, decision]) => explainDecision(method, decision)),
+    );
   };
 
   const loadTasks = async () => {
     const page = await getJson<DecisionPage>(`/api/runs/${enc(runId)}/decisions?offset=${offset}&limit=${limit}`);
     const methodNames = [...new Set(page.tasks.flatMap((task) => Object.keys(task.methods)))];
-    const pager = h('p', { class: 'pager' },
-      h('button', { type: 'button', disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - limit); void loadTasks(); } }, '‹ prev'),
+    const pager = h(
+      'p',
+      { class: 'pager' },
+      h(
+        'button',
+        {
+          type: 'button',
+          disabled: offset === 0,
+          onclick: () => {
+            offset = Math.max(0, offset - limit);
+            void loadTasks();
+          },
+        },
+        '‹ prev',
+      ),
       ` tasks ${page.total === 0 ? 0 : offset + 1}–${Math.min(page.total, offset + limit)} of ${page.total} `,
-      h('button', { type: 'button', disabled: offset + limit >= page.total, onclick: () => { offset += limit; void loadTasks(); } }, 'next ›'));
-    taskList.replaceChildren(pager, h('table', { 'data-testid': 'tasks' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'task'), ...methodNames.map((name) => h('th', {}, name)))),
-      h('tbody', {}, ...page.tasks.map((task) => h('tr', { 'data-task': task.taskId, class: task.taskId === selectedTask ? 'selected' : '', onclick: () => void showTask(task.taskId) },
-        h('td', {}, h('a', { href: `#/runs/${enc(runId)}?task=${enc(task.taskId)}`, onclick: (event: Event) => { event.preventDefault(); void showTask(task.taskId); } }, task.taskId)),
-        ...methodNames.map((name) => {
-          const decision = task.methods[name];
-          return h('td', { class: decision?.correct === true ? 'right' : decision?.correct === false ? 'wrong' : '' }, decision ? (decision.answer ?? '–') : '');
-        }))))));
+      h(
+        'button',
+        {
+          type: 'button',
+          disabled: offset + limit >= page.total,
+          onclick: () => {
+            offset += limit;
+            void loadTasks();
+          },
+        },
+        'next ›',
+      ),
+    );
+    taskList.replaceChildren(
+      pager,
+      h(
+        'table',
+        { 'data-testid': 'tasks' },
+        h('thead', {}, h('tr', {}, h('th', {}, 'task'), ...methodNames.map((name) => h('th', {}, name)))),
+        h(
+          'tbody',
+          {},
+          ...page.tasks.map((task) =>
+            h(
+              'tr',
+              {
+                'data-task': task.taskId,
+                class: task.taskId === selectedTask ? 'selected' : '',
+                onclick: () => void showTask(task.taskId),
+              },
+              h(
+                'td',
+                {},
+                h(
+                  'a',
+                  {
+                    href: `#/runs/${enc(runId)}?task=${enc(task.taskId)}`,
+                    onclick: (event: Event) => {
+                      event.preventDefault();
+                      void showTask(task.taskId);
+                    },
+                  },
+                  task.taskId,
+                ),
+              ),
+              ...methodNames.map((name) => {
+                const decision = task.methods[name];
+                return h(
+                  'td',
+                  { class: decision?.correct === true ? 'right' : decision?.correct === false ? 'wrong' : '' },
+                  decision ? (decision.answer ?? '–') : '',
+                );
+              }),
+            ),
+          ),
+        ),
+      ),
+    );
   };
 
   const refresh = async () => {
     const run = await getJson<RunView>(`/api/runs/${enc(runId)}`);
-    meta.replaceChildren(statusBadge(run.status), ` ${run.kind} · team ${run.team ?? '–'} · started ${when(run.createdAt)} · updated ${when(run.updatedAt)}`);
+    meta.replaceChildren(
+      statusBadge(run.status),
+      ` ${run.kind} · team ${run.team ?? '–'} · started ${when(run.createdAt)} · updated ${when(run.updatedAt)}`,
+    );
     methods.replaceChildren(methodTable(run));
     series = await getJson<ReputationSeries>(`/api/runs/${enc(runId)}/reputation`);
     const current = methodSelect.value;
-    methodSelect.replaceChildren(...series.methods.map((method) => h('option', { value: method.name, selected: method.name === current }, method.name)));
+    methodSelect.replaceChildren(
+      ...series.methods.map((method) =>
+        h('option', { value: method.name, selected: method.name === current }, method.name),
+      ),
+    );
     if (!current) {
       const preferred = series.methods.find((method) => method.name === 'minirep') ?? series.methods[0];
       if (preferred) methodSelect.value = preferred.name;
@@ -158,18 +394,33 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
     liveBadge.hidden = false;
     let received = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    void followEvents(`/api/runs/${enc(runId)}/events`, (message) => {
-      if (message.id !== undefined) {
-        received++;
-        liveCount.textContent = String(received);
-      }
-      if (message.event === 'reputation-update' || message.event === 'vote' || message.event === 'status' || message.event === 'end') {
-        // Batch bursts of events into one refresh.
-        clearTimeout(timer);
-        timer = setTimeout(() => void refresh().then(() => (selectedTask ? showTask(selectedTask) : undefined)).catch(() => {}), 300);
-      }
-      if (message.event === 'end') liveBadge.hidden = true;
-    }, signal);
+    void followEvents(
+      `/api/runs/${enc(runId)}/events`,
+      (message) => {
+        if (message.id !== undefined) {
+          received++;
+          liveCount.textContent = String(received);
+        }
+        if (
+          message.event === 'reputation-update' ||
+          message.event === 'vote' ||
+          message.event === 'status' ||
+          message.event === 'end'
+        ) {
+          // Batch bursts of events into one refresh.
+          clearTimeout(timer);
+          timer = setTimeout(
+            () =>
+              void refresh()
+                .then(() => (selectedTask ? showTask(selectedTask) : undefined))
+                .catch(() => {}),
+            300,
+          );
+        }
+        if (message.event === 'end') liveBadge.hidden = true;
+      },
+      signal,
+    );
   }
 }
 
@@ -178,8 +429,23 @@ async function replaysPage(): Promise<void> {
   setPage(
     h('h1', {}, 'Replays'),
     replays.length === 0
-      ? h('p', {}, 'No replay outputs served. Start repute serve with --replay-dir DIR, where DIR holds folders written by repute replay --out.')
-      : h('ul', { 'data-testid': 'replays' }, ...replays.map((replay) => h('li', {}, h('a', { href: `#/replays/${enc(replay.name)}` }, replay.name), ` · ${replay.dataset ?? 'dataset n/a'} · ${replay.methods.join(', ')}`))),
+      ? h(
+          'p',
+          {},
+          'No replay outputs served. Start repute serve with --replay-dir DIR, where DIR holds folders written by repute replay --out.',
+        )
+      : h(
+          'ul',
+          { 'data-testid': 'replays' },
+          ...replays.map((replay) =>
+            h(
+              'li',
+              {},
+              h('a', { href: `#/replays/${enc(replay.name)}` }, replay.name),
+              ` · ${replay.dataset ?? 'dataset n/a'} · ${replay.methods.join(', ')}`,
+            ),
+          ),
+        ),
   );
 }
 
@@ -191,9 +457,18 @@ async function replayPage(name: string): Promise<void> {
     h('h1', {}, `Replay ${name}`),
     h('h2', {}, 'Accuracy per attack (mean over compositions and placements)'),
     chartBox,
-    h('table', { 'data-testid': 'attack-table' },
+    h(
+      'table',
+      { 'data-testid': 'attack-table' },
       h('thead', {}, h('tr', {}, h('th', {}, 'method'), ...attacks.map((attack) => h('th', { class: 'num' }, attack)))),
-      h('tbody', {}, ...Object.entries(methods).map(([method, values]) => h('tr', {}, h('td', {}, method), ...values.map((value) => h('td', { class: 'num' }, percent(value))))))),
+      h(
+        'tbody',
+        {},
+        ...Object.entries(methods).map(([method, values]) =>
+          h('tr', {}, h('td', {}, method), ...values.map((value) => h('td', { class: 'num' }, percent(value)))),
+        ),
+      ),
+    ),
   );
   charts.push(attackChart(chartBox, attacks, methods));
 }
@@ -203,11 +478,44 @@ async function teamsPage(): Promise<void> {
   const sections: Node[] = [];
   for (const team of teams) {
     const reputation = await getJson<TeamReputation>(`/api/teams/${enc(team.name)}/reputation`);
-    sections.push(h('h2', {}, `Team ${team.name}`), h('p', { class: 'meta' }, `${team.agents.length} agents · ${team.runs} run(s)`));
+    sections.push(
+      h('h2', {}, `Team ${team.name}`),
+      h('p', { class: 'meta' }, `${team.agents.length} agents · ${team.runs} run(s)`),
+    );
     for (const method of reputation.methods) {
-      sections.push(h('h3', {}, `${method.name} (${method.model})`), h('table', {},
-        h('thead', {}, h('tr', {}, h('th', {}, 'agent'), h('th', { class: 'num' }, 'score'), h('th', { class: 'num' }, 'evidence'), h('th', {}, 'why'))),
-        h('tbody', {}, ...method.agents.map((agent) => h('tr', {}, h('td', {}, agent.agentId), h('td', { class: 'num' }, fixed(agent.score)), h('td', { class: 'num' }, agent.evidenceCount), h('td', {}, agent.summary))))));
+      sections.push(
+        h('h3', {}, `${method.name} (${method.model})`),
+        h(
+          'table',
+          {},
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'agent'),
+              h('th', { class: 'num' }, 'score'),
+              h('th', { class: 'num' }, 'evidence'),
+              h('th', {}, 'why'),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            ...method.agents.map((agent) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, agent.agentId),
+                h('td', { class: 'num' }, fixed(agent.score)),
+                h('td', { class: 'num' }, agent.evidenceCount),
+                h('td', {}, agent.summary),
+              ),
+            ),
+          ),
+        ),
+      );
     }
   }
   setPage(h('h1', {}, 'Teams'), ...(sections.length ? sections : [h('p', {}, 'No teams yet.')]));

@@ -1,14 +1,97 @@
 // Shapes of the JSON API as the dashboard reads them (see src/server/schemas.ts).
 
-export interface UsageTotals { calls: number; cachedCalls: number; inputTokens: number; outputTokens: number; cost: number }
-export interface MethodView { name: string; tasks: number; graded: number; correct: number; accuracy: number | null; failures: number; usage: UsageTotals }
-export interface RunView { id: string; kind: string; team: string | null; status: string; createdAt: number; updatedAt: number; methods: MethodView[]; usage: UsageTotals }
-export interface RunListItem { id: string; kind: string; team: string | null; status: string; createdAt: number; updatedAt: number; tasks: number }
-export interface AgentWeight { agentId: string; weight: number; components: Record<string, number>; note: string | null; answer: string | null; reputationBefore: number | null; reputationAfter: number | null; selected: boolean; selectionNote: string | null }
-export interface MethodDecision { answer: string | null; correct: boolean | null; support: Record<string, number>; failures: number; weights: AgentWeight[] }
-export interface DecisionPage { runId: string; total: number; offset: number; limit: number; tasks: Array<{ taskId: string; index: number; methods: Record<string, MethodDecision> }> }
-export interface ReputationSeries { runId: string; methods: Array<{ name: string; agents: string[]; taskIds: string[]; scores: Record<string, Array<number | null>> }> }
-export interface ReplayListing { name: string; dataset: string | null; methods: string[] }
-export interface ReplayView { name: string; summary: Record<string, unknown>; conditions: Array<Record<string, string | number | null>>; byAttack: { attacks: string[]; methods: Record<string, Array<number | null>> } }
-export interface TeamSummary { name: string; agents: string[]; runs: number; methods: string[] }
-export interface TeamReputation { team: string; methods: Array<{ name: string; model: string; agents: Array<{ agentId: string; score: number; components: Record<string, number>; evidenceCount: number; summary: string }> }> }
+export interface UsageTotals {
+  calls: number;
+  cachedCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+}
+export interface MethodView {
+  name: string;
+  tasks: number;
+  graded: number;
+  correct: number;
+  accuracy: number | null;
+  failures: number;
+  usage: UsageTotals;
+}
+export interface RunView {
+  id: string;
+  kind: string;
+  team: string | null;
+  status: string;
+  createdAt: number;
+  updatedAt: number;
+  methods: MethodView[];
+  usage: UsageTotals;
+}
+export interface RunListItem {
+  id: string;
+  kind: string;
+  team: string | null;
+  status: string;
+  createdAt: number;
+  updatedAt: number;
+  tasks: number;
+}
+export interface AgentWeight {
+  agentId: string;
+  weight: number;
+  components: Record<string, number>;
+  note: string | null;
+  answer: string | null;
+  reputationBefore: number | null;
+  reputationAfter: number | null;
+  selected: boolean;
+  selectionNote: string | null;
+}
+export interface MethodDecision {
+  answer: string | null;
+  correct: boolean | null;
+  support: Record<string, number>;
+  failures: number;
+  weights: AgentWeight[];
+}
+export interface DecisionPage {
+  runId: string;
+  total: number;
+  offset: number;
+  limit: number;
+  tasks: Array<{ taskId: string; index: number; methods: Record<string, MethodDecision> }>;
+}
+export interface ReputationSeries {
+  runId: string;
+  methods: Array<{ name: string; agents: string[]; taskIds: string[]; scores: Record<string, Array<number | null>> }>;
+}
+export interface ReplayListing {
+  name: string;
+  dataset: string | null;
+  methods: string[];
+}
+export interface ReplayView {
+  name: string;
+  summary: Record<string, unknown>;
+  conditions: Array<Record<string, string | number | null>>;
+  byAttack: { attacks: string[]; methods: Record<string, Array<number | null>> };
+}
+export interface TeamSummary {
+  name: string;
+  agents: string[];
+  runs: number;
+  methods: string[];
+}
+export interface TeamReputation {
+  team: string;
+  methods: Array<{
+    name: string;
+    model: string;
+    agents: Array<{
+      agentId: string;
+      score: number;
+      components: Record<string, number>;
+      evidenceCount: number;
+      summary: string;
+    }>;
+  }>;
+}
