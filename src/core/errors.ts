@@ -174,3 +174,24 @@ export class InternalError extends ReputeError {
     super('internal', message, options);
   }
 }
+
+/**
+ * An entry the code relied on is missing (an index past the end, a key not in a record or map):
+ * a broken internal invariant, so a bug in Repute. `what` names the entry, `key` the index or key.
+ */
+export class MissingEntryError extends InternalError {
+  /** What was looked up, e.g. 'subscription embedding'. */
+  readonly what: string;
+  /** The index or key that missed. */
+  readonly key: string | number;
+
+  constructor({ what, key, size }: { what: string; key: string | number; size?: number }) {
+    super(
+      `missing ${what} at ${typeof key === 'number' ? `index ${key}` : `key ${JSON.stringify(key)}`}${
+        size === undefined ? '' : ` (${size} entries)`
+      }; this is a bug in Repute, please report it with the command that triggered it`,
+    );
+    this.what = what;
+    this.key = key;
+  }
+}

@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './rng.js';
 export * from './options.js';
+export * from './entry.js';
 export * from './validate.js';
 export * from './agent-identity.js';
 export * from './task.js';

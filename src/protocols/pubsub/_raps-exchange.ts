@@ -1,0 +1,157 @@
+// The coordinator's side of the wire: sends commands to the agents' nodes and matches their replies
+// (publications and reports) to the commands by id, dropping duplicates and counting malformed ones.
+import type { Agent } from '../../agents/agent.js';
+import { DataFormatError, InvalidArgumentError, TransportError } from '../../core/errors.js';
+import type { Message } from '../../core/message.js';
+import { createDeduplicator } from '../../transport/dedupe.js';
+import { subjectToken } from '../../transport/subject.js';
+import type { TransportSubscription } from '../../transport/transport.js';
+import type { RapsContext } from './_raps-context.js';
+import { type RapsNode, startRapsNode } from './node.js';
+import {
+  decodeWire,
+  encodeWire,
+  parseMessage,
+  type RapsCommand,
+  type RapsReport,
+  rapsSubjects,
+  reportSchema,
+} from './wire.js';
+
+/** An agent's reply to one command: a publication or a report. */
+export interface RapsReply {
+  readonly message?: Message;
+  readonly report?: RapsReport;
+}
+
+/** Sends commands and waits for their replies; `open` before the first send, `close` at the end. */
+export interface RapsExchange {
+  /** Subscribes to the reply subjects and starts the nodes of `hostAgents` on the transport. */
+  open(hostAgents: readonly Agent[]): Promise<void>;
+  /** Declares that the publication with `messageId` answers the publish command `commandId`. */
+  expectPublication(messageId: string, commandId: string): void;
+  /**
+   * Publishes every command, then waits until each has a reply (keyed by command id), or throws a
+   * TransportError once `replyTimeoutMs` has passed on the context's clock.
+   */
+  send(commands: readonly RapsCommand[]): Promise<Map<string, RapsReply>>;
+  /** Stops the hosted nodes, then the reply subscriptions (the transport itself stays open). */
+  close(): Promise<void>;
+}
+
+/** Builds the exchange of one run; nothing is subscribed until `open`. */
+export function createRapsExchange(context: RapsContext): RapsExchange {
+  const { transport, totals, emit, clock, order } = context;
+  const { runId, replyTimeoutMs } = context.settings;
+  const subjects = rapsSubjects(runId);
+  const replies = new Map<string, RapsReply>();
+  const expectedPublication = new Map<string, string>(); // message id -> command id
+  const seenReplies = createDeduplicator(1_000_000);
+  const held: TransportSubscription[] = [];
+  const nodes: RapsNode[] = [];
+  let wake: (() => void) | null = null;
+
+  const arrived = (key: string, value: RapsReply): void => {
+    if (!seenReplies.firstTime(key)) {
+      totals.duplicates++;
+      return;
+    }
+    replies.set(key, value);
+    wake?.();
+  };
+  const malformed = (subject: string, id: string, error: unknown): void => {
+    totals.malformed++;
+    emit({ schemaVersion: 1, type: 'malformed', subject, id, error: (error as Error).message });
+  };
+
+  return {
+    async open(hostAgents) {
+      held.push(
+        await transport.subscribe(
+          subjects.publications,
+          (delivery) => {
+            try {
+              const message = parseMessage(delivery.data, { subject: delivery.subject, id: delivery.id });
+              const command = expectedPublication.get(message.id);
+              if (command === undefined)
+                throw new DataFormatError({
+                  file: delivery.subject,
+                  message: `publication ${message.id} from ${message.from} was not requested in this run; dropped (a publisher from another run on the same subject?)`,
+                });
+              arrived(command, { message });
+            } catch (error) {
+              malformed(delivery.subject, delivery.id, error);
+            }
+          },
+          { durable: `coordinator-pub-${runId}` },
+        ),
+      );
+      held.push(
+        await transport.subscribe(
+          subjects.reports,
+          (delivery) => {
+            try {
+              const report = decodeWire(reportSchema, delivery.data, { subject: delivery.subject, id: delivery.id });
+              arrived(report.commandId, { report });
+            } catch (error) {
+              malformed(delivery.subject, delivery.id, error);
+            }
+          },
+          { durable: `coordinator-report-${runId}` },
+        ),
+      );
+      for (const agent of hostAgents) {
+        if (!order.includes(agent.identity.id))
+          throw new InvalidArgumentError({
+            parameter: 'hostAgents',
+            value: agent.identity.id,
+            message: `hosted agent ${agent.identity.id} is not in agents`,
+          });
+        nodes.push(await startRapsNode({ transport, runId, agent }));
+      }
+    },
+
+    expectPublication(messageId, commandId) {
+      expectedPublication.set(messageId, commandId);
+    },
+
+    async send(commands) {
+      await Promise.all(
+        commands.map((command) =>
+          transport.publish(subjects.commands(subjectToken(command.agentId)), encodeWire(command), { id: command.id }),
+        ),
+      );
+      const deadline = clock() + replyTimeoutMs;
+      for (;;) {
+        const missing = commands.filter((command) => !replies.has(command.id));
+        if (missing.length === 0) break;
+        const remaining = deadline - clock();
+        if (remaining <= 0) {
+          throw new TransportError(
+            `no reply within ${replyTimeoutMs} ms to ${missing.length} command(s), e.g. ${missing[0]?.id} for agent ${missing[0]?.agentId}; is that agent's node running on transport ${transport.name}?`,
+          );
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(remaining, 250));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+      const result = new Map<string, RapsReply>();
+      for (const command of commands) {
+        // Present: the loop above only exits once every command has a reply.
+        result.set(command.id, replies.get(command.id) ?? {});
+        replies.delete(command.id);
+      }
+      return result;
+    },
+
+    async close() {
+      for (const node of nodes) await node.stop();
+      for (const subscription of held) await subscription.stop();
+    },
+  };
+}

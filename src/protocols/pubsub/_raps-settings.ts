@@ -1,0 +1,120 @@
+// The options of runRaps resolved once (defaults merged with the shared helper, skipping undefined)
+// and validated at the entry point, before any message is sent.
+import type { AgentId } from '../../core/agent-identity.js';
+import { validateTeam } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { resolveOptions } from '../../core/options.js';
+import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/validate.js';
+import type { TrustPolicy } from './broker.js';
+import type { RunRapsOptions } from './raps-options.js';
+import type { WitnessBehaviour } from './watchdog.js';
+
+/** The scalar options of {@link RunRapsOptions} that have a default, resolved. */
+export interface RapsSettings {
+  runId: string;
+  maxRounds: number;
+  doneQuorum: number;
+  replyTimeoutMs: number;
+  topK: number;
+  coverageSlots: number;
+  floor: number;
+  trustPolicy: TrustPolicy;
+  probation: number;
+  seed: number;
+  refine: boolean;
+  witness: boolean;
+  maxWitnesses: number;
+  witnessMinDirectEvidence: number;
+  attention: 'all' | 'trusted';
+  teamView: 'all' | 'informed';
+  recovery: number;
+  witnessBehaviour: Readonly<Record<AgentId, WitnessBehaviour>>;
+}
+
+/** Defaults of {@link RapsSettings}, as documented on {@link RunRapsOptions}. */
+const rapsDefaults: Required<RapsSettings> = {
+  runId: 'raps',
+  maxRounds: 4,
+  doneQuorum: 0.6,
+  replyTimeoutMs: 60_000,
+  topK: 3,
+  coverageSlots: 0,
+  floor: 0.05,
+  trustPolicy: 'filter',
+  probation: 0,
+  seed: 0,
+  refine: true,
+  witness: true,
+  maxWitnesses: 3,
+  witnessMinDirectEvidence: 0,
+  attention: 'all',
+  teamView: 'all',
+  recovery: 1,
+  witnessBehaviour: {},
+};
+
+/** What {@link resolveRapsSettings} returns: the settings and the checked team. */
+export interface ResolvedRapsOptions {
+  readonly settings: Readonly<RapsSettings>;
+  /** Agent ids in roster order. */
+  readonly order: readonly AgentId[];
+  readonly decider: AgentId | undefined;
+}
+
+/**
+ * Resolves the defaulted options and validates the team, run id, tasks, subscriptions and the
+ * scalar options (the Beta parameters, `coverageSlots` and the broker options are checked where
+ * the models and the broker are built, right after).
+ */
+export function resolveRapsSettings(options: RunRapsOptions): ResolvedRapsOptions {
+  const settings = resolveOptions<RapsSettings>(rapsDefaults, options);
+  const identities = options.agents;
+  validateTeam(identities as { id: string; model: string }[], 'agents');
+  const order = identities.map((agent) => agent.id);
+  const { runId } = settings;
+  assertNonEmptyString('runId', runId);
+  if (!/^[A-Za-z0-9_-]+$/.test(runId))
+    throw new InvalidArgumentError({
+      parameter: 'runId',
+      value: runId,
+      message: `runId may only contain letters, digits, '-' and '_', got ${JSON.stringify(runId)}`,
+    });
+  if (!Array.isArray(options.tasks) || options.tasks.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'tasks',
+      value: options.tasks,
+      message: 'tasks must be a non-empty list of tasks',
+    });
+  for (const agentId of order) {
+    if (typeof options.subscriptions?.[agentId] !== 'string') {
+      throw new InvalidArgumentError({
+        parameter: `subscriptions.${agentId}`,
+        value: options.subscriptions?.[agentId],
+        message: `every agent needs an initial subscription text; subscriptions.${agentId} is missing`,
+      });
+    }
+  }
+  assertInteger('maxRounds', settings.maxRounds, 1, 1000);
+  assertInRange('doneQuorum', settings.doneQuorum, 0, 1, { minExclusive: true });
+  assertInteger('replyTimeoutMs', settings.replyTimeoutMs, 1);
+  const decider = options.decider;
+  if (decider !== undefined && !order.includes(decider))
+    throw new InvalidArgumentError({
+      parameter: 'decider',
+      value: decider,
+      message: `decider ${JSON.stringify(decider)} is not one of the agents (${order.join(', ')})`,
+    });
+  assertOneOf('attention', settings.attention, ['all', 'trusted']);
+  assertOneOf('teamView', settings.teamView, ['all', 'informed']);
+  assertInRange('recovery', settings.recovery, 0, 1);
+  return { settings, order, decider };
+}
+
+function assertOneOf(parameter: string, value: string, allowed: readonly string[]): void {
+  if (!allowed.includes(value))
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be ${allowed.map((item) => `'${item}'`).join(' or ')}, got ${JSON.stringify(value)}`,
+    });
+}

@@ -1,0 +1,105 @@
+import type { AgentId } from '../../core/agent-identity.js';
+import type { Message } from '../../core/message.js';
+import type { RapsContext } from './_raps-context.js';
+import type { RapsExchange } from './_raps-exchange.js';
+import type { RapsTaskState } from './publish-step.js';
+import type { RapsDelivery } from './route-step.js';
+import { type AuditRecord, auditEvidence } from './watchdog.js';
+import { commandId, type RapsCommand } from './wire.js';
+
+/** What the audits of one round produced. */
+export interface AuditOutput {
+  /** Verdicts received, in delivery order. */
+  readonly audits: AuditRecord[];
+  /** Messages each recipient received this round, publishers in roster order. */
+  readonly received: Map<AgentId, Message[]>;
+  /** The publishers each recipient heard from this round (its candidate witnesses). */
+  readonly heardFrom: Map<AgentId, Set<AgentId>>;
+}
+
+/**
+ * Step 3: each recipient receives its deliveries and audits them; the verdicts update both the
+ * beliefs and the first-hand evidence, r ← λr + reliable, s ← λs + (1 − reliable), in a canonical
+ * order (see {@link auditEvidence}). A missing or failed audit counts as an agent error. Writes an
+ * `audit` span and event per verdict, with the auditor's belief after it.
+ */
+export async function auditStep(
+  context: RapsContext,
+  exchange: RapsExchange,
+  state: RapsTaskState,
+  round: number,
+  deliveries: readonly RapsDelivery[],
+): Promise<AuditOutput> {
+  const { order, model, firstHand, totals, emit, tracer } = context;
+  const { runId } = context.settings;
+  const { task, wireTask } = state;
+  const commands: RapsCommand[] = deliveries.map(({ recipient, message }) => ({
+    schemaVersion: 1,
+    kind: 'deliver',
+    id: commandId(runId, task.id, round, 'deliver', recipient, message.id),
+    runId,
+    agentId: recipient,
+    round,
+    task: wireTask,
+    message,
+  }));
+  const audited = await exchange.send(commands);
+  const audits: AuditRecord[] = [];
+  for (const command of commands) {
+    const report = audited.get(command.id)?.report;
+    if (report?.kind === 'audited')
+      audits.push({
+        auditor: report.agentId,
+        subject: report.subject,
+        messageId: report.messageId,
+        reliable: report.reliable,
+        reason: report.reason,
+      });
+    else {
+      totals.agentErrors++;
+      emit({
+        schemaVersion: 1,
+        type: 'agent-error',
+        taskId: task.id,
+        round,
+        agentId: command.agentId,
+        error: report?.kind === 'failed' ? report.error : 'no audit',
+      });
+    }
+  }
+  const evidence = auditEvidence(audits, task.id, order);
+  model.observe(evidence);
+  firstHand.observe(evidence);
+  totals.audits += audits.length;
+  for (const audit of audits) {
+    tracer.record({
+      type: 'audit',
+      auditor: audit.auditor,
+      subject: audit.subject,
+      messageId: audit.messageId,
+      reliable: audit.reliable,
+      reason: audit.reason,
+    });
+    emit({
+      schemaVersion: 1,
+      type: 'audit',
+      taskId: task.id,
+      round,
+      ...audit,
+      beliefAfter: model.belief(audit.auditor, audit.subject).expectation,
+    });
+  }
+  const received = new Map<AgentId, Message[]>();
+  const heardFrom = new Map<AgentId, Set<AgentId>>();
+  for (const { recipient, message } of deliveries) {
+    const list = received.get(recipient) ?? [];
+    list.push(message);
+    received.set(recipient, list);
+    const heard = heardFrom.get(recipient) ?? new Set<AgentId>();
+    heard.add(message.from);
+    heardFrom.set(recipient, heard);
+  }
+  for (const list of received.values())
+    list.sort((left, right) => order.indexOf(left.from) - order.indexOf(right.from));
+  return { audits, received, heardFrom };
+}

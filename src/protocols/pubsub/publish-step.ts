@@ -1,0 +1,78 @@
+import type { AgentId } from '../../core/agent-identity.js';
+import type { Message } from '../../core/message.js';
+import type { Task } from '../../core/task.js';
+import type { RapsContext } from './_raps-context.js';
+import type { RapsExchange } from './_raps-exchange.js';
+import { commandId, publicationId, type RapsCommand, type taskToWire } from './wire.js';
+
+/** Where a task stands between rounds: each agent's last publication and what it received last round. */
+export interface RapsTaskState {
+  readonly task: Task;
+  readonly wireTask: ReturnType<typeof taskToWire>;
+  /** Each agent's latest publication in this task. */
+  readonly last: Map<AgentId, Message>;
+  /** Messages each agent receives for its next publication (delivered last round). */
+  inbox: Map<AgentId, Message[]>;
+}
+
+/**
+ * Step 1: every agent publishes, given its own last publication and what it received last round.
+ * A missing or failed publication counts as an agent error. Writes `publish` and `agent-error`
+ * events in roster order.
+ */
+export async function publishStep(
+  context: RapsContext,
+  exchange: RapsExchange,
+  state: RapsTaskState,
+  round: number,
+): Promise<Message[]> {
+  const { order, totals, emit } = context;
+  const { runId } = context.settings;
+  const { task, wireTask, last, inbox } = state;
+  const commands: RapsCommand[] = order.map((agentId) => {
+    const id = commandId(runId, task.id, round, 'publish', agentId);
+    exchange.expectPublication(publicationId(runId, task.id, round, agentId), id);
+    return {
+      schemaVersion: 1,
+      kind: 'publish',
+      id,
+      runId,
+      agentId,
+      round,
+      task: wireTask,
+      own: last.get(agentId) ?? null,
+      received: inbox.get(agentId) ?? [],
+    };
+  });
+  const published = await exchange.send(commands);
+  const publications: Message[] = [];
+  for (const command of commands) {
+    const reply = published.get(command.id);
+    if (reply?.message) {
+      publications.push(reply.message);
+      last.set(command.agentId, reply.message);
+      emit({
+        schemaVersion: 1,
+        type: 'publish',
+        taskId: task.id,
+        round,
+        agentId: command.agentId,
+        messageId: reply.message.id,
+        answer: reply.message.answer ?? null,
+        done: reply.message.done === true,
+      });
+    } else {
+      totals.agentErrors++;
+      emit({
+        schemaVersion: 1,
+        type: 'agent-error',
+        taskId: task.id,
+        round,
+        agentId: command.agentId,
+        error: reply?.report?.kind === 'failed' ? reply.report.error : 'no publication',
+      });
+    }
+  }
+  totals.publications += publications.length;
+  return publications;
+}
