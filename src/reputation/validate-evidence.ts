@@ -32,7 +32,55 @@ export function validateEvidenceBatch(
       message: `${parameter} must be an array of evidence items, got ${describe(evidence)}; wrap a single item in [ ]`,
     });
   }
-  evidence.forEach((item: Evidence, index) => validateEvidenceItem(item, knownAgents, `${parameter}[${index}]`));
+  // The common case (every item valid) is checked without building a field path per check; an item
+  // the quick check does not accept goes through the full check, which throws the named error.
+  for (let index = 0; index < evidence.length; index++) {
+    const item = evidence[index] as Evidence;
+    if (item === undefined && !(index in evidence)) continue; // forEach skipped holes; so does this loop
+    if (!isPlainlyValid(item, knownAgents)) validateEvidenceItem(item, knownAgents, `${parameter}[${index}]`);
+  }
+}
+
+const isAgent = (knownAgents: { has(agentId: AgentId): boolean }, agentId: unknown): boolean =>
+  typeof agentId === 'string' && agentId.length > 0 && knownAgents.has(agentId);
+const isTaskId = (taskId: unknown): boolean => typeof taskId === 'string' && taskId.length > 0;
+// A finite number in [0, 1] (NaN fails both comparisons).
+const isUnit = (value: unknown): boolean => typeof value === 'number' && value >= 0 && value <= 1;
+
+/** True only for items {@link validateEvidenceItem} accepts; `false` means "run the full check". */
+function isPlainlyValid(item: Evidence, knownAgents: { has(agentId: AgentId): boolean }): boolean {
+  if (item === null || typeof item !== 'object') return false;
+  switch (item.type) {
+    case 'rating': {
+      const rating = item.rating;
+      return (
+        rating !== null &&
+        typeof rating === 'object' &&
+        isAgent(knownAgents, rating.rater) &&
+        isAgent(knownAgents, rating.ratee) &&
+        isTaskId(rating.taskId) &&
+        isUnit(rating.score)
+      );
+    }
+    case 'outcome':
+      return (
+        isTaskId(item.taskId) &&
+        isAgent(knownAgents, item.subject) &&
+        isUnit(item.success) &&
+        (item.observer === undefined || isAgent(knownAgents, item.observer))
+      );
+    case 'behaviour':
+      return (
+        isTaskId(item.taskId) &&
+        isAgent(knownAgents, item.subject) &&
+        typeof item.valid === 'boolean' &&
+        typeof item.flagged === 'boolean' &&
+        isUnit(item.risk) &&
+        isUnit(item.quality)
+      );
+    default:
+      return false;
+  }
 }
 
 function validateEvidenceItem(item: Evidence, knownAgents: { has(agentId: AgentId): boolean }, path: string): void {
