@@ -16,6 +16,11 @@ export interface ReplayMethodParts {
   /** Whether the model's weights over the participants are passed to the aggregator. */
   readonly weighted: boolean;
   /**
+   * The selector takes the whole team on every task, in team order, without a draw (the `all`
+   * selector): the harness then skips calling it. @default false
+   */
+  readonly everyAgent?: boolean;
+  /**
    * Builds the task's behaviour records from the aggregator's own analysis (MiniRep); `quality` is
    * each participant's feedback success. Omitted: the harness builds them from the decision reasons.
    */

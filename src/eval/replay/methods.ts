@@ -32,6 +32,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     description: 'all 10 agents, no reputation, unweighted plurality',
     create: ({ team }) => ({
       selector: createSelector('all', {}),
+      everyAgent: true,
       aggregator: createPluralityAggregator(),
       k: team.length,
       weighted: false,
@@ -63,6 +64,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     description: 'all 10 agents, Beta reputation (λ = 0.9) from the feedback outcomes, weighted plurality by E[p]',
     create: ({ team }) => ({
       selector: createSelector('all', {}),
+      everyAgent: true,
       model: createReputationModel('beta', { agents: ids(team) }),
       aggregator: createWeightedPluralityAggregator(),
       k: team.length,
@@ -75,6 +77,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       'all 10 agents, EigenTrust (α = 0.15) over agreement ratings (1 = same answer), weighted plurality by global trust',
     create: ({ team }) => ({
       selector: createSelector('all', {}),
+      everyAgent: true,
       model: createReputationModel('eigentrust', { agents: ids(team) }),
       aggregator: createWeightedPluralityAggregator(),
       k: team.length,
@@ -100,6 +103,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK });
       return {
         selector: createSelector('all', {}),
+        everyAgent: true,
         model,
         aggregator,
         k: team.length,
@@ -121,6 +125,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       });
       return {
         selector: createSelector('all', {}),
+        everyAgent: true,
         model,
         aggregator,
         k: team.length,

@@ -13,19 +13,23 @@ const condition = (index: number, attack: 'RAND' | 'STRONG' | 'DIV' | null): Con
   team,
   attackers: attack === null ? [] : ['a'],
 });
-const run = (method: string, f1: number[], extra: Partial<MethodRun> = {}): MethodRun => ({
+const run = (
+  method: string,
+  f1: number[],
+  { active, ...extra }: Partial<Omit<MethodRun, 'active'>> & { active?: number[] } = {},
+): MethodRun => ({
   method,
-  f1,
-  exact: f1.slice(),
-  active: f1.map(() => 0),
+  f1: Float64Array.from(f1),
+  exact: Float64Array.from(f1),
+  active: Uint8Array.from(active ?? f1.map(() => 0)),
   poolExpTasks: 0,
   payloadHitTasks: 0,
   nextExclTasks: 0,
   nextExclEligible: 0,
   weightShareSum: 0,
   weightShareCount: 0,
-  attackerWeight: [],
-  honestWeight: [],
+  attackerWeight: new Float64Array(0),
+  honestWeight: new Float64Array(0),
   proposals: 0,
   ...extra,
 });

@@ -109,8 +109,12 @@ export interface WeightTrajectory {
   readonly honest: readonly number[];
 }
 
-const mean = (values: readonly number[]) =>
-  values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+const mean = (values: ArrayLike<number>) => {
+  if (values.length === 0) return 0;
+  let sum = 0;
+  for (let index = 0; index < values.length; index++) sum += values[index] as number;
+  return sum / values.length;
+};
 const ratio = (sum: number, count: number) => (count === 0 ? null : sum / count);
 const present = (values: readonly (number | null)[]) => mean(values.filter((value): value is number => value !== null));
 /** Computes the dataset limits on the sampled tasks, and the best single member of each of `teams`. */

@@ -142,7 +142,7 @@ describe('ADAPT: one plan per condition, chosen from MiniRep’s state', () => {
     if (condition === undefined) throw new Error('missing ONOFF');
     const [run] = runCondition({ prepared, condition, methods: pick('majority'), settings, plan }).runs;
     // 60 tasks: on at 30–34, 40–44, 50–54.
-    expect(run?.active).toEqual(
+    expect(Array.from(run?.active ?? [])).toEqual(
       Array.from({ length: 60 }, (_, index) => (index >= 30 && (index - 30) % 10 < 5 ? 1 : 0)),
     );
   });

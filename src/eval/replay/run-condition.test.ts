@@ -104,13 +104,13 @@ describe('runCondition counts the paper metrics per task', () => {
       settings: { seed: 1, feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } },
       plan,
     }).runs;
-    expect(run?.active).toEqual([0, 1, 1, 0, 1, 1]);
+    expect(Array.from(run?.active ?? [])).toEqual([0, 1, 1, 0, 1, 1]);
     expect(run?.poolExpTasks).toBe(2);
     expect(run?.payloadHitTasks).toBe(1);
     expect(run?.nextExclTasks).toBe(1);
     expect(run?.nextExclEligible).toBe(3);
     // Decisions: '9' on t2 is wrong, every other task decides '1'.
-    expect(run?.exact).toEqual([1, 1, 0, 1, 1, 1]);
+    expect(Array.from(run?.exact ?? [])).toEqual([1, 1, 0, 1, 1, 1]);
     // Ours: weight share of a over active tasks with positive weight: t1 0/3, t2 1/4, t4 0.5/3.5, t5 0/3.
     expect((run?.weightShareSum ?? 0) / (run?.weightShareCount ?? 1)).toBeCloseTo((0 + 1 / 4 + 0.5 / 3.5 + 0) / 4, 12);
   });

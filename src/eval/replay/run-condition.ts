@@ -77,6 +77,7 @@ function normalise(weights: Readonly<Record<AgentId, number>>, team: readonly Ag
 
 const inactive: AttackPlan = { active: false, payloads: {} };
 const zero: KeyScore = { exact: 0, f1: 0 };
+const noVotes: Readonly<Record<AgentId, number>> = {};
 
 /** The attack on task `taskIndex`, given the running method's normalised pre-task weights (only ADAPT's driver reads them). */
 type AttackAt = (taskIndex: number, before: Readonly<Record<AgentId, number>>) => AttackPlan;
@@ -88,30 +89,114 @@ function inPool(reason: { weight: number; components?: Readonly<Record<string, n
   return pooled === undefined ? reason.weight > 0 : pooled > 0;
 }
 
-function runMethod(
-  prepared: PreparedReplay,
-  condition: Condition,
-  method: ReplayMethod,
-  settings: ConditionSettings,
-  attackAt: AttackAt,
-  payloadScores: GridPlan['payloadScores'],
-): MethodRun {
-  const { seed, ops } = settings;
-  const score = (task: PreparedTask, taskIndex: number, key: string | null): KeyScore => {
-    if (key === null) return zero;
-    if (Object.hasOwn(task.scores, key)) return task.scores[key] as KeyScore;
-    const known = payloadScores[taskIndex]?.get(key);
-    if (known !== undefined) return known;
-    if (ops === undefined)
-      throw new InternalError(
-        `replay: key ${JSON.stringify(key)} of task ${task.id} is neither an honest key nor a planned payload, and no answer ops were given to score it`,
-      );
-    return ops.score(task.kind, key, task.reference);
-  };
-  const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
-  const identities: AgentIdentity[] = condition.team.map((id) => prepared.agents[index.get(id) ?? -1] as AgentIdentity);
+/** What every method of a condition sees on one task: the team's proposals under that task's attack. */
+interface TaskView {
+  /** The attack these proposals were built for (every method of a condition replays the same one). */
+  readonly attack: AttackPlan;
+  /** One proposal per team member, in team order. */
+  readonly proposals: readonly Proposal[];
+  /** Verdicts of the condition's verifier on `proposals` (seeded per condition: the same for every method). */
+  verdicts?: Record<AgentId, number>;
+  /** Agreement ratings among the whole team (built once, shared by every method whose participants are the whole team). */
+  ratings?: Evidence[];
+}
+
+/**
+ * Per-condition state shared by all methods of the condition: built once in {@link runCondition}, so
+ * each method's task loop only decides, scores and feeds back (no per-method rebuilding of the same
+ * proposals, verdicts or agreement ratings).
+ */
+interface ConditionFrame {
+  readonly prepared: PreparedReplay;
+  readonly condition: Condition;
+  readonly settings: ConditionSettings;
+  readonly payloadScores: GridPlan['payloadScores'];
+  readonly identities: readonly AgentIdentity[];
+  /** Pool index of each team member. */
+  readonly positions: readonly number[];
+  readonly attackerSet: ReadonlySet<AgentId>;
+  /** The `Task` every decision path gets, per sampled task. */
+  readonly tasks: readonly Task[];
+  /** Per task, built when the first method reaches it. */
+  readonly views: (TaskView | undefined)[];
+  /** Flat reputation for selectors of methods without a model. */
+  readonly flat: Readonly<Record<AgentId, number>>;
+}
+
+const taskCache = new WeakMap<PreparedReplay, readonly Task[]>();
+function tasksOf(prepared: PreparedReplay): readonly Task[] {
+  let tasks = taskCache.get(prepared);
+  if (tasks === undefined) {
+    tasks = prepared.tasks.map((task) => ({ id: task.id, kind: task.kind, prompt: task.prompt }));
+    taskCache.set(prepared, tasks);
+  }
+  return tasks;
+}
+
+function scoreIn(frame: ConditionFrame, task: PreparedTask, taskIndex: number, key: string | null): KeyScore {
+  if (key === null) return zero;
+  if (Object.hasOwn(task.scores, key)) return task.scores[key] as KeyScore;
+  const known = frame.payloadScores[taskIndex]?.get(key);
+  if (known !== undefined) return known;
+  const ops = frame.settings.ops;
+  if (ops === undefined)
+    throw new InternalError(
+      `replay: key ${JSON.stringify(key)} of task ${task.id} is neither an honest key nor a planned payload, and no answer ops were given to score it`,
+    );
+  return ops.score(task.kind, key, task.reference);
+}
+
+function viewOf(frame: ConditionFrame, taskIndex: number, attack: AttackPlan): TaskView {
+  const cached = frame.views[taskIndex];
+  if (cached !== undefined && cached.attack === attack) return cached;
+  const prepTask = frame.prepared.tasks[taskIndex] as PreparedTask;
+  const taskId = prepTask.id;
+  const team = frame.condition.team;
+  const proposals: Proposal[] = new Array(team.length);
+  for (let slot = 0; slot < team.length; slot++) {
+    const agent = team[slot] as AgentId;
+    const payload = attack.payloads[agent];
+    const position = frame.positions[slot] as number;
+    proposals[slot] =
+      payload === undefined
+        ? {
+            agentId: agent,
+            taskId,
+            round: 0,
+            text: prepTask.texts[position] ?? '',
+            answer: prepTask.keys[position] ?? null,
+          }
+        : { agentId: agent, taskId, round: 0, text: payload, answer: payload };
+  }
+  const view: TaskView = { attack, proposals };
+  frame.views[taskIndex] = view;
+  return view;
+}
+
+function ratingsOf(participants: readonly Proposal[], taskId: string): Evidence[] {
+  // Peer ratings in replay: rater i rates j 1 when they gave the same parseable answer, else 0.
+  const ratings: Evidence[] = [];
+  for (const rater of participants) {
+    for (const ratee of participants) {
+      if (rater.agentId === ratee.agentId) continue;
+      const agreement = rater.answer !== null && rater.answer === ratee.answer ? 1 : 0;
+      ratings.push({
+        type: 'rating',
+        rating: { rater: rater.agentId, ratee: ratee.agentId, taskId, score: agreement },
+      });
+    }
+  }
+  return ratings;
+}
+
+function runMethod(frame: ConditionFrame, method: ReplayMethod, attackAt: AttackAt): MethodRun {
+  const { prepared, condition, settings, identities, attackerSet } = frame;
+  const { seed } = settings;
+  const team = condition.team;
+  const taskCount = prepared.tasks.length;
   const parts = method.create({ team: identities, seed: deriveSeed(seed, condition.id, method.name) });
-  const attackerSet = new Set(condition.attackers);
+  const model = parts.model;
+  const everyAgent = parts.everyAgent === true;
   // One verifier per condition, seeded by (seed, condition) only: every method sees the same verdicts.
   let current: { task: PreparedTask; index: number } | undefined;
   const verifier: Verifier | undefined =
@@ -121,93 +206,107 @@ function runMethod(
           sensitivity: settings.verifier.sensitivity,
           specificity: settings.verifier.specificity,
           isCorrect: (_task, proposal) =>
-            current !== undefined && score(current.task, current.index, proposal.answer).exact > 0.5,
+            current !== undefined && scoreIn(frame, current.task, current.index, proposal.answer).exact > 0.5,
         })
       : undefined;
+  const attackedCondition = condition.attackers.length > 0;
   const run: MethodRun = {
     method: method.name,
-    f1: [],
-    exact: [],
-    active: [],
+    f1: new Float64Array(taskCount),
+    exact: new Float64Array(taskCount),
+    active: new Uint8Array(taskCount),
     poolExpTasks: 0,
     payloadHitTasks: 0,
     nextExclTasks: 0,
     nextExclEligible: 0,
     weightShareSum: 0,
     weightShareCount: 0,
-    attackerWeight: [],
-    honestWeight: [],
+    attackerWeight: new Float64Array(attackedCondition ? taskCount : 0),
+    honestWeight: new Float64Array(attackedCondition ? taskCount : 0),
     proposals: 0,
   };
   // NextExcl: the attackers of the last active-attack task, judged on the next active-attack task's pool.
   let pendingAttackers: AgentId[] | undefined;
-  prepared.tasks.forEach((prepTask, taskIndex) => {
-    const task: Task = { id: prepTask.id, kind: prepTask.kind, prompt: prepTask.prompt };
-    const honest: Record<AgentId, string | null> = {};
-    const texts: Record<AgentId, string> = {};
-    for (const agent of condition.team) {
-      const position = index.get(agent) ?? -1;
-      honest[agent] = prepTask.keys[position] ?? null;
-      texts[agent] = prepTask.texts[position] ?? '';
-    }
-    const before = normalise(parts.model ? parts.model.weights(condition.team) : {}, condition.team);
-    if (condition.attackers.length > 0) {
+  for (let taskIndex = 0; taskIndex < taskCount; taskIndex++) {
+    const prepTask = prepared.tasks[taskIndex] as PreparedTask;
+    const task = frame.tasks[taskIndex] as Task;
+    // Pre-task weights: read by ADAPT's driver and the trajectories, i.e. only under attack (a clean
+    // condition's attack ignores them, and model reads do not change the model).
+    const raw = model && attackedCondition ? model.weights(team) : undefined;
+    const before = attackedCondition ? normalise(raw ?? noVotes, team) : noVotes;
+    if (attackedCondition) {
       let attackerSum = 0;
       let honestSum = 0;
-      for (const agent of condition.team) {
+      for (const agent of team) {
         if (attackerSet.has(agent)) attackerSum += before[agent] ?? 0;
         else honestSum += before[agent] ?? 0;
       }
-      run.attackerWeight.push(attackerSum / condition.attackers.length);
-      run.honestWeight.push(honestSum / (condition.team.length - condition.attackers.length));
+      run.attackerWeight[taskIndex] = attackerSum / condition.attackers.length;
+      run.honestWeight[taskIndex] = honestSum / (team.length - condition.attackers.length);
     }
     const attack = attackAt(taskIndex, before);
-    const proposals: Proposal[] = condition.team.map((agent) => {
-      const payload = attack.payloads[agent];
-      return payload === undefined
-        ? { agentId: agent, taskId: task.id, round: 0, text: texts[agent] ?? '', answer: honest[agent] ?? null }
-        : { agentId: agent, taskId: task.id, round: 0, text: payload, answer: payload };
-    });
+    const view = viewOf(frame, taskIndex, attack);
+    const proposals = view.proposals;
     let verdicts: Record<AgentId, number> | undefined;
     if (verifier !== undefined) {
-      current = { task: prepTask, index: taskIndex };
-      verdicts = {};
-      // The simulated verifier answers synchronously (one seeded draw per proposal).
-      for (const proposal of proposals) verdicts[proposal.agentId] = verifier.verify({ task, proposal }) as number;
+      if (view.verdicts === undefined) {
+        current = { task: prepTask, index: taskIndex };
+        const judged: Record<AgentId, number> = {};
+        // The simulated verifier answers synchronously (one seeded draw per proposal).
+        for (const proposal of proposals) judged[proposal.agentId] = verifier.verify({ task, proposal }) as number;
+        view.verdicts = judged;
+      }
+      verdicts = view.verdicts;
     }
-    const reputation = parts.model
-      ? parts.model.scores()
-      : Object.fromEntries(condition.team.map((agent) => [agent, 0.5]));
-    const selection = parts.selector.select({
-      pool: identities,
-      reputation,
-      k: Math.min(parts.k, identities.length),
-      rng: createRng(deriveSeed(seed, condition.id, method.name, taskIndex, 'select')),
-    });
-    const selected = new Set(selection.selected);
-    const participants = proposals.filter((proposal) => selected.has(proposal.agentId));
+    let selectedIds: readonly AgentId[];
+    let participants: readonly Proposal[];
+    let agents: readonly AgentIdentity[];
+    let selected: ReadonlySet<AgentId> | undefined;
+    if (everyAgent) {
+      // The `all` selector takes the whole team, in team order, without a draw.
+      selectedIds = team;
+      participants = proposals;
+      agents = identities;
+    } else {
+      const selection = parts.selector.select({
+        pool: identities,
+        reputation: model ? model.scores() : frame.flat,
+        k: Math.min(parts.k, identities.length),
+        rng: createRng(deriveSeed(seed, condition.id, method.name, taskIndex, 'select')),
+      });
+      const chosen = new Set(selection.selected);
+      selected = chosen;
+      selectedIds = selection.selected;
+      participants = proposals.filter((proposal) => chosen.has(proposal.agentId));
+      agents = identities.filter((agent) => chosen.has(agent.id));
+    }
+    const isSelected = (agent: AgentId) => selected === undefined || selected.has(agent);
+    // With the whole team taking part, the aggregator's weights are the pre-task weights already read.
+    const weights =
+      parts.weighted && model
+        ? raw !== undefined && selectedIds === team
+          ? raw
+          : model.weights(selectedIds)
+        : undefined;
     const decision = parts.aggregator.aggregate({
       task,
-      proposals: participants,
-      agents: identities.filter((agent) => selected.has(agent.id)),
-      ...(parts.weighted && parts.model ? { weights: parts.model.weights(selection.selected) } : {}),
+      proposals: participants as Proposal[],
+      agents: agents as AgentIdentity[],
+      ...(weights === undefined ? {} : { weights }),
       ...(verdicts === undefined ? {} : { verdicts }),
     });
     run.proposals += participants.length;
-    const decided = score(prepTask, taskIndex, decision.answer);
-    run.f1.push(decided.f1);
-    run.exact.push(decided.exact);
-
-    // Weight shares and pool membership from the decision's reasons (agents missing from them weigh 0).
-    const reasonOf = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
-    let totalWeight = 0;
-    for (const proposal of participants) totalWeight += Math.max(0, reasonOf.get(proposal.agentId)?.weight ?? 0);
-    const pooled = (agent: AgentId) => selected.has(agent) && inPool(reasonOf.get(agent));
+    const decided = scoreIn(frame, prepTask, taskIndex, decision.answer);
+    run.f1[taskIndex] = decided.f1;
+    run.exact[taskIndex] = decided.exact;
 
     const attacked = Object.keys(attack.payloads);
     const isActive = attack.active && attacked.length > 0;
-    run.active.push(isActive ? 1 : 0);
+    run.active[taskIndex] = isActive ? 1 : 0;
     if (isActive) {
+      // Weight shares and pool membership from the decision's reasons (agents missing from them weigh 0).
+      const reasonOf = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
+      const pooled = (agent: AgentId) => isSelected(agent) && inPool(reasonOf.get(agent));
       // NextExcl (paper §C.3): was every attacker of the previous active task absent from this pool?
       if (pendingAttackers !== undefined) {
         run.nextExclEligible++;
@@ -221,22 +320,23 @@ function runMethod(
         if (decision.answer !== null && payloads.has(decision.answer)) run.payloadHitTasks++;
       }
       // Ours (v1's PoolExp): the attackers' share of the decision weight.
+      let totalWeight = 0;
+      for (const proposal of participants) totalWeight += Math.max(0, reasonOf.get(proposal.agentId)?.weight ?? 0);
       if (totalWeight > 0) {
         run.weightShareSum +=
           attacked.reduce(
-            (sum, agent) => sum + (selected.has(agent) ? Math.max(0, reasonOf.get(agent)?.weight ?? 0) : 0),
+            (sum, agent) => sum + (isSelected(agent) ? Math.max(0, reasonOf.get(agent)?.weight ?? 0) : 0),
             0,
           ) / totalWeight;
         run.weightShareCount++;
       }
     }
 
-    if (parts.model) {
-      const flags = new Map(decision.reasons.map((reason) => [reason.agentId, reason.components ?? {}]));
+    if (model) {
       const evidence: Evidence[] = [];
       const quality: Record<AgentId, number> = {};
       for (const proposal of participants) {
-        const truth = score(prepTask, taskIndex, proposal.answer).exact;
+        const truth = scoreIn(frame, prepTask, taskIndex, proposal.answer).exact;
         const success = feedbackSuccess(settings.feedback, {
           key: proposal.answer,
           decided: decision.answer,
@@ -248,6 +348,7 @@ function runMethod(
       }
       if (parts.behaviourEvidence) evidence.push(...parts.behaviourEvidence(decision, quality));
       else {
+        const flags = new Map(decision.reasons.map((reason) => [reason.agentId, reason.components ?? {}]));
         for (const proposal of participants) {
           const components = flags.get(proposal.agentId) ?? {};
           evidence.push({
@@ -261,20 +362,15 @@ function runMethod(
           });
         }
       }
-      // Peer ratings in replay: rater i rates j 1 when they gave the same parseable answer, else 0.
-      for (const rater of participants) {
-        for (const ratee of participants) {
-          if (rater.agentId === ratee.agentId) continue;
-          const agreement = rater.answer !== null && rater.answer === ratee.answer ? 1 : 0;
-          evidence.push({
-            type: 'rating',
-            rating: { rater: rater.agentId, ratee: ratee.agentId, taskId: task.id, score: agreement },
-          });
-        }
-      }
-      parts.model.observe(evidence);
+      let ratings: Evidence[];
+      if (participants === proposals) {
+        view.ratings ??= ratingsOf(proposals, task.id);
+        ratings = view.ratings;
+      } else ratings = ratingsOf(participants, task.id);
+      for (const rating of ratings) evidence.push(rating);
+      model.observe(evidence);
     }
-  });
+  }
   return run;
 }
 
@@ -317,13 +413,25 @@ export function runCondition({
   const conditionPlan = grid.conditions[condition.index];
   if (conditionPlan === undefined)
     throw new InternalError(`replay: the grid plan has no entry for condition ${condition.index} (${condition.id})`);
-  const { payloadScores } = grid;
+  const identities = condition.team.map((id) => prepared.agents[index.get(id) ?? -1] as AgentIdentity);
+  const frame: ConditionFrame = {
+    prepared,
+    condition,
+    settings,
+    payloadScores: grid.payloadScores,
+    identities,
+    positions: condition.team.map((id) => index.get(id) ?? -1),
+    attackerSet: new Set(condition.attackers),
+    tasks: tasksOf(prepared),
+    views: new Array<TaskView | undefined>(prepared.tasks.length),
+    flat: Object.fromEntries(condition.team.map((agent) => [agent, 0.5])),
+  };
   if (conditionPlan.kind !== 'adapt') {
     const attackAt: AttackAt =
       conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive;
     return {
       index: condition.index,
-      runs: methods.map((method) => runMethod(prepared, condition, method, settings, attackAt, payloadScores)),
+      runs: methods.map((method) => runMethod(frame, method, attackAt)),
       missing,
     };
   }
@@ -346,10 +454,8 @@ export function runCondition({
   };
   const miniRep = methods.find((method) => method.name === 'minirep') ?? replayMethods.minirep;
   if (miniRep === undefined) throw new InternalError('replay: ADAPT needs the minirep method to plan its attacks');
-  const driverRun = runMethod(prepared, condition, miniRep, settings, driver, payloadScores);
+  const driverRun = runMethod(frame, miniRep, driver);
   const fixed: AttackAt = (taskIndex) => plans[taskIndex] ?? inactive;
-  const runs = methods.map((method) =>
-    method === miniRep ? driverRun : runMethod(prepared, condition, method, settings, fixed, payloadScores),
-  );
+  const runs = methods.map((method) => (method === miniRep ? driverRun : runMethod(frame, method, fixed)));
   return { index: condition.index, runs, missing };
 }

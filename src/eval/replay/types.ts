@@ -115,11 +115,11 @@ export interface MethodRun {
   /** Name of the replay method, as in `ReplayMethod.name`. */
   readonly method: string;
   /** Sample F1 of the decision per task (equals exact match for single-answer kinds). */
-  readonly f1: number[];
+  readonly f1: Float64Array;
   /** Exact match of the decision per task. */
-  readonly exact: number[];
+  readonly exact: Float64Array;
   /** Per task, 1 when the attack was active (≥ 1 attacker proposed a payload), else 0; the same for every method of a condition. */
-  readonly active: number[];
+  readonly active: Uint8Array;
   /** Active-attack tasks on which ≥ 1 payload entered the aggregation pool (PoolExp numerator; its denominator is Σ active). */
   poolExpTasks: number;
   /** Of those, tasks whose decided answer equals a payload (PayloadHit numerator; denominator `poolExpTasks`). */
@@ -132,10 +132,10 @@ export interface MethodRun {
   weightShareSum: number;
   /** Active tasks whose participants had positive total weight; denominator of `weightShareSum`. */
   weightShareCount: number;
-  /** Mean normalised pre-task weight of the attackers (or of the would-be attackers' slots) per task. */
-  readonly attackerWeight: number[];
-  /** Mean normalised pre-task weight of the honest members per task. */
-  readonly honestWeight: number[];
+  /** Mean normalised pre-task weight of the attackers per task (empty in clean conditions). */
+  readonly attackerWeight: Float64Array;
+  /** Mean normalised pre-task weight of the honest members per task (empty in clean conditions). */
+  readonly honestWeight: Float64Array;
   /** Proposals evaluated (participants' proposals aggregated). */
   proposals: number;
 }
