@@ -23,6 +23,8 @@ const answerFormat: Record<AnswerKind, string> = {
   labels: 'a comma-separated list of labels',
   code: 'the complete program',
   literal: "the value as Python's repr prints it, e.g. [(4, 1), (2, 3)] or 'text'",
+  'literal-zeroeval': "the value as Python's repr prints it, e.g. [(4, 1), (2, 3)] or 'text'",
+  'number-zeroeval': 'a single number, digits only (no units, no thousands separators)',
 };
 
 const answerJson = (kind: AnswerKind) =>

@@ -117,7 +117,7 @@ describe('repute replay', () => {
     const badKind = runCli(path, '--kind', 'python');
     expect(badKind.status).toBe(2);
     expect(badKind.stderr).toMatch(
-      /--kind must be one of number, math, choice, exact, labels, code, literal, got "python"/,
+      /--kind must be one of number, math, choice, exact, labels, code, literal, literal-zeroeval, number-zeroeval, got "python"/,
     );
   });
 

@@ -5,9 +5,11 @@ import { choiceAnswerKind } from './choice-answer.js';
 import { codeAnswerKind } from './code-answer.js';
 import { exactAnswerKind } from './exact-answer.js';
 import { literalAnswerKind } from './literal-answer.js';
+import { literalZeroevalAnswerKind } from './literal-zeroeval-answer.js';
 import { labelsAnswerKind, parseLabelSet, sampleF1 } from './labels-answer.js';
 import { mathAnswerKind } from './math-answer.js';
 import { numberAnswerKind } from './number-answer.js';
+import { numberZeroevalAnswerKind } from './number-zeroeval-answer.js';
 
 const handlers: Readonly<Record<AnswerKind, AnswerKindHandler>> = {
   number: numberAnswerKind,
@@ -17,6 +19,8 @@ const handlers: Readonly<Record<AnswerKind, AnswerKindHandler>> = {
   labels: labelsAnswerKind,
   code: codeAnswerKind,
   literal: literalAnswerKind,
+  'literal-zeroeval': literalZeroevalAnswerKind,
+  'number-zeroeval': numberZeroevalAnswerKind,
 };
 
 /**

@@ -8,4 +8,6 @@ export * from './exact-answer.js';
 export * from './labels-answer.js';
 export * from './code-answer.js';
 export * from './literal-answer.js';
+export * from './literal-zeroeval-answer.js';
+export * from './number-zeroeval-answer.js';
 export * from './python-literal.js';

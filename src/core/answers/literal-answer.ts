@@ -1,6 +1,7 @@
 import type { AnswerKindHandler } from './answer-handler.js';
 import { lastFencedBlock } from './_text.js';
-import { parsePythonLiteral, parsePythonLiteralPrefix, pythonKey } from './python-literal.js';
+import { answerFields, isPlaceholderAnswer } from './_answer-fields.js';
+import { formatPythonRepr, parsePythonLiteral, parsePythonLiteralPrefix, pythonKey } from './python-literal.js';
 
 /**
  * Key of text that is not a Python literal: the text with line endings unified (CRLF → LF) and
@@ -34,37 +35,8 @@ export function isLiteralFallbackKey(key: string): boolean {
   return parsePythonLiteral(key) === null;
 }
 
-// Candidates tried per text (answer fields) and per assert line (`==` positions).
+// Candidates tried per assert line (`==` positions).
 const maxTries = 20;
-
-/**
- * Values of `"answer":` fields: a JSON string's decoded content, or a bare literal written after the
- * colon; blank and placeholder values (`""`, `"___"`) are dropped. `seen` says whether any field exists.
- */
-function answerFields(text: string): { seen: boolean; values: string[] } {
-  const found: string[] = [];
-  let fields = 0;
-  for (const match of text.matchAll(/"(?:final_answer|answer)"\s*:\s*/g)) {
-    // A bounded number of fields keeps hostile text (thousands of `"answer": '`) linear.
-    if (++fields > maxTries) break;
-    const start = (match.index ?? 0) + match[0].length;
-    const rest = text.slice(start);
-    if (rest.startsWith('"')) {
-      const string = /^"(?:[^"\\]|\\[\s\S])*"/.exec(rest);
-      if (string === null) continue;
-      try {
-        found.push(JSON.parse(string[0]) as string);
-      } catch {
-        found.push(string[0].slice(1, -1));
-      }
-      continue;
-    }
-    // `"answer": [1, 2]` or `"answer": {'a': 1}`: the literal itself, when one starts there.
-    const literal = parsePythonLiteralPrefix(rest);
-    if (literal !== null) found.push(rest.slice(0, literal.end));
-  }
-  return { seen: fields > 0, values: found.filter((value) => !/^[\s_.…-]*$/.test(value)) };
-}
 
 /**
  * The expected value of the last `assert ... == <literal>` line: the first `==` after which a
@@ -117,7 +89,12 @@ export const literalAnswerKind: AnswerKindHandler = {
     // neither the fenced block nor the whole text is a candidate.
     const candidates = (
       fields.seen
-        ? [...fields.values, assertedValue(text)]
+        ? [
+            ...fields.values
+              .map((field) => (field.bare === undefined ? field.text : formatPythonRepr(field.bare)))
+              .filter((value) => !isPlaceholderAnswer(value)),
+            assertedValue(text),
+          ]
         : [fenced === null ? null : (assertedValue(fenced) ?? fenced), assertedValue(text), text]
     ).filter((candidate): candidate is string => candidate !== null && candidate.trim().length > 0);
     for (const candidate of candidates) {

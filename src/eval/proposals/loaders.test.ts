@@ -71,8 +71,8 @@ describe('zeroeval loader', () => {
       { id: 'm2', model: 'm2' },
     ]);
     expect(dataset.tasks.map((task) => [task.id, task.kind, Object.keys(task.proposals).length])).toEqual([
-      ['g1', 'number', 3],
-      ['g2', 'number', 1],
+      ['g1', 'number-zeroeval', 3],
+      ['g2', 'number-zeroeval', 1],
     ]);
     expect(dataset.tasks[0]?.proposals['m1@q']).toEqual({ answer: null, correct: false });
     expect(dataset.correctness).toBe('flags');
@@ -107,7 +107,8 @@ describe('declared answer kinds', () => {
 
   it('takes the kind from models.json: "kind" first, then the "task" tag, never the directory name', async () => {
     const crux = await loadDataset(zeroevalDir('ze-crux', [line], undefined, { task: 'crux' }));
-    expect(crux.tasks[0]?.kind).toBe('literal');
+    // The flags of ZeroEval's crux data come from its quote-stripped string rule, which the loader declares.
+    expect(crux.tasks[0]?.kind).toBe('literal-zeroeval');
     expect(crux.kindSource).toBe('models.json "task": "crux"');
     const declared = await loadDataset(zeroevalDir('ze-kind', [line], undefined, { task: 'crux', kind: 'exact' }));
     expect(declared.tasks[0]?.kind).toBe('exact');
@@ -121,7 +122,7 @@ describe('declared answer kinds', () => {
       'default: models.json has "task": "mbpp" (no known kind); pass --kind to choose',
     );
     await expect(loadDataset(zeroevalDir('ze-badkind', [line], undefined, { kind: 'python' }))).rejects.toThrow(
-      /"kind" must be one of number, math, choice, exact, labels, code, literal, got "python"/,
+      /"kind" must be one of number, math, choice, exact, labels, code, literal, literal-zeroeval, number-zeroeval, got "python"/,
     );
   });
 

@@ -7,14 +7,17 @@ import { readModelsJson, type ModelsJson } from './models-json.js';
 import { parseJsonLine, readLines } from './read-lines.js';
 
 /**
- * Answer kind of each ZeroEval task tag (`models.json` `task`): MATH answers are LaTeX, GSM8K answers
- * numbers, CRUXEval answers Python values printed by the program.
+ * Answer kind of each ZeroEval task tag (`models.json` `task`). GSM8K and CRUXEval declare the kind of
+ * the grader their flags come from (`number-zeroeval`: the first number of the answer;
+ * `literal-zeroeval`: the quote-stripped text), so that answers share a key exactly when the flags grade
+ * them alike. MATH keeps `math`: its grader reads the first number too, which would merge `\frac{3}{4}`
+ * with `3`; see docs/answers.md for what that costs against the flags.
  */
 export const zeroevalTaskKinds: Readonly<Record<string, AnswerKind>> = {
   'math-l5': 'math',
   math: 'math',
-  gsm: 'number',
-  crux: 'literal',
+  gsm: 'number-zeroeval',
+  crux: 'literal-zeroeval',
 };
 
 /**

@@ -109,7 +109,7 @@ function labelVocabulary(task: PreparedTask): string[] {
 
 /**
  * A uniformly random wrong answer for the task's kind: a letter other than the reference for
- * `choice`; an integer in [-M, M] with M = max(20, 2·|reference|) for `number`/`math`; a random
+ * `choice`; an integer in [-M, M] with M = max(20, 2·|reference|) for `number`/`number-zeroeval`/`math`; a random
  * non-empty label subset for `labels`; a tagged token for `exact`/`code`. Redraws until admissible.
  */
 export function randomWrongAnswer(task: PreparedTask, rng: Rng, ops: AnswerOps): string {
@@ -117,7 +117,7 @@ export function randomWrongAnswer(task: PreparedTask, rng: Rng, ops: AnswerOps):
     let candidate: string;
     if (task.kind === 'choice') {
       candidate = letter(randomInt(rng, task.options ?? 10));
-    } else if (task.kind === 'number' || task.kind === 'math') {
+    } else if (task.kind === 'number' || task.kind === 'number-zeroeval' || task.kind === 'math') {
       const reference = plainNumber(task.reference);
       const bound = Math.max(20, Math.ceil(2 * Math.abs(reference ?? 0)));
       candidate = String(randomInt(rng, 2 * bound + 1) - bound);

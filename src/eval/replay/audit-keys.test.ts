@@ -83,6 +83,17 @@ describe('merged-answer audit', () => {
     expect(exact.examples[0]).toMatchObject({ task: 't1', key: '1', correct: 6, wrong: 2 });
   });
 
+  it('the grader-compatible literal-zeroeval kind keys the same answers with no mixed group', () => {
+    const dataset = crux();
+    const zeroeval = auditKeys({
+      dataset: { ...dataset, tasks: dataset.tasks.map((task) => ({ ...task, kind: 'literal-zeroeval' as const })) },
+      ops,
+    });
+    // t1: '{'a': 1}' (a0–a5 ✓), '{"a": 1}' (a6–a7 ✗), '{'a': 2}' (a8 ✗); t2: x and 'x' both compare as
+    // x: 'x' (a0–a2 ✓), 'y' (a3–a9 ✗). Groups 3 + 2 = 5, none mixed; the kind has no fallback keys.
+    expect(zeroeval).toMatchObject({ keyGroups: 5, mixedKeys: 0, mixedRate: 0, literalFallbacks: 0 });
+  });
+
   it('reads coverage and best single agent from the flags alone', () => {
     // t1: a0–a5 ✓; t2: a0–a2 ✓ → coverage 2/2; a0 is right on both → best single 1.
     expect(flagLimits({ dataset: crux(), taskIds: ['t1', 't2'] })).toEqual({

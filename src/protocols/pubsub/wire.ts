@@ -5,7 +5,17 @@ import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
 
 const nonEmpty = z.string().min(1);
-const answerKinds = ['number', 'math', 'choice', 'exact', 'labels', 'code', 'literal'] as const;
+const answerKinds = [
+  'number',
+  'math',
+  'choice',
+  'exact',
+  'labels',
+  'code',
+  'literal',
+  'literal-zeroeval',
+  'number-zeroeval',
+] as const;
 
 /** zod schema of a RAPS publication: the core `Message`, schemaVersion 1. */
 export const messageSchema = z.strictObject({
