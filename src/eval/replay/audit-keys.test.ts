@@ -94,6 +94,32 @@ describe('merged-answer audit', () => {
     expect(zeroeval).toMatchObject({ keyGroups: 5, mixedKeys: 0, mixedRate: 0, literalFallbacks: 0 });
   });
 
+  it('number-zeroeval splits a worked chain that the first-number flags reject and number merges', () => {
+    // GSM8K-like task, reference 1596, flags by ZeroEval's first-number rule:
+    //   a0–a5 `1596` ✓, a6–a8 `$840 + $756 = $1,596` ✗ (first number 840), a9 `1600` ✗.
+    const task: ProposalsRecord = {
+      id: 'g1',
+      kind: 'number',
+      reference: '1596',
+      proposals: Object.fromEntries(
+        agents.map((agent, index) => [
+          agent,
+          index <= 5
+            ? { answer: '1596', correct: true }
+            : index <= 8
+              ? { answer: '$840 + $756 = $1,596', correct: false }
+              : { answer: '1600', correct: false },
+        ]),
+      ),
+    };
+    const dataset: ProposalsDataset = { ...crux(), tasks: [task] };
+    // number reads the chain's last value: keys 1596 (6 ✓ + 3 ✗, mixed) and 1600 → 2 groups, 1 mixed.
+    expect(auditKeys({ dataset, ops })).toMatchObject({ keyGroups: 2, mixedKeys: 1 });
+    // number-zeroeval reads its first number: keys 1596 (6 ✓), 840 (3 ✗), 1600 (1 ✗) → 3 groups, none mixed.
+    const zeroeval = { ...dataset, tasks: [{ ...task, kind: 'number-zeroeval' as const }] };
+    expect(auditKeys({ dataset: zeroeval, ops })).toMatchObject({ keyGroups: 3, mixedKeys: 0 });
+  });
+
   it('reads coverage and best single agent from the flags alone', () => {
     // t1: a0–a5 ✓; t2: a0–a2 ✓ → coverage 2/2; a0 is right on both → best single 1.
     expect(flagLimits({ dataset: crux(), taskIds: ['t1', 't2'] })).toEqual({
