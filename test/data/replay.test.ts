@@ -64,7 +64,8 @@ describe.skipIf(!hasData)(
         expect(rows.every((row) => row.seed === 2027)).toBe(true);
         const attacked = Object.values(summary.methods).map((method) => method.attacked);
         // MMLU-Pro: minirep has the best attacked accuracy. GSM8K (held-out default sample): beta is
-        // ahead by 0.09 points (96.14 vs 96.05), so there minirep is only held within 0.5 points of the best.
+        // ahead by 0.11 points (96.09 vs 95.98 with the declared number-zeroeval kind; it was 96.14 vs 96.05
+        // with number), so there minirep is only held within 0.5 points of the best.
         const best = Math.max(...attacked);
         if (name === 'mmlu-pro') expect(summary.methods.minirep?.attacked, name).toBe(best);
         else expect(summary.methods.minirep?.attacked, name).toBeGreaterThanOrEqual(best - 0.005);
