@@ -64,7 +64,7 @@ describe.skipIf(!hasData)('loaders on the real data', () => {
   it('zeroeval-gsm8k: 1319 items × 42 agents, accuracies of models.json reproduced', async () => {
     const dataset = await checkAgainstModelsJson('zeroeval-gsm8k', 1319, 42);
     expect(new Set(dataset.agents.map((agent) => agent.model)).size).toBe(35);
-    expect(dataset.tasks.every((task) => task.kind === 'number')).toBe(true);
+    expect(dataset.tasks.every((task) => task.kind === 'number-zeroeval')).toBe(true);
   });
 
   it('mmlu-pro: 12,032 items × 29 agents, accuracies of models.json reproduced', async () => {
