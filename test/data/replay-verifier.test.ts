@@ -8,21 +8,27 @@ import { runReplay } from '../../src/eval/replay/run-replay.js';
 
 const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
 
-describe('repute replay --verifier simulated --verifier-sensitivity 0.85 --verifier-specificity 0.8 (MATH-L5, default sample)', () => {
-  it('gives minirep at least the 84 strict wins of 112 the paper reports, and the best attacked and clean accuracy', async () => {
+describe('repute replay --seeds 1..10 --verifier simulated --verifier-sensitivity 0.85 --verifier-specificity 0.8 (MATH-L5, held-out)', () => {
+  it('meets issue 9 in the paper setting: ≥ 84 strict wins, all-strong ≥ 24 and 7s3w ≥ 26 of 28, paired loss ≤ 4.8 points', async () => {
     const { summary } = await runReplay({
       path: join(dataDir, 'zeroeval-math-l5'),
+      seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
       verifier: 'simulated',
       verifierSensitivity: 0.85,
       verifierSpecificity: 0.8,
     });
     expect(summary.options.feedback).toBe('verifier');
+    expect(summary.options.split).toBe('heldout');
     const { minirep, ...baselines } = summary.methods;
-    // Measured on seed 2027 before the paper's attack schedules landed: 102 wins, attacked 72.5, clean 79.0 (docs/replay.md).
+    // The targets are issue 9's (the paper reports 84 strict wins and a loss of 4.80 points); the run
+    // behind docs/minirep.md measured 109.9 wins, all-strong 27.2, 7s3w 26.8 and a loss of 4.798.
     expect(minirep?.strictWins).toBeGreaterThanOrEqual(84);
+    expect(summary.byComposition['all-strong']?.minirep?.strictWins).toBeGreaterThanOrEqual(24);
+    expect(summary.byComposition['7s3w']?.minirep?.strictWins).toBeGreaterThanOrEqual(26);
+    expect(minirep?.loss).toBeLessThanOrEqual(0.048);
     for (const [name, baseline] of Object.entries(baselines)) {
       expect(minirep?.attacked, `attacked minirep vs ${name}`).toBeGreaterThan(baseline.attacked);
       expect(minirep?.clean, `clean minirep vs ${name}`).toBeGreaterThan(baseline.clean);
     }
-  });
+  }, 1_800_000);
 });
