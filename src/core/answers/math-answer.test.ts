@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '../errors.js';
 import { createMathAnswerKind, mathAnswerKind, normalizeMathAnswer } from './math-answer.js';
 
@@ -105,6 +105,24 @@ describe('math answer kind: equivalence table', () => {
     expect(mathAnswerKind.canonicalKey('\\sum_{n=1}^{1000000000} n')).not.toBeNull();
     expect(mathAnswerKind.equivalent('9^{9^9}', '9^{9^9}')).toBe(true);
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("keeps the engine's own caught errors off stderr and counts them", () => {
+    // An ARITH payload from the MATH-L5 replay: the engine fails to type `AD` inside its canonical
+    // form, catches that and used to print an "Invalid type" block per failure to stderr.
+    const kind = createMathAnswerKind();
+    const printed = vi.spyOn(console, 'error');
+    try {
+      expect(kind.canonicalKey('-(-28-8AD)')).not.toBeNull();
+      expect(kind.equivalent('-(-28-8AD)', '28')).toBe(false);
+      expect(printed).not.toHaveBeenCalled();
+      // console.error is put back after every engine call.
+      expect(console.error).toBe(printed);
+    } finally {
+      printed.mockRestore();
+    }
+    expect(kind.engineDiagnostics()).toBeGreaterThan(0);
+    expect(createMathAnswerKind().engineDiagnostics()).toBe(0);
   });
 
   it('does not let one answer change how later answers parse (symbol types are scoped)', () => {

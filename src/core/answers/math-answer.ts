@@ -281,6 +281,12 @@ function containsError(node: unknown): boolean {
 export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHandler & {
   /** Entries currently cached. */
   cacheSize(): number;
+  /**
+   * Diagnostics the engine printed and this kind kept off stderr: the engine catches some of its own
+   * errors on unusual input (e.g. a type it cannot parse) and writes them with `console.error`; the
+   * answer still gets a key (the engine's non-canonical form or the text).
+   */
+  engineDiagnostics(): number;
 } {
   const resolved = resolveOptions(defaultMathOptions, options);
   assertNonNegative('options.relativeTolerance', resolved.relativeTolerance, 'pass e.g. { relativeTolerance: 1e-8 }');
@@ -295,14 +301,21 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
   };
 
   // The engine infers and keeps symbol types (`x \in [1,2]` makes x a non-number for every later
-  // answer), so each answer is parsed and compared in a scope of its own.
+  // answer), so each answer is parsed and compared in a scope of its own. The engine reports some of
+  // its own caught errors with console.error; the work is synchronous, so they are counted instead.
+  let diagnostics = 0;
   const inScope = <T>(work: (computeEngine: ComputeEngine) => T): T => {
     const computeEngine = getEngine();
+    const report = console.error;
+    console.error = () => {
+      diagnostics++;
+    };
     computeEngine.pushScope();
     try {
       return work(computeEngine);
     } finally {
       computeEngine.popScope();
+      console.error = report;
     }
   };
 
@@ -526,6 +539,7 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       return valuesEquivalent(left, right);
     },
     cacheSize: () => cache.size,
+    engineDiagnostics: () => diagnostics,
   };
 }
 
