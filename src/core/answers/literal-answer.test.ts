@@ -46,6 +46,9 @@ describe('literal answer kind', () => {
       '[(4, 1), (2, 3)]',
     );
     expect(literalAnswerKind.extract('{"reasoning": "...", "answer": {\'a\': 1}}')).toBe("{'a': 1}");
+    // JSON's own words read as Python's: true is True, whose key is 1 (True == 1); null is None.
+    expect(literalAnswerKind.extract('{"answer": true}')).toBe('1');
+    expect(literalAnswerKind.extract('{"answer": null}')).toBe('None');
     expect(literalAnswerKind.extract('So:\n```python\nassert f([1, 1]) == [(2, 1), (2, 1)]\n```')).toBe(
       '[(2, 1), (2, 1)]',
     );

@@ -3,9 +3,8 @@
 //   model_answer   = str(prediction_json["answer"]).strip("'\"").replace('\n', '\\n')
 //   correct_answer = str(item["answer"]).strip("'\"")
 //   correct        = model_answer == correct_answer   (both "" also counts as correct)
-import { answerFields } from './_answer-fields.js';
+import { zeroevalAnswerText } from './_zeroeval-answer.js';
 import type { AnswerKindHandler } from './answer-handler.js';
-import { formatPythonRepr } from './python-literal.js';
 
 // Python's str.strip("'\""): every ' and " at either end.
 const surroundingQuotes = /^['"]+|['"]+$/g;
@@ -44,9 +43,10 @@ export function literalZeroevalKey(answer: string): string {
  * flags come from that grader (the ZeroEval loader does so for `"task": "crux"`); for your own data use
  * `literal`, which compares values with Python's `==`.
  *
- * Extraction follows the grader: the first `"answer":` field, a JSON string's content or, for a bare
- * value, Python's `str` of it (`"answer": [1, 2.50]` → `[1, 2.5]`); JSON's `true`/`false`/`null` read as
- * `True`/`False`/`None`. No answer field means no answer (`null`), as in the grader.
+ * Extraction is the grader's own: the `"answer"` of the first complete `{...}` that `json.loads` reads,
+ * as Python's `str` prints it (`"answer": [1, 2.50]` → `[1, 2.5]`, `true` → `True`), else ZeroEval's
+ * regexes (`"answer": "..."` up to the next quote, or a bare value up to a comma or space); no answer
+ * gives `null`.
  *
  * @example
  * literalZeroevalAnswerKind.equivalent('"hello"', "'hello'"); // true
@@ -56,9 +56,8 @@ export const literalZeroevalAnswerKind: AnswerKindHandler = {
   kind: 'literal-zeroeval',
   canonicalKey: literalZeroevalKey,
   extract(text) {
-    const field = answerFields(text).values[0];
-    if (field === undefined) return null;
-    return literalZeroevalKey(field.bare === undefined ? field.text : formatPythonRepr(field.bare));
+    const answer = zeroevalAnswerText(text);
+    return answer === null ? null : literalZeroevalKey(answer);
   },
   equivalent(a, b) {
     return literalZeroevalKey(a) === literalZeroevalKey(b);

@@ -5,7 +5,7 @@
 //   correct = float(first match of r"-?\d+(\.\d+)?" in the model answer)
 //          == float(first match of the same in the reference)
 import type { AnswerKindHandler } from './answer-handler.js';
-import { jsonAnswers } from './_text.js';
+import { zeroevalAnswerText } from './_zeroeval-answer.js';
 
 const firstNumber = /-?\d+(?:\.\d+)?/;
 
@@ -83,8 +83,8 @@ export function formatPlainNumber(value: number): string {
  * your own data use `number`, which reads the value after the last `=`.
  *
  * Key: the first number's exact value as a plain decimal; equivalence: equal values (ZeroEval's float `==`,
- * no tolerance). Extraction follows the grader: the first `"answer":` field (a JSON string's content, or a
- * bare number as written); no field means no answer (`null`).
+ * no tolerance). Extraction is the grader's own (see `literal-zeroeval`): the `"answer"` of the first
+ * complete JSON object, else ZeroEval's regexes; no answer gives `null`.
  *
  * @example
  * numberZeroevalAnswerKind.canonicalKey('$1,234.50'); // '1234.5'
@@ -97,9 +97,8 @@ export const numberZeroevalAnswerKind: AnswerKindHandler = {
     return value === null ? null : formatPlainNumber(value);
   },
   extract(text) {
-    const field = jsonAnswers(text)[0];
-    if (field === undefined) return null;
-    const value = zeroevalFirstNumber(field);
+    const answer = zeroevalAnswerText(text);
+    const value = answer === null ? null : zeroevalFirstNumber(answer);
     return value === null ? null : formatPlainNumber(value);
   },
   equivalent(a, b) {
