@@ -6,8 +6,8 @@ import {
   spawnRapsNodeProcess,
   natsStreamName,
   type RapsNodeProcess,
-  type RapsEvent,
-} from '../../src/protocols/pubsub/index.js';
+} from '../../src/eval/raps-scenarios/index.js';
+import type { RapsEvent } from '../../src/protocols/pubsub/index.js';
 import { encodeWire, rapsSubjects } from '../../src/protocols/pubsub/wire.js';
 import { connectNatsTransport, startNatsServer, type NatsServerProcess } from '../../src/transport/index.js';
 

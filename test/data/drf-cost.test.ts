@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../../src/eval/proposals/load-dataset.js';
-import { runCostExperiment, type CostExperimentResult } from '../../src/protocols/drf/experiments/cost.js';
-import { drfReviewConfig } from '../../src/protocols/drf/experiments/drf-config.js';
+import { runCostExperiment, type CostExperimentResult } from '../../src/eval/drf-experiments/cost.js';
+import { drfReviewConfig } from '../../src/eval/drf-experiments/drf-config.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dataDir = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');

@@ -3,7 +3,7 @@
 // It builds the agent's own plumbed model from the team file (same store as cache and ledger),
 // follows its command inbox, prints `ready <agent>` and stops cleanly on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
-import { natsStreamName } from '../../protocols/pubsub/scenarios/nats-run.js';
+import { natsStreamName } from '../../eval/raps-scenarios/nats-run.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import { openStore } from '../../store/store.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TransportError } from '../../core/errors.js';
 import { priceOfCall } from '../../protocols/drf/expected-cost-ledger.js';
-import { natsStreamName } from '../../protocols/pubsub/scenarios/nats-run.js';
+import { natsStreamName } from '../../eval/raps-scenarios/nats-run.js';
 import { RAPS_METHOD, runRapsSession, type RapsTaskRecord } from '../../protocols/pubsub/run-raps-session.js';
 import type { Task } from '../../core/task.js';
 import type { Store } from '../../store/store.js';

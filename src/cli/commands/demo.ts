@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
-import { runDemo, type DemoSummary } from '../../protocols/debate/run-demo.js';
+import { runDemo, type DemoSummary } from '../../eval/demo/run-demo.js';
 import { openStore } from '../../store/store.js';
 import { renderDemoReport } from '../report/demo-report.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag, sharedArgs, sparkline } from './_shared.js';

@@ -5,17 +5,17 @@ import { fileURLToPath } from 'node:url';
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
-import { runCapabilityExperiment } from '../../protocols/drf/experiments/capability.js';
-import { runCollusionExperiment } from '../../protocols/drf/experiments/collusion.js';
-import { runCostExperiment } from '../../protocols/drf/experiments/cost.js';
+import { runCapabilityExperiment } from '../../eval/drf-experiments/capability.js';
+import { runCollusionExperiment } from '../../eval/drf-experiments/collusion.js';
+import { runCostExperiment } from '../../eval/drf-experiments/cost.js';
 import {
   formatCapabilityTable,
   formatCollusionTable,
   formatCostTable,
   formatSignTable,
-} from '../../protocols/drf/experiments/format.js';
-import { runSignExperiment } from '../../protocols/drf/experiments/sign.js';
-import { runDrfTuning } from '../../protocols/drf/experiments/tune.js';
+} from '../../eval/drf-experiments/format.js';
+import { runSignExperiment } from '../../eval/drf-experiments/sign.js';
+import { runDrfTuning } from '../../eval/drf-experiments/tune.js';
 
 const common = {
   seeds: { type: 'string', description: 'Number of seeds (independent runs)', valueHint: 'N' },

@@ -13,10 +13,10 @@ import {
   type CodeReviewSummary,
   type RapsScenarioName,
   type ScalingRow,
-} from '../../protocols/pubsub/index.js';
+  natsStreamName,
+} from '../../eval/raps-scenarios/index.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { startNatsServer } from '../../transport/nats-server.js';
-import { natsStreamName } from '../../protocols/pubsub/scenarios/nats-run.js';
 import { parseIntegerFlag, sharedArgs } from './_shared.js';
 
 export default defineCommand({

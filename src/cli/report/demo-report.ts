@@ -1,5 +1,5 @@
 // Self-contained HTML report of `repute demo`: tables and inline SVG charts, no external assets.
-import type { DemoSummary } from '../../protocols/debate/run-demo.js';
+import type { DemoSummary } from '../../eval/demo/run-demo.js';
 
 const palette = ['#2563eb', '#059669', '#7c3aed', '#d97706', '#0891b2', '#4d7c0f', '#be185d', '#475569'];
 

@@ -9,5 +9,4 @@ export * from './decide-step.js';
 export * from './update-reputation-step.js';
 export type * from './types.js';
 export * from './methods.js';
-export * from './run-demo.js';
 export * from './peer-filter.js';

@@ -5,6 +5,5 @@ export * from './rater-credibility.js';
 export * from './team-answer.js';
 export * from './cost-ledger.js';
 export * from './drf-parts.js';
-export * from './experiments/index.js';
 export * from './run-drf-session.js';
 export * from './expected-cost-ledger.js';

@@ -5,5 +5,4 @@ export * from './route-selector.js';
 export * from './run-raps.js';
 export * from './watchdog.js';
 export * from './wire.js';
-export * from './scenarios/index.js';
 export * from './run-raps-session.js';

@@ -1,12 +1,12 @@
 // Experiment `capability`: does DRF's reputation recover capability it is never told? Agents'
 // skills stay inside the simulator; the protocol sees only proposals and peer ratings. We report
 // the Spearman correlation between each agent's final reputation and its true accuracy.
-import type { AgentId } from '../../../core/agent-identity.js';
-import { resolveOptions } from '../../../core/options.js';
-import { createRng, deriveSeed } from '../../../core/rng.js';
-import { assertInRange, assertInteger } from '../../../core/validate.js';
-import type { DrfVariant } from '../../../reputation/drf.js';
-import { runDrf } from '../run-drf.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import { resolveOptions } from '../../core/options.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import { assertInRange, assertInteger } from '../../core/validate.js';
+import type { DrfVariant } from '../../reputation/drf.js';
+import { runDrf } from '../../protocols/drf/run-drf.js';
 import { drfConfigParts, drfReviewConfig, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { spearman, tInterval, type MeanInterval } from './stats.js';

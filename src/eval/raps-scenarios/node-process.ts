@@ -2,8 +2,8 @@
 //   node --import tsx node-process.ts --scenario adversarial --agent agent-1 --nats nats://127.0.0.1:4222 [--seed 2027] [--run-id ID] [--agent-count N] [--task-count N] [--top-k K]
 // It prints `ready <agent>` once it follows its inbox and stops cleanly on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
-import { connectNatsTransport } from '../../../transport/nats-transport.js';
-import { startRapsNode } from '../node.js';
+import { connectNatsTransport } from '../../transport/nats-transport.js';
+import { startRapsNode } from '../../protocols/pubsub/node.js';
 import { createRapsScenario, rapsScenarioNames, type RapsScenarioName } from './scenarios.js';
 import { natsStreamName } from './nats-run.js';
 

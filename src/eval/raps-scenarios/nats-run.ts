@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TransportError } from '../../../core/errors.js';
-import { connectNatsTransport } from '../../../transport/nats-transport.js';
-import { startNatsServer, type NatsServerProcess } from '../../../transport/nats-server.js';
-import type { Transport } from '../../../transport/transport.js';
-import type { RapsEvent } from '../events.js';
-import type { RapsResult } from '../run-raps.js';
+import { TransportError } from '../../core/errors.js';
+import { connectNatsTransport } from '../../transport/nats-transport.js';
+import { startNatsServer, type NatsServerProcess } from '../../transport/nats-server.js';
+import type { Transport } from '../../transport/transport.js';
+import type { RapsEvent } from '../../protocols/pubsub/events.js';
+import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import {
   createRapsScenario,
   runRapsScenario,

@@ -1,11 +1,11 @@
-import type { Agent } from '../../../agents/agent.js';
-import { createSimulatedAgent, type SimulatedProfile } from '../../../agents/simulated-agent.js';
-import { createSimulationWorld, type SimulationWorld } from '../../../agents/simulation-world.js';
-import type { AgentId, AgentIdentity } from '../../../core/agent-identity.js';
-import { createRng, deriveSeed } from '../../../core/rng.js';
-import type { Task } from '../../../core/task.js';
-import { assertInteger } from '../../../core/validate.js';
-import { generateTasks } from '../../../tasks/generate-tasks.js';
+import type { Agent } from '../../agents/agent.js';
+import { createSimulatedAgent, type SimulatedProfile } from '../../agents/simulated-agent.js';
+import { createSimulationWorld, type SimulationWorld } from '../../agents/simulation-world.js';
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { assertInteger } from '../../core/validate.js';
+import { generateTasks } from '../../tasks/generate-tasks.js';
 
 /** Standing intents a question-answering agent may start from (one per agent, cycling). */
 export const qaIntents: readonly string[] = [

@@ -1,10 +1,10 @@
 // Named DRF configurations for the experiments: the paper as printed, the review's corrections
 // (our default) and each of our own options on top, so every table separates the paper's design
 // from what our options change.
-import type { AgentId } from '../../../core/agent-identity.js';
-import type { DrfDecayNormalization, DrfIncrement, DrfVariant } from '../../../reputation/drf.js';
-import { createDrfParts, type DrfParts } from '../drf-parts.js';
-import type { RatingSource } from '../rating-source.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import type { DrfDecayNormalization, DrfIncrement, DrfVariant } from '../../reputation/drf.js';
+import { createDrfParts, type DrfParts } from '../../protocols/drf/drf-parts.js';
+import type { RatingSource } from '../../protocols/drf/rating-source.js';
 
 /** One DRF configuration of the experiments. */
 export interface DrfConfig {

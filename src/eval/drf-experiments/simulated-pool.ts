@@ -1,9 +1,9 @@
-import type { Agent } from '../../../agents/agent.js';
-import { createSimulatedAgent, simulatedAccuracy, type SimulatedProfile } from '../../../agents/simulated-agent.js';
-import { createSimulationWorld, type SimulationWorld } from '../../../agents/simulation-world.js';
-import type { AgentId } from '../../../core/agent-identity.js';
-import type { Task } from '../../../core/task.js';
-import { generateTasks } from '../../../tasks/generate-tasks.js';
+import type { Agent } from '../../agents/agent.js';
+import { createSimulatedAgent, simulatedAccuracy, type SimulatedProfile } from '../../agents/simulated-agent.js';
+import { createSimulationWorld, type SimulationWorld } from '../../agents/simulation-world.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import type { Task } from '../../core/task.js';
+import { generateTasks } from '../../tasks/generate-tasks.js';
 
 /** One simulated pool member: its capability profile and price are hidden from the protocol. */
 export interface SimulatedMember {

@@ -1,13 +1,13 @@
 // Experiment `sign`: DRF's Eq. 9 as printed adds the cost term, S_i = δ·r_i + (1−δ)·c_i + x_i, so
 // with equal reputation it prefers the expensive agent. Compare it with the corrected
 // S_i = δ·r_i − (1−δ)·c_i + x_i and with random selection on a simulated pool.
-import { resolveOptions } from '../../../core/options.js';
-import { createRng, deriveSeed } from '../../../core/rng.js';
-import { assertInRange, assertInteger } from '../../../core/validate.js';
-import { runDrf } from '../run-drf.js';
+import { resolveOptions } from '../../core/options.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import { assertInRange, assertInteger } from '../../core/validate.js';
+import { runDrf } from '../../protocols/drf/run-drf.js';
 import { createExperimentSelector } from './experiment-selector.js';
 import { drfConfigParts, drfPrintedConfig, drfReviewConfig } from './drf-config.js';
-import { InvalidArgumentError } from '../../../core/errors.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import type { ExperimentHooks, ExperimentSelectorKind } from './experiment-hooks.js';
 import { buildSimulatedSetting } from './simulated-pool.js';
 import { tInterval, type MeanInterval } from './stats.js';

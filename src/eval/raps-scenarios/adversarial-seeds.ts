@@ -1,7 +1,7 @@
 // `adversarial` over many seeds: RAPS (decided by a known-honest agent's watchdog), the same run
 // decided by the team view, plain majority, the clean team (no adversary) and the honest-only
 // ceiling (the honest agents alone, same protocol), per seed and on average with 95% intervals.
-import { tInterval, type MeanInterval } from '../../drf/experiments/stats.js';
+import { tInterval, type MeanInterval } from '../drf-experiments/stats.js';
 import type { QaTeam } from './qa-team.js';
 import {
   runRapsScenario,
@@ -10,8 +10,8 @@ import {
   type RapsScenario,
   type RapsScenarioParameters,
 } from './scenarios.js';
-import type { RapsResult } from '../run-raps.js';
-import { assertInteger } from '../../../core/validate.js';
+import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
+import { assertInteger } from '../../core/validate.js';
 
 /** One seed of {@link runAdversarialSeeds}; accuracies in [0, 1]. */
 export interface AdversarialSeedRow {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeRandomSelector } from '../_testing/fakes.js';
+import { fakeRandomSelector } from '../../protocols/drf/_testing/fakes.js';
 import { runCapabilityExperiment } from './capability.js';
 import { runCollusionExperiment } from './collusion.js';
 import { formatCapabilityTable, formatCollusionTable, formatSignTable } from './format.js';

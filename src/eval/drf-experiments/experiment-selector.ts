@@ -1,4 +1,4 @@
-import { createSelector } from '../../../selection/registry.js';
+import { createSelector } from '../../selection/registry.js';
 import type { ExperimentSelectorFactory } from './experiment-hooks.js';
 
 /**

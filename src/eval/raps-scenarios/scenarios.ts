@@ -1,10 +1,10 @@
-import type { Agent } from '../../../agents/agent.js';
-import type { AgentId } from '../../../core/agent-identity.js';
-import { InvalidArgumentError } from '../../../core/errors.js';
-import { assertInteger } from '../../../core/validate.js';
-import type { Transport } from '../../../transport/transport.js';
-import type { RapsEvent } from '../events.js';
-import { runRaps, type RapsResult, type RunRapsOptions } from '../run-raps.js';
+import type { Agent } from '../../agents/agent.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { assertInteger } from '../../core/validate.js';
+import type { Transport } from '../../transport/transport.js';
+import type { RapsEvent } from '../../protocols/pubsub/events.js';
+import { runRaps, type RapsResult, type RunRapsOptions } from '../../protocols/pubsub/run-raps.js';
 import {
   buildCodeReviewTeam,
   findingKey,

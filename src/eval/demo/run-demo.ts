@@ -3,8 +3,12 @@ import { createSimulationWorld } from '../../agents/simulation-world.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
 import { assertInteger } from '../../core/validate.js';
-import { createDebateMethod, debateMethodNames, type DebateMethodName } from './methods.js';
-import { runDebateSession, type DebateProgress, type DebateSessionStore } from './run-debate-session.js';
+import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
+import {
+  runDebateSession,
+  type DebateProgress,
+  type DebateSessionStore,
+} from '../../protocols/debate/run-debate-session.js';
 
 /** The two conditions every method runs under. */
 export type DemoCondition = 'clean' | 'attacked';

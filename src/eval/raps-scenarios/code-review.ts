@@ -1,8 +1,8 @@
-import type { Acted, ActUsage, Agent } from '../../../agents/agent.js';
-import type { AgentId, AgentIdentity } from '../../../core/agent-identity.js';
-import type { Message } from '../../../core/message.js';
-import type { Proposal } from '../../../core/proposal.js';
-import type { Task } from '../../../core/task.js';
+import type { Acted, ActUsage, Agent } from '../../agents/agent.js';
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { Message } from '../../core/message.js';
+import type { Proposal } from '../../core/proposal.js';
+import type { Task } from '../../core/task.js';
 
 /** The built-in diff the `code-review` scenario reviews (TypeScript, one file). */
 export const reviewDiff = `diff --git a/src/users.ts b/src/users.ts

@@ -1,4 +1,4 @@
-import type { Selector } from '../../../selection/selector.js';
+import type { Selector } from '../../selection/selector.js';
 
 /** Which selector an experiment runs DRF with. */
 export type ExperimentSelectorKind = 'ucb-printed' | 'ucb-corrected' | 'random';

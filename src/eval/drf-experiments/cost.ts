@@ -1,21 +1,21 @@
 // Experiment `cost`: DRF claims better quality at lower cost than asking everyone. On recorded
 // answers (ZeroEval MATH level 5 by default), compare accuracy and LLM calls per task of DRF with a
 // team of k = 3, 4, 5 out of 10 against the full team of 10 (plain plurality, and DRF with k = 10).
-import type { Agent } from '../../../agents/agent.js';
-import { createReplayedAgent } from '../../../agents/replayed-agent.js';
-import type { AgentId, AgentIdentity } from '../../../core/agent-identity.js';
-import type { AnswerKind } from '../../../core/answers/answer-kind.js';
-import { canonicalAnswerKey } from '../../../core/answers/answers.js';
-import { InvalidArgumentError } from '../../../core/errors.js';
-import { resolveOptions } from '../../../core/options.js';
-import type { Proposal } from '../../../core/proposal.js';
-import { createRng, deriveSeed, shuffle } from '../../../core/rng.js';
-import type { Task } from '../../../core/task.js';
-import { assertInRange, assertInteger } from '../../../core/validate.js';
-import { taskSplit } from '../../../eval/replay/splits.js';
-import { agreementRatingSource, simulatedJudgeRatingSource } from '../rating-source.js';
-import { runDrf } from '../run-drf.js';
-import { decideTeamAnswer } from '../team-answer.js';
+import type { Agent } from '../../agents/agent.js';
+import { createReplayedAgent } from '../../agents/replayed-agent.js';
+import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { canonicalAnswerKey } from '../../core/answers/answers.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { resolveOptions } from '../../core/options.js';
+import type { Proposal } from '../../core/proposal.js';
+import { createRng, deriveSeed, shuffle } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
+import { assertInRange, assertInteger } from '../../core/validate.js';
+import { taskSplit } from '../replay/splits.js';
+import { agreementRatingSource, simulatedJudgeRatingSource } from '../../protocols/drf/rating-source.js';
+import { runDrf } from '../../protocols/drf/run-drf.js';
+import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
 import { drfConfigParts, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { tInterval, type MeanInterval } from './stats.js';

@@ -1,12 +1,12 @@
 // Experiment `collusion`: two low-capability agents rate each other 1.0 and everyone else 0.0.
 // DRF's Eq. 6 weights a rating by the rater's reputation only, so the pair props itself up and drags
 // honest agents down. Does DRF still exclude them, without and with the rater-credibility defence?
-import type { AgentId } from '../../../core/agent-identity.js';
-import { resolveOptions } from '../../../core/options.js';
-import { createRng, deriveSeed } from '../../../core/rng.js';
-import { assertInRange, assertInteger } from '../../../core/validate.js';
-import type { DrfDefence } from '../drf-round.js';
-import { runDrf } from '../run-drf.js';
+import type { AgentId } from '../../core/agent-identity.js';
+import { resolveOptions } from '../../core/options.js';
+import { createRng, deriveSeed } from '../../core/rng.js';
+import { assertInRange, assertInteger } from '../../core/validate.js';
+import type { DrfDefence } from '../../protocols/drf/drf-round.js';
+import { runDrf } from '../../protocols/drf/run-drf.js';
 import { drfConfigParts, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { tInterval, type MeanInterval } from './stats.js';

@@ -1,5 +1,5 @@
 // Small statistics for the DRF experiments: Student-t intervals and Spearman correlation.
-import { InvalidArgumentError } from '../../../core/errors.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 
 /** A mean with its two-sided 95% Student-t interval over independent runs (seeds). */
 export interface MeanInterval {
