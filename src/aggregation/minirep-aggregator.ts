@@ -9,6 +9,7 @@
 //   support(a) = Σ_groups [ max_{i∈g, a_i=a} w_i + ε · Σ_{other i∈g, a_i=a} w_i ]
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { definedOnly } from '../core/options.js';
 import type { WeightReason } from '../core/trace.js';
 import { assertInRange, assertInteger } from '../core/validate.js';
 import type { BehaviourEvidence, ReputationModel } from '../core/reputation-model.js';
@@ -282,7 +283,7 @@ export function minirepFeedback({
 }: {
   analysis: TaskAnalysis;
   answer: string | null;
-  quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier';
+  quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier' | undefined;
 }): BehaviourEvidence[] {
   const known = new Set(analysis.proposals.map((entry) => entry.agentId));
   if (quality !== undefined && typeof quality !== 'string') {
@@ -386,14 +387,14 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   }
   const settings = resolveSettings(options);
   const { model, verifier } = options;
-  const analyzerOptions: AnalyzerOptions = {
+  const analyzerOptions: AnalyzerOptions = definedOnly({
     beta: options.beta,
     verifierWeight: options.verifierWeight,
     overrideSuspicion: options.overrideSuspicion,
     falseClaimSuspicion: options.falseClaimSuspicion,
     flipSuspicion: options.flipSuspicion,
     flagCapFraction: options.flagCapFraction,
-  };
+  });
   // Fail at construction, not on the first task, when β or the verifier weight is bad.
   analyzeProposals({
     task: { id: 'options-check', kind: 'exact', prompt: '' },

@@ -142,14 +142,14 @@ export function analyzeProposals({
   task: Task;
   proposals: readonly Proposal[];
   agents: readonly AgentIdentity[];
-  history?: readonly Proposal[];
+  history?: readonly Proposal[] | undefined;
   /** A synchronous verifier, asked for proposals that `verdicts` does not cover. */
-  verifier?: Verifier;
+  verifier?: Verifier | undefined;
   /** Verdicts collected before aggregation ({@link verifyProposals}); they take precedence over `verifier`. */
-  verdicts?: Verdicts;
+  verdicts?: Verdicts | undefined;
   options?: AnalyzerOptions;
   /** Findings of checks across tasks (the coordinated-bloc check), merged into the behaviour check. */
-  extraFindings?: ReadonlyMap<AgentId, { suspicion: number; reason: string }>;
+  extraFindings?: ReadonlyMap<AgentId, { suspicion: number; reason: string }> | undefined;
 }): TaskAnalysis {
   const beta = options.beta ?? defaultMiniRepBeta;
   validateBeta(beta, 'options.beta');

@@ -88,7 +88,7 @@ export function checkBehaviour({
   history?: readonly Proposal[];
   options?: BehaviourCheckOptions;
   /** Findings from checks across tasks (the coordinated-bloc check), merged before the cap. */
-  extra?: ReadonlyMap<AgentId, { suspicion: number; reason: string }>;
+  extra?: ReadonlyMap<AgentId, { suspicion: number; reason: string }> | undefined;
 }): BehaviourFinding[] {
   const settings = { ...defaultBehaviourCheckOptions, ...stripUndefined(options) };
   const current = countAnswers(proposals);

@@ -187,9 +187,9 @@ export function createTracer({
   now = () => 0,
   generateId,
 }: {
-  sink?: TraceSink;
-  now?: () => number;
-  generateId?: () => string;
+  sink?: TraceSink | undefined;
+  now?: (() => number) | undefined;
+  generateId?: (() => string) | undefined;
 } = {}) {
   let counter = 0;
   const makeId = generateId ?? (() => `span-${++counter}`);

@@ -137,14 +137,14 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
       break;
     case 'openai':
       base = createOpenAI({
-        apiKey,
+        ...(apiKey === undefined ? {} : { apiKey }),
         ...(baseURL === undefined ? {} : { baseURL }),
         ...(headers === undefined ? {} : { headers: { ...headers } }),
       })(model);
       break;
     case 'anthropic':
       base = createAnthropic({
-        apiKey,
+        ...(apiKey === undefined ? {} : { apiKey }),
         ...(baseURL === undefined ? {} : { baseURL }),
         ...(headers === undefined ? {} : { headers: { ...headers } }),
       })(model);

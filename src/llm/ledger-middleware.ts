@@ -8,11 +8,11 @@ import { readCallContext, type LlmCallContext } from './call-context.js';
 /** Prices of one model; every field ≥ 0 and defaults to 0. */
 export interface LlmPrice {
   /** US dollars (or the team's unit) per 1 000 000 input tokens. @default 0 */
-  readonly inputPerMillion?: number;
+  readonly inputPerMillion?: number | undefined;
   /** US dollars per 1 000 000 output tokens. @default 0 */
-  readonly outputPerMillion?: number;
+  readonly outputPerMillion?: number | undefined;
   /** US dollars per call, added to the token prices. @default 0 */
-  readonly perCall?: number;
+  readonly perCall?: number | undefined;
 }
 
 /** One entry of the cost ledger; the SQLite `Store`'s `recordUsage` accepts it. */

@@ -23,7 +23,7 @@ import type { ServedTeam } from './context.js';
 /** One chat message, as the OpenAI API sends it. */
 export interface ChatMessage {
   readonly role: string;
-  readonly content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }> | null;
+  readonly content: string | ReadonlyArray<{ readonly type: string; readonly text?: string | undefined }> | null;
 }
 
 /** Why one agent got its weight in a served decision. */

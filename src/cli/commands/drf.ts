@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { definedOnly } from '../../core/options.js';
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../eval/drf-experiments/capability.js';
 import { runCollusionExperiment } from '../../eval/drf-experiments/collusion.js';
@@ -83,12 +84,14 @@ const sign = defineCommand({
   },
   run: ({ args }) =>
     guard('sign', async () => {
-      const result = await runSignExperiment({
-        seeds: integer('seeds', args.seeds),
-        baseSeed: integer('seed', args.seed),
-        delta: fraction('delta', args.delta),
-        costs: args.costs as 'per-round' | 'per-agent',
-      });
+      const result = await runSignExperiment(
+        definedOnly({
+          seeds: integer('seeds', args.seeds),
+          baseSeed: integer('seed', args.seed),
+          delta: fraction('delta', args.delta),
+          costs: args.costs as 'per-round' | 'per-agent',
+        }),
+      );
       output(args.json, result, formatSignTable(result));
     }),
 });
@@ -102,11 +105,13 @@ const collusion = defineCommand({
   args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
   run: ({ args }) =>
     guard('collusion', async () => {
-      const result = await runCollusionExperiment({
-        seeds: integer('seeds', args.seeds),
-        baseSeed: integer('seed', args.seed),
-        tasks: integer('tasks', args.tasks),
-      });
+      const result = await runCollusionExperiment(
+        definedOnly({
+          seeds: integer('seeds', args.seeds),
+          baseSeed: integer('seed', args.seed),
+          tasks: integer('tasks', args.tasks),
+        }),
+      );
       output(args.json, result, formatCollusionTable(result));
     }),
 });
@@ -119,11 +124,13 @@ const capability = defineCommand({
   args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
   run: ({ args }) =>
     guard('capability', async () => {
-      const result = await runCapabilityExperiment({
-        seeds: integer('seeds', args.seeds),
-        baseSeed: integer('seed', args.seed),
-        tasks: integer('tasks', args.tasks),
-      });
+      const result = await runCapabilityExperiment(
+        definedOnly({
+          seeds: integer('seeds', args.seeds),
+          baseSeed: integer('seed', args.seed),
+          tasks: integer('tasks', args.tasks),
+        }),
+      );
       output(args.json, result, formatCapabilityTable(result));
     }),
 });
@@ -164,13 +171,16 @@ const cost = defineCommand({
           message: `dataset not found at ${path}; pass --data <dir> or set REPUTE_DATA_DIR`,
         });
       const data = await loadDataset(path);
-      const result = await runCostExperiment(data, {
-        seeds: integer('seeds', args.seeds),
-        baseSeed: integer('seed', args.seed),
-        tasks: integer('tasks', args.tasks),
-        rating: args.rating as 'agreement' | 'judge',
-        judgeAccuracy: fraction('judge-accuracy', args['judge-accuracy']),
-      });
+      const result = await runCostExperiment(
+        data,
+        definedOnly({
+          seeds: integer('seeds', args.seeds),
+          baseSeed: integer('seed', args.seed),
+          tasks: integer('tasks', args.tasks),
+          rating: args.rating as 'agreement' | 'judge',
+          judgeAccuracy: fraction('judge-accuracy', args['judge-accuracy']),
+        }),
+      );
       output(args.json, result, formatCostTable(result));
     }),
 });
@@ -222,13 +232,16 @@ const replay = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR`,
         });
-      const result = await runCostExperiment(await loadDataset(path), {
-        seeds: integer('seeds', args.seeds),
-        baseSeed: integer('seed', args.seed),
-        split: args.split as 'heldout' | 'tuning' | 'all',
-        rating: args.rating as 'agreement' | 'judge',
-        costs: args.costs as 'per-round' | 'per-agent',
-      });
+      const result = await runCostExperiment(
+        await loadDataset(path),
+        definedOnly({
+          seeds: integer('seeds', args.seeds),
+          baseSeed: integer('seed', args.seed),
+          split: args.split as 'heldout' | 'tuning' | 'all',
+          rating: args.rating as 'agreement' | 'judge',
+          costs: args.costs as 'per-round' | 'per-agent',
+        }),
+      );
       output(args.json, result, formatCostTable(result));
     }),
 });

@@ -66,9 +66,6 @@ export function parseSeedsFlag(value: string): number[] {
   return seeds;
 }
 
-/** Exit code per error code: misuse 2, bad data 3, anything else 1. */
-const exitCodes: Record<string, number> = { invalid_argument: 2, data_format: 3, not_found: 3 };
-
 export default defineCommand({
   meta: {
     name: 'replay',

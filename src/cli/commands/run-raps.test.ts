@@ -228,6 +228,7 @@ describe('repute run with protocol raps', () => {
     const inProcess = JSON.parse(
       (await run(process.execPath, [...cli, inproc, '--run-id', 'inproc', '--json'], { cwd: root })).stdout,
     );
+    expect(inProcess.methods.raps).toEqual(overNats.methods.raps);
     // Same prompts in the same order: the in-process run is served from the cache the NATS run filled.
     expect(endpoint.requestCount).toBe(requests);
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });

@@ -8,7 +8,7 @@ import type { AnswerOps } from './answer-ops.js';
 import { adaptAttackers, adaptEligible, type AttackPlan } from './attacks.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethods } from './methods.js';
-import { planGrid, type ConditionPlan, type GridPlan } from './plan-grid.js';
+import { planGrid, type GridPlan } from './plan-grid.js';
 import { createSimulatedVerifier } from '../../aggregation/simulated-verifier.js';
 import type { Verifier } from '../../aggregation/verifier.js';
 import type {

@@ -15,11 +15,11 @@ import type { CostLedger } from './cost-ledger.js';
 /** Price of one agent's model; every field ≥ 0, default 0 (the shape of a team file's `price`). */
 export interface CallPrice {
   /** Price unit (e.g. US dollars) per 1 000 000 input tokens. @default 0 */
-  readonly inputPerMillion?: number;
+  readonly inputPerMillion?: number | undefined;
   /** Price unit per 1 000 000 output tokens. @default 0 */
-  readonly outputPerMillion?: number;
+  readonly outputPerMillion?: number | undefined;
   /** Price unit per call, added to the token prices. @default 0 */
-  readonly perCall?: number;
+  readonly perCall?: number | undefined;
 }
 
 /** Observed usage of one agent: what {@link ExpectedCostLedger.totals} returns and `restore` takes. */

@@ -7,6 +7,7 @@ import type { Acted, Agent, ActUsage } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { definedOnly } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
@@ -27,7 +28,7 @@ export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as cons
 /** DRF settings of a live session (a team file's `protocol: { type: drf, ... }`). */
 export interface DrfSessionProtocol {
   /** Team size per task, in [1, pool]. @default min(3, pool) */
-  readonly k?: number;
+  readonly k?: number | undefined;
   /** `corrected` (default) or `printed`: DRF's Eqs. 2, 8 and 9 as the review corrects them or as printed. @default 'corrected' */
   readonly variant?: DrfVariant;
   /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment), in (0, 1]. @default 0.7 */
@@ -37,7 +38,7 @@ export interface DrfSessionProtocol {
   /** UCB1 exploration scale c ≥ 0. @default 1 */
   readonly exploration?: number;
   /** Fewest agents kept eligible. @default k */
-  readonly minEligible?: number;
+  readonly minEligible?: number | undefined;
   /** Collusion defence on the rating network. @default 'none' */
   readonly defence?: DrfDefence;
   /** Smallest rater credibility κ, in [0, 1]. @default 0.01 */
@@ -213,7 +214,12 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
     }
   });
   const resolved = resolveDrfProtocolOptions(
-    { ...protocol, k: protocol.k ?? Math.min(3, ids.length), costSource: 'ledger', costNormalization: 'max' },
+    definedOnly({
+      ...protocol,
+      k: protocol.k ?? Math.min(3, ids.length),
+      costSource: 'ledger',
+      costNormalization: 'max',
+    }),
     ids.length,
   );
   // One equation variant throughout, δ shared by Eq. 7 and Eq. 9 (createDrfParts); the round filters
