@@ -30,7 +30,8 @@ export function resolveOptions<T extends object>(
  * runSign(definedOnly({ seeds: parsed.seeds, delta: 0.5 })); // { delta: 0.5 } when seeds is undefined
  */
 export function definedOnly<T extends object>(options: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) if (value !== undefined) result[key] = value;
-  return result as { [K in keyof T]?: Exclude<T[K], undefined> };
+  // fromEntries defines own properties, so even a `__proto__` key stays a plain key.
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
