@@ -1,0 +1,45 @@
+// Internal test helper: temporary directories that remove themselves. Not re-exported from the
+// `repute/testing` barrel and not built into dist (tsconfig.build.json excludes `_test-*`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onTestFinished, TestRunner } from 'vitest';
+
+/** Set `REPUTE_KEEP_TMP=1` to keep every test directory for debugging; each path is printed. */
+const keep = process.env.REPUTE_KEEP_TMP === '1';
+
+/** Directories made outside a running test, removed by `removeTemporaryDirectories` after the file. */
+const pending = new Set<string>();
+
+/**
+ * Creates a fresh directory `<os.tmpdir()>/<prefix>XXXXXX` and removes it (recursively) once it is
+ * no longer used: when the current test finishes if called inside a test (after its `afterEach`
+ * hooks), otherwise after the test file's last `afterAll` hook (vitest.config.ts runs
+ * `_test-setup.ts`). Child processes writing into it must have exited by then: await their exit in
+ * the test or in an `afterAll`/`afterEach` hook.
+ *
+ * @example
+ * const dir = temporaryDirectory('repute-run-');
+ * writeFileSync(join(dir, 'team.yaml'), yaml);
+ */
+export function temporaryDirectory(prefix: string): string {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  if (keep) {
+    console.info(`REPUTE_KEEP_TMP=1: keeping ${directory}`);
+    return directory;
+  }
+  if (TestRunner.getCurrentTest() === undefined) pending.add(directory);
+  else onTestFinished(() => removeDirectory(directory));
+  return directory;
+}
+
+/** Removes every directory `temporaryDirectory` made outside a test; the setup file's `afterAll`. */
+export function removeTemporaryDirectories(): void {
+  for (const directory of pending) removeDirectory(directory);
+  pending.clear();
+}
+
+function removeDirectory(directory: string): void {
+  // maxRetries: a killed child's files may still be closing (ENOTEMPTY/EBUSY) for a moment.
+  rmSync(directory, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+}
