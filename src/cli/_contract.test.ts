@@ -1,10 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ArgsDef } from 'citty';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   DataFormatError,
   InterruptedError,
@@ -22,6 +21,7 @@ import {
   formatErrorLine,
   UsageError,
 } from './_contract.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
@@ -115,7 +115,7 @@ describe('command-line contract (in process)', () => {
   });
 
   it('checks --out before any work: a directory option must not be a file, a file option not a directory', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repute-out-'));
+    const dir = temporaryDirectory('repute-out-');
     const file = join(dir, 'file.txt');
     writeFileSync(file, 'x');
     const dirOut: ArgsDef = { out: { type: 'string', valueHint: 'DIR', default: 'replay-out' } };
@@ -189,10 +189,16 @@ describe('command-line contract (every command, as a user runs it)', () => {
         '--tasks',
         '200',
         '--out',
-        join(mkdtempSync(join(tmpdir(), 'repute-term-')), 'r.html'),
+        join(temporaryDirectory('repute-term-'), 'r.html'),
       ],
       { cwd: root, env: { ...process.env, NO_COLOR: '' } },
     );
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Stopped before its --out directory is removed, also when an assertion failed.
+    onTestFinished(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    });
     // Wait for the first progress line (majority on the clean condition done): the command is working.
     await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()));
     child.kill('SIGTERM');

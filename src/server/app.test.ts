@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
 import { createApp } from './app.js';
 import { startServer } from './start-server.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 let stores: Store[] = [];
 afterEach(() => {
@@ -210,7 +210,7 @@ describe('createApp: JSON API', () => {
   });
 
   it('serves replay outputs with mean accuracy per attack, and refuses path tricks', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'repute-replays-'));
+    const root = temporaryDirectory('repute-replays-');
     mkdirSync(join(root, 'math'));
     writeFileSync(
       join(root, 'math', 'summary.json'),

@@ -1,7 +1,5 @@
 // The OpenAI-compatible team endpoint, driven by the official `openai` client against a real
 // port; the team's agents are live agents talking to the local OpenAI-compatible test server.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +16,7 @@ import {
 import { sumReply, writeSumTeam } from '../testing/_test-sum-team.js';
 import { startServer, type RunningServer } from './start-server.js';
 import { createTeamService, type TeamService } from './team-service.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -41,7 +40,7 @@ async function setup({
 }> {
   const provider = await startOpenAICompatibleServer({ script });
   closers.push(() => provider.close());
-  const dir = mkdtempSync(join(tmpdir(), 'repute-v1-'));
+  const dir = temporaryDirectory('repute-v1-');
   const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, ...(agents ? { agents } : {}) }));
   const store = openStore({ path: join(dir, 'repute.db') });
   closers.push(() => store.close());

@@ -1,9 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStore } from './store.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 // A store file as Repute 0.1.0 wrote it (schema version 1, before the store was split by table family), built
 // here from SQL rather than checked in as a binary. The DDL is a frozen copy of migration 1: never edit it to match
@@ -37,7 +36,7 @@ const SCHEMA_V1 = `
 `;
 
 function writeOldStore(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'repute-store-v1-')), 'old.db');
+  const path = join(temporaryDirectory('repute-store-v1-'), 'old.db');
   const db = new Database(path);
   db.exec(SCHEMA_V1);
   db.close();

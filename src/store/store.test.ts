@@ -1,16 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError, StoreError } from '../core/errors.js';
 import { createTracer } from '../core/trace.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { openStore, type Store } from './store.js';
 import { createStoreTraceSink } from './store-trace-sink.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 const snapshot = (value: number): ReputationSnapshot => ({
   schemaVersion: 1,
@@ -21,10 +20,7 @@ const snapshot = (value: number): ReputationSnapshot => ({
 
 let directory: string;
 beforeEach(() => {
-  directory = mkdtempSync(join(tmpdir(), 'repute-store-'));
-});
-afterEach(() => {
-  rmSync(directory, { recursive: true, force: true });
+  directory = temporaryDirectory('repute-store-');
 });
 
 function memoryStore(): { store: Store; tick: () => number } {

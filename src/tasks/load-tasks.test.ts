@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../core/errors.js';
 import { loadTasks, parseTasks } from './load-tasks.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 describe('parseTasks', () => {
   it('reads prompts, kinds, optional references and ids, skipping blank lines', () => {
@@ -41,7 +41,7 @@ describe('parseTasks', () => {
 
 describe('loadTasks', () => {
   it('reads a file and reports a missing one with its path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repute-tasks-'));
+    const dir = temporaryDirectory('repute-tasks-');
     const file = join(dir, 'tasks.jsonl');
     writeFileSync(file, '{"prompt":"What is 1+1?","kind":"number","reference":"2"}\n');
     expect(await loadTasks(file)).toHaveLength(1);

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { temporaryDirectory } from '../../src/testing/_test-temporary-directory.js';
 
 // Importing the package must not load `nats`: a resolve hook makes any import of it fail loudly.
 describe('package import', () => {
   it('does not load nats until the NATS transport is used', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repute-lazy-'));
+    const dir = temporaryDirectory('repute-lazy-');
     const hooks = join(dir, 'hooks.mjs');
     writeFileSync(
       hooks,

@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { temporaryDirectory } from '../../src/testing/_test-temporary-directory.js';
 
 // The package's public surface, checked against the built dist/ through the package's own `exports`
 // (a script run from the package root resolves `repute/...` by self-reference, as a user's import would).
@@ -83,7 +83,7 @@ describe('subpath exports', () => {
 
   it("loads `createBetaModel` from 'repute/reputation' without the AI SDK, SQLite or the compute engine", () => {
     // A load hook lists every module the import pulls in; the concept must stay within core/ and reputation/.
-    const dir = mkdtempSync(join(tmpdir(), 'repute-subpath-'));
+    const dir = temporaryDirectory('repute-subpath-');
     const hooks = join(dir, 'hooks.mjs');
     writeFileSync(
       hooks,

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunFailedError } from '../../core/errors.js';
 import { acquireRunLock } from './_run-lock.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 describe('acquireRunLock', () => {
   it('refuses a run held by a live process, takes over one left by a dead process, and releases', () => {
-    const store = join(mkdtempSync(join(tmpdir(), 'repute-lock-')), 'repute.db');
+    const store = join(temporaryDirectory('repute-lock-'), 'repute.db');
     const path = `${store}.r1.lock`;
     // A live holder: this test's parent process.
     writeFileSync(path, `${process.ppid}\n`);

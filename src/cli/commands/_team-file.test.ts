@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
 import { parseTeamFile, readTeamFile } from './_team-file.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const agent =
   'agents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n';
@@ -213,7 +213,7 @@ describe('parseTeamFile', () => {
   });
 
   it('keeps tasks: and store: inside the team file folder unless given on the command line (old main read /etc/passwd)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repute-trust-'));
+    const dir = temporaryDirectory('repute-trust-');
     mkdirSync(join(dir, 'team'));
     writeFileSync(join(dir, 'outside.jsonl'), '');
     symlinkSync(join(dir, 'outside.jsonl'), join(dir, 'team', 'link.jsonl'));

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { sparkline } from './_shared.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
@@ -22,7 +22,7 @@ describe('sparkline', () => {
 
 describe('repute demo', () => {
   it('prints the JSON summary on stdout and writes a self-contained HTML report', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'repute-demo-')), 'nested', 'report.html');
+    const out = join(temporaryDirectory('repute-demo-'), 'nested', 'report.html');
     const { stdout, stderr } = await run(
       process.execPath,
       [

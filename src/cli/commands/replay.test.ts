@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeProposalsJsonl } from '../../eval/proposals/proposals-jsonl.js';
 import { generateReplayFixture } from '../../eval/replay/fixture.js';
 import { parseSeedsFlag } from './replay.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const directory = mkdtempSync(join(tmpdir(), 'repute-replay-cli-'));
+const directory = temporaryDirectory('repute-replay-cli-');
 const fixture = join(directory, 'fixture.jsonl');
 const runCli = (...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'replay', ...args], {

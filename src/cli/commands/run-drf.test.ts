@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -8,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
@@ -77,7 +77,7 @@ describe('repute run with protocol drf', () => {
   it('stops selecting two colluders, reports spend against the full team, and replays with zero requests', async () => {
     const tasks = toyTasks(12);
     endpoint = await startToyTeamEndpoint({ tasks });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-drf-'));
+    const dir = temporaryDirectory('repute-drf-');
     const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
     const first = JSON.parse(
       (await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout,
@@ -151,7 +151,7 @@ describe('repute run with protocol drf', () => {
   it('resumes after SIGKILL with no task lost or done twice', async () => {
     const tasks = toyTasks(10);
     endpoint = await startToyTeamEndpoint({ tasks, delayMs: 40 });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-drf-kill-'));
+    const dir = temporaryDirectory('repute-drf-kill-');
     const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
     const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>

@@ -3,8 +3,7 @@
 // tasks duplicated (0), a canary API key in no output stream and not in the store, and a rerun of
 // the same command that completes. docs/reliability.md reports the figures.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import {
   type RecordedRequest,
   type ServerStep,
 } from '../../testing/openai-compatible-server.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const canary = 'sk-canary-0b7e41d2f98a6c35';
@@ -54,7 +54,7 @@ interface Setup {
 
 /** Three agents on one endpoint, four tasks, majority with one debate round: 3 × 2 × 4 = 24 calls. */
 function setup(baseURL: string, options: { timeoutMs?: number; maxRetries?: number } = {}): Setup {
-  const dir = mkdtempSync(join(tmpdir(), 'repute-fault-'));
+  const dir = temporaryDirectory('repute-fault-');
   writeFileSync(
     join(dir, 'tasks.jsonl'),
     `${taskIds.map((id, index) => JSON.stringify({ id, prompt: `What is ${index + 2} + ${index + 5}?`, kind: 'number', reference: String(2 * index + 7) })).join('\n')}\n`,

@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -8,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
@@ -78,7 +78,7 @@ describe('repute run with protocol raps', () => {
   it('routes around two colluders, ranks them last, and replays with zero requests', async () => {
     const tasks = toyTasks(6);
     endpoint = await startToyTeamEndpoint({ tasks });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-raps-'));
+    const dir = temporaryDirectory('repute-raps-');
     const team = writeRapsTeam(dir, endpoint.baseURL, tasks);
     const first = JSON.parse(
       (await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout,
@@ -149,7 +149,7 @@ describe('repute run with protocol raps', () => {
   it('resumes after SIGKILL with no task lost or done twice, deciding like an uninterrupted run', async () => {
     const tasks = toyTasks(6);
     endpoint = await startToyTeamEndpoint({ tasks, delayMs: 60 });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-raps-kill-'));
+    const dir = temporaryDirectory('repute-raps-kill-');
     const team = writeRapsTeam(dir, endpoint.baseURL, tasks);
     const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
@@ -202,7 +202,7 @@ describe('repute run with protocol raps', () => {
   it('runs the agents as separate processes over NATS with the in-process outcome', async () => {
     const tasks = toyTasks(3);
     endpoint = await startToyTeamEndpoint({ tasks });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-raps-nats-'));
+    const dir = temporaryDirectory('repute-raps-nats-');
     const agents = [...honest.slice(0, 3), colluders[0] as [string, string, string]];
     const natsTeam = writeRapsTeam(dir, endpoint.baseURL, tasks, {
       agents,

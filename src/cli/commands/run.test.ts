@@ -1,6 +1,5 @@
 import { spawn, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -11,6 +10,7 @@ import {
   type OpenAICompatibleServer,
   type RecordedRequest,
 } from '../../testing/openai-compatible-server.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
@@ -71,7 +71,7 @@ afterEach(async () => {
 describe('repute run', () => {
   it('replays a second run entirely from the cache: zero provider requests, identical decisions and events', async () => {
     server = await startOpenAICompatibleServer({ script: (request) => reply(request) });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-run-'));
+    const dir = temporaryDirectory('repute-run-');
     const team = writeTeam(dir, server.baseURL, 4);
     const first = JSON.parse(
       (
@@ -130,7 +130,7 @@ describe('repute run', () => {
           ? { type: 'echo-auth', status: 500 }
           : reply(request),
     });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-fail-'));
+    const dir = temporaryDirectory('repute-fail-');
     const team = writeTeam(dir, server.baseURL, 3, '\n    apiKeyEnv: REPUTE_TEST_KEY');
     const result = await run(
       process.execPath,
@@ -172,7 +172,7 @@ describe('repute run', () => {
 
   it('with the endpoint down: exit 4, run failed, nothing stored as a result; the rerun once it is up redoes every task', async () => {
     // Old main: exit 0, accuracy 0.0%, run `completed`, and the rerun sent 0 requests.
-    const dir = mkdtempSync(join(tmpdir(), 'repute-down-'));
+    const dir = temporaryDirectory('repute-down-');
     server = await startOpenAICompatibleServer({ script: (request) => reply(request) });
     const baseURL = server.baseURL;
     await server.close();
@@ -219,7 +219,7 @@ describe('repute run', () => {
     server = await startOpenAICompatibleServer({
       script: () => ({ type: 'error', status: 401, message: 'invalid api key' }),
     });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-401-'));
+    const dir = temporaryDirectory('repute-401-');
     const team = writeTeam(dir, server.baseURL, 8);
     const failed = await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--max-failures', '2'], {
       cwd: root,
@@ -248,7 +248,7 @@ describe('repute run', () => {
     server = await startOpenAICompatibleServer({
       script: (request) => ({ type: 'reply', text: reply(request), delayMs: 40 }),
     });
-    const dir = mkdtempSync(join(tmpdir(), 'repute-kill-'));
+    const dir = temporaryDirectory('repute-kill-');
     const team = writeTeam(dir, server.baseURL, 8);
     const child = spawn(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], {
       cwd: root,

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { openStore } from '../../store/store.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -12,6 +11,12 @@ function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<nu
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'serve', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Stopped before the test's directory (holding the store) is removed, also when an assertion failed.
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
   });
   let stdout = '';
   let stderr = '';
@@ -37,7 +42,7 @@ function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<nu
 
 describe('repute serve', () => {
   it('serves the store on 127.0.0.1 and stops on SIGTERM (exit 143)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repute-serve-'));
+    const dir = temporaryDirectory('repute-serve-');
     const path = join(dir, 'repute.db');
     const store = openStore({ path });
     store.createRun({ id: 'r1', kind: 'run', team: 't', config: {} });
@@ -51,7 +56,7 @@ describe('repute serve', () => {
   }, 30_000);
 
   it('refuses a public host without a token, naming the flag', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repute-serve-'));
+    const dir = temporaryDirectory('repute-serve-');
     await expect(startCli(['--store', join(dir, 'x.db'), '--port', '0', '--host', '0.0.0.0'])).rejects.toThrow(
       /--token/,
     );

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
 import { detectDatasetFormat, loadDataset } from './load-dataset.js';
 import { mmluProFamily, splitCsvRow } from './mmlu-pro.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
-const root = mkdtempSync(join(tmpdir(), 'repute-loaders-'));
+const root = temporaryDirectory('repute-loaders-');
 
 function zeroevalDir(
   name: string,

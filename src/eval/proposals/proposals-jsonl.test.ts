@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
@@ -10,8 +9,9 @@ import {
   streamProposalsJsonl,
   writeProposalsJsonl,
 } from './proposals-jsonl.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
-const directory = mkdtempSync(join(tmpdir(), 'repute-proposals-'));
+const directory = temporaryDirectory('repute-proposals-');
 const file = (name: string, text: string) => {
   const path = join(directory, name);
   writeFileSync(path, text);

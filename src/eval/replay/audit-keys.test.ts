@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
@@ -10,6 +8,7 @@ import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { formatDataAudit } from './format-table.js';
 import { prepareReplay } from './prepare.js';
 import { runReplay } from './run-replay.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const ops = createDefaultAnswerOps();
 const agents = Array.from({ length: 10 }, (_, index) => `a${index}`);
@@ -183,7 +182,7 @@ describe('merged-answer audit', () => {
 });
 
 describe('runReplay with declared kinds and the audit', () => {
-  const directory = mkdtempSync(join(tmpdir(), 'repute-audit-'));
+  const directory = temporaryDirectory('repute-audit-');
 
   it('refuses with --strict-keys above 0.5%, naming --kind, before running the grid', async () => {
     const path = join(directory, 'crux-mini.jsonl');

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPluralityAggregator } from '../../aggregation/plurality.js';
@@ -14,8 +12,9 @@ import type { ReplayMethod } from './method.js';
 import { prepareReplay } from './prepare.js';
 import { runCondition } from './run-condition.js';
 import { parseReplaySummary, resolveReplayVerifier, runReplay } from './run-replay.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
-const directory = mkdtempSync(join(tmpdir(), 'repute-replay-'));
+const directory = temporaryDirectory('repute-replay-');
 const fixturePath = join(directory, 'fixture.jsonl');
 beforeAll(async () => {
   await writeProposalsJsonl(fixturePath, generateReplayFixture({ seed: 21, tasks: 60 }));

@@ -1,8 +1,7 @@
 // The dashboard in a real browser: Debian's Chromium driven by playwright-core. Skipped (with a
 // message) only where /usr/bin/chromium is absent; .ci/run installs it.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, copyFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,6 +13,7 @@ import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../
 import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
 import { dashboardHtml } from '../routes/dashboard.js';
 import { startServer, type RunningServer } from '../start-server.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const executablePath = process.env.REPUTE_CHROMIUM ?? '/usr/bin/chromium';
@@ -38,7 +38,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'repute-dashboard-'));
+    dir = temporaryDirectory('repute-dashboard-');
     mkdirSync(artifacts, { recursive: true });
     sizes = await buildDashboard(join(dir, 'assets'));
     provider = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
