@@ -37,6 +37,8 @@ const scripted = () =>
 // A file store in WAL mode, as `repute run` uses (removed at the end); `-- --memory` for ':memory:'.
 const memory = process.argv.includes('--memory');
 const directory = mkdtempSync(join(tmpdir(), 'repute-bench-llm-'));
+// Removed however the script ends (normally or on a thrown error): top-level code has no finally.
+process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
 const store: Store = openStore({ path: memory ? ':memory:' : join(directory, 'bench.db') });
 const plumbed = (model: LanguageModelV3) =>
   wrapWithPlumbing({
@@ -193,7 +195,6 @@ const rows: Row[] = [];
 }
 
 store.close();
-rmSync(directory, { recursive: true, force: true });
 
 const cpuOf = (name: string) => median(rows.find((row) => row.name === name)!.cpu);
 console.log(

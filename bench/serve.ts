@@ -4,7 +4,7 @@
 // clients. Agents are called at once, so the ideal request takes as long as its slowest agent.
 // Run: npm run bench:serve (compiled with esbuild and run on plain node, as the built package runs:
 // under tsx every lazy require inside Node's fetch goes through the loader thread and costs ms).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from '../src/agents/agent.js';
@@ -51,6 +51,8 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'repute-bench-serve-'));
+// Removed however the script ends (normally or on a thrown error): top-level code has no finally.
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 const store = openStore({ path: join(dir, 'repute.db') });
 let counter = 0;
 const team = createTeamService({
