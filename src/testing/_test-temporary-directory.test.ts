@@ -44,3 +44,20 @@ describe('temporaryDirectory', () => {
     }
   });
 });
+
+// run-faults.test.ts runs its tests concurrently: vitest's "current test" is then whichever started
+// last, so a directory tied to it was removed while the test that made it still used it.
+describe.concurrent('temporaryDirectory in concurrent tests', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('keeps the directory until its own test is done, although a sibling finishes first', async () => {
+    await sleep(0); // the sibling starts meanwhile and becomes the "current test"
+    const dir = temporaryDirectory('repute-helper-concurrent-');
+    await sleep(150); // the sibling finishes meanwhile
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('is the sibling that finishes first', async () => {
+    await sleep(50);
+  });
+});

@@ -13,10 +13,10 @@ const pending = new Set<string>();
 
 /**
  * Creates a fresh directory `<os.tmpdir()>/<prefix>XXXXXX` and removes it (recursively) once it is
- * no longer used: when the current test finishes if called inside a test (after its `afterEach`
- * hooks), otherwise after the test file's last `afterAll` hook (vitest.config.ts runs
- * `_test-setup.ts`). Child processes writing into it must have exited by then: await their exit in
- * the test or in an `afterAll`/`afterEach` hook.
+ * no longer used: when the current test finishes if called inside a (non-concurrent) test, after
+ * its `afterEach` hooks; otherwise (module or `describe` top level, `beforeAll`, concurrent tests)
+ * after the test file's last `afterAll` hook (the vitest configs run `_test-setup.ts`). Child
+ * processes writing into it must have exited by then: await their exit in the test or a hook.
  *
  * @example
  * const dir = temporaryDirectory('repute-run-');
@@ -28,7 +28,10 @@ export function temporaryDirectory(prefix: string): string {
     console.info(`REPUTE_KEEP_TMP=1: keeping ${directory}`);
     return directory;
   }
-  if (TestRunner.getCurrentTest() === undefined) pending.add(directory);
+  // In concurrent tests the "current test" is whichever started last, so the directory could be
+  // removed when a sibling finishes: those wait for the file-level sweep too.
+  const test = TestRunner.getCurrentTest();
+  if (test === undefined || test.concurrent === true) pending.add(directory);
   else onTestFinished(() => removeDirectory(directory));
   return directory;
 }
