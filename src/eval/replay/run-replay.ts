@@ -16,6 +16,7 @@ import {
 } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
+import { memoizeAnswerOps } from './_memo-answer-ops.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
@@ -384,7 +385,8 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       message: 'method objects cannot be sent to worker threads; pass registered method names or workers: 1',
     });
   }
-  const ops = options.ops ?? createDefaultAnswerOps();
+  // One table per run: the audit, preparation and planning ask the same questions many times.
+  const ops = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps());
   if (options.ops !== undefined && workers > 1) {
     throw new InvalidArgumentError({
       parameter: 'ops',
