@@ -91,6 +91,8 @@ function inPool(reason: { weight: number; components?: Readonly<Record<string, n
 
 /** What every method of a condition sees on one task: the team's proposals under that task's attack. */
 interface TaskView {
+  /** The task the view belongs to. */
+  readonly taskIndex: number;
   /** The attack these proposals were built for (every method of a condition replays the same one). */
   readonly attack: AttackPlan;
   /** One proposal per team member, in team order. */
@@ -117,8 +119,8 @@ interface ConditionFrame {
   readonly attackerSet: ReadonlySet<AgentId>;
   /** The `Task` every decision path gets, per sampled task. */
   readonly tasks: readonly Task[];
-  /** Per task, built when the first method reaches it. */
-  readonly views: (TaskView | undefined)[];
+  /** The current task's view, built when the first method reaches the task (methods step through tasks together). */
+  view: TaskView | undefined;
   /** Flat reputation for selectors of methods without a model. */
   readonly flat: Readonly<Record<AgentId, number>>;
 }
@@ -147,8 +149,8 @@ function scoreIn(frame: ConditionFrame, task: PreparedTask, taskIndex: number, k
 }
 
 function viewOf(frame: ConditionFrame, taskIndex: number, attack: AttackPlan): TaskView {
-  const cached = frame.views[taskIndex];
-  if (cached !== undefined && cached.attack === attack) return cached;
+  const cached = frame.view;
+  if (cached !== undefined && cached.taskIndex === taskIndex && cached.attack === attack) return cached;
   const prepTask = frame.prepared.tasks[taskIndex] as PreparedTask;
   const taskId = prepTask.id;
   const team = frame.condition.team;
@@ -168,8 +170,8 @@ function viewOf(frame: ConditionFrame, taskIndex: number, attack: AttackPlan): T
           }
         : { agentId: agent, taskId, round: 0, text: payload, answer: payload };
   }
-  const view: TaskView = { attack, proposals };
-  frame.views[taskIndex] = view;
+  const view: TaskView = { taskIndex, attack, proposals };
+  frame.view = view;
   return view;
 }
 
@@ -189,7 +191,13 @@ function ratingsOf(participants: readonly Proposal[], taskId: string): Evidence[
   return ratings;
 }
 
-function runMethod(frame: ConditionFrame, method: ReplayMethod, attackAt: AttackAt): MethodRun {
+/** One method replaying one condition, a task at a time: `step(t)` decides task t and feeds back; `run` holds the counts. */
+interface MethodStepper {
+  readonly run: MethodRun;
+  step(taskIndex: number): void;
+}
+
+function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attackAt: AttackAt): MethodStepper {
   const { prepared, condition, settings, identities, attackerSet } = frame;
   const { seed } = settings;
   const team = condition.team;
@@ -227,7 +235,7 @@ function runMethod(frame: ConditionFrame, method: ReplayMethod, attackAt: Attack
   };
   // NextExcl: the attackers of the last active-attack task, judged on the next active-attack task's pool.
   let pendingAttackers: AgentId[] | undefined;
-  for (let taskIndex = 0; taskIndex < taskCount; taskIndex++) {
+  const step = (taskIndex: number): void => {
     const prepTask = prepared.tasks[taskIndex] as PreparedTask;
     const task = frame.tasks[taskIndex] as Task;
     // Pre-task weights: read by ADAPT's driver and the trajectories, i.e. only under attack (a clean
@@ -370,19 +378,28 @@ function runMethod(frame: ConditionFrame, method: ReplayMethod, attackAt: Attack
       for (const rating of ratings) evidence.push(rating);
       model.observe(evidence);
     }
-  }
-  return run;
+  };
+  return { run, step };
+}
+
+/** Steps every method through the tasks together (`first` before the others on each task), so only the current task's view is held. */
+function stepTogether(frame: ConditionFrame, steppers: readonly MethodStepper[]): void {
+  const taskCount = frame.prepared.tasks.length;
+  for (let taskIndex = 0; taskIndex < taskCount; taskIndex++) for (const stepper of steppers) stepper.step(taskIndex);
+  frame.view = undefined;
 }
 
 /**
  * Replays one condition for every method: tasks in order, attacks applied to the corrupted members'
  * proposals, each method deciding, and the same kind of post-task feedback given to every stateful
  * method (outcomes per the feedback mode, agreement ratings, behaviour records). Reputation carries
- * across the condition's tasks; every method starts fresh in each condition.
+ * across the condition's tasks; every method starts fresh in each condition. The methods step
+ * through the tasks together (each method's state is its own), so only the current task's proposals
+ * are held, whatever the number of tasks.
  *
- * ADAPT has one plan per condition, applied to every method: MiniRep is replayed first (a shadow
- * MiniRep when `minirep` is not among `methods`), its pre-task weights choose the active attackers
- * of each task ({@link adaptAttackers}), and every other method replays that same plan.
+ * ADAPT has one plan per condition, applied to every method: on each task MiniRep steps first (a
+ * shadow MiniRep when `minirep` is not among `methods`), its pre-task weights choose the active
+ * attackers of the task ({@link adaptAttackers}), and every other method replays that same attack.
  *
  * @example
  * const result = runCondition({ prepared, condition, methods, settings });
@@ -423,20 +440,18 @@ export function runCondition({
     positions: condition.team.map((id) => index.get(id) ?? -1),
     attackerSet: new Set(condition.attackers),
     tasks: tasksOf(prepared),
-    views: new Array<TaskView | undefined>(prepared.tasks.length),
+    view: undefined,
     flat: Object.fromEntries(condition.team.map((agent) => [agent, 0.5])),
   };
   if (conditionPlan.kind !== 'adapt') {
     const attackAt: AttackAt =
       conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive;
-    return {
-      index: condition.index,
-      runs: methods.map((method) => runMethod(frame, method, attackAt)),
-      missing,
-    };
+    const steppers = methods.map((method) => createMethodStepper(frame, method, attackAt));
+    stepTogether(frame, steppers);
+    return { index: condition.index, runs: steppers.map((stepper) => stepper.run), missing };
   }
-  // ADAPT: MiniRep's run drives the plan.
-  const plans: AttackPlan[] = [];
+  // ADAPT: MiniRep's run drives the plan; on each task it steps first and every other method replays its attack.
+  let current: AttackPlan = inactive;
   let reference: Record<AgentId, number> | undefined;
   const driver: AttackAt = (taskIndex, before) => {
     let attack = inactive;
@@ -449,13 +464,17 @@ export function runCondition({
       if (chosen.length > 0)
         attack = { active: true, payloads: Object.fromEntries(chosen.map((agent) => [agent, payload])) };
     }
-    plans[taskIndex] = attack;
+    current = attack;
     return attack;
   };
   const miniRep = methods.find((method) => method.name === 'minirep') ?? replayMethods.minirep;
   if (miniRep === undefined) throw new InternalError('replay: ADAPT needs the minirep method to plan its attacks');
-  const driverRun = runMethod(frame, miniRep, driver);
-  const fixed: AttackAt = (taskIndex) => plans[taskIndex] ?? inactive;
-  const runs = methods.map((method) => (method === miniRep ? driverRun : runMethod(frame, method, fixed)));
+  const driverStepper = createMethodStepper(frame, miniRep, driver);
+  const fixed: AttackAt = () => current;
+  const steppers = methods.map((method) =>
+    method === miniRep ? driverStepper : createMethodStepper(frame, method, fixed),
+  );
+  stepTogether(frame, [driverStepper, ...steppers.filter((stepper) => stepper !== driverStepper)]);
+  const runs = steppers.map((stepper) => stepper.run);
   return { index: condition.index, runs, missing };
 }

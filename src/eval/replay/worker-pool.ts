@@ -22,6 +22,14 @@ export interface WorkerInit {
   readonly verifier: ReplayVerifierSettings;
 }
 
+/**
+ * Young-generation cap of each replay worker, in MB. A worker allocates short-lived objects at a high
+ * rate (proposals, evidence, decisions) and keeps little; V8's default young generation (up to 48 MB
+ * per thread) only adds resident memory. Measured on MATH-L5 (250 tasks, 2 workers, dist): peak RSS
+ * 286–296 MB with the default vs 226–227 MB with 8 MB, worker CPU time unchanged (6.4–7.4 s vs 6.3–6.6 s).
+ */
+export const workerYoungGenerationMb = 8;
+
 /** Messages to a worker: one condition index per message, with that condition's attack plan. */
 export type WorkerRequest = { readonly type: 'run'; readonly index: number; readonly plan: GridPlan };
 
@@ -80,7 +88,10 @@ export async function runOnWorkers(
       }
       const spawned: Worker[] = [];
       for (let slot = 0; slot < count; slot++) {
-        const worker = new Worker(url, { workerData: init });
+        const worker = new Worker(url, {
+          workerData: init,
+          resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb },
+        });
         const thread = slot;
         spawned.push(worker);
         threads.push(worker);
