@@ -190,25 +190,67 @@ export function summarise({
   results: readonly ConditionResult[];
   descriptions: Readonly<Record<string, string>>;
 }): SeedSummary {
-  const methodNames = results[0]?.runs.map((run) => run.method) ?? [];
-  const byIndex = new Map(results.map((result) => [result.index, result]));
-  const runOf = (condition: Condition, method: string): MethodRun => {
-    const run = byIndex.get(condition.index)?.runs.find((candidate) => candidate.method === method);
+  const summariser = createSeedSummariser({
+    conditions,
+    methods: results[0]?.runs.map((run) => run.method) ?? [],
+    descriptions,
+  });
+  for (const result of results) summariser.add(result);
+  return summariser.finish();
+}
+
+/** Folds condition results into a {@link SeedSummary} as they arrive, keeping no per-task results of finished conditions. */
+export interface SeedSummariser {
+  /** Adds one condition's result, in any order (results wait until every earlier condition is in). */
+  add(result: ConditionResult): void;
+  /** The summary; throws an {@link InternalError} naming a condition whose result never came. */
+  finish(): SeedSummary;
+}
+
+/**
+ * The streaming form of {@link summarise}, with the same figures bit for bit: each result is
+ * reduced to its rows in grid order as soon as the conditions before it are in, and the weight
+ * trajectories are summed per task in that order. What it holds beyond the rows is one clean run
+ * per (composition, method) for CF-Harm, the per-task trajectory sums and the few results that
+ * arrived ahead of their turn, so memory does not grow with the number of conditions × tasks.
+ *
+ * @example
+ * const summariser = createSeedSummariser({ conditions, methods: ['majority', 'minirep'], descriptions });
+ * for (const result of results) summariser.add(result);
+ * const { rows, methods } = summariser.finish();
+ */
+export function createSeedSummariser({
+  conditions,
+  methods: methodNames,
+  descriptions,
+}: {
+  conditions: readonly Condition[];
+  methods: readonly string[];
+  descriptions: Readonly<Record<string, string>>;
+}): SeedSummariser {
+  const cleanOf = new Map<string, Condition>();
+  for (const condition of conditions) if (condition.attack === null) cleanOf.set(condition.composition, condition);
+  const runOf = (condition: Condition, result: ConditionResult | undefined, method: string): MethodRun => {
+    const run = result?.runs.find((candidate) => candidate.method === method);
     if (run === undefined) throw new InternalError(`missing result for ${condition.id} / ${method}`);
     return run;
   };
-  const cleanOf = new Map<string, Condition>();
-  for (const condition of conditions) if (condition.attack === null) cleanOf.set(condition.composition, condition);
+  // Per task, Σ over attacked conditions (grid order) of the attackers' and honest members' weights.
+  const trajectorySums = new Map<string, { attackers: Float64Array; honest: Float64Array }>();
+  let attackedCount = 0;
+  const waiting = new Map<number, ConditionResult>();
+  /** Clean result of each composition, captured when it arrives (CF-Harm pairs every attacked task with it). */
+  const cleanResults = new Map<string, ConditionResult>();
   const rows: ConditionRow[] = [];
-  const accuracyOf = new Map<string, number>();
-  for (const condition of conditions)
-    for (const method of methodNames) accuracyOf.set(`${condition.index}|${method}`, mean(runOf(condition, method).f1));
-  for (const condition of conditions) {
+  let next = 0;
+  const fold = (condition: Condition, result: ConditionResult) => {
     const clean = cleanOf.get(condition.composition);
-    for (const method of methodNames) {
-      const run = runOf(condition, method);
-      const accuracy = accuracyOf.get(`${condition.index}|${method}`) ?? 0;
-      const cleanRun = clean ? runOf(clean, method) : undefined;
+    const cleanResult = clean === undefined ? undefined : cleanResults.get(condition.composition);
+    const accuracies = methodNames.map((method) => mean(runOf(condition, result, method).f1));
+    methodNames.forEach((method, position) => {
+      const run = runOf(condition, result, method);
+      const accuracy = accuracies[position] ?? 0;
+      const cleanRun = clean ? runOf(clean, cleanResult, method) : undefined;
       const cleanAccuracy = cleanRun ? mean(cleanRun.f1) : accuracy;
       const attacked = condition.attack !== null;
       let activeTasks = 0;
@@ -220,9 +262,7 @@ export function summarise({
         if (cleanRun !== undefined && (run.f1[task] ?? 0) < (cleanRun.f1[task] ?? 0) - 1e-12) harmed++;
       });
       const loss = attacked ? cleanAccuracy - accuracy : 0;
-      const others = methodNames
-        .filter((other) => other !== method)
-        .map((other) => accuracyOf.get(`${condition.index}|${other}`) ?? 0);
+      const others = accuracies.filter((_, other) => other !== position);
       rows.push({
         condition: condition.id,
         composition: condition.composition,
@@ -242,8 +282,68 @@ export function summarise({
         strictWin:
           attacked && others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0,
       });
+      if (attacked) {
+        // The first attacked run fixes the trajectory length (as the per-task means did).
+        let sums = trajectorySums.get(method);
+        if (sums === undefined) {
+          const length = run.attackerWeight.length;
+          sums = { attackers: new Float64Array(length), honest: new Float64Array(length) };
+          trajectorySums.set(method, sums);
+        }
+        for (let task = 0; task < sums.attackers.length; task++) {
+          sums.attackers[task] = (sums.attackers[task] as number) + (run.attackerWeight[task] ?? 0);
+          sums.honest[task] = (sums.honest[task] as number) + (run.honestWeight[task] ?? 0);
+        }
+      }
+    });
+    if (condition.attack !== null) attackedCount++;
+  };
+  const drain = () => {
+    for (; next < conditions.length; next++) {
+      const condition = conditions[next] as Condition;
+      const result = waiting.get(condition.index);
+      if (result === undefined) return;
+      // An attacked condition waits for its composition's clean run.
+      const clean = cleanOf.get(condition.composition);
+      if (clean !== undefined && clean !== condition && !cleanResults.has(condition.composition)) return;
+      waiting.delete(condition.index);
+      fold(condition, result);
     }
-  }
+  };
+  return {
+    add(result) {
+      waiting.set(result.index, result);
+      for (const [composition, clean] of cleanOf)
+        if (clean.index === result.index) cleanResults.set(composition, result);
+      drain();
+    },
+    finish() {
+      drain();
+      // Without methods there is nothing to read from any result (summarise of no results).
+      if (next < conditions.length && methodNames.length > 0) {
+        const condition = conditions[next] as Condition;
+        throw new InternalError(`missing result for ${condition.id} / ${methodNames[0] ?? '(no method)'}`);
+      }
+      return finishSummary({ conditions, methodNames, descriptions, rows, trajectorySums, attackedCount });
+    },
+  };
+}
+
+function finishSummary({
+  conditions,
+  methodNames,
+  descriptions,
+  rows,
+  trajectorySums,
+  attackedCount,
+}: {
+  conditions: readonly Condition[];
+  methodNames: readonly string[];
+  descriptions: Readonly<Record<string, string>>;
+  rows: ConditionRow[];
+  trajectorySums: ReadonlyMap<string, { attackers: Float64Array; honest: Float64Array }>;
+  attackedCount: number;
+}): SeedSummary {
   const methods: Record<string, MethodSummary> = {};
   const trajectories: Record<string, WeightTrajectory> = {};
   for (const method of methodNames) {
@@ -271,14 +371,11 @@ export function summarise({
       attackerWeightShare: present(attackedRows.map((row) => row.attackerWeightShare)),
       byAttack,
     };
-    const attackedRuns = conditions
-      .filter((condition) => condition.attack !== null)
-      .map((condition) => runOf(condition, method));
-    const length = attackedRuns[0]?.attackerWeight.length ?? 0;
-    trajectories[method] = {
-      attackers: Array.from({ length }, (_, task) => mean(attackedRuns.map((run) => run.attackerWeight[task] ?? 0))),
-      honest: Array.from({ length }, (_, task) => mean(attackedRuns.map((run) => run.honestWeight[task] ?? 0))),
-    };
+    // Mean over attacked conditions of each task's weight: Σ (grid order) / count, as mean() sums.
+    const sums = trajectorySums.get(method);
+    const perTask = (values: Float64Array | undefined) =>
+      Array.from(values ?? [], (sum) => (attackedCount === 0 ? 0 : sum / attackedCount));
+    trajectories[method] = { attackers: perTask(sums?.attackers), honest: perTask(sums?.honest) };
   }
   const retention: Record<string, number> = {};
   const miniRep = methods.minirep;

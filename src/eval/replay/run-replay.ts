@@ -28,7 +28,7 @@ import type {
   SeedSummary,
   WeightTrajectory,
 } from './metrics.js';
-import { computeLimits, summarise } from './metrics.js';
+import { computeLimits, createSeedSummariser } from './metrics.js';
 import { bootstrapIntervals, combineSeeds, type ReplayIntervals } from './seeds.js';
 import { planGrid, type GridPlan } from './plan-grid.js';
 import { prepareReplay, splitChoices, type PreparationCounts, type SplitChoice } from './prepare.js';
@@ -429,6 +429,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   let firstCounts: PreparationCounts | undefined;
   let firstConditions: Condition[] = [];
   const descriptions = Object.fromEntries(methods.map((method) => [method.name, method.description]));
+  const methodNames = methods.map((method) => method.name);
   let done = 0;
   for (const seed of seeds) {
     const prepareStart = performance.now();
@@ -476,33 +477,31 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       planMs += performance.now() - planStart;
       return plan;
     };
-    let results: ConditionResult[];
+    // Results are folded into the seed's summary as they arrive; none is kept once summarised.
+    const summariser = createSeedSummariser({ conditions, methods: methodNames, descriptions });
+    const take = (result: ConditionResult) => {
+      summariser.add(result);
+      teamMissingProposals += result.missing;
+      for (const run of result.runs) proposalsEvaluated += run.proposals;
+      progress();
+    };
     if (workers === 1) {
-      results = conditions.map((condition) => {
-        const result = runCondition({ prepared, condition, methods, settings, plan: planFor(condition.index) });
-        progress();
-        return result;
-      });
+      for (const condition of conditions)
+        take(runCondition({ prepared, condition, methods, settings, plan: planFor(condition.index) }));
     } else {
       const outcome = await runOnWorkers(
-        { prepared, conditions, methods: methods.map((method) => method.name), seed, feedback, verifier },
+        { prepared, conditions, methods: methodNames, seed, feedback, verifier },
         conditions.map((condition) => condition.index),
         workers,
         planFor,
-        progress,
+        take,
       );
-      results = outcome.results;
       outcome.threadCpuMs.forEach((value, index) => (workerCpuMs[index] = (workerCpuMs[index] ?? 0) + value));
     }
     gridMs += performance.now() - gridStart;
-    const seedSummary = summarise({ conditions, results, descriptions });
+    const seedSummary = summariser.finish();
     perSeedSummaries.push(seedSummary);
     perSeedRows.push(seedSummary.rows);
-    teamMissingProposals += results.reduce((sum, result) => sum + result.missing, 0);
-    proposalsEvaluated += results.reduce(
-      (sum, result) => sum + result.runs.reduce((inner, run) => inner + run.proposals, 0),
-      0,
-    );
     limitsPerSeed.push(
       computeLimits(
         prepared,
@@ -517,7 +516,6 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   }
 
   const combined = combineSeeds(perSeedSummaries);
-  const methodNames = methods.map((method) => method.name);
   const teams: Record<string, readonly string[]> = {};
   for (const condition of firstConditions) teams[condition.composition] = condition.team;
   const averageLimit = (pick: (limits: DatasetLimits) => number) =>

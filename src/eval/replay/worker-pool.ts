@@ -60,21 +60,21 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
 
 /**
  * Runs conditions on `workers` worker threads: each idle worker takes the next condition index from
- * one queue, and results are returned sorted by condition index, so the output does not depend on
- * the worker count or on timing. `planFor(index)` plans one condition in the calling thread when it
- * is handed out, so planning overlaps the other workers' replay and no thread holds the whole grid's
- * plan; the plan travels with the run request.
+ * one queue, and each result is handed to `onResult` as it arrives (in completion order; the caller
+ * restores grid order), so no result is held here. `planFor(index)` plans one condition in the
+ * calling thread when it is handed out, so planning overlaps the other workers' replay and no thread
+ * holds the whole grid's plan; the plan travels with the run request.
  */
 export async function runOnWorkers(
   init: WorkerInit,
   indices: readonly number[],
   workers: number,
   planFor: (index: number) => GridPlan,
-  onResult?: (result: ConditionResult) => void,
-): Promise<{ results: ConditionResult[]; threadCpuMs: number[] }> {
+  onResult: (result: ConditionResult) => void,
+): Promise<{ threadCpuMs: number[] }> {
   const { url } = workerEntry();
   const queue = indices.slice();
-  const results: ConditionResult[] = [];
+  let received = 0;
   const threadCpu: number[] = [];
   const threads: Worker[] = [];
   try {
@@ -126,9 +126,15 @@ export async function runOnWorkers(
             );
             return;
           }
-          results.push(reply.result);
+          received++;
           if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
-          onResult?.(reply.result);
+          try {
+            onResult(reply.result);
+          } catch (error) {
+            failed = true;
+            reject(error);
+            return;
+          }
           next();
         });
         worker.on('error', (error) => {
@@ -139,11 +145,8 @@ export async function runOnWorkers(
         worker.on('exit', () => {
           running--;
           if (running === 0 && !failed) {
-            if (results.length === indices.length) resolve();
-            else
-              reject(
-                new InternalError(`replay workers exited after ${results.length} of ${indices.length} conditions`),
-              );
+            if (received === indices.length) resolve();
+            else reject(new InternalError(`replay workers exited after ${received} of ${indices.length} conditions`));
           }
         });
       }
@@ -151,8 +154,5 @@ export async function runOnWorkers(
   } finally {
     await Promise.all(threads.map((thread) => thread.terminate()));
   }
-  return {
-    results: results.sort((left, right) => left.index - right.index),
-    threadCpuMs: threadCpu.filter((value) => value !== undefined),
-  };
+  return { threadCpuMs: threadCpu.filter((value) => value !== undefined) };
 }
