@@ -167,3 +167,10 @@ line(
   `${loadAtStart.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`,
 );
 line('wall time / floor (2 workers)', `${(of(two, (sample) => sample.wallMs) / median(floor)).toFixed(0)}×`);
+// Issue #9 item 8: the full MATH-L5 grid (one seed) in at most 8 s and 300 MB peak RSS, default workers.
+const twoWall = of(two, (sample) => sample.wallMs) / 1000;
+const twoRss = of(two, (sample) => sample.peakRssMb);
+line(
+  'target (2 workers): wall ≤ 8 s, peak RSS ≤ 300 MB',
+  `${twoWall.toFixed(2)} s ${twoWall <= 8 ? 'met' : 'missed'}, ${twoRss.toFixed(0)} MB ${twoRss <= 300 ? 'met' : 'missed'}`,
+);

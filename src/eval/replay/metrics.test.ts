@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeLimits, summarise } from './metrics.js';
+import fc from 'fast-check';
+import { computeLimits, createSeedSummariser, summarise } from './metrics.js';
 import type { Condition, ConditionResult, MethodRun, PreparedReplay } from './types.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 
@@ -207,6 +208,66 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
     });
     expect(tie.methods.majority?.strictWins).toBe(0);
     expect(tie.methods.minirep?.strictWins).toBe(0);
+  });
+});
+
+describe('createSeedSummariser (streaming summarise)', () => {
+  // Clean, RAND and STRONG of one composition, two methods, four tasks; attacked runs carry weights.
+  //   majority attackers: RAND 0.1 0.2 0.3 0.4, STRONG 0.3 0.2 0.1 0.0 → mean 0.2 0.2 0.2 0.2
+  //   majority honest:    RAND 0.3 0.3 0.3 0.3, STRONG 0.2 0.2 0.2 0.2 → mean 0.25 each
+  const conditions = [condition(0, null), condition(1, 'RAND'), condition(2, 'STRONG')];
+  const weights = (attackers: number[], honest: number[]) => ({
+    attackerWeight: Float64Array.from(attackers),
+    honestWeight: Float64Array.from(honest),
+  });
+  const results: ConditionResult[] = [
+    { index: 0, missing: 0, runs: [run('majority', [1, 1, 0, 1]), run('minirep', [1, 1, 1, 0])] },
+    {
+      index: 1,
+      missing: 0,
+      runs: [
+        run('majority', [1, 0, 0, 1], {
+          active: [1, 1, 1, 1],
+          ...weights([0.1, 0.2, 0.3, 0.4], [0.3, 0.3, 0.3, 0.3]),
+        }),
+        run('minirep', [1, 1, 1, 0], { active: [1, 1, 1, 1], ...weights([0, 0, 0, 0], [0.5, 0.5, 0.5, 0.5]) }),
+      ],
+    },
+    {
+      index: 2,
+      missing: 0,
+      runs: [
+        run('majority', [0, 0, 0, 1], { active: [0, 1, 1, 1], ...weights([0.3, 0.2, 0.1, 0], [0.2, 0.2, 0.2, 0.2]) }),
+        run('minirep', [1, 0, 1, 0], { active: [0, 1, 1, 1], ...weights([0, 0, 0, 0], [0.5, 0.5, 0.5, 0.5]) }),
+      ],
+    },
+  ];
+  const methods = ['majority', 'minirep'];
+
+  it('averages the weight trajectories per task over attacked conditions', () => {
+    const { trajectories } = summarise({ conditions, results, descriptions: {} });
+    // (0.1 + 0.3) / 2 = 0.2, (0.2 + 0.2) / 2, (0.3 + 0.1) / 2, (0.4 + 0) / 2; honest (0.3 + 0.2) / 2 = 0.25
+    trajectories.majority?.attackers.forEach((value) => expect(value).toBeCloseTo(0.2, 12));
+    trajectories.majority?.honest.forEach((value) => expect(value).toBeCloseTo(0.25, 12));
+    expect(trajectories.minirep?.honest).toEqual([0.5, 0.5, 0.5, 0.5]);
+  });
+
+  it('gives the same summary, bit for bit, whatever order the results arrive in', () => {
+    const expected = summarise({ conditions, results, descriptions: {} });
+    fc.assert(
+      fc.property(fc.shuffledSubarray(results, { minLength: results.length, maxLength: results.length }), (order) => {
+        const summariser = createSeedSummariser({ conditions, methods, descriptions: {} });
+        for (const result of order) summariser.add(result);
+        expect(summariser.finish()).toEqual(expected);
+      }),
+    );
+  });
+
+  it('names the condition whose result never came', () => {
+    const summariser = createSeedSummariser({ conditions, methods, descriptions: {} });
+    summariser.add(results[0] as ConditionResult);
+    summariser.add(results[2] as ConditionResult);
+    expect(() => summariser.finish()).toThrow(/missing result for all-strong\/B\/RAND \/ majority/);
   });
 });
 
