@@ -1,6 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RunFailedError } from '../../core/errors.js';
 import { acquireRunLock } from './_run-lock.js';
@@ -27,4 +28,67 @@ describe('acquireRunLock', () => {
     expect(existsSync(path)).toBe(false);
     expect(acquireRunLock(':memory:', 'r1').path).toBe('');
   });
+
+  it('gives the lock to one of several processes started at the same instant, fresh or over a stale lock', async () => {
+    // Each child waits for a common start instant, tries the lock, holds it 300 ms and reports its interval.
+    // Before the fix, a child that found the lock file created but its pid not yet written took it for stale
+    // and deleted it, and two children ran the same run at once (2 of 15 pairs, 3 of 15 over a stale lock).
+    const dir = temporaryDirectory('repute-lock-race-');
+    const worker = join(dir, 'worker.mjs');
+    const lockModule = pathToFileURL(fileURLToPath(new URL('./_run-lock.ts', import.meta.url))).href;
+    writeFileSync(
+      worker,
+      `const { acquireRunLock } = await import(${JSON.stringify(lockModule)});
+const [store, start] = process.argv.slice(2);
+while (Date.now() < Number(start)) {}
+try {
+  const lock = acquireRunLock(store, 'same');
+  const from = Date.now();
+  setTimeout(() => { const to = Date.now(); lock.release(); console.log(JSON.stringify({ ran: [from, to] })); }, 300);
+} catch (error) {
+  console.log(JSON.stringify({ refused: error.name + ': ' + error.message }));
+}
+`,
+    );
+    const runChild = (store: string, start: number) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', worker, store, String(start)], {
+          cwd: process.cwd(),
+        });
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.stderr.on('data', (chunk) => (out += chunk));
+        child.on('close', () => resolve(out.trim()));
+      });
+    const deadPid = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+    );
+    for (const [round, stale] of [
+      [1, false],
+      [2, true],
+      [3, false],
+      [4, true],
+    ] as const) {
+      const store = join(dir, `round-${round}.db`);
+      if (stale) writeFileSync(`${store}.same.lock`, `${deadPid}\n`);
+      const start = Date.now() + 4000; // after every child has started, even on a loaded machine
+      const outputs = await Promise.all([1, 2, 3].map(() => runChild(store, start)));
+      const detail = `round ${round}${stale ? ' (stale lock)' : ''}:\n${outputs.join('\n')}`;
+      const reports = outputs.map((output) => JSON.parse(output) as { ran?: [number, number]; refused?: string });
+      const ran = reports.flatMap((report) => (report.ran ? [report.ran] : []));
+      expect(ran.length, detail).toBeGreaterThanOrEqual(1);
+      for (const report of reports)
+        if (report.refused !== undefined)
+          expect(report.refused, detail).toMatch(
+            /^RunFailedError: run same is already running on store .* \(process \d+\)/,
+          );
+      // No two holders at once: the intervals, sorted by start, do not overlap.
+      ran.sort((left, right) => left[0] - right[0]);
+      for (let index = 1; index < ran.length; index++)
+        expect((ran[index] as [number, number])[0], detail).toBeGreaterThanOrEqual(
+          (ran[index - 1] as [number, number])[1],
+        );
+      expect(existsSync(`${store}.same.lock`), detail).toBe(false);
+    }
+  }, 120_000);
 });
