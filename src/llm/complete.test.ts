@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveAgent } from '../agents/live-agent.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { openStore } from '../store/store.js';
 import { createTestResources } from '../testing/_test-resources.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 import { createCacheMiddleware } from './cache-middleware.js';
@@ -184,7 +183,7 @@ describe('createCompletion on other stacks', () => {
           perCall: fc.double({ min: 0, max: 1, noNaN: true }),
         }),
         async (inputTokens, outputTokens, modelPrice) => {
-          const store = openStore({ path: ':memory:', now: () => 0 });
+          const store = memoryStore();
           try {
             const scripted = new ScriptedModel({ replies: [{ text: 'x', usage: { inputTokens, outputTokens } }] });
             const model = wrapWithPlumbing({
@@ -206,7 +205,7 @@ describe('createCompletion on other stacks', () => {
             expect(store.usageEntries({ runId: 'r' }).map(usageOf)).toEqual([miss.usage, hit.usage]);
             expect(scripted.calls).toHaveLength(1);
           } finally {
-            store.close();
+            await closeAll();
           }
         },
       ),

@@ -1,16 +1,46 @@
 import { generateText, streamText, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../core/errors.js';
-import { openStore } from '../store/store.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
-import { createCacheMiddleware, requestCacheKey } from './cache-middleware.js';
+import { createCacheMiddleware, requestCacheKey, type ResponseCache } from './cache-middleware.js';
 import { llmCallOptions } from './call-context.js';
 import { createConcurrencyMiddleware } from './concurrency-middleware.js';
 import { wrapWithPlumbing } from './create-language-model.js';
-import { llmCallSpanData, priceCall, type LlmCallRecord } from './ledger-middleware.js';
+import {
+  llmCallSpanData,
+  priceCall,
+  type LlmCallRecord,
+  type LlmUsageEntry,
+  type UsageLedger,
+} from './ledger-middleware.js';
 import { createProviderLimiter, createSemaphore } from './semaphore.js';
 
 const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }];
+
+/**
+ * The cache and ledger the llm layer declares, in memory (the SQLite store implements the same two
+ * interfaces; src/store tests cover that side). Values round-trip through JSON as they would in SQLite.
+ */
+function memoryStore(): ResponseCache &
+  UsageLedger & { countCachedResponses(): number; usageEntries(): LlmUsageEntry[]; close(): void } {
+  const cache = new Map<string, string>();
+  const entries: LlmUsageEntry[] = [];
+  return {
+    getCachedResponse: (key) => {
+      const text = cache.get(key);
+      return text === undefined ? undefined : JSON.parse(text);
+    },
+    putCachedResponse: ({ key, value }) => {
+      if (cache.has(key)) return false; // the first write of a key wins
+      cache.set(key, JSON.stringify(value));
+      return true;
+    },
+    recordUsage: (entry) => entries.push(entry),
+    countCachedResponses: () => cache.size,
+    usageEntries: () => entries,
+    close: () => cache.clear(),
+  };
+}
 
 describe('requestCacheKey', () => {
   const base = { provider: 'p', modelId: 'm', type: 'generate' as const };
@@ -54,7 +84,7 @@ describe('requestCacheKey', () => {
 
 describe('plumbing around a ScriptedModel', () => {
   it('merges the model context with each call tag in the ledger and never forwards the tag', async () => {
-    const store = openStore({ path: ':memory:' });
+    const store = memoryStore();
     const scripted = new ScriptedModel({ replies: ['a', 'b'] });
     const records: LlmCallRecord[] = [];
     let clock = 0;
@@ -114,7 +144,7 @@ describe('plumbing around a ScriptedModel', () => {
   });
 
   it('does not cache a stream that ends in an error part, and caches a clean one', async () => {
-    const store = openStore({ path: ':memory:' });
+    const store = memoryStore();
     let call = 0;
     const flaky = new ScriptedModel({ replies: ['unused'] });
     flaky.doStream = async () => {
@@ -159,7 +189,7 @@ describe('plumbing around a ScriptedModel', () => {
   });
 
   it('rejects a corrupted cache entry with a DataFormatError', async () => {
-    const store = openStore({ path: ':memory:' });
+    const store = memoryStore();
     const scripted = new ScriptedModel({ replies: ['x'] });
     const model = wrapLanguageModel({ model: scripted, middleware: createCacheMiddleware({ cache: store }) });
     // A cache that answers every key with something that is not a recorded reply.

@@ -5,6 +5,8 @@ import Database from 'better-sqlite3';
 import type { AgentIdentity } from '../core/agent-identity.js';
 import { StoreError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
+import type { ResponseCache } from '../llm/cache-middleware.js';
+import type { UsageLedger } from '../llm/ledger-middleware.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { createEventsTable } from './_events.js';
@@ -229,9 +231,10 @@ export interface OpenStoreOptions {
 /**
  * The SQLite store every protocol uses: runs, task results, event logs, reputation, team agents,
  * the LLM record/replay cache and the cost ledger. Methods are synchronous (better-sqlite3) and
- * each write is atomic.
+ * each write is atomic. It implements the `ResponseCache` and `UsageLedger` that `src/llm` declares (llm
+ * never imports the store).
  */
-export interface Store {
+export interface Store extends ResponseCache, UsageLedger {
   /** The path the store was opened with. */
   readonly path: string;
   /** Schema version of the open database. */
