@@ -5,7 +5,7 @@
 // Target: `import { createBetaModel } from 'repute/reputation'` <= 30 ms on an idle machine.
 // Run: npm run build && npm run bench:import [-- --runs 10]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +26,8 @@ const specifiers = Object.keys(manifest.exports)
 
 // A load hook counts the modules each import pulls in (file: URLs only; node: built-ins are free).
 const dir = mkdtempSync(join(tmpdir(), 'repute-bench-import-'));
+// Removed however the script ends (normally or on a thrown error): top-level code has no finally.
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 const hooks = join(dir, 'hooks.mjs');
 writeFileSync(
   hooks,
