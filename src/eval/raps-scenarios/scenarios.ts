@@ -1,6 +1,7 @@
 import type { Agent } from '../../agents/agent.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { requireEntry } from '../../core/entry.js';
 import { assertInteger } from '../../core/validate.js';
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
@@ -104,7 +105,7 @@ export function createRapsScenario(name: RapsScenarioName, parameters: RapsScena
         subscriptions: team.subscriptions,
         tasks: team.tasks,
         runId: parameters.honestOnly === true ? `${runId}-honest` : runId,
-        decider: team.honest[0] as AgentId,
+        decider: requireEntry(team.honest, 0, 'honest agent (the decider)'),
         topK: parameters.topK ?? 3,
         floor: 0.02,
         maxRounds: 4,
@@ -183,7 +184,9 @@ function honestPart(team: QaTeam): QaTeam {
     agents: indices.map((index) => team.agents[index] as Agent),
     identities: indices.map((index) => team.identities[index] as (typeof team.identities)[number]),
     adversaries: [],
-    subscriptions: Object.fromEntries(team.honest.map((agentId) => [agentId, team.subscriptions[agentId] as string])),
+    subscriptions: Object.fromEntries(
+      team.honest.map((agentId) => [agentId, requireEntry(team.subscriptions, agentId, 'subscription text')]),
+    ),
   };
 }
 
