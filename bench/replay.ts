@@ -5,11 +5,12 @@
 // Every measured run is a fresh process (like one `repute replay` call): in one long-lived process
 // the in-thread run would be JIT-warm from the previous repeat while new worker threads start cold.
 // 1-worker and 2-worker runs alternate, so a change in the machine's load hits both alike.
-// --dist runs the compiled library from dist/ (`npm run build` first) instead of the TypeScript
-// sources through tsx (tsx adds per-thread loader start-up and esbuild's keep-names wrappers).
+// --dist runs the compiled library from dist/ (`npm run build` first) in plain node instead of the
+// TypeScript sources through tsx (tsx adds per-thread loader start-up and esbuild's keep-names wrappers).
 import { execFile } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { loadDataset as LoadDataset } from '../src/eval/proposals/load-dataset.js';
@@ -92,20 +93,43 @@ for (let repeat = 0; repeat < Math.max(repeats, 3); repeat++) {
 // Peak RSS of this process after parsing the dataset (the memory floor of any replay of it).
 const floorRssMb = process.resourceUsage().maxRSS / 1024;
 
+// A --dist run is plain `node` on the compiled library, as `node bin/repute.js replay` runs it: the
+// child is a small ES module written next to the build cache (not -e: worker threads inherit
+// --input-type), so neither tsx nor its loader thread is in the process (they add ~25 MB of RSS and
+// loader start-up to every thread). From source the child re-runs this file under tsx in --once mode.
+const distChild = `
+const [library, path, workers, tasks, split] = process.argv.slice(2);
+const { runReplay } = await import(library + 'eval/replay/run-replay.js');
+const { threadCpuMs } = await import(library + 'eval/replay/_thread-cpu.js');
+const mainStarted = threadCpuMs();
+const started = performance.now();
+const cpuStarted = process.cpuUsage();
+const report = await runReplay({ path, workers: Number(workers), tasks: Number(tasks), split });
+const cpu = process.cpuUsage(cpuStarted);
+const mainEnded = threadCpuMs();
+process.stdout.write(JSON.stringify({
+  wallMs: performance.now() - started,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  mainThreadCpuMs: mainStarted === undefined || mainEnded === undefined ? undefined : mainEnded - mainStarted,
+  gridMs: report.timing.gridMs,
+  planMs: report.timing.planMs,
+  workerCpuMs: report.timing.workerCpuMs,
+  proposals: report.timing.proposalsEvaluated,
+  peakRssMb: process.resourceUsage().maxRSS / 1024,
+}) + '\\n');
+process.exit(0);
+`;
+const distChildFile = join(root, 'node_modules', '.cache', 'repute', 'bench-replay-child.mjs');
+if (fromDist) {
+  mkdirSync(dirname(distChildFile), { recursive: true });
+  writeFileSync(distChildFile, distChild);
+}
+
 const run = async (workers: number): Promise<Sample> => {
   const script = fileURLToPath(import.meta.url);
-  const args = [
-    ...process.execArgv,
-    script,
-    path,
-    '--once',
-    String(workers),
-    '--tasks',
-    String(tasks),
-    '--split',
-    split,
-    ...(fromDist ? ['--dist'] : []),
-  ];
+  const args = fromDist
+    ? [distChildFile, new URL('../dist/', import.meta.url).href, path, String(workers), String(tasks), split]
+    : [...process.execArgv, script, path, '--once', String(workers), '--tasks', String(tasks), '--split', split];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Sample;
 };
