@@ -1,9 +1,6 @@
 // `repute run` for a RAPS team file: agents in this process (`transport: inproc`) or each in its
 // own process over NATS (`transport: nats`, against a nats-server the run starts or `natsUrl`).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { TransportError } from '../../core/errors.js';
+import type { ChildProcess } from 'node:child_process';
 import { priceOfCall } from '../../protocols/drf/expected-cost-ledger.js';
 import { natsStreamName } from '../../eval/raps-scenarios/nats-run.js';
 import { RAPS_METHOD, runRapsSession, type RapsTaskRecord } from '../../protocols/pubsub/run-raps-session.js';
@@ -11,6 +8,7 @@ import type { Task } from '../../core/task.js';
 import type { Store } from '../../store/store.js';
 import { startNatsServer, type NatsServerProcess } from '../../transport/nats-server.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
+import { startNodeScript } from '../../transport/_node-script-process.js';
 import type { Transport } from '../../transport/transport.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
 import type { ProtocolRunSummary, ProtocolTeamFile } from './_run-protocol.js';
@@ -198,59 +196,11 @@ function spawnAgentNode({
   runId: string;
   wireRunId: string;
 }): AgentNodeProcess {
-  const script = [new URL('./_raps-agent-node.js', import.meta.url), new URL('./_raps-agent-node.ts', import.meta.url)]
-    .map((url) => fileURLToPath(url))
-    .find((path) => existsSync(path));
-  if (script === undefined)
-    throw new TransportError('cannot find _raps-agent-node.js/.ts next to _run-raps-team; reinstall the package');
-  const execArgv =
-    script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx'))
-      ? ['--import', 'tsx']
-      : process.execArgv;
-  const child = spawn(
-    process.execPath,
-    [
-      ...execArgv,
-      script,
-      '--team',
-      teamFile,
-      '--agent',
-      agentId,
-      '--nats',
-      natsUrl,
-      '--run-id',
-      runId,
-      '--wire-run-id',
-      wireRunId,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
+  const node = startNodeScript({
+    scripts: [new URL('./_raps-agent-node.js', import.meta.url), new URL('./_raps-agent-node.ts', import.meta.url)],
+    args: ['--team', teamFile, '--agent', agentId, '--nats', natsUrl, '--run-id', runId, '--wire-run-id', wireRunId],
+    agentId,
+    role: 'agent process',
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes(`ready ${agentId}`)) resolve();
-    });
-    child.once('exit', (code) =>
-      reject(
-        new TransportError(
-          `agent process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`,
-        ),
-      ),
-    );
-  });
-  ready.catch(() => {});
-  return {
-    child,
-    ready,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { child: node.child, ready: node.ready, stop: node.stop };
 }

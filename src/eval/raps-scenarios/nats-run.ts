@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { TransportError } from '../../core/errors.js';
+import type { ChildProcess } from 'node:child_process';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
+import { startNodeScript } from '../../transport/_node-script-process.js';
 import { startNatsServer, type NatsServerProcess } from '../../transport/nats-server.js';
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
@@ -56,15 +54,6 @@ export function spawnRapsNodeProcess({
   natsUrl: string;
   onStderr?: (text: string) => void;
 }): RapsNodeProcess {
-  const script = [new URL('./node-process.js', import.meta.url), new URL('./node-process.ts', import.meta.url)]
-    .map((url) => fileURLToPath(url))
-    .find((path) => existsSync(path));
-  if (script === undefined)
-    throw new TransportError('cannot find node-process.js/.ts next to nats-run; reinstall the package');
-  const execArgv =
-    script.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx'))
-      ? ['--import', 'tsx']
-      : process.execArgv;
   const args = [
     '--scenario',
     scenario,
@@ -80,41 +69,14 @@ export function spawnRapsNodeProcess({
   if (parameters.taskCount !== undefined) args.push('--task-count', String(parameters.taskCount));
   if (parameters.topK !== undefined) args.push('--top-k', String(parameters.topK));
   if (parameters.witness === false) args.push('--no-witness');
-  const child = spawn(process.execPath, [...execArgv, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    onStderr?.(chunk.toString('utf8'));
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes(`ready ${agentId}`)) resolve();
-    });
-    child.once('exit', (code) =>
-      reject(
-        new TransportError(
-          `node process for ${agentId} exited with code ${code} before it was ready: ${stderr.slice(-800)}`,
-        ),
-      ),
-    );
-  });
-  ready.catch(() => {});
-  return {
+  const node = startNodeScript({
+    scripts: [new URL('./node-process.js', import.meta.url), new URL('./node-process.ts', import.meta.url)],
+    args,
     agentId,
-    child,
-    ready,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+    role: 'node process',
+    onStderr,
+  });
+  return { agentId, ...node };
 }
 
 /** Options of {@link runRapsScenarioOverNats}. */
