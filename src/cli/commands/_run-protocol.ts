@@ -9,6 +9,7 @@ import { loadTasks } from '../../tasks/load-tasks.js';
 import { interruptSignal } from '../_contract.js';
 import { createLiveTeam } from './_live-team.js';
 import { openLockedStore } from './_run-lock.js';
+import { protocolMethods } from './_protocol-methods.js';
 import { compareMethodNames } from './_protocol-schemas.js';
 import { createProgressBar, createReferenceGrader, parseListFlag } from './_shared.js';
 import type { TeamFile } from './_team-file.js';
@@ -123,7 +124,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         store: team.store,
         protocol: 'drf',
         tasks: tasks.length,
-        methods: drfMethods(session.records, resumed, methods),
+        methods: protocolMethods(DRF_METHOD, session.records, resumed, methods),
         spend: drfSpend(session.records, team),
       };
     } else {
@@ -200,34 +201,6 @@ function withBookedSpend(
       return { ...agent, calls: row?.calls ?? 0, cachedCalls: row?.cachedCalls ?? 0, cost: row?.cost ?? 0 };
     }),
   };
-}
-
-function accuracy(values: ReadonlyArray<boolean | null>): number | null {
-  const graded = values.filter((value): value is boolean => value !== null);
-  return graded.length === 0 ? null : graded.filter(Boolean).length / graded.length;
-}
-
-function drfMethods(
-  records: readonly DrfTaskRecord[],
-  resumed: number,
-  compared: readonly string[],
-): ProtocolRunSummary['methods'] {
-  const methods: Record<string, ProtocolRunSummary['methods'][string]> = {
-    [DRF_METHOD]: {
-      done: records.length,
-      resumed,
-      accuracy: accuracy(records.map((record) => record.correct)),
-      failures: records.reduce((sum, record) => sum + record.failures, 0),
-    },
-  };
-  for (const name of compared)
-    methods[name] = {
-      done: records.length,
-      resumed,
-      accuracy: accuracy(records.map((record) => record.compared[name]?.correct ?? null)),
-      failures: 0,
-    };
-  return methods;
 }
 
 function drfSpend(

@@ -11,6 +11,7 @@ import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { startNodeScript } from '../../transport/_node-script-process.js';
 import type { Transport } from '../../transport/transport.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
+import { protocolMethods } from './_protocol-methods.js';
 import type { ProtocolRunSummary, ProtocolTeamFile } from './_run-protocol.js';
 import type { SpendReport } from './_spend-report.js';
 
@@ -86,7 +87,7 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
       },
     });
     return {
-      methods: rapsMethods(session.records, resumed, input.methods),
+      methods: protocolMethods(RAPS_METHOD, session.records, resumed, input.methods),
       spend: rapsSpend(session.records, team, store, runId),
     };
   } finally {
@@ -94,34 +95,6 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
     await transport?.close();
     await server?.dispose();
   }
-}
-
-function accuracy(values: ReadonlyArray<boolean | null>): number | null {
-  const graded = values.filter((value): value is boolean => value !== null);
-  return graded.length === 0 ? null : graded.filter(Boolean).length / graded.length;
-}
-
-function rapsMethods(
-  records: readonly RapsTaskRecord[],
-  resumed: number,
-  compared: readonly string[],
-): ProtocolRunSummary['methods'] {
-  const methods: Record<string, ProtocolRunSummary['methods'][string]> = {
-    [RAPS_METHOD]: {
-      done: records.length,
-      resumed,
-      accuracy: accuracy(records.map((record) => record.correct)),
-      failures: records.reduce((sum, record) => sum + record.failures, 0),
-    },
-  };
-  for (const name of compared)
-    methods[name] = {
-      done: records.length,
-      resumed,
-      accuracy: accuracy(records.map((record) => record.compared[name]?.correct ?? null)),
-      failures: 0,
-    };
-  return methods;
 }
 
 /**
