@@ -237,4 +237,85 @@ describe('EigenTrust reputation model', () => {
       expect.objectContaining({ parameter: 'options.alpha' }),
     );
   });
+
+  it('gives bit-identical global trust to the textbook iteration over nested arrays, after every batch, an added agent and a restore (property)', () => {
+    // Second method: the plain Kamvar et al. loop on number[][] (as eigentrust.ts read before its
+    // typed-array storage), with its own local-trust bookkeeping; every iterate must match bit for bit.
+    const textbook = (localTrust: number[][], preTrust: number[], alpha: number, epsilon: number) => {
+      const total = preTrust.reduce((sum, value) => sum + value, 0);
+      const p = preTrust.map((value) => value / total);
+      const c = localTrust.map((row) => {
+        const positive = row.map((value) => Math.max(value, 0));
+        const rowTotal = positive.reduce((sum, value) => sum + value, 0);
+        return rowTotal > 0 ? positive.map((value) => value / rowTotal) : [...p];
+      });
+      let trust = [...p];
+      for (let iteration = 1; iteration <= 1000; iteration++) {
+        const next: number[] = [];
+        for (let j = 0; j < p.length; j++) {
+          let incoming = 0;
+          for (let i = 0; i < p.length; i++) incoming += c[i]![j]! * trust[i]!;
+          next.push((1 - alpha) * incoming + alpha * p[j]!);
+        }
+        let residual = 0;
+        for (let k = 0; k < p.length; k++) residual += Math.abs(next[k]! - trust[k]!);
+        trust = next;
+        if (residual < epsilon) return trust;
+      }
+      throw new Error('textbook iteration did not converge');
+    };
+    const agents = ['a', 'b', 'c', 'd'];
+    const rating = fc.record({
+      rater: fc.integer({ min: 0, max: 4 }),
+      ratee: fc.integer({ min: 0, max: 4 }),
+      score: fc.constantFrom(0, 0.25, 0.5, 1),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(rating, { maxLength: 12 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 0, max: 7 }),
+        fc.constantFrom(0.15, 0.3),
+        (batches, addAt, alpha) => {
+          const ids = [...agents];
+          let model = createEigenTrustModel({ agents: ids, alpha });
+          const s = new Map<string, number>();
+          batches.forEach((batch, index) => {
+            if (index === addAt) {
+              model.addAgent('e');
+              ids.push('e');
+            }
+            const evidence = batch
+              .filter((item) => item.rater < ids.length && item.ratee < ids.length)
+              .map((item) => ({
+                type: 'rating' as const,
+                rating: { rater: ids[item.rater]!, ratee: ids[item.ratee]!, taskId: `t${index}`, score: item.score },
+              }));
+            model.observe(evidence);
+            for (const { rating: r } of evidence) {
+              if (r.rater === r.ratee) continue;
+              const key = `${r.rater}>${r.ratee}`;
+              s.set(key, (s.get(key) ?? 0) + (2 * r.score - 1));
+            }
+            const matrix = ids.map((i) => ids.map((j) => s.get(`${i}>${j}`) ?? 0));
+            expect(model.localTrustMatrix()).toEqual(matrix);
+            const expected = textbook(
+              matrix,
+              ids.map(() => 1 / ids.length),
+              alpha,
+              1e-9,
+            );
+            ids.forEach((id, k) => expect(Object.is(model.globalTrust(id), expected[k])).toBe(true));
+            // A snapshot lists exactly the pairs evidence touched, and restores to the same solve.
+            const snapshot = model.snapshot();
+            expect((snapshot.state as { localTrust: unknown[] }).localTrust).toHaveLength(s.size);
+            const restored = createEigenTrustModel({ agents: ['x'] });
+            restored.restore(snapshot);
+            ids.forEach((id, k) => expect(Object.is(restored.globalTrust(id), expected[k])).toBe(true));
+            model = restored;
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });

@@ -154,24 +154,44 @@ export function computeEigentrust(input: EigenTrustInput): EigenTrustResult {
   const { alpha, epsilon, maxIterations } = resolveEigenTrustOptions(input);
   const size = validateLocalTrust(input.localTrust);
   const preTrust = normalizePreTrust(input.preTrust, size);
-  const normalized = normalizeLocalTrust(input.localTrust, preTrust);
-  // t^(0) = p
-  let trust = [...preTrust];
+  const normalized = new Float64Array(size * size);
+  normalizeLocalTrust(input.localTrust, preTrust).forEach((row, index) => normalized.set(row, index * size));
+  return iterateEigentrust(normalized, Float64Array.from(preTrust), { alpha, epsilon, maxIterations });
+}
+
+/**
+ * The power iteration of {@link computeEigentrust} on an already row-normalised C, stored row-major
+ * (c_ij at `normalized[i·n + j]`), with a normalised p. No validation: the caller guarantees the
+ * inputs. Every sum runs in the same order as the textbook loops (Σ_i over rows from 0; the L1
+ * change over agents from 0), so the iterates are the same to the last bit.
+ */
+function iterateEigentrust(
+  normalized: Float64Array,
+  preTrust: Float64Array,
+  { alpha, epsilon, maxIterations }: Required<EigenTrustOptions>,
+): EigenTrustResult {
+  const size = preTrust.length;
+  const damping = 1 - alpha;
+  // t^(0) = p; two buffers swap roles each iteration.
+  let trust = Float64Array.from(preTrust);
+  let next = new Float64Array(size);
   let residual = Infinity;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const next: number[] = [];
     for (let column = 0; column < size; column++) {
       let incoming = 0;
       // (Cᵀ t)_j = Σ_i c_ij t_i
-      for (let row = 0; row < size; row++) incoming += (normalized[row] as number[])[column]! * trust[row]!;
+      for (let row = 0, at = column; row < size; row++, at += size)
+        incoming += (normalized[at] as number) * (trust[row] as number);
       // t_j^(k+1) = (1 − a)·(Cᵀ t^(k))_j + a·p_j
-      next.push((1 - alpha) * incoming + alpha * preTrust[column]!);
+      next[column] = damping * incoming + alpha * (preTrust[column] as number);
     }
     // δ = ‖t^(k+1) − t^(k)‖₁ (summed left to right from 0)
     residual = 0;
-    for (let index = 0; index < size; index++) residual += Math.abs(next[index]! - trust[index]!);
+    for (let index = 0; index < size; index++) residual += Math.abs((next[index] as number) - (trust[index] as number));
+    const previous = trust;
     trust = next;
-    if (residual < epsilon) return { trust, iterations: iteration, residual };
+    next = previous;
+    if (residual < epsilon) return { trust: Array.from(trust), iterations: iteration, residual };
   }
   throw new ConvergenceError({
     iterations: maxIterations,
@@ -242,7 +262,12 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   readonly name = 'eigentrust';
   #parameters: Required<EigenTrustOptions>;
   #preTrusted: AgentId[] | null;
-  #localTrust = new Map<AgentId, Map<AgentId, number>>();
+  // s_ij row-major in roster order (truster i, trustee j, at i·n + j), and which entries evidence or a
+  // snapshot has set (a snapshot lists only those). Unset entries hold 0, as a missing s_ij reads.
+  #localTrust: Float64Array;
+  #stored: Uint8Array;
+  // C of the last solve, reused as the next solve's buffer.
+  #normalized: Float64Array;
   #cache: { result: EigenTrustResult; maxTrust: number } | null = null;
 
   constructor({ agents, preTrusted, ...options }: { agents: readonly AgentId[] } & EigenTrustModelOptions) {
@@ -250,6 +275,10 @@ export class EigenTrustReputationModel extends RosterReputationModel {
     super(agents);
     this.#parameters = parameters;
     this.#preTrusted = preTrusted === undefined ? null : readPreTrusted(preTrusted, this.roster, 'options.preTrusted');
+    const size = this.roster.size;
+    this.#localTrust = new Float64Array(size * size);
+    this.#stored = new Uint8Array(size * size);
+    this.#normalized = new Float64Array(size * size);
   }
 
   /** The model's iteration parameters and pre-trusted agents (`null` = everyone). */
@@ -258,7 +287,19 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   }
 
   override addAgent(agentId: AgentId): void {
+    const previous = this.roster.size;
     super.addAgent(agentId);
+    // Grow the n×n table to (n + 1)×(n + 1), keeping every s_ij at its (i, j).
+    const size = previous + 1;
+    const localTrust = new Float64Array(size * size);
+    const stored = new Uint8Array(size * size);
+    for (let row = 0; row < previous; row++) {
+      localTrust.set(this.#localTrust.subarray(row * previous, (row + 1) * previous), row * size);
+      stored.set(this.#stored.subarray(row * previous, (row + 1) * previous), row * size);
+    }
+    this.#localTrust = localTrust;
+    this.#stored = stored;
+    this.#normalized = new Float64Array(size * size);
     this.#cache = null;
   }
 
@@ -281,13 +322,15 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   localTrust(truster: AgentId, trustee: AgentId): number {
     this.roster.require(truster, 'truster');
     this.roster.require(trustee, 'trustee');
-    return this.#localTrust.get(truster)?.get(trustee) ?? 0;
+    return this.#localTrust[this.roster.indexOf(truster) * this.roster.size + this.roster.indexOf(trustee)]!;
   }
 
   /** The local trust matrix s (rows and columns in `agentIds()` order). */
   localTrustMatrix(): number[][] {
-    const agents = this.roster.list();
-    return agents.map((truster) => agents.map((trustee) => this.#localTrust.get(truster)?.get(trustee) ?? 0));
+    const size = this.roster.size;
+    return Array.from({ length: size }, (_, row) =>
+      Array.from(this.#localTrust.subarray(row * size, (row + 1) * size)),
+    );
   }
 
   score(agentId: AgentId): number {
@@ -304,9 +347,10 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   explain(agentId: AgentId): ScoreExplanation {
     const trust = this.globalTrust(agentId);
     const { result, maxTrust } = this.#solve();
-    const received = this.roster
-      .list()
-      .reduce((sum, truster) => sum + (this.#localTrust.get(truster)?.get(agentId) ?? 0), 0);
+    const size = this.roster.size;
+    const column = this.roster.indexOf(agentId);
+    let received = 0;
+    for (let row = 0; row < size; row++) received += this.#localTrust[row * size + column]!;
     const preTrust = this.#preTrustVector()[this.roster.indexOf(agentId)]!;
     return {
       agentId,
@@ -324,14 +368,14 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   }
 
   snapshot(): ReputationSnapshot {
-    const agents = this.roster.list();
+    const agents = this.roster.ids;
+    const size = agents.length;
     const localTrust: Array<{ truster: AgentId; trustee: AgentId; value: number }> = [];
-    for (const truster of agents) {
-      const row = this.#localTrust.get(truster);
-      if (!row) continue;
-      for (const trustee of agents) {
-        const value = row.get(trustee);
-        if (value !== undefined) localTrust.push({ truster, trustee, value });
+    for (let row = 0; row < size; row++) {
+      for (let column = 0; column < size; column++) {
+        const at = row * size + column;
+        if (this.#stored[at] === 1)
+          localTrust.push({ truster: agents[row]!, trustee: agents[column]!, value: this.#localTrust[at]! });
       }
     }
     return this.wrapSnapshot({
@@ -349,30 +393,34 @@ export class EigenTrustReputationModel extends RosterReputationModel {
       rawParameters.preTrusted === null
         ? null
         : readPreTrusted(rawParameters.preTrusted as AgentId[], agents, 'snapshot.state.parameters.preTrusted');
-    const localTrust = new Map<AgentId, Map<AgentId, number>>();
+    const size = agents.size;
+    const localTrust = new Float64Array(size * size);
+    const stored = new Uint8Array(size * size);
     readArray(state.localTrust, 'snapshot.state.localTrust').forEach((entry, index) => {
       const path = `snapshot.state.localTrust[${index}]`;
       const record = readObject(entry, path);
       const truster = readAgentId(record.truster, `${path}.truster`, agents);
       const trustee = readAgentId(record.trustee, `${path}.trustee`, agents);
-      let row = localTrust.get(truster);
-      if (!row) localTrust.set(truster, (row = new Map()));
-      row.set(trustee, readNumber(record.value, `${path}.value`));
+      const at = agents.indexOf(truster) * size + agents.indexOf(trustee);
+      localTrust[at] = readNumber(record.value, `${path}.value`);
+      stored[at] = 1;
     });
     const evidenceCounts = readEvidenceCounts(state.evidenceCounts, 'snapshot.state.evidenceCounts', agents);
     this.#parameters = parameters;
     this.#preTrusted = preTrusted;
     this.#localTrust = localTrust;
+    this.#stored = stored;
+    this.#normalized = new Float64Array(size * size);
     this.replaceRoster(agents, evidenceCounts);
     this.#cache = null;
   }
 
   #addLocalTrust(truster: AgentId, trustee: AgentId, success: number): void {
     if (truster === trustee) return;
-    let row = this.#localTrust.get(truster);
-    if (!row) this.#localTrust.set(truster, (row = new Map()));
+    const at = this.roster.indexOf(truster) * this.roster.size + this.roster.indexOf(trustee);
     // s_ij += sat − unsat = success − (1 − success) = 2·success − 1
-    row.set(trustee, (row.get(trustee) ?? 0) + (2 * success - 1));
+    this.#localTrust[at] = this.#localTrust[at]! + (2 * success - 1);
+    this.#stored[at] = 1;
     this.countEvidence(trustee);
     this.#cache = null;
   }
@@ -386,11 +434,21 @@ export class EigenTrustReputationModel extends RosterReputationModel {
 
   #solve(): { result: EigenTrustResult; maxTrust: number } {
     if (this.#cache === null) {
-      const result = computeEigentrust({
-        localTrust: this.localTrustMatrix(),
-        preTrust: this.#preTrustVector(),
-        ...this.#parameters,
-      });
+      // As computeEigentrust({ localTrust: s, preTrust: p, ... }) computes it, without copying s into
+      // rows or re-validating it (every s_ij is a finite sum of values in [−1, 1], or a snapshot's finite number).
+      const size = this.roster.size;
+      const preTrust = normalizePreTrust(this.#preTrustVector(), size);
+      const local = this.#localTrust;
+      const normalized = this.#normalized;
+      for (let row = 0; row < size; row++) {
+        const start = row * size;
+        let total = 0;
+        for (let column = 0; column < size; column++) total += Math.max(local[start + column]!, 0);
+        // c_ij = max(s_ij, 0) / Σ_j max(s_ij, 0); row with Σ = 0 → p
+        for (let column = 0; column < size; column++)
+          normalized[start + column] = total > 0 ? Math.max(local[start + column]!, 0) / total : preTrust[column]!;
+      }
+      const result = iterateEigentrust(normalized, Float64Array.from(preTrust), this.#parameters);
       this.#cache = { result, maxTrust: Math.max(...result.trust) };
     }
     return this.#cache;
