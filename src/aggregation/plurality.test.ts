@@ -130,4 +130,75 @@ describe('plurality aggregators', () => {
       }),
     ).toThrow(/input\.weights\.a|weight of agent "a"/);
   });
+
+  it('decides bit for bit as the sort-then-tally definition, on repeated and reordered teams (property)', () => {
+    // Second method: the definition written out (sort the votes by agent id, sum support per key in
+    // that order, pick the largest positive support with ties to the first key in sorted order), as
+    // plurality.ts computed it before it remembered the agent order between calls.
+    const reference = (proposals: readonly Proposal[], weightOf: (agentId: string) => number, note: string) => {
+      const ordered = proposals
+        .map((proposal) => ({ agentId: proposal.agentId, answer: proposal.answer, weight: weightOf(proposal.agentId) }))
+        .sort((left, right) => (left.agentId < right.agentId ? -1 : left.agentId > right.agentId ? 1 : 0));
+      const support: Record<string, number> = {};
+      for (const vote of ordered)
+        if (vote.answer !== null) support[vote.answer] = (support[vote.answer] ?? 0) + vote.weight;
+      let answer: string | null = null;
+      let best = 0;
+      for (const key of Object.keys(support).sort()) {
+        if ((support[key] as number) > best) {
+          answer = key;
+          best = support[key] as number;
+        }
+      }
+      const reasons = ordered.map((vote) => ({
+        agentId: vote.agentId,
+        weight: vote.answer === null ? 0 : vote.weight,
+        components: { input: vote.weight, valid: vote.answer === null ? 0 : 1 },
+        note: vote.answer === null ? 'unparseable answer: no vote' : note,
+      }));
+      return { taskId: 't1', answer, support, reasons };
+    };
+    const ids = ['q', 'b', 'zz', 'a', 'c2', 'c10', 'B'];
+    const round = fc.record({
+      order: fc.shuffledSubarray(ids, { minLength: 1 }),
+      answers: fc.array(fc.option(fc.constantFrom('1', '2', '-3', '10', 'x', '01', '1.5'), { nil: null }), {
+        minLength: ids.length,
+        maxLength: ids.length,
+      }),
+      weights: fc.array(fc.constantFrom(0, 0.1, 0.2, 0.3, 1 / 3, 0.7), {
+        minLength: ids.length,
+        maxLength: ids.length,
+      }),
+      repeat: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(round, { minLength: 1, maxLength: 8 }), (rounds) => {
+        const plain = createPluralityAggregator();
+        const weighted = createWeightedPluralityAggregator();
+        let previous: string[] | undefined;
+        for (const { order, answers, weights, repeat } of rounds) {
+          const team = repeat && previous !== undefined ? previous : order;
+          previous = team;
+          const proposals = team.map((id) => propose(id, answers[ids.indexOf(id)] ?? null));
+          const weightRecord = Object.fromEntries(team.map((id) => [id, weights[ids.indexOf(id)] as number]));
+          const input = { task, proposals, agents: team.map((id) => ({ id, model: id })) };
+          const one = plain.aggregate(input);
+          expect(one).toStrictEqual(reference(proposals, () => 1, 'one vote'));
+          expect(Object.keys(one.support)).toEqual(Object.keys(reference(proposals, () => 1, 'one vote').support));
+          const total = proposals.reduce(
+            (sum, proposal) => sum + (proposal.answer === null ? 0 : (weightRecord[proposal.agentId] as number)),
+            0,
+          );
+          const expected =
+            total === 0
+              ? reference(proposals, () => 1, 'all weights 0: fell back to one vote each')
+              : reference(proposals, (id) => weightRecord[id] as number, 'input weight');
+          const decided = weighted.aggregate({ ...input, weights: weightRecord });
+          expect(decided).toStrictEqual(expected);
+          expect(Object.keys(decided.support)).toEqual(Object.keys(expected.support));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -2,6 +2,7 @@
 // Condorcet jury theorem"): the answer with the most (weighted) votes wins.
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import type { Proposal } from '../core/proposal.js';
 import type { WeightReason } from '../core/trace.js';
 import { validateProposals } from './_proposals.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
@@ -63,9 +64,11 @@ function tallyOrdered(ordered: readonly Vote[]): Tally {
 export function pickWinner(support: Readonly<Record<string, number>>): string | null {
   let best: string | null = null;
   let bestSupport = 0;
-  for (const key of Object.keys(support).sort(compareKeys)) {
+  // One pass instead of sorting the keys: a key replaces the best when it has more support, or the
+  // same positive support and sorts first (what a scan of the sorted keys with `>` would keep).
+  for (const key of Object.keys(support)) {
     const value = support[key] ?? 0;
-    if (value > bestSupport) {
+    if (value > bestSupport || (value === bestSupport && best !== null && compareKeys(key, best) < 0)) {
       best = key;
       bestSupport = value;
     }
@@ -78,27 +81,98 @@ export function compareKeys(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/**
+ * The agent-id order of a list of proposals (positions into it), remembered for the next call: an
+ * aggregator in a task loop usually sees the same agents in the same order on every task.
+ */
+interface OrderMemo {
+  ids: AgentId[];
+  order: number[];
+}
+
+function agentOrder(proposals: readonly { readonly agentId: AgentId }[], memo: OrderMemo): readonly number[] {
+  const count = proposals.length;
+  const { ids } = memo;
+  let same = ids.length === count;
+  for (let index = 0; same && index < count; index++) same = ids[index] === (proposals[index] as Proposal).agentId;
+  if (same) return memo.order;
+  // Stable insertion sort by agent id (validated unique; the same order as sortVotes' stable sort).
+  const order: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const id = (proposals[index] as Proposal).agentId;
+    let at = order.length;
+    while (at > 0 && compareKeys((proposals[order[at - 1] as number] as Proposal).agentId, id) > 0) at--;
+    order.splice(at, 0, index);
+  }
+  memo.ids = proposals.map((proposal) => proposal.agentId);
+  memo.order = order;
+  return order;
+}
+
+/**
+ * An empty plain object for arbitrary keys (answer keys): observably the same as `{}`, but V8 keeps
+ * it as a hash table from the start. Adding never-seen string keys one by one to `{}` walks and grows
+ * V8's shape-transition tree for every distinct key sequence, about 3× slower per key (and garbage
+ * for the collector); deleting a property other than the last one switches the object to hash-table
+ * mode, which keeps insertion order for enumeration.
+ */
+function keyedRecord(): Record<string, number> {
+  const record: Record<string, number> = { first: 0, second: 0 };
+  delete record.first;
+  delete record.second;
+  return record;
+}
+
 function decide(
   input: AggregationInput,
   weightOf: (agentId: AgentId) => number,
   noteOf: (agentId: AgentId) => string,
+  memo: OrderMemo,
 ): Decision {
   validateProposals(input);
-  const votes = input.proposals.map((proposal) => ({
-    agentId: proposal.agentId,
-    answer: proposal.answer,
-    weight: weightOf(proposal.agentId),
-  }));
-  // One sort serves the tally and the reasons (both in agent-id order).
-  const ordered = sortVotes(votes);
-  const tally = tallyOrdered(ordered);
-  const reasons: WeightReason[] = ordered.map((vote) => ({
-    agentId: vote.agentId,
-    weight: vote.answer === null ? 0 : vote.weight,
-    components: { input: vote.weight, valid: vote.answer === null ? 0 : 1 },
-    note: vote.answer === null ? 'unparseable answer: no vote' : noteOf(vote.agentId),
-  }));
-  return { taskId: input.task.id, answer: tally.answer, support: tally.support, reasons };
+  const proposals = input.proposals;
+  const count = proposals.length;
+  const weights = new Array<number>(count);
+  for (let index = 0; index < count; index++) weights[index] = weightOf((proposals[index] as Proposal).agentId);
+  // One order serves the tally and the reasons (both in agent-id order), as tallyVotes sums them.
+  const order = agentOrder(proposals, memo);
+  const sums = new Map<string, number>();
+  const reasons: WeightReason[] = new Array(count);
+  for (let position = 0; position < count; position++) {
+    const at = order[position] as number;
+    const { agentId, answer } = proposals[at] as Proposal;
+    const weight = weights[at] as number;
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+      throw new InvalidArgumentError({
+        parameter: `votes[${position}].weight`,
+        value: weight,
+        message: `vote weight of agent ${JSON.stringify(agentId)} must be a finite number >= 0, got ${String(weight)}; pass non-negative weights`,
+      });
+    }
+    if (answer !== null) {
+      // support(a) = Σ_{i: a_i = a} w_i
+      sums.set(answer, (sums.get(answer) ?? 0) + weight);
+    }
+    reasons[position] = {
+      agentId,
+      weight: answer === null ? 0 : weight,
+      components: { input: weight, valid: answer === null ? 0 : 1 },
+      note: answer === null ? 'unparseable answer: no vote' : noteOf(agentId),
+    };
+  }
+  // The support record gets its keys in first-vote order, as the running sums would have added them.
+  const support = keyedRecord();
+  let answer: string | null = null;
+  let best = 0;
+  for (const [key, value] of sums) {
+    support[key] = value;
+    // The largest positive support; exact ties to the key that sorts first (as pickWinner).
+    if (value > best || (value === best && answer !== null && compareKeys(key, answer) < 0)) {
+      answer = key;
+      best = value;
+    }
+  }
+  return { taskId: input.task.id, answer, support, reasons };
 }
 
 /**
@@ -109,6 +183,7 @@ function decide(
  * const decision = createPluralityAggregator().aggregate({ task, proposals, agents });
  */
 export function createPluralityAggregator(): Aggregator {
+  const memo: OrderMemo = { ids: [], order: [] };
   return {
     name: 'plurality',
     aggregate: (input) =>
@@ -116,6 +191,7 @@ export function createPluralityAggregator(): Aggregator {
         input,
         () => 1,
         () => 'one vote',
+        memo,
       ),
   };
 }
@@ -129,6 +205,7 @@ export function createPluralityAggregator(): Aggregator {
  * createWeightedPluralityAggregator().aggregate({ task, proposals, agents, weights: { a: 0.7, b: 0.3 } });
  */
 export function createWeightedPluralityAggregator(): Aggregator {
+  const memo: OrderMemo = { ids: [], order: [] };
   return {
     name: 'weighted-plurality',
     aggregate(input) {
@@ -138,6 +215,7 @@ export function createWeightedPluralityAggregator(): Aggregator {
           input,
           () => 1,
           () => 'equal weights (none given)',
+          memo,
         );
       for (const agentId of Object.keys(weights)) {
         const weight = weights[agentId];
@@ -158,11 +236,13 @@ export function createWeightedPluralityAggregator(): Aggregator {
           input,
           () => 1,
           () => 'all weights 0: fell back to one vote each',
+          memo,
         );
       return decide(
         input,
         (agentId) => weights[agentId] ?? 0,
         (agentId) => (agentId in weights ? 'input weight' : 'no input weight: 0'),
+        memo,
       );
     },
   };
