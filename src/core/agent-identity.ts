@@ -27,6 +27,25 @@ export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agen
     });
   }
   const seen = new Set<string>();
+  // Valid agents pass a quick check without building a field path per check; anything else takes
+  // the full check below, which throws the named error.
+  let plain = true;
+  for (let index = 0; plain && index < agents.length; index++) {
+    const agent = agents[index] as AgentIdentity | undefined;
+    plain =
+      agent !== null &&
+      typeof agent === 'object' &&
+      typeof agent.id === 'string' &&
+      agent.id.length > 0 &&
+      typeof agent.model === 'string' &&
+      agent.model.length > 0 &&
+      (agent.cost === undefined ||
+        (typeof agent.cost === 'number' && Number.isFinite(agent.cost) && agent.cost >= 0)) &&
+      !seen.has(agent.id);
+    if (plain) seen.add((agent as AgentIdentity).id);
+  }
+  if (plain) return;
+  seen.clear();
   agents.forEach((agent, index) => {
     assertNonEmptyString(`${parameter}[${index}].id`, agent?.id);
     assertNonEmptyString(`${parameter}[${index}].model`, agent.model);

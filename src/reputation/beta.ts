@@ -247,7 +247,9 @@ export class BetaReputationModel extends RosterReputationModel {
 
   score(agentId: AgentId): number {
     this.roster.require(agentId);
-    return betaBelief(this.#team.get(agentId) ?? emptyBetaCounts).expectation;
+    const counts = this.#team.get(agentId) ?? emptyBetaCounts;
+    // E of Beta(1 + r, 1 + s), as betaBelief computes it (without the variance)
+    return betaExpectation(counts.positive + 1, counts.negative + 1);
   }
 
   /**
@@ -439,7 +441,20 @@ export class BetaReputationModel extends RosterReputationModel {
   }
 
   #firstHand(observer: AgentId | null, subject: AgentId, success: number): void {
-    this.#set(observer, subject, updateBetaCounts(this.#counts(observer, subject), success, this.#parameters.lambda));
+    // updateBetaCounts in place (observe validated both ids): every stored counts object belongs to
+    // one (observer, subject) slot and is handed out only as a copy, so no reader sees it change.
+    let row = this.#team;
+    if (observer !== null) {
+      let pairs = this.#pairs.get(observer);
+      if (!pairs) this.#pairs.set(observer, (pairs = new Map()));
+      row = pairs;
+    }
+    let counts = row.get(subject) as { positive: number; negative: number } | undefined;
+    if (counts === undefined) row.set(subject, (counts = { positive: 0, negative: 0 }));
+    const lambda = this.#parameters.lambda;
+    // x − 1 ← λ(x − 1) + success;  y − 1 ← λ(y − 1) + (1 − success)
+    counts.positive = lambda * counts.positive + success;
+    counts.negative = lambda * counts.negative + (1 - success);
     this.#touch(subject);
   }
 

@@ -163,13 +163,13 @@ export function drfRoundScores({
   for (const rating of ratings) {
     if (rating.rater === rating.ratee) continue;
     const raterReputation = reputations[rating.rater]!;
-    const sum = sums.get(rating.ratee) ?? { weighted: 0, weight: 0, plain: 0, count: 0 };
-    sums.set(rating.ratee, {
-      weighted: sum.weighted + raterReputation * rating.score,
-      weight: sum.weight + raterReputation,
-      plain: sum.plain + rating.score,
-      count: sum.count + 1,
-    });
+    let sum = sums.get(rating.ratee);
+    if (sum === undefined) sums.set(rating.ratee, (sum = { weighted: 0, weight: 0, plain: 0, count: 0 }));
+    // Running sums per ratee, in rating order (one accumulator per ratee, updated in place).
+    sum.weighted = sum.weighted + raterReputation * rating.score;
+    sum.weight = sum.weight + raterReputation;
+    sum.plain = sum.plain + rating.score;
+    sum.count = sum.count + 1;
   }
   const scores: Record<AgentId, number> = {};
   for (const [ratee, sum] of sums) {
@@ -240,6 +240,8 @@ export function drfReputationStep({
     });
   }
   for (const [agentId, reputation] of Object.entries(reputations)) {
+    // In range (NaN fails both): no field name to build.
+    if (typeof reputation === 'number' && reputation >= 0 && reputation <= parameters.r0) continue;
     assertInRange(`reputations.${agentId}`, reputation, 0, parameters.r0, {
       hint: `reputations lie in [0, R0 = ${parameters.r0}]`,
     });
@@ -253,11 +255,15 @@ export function drfReputationStep({
   }
   const known = (agentId: AgentId): boolean =>
     typeof agentId === 'string' && Object.prototype.hasOwnProperty.call(reputations, agentId);
-  ratings.forEach((rating, index) => {
+  for (let index = 0; index < ratings.length; index++) {
+    if (!(index in ratings)) continue; // holes, as forEach skips them
+    const rating = ratings[index] as Rating;
     if (!known(rating?.rater)) throw unknownAgent(rating?.rater, `ratings[${index}].rater`);
     if (!known(rating.ratee)) throw unknownAgent(rating.ratee, `ratings[${index}].ratee`);
-    validateRating(rating, `ratings[${index}]`);
-  });
+    // A score in [0, 1] (NaN fails both) passes without building the field path.
+    const score = rating.score;
+    if (!(typeof score === 'number' && score >= 0 && score <= 1)) validateRating(rating, `ratings[${index}]`);
+  }
   const roundScores = drfRoundScores({ reputations, ratings });
   const next: Record<AgentId, number> = { ...reputations };
   for (const [agentId, roundScore] of Object.entries(roundScores)) {

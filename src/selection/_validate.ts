@@ -41,6 +41,8 @@ export function validateSelectionContext(
         message: `context.reputation has no entry for pool agent ${JSON.stringify(agent.id)}; pass a reputation in [0, 1] for every pool agent (e.g. model.scores())`,
       });
     }
+    // A score in [0, 1] (NaN fails both) passes without building the field name.
+    if (typeof value === 'number' && value >= 0 && value <= 1) continue;
     assertInRange(`context.reputation.${agent.id}`, value, 0, 1, { hint: 'reputations are scores in [0, 1]' });
   }
   if (typeof context.rng !== 'function') {
