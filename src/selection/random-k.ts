@@ -16,6 +16,7 @@ export function createRandomKSelector(): Selector {
     select(context: SelectionContext): Selection {
       validateSelectionContext(context, { usesK: true, requiresReputation: false });
       const drawn = sample(context.rng, context.pool, context.k).map((agent) => agent.id);
+      if (context.reasons === false) return { selected: drawn, excluded: [], reasons: [] };
       const position = new Map(drawn.map((agentId, index) => [agentId, index]));
       const reasons: WeightReason[] = context.pool.map((agent) => {
         const reputation = reputationOf(context, agent.id);

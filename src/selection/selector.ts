@@ -12,6 +12,12 @@ export interface SelectionContext {
   readonly k: number;
   /** Randomness for tie-breaking and sampling. */
   readonly rng: Rng;
+  /**
+   * Whether to explain the choice: `false` lets a selector return `reasons: []` (its `selected` and
+   * `excluded`, its draws from `rng` and any state it keeps are the same either way), for hot loops
+   * that read only the team. @default true
+   */
+  readonly reasons?: boolean;
 }
 
 /** A chosen team and the reasons behind it. */

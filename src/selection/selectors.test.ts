@@ -126,6 +126,32 @@ describe('selector contract (every registered selector)', () => {
     );
   });
 
+  it('chooses the same team, draws the same numbers and keeps the same state with reasons: false (property)', () => {
+    // Two selectors of each kind see the same contexts for 4 rounds, one without reasons: the teams
+    // and exclusions agree every round (so stateful UCB counts stay in step), and each shared-seed
+    // rng is left at the same point (the next draw agrees).
+    fc.assert(
+      fc.property(scenario, fc.constantFrom(...selectorNames), ({ costs, reputations, k, seed }, name) => {
+        const agents = costs.map((cost, index) => ({ id: `agent-${index}`, model: `m${index % 3}`, cost }));
+        const reputationMap = Object.fromEntries(reputations.map((value, index) => [`agent-${index}`, value]));
+        const options = name === 'all' ? {} : { tieBreak: 'random' as const };
+        const explained = createSelector(name, options);
+        const quiet = createSelector(name, options);
+        for (let round = 0; round < 4; round++) {
+          const rngExplained = createRng(seed + round);
+          const rngQuiet = createRng(seed + round);
+          const context = { pool: agents, reputation: reputationMap, k };
+          const full = explained.select({ ...context, rng: rngExplained });
+          const bare = quiet.select({ ...context, rng: rngQuiet, reasons: false });
+          expect(bare.selected).toEqual(full.selected);
+          expect(bare.excluded).toEqual(full.excluded);
+          if (name !== 'all') expect(bare.reasons).toEqual([]);
+          expect(rngQuiet()).toBe(rngExplained());
+        }
+      }),
+    );
+  });
+
   it('refuses an empty pool and k outside [1, pool size] (selectors that use k)', () => {
     for (const name of selectorNames) {
       expect(() => createSelector(name).select({ pool: [], reputation: {}, k: 1, rng: createRng(1) })).toThrow(

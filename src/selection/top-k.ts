@@ -43,6 +43,7 @@ export function createTopKSelector(options?: TopKSelectorOptions): Selector {
           right.reputation - left.reputation || left.tie - right.tie || compareIds(left.agent.id, right.agent.id),
       );
       const selected = ranked.slice(0, context.k).map((entry) => entry.agent.id);
+      if (context.reasons === false) return { selected, excluded: [], reasons: [] };
       const reasons: WeightReason[] = ranked.map((entry, index) => ({
         agentId: entry.agent.id,
         weight: entry.reputation,

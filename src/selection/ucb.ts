@@ -145,6 +145,8 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
 
       selections += 1;
       for (const entry of team) counts.set(entry.agent.id, entry.count + 1);
+      const excluded = below.filter((entry) => !admittedIds.has(entry.agent.id)).map((entry) => entry.agent.id);
+      if (context.reasons === false) return { selected: team.map((entry) => entry.agent.id), excluded, reasons: [] };
 
       const reasons: WeightReason[] = [...eligible, ...below].map((entry) => ({
         agentId: entry.agent.id,
@@ -162,7 +164,7 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
       }));
       return {
         selected: team.map((entry) => entry.agent.id),
-        excluded: below.filter((entry) => !admittedIds.has(entry.agent.id)).map((entry) => entry.agent.id),
+        excluded,
         reasons,
       };
 

@@ -3,6 +3,7 @@ import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Evidence } from '../../reputation/reputation-model.js';
+import type { WeightReason } from '../../core/trace.js';
 import { InternalError } from '../../core/errors.js';
 import type { AnswerOps } from './answer-ops.js';
 import { adaptAttackers, adaptEligible, type AttackPlan } from './attacks.js';
@@ -97,6 +98,8 @@ interface TaskView {
   readonly attack: AttackPlan;
   /** One proposal per team member, in team order. */
   readonly proposals: readonly Proposal[];
+  /** The attackers with a payload on this task (`Object.keys(attack.payloads)`). */
+  readonly attacked: readonly AgentId[];
   /** Verdicts of the condition's verifier on `proposals` (seeded per condition: the same for every method). */
   verdicts?: Record<AgentId, number>;
   /** Agreement ratings among the whole team (built once, shared by every method whose participants are the whole team). */
@@ -170,7 +173,7 @@ function viewOf(frame: ConditionFrame, taskIndex: number, attack: AttackPlan): T
           }
         : { agentId: agent, taskId, round: 0, text: payload, answer: payload };
   }
-  const view: TaskView = { taskIndex, attack, proposals };
+  const view: TaskView = { taskIndex, attack, proposals, attacked: Object.keys(attack.payloads) };
   frame.view = view;
   return view;
 }
@@ -234,7 +237,7 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     proposals: 0,
   };
   // NextExcl: the attackers of the last active-attack task, judged on the next active-attack task's pool.
-  let pendingAttackers: AgentId[] | undefined;
+  let pendingAttackers: readonly AgentId[] | undefined;
   const step = (taskIndex: number): void => {
     const prepTask = prepared.tasks[taskIndex] as PreparedTask;
     const task = frame.tasks[taskIndex] as Task;
@@ -281,6 +284,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
         reputation: model ? model.scores() : frame.flat,
         k: Math.min(parts.k, identities.length),
         rng: createRng(deriveSeed(seed, condition.id, method.name, taskIndex, 'select')),
+        // Only the team is read here; selectors skip building per-agent reasons.
+        reasons: false,
       });
       const chosen = new Set(selection.selected);
       selected = chosen;
@@ -308,12 +313,21 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     run.f1[taskIndex] = decided.f1;
     run.exact[taskIndex] = decided.exact;
 
-    const attacked = Object.keys(attack.payloads);
+    const attacked = view.attacked;
     const isActive = attack.active && attacked.length > 0;
     run.active[taskIndex] = isActive ? 1 : 0;
+    // The decision's reasons by agent (the last one where an agent has several), built at most once.
+    let reasons: Map<AgentId, WeightReason> | undefined;
+    const reasonsByAgent = () => {
+      if (reasons === undefined) {
+        reasons = new Map();
+        for (const reason of decision.reasons) reasons.set(reason.agentId, reason);
+      }
+      return reasons;
+    };
     if (isActive) {
       // Weight shares and pool membership from the decision's reasons (agents missing from them weigh 0).
-      const reasonOf = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
+      const reasonOf = reasonsByAgent();
       const pooled = (agent: AgentId) => isSelected(agent) && inPool(reasonOf.get(agent));
       // NextExcl (paper §C.3): was every attacker of the previous active task absent from this pool?
       if (pendingAttackers !== undefined) {
@@ -342,8 +356,9 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
 
     if (model) {
       const evidence: Evidence[] = [];
-      const quality: Record<AgentId, number> = {};
-      for (const proposal of participants) {
+      const successes = new Array<number>(participants.length);
+      for (let index = 0; index < participants.length; index++) {
+        const proposal = participants[index] as Proposal;
         const truth = scoreIn(frame, prepTask, taskIndex, proposal.answer).exact;
         const success = feedbackSuccess(settings.feedback, {
           key: proposal.answer,
@@ -351,14 +366,20 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
           truth,
           verdict: verdicts?.[proposal.agentId],
         });
-        quality[proposal.agentId] = success;
+        successes[index] = success;
         evidence.push({ type: 'outcome', taskId: task.id, subject: proposal.agentId, success });
       }
-      if (parts.behaviourEvidence) evidence.push(...parts.behaviourEvidence(decision, quality));
-      else {
-        const flags = new Map(decision.reasons.map((reason) => [reason.agentId, reason.components ?? {}]));
-        for (const proposal of participants) {
-          const components = flags.get(proposal.agentId) ?? {};
+      if (parts.behaviourEvidence) {
+        // Each participant's feedback success by agent (a later proposal of the same agent wins).
+        const quality: Record<AgentId, number> = {};
+        for (let index = 0; index < participants.length; index++)
+          quality[(participants[index] as Proposal).agentId] = successes[index] as number;
+        evidence.push(...parts.behaviourEvidence(decision, quality));
+      } else {
+        const reasonOf = reasonsByAgent();
+        for (let index = 0; index < participants.length; index++) {
+          const proposal = participants[index] as Proposal;
+          const components = reasonOf.get(proposal.agentId)?.components ?? {};
           evidence.push({
             type: 'behaviour',
             taskId: task.id,
@@ -366,7 +387,7 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
             valid: proposal.answer !== null,
             flagged: (components.flagged ?? 0) > 0,
             risk: Math.min(1, Math.max(0, components.risk ?? 0)),
-            quality: quality[proposal.agentId] ?? 0,
+            quality: successes[index] as number,
           });
         }
       }
