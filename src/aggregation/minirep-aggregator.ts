@@ -29,6 +29,13 @@ import {
   type PeerHistoryOptions,
   type PeerHistorySnapshot,
 } from './minirep-peer-history.js';
+import {
+  createPosteriorHistory,
+  type PosteriorEntry,
+  type PosteriorHistory,
+  type PosteriorHistoryOptions,
+  type PosteriorHistorySnapshot,
+} from './minirep-posterior-history.js';
 import { compareKeys, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
@@ -84,11 +91,18 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
    * Where the history factor of the weight comes from: `'ema'` = H^γ from the model's slow/fast
    * quality averages (the MiniRep paper's design); `'log-odds'` = MiniRep-LO (ours): the log-odds of
    * a reliability learnt from agreement with the other clone groups, or from external feedback once
-   * there is any ({@link createPeerHistory}). @default 'ema'
+   * there is any ({@link createPeerHistory}); `'posterior'` = MiniRep-DS (ours): the vote weight
+   * ln(p/((1 − p)·q)) of a reliability learnt from each proposal's leave-one-out posterior given the
+   * other clone groups' weighted votes, or from external feedback once there is any
+   * ({@link createPosteriorHistory}). @default 'ema'
    */
-  history?: 'ema' | 'log-odds';
+  history?: 'ema' | 'log-odds' | 'posterior';
   /** Options of the log-odds history (`history: 'log-odds'`). @default {} */
   peerHistory?: PeerHistoryOptions;
+  /** Options of the posterior history (`history: 'posterior'`, MiniRep-DS). @default {} */
+  posteriorHistory?: PosteriorHistoryOptions;
+  /** Offset κ_ds ≥ 0 of the current-quality factor under `history: 'posterior'`. @default 8 */
+  posteriorQualityOffset?: number;
   /** Offset κ_lo ≥ 0 of the current-quality factor (κ_lo + Q)/(1 + κ_lo) under `history: 'log-odds'`. @default 2 */
   logOddsQualityOffset?: number;
 }
@@ -110,6 +124,7 @@ export const miniRepAggregatorDefaults = {
   unknownHistory: 0.5,
   rejectedFactor: 0.05,
   logOddsQualityOffset: 2,
+  posteriorQualityOffset: 8,
 } as const;
 
 type Settings = { -readonly [Key in keyof typeof miniRepAggregatorDefaults]: number };
@@ -172,7 +187,7 @@ export function miniRepWeight(
   if (input.valid) {
     // w = H^γ · (κ + Q)/(1 + κ) · (1 − r)
     weight =
-      (input.historyWeight ?? Math.pow(input.history, settings.historyExponent)) *
+      (input.historyWeight ?? input.history ** settings.historyExponent) *
       ((settings.qualityOffset + input.quality) / (1 + settings.qualityOffset)) *
       (1 - risk);
     if (input.flagged) weight *= settings.flaggedFactor;
@@ -334,6 +349,8 @@ export interface MiniRepAggregatorSnapshot {
   readonly externalFeedback?: number;
   /** The log-odds history under `history: 'log-odds'` (absent otherwise). */
   readonly peerHistory?: PeerHistorySnapshot;
+  /** The posterior history under `history: 'posterior'` (absent otherwise). */
+  readonly posteriorHistory?: PosteriorHistorySnapshot;
 }
 
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
@@ -406,14 +423,18 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
   const historyMode = options.history ?? 'ema';
-  if (historyMode !== 'ema' && historyMode !== 'log-odds') {
+  if (historyMode !== 'ema' && historyMode !== 'log-odds' && historyMode !== 'posterior') {
     throw new InvalidArgumentError({
       parameter: 'options.history',
       value: historyMode,
-      message: `options.history must be 'ema' (the paper's design) or 'log-odds' (MiniRep-LO), got ${JSON.stringify(historyMode)}`,
+      message: `options.history must be 'ema' (the paper's design), 'log-odds' (MiniRep-LO) or 'posterior' (MiniRep-DS), got ${JSON.stringify(historyMode)}`,
     });
   }
   const peerHistory = historyMode === 'log-odds' ? createPeerHistory(options.peerHistory ?? {}) : undefined;
+  const posteriorHistory =
+    historyMode === 'posterior'
+      ? createPosteriorHistory({ epsilon: settings.epsilon, ...options.posteriorHistory })
+      : undefined;
   const state: MiniRepState = {
     settings,
     model,
@@ -424,6 +445,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     direct: directHistorySource(model),
     externalFeedback: 0,
     peerHistory,
+    posteriorHistory,
+    posteriorEntries: new Map(),
   };
   return {
     name: 'minirep',
@@ -435,6 +458,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       bloc: tracker?.snapshot(),
       externalFeedback: state.externalFeedback,
       ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }),
+      ...(posteriorHistory === undefined ? {} : { posteriorHistory: posteriorHistory.snapshot() }),
     }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
@@ -454,6 +478,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       }
       if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
       if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
+      if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
+        posteriorHistory.restore(snapshot.posteriorHistory);
       state.externalFeedback = external;
     },
     feedback(
@@ -483,6 +509,16 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         if (state.externalFeedback > 0)
           for (const record of evidence) peerHistory.observe(record.subject, record.quality);
         else for (const [agentId, value] of peerAgreement(analysis.proposals)) peerHistory.observe(agentId, value);
+      }
+      if (posteriorHistory !== undefined) {
+        // MiniRep-DS learns from external feedback once there is any, else from the leave-one-out posterior.
+        if (state.externalFeedback > 0)
+          for (const record of evidence) posteriorHistory.observe(record.subject, record.quality);
+        else {
+          const entries = state.posteriorEntries.get(decision.taskId) ?? [];
+          posteriorHistory.observeTask(entries);
+        }
+        state.posteriorEntries.delete(decision.taskId);
       }
       return evidence;
     },
@@ -535,23 +571,42 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
           qualityOffset: settings.informedQualityOffset,
         }
       : settings;
+  const posteriorEntries: PosteriorEntry[] = [];
+  const history = state.peerHistory ?? state.posteriorHistory;
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
       {
         valid: entry.valid,
-        history: state.peerHistory === undefined ? agentState.history : state.peerHistory.probability(entry.agentId),
+        history: history === undefined ? agentState.history : history.probability(entry.agentId),
         quality: entry.quality,
         modelRisk: agentState.risk,
         suspicion: entry.suspicion,
         flagged: entry.flagged,
         cooldown: agentState.cooldown,
         verdict: entry.verifierEstimate,
-        historyWeight: state.peerHistory?.weight(entry.agentId),
+        historyWeight: history?.weight(entry.agentId),
       },
-      state.peerHistory === undefined ? weightSettings : { ...settings, qualityOffset: settings.logOddsQualityOffset },
+      state.peerHistory !== undefined
+        ? { ...settings, qualityOffset: settings.logOddsQualityOffset }
+        : state.posteriorHistory !== undefined
+          ? { ...settings, qualityOffset: settings.posteriorQualityOffset }
+          : weightSettings,
     );
     parts.set(entry.agentId, { ...weightParts, known: agentState.known, entry });
+    if (state.posteriorHistory !== undefined)
+      posteriorEntries.push({
+        agentId: entry.agentId,
+        group: entry.group,
+        answer: entry.valid ? entry.answer : null,
+        evidence: evidenceFactor(weightParts, settings),
+      });
+  }
+  if (state.posteriorHistory !== undefined) {
+    state.posteriorEntries.delete(analysis.taskId);
+    state.posteriorEntries.set(analysis.taskId, posteriorEntries);
+    if (state.posteriorEntries.size > 64)
+      state.posteriorEntries.delete(state.posteriorEntries.keys().next().value as string);
   }
   const candidates = analysis.proposals
     .filter((entry) => entry.valid && (mask === undefined || (mask[entry.agentId] ?? 0) > 0))
@@ -626,6 +681,20 @@ interface MiniRepState {
   externalFeedback: number;
   /** MiniRep-LO's log-odds history (`history: 'log-odds'`), else undefined. */
   readonly peerHistory: PeerHistory | undefined;
+  /** MiniRep-DS's posterior history (`history: 'posterior'`), else undefined. */
+  readonly posteriorHistory: PosteriorHistory | undefined;
+  /** Per decided task, the proposals and evidence factors the posterior history learns from at feedback. */
+  readonly posteriorEntries: Map<string, PosteriorEntry[]>;
+}
+
+/** The factor (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[suspicious] · φ_v^[rejected] of a weight: how much a vote counts as evidence. */
+function evidenceFactor(parts: MiniRepWeightParts, settings: Settings): number {
+  let factor = 1 - parts.risk;
+  if (parts.flagged) factor *= settings.flaggedFactor;
+  if (parts.cooldown > 0) factor *= settings.cooldownFactor;
+  if (parts.suspicious) factor *= settings.suspiciousFactor;
+  if (parts.rejected) factor *= settings.rejectedFactor;
+  return Math.max(0, factor);
 }
 
 function historyOf(
@@ -716,6 +785,9 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
   });
   assertInRange('options.logOddsQualityOffset', settings.logOddsQualityOffset, 0, 1_000, {
     hint: 'pass e.g. { logOddsQualityOffset: 2 }',
+  });
+  assertInRange('options.posteriorQualityOffset', settings.posteriorQualityOffset, 0, 1_000, {
+    hint: 'pass e.g. { posteriorQualityOffset: 8 }',
   });
   assertInRange('options.informedQualityOffset', settings.informedQualityOffset, 0, 1_000, {
     hint: 'pass e.g. { informedQualityOffset: 1 }',

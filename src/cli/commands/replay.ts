@@ -129,7 +129,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}; also minirep-lo)`,
+      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}; also minirep-lo, minirep-ds)`,
       valueHint: 'LIST',
     },
     out: {

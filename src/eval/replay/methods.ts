@@ -134,6 +134,23 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       };
     },
   },
+  'minirep-ds': {
+    name: 'minirep-ds',
+    description: `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8`,
+    create: ({ team }) => {
+      const model = createMiniRepModel({ agents: ids(team) });
+      const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK, history: 'posterior' });
+      return {
+        selector: createSelector('all', {}),
+        everyAgent: true,
+        model,
+        aggregator,
+        k: team.length,
+        weighted: false,
+        behaviourEvidence: (decision, quality) => aggregator.feedback(decision, quality),
+      };
+    },
+  },
 };
 
 /** Every registered replay method name (for `--methods`), in report order. */
@@ -141,10 +158,12 @@ export const availableReplayMethodNames: readonly string[] = Object.keys(replayM
 
 /**
  * The methods a replay runs by default, in report order: the six baselines and `minirep` (the
- * paper's design). `minirep-lo` (ours) runs only when named, so it does not compete with `minirep`
- * for strict wins in the default table.
+ * paper's design). `minirep-lo` and `minirep-ds` (ours) run only when named, so they do not compete
+ * with `minirep` for strict wins in the default table.
  */
-export const replayMethodNames: readonly string[] = availableReplayMethodNames.filter((name) => name !== 'minirep-lo');
+export const replayMethodNames: readonly string[] = availableReplayMethodNames.filter(
+  (name) => name !== 'minirep-lo' && name !== 'minirep-ds',
+);
 
 /** Resolves method names; unknown names throw {@link InvalidArgumentError} listing the known ones. */
 export function resolveReplayMethods(names: readonly string[]): ReplayMethod[] {
