@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRng, deriveSeed, hashString, sample, shuffle } from './rng.js';
+import { createRng, deriveSeed, hashString, sample, seedDeriver, shuffle } from './rng.js';
 import { InvalidArgumentError } from './errors.js';
 
 describe('createRng', () => {
@@ -46,6 +46,24 @@ describe('hashString', () => {
 
   it('derives different seeds for different labels', () => {
     expect(deriveSeed(1, 'attack')).not.toBe(deriveSeed(1, 'select'));
+  });
+
+  it('seedDeriver(seed, ...first)(...rest) equals deriveSeed(seed, ...first, ...rest) (property)', () => {
+    // Hand check of the split: deriveSeed(1, 'a', 2) hashes "1\u0000a\u00002"; the deriver hashes
+    // "1\u0000a" once and continues with "\u00002".
+    expect(seedDeriver(1, 'a')(2)).toBe(deriveSeed(1, 'a', 2));
+    expect(seedDeriver(1, 'a')()).toBe(deriveSeed(1, 'a'));
+    const label = fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true }));
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer(), fc.string()),
+        fc.array(label, { maxLength: 4 }),
+        fc.array(label, { maxLength: 4 }),
+        (seed, first, rest) => {
+          expect(seedDeriver(seed, ...first)(...rest)).toBe(deriveSeed(seed, ...first, ...rest));
+        },
+      ),
+    );
   });
 });
 

@@ -50,14 +50,37 @@ export function deriveSeed(seed: number | string, ...labels: Array<string | numb
   return hashString([String(seed), ...labels.map(String)].join('\u0000'));
 }
 
+/**
+ * {@link deriveSeed} with its first labels fixed: `seedDeriver(seed, a, b)(c, d)` equals
+ * `deriveSeed(seed, a, b, c, d)`, but the fixed prefix is hashed once (FNV-1a runs left to right,
+ * so the hash of the prefix is carried over), for a loop that derives one seed per step.
+ *
+ * @example
+ * const selectSeed = seedDeriver(2027, 'all-strong/B/STRONG', 'drf');
+ * selectSeed(17, 'select') === deriveSeed(2027, 'all-strong/B/STRONG', 'drf', 17, 'select'); // true
+ */
+export function seedDeriver(
+  seed: number | string,
+  ...labels: Array<string | number>
+): (...more: Array<string | number>) => number {
+  const prefix = fnv1a(0x811c9dc5, [String(seed), ...labels.map(String)].join('\u0000'));
+  return (...more) =>
+    more.length === 0 ? prefix >>> 0 : fnv1a(prefix, `\u0000${more.map(String).join('\u0000')}`) >>> 0;
+}
+
 /** 32-bit FNV-1a hash of a string, for seeding. */
 export function hashString(text: string): number {
-  let hash = 0x811c9dc5;
+  return fnv1a(0x811c9dc5, text) >>> 0;
+}
+
+/** FNV-1a over `text`, continuing from the state `hash` (the offset basis 0x811c9dc5 to start). */
+function fnv1a(start: number, text: string): number {
+  let hash = start;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
-  return hash >>> 0;
+  return hash;
 }
 
 function normalizeSeed(seed: number): number {
