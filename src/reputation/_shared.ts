@@ -86,6 +86,17 @@ export function unknownAgent(agentId: unknown, parameter: string): NotFoundError
  */
 export function resolveWeightIds(roster: AgentRoster, agentIds: readonly AgentId[] | undefined): readonly AgentId[] {
   if (agentIds === undefined) return roster.ids;
+  // A short list of distinct known ids passes without a Set or field names; anything else takes the
+  // full check below, which throws the named error.
+  if (Array.isArray(agentIds) && agentIds.length > 0 && agentIds.length <= 32) {
+    let plain = true;
+    for (let index = 0; plain && index < agentIds.length; index++) {
+      const agentId = agentIds[index] as AgentId;
+      plain = roster.has(agentId);
+      for (let before = 0; plain && before < index; before++) plain = agentIds[before] !== agentId;
+    }
+    if (plain) return agentIds;
+  }
   if (!Array.isArray(agentIds) || agentIds.length === 0) {
     throw new InvalidArgumentError({
       parameter: 'agentIds',

@@ -1,6 +1,6 @@
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { Proposal } from '../../core/proposal.js';
-import { createRng, deriveSeed } from '../../core/rng.js';
+import { createRng, deriveSeed, seedDeriver } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Evidence } from '../../reputation/reputation-model.js';
 import type { WeightReason } from '../../core/trace.js';
@@ -206,6 +206,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
   const team = condition.team;
   const taskCount = prepared.tasks.length;
   const parts = method.create({ team: identities, seed: deriveSeed(seed, condition.id, method.name) });
+  // deriveSeed(seed, condition.id, method.name, taskIndex, 'select'), the prefix hashed once.
+  const selectSeed = seedDeriver(seed, condition.id, method.name);
   const model = parts.model;
   const everyAgent = parts.everyAgent === true;
   // One verifier per condition, seeded by (seed, condition) only: every method sees the same verdicts.
@@ -283,7 +285,7 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
         pool: identities,
         reputation: model ? model.scores() : frame.flat,
         k: Math.min(parts.k, identities.length),
-        rng: createRng(deriveSeed(seed, condition.id, method.name, taskIndex, 'select')),
+        rng: createRng(selectSeed(taskIndex, 'select')),
         // Only the team is read here; selectors skip building per-agent reasons.
         reasons: false,
       });
@@ -396,8 +398,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
         view.ratings ??= ratingsOf(proposals, task.id);
         ratings = view.ratings;
       } else ratings = ratingsOf(participants, task.id);
-      for (const rating of ratings) evidence.push(rating);
-      model.observe(evidence);
+      // One copy of outcomes, behaviour records and ratings, in that order.
+      model.observe(evidence.concat(ratings));
     }
   };
   return { run, step };
