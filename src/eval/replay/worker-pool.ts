@@ -30,6 +30,13 @@ export interface WorkerInit {
  */
 export const workerYoungGenerationMb = 8;
 
+/**
+ * Conditions handed to each worker before its first result comes back (then one more per result):
+ * with 2, a worker never waits for the calling thread to plan its next condition. Each condition in
+ * flight holds only its own plan.
+ */
+export const conditionsAhead = 2;
+
 /** Messages to a worker: one condition index per message, with that condition's attack plan. */
 export type WorkerRequest = { readonly type: 'run'; readonly index: number; readonly plan: GridPlan };
 
@@ -59,11 +66,12 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
 }
 
 /**
- * Runs conditions on `workers` worker threads: each idle worker takes the next condition index from
- * one queue, and each result is handed to `onResult` as it arrives (in completion order; the caller
- * restores grid order), so no result is held here. `planFor(index)` plans one condition in the
- * calling thread when it is handed out, so planning overlaps the other workers' replay and no thread
- * holds the whole grid's plan; the plan travels with the run request.
+ * Runs conditions on `workers` worker threads: each worker takes condition indices from one queue,
+ * {@link conditionsAhead} at first and one more per result, and each result is handed to `onResult`
+ * as it arrives (in completion order; the caller restores grid order), so no result is held here.
+ * `planFor(index)` plans one condition in the calling thread when it is handed out, so planning
+ * overlaps the workers' replay and no thread holds the whole grid's plan; the plan travels with the
+ * run request.
  */
 export async function runOnWorkers(
   init: WorkerInit,
@@ -96,11 +104,13 @@ export async function runOnWorkers(
         spawned.push(worker);
         threads.push(worker);
         running++;
+        // Conditions sent to this worker and not yet answered.
+        let inFlight = 0;
         const next = () => {
           if (failed) return;
           const index = queue.shift();
           if (index === undefined) {
-            void worker.terminate();
+            if (inFlight === 0) void worker.terminate();
             return;
           }
           let plan: GridPlan;
@@ -112,8 +122,13 @@ export async function runOnWorkers(
             return;
           }
           worker.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
+          inFlight++;
         };
-        worker.on('online', next);
+        // Two conditions ahead: while the worker replays one, the next is already waiting in its
+        // queue, so it never idles while this thread plans the condition after.
+        worker.on('online', () => {
+          for (let ahead = 0; ahead < conditionsAhead; ahead++) next();
+        });
         worker.on('message', (reply: WorkerReply) => {
           if (failed) return;
           if (reply.type === 'error') {
@@ -127,6 +142,7 @@ export async function runOnWorkers(
             return;
           }
           received++;
+          inFlight--;
           if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
           try {
             onResult(reply.result);
