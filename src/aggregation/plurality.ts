@@ -132,8 +132,6 @@ function decide(
   validateProposals(input);
   const proposals = input.proposals;
   const count = proposals.length;
-  const weights = new Array<number>(count);
-  for (let index = 0; index < count; index++) weights[index] = weightOf((proposals[index] as Proposal).agentId);
   // One order serves the tally and the reasons (both in agent-id order), as tallyVotes sums them.
   const order = agentOrder(proposals, memo);
   const sums = new Map<string, number>();
@@ -141,7 +139,8 @@ function decide(
   for (let position = 0; position < count; position++) {
     const at = order[position] as number;
     const { agentId, answer } = proposals[at] as Proposal;
-    const weight = weights[at] as number;
+    // weightOf is a pure lookup, so reading it in agent-id order is the same as in proposal order.
+    const weight = weightOf(agentId);
     if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
       throw new InvalidArgumentError({
         parameter: `votes[${position}].weight`,
