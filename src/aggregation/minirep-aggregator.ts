@@ -447,6 +447,13 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     peerHistory,
     posteriorHistory,
     posteriorEntries: new Map(),
+    informedSettings: {
+      ...settings,
+      historyExponent: settings.informedHistoryExponent,
+      qualityOffset: settings.informedQualityOffset,
+    },
+    logOddsSettings: { ...settings, qualityOffset: settings.logOddsQualityOffset },
+    posteriorSettings: { ...settings, qualityOffset: settings.posteriorQualityOffset },
   };
   return {
     name: 'minirep',
@@ -561,17 +568,19 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
 
   const mask = input.weights;
-  const parts = new Map<AgentId, MiniRepWeightParts & { known: boolean; entry: ProposalAnalysis }>();
+  const parts = new Map<AgentId, MiniRepWeightParts>();
   const known = new Set(model.agentIds());
+  // The settings of this task's weights, built once (not per proposal).
   const weightSettings =
-    state.externalFeedback > 0
-      ? {
-          ...settings,
-          historyExponent: settings.informedHistoryExponent,
-          qualityOffset: settings.informedQualityOffset,
-        }
-      : settings;
+    state.peerHistory !== undefined
+      ? state.logOddsSettings
+      : state.posteriorHistory !== undefined
+        ? state.posteriorSettings
+        : state.externalFeedback > 0
+          ? state.informedSettings
+          : settings;
   const posteriorEntries: PosteriorEntry[] = [];
+  const unknown = new Set<AgentId>();
   const history = state.peerHistory ?? state.posteriorHistory;
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
@@ -587,13 +596,10 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         verdict: entry.verifierEstimate,
         historyWeight: history?.weight(entry.agentId),
       },
-      state.peerHistory !== undefined
-        ? { ...settings, qualityOffset: settings.logOddsQualityOffset }
-        : state.posteriorHistory !== undefined
-          ? { ...settings, qualityOffset: settings.posteriorQualityOffset }
-          : weightSettings,
+      weightSettings,
     );
-    parts.set(entry.agentId, { ...weightParts, known: agentState.known, entry });
+    parts.set(entry.agentId, weightParts);
+    if (!agentState.known) unknown.add(entry.agentId);
     if (state.posteriorHistory !== undefined)
       posteriorEntries.push({
         agentId: entry.agentId,
@@ -632,10 +638,12 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   }
   const answer = pickWinner(support);
   const reasons: WeightReason[] = analysis.proposals.map((entry) => {
-    const part = parts.get(entry.agentId) as MiniRepWeightParts & { known: boolean };
+    const part = parts.get(entry.agentId) as MiniRepWeightParts;
     const inPool = pool.has(entry.agentId);
     const groupCap = inPool ? (factors.get(entry.agentId) ?? 0) : 0;
     const weight = inPool ? effective(entry.agentId) * groupCap : 0;
+    const masked = mask !== undefined && (mask[entry.agentId] ?? 0) <= 0;
+    const isKnown = !unknown.has(entry.agentId);
     return {
       agentId: entry.agentId,
       weight,
@@ -652,14 +660,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         rejected: part.rejected ? 1 : 0,
         publicEvidence: entry.publicEvidence,
       },
-      note: explainWeight(
-        entry,
-        part,
-        inPool,
-        groupCap,
-        allZero,
-        mask !== undefined && (mask[entry.agentId] ?? 0) <= 0,
-      ),
+      note: explainWeight(entry, part, isKnown, inPool, groupCap, allZero, masked),
     };
   });
   // The answer is fixed: only now does this task's agreement enter the bloc statistics.
@@ -683,6 +684,10 @@ interface MiniRepState {
   readonly peerHistory: PeerHistory | undefined;
   /** MiniRep-DS's posterior history (`history: 'posterior'`), else undefined. */
   readonly posteriorHistory: PosteriorHistory | undefined;
+  /** The weight settings once feedback proved external (γ_x, κ_x), under MiniRep-LO (κ_lo) and under MiniRep-DS (κ_ds), built once. */
+  readonly informedSettings: Settings;
+  readonly logOddsSettings: Settings;
+  readonly posteriorSettings: Settings;
   /** Per decided task, the proposals and evidence factors the posterior history learns from at feedback. */
   readonly posteriorEntries: Map<string, PosteriorEntry[]>;
 }
@@ -723,7 +728,8 @@ function historyOf(
 
 function explainWeight(
   entry: ProposalAnalysis,
-  part: MiniRepWeightParts & { known: boolean },
+  part: MiniRepWeightParts,
+  known: boolean,
   inPool: boolean,
   groupCap: number,
   allZero: boolean,
@@ -731,7 +737,7 @@ function explainWeight(
 ): string {
   if (!entry.valid) return 'unparseable answer: weight 0';
   const parts = [
-    `history ${part.history.toFixed(3)}${part.known ? '' : ' (agent unknown to the model: default)'}`,
+    `history ${part.history.toFixed(3)}${known ? '' : ' (agent unknown to the model: default)'}`,
     `quality ${part.quality.toFixed(3)}`,
     `risk ${part.risk.toFixed(3)}`,
   ];
