@@ -8,8 +8,8 @@
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / (1 − p_i)), ℓ_min, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
-import { InvalidArgumentError } from '../core/errors.js';
 import { assertInRange } from '../core/validate.js';
+import { createDecayedCounts, type DecayedCountsSnapshot } from './_decayed-counts.js';
 
 /** Options of {@link createPeerHistory}. */
 export interface PeerHistoryOptions {
@@ -41,12 +41,8 @@ export interface PeerEntry {
   readonly answer: string | null;
 }
 
-/** Persisted state of a peer history. */
-export interface PeerHistorySnapshot {
-  readonly schemaVersion: 1;
-  /** [agent, decayed agreements c, decayed observations n]. */
-  readonly agents: ReadonlyArray<readonly [AgentId, number, number]>;
-}
+/** Persisted state of a peer history: [agent, decayed agreements c, decayed observations n]. */
+export type PeerHistorySnapshot = DecayedCountsSnapshot;
 
 /** The per-agent log-odds history of MiniRep-LO. */
 export interface PeerHistory {
@@ -135,12 +131,9 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
   assertInRange('peerHistory.maxWeight', maxWeight, minWeight, 100, {
     hint: `maxWeight must be ≥ minWeight (${minWeight}); pass e.g. { maxWeight: 4 }`,
   });
-  const counts = new Map<AgentId, { agree: number; seen: number }>();
-  const probability = (agentId: AgentId): number => {
-    const state = counts.get(agentId);
-    // p = (c + a₀) / (n + a₀ + b₀)
-    return ((state?.agree ?? 0) + priorAgree) / ((state?.seen ?? 0) + priorAgree + priorDisagree);
-  };
+  // p = (c + a₀) / (n + a₀ + b₀)
+  const counts = createDecayedCounts({ decay, priorAgree, priorDisagree });
+  const { probability } = counts;
   return {
     probability,
     weight(agentId) {
@@ -152,43 +145,9 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
       assertInRange(`peerHistory.observe(${agentId})`, value, 0, 1, {
         hint: 'an observation is agreement or quality in [0, 1]',
       });
-      let state = counts.get(agentId);
-      if (state === undefined) {
-        state = { agree: 0, seen: 0 };
-        counts.set(agentId, state);
-      }
-      state.agree = decay * state.agree + value;
-      state.seen = decay * state.seen + 1;
+      counts.add(agentId, value);
     },
-    snapshot: () => ({
-      schemaVersion: 1,
-      agents: [...counts]
-        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
-        .map(([agentId, state]) => [agentId, state.agree, state.seen] as const),
-    }),
-    restore(snapshot) {
-      if (
-        snapshot === null ||
-        typeof snapshot !== 'object' ||
-        snapshot.schemaVersion !== 1 ||
-        !Array.isArray(snapshot.agents)
-      ) {
-        throw new InvalidArgumentError({
-          parameter: 'snapshot',
-          value: snapshot,
-          message: 'snapshot must come from peerHistory.snapshot() (schemaVersion 1)',
-        });
-      }
-      counts.clear();
-      for (const [agentId, agree, seen] of snapshot.agents) {
-        if (!(agree >= 0 && seen >= agree))
-          throw new InvalidArgumentError({
-            parameter: `snapshot.agents.${agentId}`,
-            value: [agree, seen],
-            message: 'each agent needs 0 ≤ agreements ≤ observations',
-          });
-        counts.set(agentId, { agree, seen });
-      }
-    },
+    snapshot: () => counts.snapshot(),
+    restore: (snapshot) => counts.restore(snapshot, 'peerHistory'),
   };
 }

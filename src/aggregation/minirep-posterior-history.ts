@@ -10,8 +10,8 @@
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / ((1 − p_i)·q)), 0, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
-import { InvalidArgumentError } from '../core/errors.js';
 import { assertInRange } from '../core/validate.js';
+import { createDecayedCounts, type DecayedCountsSnapshot } from './_decayed-counts.js';
 
 /** Options of {@link createPosteriorHistory}. */
 export interface PosteriorHistoryOptions {
@@ -54,12 +54,8 @@ export interface PosteriorEntry {
   readonly evidence: number;
 }
 
-/** Persisted state of a posterior history. */
-export interface PosteriorHistorySnapshot {
-  readonly schemaVersion: 1;
-  /** [agent, decayed right answers c, decayed observations n]. */
-  readonly agents: ReadonlyArray<readonly [AgentId, number, number]>;
-}
+/** Persisted state of a posterior history: [agent, decayed posteriors c, decayed observations n]. */
+export type PosteriorHistorySnapshot = DecayedCountsSnapshot;
 
 /** The per-agent history of MiniRep-DS. */
 export interface PosteriorHistory {
@@ -114,12 +110,8 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
     hint: `maxWeight must be ≥ minWeight (${minWeight}); pass e.g. { maxWeight: 6 }`,
   });
   assertInRange('posteriorHistory.epsilon', epsilon, 0, 1, { hint: 'pass e.g. { epsilon: 0.1 }' });
-  const counts = new Map<AgentId, { agree: number; seen: number }>();
-  const probability = (agentId: AgentId): number => {
-    const state = counts.get(agentId);
-    // p = (c + a₀) / (n + a₀ + b₀)
-    return ((state?.agree ?? 0) + priorAgree) / ((state?.seen ?? 0) + priorAgree + priorDisagree);
-  };
+  const counts = createDecayedCounts({ decay, priorAgree, priorDisagree });
+  const { probability } = counts;
   const weight = (agentId: AgentId): number => {
     const p = probability(agentId);
     // ℓ = ln(p / ((1 − p)·q)), clamped to [ℓ_min, ℓ_max]
@@ -166,53 +158,16 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
       return result;
     },
     observeTask(entries) {
-      for (const [agentId, value] of api.posteriors(entries)) update(agentId, value);
+      for (const [agentId, value] of api.posteriors(entries)) counts.add(agentId, value);
     },
     observe(agentId, value) {
       assertInRange(`posteriorHistory.observe(${agentId})`, value, 0, 1, {
         hint: 'an observation is a posterior or external quality in [0, 1]',
       });
-      update(agentId, value);
+      counts.add(agentId, value);
     },
-    snapshot: () => ({
-      schemaVersion: 1,
-      agents: [...counts]
-        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
-        .map(([agentId, state]) => [agentId, state.agree, state.seen] as const),
-    }),
-    restore(snapshot) {
-      if (
-        snapshot === null ||
-        typeof snapshot !== 'object' ||
-        snapshot.schemaVersion !== 1 ||
-        !Array.isArray(snapshot.agents)
-      ) {
-        throw new InvalidArgumentError({
-          parameter: 'snapshot',
-          value: snapshot,
-          message: 'snapshot must come from posteriorHistory.snapshot() (schemaVersion 1)',
-        });
-      }
-      counts.clear();
-      for (const [agentId, agree, seen] of snapshot.agents) {
-        if (!(agree >= 0 && seen >= agree))
-          throw new InvalidArgumentError({
-            parameter: `snapshot.agents.${agentId}`,
-            value: [agree, seen],
-            message: 'each agent needs 0 ≤ right answers ≤ observations',
-          });
-        counts.set(agentId, { agree, seen });
-      }
-    },
+    snapshot: () => counts.snapshot(),
+    restore: (snapshot) => counts.restore(snapshot, 'posteriorHistory'),
   };
-  function update(agentId: AgentId, value: number): void {
-    let state = counts.get(agentId);
-    if (state === undefined) {
-      state = { agree: 0, seen: 0 };
-      counts.set(agentId, state);
-    }
-    state.agree = decay * state.agree + value;
-    state.seen = decay * state.seen + 1;
-  }
   return api;
 }

@@ -1,6 +1,6 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { createMiniRepAggregator } from '../../aggregation/minirep-aggregator.js';
+import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
 import { createReputationModel } from '../../reputation/registry.js';
@@ -95,63 +95,47 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       weighted: true,
     }),
   },
-  minirep: {
-    name: 'minirep',
-    description: `all 10 agents propose; MiniRep aggregator (analyzer β = (0.45, 0.25, 0.15, 0.10, 0.05), diverse pool of ${replayMiniRepK}, clone groups capped) with the minirep model`,
-    create: ({ team }) => {
-      const model = createMiniRepModel({ agents: ids(team) });
-      const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK });
-      return {
-        selector: createSelector('all', {}),
-        everyAgent: true,
-        model,
-        aggregator,
-        k: team.length,
-        weighted: false,
-        behaviourEvidence: (decision, quality) => aggregator.feedback(decision, quality),
-      };
-    },
-  },
-  'minirep-lo': {
-    name: 'minirep-lo',
-    description: `MiniRep-LO (ours, not the paper's design): as minirep, but each agent's history factor is the log-odds of its agreement with the other clone groups (of the verifier's or the truth's feedback once there is any), κ_lo = 8`,
-    create: ({ team }) => {
-      const model = createMiniRepModel({ agents: ids(team) });
-      const aggregator = createMiniRepAggregator({
-        model,
-        k: replayMiniRepK,
-        history: 'log-odds',
-        logOddsQualityOffset: 8,
-      });
-      return {
-        selector: createSelector('all', {}),
-        everyAgent: true,
-        model,
-        aggregator,
-        k: team.length,
-        weighted: false,
-        behaviourEvidence: (decision, quality) => aggregator.feedback(decision, quality),
-      };
-    },
-  },
-  'minirep-ds': {
-    name: 'minirep-ds',
-    description: `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8`,
-    create: ({ team }) => {
-      const model = createMiniRepModel({ agents: ids(team) });
-      const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK, history: 'posterior' });
-      return {
-        selector: createSelector('all', {}),
-        everyAgent: true,
-        model,
-        aggregator,
-        k: team.length,
-        weighted: false,
-        behaviourEvidence: (decision, quality) => aggregator.feedback(decision, quality),
-      };
-    },
-  },
+  minirep: miniRepMethod(
+    'minirep',
+    `all 10 agents propose; MiniRep aggregator (analyzer β = (0.45, 0.25, 0.15, 0.10, 0.05), diverse pool of ${replayMiniRepK}, clone groups capped) with the minirep model`,
+    {},
+  ),
+  'minirep-lo': miniRepMethod(
+    'minirep-lo',
+    `MiniRep-LO (ours, not the paper's design): as minirep, but each agent's history factor is the log-odds of its agreement with the other clone groups (of the verifier's or the truth's feedback once there is any), κ_lo = 8`,
+    { history: 'log-odds', logOddsQualityOffset: 8 },
+  ),
+  'minirep-ds': miniRepMethod(
+    'minirep-ds',
+    `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8`,
+    { history: 'posterior' },
+  ),
 };
+
+/** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
+function miniRepMethod(
+  name: string,
+  description: string,
+  options: Omit<MiniRepAggregatorOptions, 'model' | 'k'>,
+): ReplayMethod {
+  return {
+    name,
+    description,
+    create: ({ team }) => {
+      const model = createMiniRepModel({ agents: ids(team) });
+      const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK, ...options });
+      return {
+        selector: createSelector('all', {}),
+        everyAgent: true,
+        model,
+        aggregator,
+        k: team.length,
+        weighted: false,
+        behaviourEvidence: (decision, quality) => aggregator.feedback(decision, quality),
+      };
+    },
+  };
+}
 
 /** Every registered replay method name (for `--methods`), in report order. */
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
