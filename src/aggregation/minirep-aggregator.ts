@@ -36,7 +36,7 @@ import {
   type PosteriorHistoryOptions,
   type PosteriorHistorySnapshot,
 } from './minirep-posterior-history.js';
-import { compareKeys, pickWinner } from './plurality.js';
+import { compareKeys, keyedRecord, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
 /** Options of {@link createMiniRepAggregator}. */
@@ -630,7 +630,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     })),
     settings.epsilon,
   );
-  const support: Record<string, number> = {};
+  const support = keyedRecord();
   for (const entry of pooled) {
     if (entry.answer === null) continue;
     // support(a) = Σ_g [max_{i∈g,a_i=a} w_i + ε Σ_{rest} w_i]

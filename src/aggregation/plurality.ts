@@ -116,7 +116,7 @@ function agentOrder(proposals: readonly { readonly agentId: AgentId }[], memo: O
  * for the collector); deleting a property other than the last one switches the object to hash-table
  * mode, which keeps insertion order for enumeration.
  */
-function keyedRecord(): Record<string, number> {
+export function keyedRecord(): Record<string, number> {
   const record: Record<string, number> = { first: 0, second: 0 };
   delete record.first;
   delete record.second;
