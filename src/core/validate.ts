@@ -76,3 +76,37 @@ export function assertNonEmptyString(parameter: string, value: unknown, hint = '
     });
   }
 }
+
+/**
+ * Throws on the first task whose id an earlier task already has, naming `tasks[i].id`; `why` ends the
+ * message (e.g. `'the store keys results by task id'`).
+ */
+export function assertUniqueTaskIds(tasks: readonly { readonly id: string }[], why: string): void {
+  const seen = new Set<string>();
+  tasks.forEach((task, index) => {
+    if (seen.has(task.id))
+      throw new InvalidArgumentError({
+        parameter: `tasks[${index}].id`,
+        value: task.id,
+        message: `duplicate task id ${JSON.stringify(task.id)}; ${why}`,
+      });
+    seen.add(task.id);
+  });
+}
+
+/** Throws on the first of `names` that is not in `known`, naming `parameter[i]` and listing the known ones. */
+export function assertKnownNames(
+  parameter: string,
+  names: readonly string[],
+  known: readonly string[],
+  what: string,
+): void {
+  names.forEach((name, index) => {
+    if (!known.includes(name))
+      throw new InvalidArgumentError({
+        parameter: `${parameter}[${index}]`,
+        value: name,
+        message: `unknown ${what} ${JSON.stringify(name)}; use one of ${known.join(', ')}`,
+      });
+  });
+}

@@ -1,11 +1,10 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Span, type SpanData } from '../../core/trace.js';
-import { assertNonEmptyString } from '../../core/validate.js';
+import { assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import { runDebate } from './run-debate.js';
@@ -215,16 +214,7 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
     agents.map((agent) => agent?.identity),
     'agents',
   );
-  const seen = new Set<string>();
-  tasks.forEach((task, index) => {
-    if (seen.has(task.id))
-      throw new InvalidArgumentError({
-        parameter: `tasks[${index}].id`,
-        value: task.id,
-        message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id`,
-      });
-    seen.add(task.id);
-  });
+  assertUniqueTaskIds(tasks, 'the store keys results by task id');
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(

@@ -6,13 +6,12 @@
 import type { Acted, Agent, ActUsage } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId } from '../../core/agent-identity.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Span } from '../../core/trace.js';
-import { assertNonEmptyString } from '../../core/validate.js';
+import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
 import type { DebateSessionStore } from '../debate/run-debate-session.js';
@@ -194,25 +193,8 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
   const identities = agents.map((agent) => agent?.identity);
   validateTeam(identities, 'agents');
   const ids = identities.map((identity) => identity.id);
-  const seen = new Set<string>();
-  tasks.forEach((task, index) => {
-    if (seen.has(task.id))
-      throw new InvalidArgumentError({
-        parameter: `tasks[${index}].id`,
-        value: task.id,
-        message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id`,
-      });
-    seen.add(task.id);
-  });
-  compare.forEach((name, index) => {
-    if (!(drfCompareAggregators as readonly string[]).includes(name)) {
-      throw new InvalidArgumentError({
-        parameter: `compare[${index}]`,
-        value: name,
-        message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${drfCompareAggregators.join(', ')}`,
-      });
-    }
-  });
+  assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  assertKnownNames('compare', compare, drfCompareAggregators, 'aggregator to compare');
   const resolved = resolveDrfProtocolOptions(
     definedOnly({
       ...protocol,

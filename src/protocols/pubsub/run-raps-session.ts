@@ -5,10 +5,9 @@
 import type { Agent } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { SpanData, WeightReason } from '../../core/trace.js';
-import { assertNonEmptyString } from '../../core/validate.js';
+import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { Transport } from '../../transport/transport.js';
 import type { DebateSessionStore } from '../debate/run-debate-session.js';
 import type { TrustPolicy } from './broker.js';
@@ -163,25 +162,8 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
   assertNonEmptyString('team', team);
   validateTeam(agents, 'agents');
   const ids = agents.map((agent) => agent.id);
-  const seen = new Set<string>();
-  tasks.forEach((task, index) => {
-    if (seen.has(task.id))
-      throw new InvalidArgumentError({
-        parameter: `tasks[${index}].id`,
-        value: task.id,
-        message: `duplicate task id ${JSON.stringify(task.id)}; the store keys results by task id`,
-      });
-    seen.add(task.id);
-  });
-  compare.forEach((name, index) => {
-    if (!(rapsCompareAggregators as readonly string[]).includes(name)) {
-      throw new InvalidArgumentError({
-        parameter: `compare[${index}]`,
-        value: name,
-        message: `unknown aggregator ${JSON.stringify(name)} to compare; use one of ${rapsCompareAggregators.join(', ')}`,
-      });
-    }
-  });
+  assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  assertKnownNames('compare', compare, rapsCompareAggregators, 'aggregator to compare');
   const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from './errors.js';
+import { assertKnownNames, assertUniqueTaskIds } from './validate.js';
+
+describe('assertUniqueTaskIds', () => {
+  it('accepts distinct ids and names the first repeated one with its index and the reason', () => {
+    expect(() => assertUniqueTaskIds([{ id: 'a' }, { id: 'b' }], 'why')).not.toThrow();
+    const call = () =>
+      assertUniqueTaskIds([{ id: 'a' }, { id: 'b' }, { id: 'a' }, { id: 'b' }], 'the store keys results by task id');
+    expect(call).toThrow(InvalidArgumentError);
+    expect(call).toThrow(expect.objectContaining({ parameter: 'tasks[2].id', value: 'a' }));
+    expect(call).toThrow('duplicate task id "a"; the store keys results by task id');
+  });
+});
+
+describe('assertKnownNames', () => {
+  it('accepts known names and names the first unknown one with the list to choose from', () => {
+    expect(() => assertKnownNames('compare', ['x', 'y'], ['x', 'y', 'z'], 'aggregator')).not.toThrow();
+    const call = () => assertKnownNames('compare', ['x', 'w', 'v'], ['x', 'y'], 'aggregator to compare');
+    expect(call).toThrow(expect.objectContaining({ parameter: 'compare[1]', value: 'w' }));
+    expect(call).toThrow('unknown aggregator to compare "w"; use one of x, y');
+  });
+});
