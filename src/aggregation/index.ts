@@ -8,3 +8,4 @@ export * from './minirep-bloc.js';
 export * from './minirep-aggregator.js';
 export * from './registry.js';
 export * from './minirep-peer-history.js';
+export * from './minirep-posterior-history.js';

@@ -36,7 +36,8 @@ import {
   type PosteriorHistoryOptions,
   type PosteriorHistorySnapshot,
 } from './minirep-posterior-history.js';
-import { compareKeys, keyedRecord, pickWinner } from './plurality.js';
+import { keyedRecord } from './_keyed-record.js';
+import { compareKeys, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
 /** Options of {@link createMiniRepAggregator}. */

@@ -4,6 +4,7 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { WeightReason } from '../core/trace.js';
+import { keyedRecord } from './_keyed-record.js';
 import { validateProposals } from './_proposals.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 
@@ -107,20 +108,6 @@ function agentOrder(proposals: readonly { readonly agentId: AgentId }[], memo: O
   memo.ids = proposals.map((proposal) => proposal.agentId);
   memo.order = order;
   return order;
-}
-
-/**
- * An empty plain object for arbitrary keys (answer keys): observably the same as `{}`, but V8 keeps
- * it as a hash table from the start. Adding never-seen string keys one by one to `{}` walks and grows
- * V8's shape-transition tree for every distinct key sequence, about 3× slower per key (and garbage
- * for the collector); deleting a property other than the last one switches the object to hash-table
- * mode, which keeps insertion order for enumeration.
- */
-export function keyedRecord(): Record<string, number> {
-  const record: Record<string, number> = { first: 0, second: 0 };
-  delete record.first;
-  delete record.second;
-  return record;
 }
 
 function decide(
