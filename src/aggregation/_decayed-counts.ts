@@ -2,6 +2,7 @@
 //   c_i ← λ·c_i + y,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { assertInRange } from '../core/validate.js';
 
 /** Persisted counts: [agent, decayed sum of observations c, decayed number of observations n], sorted by agent. */
 export interface DecayedCountsSnapshot {
@@ -16,25 +17,28 @@ export interface DecayedCounts {
   /** c ← λ·c + value, n ← λ·n + 1 (the caller checks the value). */
   add(agentId: AgentId, value: number): void;
   snapshot(): DecayedCountsSnapshot;
-  /** Replaces every count; `source` names the snapshot's producer in the error, e.g. `'peerHistory'`. */
-  restore(snapshot: DecayedCountsSnapshot, source: string): void;
+  /** Replaces every count (errors name the snapshot's producer, the `name` given at creation). */
+  restore(snapshot: DecayedCountsSnapshot): void;
 }
 
 /**
+ * Checks λ ∈ (0, 1] and a₀, b₀ > 0, naming them `${name}.decay`, `${name}.priorAgree`, `${name}.priorDisagree`.
+ *
  * @example
- * const counts = createDecayedCounts({ decay: 0.95, priorAgree: 2, priorDisagree: 2 });
+ * const counts = createDecayedCounts('posteriorHistory', { decay: 0.95, priorAgree: 2, priorDisagree: 2 });
  * counts.add('a', 1);
  * counts.probability('a'); // (1 + 2)/(1 + 4) = 0.6
  */
-export function createDecayedCounts({
-  decay,
-  priorAgree,
-  priorDisagree,
-}: {
-  decay: number;
-  priorAgree: number;
-  priorDisagree: number;
-}): DecayedCounts {
+export function createDecayedCounts(
+  name: string,
+  { decay, priorAgree, priorDisagree }: { decay: number; priorAgree: number; priorDisagree: number },
+): DecayedCounts {
+  assertInRange(`${name}.decay`, decay, 0, 1, { minExclusive: true, hint: 'pass e.g. { decay: 0.95 }' });
+  for (const [field, value] of [
+    ['priorAgree', priorAgree],
+    ['priorDisagree', priorDisagree],
+  ] as const)
+    assertInRange(`${name}.${field}`, value, 0, 1e6, { minExclusive: true, hint: `pass e.g. { ${field}: 2 }` });
   const counts = new Map<AgentId, { agree: number; seen: number }>();
   return {
     probability(agentId) {
@@ -56,7 +60,7 @@ export function createDecayedCounts({
         .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
         .map(([agentId, state]) => [agentId, state.agree, state.seen] as const),
     }),
-    restore(snapshot, source) {
+    restore(snapshot) {
       if (
         snapshot === null ||
         typeof snapshot !== 'object' ||
@@ -66,7 +70,7 @@ export function createDecayedCounts({
         throw new InvalidArgumentError({
           parameter: 'snapshot',
           value: snapshot,
-          message: `snapshot must come from ${source}.snapshot() (schemaVersion 1)`,
+          message: `snapshot must come from ${name}.snapshot() (schemaVersion 1)`,
         });
       }
       const restored = new Map<AgentId, { agree: number; seen: number }>();

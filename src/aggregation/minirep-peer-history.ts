@@ -118,21 +118,12 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
   const priorDisagree = options.priorDisagree ?? peerHistoryDefaults.priorDisagree;
   const minWeight = options.minWeight ?? peerHistoryDefaults.minWeight;
   const maxWeight = options.maxWeight ?? peerHistoryDefaults.maxWeight;
-  assertInRange('peerHistory.decay', decay, 0, 1, { minExclusive: true, hint: 'pass e.g. { decay: 0.98 }' });
-  assertInRange('peerHistory.priorAgree', priorAgree, 0, 1e6, {
-    minExclusive: true,
-    hint: 'pass e.g. { priorAgree: 2 }',
-  });
-  assertInRange('peerHistory.priorDisagree', priorDisagree, 0, 1e6, {
-    minExclusive: true,
-    hint: 'pass e.g. { priorDisagree: 1 }',
-  });
   assertInRange('peerHistory.minWeight', minWeight, 0, 100, { hint: 'pass e.g. { minWeight: 0.05 }' });
   assertInRange('peerHistory.maxWeight', maxWeight, minWeight, 100, {
     hint: `maxWeight must be ≥ minWeight (${minWeight}); pass e.g. { maxWeight: 4 }`,
   });
   // p = (c + a₀) / (n + a₀ + b₀)
-  const counts = createDecayedCounts({ decay, priorAgree, priorDisagree });
+  const counts = createDecayedCounts('peerHistory', { decay, priorAgree, priorDisagree });
   const { probability } = counts;
   return {
     probability,
@@ -148,6 +139,6 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
       counts.add(agentId, value);
     },
     snapshot: () => counts.snapshot(),
-    restore: (snapshot) => counts.restore(snapshot, 'peerHistory'),
+    restore: (snapshot) => counts.restore(snapshot),
   };
 }

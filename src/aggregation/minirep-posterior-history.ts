@@ -90,15 +90,6 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
   const maxWeight = options.maxWeight ?? posteriorHistoryDefaults.maxWeight;
   const epsilon = options.epsilon ?? posteriorHistoryDefaults.epsilon;
   const minWeight = options.minWeight ?? posteriorHistoryDefaults.minWeight;
-  assertInRange('posteriorHistory.decay', decay, 0, 1, { minExclusive: true, hint: 'pass e.g. { decay: 0.98 }' });
-  assertInRange('posteriorHistory.priorAgree', priorAgree, 0, 1e6, {
-    minExclusive: true,
-    hint: 'pass e.g. { priorAgree: 2 }',
-  });
-  assertInRange('posteriorHistory.priorDisagree', priorDisagree, 0, 1e6, {
-    minExclusive: true,
-    hint: 'pass e.g. { priorDisagree: 2 }',
-  });
   assertInRange('posteriorHistory.collision', collision, 0, 1, {
     minExclusive: true,
     maxExclusive: true,
@@ -110,7 +101,7 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
     hint: `maxWeight must be ≥ minWeight (${minWeight}); pass e.g. { maxWeight: 6 }`,
   });
   assertInRange('posteriorHistory.epsilon', epsilon, 0, 1, { hint: 'pass e.g. { epsilon: 0.1 }' });
-  const counts = createDecayedCounts({ decay, priorAgree, priorDisagree });
+  const counts = createDecayedCounts('posteriorHistory', { decay, priorAgree, priorDisagree });
   const { probability } = counts;
   const weight = (agentId: AgentId): number => {
     const p = probability(agentId);
@@ -167,7 +158,7 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
       counts.add(agentId, value);
     },
     snapshot: () => counts.snapshot(),
-    restore: (snapshot) => counts.restore(snapshot, 'posteriorHistory'),
+    restore: (snapshot) => counts.restore(snapshot),
   };
   return api;
 }
