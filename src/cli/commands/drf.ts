@@ -29,6 +29,14 @@ const common = {
   json: { type: 'boolean', description: 'Print the results as JSON to stdout instead of the table', default: false },
 } as const;
 
+/** `--rating` of the replayed-answer experiments (cost, replay). */
+const ratingArg = {
+  type: 'enum' as const,
+  options: ['agreement', 'judge'],
+  description: "Ratings: agreement with the rater's own answer, or a simulated judge",
+  default: 'agreement',
+};
+
 function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const parsed = Number(value);
@@ -50,6 +58,11 @@ function fraction(name: string, value: string): number {
       message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.7`,
     });
   return parsed;
+}
+
+/** The experiments' `seeds` and `baseSeed` from the `--seeds` and `--seed` flags of {@link common}. */
+function seedOptions(args: { seeds?: string | undefined; seed?: string | undefined }) {
+  return { seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed) };
 }
 
 /** Runs an experiment; errors go to the CLI contract (`repute drf <name>: <ErrorName>: <message>`, exit code by kind). */
@@ -86,8 +99,7 @@ const sign = defineCommand({
     guard('sign', async () => {
       const result = await runSignExperiment(
         definedOnly({
-          seeds: integer('seeds', args.seeds),
-          baseSeed: integer('seed', args.seed),
+          ...seedOptions(args),
           delta: fraction('delta', args.delta),
           costs: args.costs as 'per-round' | 'per-agent',
         }),
@@ -96,43 +108,43 @@ const sign = defineCommand({
     }),
 });
 
-const collusion = defineCommand({
-  meta: {
-    name: 'collusion',
-    description:
-      'Two low-capability agents rate each other 1 and everyone else 0: reputation and selection rate over rounds, without and with rater credibility',
-  },
-  args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
-  run: ({ args }) =>
-    guard('collusion', async () => {
-      const result = await runCollusionExperiment(
-        definedOnly({
-          seeds: integer('seeds', args.seeds),
-          baseSeed: integer('seed', args.seed),
-          tasks: integer('tasks', args.tasks),
-        }),
-      );
-      output(args.json, result, formatCollusionTable(result));
-    }),
+/**
+ * A simulated-team experiment that takes only seeds and `--tasks` rounds per seed (collusion,
+ * capability): the same flags, the same run, its own experiment and table.
+ */
+function defineRoundsCommand<Result>(experiment: {
+  name: string;
+  description: string;
+  run: (options: { seeds?: number; baseSeed?: number; tasks?: number }) => Promise<Result>;
+  format: (result: Result) => string;
+}) {
+  return defineCommand({
+    meta: { name: experiment.name, description: experiment.description },
+    args: {
+      ...common,
+      tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' },
+    },
+    run: ({ args }) =>
+      guard(experiment.name, async () => {
+        const result = await experiment.run(definedOnly({ ...seedOptions(args), tasks: integer('tasks', args.tasks) }));
+        output(args.json, result, experiment.format(result));
+      }),
+  });
+}
+
+const collusion = defineRoundsCommand({
+  name: 'collusion',
+  description:
+    'Two low-capability agents rate each other 1 and everyone else 0: reputation and selection rate over rounds, without and with rater credibility',
+  run: runCollusionExperiment,
+  format: formatCollusionTable,
 });
 
-const capability = defineCommand({
-  meta: {
-    name: 'capability',
-    description: "Spearman correlation between final reputation and each agent's hidden true accuracy",
-  },
-  args: { ...common, tasks: { type: 'string', description: 'Tasks (rounds) per seed', default: '60', valueHint: 'N' } },
-  run: ({ args }) =>
-    guard('capability', async () => {
-      const result = await runCapabilityExperiment(
-        definedOnly({
-          seeds: integer('seeds', args.seeds),
-          baseSeed: integer('seed', args.seed),
-          tasks: integer('tasks', args.tasks),
-        }),
-      );
-      output(args.json, result, formatCapabilityTable(result));
-    }),
+const capability = defineRoundsCommand({
+  name: 'capability',
+  description: "Spearman correlation between final reputation and each agent's hidden true accuracy",
+  run: runCapabilityExperiment,
+  format: formatCapabilityTable,
 });
 
 const cost = defineCommand({
@@ -149,12 +161,7 @@ const cost = defineCommand({
       valueHint: 'PATH',
     },
     tasks: { type: 'string', description: 'Tasks per seed (0 = all)', default: '0', valueHint: 'N' },
-    rating: {
-      type: 'enum',
-      options: ['agreement', 'judge'],
-      description: "Ratings: agreement with the rater's own answer, or a simulated judge",
-      default: 'agreement',
-    },
+    rating: ratingArg,
     'judge-accuracy': {
       type: 'string',
       description: 'Accuracy of the simulated judge (with --rating judge)',
@@ -174,8 +181,7 @@ const cost = defineCommand({
       const result = await runCostExperiment(
         data,
         definedOnly({
-          seeds: integer('seeds', args.seeds),
-          baseSeed: integer('seed', args.seed),
+          ...seedOptions(args),
           tasks: integer('tasks', args.tasks),
           rating: args.rating as 'agreement' | 'judge',
           judgeAccuracy: fraction('judge-accuracy', args['judge-accuracy']),
@@ -203,12 +209,7 @@ const replay = defineCommand({
       description: 'Tasks of the declared split',
       default: 'heldout',
     },
-    rating: {
-      type: 'enum',
-      options: ['agreement', 'judge'],
-      description: "Ratings: agreement with the rater's own answer, or a simulated judge",
-      default: 'agreement',
-    },
+    rating: ratingArg,
     costs: {
       type: 'enum',
       options: ['per-round', 'per-agent'],
@@ -235,8 +236,7 @@ const replay = defineCommand({
       const result = await runCostExperiment(
         await loadDataset(path),
         definedOnly({
-          seeds: integer('seeds', args.seeds),
-          baseSeed: integer('seed', args.seed),
+          ...seedOptions(args),
           split: args.split as 'heldout' | 'tuning' | 'all',
           rating: args.rating as 'agreement' | 'judge',
           costs: args.costs as 'per-round' | 'per-agent',
