@@ -1,8 +1,6 @@
 // `repute run` for DRF and RAPS team files: the same flags, resume, cache, progress and `--json`
 // contract as debate teams, with each protocol's persisted session and a spend report.
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { runDrfSession, DRF_METHOD, type DrfTaskRecord } from '../../protocols/drf/run-drf-session.js';
 import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
@@ -11,7 +9,17 @@ import { createLiveTeam } from './_live-team.js';
 import { openLockedStore } from './_run-lock.js';
 import { protocolMethods } from './_protocol-methods.js';
 import { compareMethodNames } from './_protocol-schemas.js';
-import { createProgressBar, createReferenceGrader, parseListFlag } from './_shared.js';
+import {
+  createProgressBar,
+  createReferenceGrader,
+  deriveRunId,
+  fileDigest,
+  formatUsageLine,
+  parseListFlag,
+  parseReputationFlag,
+  runUsage,
+  type RunUsage,
+} from './_shared.js';
 import type { TeamFile } from './_team-file.js';
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
 
@@ -39,13 +47,7 @@ export interface ProtocolRunSummary {
     string,
     { readonly done: number; readonly resumed: number; readonly accuracy: number | null; readonly failures: number }
   >;
-  readonly usage: {
-    readonly calls: number;
-    readonly cachedCalls: number;
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    readonly cost: number;
-  };
+  readonly usage: RunUsage;
   readonly spend: SpendReport;
 }
 
@@ -57,8 +59,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
     compareMethodNames,
     team.methods as Array<(typeof compareMethodNames)[number]>,
   );
-  const reputationStart =
-    parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
+  const reputationStart = parseReputationFlag(args.reputation, team.reputation);
   const tasks = await loadTasks(team.tasks);
   const config = {
     team: team.name,
@@ -73,10 +74,9 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
     methods,
     seed: team.seed,
     reputation: reputationStart,
-    tasks: createHash('sha256').update(readFileSync(team.tasks)).digest('hex').slice(0, 16),
+    tasks: fileDigest(team.tasks),
   };
-  const runId =
-    args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+  const runId = deriveRunId(args['run-id'], config);
   // Same contract as debate runs: one process per (store, run), Ctrl-C/SIGTERM wind down and mark the run interrupted.
   const signal = interruptSignal();
   // Every concurrent act listens on the run's signal (k·(k − 1) ratings at once in DRF).
@@ -163,26 +163,13 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
   }
   const result: ProtocolRunSummary = {
     ...summary,
-    usage: usageTotals(store, runId),
+    usage: runUsage(store, runId),
     spend: withBookedSpend(summary.spend, store, runId),
   };
   store.close();
   lock.release();
   process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatProtocolRunSummary(result)}\n`);
   return result;
-}
-
-function usageTotals(store: Store, runId: string): ProtocolRunSummary['usage'] {
-  return store.usageSummary({ by: 'run', runId }).reduce(
-    (sum, row) => ({
-      calls: sum.calls + row.calls,
-      cachedCalls: sum.cachedCalls + row.cachedCalls,
-      inputTokens: sum.inputTokens + row.inputTokens,
-      outputTokens: sum.outputTokens + row.outputTokens,
-      cost: sum.cost + row.cost,
-    }),
-    { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
-  );
 }
 
 /** Adds what the store's ledger booked per agent (calls, cache hits, money actually spent). */
@@ -254,10 +241,9 @@ export function formatProtocolRunSummary(summary: ProtocolRunSummary): string {
       `${name.padEnd(20)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
     );
   }
-  const { usage } = summary;
   lines.push(
     '',
-    `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`,
+    formatUsageLine(summary.usage),
     '',
     formatSpendTable(
       summary.spend,

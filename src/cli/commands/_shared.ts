@@ -1,6 +1,9 @@
-// Argument definitions and small helpers shared by the `demo` and `run` commands.
+// Argument definitions and small helpers shared by the `demo`, `run`, `replay`, `raps` and `serve` commands.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { scoreAnswer } from '../../core/answers/answers.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import type { Store } from '../../store/store.js';
 import type { LoadedTask } from '../../tasks/load-tasks.js';
 
 /** Shared citty argument definitions. */
@@ -113,4 +116,53 @@ export function createReferenceGrader(
     if (item?.reference === undefined || item.task.kind === 'code') return undefined;
     return scoreAnswer(item.task.kind, answer, item.reference).correct;
   };
+}
+
+/** Where a run's reputation starts: `--reputation` (`continue` or `fresh`) over the team file's `reputation`. */
+export function parseReputationFlag(
+  value: string | undefined,
+  fromTeamFile: 'continue' | 'fresh',
+): 'continue' | 'fresh' {
+  return parseListFlag('reputation', value, ['continue', 'fresh'] as const, [fromTeamFile])[0] ?? 'continue';
+}
+
+/** First 16 hex digits of the SHA-256 of a file's bytes, so that a run's config names the task file's content. */
+export function fileDigest(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
+}
+
+/**
+ * A run's id: `--run-id` when given, else `run-` and 12 hex digits of the SHA-256 of the run's config,
+ * so that rerunning the same team, tasks and flags finds the same run and resumes it.
+ */
+export function deriveRunId(runIdFlag: string | undefined, config: object): string {
+  return runIdFlag ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+}
+
+/** LLM calls, tokens and cost of one run, as its summary reports them. */
+export interface RunUsage {
+  readonly calls: number;
+  readonly cachedCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cost: number;
+}
+
+/** Sums the store's usage rows of one run. */
+export function runUsage(store: Store, runId: string): RunUsage {
+  return store.usageSummary({ by: 'run', runId }).reduce(
+    (sum, row) => ({
+      calls: sum.calls + row.calls,
+      cachedCalls: sum.cachedCalls + row.cachedCalls,
+      inputTokens: sum.inputTokens + row.inputTokens,
+      outputTokens: sum.outputTokens + row.outputTokens,
+      cost: sum.cost + row.cost,
+    }),
+    { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
+  );
+}
+
+/** The usage line of a run's summary table. */
+export function formatUsageLine(usage: RunUsage): string {
+  return `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`;
 }

@@ -1,7 +1,5 @@
 // `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
 // each finished task, so an interrupted run resumes where it stopped.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
@@ -11,7 +9,18 @@ import { RunFailedError } from '../../core/errors.js';
 import { interruptSignal } from '../_contract.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
-import { createProgressBar, createReferenceGrader, parseIntegerFlag, parseListFlag } from './_shared.js';
+import {
+  createProgressBar,
+  createReferenceGrader,
+  deriveRunId,
+  fileDigest,
+  formatUsageLine,
+  parseIntegerFlag,
+  parseListFlag,
+  parseReputationFlag,
+  runUsage,
+  type RunUsage,
+} from './_shared.js';
 import { readTeamFile } from './_team-file.js';
 
 /** Summary of one `repute run`, printed with `--json`. */
@@ -34,13 +43,7 @@ export interface RunSummary {
       readonly failures: number;
     }
   >;
-  readonly usage: {
-    readonly calls: number;
-    readonly cachedCalls: number;
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    readonly cost: number;
-  };
+  readonly usage: RunUsage;
 }
 
 export default defineCommand({
@@ -113,8 +116,7 @@ export default defineCommand({
     }
     const protocol = team.protocol;
     const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods as DebateMethodName[]);
-    const reputationStart =
-      parseListFlag('reputation', args.reputation, ['continue', 'fresh'] as const, [team.reputation])[0] ?? 'continue';
+    const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
     const config = {
       team: team.name,
@@ -129,10 +131,9 @@ export default defineCommand({
       k: team.k ?? null,
       seed: team.seed,
       reputation: reputationStart,
-      tasks: createHash('sha256').update(readFileSync(team.tasks)).digest('hex').slice(0, 16),
+      tasks: fileDigest(team.tasks),
     };
-    const runId =
-      args['run-id'] ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+    const runId = deriveRunId(args['run-id'], config);
     const signal = interruptSignal();
     const { lock, store } = openLockedStore(team.store, runId);
     const grade = createReferenceGrader(tasks);
@@ -200,17 +201,7 @@ export default defineCommand({
       throw error;
     }
     progress.finish();
-    const rows = store.usageSummary({ by: 'run', runId });
-    const usage = rows.reduce(
-      (sum, row) => ({
-        calls: sum.calls + row.calls,
-        cachedCalls: sum.cachedCalls + row.cachedCalls,
-        inputTokens: sum.inputTokens + row.inputTokens,
-        outputTokens: sum.outputTokens + row.outputTokens,
-        cost: sum.cost + row.cost,
-      }),
-      { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
-    );
+    const usage = runUsage(store, runId);
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
     const result: RunSummary = {
       schemaVersion: 1,
@@ -254,10 +245,6 @@ export function formatRunSummary(summary: RunSummary): string {
       `${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${String(method.failed).padStart(8)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
     );
   }
-  const { usage } = summary;
-  lines.push(
-    '',
-    `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`,
-  );
+  lines.push('', formatUsageLine(summary.usage));
   return lines.join('\n');
 }
