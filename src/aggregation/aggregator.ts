@@ -21,6 +21,12 @@ export interface AggregationInput {
    * aggregators that do not use a verifier ignore them.
    */
   readonly verdicts?: Readonly<Record<AgentId, number>>;
+  /**
+   * Whether to write the human-readable text of the decision: `false` lets an aggregator leave out
+   * each reason's `note` (and MiniRep its analysis' `reasons`), while the answer, support, weights and
+   * components are the same either way; for hot loops that read only the numbers. @default true
+   */
+  readonly notes?: boolean;
 }
 
 /** The team's decision on a task. */

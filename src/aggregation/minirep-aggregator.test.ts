@@ -369,6 +369,52 @@ describe('createMiniRepAggregator properties', () => {
       { numRuns: 150 },
     );
   });
+
+  it('decides, weights and feeds back the same with notes: false, only without the text', () => {
+    const rounds = fc.array(
+      fc.array(fc.option(fc.constantFrom('1', '2', '3'), { nil: null }), { minLength: 6, maxLength: 6 }),
+      {
+        minLength: 1,
+        maxLength: 8,
+      },
+    );
+    fc.assert(
+      fc.property(
+        rounds,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        (tasks, verdictValues) => {
+          const agents = ['A', 'A', 'B', 'B', 'C', 'D'].map((model, index) => ({ id: `a${index}`, model }));
+          const ids = agents.map((agent) => agent.id);
+          const models = [createMiniRepModel({ agents: ids }), createMiniRepModel({ agents: ids })];
+          const [explained, silent] = models.map((model) => createMiniRepAggregator({ model, k: 4 }));
+          tasks.forEach((answers, taskIndex) => {
+            const taskId = `t${taskIndex}`;
+            const proposals = answers.map((answer, index) => propose(taskId, `a${index}`, answer));
+            const verdicts = Object.fromEntries(ids.map((id, index) => [id, verdictValues[index] as number]));
+            const input = { task: task(taskId), proposals, agents, verdicts };
+            const withText = explained!.aggregate(input);
+            const without = silent!.aggregate({ ...input, notes: false });
+            expect(without.reasons.every((reason) => reason.note === undefined)).toBe(true);
+            expect(without).toEqual({
+              ...withText,
+              reasons: withText.reasons.map(({ note: _note, ...reason }) => reason),
+            });
+            const analysis = silent!.analysis(taskId);
+            expect(analysis?.proposals.every((entry) => entry.reasons.length === 0)).toBe(true);
+            expect(analysis).toEqual({
+              ...explained!.analysis(taskId),
+              proposals: explained!.analysis(taskId)?.proposals.map((entry) => ({ ...entry, reasons: [] })),
+            });
+            const feedback = explained!.feedback(withText);
+            expect(silent!.feedback(without)).toEqual(feedback);
+            models[0]!.observe(feedback);
+            models[1]!.observe(feedback);
+          });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });
 
 describe('coordinated-bloc tracker', () => {

@@ -536,6 +536,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
 function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decision {
   const { settings, model, verifier, analyzerOptions, analyses, tracker } = state;
   validateProposals(input);
+  const notes = input.notes !== false;
   const groupOf = new Map(input.agents.map((agent) => [agent.id, agent.model]));
   const entries = input.proposals.map((proposal) => ({
     agentId: proposal.agentId,
@@ -563,6 +564,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     verdicts: input.verdicts,
     options: analyzerOptions,
     extraFindings: blocFindings,
+    notes,
   });
   analyses.delete(analysis.taskId);
   analyses.set(analysis.taskId, analysis);
@@ -644,8 +646,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     const groupCap = inPool ? (factors.get(entry.agentId) ?? 0) : 0;
     const weight = inPool ? effective(entry.agentId) * groupCap : 0;
     const masked = mask !== undefined && (mask[entry.agentId] ?? 0) <= 0;
-    const isKnown = !unknown.has(entry.agentId);
-    return {
+    const reason: WeightReason = {
       agentId: entry.agentId,
       weight,
       components: {
@@ -661,8 +662,11 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         rejected: part.rejected ? 1 : 0,
         publicEvidence: entry.publicEvidence,
       },
-      note: explainWeight(entry, part, isKnown, inPool, groupCap, allZero, masked),
     };
+    // The note is most of a reason's cost; callers that read only the numbers skip it (`notes: false`).
+    if (!notes) return reason;
+    const isKnown = !unknown.has(entry.agentId);
+    return { ...reason, note: explainWeight(entry, part, isKnown, inPool, groupCap, allZero, masked) };
   });
   // The answer is fixed: only now does this task's agreement enter the bloc statistics.
   tracker?.record(entries);

@@ -61,7 +61,7 @@ export interface ProposalAnalysis {
   readonly flagged: boolean;
   /** The behaviour check's findings alone (empty when nothing was found). */
   readonly findings: readonly string[];
-  /** Why: features, verifier, behaviour findings. */
+  /** Why: features, verifier, behaviour findings (empty when analyzed with `notes: false`). */
   readonly reasons: readonly string[];
 }
 
@@ -138,6 +138,7 @@ export function analyzeProposals({
   verdicts,
   options = {},
   extraFindings,
+  notes = true,
 }: {
   task: Task;
   proposals: readonly Proposal[];
@@ -150,6 +151,8 @@ export function analyzeProposals({
   options?: AnalyzerOptions;
   /** Findings of checks across tasks (the coordinated-bloc check), merged into the behaviour check. */
   extraFindings?: ReadonlyMap<AgentId, { suspicion: number; reason: string }> | undefined;
+  /** Whether to write each proposal's `reasons` (`false`: empty; every number is the same). @default true */
+  notes?: boolean;
 }): TaskAnalysis {
   const beta = options.beta ?? defaultMiniRepBeta;
   validateBeta(beta, 'options.beta');
@@ -217,17 +220,9 @@ export function analyzeProposals({
     const quality =
       estimate === undefined ? publicEvidence : (1 - verifierWeight) * publicEvidence + verifierWeight * estimate;
     const finding = findings.get(proposal.agentId);
-    const reasons = [
-      valid
-        ? `public evidence ${publicEvidence.toFixed(3)} (cohort ${features.cohort.toFixed(2)}, cross-model ${features.crossModel.toFixed(2)}, leave-one-group-out ${features.leaveOneGroupOut.toFixed(2)}, self-consistency ${features.selfConsistency.toFixed(2)}, entropy×validity ${features.entropyValidity.toFixed(2)})`
-        : 'unparseable answer: public evidence 0',
-      ...(estimate === undefined
-        ? []
-        : [
-            `${given !== undefined ? 'verifier verdict' : `${verifier?.name ?? 'verifier'} estimate`} ${estimate.toFixed(3)}`,
-          ]),
-      ...(finding?.reasons ?? []),
-    ];
+    const reasons = notes
+      ? describeAnalysis({ valid, publicEvidence, features, estimate, given, verifier, finding })
+      : [];
     return {
       agentId: proposal.agentId,
       group,
@@ -312,6 +307,37 @@ function computeFeatures(
   // entropyValidity = valid · (1 − H_norm)
   const entropyValidity = 1 - entropy;
   return { cohort, crossModel, leaveOneGroupOut, selfConsistency, entropyValidity };
+}
+
+/** The text behind one proposal's analysis: its features, the verifier's estimate and the behaviour findings. */
+function describeAnalysis({
+  valid,
+  publicEvidence,
+  features,
+  estimate,
+  given,
+  verifier,
+  finding,
+}: {
+  valid: boolean;
+  publicEvidence: number;
+  features: ProposalFeatures;
+  estimate: number | undefined;
+  given: number | undefined;
+  verifier: Verifier | undefined;
+  finding: { readonly reasons: readonly string[] } | undefined;
+}): string[] {
+  return [
+    valid
+      ? `public evidence ${publicEvidence.toFixed(3)} (cohort ${features.cohort.toFixed(2)}, cross-model ${features.crossModel.toFixed(2)}, leave-one-group-out ${features.leaveOneGroupOut.toFixed(2)}, self-consistency ${features.selfConsistency.toFixed(2)}, entropy×validity ${features.entropyValidity.toFixed(2)})`
+      : 'unparseable answer: public evidence 0',
+    ...(estimate === undefined
+      ? []
+      : [
+          `${given !== undefined ? 'verifier verdict' : `${verifier?.name ?? 'verifier'} estimate`} ${estimate.toFixed(3)}`,
+        ]),
+    ...(finding?.reasons ?? []),
+  ];
 }
 
 function clamp01(value: number): number {

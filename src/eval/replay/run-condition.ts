@@ -309,6 +309,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
       agents: agents as AgentIdentity[],
       ...(weights === undefined ? {} : { weights }),
       ...(verdicts === undefined ? {} : { verdicts }),
+      // Replay reads the decision's numbers only, never its explanation text.
+      notes: false,
     });
     run.proposals += participants.length;
     const decided = scoreIn(frame, prepTask, taskIndex, decision.answer);
