@@ -8,7 +8,6 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { Task } from '../core/task.js';
-import { createTracer, type Span } from '../core/trace.js';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../protocols/debate/methods.js';
 import { proposeStep } from '../protocols/debate/propose-step.js';
@@ -17,6 +16,7 @@ import { decideStep } from '../protocols/debate/decide-step.js';
 import { selectParticipants } from '../protocols/debate/select-participants.js';
 import { updateReputationStep } from '../protocols/debate/update-reputation-step.js';
 import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
+import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
 import type { ServedTeam } from './context.js';
 
@@ -134,14 +134,15 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     });
   const generateId = options.generateId ?? (() => `chat-${crypto.randomUUID()}`);
   const identities: AgentIdentity[] = agents.map((agent) => agent.identity);
+  const agentIds = identities.map((identity) => identity.id);
   const k = options.k;
-  const config = { team: name, method, agents: identities.map((identity) => identity.id), k: k ?? null, seed };
+  const config = { team: name, method, agents: agentIds, k: k ?? null, seed };
   const runId =
     options.runId ??
     serveRunId({
       name,
       method,
-      agents: identities.map((identity) => identity.id),
+      agents: agentIds,
       ...(k === undefined ? {} : { k }),
       seed,
     });
@@ -160,18 +161,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     async answer({ messages, kind: requestKind = kind, signal }) {
       const taskId = generateId();
       const task: Task = { id: taskId, kind: requestKind, prompt: promptOf(messages) };
-      const spans: Span[] = [];
-      let counter = 0;
-      const tracer = createTracer({
-        sink: { onSpanStart() {}, onSpanEnd: (span) => spans.push(span) },
-        now,
-        generateId: () => `${method}:${taskId}:${++counter}`,
-      });
+      const { tracer, events } = createTaskTracer({ method, taskId, now });
       const taskSpan = tracer.start({ type: 'task', taskId });
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
       const selector = selecting.selector;
       if (selector && selecting.reputation)
-        restore(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), identities);
+        restoreSnapshot(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
       const selection = selectParticipants({
         pool: identities,
         reputation: selector ? (selecting.reputation?.scores() ?? {}) : {},
@@ -218,7 +213,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         // session); its reputation is reloaded from the store inside the transaction.
         const reputation = deciding.reputation;
         const latest = store.loadReputation({ scope: { team: name }, name: method });
-        if (reputation) restore(reputation, latest, identities);
+        if (reputation) restoreSnapshot(reputation, latest, agentIds);
         const weights = reputation ? reputation.weights(selection.selected) : undefined;
         const decision = decideStep({
           task,
@@ -267,14 +262,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           method,
           taskId,
           result: record,
-          events: spans.map((span) => ({
-            data: span.data,
-            spanId: span.id,
-            parentId: span.parentId,
-            startedAt: span.startedAt,
-            endedAt: span.endedAt ?? null,
-            error: span.error ?? null,
-          })),
+          events: events(),
           reputation: reputation ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }] : [],
         });
         return {
@@ -328,14 +316,3 @@ export function serveRunId({
 
 /** Everyone takes part without a selector, so nothing draws from this. */
 const unusedRng = (): number => 0;
-
-/** Restores a saved snapshot (if any) and registers agents the snapshot does not know. */
-function restore(
-  model: NonNullable<ReturnType<typeof createDebateMethod>['reputation']>,
-  snapshot: ReturnType<Store['loadReputation']>,
-  identities: readonly AgentIdentity[],
-): void {
-  if (snapshot) model.restore(snapshot);
-  const known = new Set(model.agentIds());
-  for (const identity of identities) if (!known.has(identity.id)) model.addAgent(identity.id);
-}

@@ -2,11 +2,19 @@ import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import type { Task } from '../../core/task.js';
-import { createTracer, type Span, type SpanData } from '../../core/trace.js';
+import type { SpanData } from '../../core/trace.js';
 import { assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
+import {
+  createTaskTracer,
+  gradeAnswer,
+  loadFinishedTasks,
+  restoreReputation,
+  type SessionOptions,
+  type SessionProgress,
+  type SessionSummary,
+} from '../session.js';
 import { runDebate } from './run-debate.js';
 import type { PeerFilter } from './peer-filter.js';
 import type { DebateFailure, DebateResult, Feedback } from './types.js';
@@ -105,55 +113,23 @@ export interface TaskFailure {
   readonly failures: readonly DebateFailure[];
 }
 
-/** Progress callback payload. */
-export interface DebateProgress {
+/** Progress callback payload: a finished task of one method. */
+export interface DebateProgress extends SessionProgress<DebateTaskRecord> {
   readonly method: string;
-  /** Tasks finished in this run so far, including resumed ones. */
-  readonly done: number;
-  readonly total: number;
-  /** True for tasks skipped because the store already has them. */
-  readonly resumed: boolean;
-  readonly record: DebateTaskRecord;
 }
 
-/** Options of {@link runDebateSession}. */
-export interface RunDebateSessionOptions {
-  /** The SQLite store (`openStore` from the store layer). */
-  readonly store: DebateSessionStore;
-  /** Run id; a rerun with the same id resumes. */
-  readonly runId: string;
-  /** Team key: agent identities and reputation persist under it across runs. */
-  readonly team: string;
+/** Options of {@link runDebateSession}; the fields every session shares are documented on {@link SessionOptions}. */
+export interface RunDebateSessionOptions extends SessionOptions<DebateProgress> {
   /** The agents that debate, one per team member. */
   readonly agents: readonly Agent[];
-  /** Tasks in the order they are run; a resumed run skips those already recorded. */
-  readonly tasks: readonly Task[];
   /** Selection, aggregation and reputation used for every task. */
   readonly method: DebateMethod;
   /** Debate rounds after Propose. @default 1 */
   readonly rounds?: number;
-  /** Seed for selection; per-task RNGs derive from (seed, method, task). */
-  readonly seed: number;
-  /** The run's configuration; a resumed run must pass the same. @default {} */
-  readonly config?: unknown;
-  /** Run kind stored with the run. @default 'debate' */
-  readonly kind?: string;
-  /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. @default none */
-  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
-  /**
-   * Where reputation starts when the run has no saved state yet: `team` continues from the team's
-   * last saved state (a later run), `prior` starts from the model's prior. A resumed run always
-   * continues from its own last task. @default 'team'
-   */
-  readonly reputationStart?: 'team' | 'prior';
   /** Writes act usage to the store's ledger with each task. @default true */
   readonly recordUsage?: boolean;
   /** Clock of event timestamps, in ms. @default Date.now */
   readonly now?: () => number;
-  /** Called after each task (and once per task replayed on resume). @default none */
-  readonly onProgress?: (progress: DebateProgress) => void;
-  /** Stops the session: no further task starts and pending acts abort. @default none */
-  readonly signal?: AbortSignal;
   /**
    * Called after a task failed and was recorded as failed; throwing stops the session (a failure
    * budget). @default none
@@ -162,19 +138,12 @@ export interface RunDebateSessionOptions {
 }
 
 /** What a session did. */
-export interface DebateSessionSummary {
-  readonly runId: string;
+export interface DebateSessionSummary extends SessionSummary<DebateTaskRecord> {
   readonly method: string;
-  /** Every finished task of the method in completion order (resumed ones included). */
-  readonly records: readonly DebateTaskRecord[];
-  /** Tasks run in this session. */
-  readonly ran: number;
   /** Tasks skipped because they were already in the store. */
   readonly skipped: number;
   /** Tasks that failed in this session (no result stored; a rerun redoes them). */
   readonly failed: readonly TaskFailure[];
-  /** Whether the run existed before. */
-  readonly resumed: boolean;
 }
 
 /**
@@ -223,37 +192,29 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
   );
   const reputation = method.reputation;
   if (reputation)
-    restoreReputation(
-      store,
-      reputation,
+    restoreReputation(store, reputation, {
       runId,
-      reputationStart === 'team' ? team : undefined,
-      method.name,
-      agents.map((agent) => agent.identity.id),
-    );
+      team: reputationStart === 'team' ? team : undefined,
+      name: method.name,
+      agentIds: agents.map((agent) => agent.identity.id),
+    });
 
-  const done = new Set(store.completedTaskIds(runId, method.name));
-  const records: DebateTaskRecord[] = store
-    .taskResults<DebateTaskRecord>(runId, method.name)
-    .map((record) => record.result);
-  if (records.length > 0) method.resume?.(records);
-  records.forEach((record, index) =>
-    onProgress?.({ method: method.name, done: index + 1, total: tasks.length, resumed: true, record }),
-  );
+  const { done, records } = loadFinishedTasks<DebateTaskRecord>(store, {
+    runId,
+    method: method.name,
+    total: tasks.length,
+    restore: (finished) => {
+      if (finished.length > 0) method.resume?.(finished);
+    },
+    onProgress: onProgress && ((progress) => onProgress({ method: method.name, ...progress })),
+  });
   let ran = 0;
   const failed: TaskFailure[] = [];
   for (const task of tasks) {
     if (done.has(task.id)) continue;
     signal?.throwIfAborted();
     const before = reputation?.snapshot();
-    const ended: Span[] = [];
-    const sink = {
-      onSpanStart() {},
-      onSpanEnd(span: Span) {
-        ended.push(span);
-      },
-    };
-    const tracer = createTracer({ sink, now, generateId: spanIds(method.name, task.id) });
+    const { tracer, events } = createTaskTracer({ method: method.name, taskId: task.id, now });
     const result = await runDebate({
       team: agents,
       task,
@@ -292,14 +253,7 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
       method: method.name,
       taskId: task.id,
       result: record,
-      events: ended.map((span) => ({
-        data: span.data,
-        spanId: span.id,
-        parentId: span.parentId,
-        startedAt: span.startedAt,
-        endedAt: span.endedAt ?? null,
-        error: span.error ?? null,
-      })),
+      events: events(),
       reputation: snapshot
         ? [
             { scope: { runId }, name: method.name, snapshot },
@@ -326,37 +280,13 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
   return { runId, method: method.name, records, ran, skipped: tasks.length - ran - failed.length, resumed, failed };
 }
 
-/** Run-scope state first (resume), then team-scope (a new run of the same team), else the prior. */
-function restoreReputation(
-  store: DebateSessionStore,
-  reputation: ReputationModel,
-  runId: string,
-  team: string | undefined,
-  name: string,
-  agentIds: readonly AgentId[],
-): void {
-  const snapshot =
-    store.loadReputation({ scope: { runId }, name }) ??
-    (team === undefined ? undefined : store.loadReputation({ scope: { team }, name }));
-  if (snapshot) reputation.restore(snapshot);
-  const known = new Set(reputation.agentIds());
-  for (const agentId of agentIds) if (!known.has(agentId)) reputation.addAgent(agentId);
-}
-
-/** Deterministic span ids, so a rerun writes the same events. */
-function spanIds(method: string, taskId: string): () => string {
-  let counter = 0;
-  return () => `${method}:${taskId}:${++counter}`;
-}
-
 function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade']): DebateTaskRecord {
   const final = result.rounds.at(-1) ?? [];
-  const graded = grade?.(result.taskId, result.decision.answer);
   return {
     schemaVersion: 1,
     taskId: result.taskId,
     answer: result.decision.answer,
-    correct: graded === undefined ? null : graded,
+    correct: gradeAnswer(grade, result.taskId, result.decision.answer),
     participants: result.participants,
     excluded: result.excluded,
     answers: Object.fromEntries(final.map((proposal) => [proposal.agentId, proposal.answer])),

@@ -9,12 +9,18 @@ import { validateTeam, type AgentId } from '../../core/agent-identity.js';
 import { definedOnly } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import type { Task } from '../../core/task.js';
-import { createTracer, type Span } from '../../core/trace.js';
 import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
-import type { DebateSessionStore } from '../debate/run-debate-session.js';
+import {
+  createTaskTracer,
+  gradeAnswer,
+  loadFinishedTasks,
+  restoreReputation,
+  type SessionOptions,
+  type SessionProgress,
+  type SessionSummary,
+} from '../session.js';
 import { runDrfRound, type DrfDefence, type DrfRoundState } from './drf-round.js';
 import { createExpectedCostLedger, type CallPrice, type ObservedUsage } from './expected-cost-ledger.js';
 import { createDrfParts } from './drf-parts.js';
@@ -105,57 +111,25 @@ export interface DrfTaskRecord {
   };
 }
 
-/** Options of {@link runDrfSession}. */
-export interface RunDrfSessionOptions {
-  /** The SQLite store (`openStore`), or anything with the same methods. */
-  readonly store: DebateSessionStore;
-  /** Run id; a rerun with the same id resumes. */
-  readonly runId: string;
-  /** Team key: identities and reputation persist under it across runs. */
-  readonly team: string;
+/**
+ * Options of {@link runDrfSession}, one DRF round per task; the fields every session shares are
+ * documented on {@link SessionOptions}.
+ */
+export interface RunDrfSessionOptions extends SessionOptions<SessionProgress<DrfTaskRecord>> {
   /** The pool of live (or any) agents. */
   readonly agents: readonly Agent[];
-  /** Tasks in order; one DRF round per task. */
-  readonly tasks: readonly Task[];
   /** DRF settings. @default all defaults */
   readonly protocol?: DrfSessionProtocol;
   /** Price per agent for the expected cost c_i and list-price spend. @default all 0 */
   readonly prices?: Readonly<Record<AgentId, CallPrice>>;
   /** Aggregators compared on DRF's proposals (names of {@link drfCompareAggregators}). @default [] */
   readonly compare?: readonly string[];
-  /** Seed of selection tie-breaks; per-task RNGs derive from (seed, 'drf', task). */
-  readonly seed: number;
-  /** The run's configuration; a resumed run must pass the same. @default {} */
-  readonly config?: unknown;
-  /** Run kind stored with the run. @default 'drf' */
-  readonly kind?: string;
-  /** Grades a decided answer; omitted = `correct: null`. @default none */
-  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
-  /** Where reputation starts in a new run: the team's saved state or the prior. @default 'team' */
-  readonly reputationStart?: 'team' | 'prior';
   /** Clock of event timestamps, in ms. @default Date.now */
   readonly now?: () => number;
-  /** Called after each task (and once per task replayed on resume). @default none */
-  readonly onProgress?: (progress: {
-    readonly done: number;
-    readonly total: number;
-    readonly resumed: boolean;
-    readonly record: DrfTaskRecord;
-  }) => void;
-  /** Stops the session: no further task starts and pending acts abort. @default none */
-  readonly signal?: AbortSignal;
 }
 
 /** What a DRF session did. */
-export interface DrfSessionSummary {
-  readonly runId: string;
-  /** Every finished task in completion order (resumed ones included). */
-  readonly records: readonly DrfTaskRecord[];
-  /** Tasks run in this session. */
-  readonly ran: number;
-  /** Whether the run existed before. */
-  readonly resumed: boolean;
-}
+export interface DrfSessionSummary extends SessionSummary<DrfTaskRecord> {}
 
 /** Method name DRF sessions store their task records under. */
 export const DRF_METHOD = 'drf';
@@ -226,40 +200,33 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(team, identities);
-  const snapshot =
-    store.loadReputation({ scope: { runId }, name: DRF_METHOD }) ??
-    (reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: DRF_METHOD }) : undefined);
-  if (snapshot) reputation.restore(snapshot);
-  const known = new Set(reputation.agentIds());
-  for (const agentId of ids) if (!known.has(agentId)) reputation.addAgent(agentId);
+  restoreReputation(store, reputation, {
+    runId,
+    team: reputationStart === 'team' ? team : undefined,
+    name: DRF_METHOD,
+    agentIds: ids,
+  });
 
-  const done = new Set(store.completedTaskIds(runId, DRF_METHOD));
-  const records: DrfTaskRecord[] = store.taskResults<DrfTaskRecord>(runId, DRF_METHOD).map((record) => record.result);
-  const last = records.at(-1);
-  if (last) {
-    selector.restore(last.state.selector);
-    state.credibility = last.state.credibility;
-    ledger.restore(last.state.ledger);
-  }
-  records.forEach((record, index) => {
-    onProgress?.({ done: index + 1, total: tasks.length, resumed: true, record });
+  const { done, records } = loadFinishedTasks<DrfTaskRecord>(store, {
+    runId,
+    method: DRF_METHOD,
+    total: tasks.length,
+    restore: (finished) => {
+      const last = finished.at(-1);
+      if (last) {
+        selector.restore(last.state.selector);
+        state.credibility = last.state.credibility;
+        ledger.restore(last.state.ledger);
+      }
+    },
+    onProgress,
   });
 
   let ran = 0;
   for (const task of tasks) {
     if (done.has(task.id)) continue;
     signal?.throwIfAborted();
-    const ended: Span[] = [];
-    const tracer = createTracer({
-      sink: {
-        onSpanStart() {},
-        onSpanEnd(span: Span) {
-          ended.push(span);
-        },
-      },
-      now,
-      generateId: spanIds(DRF_METHOD, task.id),
-    });
+    const { tracer, events } = createTaskTracer({ method: DRF_METHOD, taskId: task.id, now });
     const acts: MeteredAct[] = [];
     const metered = agents.map((agent) => meterAgent(agent, acts));
     const expectedCost = Object.fromEntries(ids.map((agentId) => [agentId, ledger.costPerCall(agentId)]));
@@ -308,14 +275,14 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
         agents: identities.filter((identity) => round.team.includes(identity.id)),
         weights: round.reputationBefore,
       });
-      compared[name] = { answer: decision.answer, correct: graded(grade, task.id, decision.answer) };
+      compared[name] = { answer: decision.answer, correct: gradeAnswer(grade, task.id, decision.answer) };
     }
     const record: DrfTaskRecord = {
       schemaVersion: 1,
       taskId: task.id,
       round: round.round,
       answer: round.decision.answer,
-      correct: graded(grade, task.id, round.decision.answer),
+      correct: gradeAnswer(grade, task.id, round.decision.answer),
       team: round.team,
       excluded: round.excluded,
       answers: Object.fromEntries(round.proposals.map((proposal) => [proposal.agentId, proposal.answer])),
@@ -334,14 +301,7 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
       method: DRF_METHOD,
       taskId: task.id,
       result: record,
-      events: ended.map((span) => ({
-        data: span.data,
-        spanId: span.id,
-        parentId: span.parentId,
-        startedAt: span.startedAt,
-        endedAt: span.endedAt ?? null,
-        error: span.error ?? null,
-      })),
+      events: events(),
       reputation: [
         { scope: { runId }, name: DRF_METHOD, snapshot: after },
         { scope: { team }, name: DRF_METHOD, snapshot: after },
@@ -430,15 +390,4 @@ function fullTeamListCost(
 
 function compareText(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
-}
-
-function graded(grade: RunDrfSessionOptions['grade'], taskId: string, answer: string | null): boolean | null {
-  const value = grade?.(taskId, answer);
-  return value === undefined ? null : value;
-}
-
-/** Deterministic span ids, so a rerun writes the same events. */
-function spanIds(method: string, taskId: string): () => string {
-  let counter = 0;
-  return () => `${method}:${taskId}:${++counter}`;
 }

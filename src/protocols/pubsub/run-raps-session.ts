@@ -9,7 +9,13 @@ import type { Task } from '../../core/task.js';
 import type { SpanData, WeightReason } from '../../core/trace.js';
 import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { Transport } from '../../transport/transport.js';
-import type { DebateSessionStore } from '../debate/run-debate-session.js';
+import {
+  gradeAnswer,
+  loadFinishedTasks,
+  type SessionOptions,
+  type SessionProgress,
+  type SessionSummary,
+} from '../session.js';
 import type { TrustPolicy } from './broker.js';
 import type { RapsEvent } from './events.js';
 import { runRaps, type RapsCarriedState, type RapsResult } from './run-raps.js';
@@ -79,14 +85,8 @@ export interface RapsTaskRecord {
   readonly state: RapsCarriedState;
 }
 
-/** Options of {@link runRapsSession}. */
-export interface RunRapsSessionOptions {
-  /** The SQLite store (`openStore`), or anything with the same methods. */
-  readonly store: DebateSessionStore;
-  /** Run id; a rerun with the same id resumes. */
-  readonly runId: string;
-  /** Team key: identities and beliefs persist under it across runs. */
-  readonly team: string;
+/** Options of {@link runRapsSession}; the fields every session shares are documented on {@link SessionOptions}. */
+export interface RunRapsSessionOptions extends SessionOptions<SessionProgress<RapsTaskRecord>> {
   /** The team in a fixed order. */
   readonly agents: readonly AgentIdentity[];
   /** Agents hosted in this process; the others must run as nodes on `transport`. @default [] */
@@ -95,41 +95,14 @@ export interface RunRapsSessionOptions {
   readonly transport?: Transport;
   /** Run id on the wire (subjects `raps.<wireRunId>.…`): letters, digits, `-`, `_`. @default runId with other characters replaced by `_` */
   readonly wireRunId?: string;
-  readonly tasks: readonly Task[];
   /** RAPS settings. @default all defaults */
   readonly protocol?: RapsSessionProtocol;
   /** Aggregators compared on the final answers (names of {@link rapsCompareAggregators}). @default [] */
   readonly compare?: readonly string[];
-  /** Seed of the broker's probation draws. */
-  readonly seed: number;
-  /** The run's configuration; a resumed run must pass the same. @default {} */
-  readonly config?: unknown;
-  /** Run kind stored with the run. @default 'raps' */
-  readonly kind?: string;
-  /** Grades a decided answer; omitted = `correct: null`. @default none */
-  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
-  /** Where beliefs start in a new run: the team's saved state or the prior. @default 'team' */
-  readonly reputationStart?: 'team' | 'prior';
-  /** Called after each task (and once per task replayed on resume). @default none */
-  readonly onProgress?: (progress: {
-    readonly done: number;
-    readonly total: number;
-    readonly resumed: boolean;
-    readonly record: RapsTaskRecord;
-  }) => void;
-  /** Stops the session before the next task starts. @default none */
-  readonly signal?: AbortSignal;
 }
 
 /** What a RAPS session did. */
-export interface RapsSessionSummary {
-  readonly runId: string;
-  /** Every finished task in completion order (resumed ones included). */
-  readonly records: readonly RapsTaskRecord[];
-  /** Tasks run in this session. */
-  readonly ran: number;
-  /** Whether the run existed before. */
-  readonly resumed: boolean;
+export interface RapsSessionSummary extends SessionSummary<RapsTaskRecord> {
   /** `runRaps`'s result for the tasks run in this session (`undefined` when none were left). */
   readonly result?: RapsResult;
 }
@@ -168,12 +141,11 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(team, agents);
-  const done = new Set(store.completedTaskIds(runId, RAPS_METHOD));
-  const records: RapsTaskRecord[] = store
-    .taskResults<RapsTaskRecord>(runId, RAPS_METHOD)
-    .map((record) => record.result);
-  records.forEach((record, index) => {
-    onProgress?.({ done: index + 1, total: tasks.length, resumed: true, record });
+  const { done, records } = loadFinishedTasks<RapsTaskRecord>(store, {
+    runId,
+    method: RAPS_METHOD,
+    total: tasks.length,
+    onProgress,
   });
   const remaining = tasks.filter((task) => !done.has(task.id));
   if (remaining.length === 0) return { runId, records, ran: 0, resumed };
@@ -247,13 +219,13 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
           answer: decision.answers[agentId] ?? null,
         }));
         const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
-        compared[name] = { answer: verdict.answer, correct: graded(grade, task.id, verdict.answer) };
+        compared[name] = { answer: verdict.answer, correct: gradeAnswer(grade, task.id, verdict.answer) };
       }
       const record: RapsTaskRecord = {
         schemaVersion: 1,
         taskId: decision.taskId,
         answer: decision.answer,
-        correct: graded(grade, decision.taskId, decision.answer),
+        correct: gradeAnswer(grade, decision.taskId, decision.answer),
         eligible: decision.eligible,
         answers: decision.answers,
         support: decision.support,
@@ -292,11 +264,6 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
 
 function sameRoster(saved: readonly string[] | undefined, ids: readonly string[]): boolean {
   return saved !== undefined && saved.length === ids.length && ids.every((agentId) => saved.includes(agentId));
-}
-
-function graded(grade: RunRapsSessionOptions['grade'], taskId: string, answer: string | null): boolean | null {
-  const value = grade?.(taskId, answer);
-  return value === undefined ? null : value;
 }
 
 /**

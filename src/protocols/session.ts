@@ -1,0 +1,183 @@
+// What the persisted sessions of every protocol (debate, DRF, RAPS) share: the options that name the
+// run, its store and its team, the progress they report, what they return, and the steps that open
+// or resume a run (restore reputation, read back finished tasks, record a task's spans as events).
+import type { AgentId } from '../core/agent-identity.js';
+import type { Task } from '../core/task.js';
+import { createTracer, type Span, type Tracer } from '../core/trace.js';
+import type { ReputationModel, ReputationSnapshot } from '../reputation/reputation-model.js';
+import type { DebateSessionStore } from './debate/run-debate-session.js';
+
+/** One finished task, as a session reports it to `onProgress`. */
+export interface SessionProgress<TRecord> {
+  /** Tasks finished in this run so far, including resumed ones. */
+  readonly done: number;
+  /** Tasks of the session. */
+  readonly total: number;
+  /** True for tasks skipped because the store already has them. */
+  readonly resumed: boolean;
+  /** What the session stored for the task. */
+  readonly record: TRecord;
+}
+
+/** Options every persisted session takes; each protocol's session options extend them. */
+export interface SessionOptions<TProgress> {
+  /** The SQLite store (`openStore` from the store layer), or anything with the same methods. */
+  readonly store: DebateSessionStore;
+  /** Run id; a rerun with the same id resumes. */
+  readonly runId: string;
+  /** Team key: agent identities and reputation (RAPS: beliefs) persist under it across runs. */
+  readonly team: string;
+  /** Tasks in the order they are run; a resumed run skips those already recorded. */
+  readonly tasks: readonly Task[];
+  /**
+   * Seed of the session's random draws: selection in debate and DRF (per-task RNGs derive from
+   * (seed, method, task)), the broker's probation draws in RAPS.
+   */
+  readonly seed: number;
+  /** The run's configuration; a resumed run must pass the same. @default {} */
+  readonly config?: unknown;
+  /** Run kind stored with the run. @default the protocol's name: 'debate', 'drf' or 'raps' */
+  readonly kind?: string;
+  /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. @default none */
+  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
+  /**
+   * Where reputation (RAPS: beliefs) starts when the run has no saved state yet: `team` continues
+   * from the team's last saved state (a later run), `prior` starts from the model's prior. A resumed
+   * run always continues from its own last task. @default 'team'
+   */
+  readonly reputationStart?: 'team' | 'prior';
+  /** Called after each task (and once per task replayed on resume). @default none */
+  readonly onProgress?: (progress: TProgress) => void;
+  /**
+   * Stops the session: no further task starts. Debate and DRF also abort the acts in flight; RAPS
+   * stops between tasks. @default none
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** What every session did; each protocol's summary extends it. */
+export interface SessionSummary<TRecord> {
+  readonly runId: string;
+  /** Every finished task in completion order (resumed ones included). */
+  readonly records: readonly TRecord[];
+  /** Tasks run in this session. */
+  readonly ran: number;
+  /** Whether the run existed before. */
+  readonly resumed: boolean;
+}
+
+/** Restores a saved snapshot, if any, into a reputation model and adds the agents the snapshot does not know. */
+export function restoreSnapshot(
+  reputation: ReputationModel,
+  snapshot: ReputationSnapshot | undefined,
+  agentIds: readonly AgentId[],
+): void {
+  if (snapshot) reputation.restore(snapshot);
+  const known = new Set(reputation.agentIds());
+  for (const agentId of agentIds) if (!known.has(agentId)) reputation.addAgent(agentId);
+}
+
+/**
+ * Restores a session's reputation model: run-scope state first (resume), then, when `team` is
+ * given, team-scope state (a new run of the same team), else the model keeps its prior. Agents the
+ * state does not know are added.
+ */
+export function restoreReputation(
+  store: DebateSessionStore,
+  reputation: ReputationModel,
+  {
+    runId,
+    team,
+    name,
+    agentIds,
+  }: { runId: string; team: string | undefined; name: string; agentIds: readonly AgentId[] },
+): void {
+  const snapshot =
+    store.loadReputation({ scope: { runId }, name }) ??
+    (team === undefined ? undefined : store.loadReputation({ scope: { team }, name }));
+  restoreSnapshot(reputation, snapshot, agentIds);
+}
+
+/** What `grade` says of a decided answer, or `null` when there is no grader or it has no verdict. */
+export function gradeAnswer(
+  grade: SessionOptions<unknown>['grade'],
+  taskId: string,
+  answer: string | null,
+): boolean | null {
+  const value = grade?.(taskId, answer);
+  return value === undefined ? null : value;
+}
+
+/**
+ * Reads back what the run already finished under `method`: the finished task ids, and their
+ * records in completion order. `restore` gets the records first (to rebuild carried state); then
+ * each record is reported to `onProgress` as resumed.
+ */
+export function loadFinishedTasks<TRecord>(
+  store: DebateSessionStore,
+  {
+    runId,
+    method,
+    total,
+    restore,
+    onProgress,
+  }: {
+    runId: string;
+    method: string;
+    total: number;
+    restore?: (records: readonly TRecord[]) => void;
+    onProgress?: ((progress: SessionProgress<TRecord>) => void) | undefined;
+  },
+): { done: ReadonlySet<string>; records: TRecord[] } {
+  const done = new Set(store.completedTaskIds(runId, method));
+  const records = store.taskResults<TRecord>(runId, method).map((record) => record.result);
+  restore?.(records);
+  records.forEach((record, index) => {
+    onProgress?.({ done: index + 1, total, resumed: true, record });
+  });
+  return { done, records };
+}
+
+/** An ended span as the store's `recordTaskResult` takes it in `events`. */
+export interface SpanEvent {
+  readonly data: Span['data'];
+  readonly spanId: string;
+  readonly parentId: string | null;
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  readonly error: string | null;
+}
+
+/**
+ * A tracer for one task that keeps every span it ends, with the ids `<method>:<taskId>:<n>` so that
+ * a rerun writes the same events; `events()` gives the ended spans as store events, in end order.
+ */
+export function createTaskTracer({ method, taskId, now }: { method: string; taskId: string; now: () => number }): {
+  tracer: Tracer;
+  events(): SpanEvent[];
+} {
+  const ended: Span[] = [];
+  let counter = 0;
+  const tracer = createTracer({
+    sink: {
+      onSpanStart() {},
+      onSpanEnd(span: Span) {
+        ended.push(span);
+      },
+    },
+    now,
+    generateId: () => `${method}:${taskId}:${++counter}`,
+  });
+  return {
+    tracer,
+    events: () =>
+      ended.map((span) => ({
+        data: span.data,
+        spanId: span.id,
+        parentId: span.parentId,
+        startedAt: span.startedAt,
+        endedAt: span.endedAt ?? null,
+        error: span.error ?? null,
+      })),
+  };
+}
