@@ -1,27 +1,22 @@
-import { execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
+import { killRunOnceCommitted, repoRoot as root, runCommand as cli, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
+import {
+  toyColluders,
+  toyHonest,
+  toySloppy,
+  toyTasks,
+  writeToyTeam,
+  type ToyRunTask,
+} from '../../testing/_test-toy-team.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
-const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
-
-/** `What is a * c + b?` tasks with references (the toy endpoint answers from them). */
-function toyTasks(count: number) {
-  return Array.from({ length: count }, (_, index) => {
-    const a = 10 + 3 * index;
-    const b = 11 + 5 * (index % 7);
-    const c = 2 + ((index * 13) % 9);
-    return { id: `t${index + 1}`, prompt: `What is ${a} * ${c} + ${b}?`, kind: 'number', reference: String(a * c + b) };
-  });
-}
 
 /**
  * Seven agents: four honest at different prices, one sloppy, two colluders (same wrong answer, rate
@@ -30,41 +25,21 @@ function toyTasks(count: number) {
 function writeDrfTeam(
   dir: string,
   baseURL: string,
-  tasks: ReturnType<typeof toyTasks>,
+  tasks: readonly ToyRunTask[],
   protocol = 'k: 5, threshold: 0.5, defence: rater-credibility',
 ): string {
-  writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
-  const agents = [
-    ['honest-a', 'toy-honest-a', '{ inputPerMillion: 0.15, outputPerMillion: 0.6 }'],
-    ['honest-b', 'toy-honest-b', '{ inputPerMillion: 1, outputPerMillion: 4 }'],
-    ['honest-c', 'toy-honest-c', '{ inputPerMillion: 5, outputPerMillion: 15 }'],
-    ['honest-d', 'toy-honest-d', '{ inputPerMillion: 0.5, outputPerMillion: 2 }'],
-    ['sloppy', 'toy-sloppy', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
-    ['colluder-1', 'toy-colluder-1', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
-    ['colluder-2', 'toy-colluder-2', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
-  ]
-    .map(
-      ([id, model, price]) =>
-        `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`,
-    )
-    .join('\n');
-  const file = join(dir, 'team.yaml');
-  writeFileSync(
-    file,
-    `name: drf-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: drf, ${protocol} }\nmethods: [plurality]\nagents:\n${agents}\n`,
-  );
-  return file;
+  return writeToyTeam(dir, {
+    name: 'drf-team',
+    baseURL,
+    tasks,
+    protocol: `type: drf, ${protocol}`,
+    agents: [...toyHonest, toySloppy, ...toyColluders],
+  });
 }
 
 /** A record without booked `cost` fields (cache hits book 0; everything else must match). */
 function withoutCost(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutCost);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => key !== 'cost')
-      .map(([key, item]) => [key, withoutCost(item)]),
-  );
+  return withoutKey(value, 'cost');
 }
 
 let endpoint: OpenAICompatibleServer | undefined;
@@ -153,25 +128,8 @@ describe('repute run with protocol drf', () => {
     endpoint = await startToyTeamEndpoint({ tasks, delayMs: 40 });
     const dir = temporaryDirectory('repute-drf-kill-');
     const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
-    const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
     const dbPath = join(dir, 'repute.db');
-    for (let attempt = 0; attempt < 600; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      let done = 0;
-      try {
-        const store = openStore({ path: dbPath, readonly: true });
-        done = store.listRuns().reduce((sum, record) => sum + store.taskResults(record.id).length, 0);
-        store.close();
-      } catch {
-        // not created yet
-      }
-      if (done >= 3) break;
-    }
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await killRunOnceCommitted({ args: [team, '--json'], dbPath, committed: 3, attempts: 600 })).toBe('SIGKILL');
     const before = openStore({ path: dbPath, readonly: true });
     const runId = before.listRuns()[0]!.id;
     const committed = before.taskResults(runId).length;

@@ -1,71 +1,38 @@
-import { execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
+import { killRunOnceCommitted, repoRoot as root, runCommand as cli, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
+import {
+  toyColluders,
+  toyHonest,
+  toyTasks,
+  writeToyTeam,
+  type ToyMember,
+  type ToyRunTask,
+} from '../../testing/_test-toy-team.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
-const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
-
-function toyTasks(count: number) {
-  return Array.from({ length: count }, (_, index) => {
-    const a = 10 + 3 * index;
-    const b = 11 + 5 * (index % 7);
-    const c = 2 + ((index * 13) % 9);
-    return { id: `t${index + 1}`, prompt: `What is ${a} * ${c} + ${b}?`, kind: 'number', reference: String(a * c + b) };
-  });
-}
-
-const honest: Array<[string, string, string]> = [
-  ['honest-a', 'toy-honest-a', '{ inputPerMillion: 0.15, outputPerMillion: 0.6 }'],
-  ['honest-b', 'toy-honest-b', '{ inputPerMillion: 1, outputPerMillion: 4 }'],
-  ['honest-c', 'toy-honest-c', '{ inputPerMillion: 5, outputPerMillion: 15 }'],
-  ['honest-d', 'toy-honest-d', '{ inputPerMillion: 0.5, outputPerMillion: 2 }'],
-];
-const colluders: Array<[string, string, string]> = [
-  ['colluder-1', 'toy-colluder-1', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
-  ['colluder-2', 'toy-colluder-2', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
-];
 
 function writeRapsTeam(
   dir: string,
   baseURL: string,
-  tasks: ReturnType<typeof toyTasks>,
+  tasks: readonly ToyRunTask[],
   {
-    agents = [...honest, ...colluders],
+    agents = [...toyHonest, ...toyColluders],
     protocol = 'topK: 3, maxRounds: 2',
-  }: { agents?: Array<[string, string, string]>; protocol?: string } = {},
+  }: { agents?: ToyMember[]; protocol?: string } = {},
 ): string {
-  writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
-  const lines = agents
-    .map(
-      ([id, model, price]) =>
-        `  - id: ${id}\n    provider: openai-compatible\n    model: ${model}\n    baseURL: ${baseURL}\n    price: ${price}`,
-    )
-    .join('\n');
-  const file = join(dir, 'team.yaml');
-  writeFileSync(
-    file,
-    `name: raps-team\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: raps, ${protocol} }\nmethods: [plurality]\nagents:\n${lines}\n`,
-  );
-  return file;
+  return writeToyTeam(dir, { name: 'raps-team', baseURL, tasks, protocol: `type: raps, ${protocol}`, agents });
 }
 
 /** Event data without message ids (they carry the run id on the wire). */
 function withoutIds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutIds);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => key !== 'messageId')
-      .map(([key, item]) => [key, withoutIds(item)]),
-  );
+  return withoutKey(value, 'messageId');
 }
 
 let endpoint: OpenAICompatibleServer | undefined;
@@ -123,7 +90,7 @@ describe('repute run with protocol raps', () => {
     };
     const reputation = Object.fromEntries(vote.reasons.map((reason) => [reason.agentId, reason.components.reputation]));
     expect(Math.max(reputation['colluder-1'] ?? 1, reputation['colluder-2'] ?? 1)).toBeLessThan(
-      Math.min(...honest.map(([id]) => reputation[id] ?? 0)),
+      Math.min(...toyHonest.map(([id]) => reputation[id] ?? 0)),
     );
     expect(vote.reasons.every((reason) => /peer reputation (>=|<) tau/.test(reason.note))).toBe(true);
     store.close();
@@ -151,25 +118,10 @@ describe('repute run with protocol raps', () => {
     endpoint = await startToyTeamEndpoint({ tasks, delayMs: 60 });
     const dir = temporaryDirectory('repute-raps-kill-');
     const team = writeRapsTeam(dir, endpoint.baseURL, tasks);
-    const child = spawn(process.execPath, [...cli, team, '--json'], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
     const dbPath = join(dir, 'repute.db');
-    for (let attempt = 0; attempt < 1200; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      let done = 0;
-      try {
-        const store = openStore({ path: dbPath, readonly: true });
-        done = store.listRuns().reduce((sum, record) => sum + store.taskResults(record.id).length, 0);
-        store.close();
-      } catch {
-        // not created yet
-      }
-      if (done >= 2) break;
-    }
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await killRunOnceCommitted({ args: [team, '--json'], dbPath, committed: 2, attempts: 1200 })).toBe(
+      'SIGKILL',
+    );
     const before = openStore({ path: dbPath, readonly: true });
     const runId = before.listRuns()[0]?.id ?? '';
     const committed = before.taskResults(runId).length;
@@ -203,7 +155,7 @@ describe('repute run with protocol raps', () => {
     const tasks = toyTasks(3);
     endpoint = await startToyTeamEndpoint({ tasks });
     const dir = temporaryDirectory('repute-raps-nats-');
-    const agents = [...honest.slice(0, 3), colluders[0] as [string, string, string]];
+    const agents = [...toyHonest.slice(0, 3), toyColluders[0] as ToyMember];
     const natsTeam = writeRapsTeam(dir, endpoint.baseURL, tasks, {
       agents,
       protocol: 'topK: 2, maxRounds: 2, transport: nats',

@@ -1,7 +1,6 @@
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
@@ -10,11 +9,10 @@ import {
   type OpenAICompatibleServer,
   type RecordedRequest,
 } from '../../testing/openai-compatible-server.js';
+import { killRunOnceCommitted, repoRoot as root, runCommand as cli } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
-const cli = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
 
 /**
  * A deterministic "model": it solves `What is a + b?` prompts, except agent `weak`, which answers
@@ -250,29 +248,16 @@ describe('repute run', () => {
     });
     const dir = temporaryDirectory('repute-kill-');
     const team = writeTeam(dir, server.baseURL, 8);
-    const child = spawn(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], {
-      cwd: root,
-      stdio: 'ignore',
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
     const dbPath = join(dir, 'repute.db');
     // Kill once a few tasks are committed (polling the store from this process).
-    for (let attempt = 0; attempt < 400; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      let done = 0;
-      try {
-        const store = openStore({ path: dbPath, readonly: true });
-        done = store.listRuns().reduce((sum, runRecord) => sum + store.taskResults(runRecord.id).length, 0);
-        store.close();
-      } catch {
-        // the child has not created the database yet
-      }
-      if (done >= 3) break;
-    }
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(
+      await killRunOnceCommitted({
+        args: [team, '--methods', 'majority,beta', '--json'],
+        dbPath,
+        committed: 3,
+        attempts: 400,
+      }),
+    ).toBe('SIGKILL');
     const before = openStore({ path: dbPath, readonly: true });
     const runId = before.listRuns()[0]!.id;
     const committed = before.taskResults(runId).length;
