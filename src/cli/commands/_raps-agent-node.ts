@@ -3,10 +3,8 @@
 // It builds the agent's own plumbed model from the team file (same store as cache and ledger),
 // follows its command inbox, prints `ready <agent>` and stops cleanly on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
-import { natsStreamName } from '../../eval/raps-scenarios/nats-run.js';
-import { startRapsNode } from '../../protocols/pubsub/node.js';
+import { serveRapsNodeOverNats } from '../../eval/raps-scenarios/nats-run.js';
 import { openStore } from '../../store/store.js';
-import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { createLiveTeam } from './_live-team.js';
 import { readTeamFile } from './_team-file.js';
 
@@ -34,25 +32,9 @@ if (!agent) {
   );
   process.exit(2);
 }
-const wireRunId = values['wire-run-id'];
-const transport = await connectNatsTransport({
+await serveRapsNodeOverNats({
   servers: values.nats,
-  stream: natsStreamName(wireRunId),
-  subjects: [`raps.${wireRunId}.>`],
-  name: `raps-node-${agent.identity.id}`,
-});
-const node = await startRapsNode({
-  transport,
-  runId: wireRunId,
+  runId: values['wire-run-id'],
   agent,
-  onError: (error) => process.stderr.write(`${agent.identity.id}: ${error.message}\n`),
+  onStop: () => store.close(),
 });
-process.stdout.write(`ready ${agent.identity.id}\n`);
-const shutdown = async () => {
-  await node.stop();
-  await transport.close();
-  store.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void shutdown());
-process.on('SIGINT', () => void shutdown());

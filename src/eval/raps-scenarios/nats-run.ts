@@ -1,9 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Agent } from '../../agents/agent.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { startNodeScript } from '../../transport/_node-script-process.js';
 import { startNatsServer, type NatsServerProcess } from '../../transport/nats-server.js';
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
+import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import {
   createRapsScenario,
@@ -16,6 +18,45 @@ import {
 /** JetStream stream name of a RAPS run. */
 export function natsStreamName(runId: string): string {
   return `RAPS_${runId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/**
+ * The body of a RAPS node process: connects to NATS (the run's JetStream stream), starts `agent`'s
+ * node on the wire run `runId`, prints `ready <agent>` on stdout, writes agent errors to stderr and,
+ * on SIGTERM or SIGINT, stops the node, closes the transport, calls `onStop` and exits with code 0.
+ */
+export async function serveRapsNodeOverNats({
+  servers,
+  runId,
+  agent,
+  onStop,
+}: {
+  servers: string;
+  runId: string;
+  agent: Agent;
+  onStop?: () => void;
+}): Promise<void> {
+  const transport = await connectNatsTransport({
+    servers,
+    stream: natsStreamName(runId),
+    subjects: [`raps.${runId}.>`],
+    name: `raps-node-${agent.identity.id}`,
+  });
+  const node = await startRapsNode({
+    transport,
+    runId,
+    agent,
+    onError: (error) => process.stderr.write(`${agent.identity.id}: ${error.message}\n`),
+  });
+  process.stdout.write(`ready ${agent.identity.id}\n`);
+  const shutdown = async () => {
+    await node.stop();
+    await transport.close();
+    onStop?.();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
 }
 
 /** A scenario agent running as a child process (see `node-process.ts`). */

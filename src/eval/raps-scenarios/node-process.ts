@@ -2,10 +2,8 @@
 //   node --import tsx node-process.ts --scenario adversarial --agent agent-1 --nats nats://127.0.0.1:4222 [--seed 2027] [--run-id ID] [--agent-count N] [--task-count N] [--top-k K]
 // It prints `ready <agent>` once it follows its inbox and stops cleanly on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
-import { connectNatsTransport } from '../../transport/nats-transport.js';
-import { startRapsNode } from '../../protocols/pubsub/node.js';
 import { createRapsScenario, rapsScenarioNames, type RapsScenarioName } from './scenarios.js';
-import { natsStreamName } from './nats-run.js';
+import { serveRapsNodeOverNats } from './nats-run.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,24 +41,4 @@ if (!agent) {
   );
   process.exit(2);
 }
-const runId = scenario.runOptions.runId as string;
-const transport = await connectNatsTransport({
-  servers: values.nats,
-  stream: natsStreamName(runId),
-  subjects: [`raps.${runId}.>`],
-  name: `raps-node-${agent.identity.id}`,
-});
-const node = await startRapsNode({
-  transport,
-  runId,
-  agent,
-  onError: (error) => process.stderr.write(`${agent.identity.id}: ${error.message}\n`),
-});
-process.stdout.write(`ready ${agent.identity.id}\n`);
-const shutdown = async () => {
-  await node.stop();
-  await transport.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void shutdown());
-process.on('SIGINT', () => void shutdown());
+await serveRapsNodeOverNats({ servers: values.nats, runId: scenario.runOptions.runId as string, agent });
