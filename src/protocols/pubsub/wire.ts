@@ -1,21 +1,11 @@
 // Wire shapes of RAPS over a Transport, all with schemaVersion 1, validated with zod on receipt.
 import { z } from 'zod';
+import { answerKinds } from '../../core/answers/answer-kind.js';
 import { DataFormatError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
 
 const nonEmpty = z.string().min(1);
-const answerKinds = [
-  'number',
-  'math',
-  'choice',
-  'exact',
-  'labels',
-  'code',
-  'literal',
-  'literal-zeroeval',
-  'number-zeroeval',
-] as const;
 
 /** zod schema of a RAPS publication: the core `Message`, schemaVersion 1. */
 export const messageSchema = z.strictObject({
