@@ -4,6 +4,7 @@ import type { Rating } from '../../core/rating.js';
 import { validateRating } from '../../core/rating.js';
 import type { Task } from '../../core/task.js';
 import type { Tracer } from '../../core/trace.js';
+import { recordRating } from '../_record-rating.js';
 import { guardAct } from './_act.js';
 import type { DebateFailure, DebateUsageEntry } from './types.js';
 
@@ -65,17 +66,7 @@ export async function rateStep({
     };
     ratings.push(rating);
     usage.push(result.usage);
-    tracer.record(
-      {
-        type: 'rating',
-        taskId: task.id,
-        rater: rating.rater,
-        ratee: rating.ratee,
-        score: rating.score,
-        ...(rating.reason === undefined ? {} : { reason: rating.reason }),
-      },
-      parentId,
-    );
+    recordRating(tracer, task.id, rating, parentId);
   });
   return { ratings, usage, failures };
 }

@@ -10,6 +10,7 @@ import type { Task } from '../../core/task.js';
 import type { Span, Tracer, WeightReason } from '../../core/trace.js';
 import type { Evidence, ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
+import { recordRating } from '../_record-rating.js';
 import type { CostLedger } from './cost-ledger.js';
 import type { RatingSource } from './rating-source.js';
 import { credibilityWeight, discountRatings, updateCredibility, type CredibilityState } from './rater-credibility.js';
@@ -372,17 +373,7 @@ async function collectRatings(
     account(raterId, result.value);
     const rating = result.value.value;
     ratings.push(rating);
-    tracer.record(
-      {
-        type: 'rating',
-        taskId: task.id,
-        rater: rating.rater,
-        ratee: rating.ratee,
-        score: rating.score,
-        ...(rating.reason === undefined ? {} : { reason: rating.reason }),
-      },
-      parent.id,
-    );
+    recordRating(tracer, task.id, rating, parent.id);
   });
   return ratings;
 }
