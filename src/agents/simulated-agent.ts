@@ -6,7 +6,7 @@ import type { Message } from '../core/message.js';
 import type { Proposal } from '../core/proposal.js';
 import { createRng, deriveSeed, type Rng } from '../core/rng.js';
 import type { Task } from '../core/task.js';
-import { assertInRange, assertNonNegative } from '../core/validate.js';
+import { assertInRange, assertNonNegative, assertOneOf } from '../core/validate.js';
 import type {
   Acted,
   ActUsage,
@@ -304,11 +304,6 @@ function validateProfile(profile: SimulatedProfile): void {
   }
   if (profile.distractorDecay !== undefined)
     assertInRange('profile.distractorDecay', profile.distractorDecay, 0, 1, { minExclusive: true });
-  if (profile.adversary !== undefined && !['payload', 'flip', 'random'].includes(profile.adversary.strategy)) {
-    throw new InvalidArgumentError({
-      parameter: 'profile.adversary.strategy',
-      value: profile.adversary.strategy,
-      message: `profile.adversary.strategy must be 'payload', 'flip' or 'random', got ${JSON.stringify(profile.adversary.strategy)}`,
-    });
-  }
+  if (profile.adversary !== undefined)
+    assertOneOf('profile.adversary.strategy', profile.adversary.strategy, ['payload', 'flip', 'random']);
 }

@@ -94,6 +94,27 @@ export function assertUniqueTaskIds(tasks: readonly { readonly id: string }[], w
   });
 }
 
+/**
+ * Throws unless `value` is one of `allowed`, listing them: `costs must be 'per-round' or
+ * 'per-agent', got "x"`. `note` follows the list, e.g. `(Eq. 2)`.
+ */
+export function assertOneOf<const T extends string>(
+  parameter: string,
+  value: unknown,
+  allowed: readonly T[],
+  note = '',
+): asserts value is T {
+  if (!(allowed as readonly unknown[]).includes(value)) {
+    const quoted = allowed.map((name) => `'${name}'`);
+    const list = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted.join('');
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be ${list}${note ? ` ${note}` : ''}, got ${JSON.stringify(value)}`,
+    });
+  }
+}
+
 /** Throws on the first of `names` that is not in `known`, naming `parameter[i]` and listing the known ones. */
 export function assertKnownNames(
   parameter: string,

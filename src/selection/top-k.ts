@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../core/errors.js';
+import { assertOneOf } from '../core/validate.js';
 import { resolveOptions } from '../core/options.js';
 import type { WeightReason } from '../core/trace.js';
 import { compareIds, validateSelectionContext } from './_validate.js';
@@ -22,13 +22,7 @@ export interface TopKSelectorOptions {
  */
 export function createTopKSelector(options?: TopKSelectorOptions): Selector {
   const { tieBreak } = resolveOptions<TopKSelectorOptions>({ tieBreak: 'id' }, options);
-  if (tieBreak !== 'id' && tieBreak !== 'random') {
-    throw new InvalidArgumentError({
-      parameter: 'options.tieBreak',
-      value: tieBreak,
-      message: `options.tieBreak must be 'id' or 'random', got ${JSON.stringify(tieBreak)}`,
-    });
-  }
+  assertOneOf('options.tieBreak', tieBreak, ['id', 'random']);
   return {
     name: 'top-k',
     select(context: SelectionContext): Selection {

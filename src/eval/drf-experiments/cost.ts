@@ -11,7 +11,7 @@ import { resolveOptions } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed, shuffle } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import { assertInRange, assertInteger } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertOneOf } from '../../core/validate.js';
 import { taskSplit } from '../replay/splits.js';
 import { agreementRatingSource, simulatedJudgeRatingSource } from '../../protocols/drf/rating-source.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
@@ -189,27 +189,9 @@ export async function runCostExperiment(
   );
   assertInteger('tasks', settings.tasks, 0, 10_000_000);
   assertInRange('judgeAccuracy', settings.judgeAccuracy, 0, 1);
-  if (settings.rating !== 'agreement' && settings.rating !== 'judge') {
-    throw new InvalidArgumentError({
-      parameter: 'rating',
-      value: settings.rating,
-      message: `rating must be 'agreement' or 'judge', got ${JSON.stringify(settings.rating)}`,
-    });
-  }
-  if (settings.split !== 'heldout' && settings.split !== 'tuning' && settings.split !== 'all') {
-    throw new InvalidArgumentError({
-      parameter: 'split',
-      value: settings.split,
-      message: `split must be 'heldout', 'tuning' or 'all', got ${JSON.stringify(settings.split)}`,
-    });
-  }
-  if (settings.costs !== 'per-round' && settings.costs !== 'per-agent') {
-    throw new InvalidArgumentError({
-      parameter: 'costs',
-      value: settings.costs,
-      message: `costs must be 'per-round' or 'per-agent', got ${JSON.stringify(settings.costs)}`,
-    });
-  }
+  assertOneOf('rating', settings.rating, ['agreement', 'judge']);
+  assertOneOf('split', settings.split, ['heldout', 'tuning', 'all']);
+  assertOneOf('costs', settings.costs, ['per-round', 'per-agent']);
   if (configs.length === 0)
     throw new InvalidArgumentError({
       parameter: 'configs',

@@ -5,7 +5,7 @@ import type { Proposal } from '../../core/proposal.js';
 import { validateRating, type Rating } from '../../core/rating.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import { assertInRange } from '../../core/validate.js';
+import { assertInRange, assertOneOf } from '../../core/validate.js';
 import { drfAccuracy, drfRelativeDistance, type DrfVariant } from '../../reputation/drf.js';
 
 /** What a rating source is asked: `rater` judges `proposal` (someone else's) on `task`. */
@@ -98,18 +98,8 @@ export function agreementRatingSource({
   variant = 'corrected',
   distance = 'exact',
 }: AgreementRatingOptions = {}): RatingSource {
-  if (variant !== 'corrected' && variant !== 'printed')
-    throw new InvalidArgumentError({
-      parameter: 'variant',
-      value: variant,
-      message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}`,
-    });
-  if (distance !== 'exact' && distance !== 'relative')
-    throw new InvalidArgumentError({
-      parameter: 'distance',
-      value: distance,
-      message: `distance must be 'exact' or 'relative', got ${JSON.stringify(distance)}`,
-    });
+  assertOneOf('variant', variant, ['corrected', 'printed'], '(Eq. 2)');
+  assertOneOf('distance', distance, ['exact', 'relative']);
   return {
     name: 'agreement',
     async rate({ rater, task, proposal, own }) {

@@ -10,7 +10,7 @@ import { resolveOptions } from '../../core/options.js';
 import type { Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Tracer } from '../../core/trace.js';
-import { assertInRange, assertInteger } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertOneOf } from '../../core/validate.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import { createCostLedger, type CostSource } from './cost-ledger.js';
@@ -134,34 +134,10 @@ export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize:
     hint: 'agents whose reputation score is below it are excluded; pass e.g. 0.2',
   });
   assertInRange('credibilityFloor', resolved.credibilityFloor, 0, 1);
-  if (resolved.defence !== 'none' && resolved.defence !== 'rater-credibility') {
-    throw new InvalidArgumentError({
-      parameter: 'defence',
-      value: resolved.defence,
-      message: `defence must be 'none' or 'rater-credibility', got ${JSON.stringify(resolved.defence)}`,
-    });
-  }
-  if (!['price', 'ledger', 'auto'].includes(resolved.costSource)) {
-    throw new InvalidArgumentError({
-      parameter: 'costSource',
-      value: resolved.costSource,
-      message: `costSource must be 'price', 'ledger' or 'auto', got ${JSON.stringify(resolved.costSource)}`,
-    });
-  }
-  if (resolved.costNormalization !== 'max' && resolved.costNormalization !== 'none') {
-    throw new InvalidArgumentError({
-      parameter: 'costNormalization',
-      value: resolved.costNormalization,
-      message: `costNormalization must be 'max' or 'none', got ${JSON.stringify(resolved.costNormalization)}`,
-    });
-  }
-  if (resolved.costModel !== 'per-agent' && resolved.costModel !== 'per-round') {
-    throw new InvalidArgumentError({
-      parameter: 'costModel',
-      value: resolved.costModel,
-      message: `costModel must be 'per-agent' or 'per-round' (c_i^t ~ U(0, 1), Section 5.1), got ${JSON.stringify(resolved.costModel)}`,
-    });
-  }
+  assertOneOf('defence', resolved.defence, ['none', 'rater-credibility']);
+  assertOneOf('costSource', resolved.costSource, ['price', 'ledger', 'auto']);
+  assertOneOf('costNormalization', resolved.costNormalization, ['max', 'none']);
+  assertOneOf('costModel', resolved.costModel, ['per-agent', 'per-round'], '(c_i^t ~ U(0, 1), Section 5.1)');
   if (typeof resolved.costSeed !== 'number' && typeof resolved.costSeed !== 'string') {
     throw new InvalidArgumentError({
       parameter: 'costSeed',

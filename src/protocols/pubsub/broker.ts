@@ -6,7 +6,7 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
 import type { WeightReason } from '../../core/trace.js';
-import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertNonEmptyString, assertOneOf } from '../../core/validate.js';
 
 /** How the broker treats a receiver whose trust in the publisher is below τ. */
 export type TrustPolicy = 'filter' | 'down-rank';
@@ -83,13 +83,7 @@ export function createBroker(options: BrokerOptions) {
   assertInteger('options.topK', topK, 1, 1 << 20, 'pass e.g. { topK: 3 }');
   assertInRange('options.floor', floor, -1, 1);
   assertInRange('options.tau', tau, 0, 1);
-  if (trustPolicy !== 'filter' && trustPolicy !== 'down-rank') {
-    throw new InvalidArgumentError({
-      parameter: 'options.trustPolicy',
-      value: trustPolicy,
-      message: `options.trustPolicy must be 'filter' or 'down-rank', got ${JSON.stringify(trustPolicy)}`,
-    });
-  }
+  assertOneOf('options.trustPolicy', trustPolicy, ['filter', 'down-rank']);
   assertInteger('options.initialCapacity', resolved.initialCapacity, 1, 1 << 24);
 
   let capacity = resolved.initialCapacity;
