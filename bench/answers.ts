@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMathAnswerKind, createNumberAnswerKind } from '../src/core/answers/index.js';
+import { median } from './_median.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = process.env.REPUTE_DATA_DIR ?? path.resolve(here, '../../shared/data');
@@ -19,14 +20,6 @@ function readItems(file: string): Item[] {
     .split('\n')
     .filter((line) => line.trim().length > 0)
     .map((line) => JSON.parse(line) as Item);
-}
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const math = readItems('zeroeval-math-l5/proposals.jsonl');

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { median } from './_median.js';
 
 const root = process.cwd();
 const runsFlag = process.argv.indexOf('--runs');
@@ -48,14 +49,6 @@ function run(specifier: string, extraArgs: string[] = []): { wall: number; cpu: 
   if (result.status !== 0) throw new Error(`import('${specifier}') exited with ${result.status}: ${result.stderr}`);
   const [wall, cpu] = result.stdout.trim().split(' ').map(Number);
   return { wall: wall as number, cpu: cpu as number, stderr: result.stderr };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = values.slice().sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 console.log(`import time from dist/, ${runs} fresh processes per specifier (node ${process.version})`);

@@ -8,6 +8,7 @@ import { createRng } from '../src/core/rng.js';
 import { createMemoryTraceSink, createTracer } from '../src/core/trace.js';
 import { runDebate } from '../src/protocols/debate/run-debate.js';
 import { generateTasks } from '../src/tasks/generate-tasks.js';
+import { median } from './_median.js';
 
 const agentsCount = 10;
 const latencyMs = 200;
@@ -28,14 +29,6 @@ const team = (latency: number) =>
     }),
   );
 const aggregator = createPluralityAggregator();
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 async function debateOnce(latency: number, taskIndex: number): Promise<number> {
   const tracer = createTracer({ sink: createMemoryTraceSink(), now: () => performance.now() });

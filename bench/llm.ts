@@ -12,20 +12,13 @@ import type { LanguageModelV3, LanguageModelV3CallOptions } from '../src/llm/lan
 import { createProviderLimiter } from '../src/llm/semaphore.js';
 import { openStore, type Store, type UsageEntry } from '../src/store/store.js';
 import { ScriptedModel } from '../src/testing/scripted-model.js';
+import { median } from './_median.js';
 
 const repeats = 7;
 const calls = 2000;
 const warmupCalls = 2000;
 const bigRun = 10_000;
 const bigRunCalls = 200;
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 const params = (prompt: string): LanguageModelV3CallOptions => ({
   prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
