@@ -16,6 +16,7 @@ import { type Broker, createBroker } from './broker.js';
 import type { RapsEvent } from './events.js';
 import type { RunRapsOptions } from './raps-options.js';
 import type { RapsResult } from './raps-types.js';
+import type { RapsReport } from './wire.js';
 import { type RapsSettings, resolveRapsSettings } from './_raps-settings.js';
 
 /** Mutable counters of a run (what {@link RapsResult.totals} reports). */
@@ -52,6 +53,31 @@ export interface RapsContext {
   /** Current subscription text and its embedding, per agent. */
   readonly subscriptions: Record<AgentId, string>;
   readonly subscriptionVectors: Map<AgentId, Float32Array>;
+}
+
+/**
+ * Counts a failed act and emits its `agent-error` event: the agent's own error when it reported a
+ * failure, else `missing` (no usable reply came back, e.g. `'no audit'`).
+ */
+export function reportAgentError(
+  { totals, emit }: Pick<RapsContext, 'totals' | 'emit'>,
+  {
+    taskId,
+    round,
+    agentId,
+    report,
+    missing,
+  }: { taskId: string; round: number; agentId: AgentId; report: RapsReport | undefined; missing: string },
+): void {
+  totals.agentErrors++;
+  emit({
+    schemaVersion: 1,
+    type: 'agent-error',
+    taskId,
+    round,
+    agentId,
+    error: report?.kind === 'failed' ? report.error : missing,
+  });
 }
 
 /** Validates `options`, resolves the defaults, and builds the models, the broker and the first subscriptions. */

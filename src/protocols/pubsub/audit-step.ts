@@ -1,6 +1,6 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import type { Message } from '../../core/message.js';
-import type { RapsContext } from './_raps-context.js';
+import { reportAgentError, type RapsContext } from './_raps-context.js';
 import type { RapsExchange } from './_raps-exchange.js';
 import type { RapsTaskState } from './publish-step.js';
 import type { RapsDelivery } from './route-step.js';
@@ -56,15 +56,7 @@ export async function auditStep(
         reason: report.reason,
       });
     else {
-      totals.agentErrors++;
-      emit({
-        schemaVersion: 1,
-        type: 'agent-error',
-        taskId: task.id,
-        round,
-        agentId: command.agentId,
-        error: report?.kind === 'failed' ? report.error : 'no audit',
-      });
+      reportAgentError(context, { taskId: task.id, round, agentId: command.agentId, report, missing: 'no audit' });
     }
   }
   const evidence = auditEvidence(audits, task.id, order);

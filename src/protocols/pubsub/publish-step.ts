@@ -1,7 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
-import type { RapsContext } from './_raps-context.js';
+import { reportAgentError, type RapsContext } from './_raps-context.js';
 import type { RapsExchange } from './_raps-exchange.js';
 import { commandId, publicationId, type RapsCommand, type taskToWire } from './wire.js';
 
@@ -62,14 +62,12 @@ export async function publishStep(
         done: reply.message.done === true,
       });
     } else {
-      totals.agentErrors++;
-      emit({
-        schemaVersion: 1,
-        type: 'agent-error',
+      reportAgentError(context, {
         taskId: task.id,
         round,
         agentId: command.agentId,
-        error: reply?.report?.kind === 'failed' ? reply.report.error : 'no publication',
+        report: reply?.report,
+        missing: 'no publication',
       });
     }
   }

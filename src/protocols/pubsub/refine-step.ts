@@ -2,7 +2,7 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { requireEntry, requireMapEntry } from '../../core/entry.js';
 import type { Message } from '../../core/message.js';
 import { cosineDistance } from '../../embeddings/vector.js';
-import type { RapsContext } from './_raps-context.js';
+import { reportAgentError, type RapsContext } from './_raps-context.js';
 import type { RapsExchange } from './_raps-exchange.js';
 import { commandId, type RapsCommand } from './wire.js';
 
@@ -42,15 +42,7 @@ export async function refineStep(
       if (report.text !== subscriptions[command.agentId] && report.text.trim() !== '')
         changed.push({ agentId: command.agentId, text: report.text });
     } else {
-      totals.agentErrors++;
-      emit({
-        schemaVersion: 1,
-        type: 'agent-error',
-        taskId,
-        round,
-        agentId: command.agentId,
-        error: report?.kind === 'failed' ? report.error : 'no refinement',
-      });
+      reportAgentError(context, { taskId, round, agentId: command.agentId, report, missing: 'no refinement' });
     }
   }
   const newVectors = await context.embedder.embed(changed.map((item) => item.text));
