@@ -175,6 +175,10 @@ describe('runReplay', () => {
       expect(interval?.attacked.mean).toBeCloseTo(attacked, 12);
       expect(interval?.attacked.low).toBeLessThanOrEqual(attacked + 1e-12);
       expect(interval?.attacked.high).toBeGreaterThanOrEqual(attacked - 1e-12);
+      // One quantity, one number: the interval's centre is the summary's figure to the last bit, so
+      // the two tables print the same digits (they once printed eigentrust's clean 61.2 and 61.3).
+      for (const field of ['clean', 'attacked', 'loss', 'strictWins'] as const)
+        expect(interval?.[field].mean, `${name} ${field}`).toBe(summary.methods[name]?.[field]);
     }
     expect(summary.intervals.paired.majority?.retention.mean).toBeCloseTo(summary.retention.majority ?? 0, 12);
   }, 120_000);

@@ -211,8 +211,10 @@ export function bootstrapIntervals({
   const estimate = new Array<number>(m * fields).fill(0);
   for (const matrix of matrices) {
     const sums = point(matrix, { clean: identity(matrix.clean.length), attacked: identity(matrix.attacked.length) });
-    sums.forEach((value, index) => (estimate[index] = (estimate[index] ?? 0) + value / Math.max(1, count)));
+    sums.forEach((value, index) => (estimate[index] = (estimate[index] ?? 0) + value));
   }
+  // Σ over seeds, then ÷ S: the order of combineSeeds, so each mean prints as the summary's own figure.
+  for (let index = 0; index < estimate.length; index++) estimate[index] = (estimate[index] ?? 0) / Math.max(1, count);
   const rng = createRng(deriveSeed(bootstrapSeed, 'replay-bootstrap'));
   for (let resample = 0; resample < resamples; resample++) {
     const totals = new Array<number>(m * fields).fill(0);
