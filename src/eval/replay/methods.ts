@@ -113,7 +113,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
 };
 
 /** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
-function miniRepMethod(
+export function miniRepMethod(
   name: string,
   description: string,
   options: Omit<MiniRepAggregatorOptions, 'model' | 'k'>,
