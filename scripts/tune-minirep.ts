@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MiniRepAggregatorOptions } from '../src/aggregation/minirep-aggregator.js';
-import { InvalidArgumentError } from '../src/core/errors.js';
+import { InternalError, InvalidArgumentError } from '../src/core/errors.js';
 import { miniRepMethod, replayMethodNames } from '../src/eval/replay/methods.js';
 import { runReplay } from '../src/eval/replay/run-replay.js';
 
@@ -58,6 +58,13 @@ if (set === undefined)
     message: `--set must be one of ${Object.keys(sets).join(', ')}, got ${setName}`,
   });
 const only = argument('--only')?.split(',');
+const unknown = only?.filter((name) => !Object.hasOwn(set, name)) ?? [];
+if (unknown.length > 0)
+  throw new InvalidArgumentError({
+    parameter: '--only',
+    value: unknown,
+    message: `--only names variants of --set ${setName}; unknown: ${unknown.join(', ')}; known: ${Object.keys(set).join(', ')}`,
+  });
 const seeds = (argument('--seeds') ?? '101,102').split(',').map(Number);
 const feedback = argument('--feedback') ?? 'consensus';
 if (feedback !== 'consensus' && feedback !== 'paper')
@@ -87,8 +94,7 @@ for (const [name, options] of Object.entries(set)) {
       : {}),
   });
   const variant = summary.methods.variant;
-  if (variant === undefined)
-    throw new InvalidArgumentError({ parameter: '--only', value: name, message: `variant ${name} did not run` });
+  if (variant === undefined) throw new InternalError(`tune-minirep: the summary has no row for variant ${name}`);
   const compositions = Object.keys(summary.byComposition);
   const byComposition = compositions.map((composition) => summary.byComposition[composition]?.variant);
   const bestBaseline = compositions.map((composition) =>
