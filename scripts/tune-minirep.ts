@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MiniRepAggregatorOptions } from '../src/aggregation/minirep-aggregator.js';
-import { InternalError, InvalidArgumentError } from '../src/core/errors.js';
+import { InternalError } from '../src/core/errors.js';
+import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
 import { miniRepMethod, replayMethodNames } from '../src/eval/replay/methods.js';
 import { runReplay } from '../src/eval/replay/run-replay.js';
 
@@ -50,29 +51,13 @@ const positional = process.argv
   .find((value, index, all) => !value.startsWith('--') && !all[index - 1]?.startsWith('--'));
 const path = positional ?? join(process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data'), 'zeroeval-math-l5');
 const setName = argument('--set') ?? 'ds';
-const set = sets[setName];
-if (set === undefined)
-  throw new InvalidArgumentError({
-    parameter: '--set',
-    value: setName,
-    message: `--set must be one of ${Object.keys(sets).join(', ')}, got ${setName}`,
-  });
+assertOneOf('--set', setName, Object.keys(sets));
+const set = sets[setName] as Record<string, Variant>;
 const only = argument('--only')?.split(',');
-const unknown = only?.filter((name) => !Object.hasOwn(set, name)) ?? [];
-if (unknown.length > 0)
-  throw new InvalidArgumentError({
-    parameter: '--only',
-    value: unknown,
-    message: `--only names variants of --set ${setName}; unknown: ${unknown.join(', ')}; known: ${Object.keys(set).join(', ')}`,
-  });
+if (only !== undefined) assertKnownNames('--only', only, Object.keys(set), `variant of --set ${setName}`);
 const seeds = (argument('--seeds') ?? '101,102').split(',').map(Number);
 const feedback = argument('--feedback') ?? 'consensus';
-if (feedback !== 'consensus' && feedback !== 'paper')
-  throw new InvalidArgumentError({
-    parameter: '--feedback',
-    value: feedback,
-    message: `--feedback must be consensus (no verifier) or paper (simulated verifier 0.85/0.8), got ${feedback}`,
-  });
+assertOneOf('--feedback', feedback, ['consensus', 'paper'], '(paper: the simulated verifier at 0.85/0.8)');
 const tasks = Number(argument('--tasks') ?? 100);
 const baselines = replayMethodNames.filter((name) => name !== 'minirep');
 const percent = (value: number) => (100 * value).toFixed(1);
