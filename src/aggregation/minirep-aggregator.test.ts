@@ -29,48 +29,8 @@ const propose = (taskId: string, agentId: string, answer: string | null, text?: 
 
 describe('miniRepWeight and capGroups', () => {
   it('computes a weight by hand', () => {
-    // γ = 0.5: 0.8^0.5 · (0.5 + 0.5)/(1 + 0.5) · (1 − 0) = 0.894427 · 2/3 = 0.596285
-    expect(
-      miniRepWeight({
-        valid: true,
-        history: 0.8,
-        quality: 0.5,
-        modelRisk: 0,
-        suspicion: 0,
-        flagged: false,
-        cooldown: 0,
-      }).weight,
-    ).toBeCloseTo(0.596285, 6);
-    // flagged with suspicion 0.6 and in cooldown: 0.596285 · (1 − 0.6) · 0.05 · 0.1 = 0.00119257
-    expect(
-      miniRepWeight({
-        valid: true,
-        history: 0.8,
-        quality: 0.5,
-        modelRisk: 0.2,
-        suspicion: 0.6,
-        flagged: true,
-        cooldown: 2,
-      }).weight,
-    ).toBeCloseTo(0.00119257, 8);
-    // model risk 0.5 reaches θ: 0.596285 · 0.5 · 0.1 = 0.0298142
-    expect(
-      miniRepWeight({
-        valid: true,
-        history: 0.8,
-        quality: 0.5,
-        modelRisk: 0.5,
-        suspicion: 0,
-        flagged: false,
-        cooldown: 0,
-      }).weight,
-    ).toBeCloseTo(0.0298142, 7);
-    expect(
-      miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 })
-        .weight,
-    ).toBe(0);
-    // judged wrong by the verifier (verdict 0 < 0.5): 0.596285 · φ_v = 0.596285 · 0.05 = 0.0298142
-    const rejected = miniRepWeight({
+    // A valid, unflagged proposal of history 0.8 and quality 0.5, with no model risk or suspicion.
+    const plain = {
       valid: true,
       history: 0.8,
       quality: 0.5,
@@ -78,23 +38,26 @@ describe('miniRepWeight and capGroups', () => {
       suspicion: 0,
       flagged: false,
       cooldown: 0,
-      verdict: 0,
-    });
+    };
+    // γ = 0.5: 0.8^0.5 · (0.5 + 0.5)/(1 + 0.5) · (1 − 0) = 0.894427 · 2/3 = 0.596285
+    expect(miniRepWeight(plain).weight).toBeCloseTo(0.596285, 6);
+    // flagged with suspicion 0.6 and in cooldown: 0.596285 · (1 − 0.6) · 0.05 · 0.1 = 0.00119257
+    expect(miniRepWeight({ ...plain, modelRisk: 0.2, suspicion: 0.6, flagged: true, cooldown: 2 }).weight).toBeCloseTo(
+      0.00119257,
+      8,
+    );
+    // model risk 0.5 reaches θ: 0.596285 · 0.5 · 0.1 = 0.0298142
+    expect(miniRepWeight({ ...plain, modelRisk: 0.5 }).weight).toBeCloseTo(0.0298142, 7);
+    expect(
+      miniRepWeight({ valid: false, history: 1, quality: 1, modelRisk: 0, suspicion: 0, flagged: false, cooldown: 0 })
+        .weight,
+    ).toBe(0);
+    // judged wrong by the verifier (verdict 0 < 0.5): 0.596285 · φ_v = 0.596285 · 0.05 = 0.0298142
+    const rejected = miniRepWeight({ ...plain, verdict: 0 });
     expect(rejected.rejected).toBe(true);
     expect(rejected.weight).toBeCloseTo(0.0298142, 7);
     // verdict 0.5 is not "judged wrong": the weight is unchanged
-    expect(
-      miniRepWeight({
-        valid: true,
-        history: 0.8,
-        quality: 0.5,
-        modelRisk: 0,
-        suspicion: 0,
-        flagged: false,
-        cooldown: 0,
-        verdict: 0.5,
-      }).weight,
-    ).toBeCloseTo(0.596285, 6);
+    expect(miniRepWeight({ ...plain, verdict: 0.5 }).weight).toBeCloseTo(0.596285, 6);
   });
 
   it('lets the heaviest clone count fully and the others ε each', () => {

@@ -13,38 +13,32 @@ import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 const ops = createDefaultAnswerOps();
 const agents = Array.from({ length: 10 }, (_, index) => `a${index}`);
 
+/** A task whose reference is `reference`, agent `a<index>` answering `answerOf(index)`. */
+function record(
+  id: string,
+  kind: ProposalsRecord['kind'],
+  reference: string,
+  answerOf: (index: number) => { answer: string | null; correct: boolean },
+): ProposalsRecord {
+  return { id, kind, reference, proposals: Object.fromEntries(agents.map((agent, index) => [agent, answerOf(index)])) };
+}
+
 // Ten agents answer two CRUX-like tasks; flags follow a string rule that rejects double quotes.
 //   t1 (reference {'a': 1}): a0–a5 `{'a': 1}` ✓, a6–a7 `{"a": 1}` ✗, a8 `{'a': 2}` ✗, a9 null
 //   t2 (reference 'x'):      a0–a2 `x` ✓ (quotes stripped), a3–a9 `'y'` ✗
 function crux(): ProposalsDataset {
-  const t1: ProposalsRecord = {
-    id: 't1',
-    kind: 'literal',
-    reference: "{'a': 1}",
-    proposals: Object.fromEntries(
-      agents.map((agent, index) => [
-        agent,
-        index <= 5
-          ? { answer: "{'a': 1}", correct: true }
-          : index <= 7
-            ? { answer: '{"a": 1}', correct: false }
-            : index === 8
-              ? { answer: "{'a': 2}", correct: false }
-              : { answer: null, correct: false },
-      ]),
-    ),
-  };
-  const t2: ProposalsRecord = {
-    id: 't2',
-    kind: 'literal',
-    reference: "'x'",
-    proposals: Object.fromEntries(
-      agents.map((agent, index) => [
-        agent,
-        index <= 2 ? { answer: 'x', correct: true } : { answer: "'y'", correct: false },
-      ]),
-    ),
-  };
+  const t1 = record('t1', 'literal', "{'a': 1}", (index) =>
+    index <= 5
+      ? { answer: "{'a': 1}", correct: true }
+      : index <= 7
+        ? { answer: '{"a": 1}', correct: false }
+        : index === 8
+          ? { answer: "{'a': 2}", correct: false }
+          : { answer: null, correct: false },
+  );
+  const t2 = record('t2', 'literal', "'x'", (index) =>
+    index <= 2 ? { answer: 'x', correct: true } : { answer: "'y'", correct: false },
+  );
   return {
     schemaVersion: 1,
     name: 'crux-mini',
@@ -96,21 +90,13 @@ describe('merged-answer audit', () => {
   it('number-zeroeval splits a worked chain that the first-number flags reject and number merges', () => {
     // GSM8K-like task, reference 1596, flags by ZeroEval's first-number rule:
     //   a0–a5 `1596` ✓, a6–a8 `$840 + $756 = $1,596` ✗ (first number 840), a9 `1600` ✗.
-    const task: ProposalsRecord = {
-      id: 'g1',
-      kind: 'number',
-      reference: '1596',
-      proposals: Object.fromEntries(
-        agents.map((agent, index) => [
-          agent,
-          index <= 5
-            ? { answer: '1596', correct: true }
-            : index <= 8
-              ? { answer: '$840 + $756 = $1,596', correct: false }
-              : { answer: '1600', correct: false },
-        ]),
-      ),
-    };
+    const task = record('g1', 'number', '1596', (index) =>
+      index <= 5
+        ? { answer: '1596', correct: true }
+        : index <= 8
+          ? { answer: '$840 + $756 = $1,596', correct: false }
+          : { answer: '1600', correct: false },
+    );
     const dataset: ProposalsDataset = { ...crux(), tasks: [task] };
     // number reads the chain's last value: keys 1596 (6 ✓ + 3 ✗, mixed) and 1600 → 2 groups, 1 mixed.
     expect(auditKeys({ dataset, ops })).toMatchObject({ keyGroups: 2, mixedKeys: 1 });

@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createDefaultAnswerOps } from './default-answer-ops.js';
-import { generateReplayFixture } from './fixture.js';
-import { buildGrid } from './grid.js';
 import { planAttack, sharedPayload } from './attacks.js';
 import { replayMethods } from './methods.js';
 import { planGrid } from './plan-grid.js';
-import { prepareReplay } from './prepare.js';
 import { runCondition } from './run-condition.js';
 import { threadCpuMs } from './_thread-cpu.js';
+import { findCondition, prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
 
 describe('planGrid', () => {
-  const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({
-    dataset: generateReplayFixture({ seed: 5, tasks: 40 }),
-    ops,
-    seed: 9,
-    tasks: 40,
-    split: 'all',
-  });
-  const conditions = buildGrid(prepared.agents, 9);
+  const { ops, prepared, conditions, settings } = prepareFixtureGrid({ fixtureSeed: 5, seed: 9, tasks: 40 });
   const plan = planGrid({ prepared, conditions, seed: 9, ops });
 
   it('holds, per condition, the same plans planAttack makes on the fly, and ADAPT’s shared payloads', () => {
@@ -30,8 +19,7 @@ describe('planGrid', () => {
       'random/B/ONOFF',
       'all-strong/R2/ADAPT',
     ]) {
-      const condition = conditions.find((candidate) => candidate.id === id);
-      if (condition === undefined) throw new Error(`missing ${id}`);
+      const condition = findCondition(conditions, id);
       const entry = plan.conditions[condition.index];
       prepared.tasks.forEach((task, taskIndex) => {
         const honest = Object.fromEntries(
@@ -82,14 +70,8 @@ describe('planGrid', () => {
     const methods = [replayMethods.minirep, replayMethods.drf, replayMethods.majority].map(
       (method) => method as NonNullable<typeof method>,
     );
-    const settings = {
-      seed: 9,
-      feedback: 'consensus' as const,
-      verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
-    };
     for (const id of ['7s3w/B/DIV', 'random/W/ADAPT', 'all-weak/R2/BOUND']) {
-      const condition = conditions.find((candidate) => candidate.id === id);
-      if (condition === undefined) throw new Error(`missing ${id}`);
+      const condition = findCondition(conditions, id);
       const planned = runCondition({ prepared, condition, methods, settings, plan });
       const onTheFly = runCondition({ prepared, condition, methods, settings: { ...settings, ops } });
       expect(planned).toEqual(onTheFly);
@@ -99,28 +81,14 @@ describe('planGrid', () => {
 });
 
 describe('ADAPT: one plan per condition, chosen from MiniRep’s state', () => {
-  const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({
-    dataset: generateReplayFixture({ seed: 5, tasks: 60 }),
-    ops,
-    seed: 9,
-    tasks: 60,
-    split: 'all',
-  });
-  const conditions = buildGrid(prepared.agents, 9);
+  const { ops, prepared, conditions, settings } = prepareFixtureGrid({ fixtureSeed: 5, seed: 9, tasks: 60 });
   const plan = planGrid({ prepared, conditions, seed: 9, ops });
-  const settings = {
-    seed: 9,
-    feedback: 'consensus' as const,
-    verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
-  };
   const pick = (...names: string[]) =>
     names.map((name) => replayMethods[name] as NonNullable<(typeof replayMethods)[string]>);
 
   it('applies the same active tasks to every method, with or without minirep among them, and none before task 30', () => {
     for (const id of ['all-strong/B/ADAPT', '7s3w/W/ADAPT', 'random/R1/ADAPT']) {
-      const condition = conditions.find((candidate) => candidate.id === id);
-      if (condition === undefined) throw new Error(`missing ${id}`);
+      const condition = findCondition(conditions, id);
       const withMiniRep = runCondition({
         prepared,
         condition,
@@ -138,8 +106,7 @@ describe('ADAPT: one plan per condition, chosen from MiniRep’s state', () => {
   });
 
   it('starts ONOFF at task 30 too', () => {
-    const condition = conditions.find((candidate) => candidate.id === 'all-strong/B/ONOFF');
-    if (condition === undefined) throw new Error('missing ONOFF');
+    const condition = findCondition(conditions, 'all-strong/B/ONOFF');
     const [run] = runCondition({ prepared, condition, methods: pick('majority'), settings, plan }).runs;
     // 60 tasks: on at 30–34, 40–44, 50–54.
     expect(Array.from(run?.active ?? [])).toEqual(

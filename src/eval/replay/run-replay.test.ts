@@ -7,12 +7,12 @@ import { taskSplit } from './splits.js';
 import { writeProposalsJsonl } from '../proposals/proposals-jsonl.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
 import { generateReplayFixture } from './fixture.js';
-import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { prepareReplay } from './prepare.js';
 import { runCondition } from './run-condition.js';
 import { parseReplaySummary, resolveReplayVerifier, runReplay } from './run-replay.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
+import { findCondition, prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
 
 const directory = temporaryDirectory('repute-replay-');
 const fixturePath = join(directory, 'fixture.jsonl');
@@ -37,21 +37,9 @@ const plainMajority: ReplayMethod = {
 };
 
 describe('runCondition', () => {
-  const ops = createDefaultAnswerOps();
-  const { prepared } = prepareReplay({
-    dataset: generateReplayFixture({ seed: 21, tasks: 60 }),
-    ops,
-    seed: 1,
-    tasks: 60,
-    split: 'all',
-  });
-  const grid = buildGrid(prepared.agents, 1);
-  const settings = {
-    seed: 1,
-    feedback: 'consensus' as const,
-    verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
-    ops,
-  };
+  const fixture = prepareFixtureGrid({ fixtureSeed: 21, seed: 1, tasks: 60 });
+  const { prepared, conditions: grid } = fixture;
+  const settings = { ...fixture.settings, ops: fixture.ops };
 
   it('builds 4 clean + 112 attacked conditions with 10-agent teams and 3 attackers', () => {
     expect(grid).toHaveLength(116);
@@ -69,8 +57,7 @@ describe('runCondition', () => {
   });
 
   it('gives majority an equal weight share of 3/10 on the attackers under STRONG', () => {
-    const condition = grid.find((candidate) => candidate.id === 'all-strong/B/STRONG');
-    if (condition === undefined) throw new Error('missing condition');
+    const condition = findCondition(grid, 'all-strong/B/STRONG');
     const [run] = runCondition({ prepared, condition, methods: [plainMajority], settings }).runs;
     // Every task is attacked and every payload parses; the all-strong team has no missing agent
     // (a11 is the only partial one and ranks last), but honest unparseable proposals weigh 0, so the

@@ -5,7 +5,7 @@ import { createWeightedPluralityAggregator } from '../../aggregation/plurality.j
 import { createBetaModel } from '../../reputation/beta.js';
 import { openStore } from '../../store/store.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
-import { runDebateSession, type DebateMethod } from './run-debate-session.js';
+import { runDebateSession, type DebateMethod, type RunDebateSessionOptions } from './run-debate-session.js';
 import { createDebateMethod } from './methods.js';
 
 const referenced = generateTasks({ count: 8, seed: 4 });
@@ -28,54 +28,36 @@ const grade = (taskId: string, answer: string | null) => world.isCorrect(taskId,
 let clock = 0;
 const now = () => ++clock;
 
+/** What a test names itself: the store and method, plus any other option. */
+type SessionSetup = Pick<RunDebateSessionOptions, 'store' | 'method'> & Partial<RunDebateSessionOptions>;
+
+/** Runs the four agents over the eight tasks as run 'r' of team 'team' with seed 9, graded by the world. */
+function runSession(options: SessionSetup) {
+  return runDebateSession({ runId: 'r', team: 'team', agents, tasks, seed: 9, grade, now, ...options });
+}
+
+/** Runs {@link runSession} and kills it with the error 'killed' once `done` tasks are finished. */
+async function killSessionAfter(done: number, options: SessionSetup) {
+  const controller = new AbortController();
+  await expect(
+    runSession({
+      ...options,
+      signal: controller.signal,
+      onProgress: (progress) => progress.done === done && controller.abort(new Error('killed')),
+    }),
+  ).rejects.toThrow('killed');
+}
+
 describe('runDebateSession', () => {
   it('records each task with its events and reputation, and resumes an interrupted run without repeats', async () => {
     const reference = openStore({ path: ':memory:' });
-    const full = await runDebateSession({
-      store: reference,
-      runId: 'r',
-      team: 'team',
-      agents,
-      tasks,
-      method: method(),
-      rounds: 1,
-      seed: 9,
-      grade,
-      now,
-    });
+    const full = await runSession({ store: reference, method: method(), rounds: 1 });
     expect(full.ran).toBe(8);
 
     const store = openStore({ path: ':memory:' });
-    const controller = new AbortController();
-    await expect(
-      runDebateSession({
-        store,
-        runId: 'r',
-        team: 'team',
-        agents,
-        tasks,
-        method: method(),
-        rounds: 1,
-        seed: 9,
-        grade,
-        now,
-        signal: controller.signal,
-        onProgress: ({ done }) => done === 3 && controller.abort(new Error('killed')),
-      }),
-    ).rejects.toThrow('killed');
+    await killSessionAfter(3, { store, method: method(), rounds: 1 });
     expect(store.completedTaskIds('r', 'beta')).toHaveLength(3);
-    const resumed = await runDebateSession({
-      store,
-      runId: 'r',
-      team: 'team',
-      agents,
-      tasks,
-      method: method(),
-      rounds: 1,
-      seed: 9,
-      grade,
-      now,
-    });
+    const resumed = await runSession({ store, method: method(), rounds: 1 });
     expect(resumed).toMatchObject({ ran: 5, skipped: 3, resumed: true });
     expect(store.completedTaskIds('r', 'beta')).toEqual(tasks.map((task) => task.id));
     // Same decisions and the same final reputation as the uninterrupted run.
@@ -88,45 +70,11 @@ describe('runDebateSession', () => {
 
   it('rebuilds the UCB counts of drf on resume, so the resumed run decides like an uninterrupted one', async () => {
     const identities = agents.map((agent) => agent.identity);
-    const full = await runDebateSession({
-      store: openStore({ path: ':memory:' }),
-      runId: 'r',
-      team: 'team',
-      agents,
-      tasks,
-      method: createDebateMethod('drf', { agents: identities, k: 3 }),
-      seed: 9,
-      grade,
-      now,
-    });
+    const drf = () => createDebateMethod('drf', { agents: identities, k: 3 });
+    const full = await runSession({ store: openStore({ path: ':memory:' }), method: drf() });
     const store = openStore({ path: ':memory:' });
-    const controller = new AbortController();
-    await expect(
-      runDebateSession({
-        store,
-        runId: 'r',
-        team: 'team',
-        agents,
-        tasks,
-        method: createDebateMethod('drf', { agents: identities, k: 3 }),
-        seed: 9,
-        grade,
-        now,
-        signal: controller.signal,
-        onProgress: ({ done }) => done === 5 && controller.abort(new Error('killed')),
-      }),
-    ).rejects.toThrow('killed');
-    const resumed = await runDebateSession({
-      store,
-      runId: 'r',
-      team: 'team',
-      agents,
-      tasks,
-      method: createDebateMethod('drf', { agents: identities, k: 3 }),
-      seed: 9,
-      grade,
-      now,
-    });
+    await killSessionAfter(5, { store, method: drf() });
+    const resumed = await runSession({ store, method: drf() });
     expect(resumed.ran).toBe(3);
     expect(resumed.records.map((record) => record.participants)).toEqual(
       full.records.map((record) => record.participants),
