@@ -35,16 +35,24 @@ const run = (
   ...extra,
 });
 
+// Clean, RAND and STRONG conditions of the all-strong team, as the describes below use them.
+const conditions = [condition(0, null), condition(1, 'RAND'), condition(2, 'STRONG')];
+// The clean condition of both describes: majority right on tasks 1, 2, 4; minirep on 1, 2, 3.
+const clean: ConditionResult = {
+  index: 0,
+  missing: 0,
+  runs: [run('majority', [1, 1, 0, 1]), run('minirep', [1, 1, 1, 0])],
+};
+
 describe('summarise (the MiniRep paper §C.3 definitions)', () => {
   // Four tasks. Per-task correctness (1 = right); `active` marks tasks where the attack fired:
   //   clean:  majority 1 1 0 1 (0.75)   minirep 1 1 1 0 (0.75)
   //   RAND:   majority 1 0 0 1 (0.50)   minirep 1 1 1 0 (0.75)   active 1 1 1 1
   //   STRONG: majority 0 0 0 1 (0.25)   minirep 1 0 1 0 (0.50)   active 0 1 1 1
-  const conditions = [condition(0, null), condition(1, 'RAND'), condition(2, 'STRONG')];
   const all = [1, 1, 1, 1];
   const late = [0, 1, 1, 1];
   const results: ConditionResult[] = [
-    { index: 0, missing: 0, runs: [run('majority', [1, 1, 0, 1]), run('minirep', [1, 1, 1, 0])] },
+    clean,
     {
       index: 1,
       missing: 0,
@@ -215,13 +223,12 @@ describe('createSeedSummariser (streaming summarise)', () => {
   // Clean, RAND and STRONG of one composition, two methods, four tasks; attacked runs carry weights.
   //   majority attackers: RAND 0.1 0.2 0.3 0.4, STRONG 0.3 0.2 0.1 0.0 → mean 0.2 0.2 0.2 0.2
   //   majority honest:    RAND 0.3 0.3 0.3 0.3, STRONG 0.2 0.2 0.2 0.2 → mean 0.25 each
-  const conditions = [condition(0, null), condition(1, 'RAND'), condition(2, 'STRONG')];
   const weights = (attackers: number[], honest: number[]) => ({
     attackerWeight: Float64Array.from(attackers),
     honestWeight: Float64Array.from(honest),
   });
   const results: ConditionResult[] = [
-    { index: 0, missing: 0, runs: [run('majority', [1, 1, 0, 1]), run('minirep', [1, 1, 1, 0])] },
+    clean,
     {
       index: 1,
       missing: 0,

@@ -10,7 +10,7 @@ import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createMemoryTraceSink, createTracer } from '../../core/trace.js';
 import { createBetaModel } from '../../reputation/beta.js';
-import { runDebate } from './run-debate.js';
+import { runDebate, type RunDebateOptions } from './run-debate.js';
 
 const task: Task = { id: 't1', kind: 'number', prompt: 'What is 6 × 7?', difficulty: 0.5 };
 
@@ -50,17 +50,18 @@ function scripted(
   };
 }
 
+/** runDebate on the 6 × 7 task with plain plurality and seed 1, unless `options` say otherwise. */
+const debatePlainly = (options: Pick<RunDebateOptions, 'team' | 'rounds'> & Partial<RunDebateOptions>) =>
+  runDebate({ task, aggregator: createPluralityAggregator(), rng: createRng(1), ...options });
+
 describe('runDebate', () => {
   it('proposes, debates, decides and writes every decision as an event', async () => {
     const sink = createMemoryTraceSink();
     const tracer = createTracer({ sink });
     const team = [scripted('a', ['42']), scripted('b', ['41', '42']), scripted('c', ['40', '40'])];
-    const result = await runDebate({
+    const result = await debatePlainly({
       team,
-      task,
       rounds: 1,
-      aggregator: createPluralityAggregator(),
-      rng: createRng(1),
       tracer,
     });
     // Round 0 answers 42, 41, 40 (a three-way tie); after round 1: 42, 42, 40 → plurality 42 with 2 votes.
@@ -82,12 +83,9 @@ describe('runDebate', () => {
   it('issues every call of a round at once', async () => {
     const probe = { inFlight: 0, max: 0 };
     const team = Array.from({ length: 10 }, (_, index) => scripted(`a${index}`, ['1'], probe, 20));
-    await runDebate({
+    await debatePlainly({
       team,
-      task,
       rounds: 2,
-      aggregator: createPluralityAggregator(),
-      rng: createRng(1),
       ratings: true,
     });
     // Propose and revise rounds have 10 calls each; the rating step has 10 · 9 = 90 calls at once.
@@ -96,12 +94,9 @@ describe('runDebate', () => {
 
   it('counts a failing agent as unparseable instead of failing the task', async () => {
     const team = [scripted('a', ['42']), scripted('b', ['42']), scripted('x', ['1'], undefined, 0, true)];
-    const result = await runDebate({
+    const result = await debatePlainly({
       team,
-      task,
       rounds: 1,
-      aggregator: createPluralityAggregator(),
-      rng: createRng(1),
     });
     expect(result.decision.answer).toBe('42');
     expect(result.failures.map((failure) => [failure.agentId, failure.act, failure.round])).toEqual([
@@ -153,19 +148,13 @@ describe('runDebate', () => {
           seed: 3,
         }),
       );
-    const first = await runDebate({
+    const first = await debatePlainly({
       team: make(),
-      task,
       rounds: 2,
-      aggregator: createPluralityAggregator(),
-      rng: createRng(1),
     });
-    const second = await runDebate({
+    const second = await debatePlainly({
       team: make(),
-      task,
       rounds: 2,
-      aggregator: createPluralityAggregator(),
-      rng: createRng(1),
     });
     expect(second).toEqual(first);
   });
@@ -181,12 +170,9 @@ describe('runDebate', () => {
         async (scripts, rounds) => {
           const sink = createMemoryTraceSink();
           const team = scripts.map((answers, index) => scripted(`a${index}`, answers));
-          const result = await runDebate({
+          const result = await debatePlainly({
             team,
-            task,
             rounds,
-            aggregator: createPluralityAggregator(),
-            rng: createRng(1),
             tracer: createTracer({ sink }),
           });
           const played = team.length > 1 ? rounds : 0;

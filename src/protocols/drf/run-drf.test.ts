@@ -6,12 +6,16 @@ import type { Task } from '../../core/task.js';
 import { createMemoryTraceSink, createTracer } from '../../core/trace.js';
 import { fakeReputation, greedySelector, scriptedAgent } from './_testing/fakes.js';
 import { agreementRatingSource } from './rating-source.js';
-import { runDrf } from './run-drf.js';
+import { runDrf, type RunDrfInput } from './run-drf.js';
 
 const tasks = (count: number): Task[] =>
   Array.from({ length: count }, (_, index) => ({ id: `t${index}`, kind: 'number', prompt: `q${index}` }));
 const constant = (count: number, answer: string | null) =>
   Object.fromEntries(tasks(count).map((task) => [task.id, answer]));
+
+/** runDrf with threshold 0, the greedy selector, fake reputations (0.5 each) and seed 1, unless `input` says otherwise. */
+const runWithFakes = (input: Pick<RunDrfInput, 'pool' | 'tasks' | 'k'> & Partial<RunDrfInput>) =>
+  runDrf({ threshold: 0, selector: greedySelector(), reputation: fakeReputation(), rng: createRng(1), ...input });
 
 describe('runDrf (against fake model and selector)', () => {
   it('runs one round by hand: k proposals, k(k-1) ratings, Eq. 6 weights, weighted plurality, traced events', async () => {
@@ -22,14 +26,11 @@ describe('runDrf (against fake model and selector)', () => {
     // Team answer: '4' has 0.9 + 0.6 = 1.5 against '5' with 0.3.
     const pool = [scriptedAgent('a', { t0: '4' }), scriptedAgent('b', { t0: '4' }), scriptedAgent('c', { t0: '5' })];
     const sink = createMemoryTraceSink();
-    const result = await runDrf({
+    const result = await runWithFakes({
       pool,
       tasks: tasks(1),
       k: 3,
-      threshold: 0,
-      selector: greedySelector(),
       reputation: fakeReputation({ a: 0.9, b: 0.6, c: 0.3 }),
-      rng: createRng(1),
       tracer: createTracer({ sink }),
     });
     const [round] = result.rounds;
@@ -62,14 +63,13 @@ describe('runDrf (against fake model and selector)', () => {
       scriptedAgent('d', constant(count, '1')),
     ];
     const selector = greedySelector();
-    const result = await runDrf({
+    const result = await runWithFakes({
       pool,
       tasks: tasks(count),
       k: 3,
       threshold: 0.2,
       selector,
       reputation: fakeReputation({ a: 0.5, b: 0.5, c: 0.7, d: 0.25 }),
-      rng: createRng(1),
     });
     const firstExcluded = result.rounds.findIndex((round) => round.excluded.includes('c'));
     expect(firstExcluded).toBe(2);
@@ -90,15 +90,13 @@ describe('runDrf (against fake model and selector)', () => {
     // minEligible = 1 (strict): only a is eligible -> a team of one, no ratings, 1 call.
     const pool = [scriptedAgent('a', { t0: '1' }), scriptedAgent('b', { t0: '1' }), scriptedAgent('c', { t0: '1' })];
     const run = (minEligible?: number) =>
-      runDrf({
+      runWithFakes({
         pool,
         tasks: tasks(1),
         k: 2,
         threshold: 0.3,
         ...(minEligible === undefined ? {} : { minEligible }),
-        selector: greedySelector(),
         reputation: fakeReputation({ a: 0.5, b: 0.25, c: 0.1 }),
-        rng: createRng(1),
       });
     const kept = (await run()).rounds[0];
     expect(kept?.team).toEqual(['a', 'b']);
@@ -120,14 +118,10 @@ describe('runDrf (against fake model and selector)', () => {
       scriptedAgent('b', { t0: '1' }),
       scriptedAgent('down', { t0: '1' }, { failPropose: true }),
     ];
-    const result = await runDrf({
+    const result = await runWithFakes({
       pool,
       tasks: tasks(1),
       k: 3,
-      threshold: 0,
-      selector: greedySelector(),
-      reputation: fakeReputation(),
-      rng: createRng(1),
     });
     const [round] = result.rounds;
     expect(round?.failures).toEqual([{ agentId: 'down', act: 'propose', message: 'ProviderError: down is down' }]);
@@ -141,15 +135,11 @@ describe('runDrf (against fake model and selector)', () => {
       scriptedAgent('p', { t0: '1', t1: '1' }, { cost: 0.1, spend: 5 }),
       scriptedAgent('q', { t0: '1', t1: '1' }, { cost: 2 }),
     ];
-    const result = await runDrf({
+    const result = await runWithFakes({
       pool,
       tasks: tasks(2),
       k: 2,
-      threshold: 0,
       costNormalization: 'none',
-      selector: greedySelector(),
-      reputation: fakeReputation(),
-      rng: createRng(1),
     });
     expect(result.rounds[0]?.teamCosts).toEqual({ p: 0.1, q: 2 });
     expect(result.rounds[1]?.teamCosts).toEqual({ p: 5, q: 2 });
@@ -159,15 +149,11 @@ describe('runDrf (against fake model and selector)', () => {
 
   it('rates replayed proposals by agreement without calling Agent.rate', async () => {
     const pool = [scriptedAgent('a', { t0: '1' }), scriptedAgent('b', { t0: '2' })];
-    const result = await runDrf({
+    const result = await runWithFakes({
       pool,
       tasks: tasks(1),
       k: 2,
-      threshold: 0,
       ratingSource: agreementRatingSource(),
-      selector: greedySelector(),
-      reputation: fakeReputation(),
-      rng: createRng(1),
     });
     expect(result.rounds[0]?.ratings.map((rating) => rating.score)).toEqual([0, 0]);
     expect(pool[0]?.calls).toEqual(['propose:t0']);
@@ -186,15 +172,11 @@ describe('runDrf (against fake model and selector)', () => {
         scriptedAgent('h2', constant(count, '1')),
         scriptedAgent('h3', constant(count, '1')),
       ];
-      return runDrf({
+      return runWithFakes({
         pool,
         tasks: tasks(count),
         k: 5,
-        threshold: 0,
         defence,
-        selector: greedySelector(),
-        reputation: fakeReputation(),
-        rng: createRng(1),
       });
     };
     const plain = await run('none');
@@ -228,15 +210,11 @@ describe('runDrf (against fake model and selector)', () => {
     };
     const x = live('x', '42', 0.9, 0.01);
     const y = live('y', '41', 0.2, 0.03);
-    const result = await runDrf({
+    const result = await runWithFakes({
       pool: [x.agent, y.agent],
       tasks: tasks(2),
       k: 2,
-      threshold: 0,
       costNormalization: 'none',
-      selector: greedySelector(),
-      reputation: fakeReputation(),
-      rng: createRng(1),
     });
     const [first, second] = result.rounds;
     expect(first?.ratings).toEqual([

@@ -198,26 +198,17 @@ describe('watchdog', () => {
       { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 1 },
     ]);
     // a about b first-hand: s = 1, then 0.9 * 1 + 1 = 1.9, then r = 1, s = 0.9 * 1.9 = 1.71 -> r + s = 2.71 >= 2, E = 2 / 4.71 = 0.4246 >= 0.4: asked.
-    expect(
+    const reportsAt = (tau: number) =>
       witnessReports({
         model,
         order,
         heardFrom: new Map([['a', new Set(['b'])]]),
         firstHand,
         minDirectEvidence: 2,
-        tau: 0.4,
-      }).map((report) => report.witness),
-    ).toEqual(['b']);
+        tau,
+      });
+    expect(reportsAt(0.4).map((report) => report.witness)).toEqual(['b']);
     // With tau = 0.45 the same belief (0.4246) is below tau: not asked.
-    expect(
-      witnessReports({
-        model,
-        order,
-        heardFrom: new Map([['a', new Set(['b'])]]),
-        firstHand,
-        minDirectEvidence: 2,
-        tau: 0.45,
-      }),
-    ).toEqual([]);
+    expect(reportsAt(0.45)).toEqual([]);
   });
 });
