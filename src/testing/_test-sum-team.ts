@@ -35,7 +35,10 @@ export function sumReply(request: RecordedRequest): string {
   return `The sum of ${match?.[1]} and ${match?.[2]} is ${answer}.\n${JSON.stringify({ reasoning: `${match?.[1]} plus ${match?.[2]}`, answer: String(answer) })}`;
 }
 
-/** Writes `tasks.jsonl` (n sums with references) and `team.yaml` into `dir`; returns the team file path. */
+/**
+ * Writes `tasks.jsonl` (n sums with references) and `team.yaml` into `dir`; returns the team file path.
+ * `extra` goes into the team's top level, `agentExtra` into every agent; the cache is off unless `cache`.
+ */
 export function writeSumTeam(
   dir: string,
   {
@@ -44,7 +47,17 @@ export function writeSumTeam(
     agents = ['alpha', 'beta-1', 'beta-2', 'weak'],
     methods = ['majority', 'minirep'],
     extra = '',
-  }: { baseURL: string; tasks: number; agents?: readonly string[]; methods?: readonly string[]; extra?: string },
+    agentExtra = '',
+    cache = false,
+  }: {
+    baseURL: string;
+    tasks: number;
+    agents?: readonly string[];
+    methods?: readonly string[];
+    extra?: string;
+    agentExtra?: string;
+    cache?: boolean;
+  },
 ): string {
   const lines = Array.from({ length: tasks }, (_, index) =>
     JSON.stringify({
@@ -58,13 +71,13 @@ export function writeSumTeam(
   const members = agents
     .map(
       (id) =>
-        `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }`,
+        `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }${agentExtra}`,
     )
     .join('\n');
   const file = join(dir, 'team.yaml');
   writeFileSync(
     file,
-    `name: sum-team\nstore: repute.db\ntasks: tasks.jsonl\ncache: off\nprotocol: { type: debate, rounds: 1 }\nmethods: [${methods.join(', ')}]\nmaxRetries: 0\n${extra}agents:\n${members}\n`,
+    `name: sum-team\nstore: repute.db\ntasks: tasks.jsonl\n${cache ? '' : 'cache: off\n'}protocol: { type: debate, rounds: 1 }\nmethods: [${methods.join(', ')}]\nmaxRetries: 0\n${extra}agents:\n${members}\n`,
   );
   return file;
 }

@@ -1,63 +1,19 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
-import {
-  startOpenAICompatibleServer,
-  type OpenAICompatibleServer,
-  type RecordedRequest,
-} from '../../testing/openai-compatible-server.js';
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { killRunOnceCommitted, repoRoot as root, runCommand as cli } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
+import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
 
 const run = promisify(execFile);
 
-/**
- * A deterministic "model": it solves `What is a + b?` prompts, except agent `weak`, which answers
- * a + b + 1 and keeps it in debate; ratings are 0.9 for the right sum and 0.1 otherwise.
- */
-function reply(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> })
-    .messages;
-  const text = (message: (typeof messages)[number] | undefined) =>
-    typeof message?.content === 'string' ? message.content : (message?.content ?? []).map((part) => part.text).join('');
-  const system = text(messages.find((message) => message.role === 'system'));
-  const user = text(messages.find((message) => message.role === 'user'));
-  const agent = /You are agent (\S+),/.exec(system)?.[1] ?? '?';
-  const match = /What is (\d+) \+ (\d+)\?/.exec(user);
-  const sum = match ? Number(match[1]) + Number(match[2]) : 0;
-  if (user.includes('"score"')) {
-    const proposed = /proposed the answer (\S+) with/.exec(user)?.[1];
-    return JSON.stringify({ score: proposed === String(sum) ? 0.9 : 0.1, reason: 'checked the sum' });
-  }
-  const answer = agent === 'weak' ? sum + 1 : sum;
-  return `Here is my reply.\n${JSON.stringify({ reasoning: `${match?.[1]} plus ${match?.[2]}`, answer: String(answer) })}`;
-}
-
-function writeTeam(dir: string, baseURL: string, tasks: number, extra = ''): string {
-  const lines = Array.from({ length: tasks }, (_, index) =>
-    JSON.stringify({
-      id: `t${index + 1}`,
-      prompt: `What is ${index + 10} + ${2 * index + 3}?`,
-      kind: 'number',
-      reference: String(3 * index + 13),
-    }),
-  );
-  writeFileSync(join(dir, 'tasks.jsonl'), `${lines.join('\n')}\n`);
-  const agents = ['alpha', 'beta-1', 'beta-2', 'weak']
-    .map(
-      (id) =>
-        `  - id: ${id}\n    provider: openai-compatible\n    model: ${id.startsWith('beta') ? 'beta-model' : `${id}-model`}\n    baseURL: ${baseURL}\n    price: { inputPerMillion: 1, outputPerMillion: 2 }${extra}`,
-    )
-    .join('\n');
-  const file = join(dir, 'team.yaml');
-  writeFileSync(
-    file,
-    `name: test-team\nstore: repute.db\ntasks: tasks.jsonl\nprotocol: { type: debate, rounds: 1 }\nmethods: [majority, beta, minirep]\nmaxRetries: 0\nagents:\n${agents}\n`,
-  );
-  return file;
+/** Four agents (`weak` is off by one) on `tasks` sums, with the cache on, debating under majority, beta and minirep. */
+function writeTeam(dir: string, baseURL: string, tasks: number, agentExtra = ''): string {
+  return writeSumTeam(dir, { baseURL, tasks, methods: ['majority', 'beta', 'minirep'], agentExtra, cache: true });
 }
 
 let server: OpenAICompatibleServer | undefined;
@@ -68,7 +24,7 @@ afterEach(async () => {
 
 describe('repute run', () => {
   it('replays a second run entirely from the cache: zero provider requests, identical decisions and events', async () => {
-    server = await startOpenAICompatibleServer({ script: (request) => reply(request) });
+    server = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
     const dir = temporaryDirectory('repute-run-');
     const team = writeTeam(dir, server.baseURL, 4);
     const first = JSON.parse(
@@ -124,9 +80,9 @@ describe('repute run', () => {
     // Agent `weak` always gets an error whose body echoes the Authorization header (a leaky server).
     server = await startOpenAICompatibleServer({
       script: (request) =>
-        reply(request).includes('"answer"') && JSON.stringify(request.body).includes('You are agent weak,')
+        sumReply(request).includes('"answer"') && JSON.stringify(request.body).includes('You are agent weak,')
           ? { type: 'echo-auth', status: 500 }
-          : reply(request),
+          : sumReply(request),
     });
     const dir = temporaryDirectory('repute-fail-');
     const team = writeTeam(dir, server.baseURL, 3, '\n    apiKeyEnv: REPUTE_TEST_KEY');
@@ -171,7 +127,7 @@ describe('repute run', () => {
   it('with the endpoint down: exit 4, run failed, nothing stored as a result; the rerun once it is up redoes every task', async () => {
     // Old main: exit 0, accuracy 0.0%, run `completed`, and the rerun sent 0 requests.
     const dir = temporaryDirectory('repute-down-');
-    server = await startOpenAICompatibleServer({ script: (request) => reply(request) });
+    server = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
     const baseURL = server.baseURL;
     await server.close();
     server = undefined;
@@ -194,7 +150,7 @@ describe('repute run', () => {
 
     // The same port again, now answering.
     server = await startOpenAICompatibleServer({
-      script: (request) => reply(request),
+      script: (request) => sumReply(request),
       port: Number(new URL(baseURL).port),
     });
     const rerun = JSON.parse(
@@ -244,7 +200,7 @@ describe('repute run', () => {
 
   it('resumes after SIGKILL with no task lost or counted twice', async () => {
     server = await startOpenAICompatibleServer({
-      script: (request) => ({ type: 'reply', text: reply(request), delayMs: 40 }),
+      script: (request) => ({ type: 'reply', text: sumReply(request), delayMs: 40 }),
     });
     const dir = temporaryDirectory('repute-kill-');
     const team = writeTeam(dir, server.baseURL, 8);
