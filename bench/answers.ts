@@ -3,26 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createMathAnswerKind, createNumberAnswerKind } from '../src/core/answers/index.js';
+import { dataDir, readFlaggedItems } from '../src/testing/_test-flagged-items.js';
 import { median } from './_median.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const dataDir = process.env.REPUTE_DATA_DIR ?? path.resolve(here, '../../shared/data');
-
-interface Item {
-  reference: string;
-  proposals: Record<string, { answer: string | null; correct: boolean; correct_strict?: boolean }>;
-}
-
-function readItems(file: string): Item[] {
-  return readFileSync(path.join(dataDir, file), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Item);
-}
-
-const math = readItems('zeroeval-math-l5/proposals.jsonl');
+const math = readFlaggedItems('zeroeval-math-l5/proposals.jsonl');
 const answers = math.flatMap((item) =>
   Object.values(item.proposals)
     .map((proposal) => proposal.answer)
@@ -107,7 +92,7 @@ console.log(
 );
 
 // GSM8K numbers.
-const gsm = readItems('zeroeval-gsm8k/proposals.jsonl');
+const gsm = readFlaggedItems('zeroeval-gsm8k/proposals.jsonl');
 const numberKind = createNumberAnswerKind();
 let gsmAgree = 0;
 let gsmTotal = 0;
