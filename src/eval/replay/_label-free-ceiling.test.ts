@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cappedSupport, fitOneCoin, logOddsWeight, winner, type TeamAnswers } from './_label-free-ceiling.js';
+
+describe('logOddsWeight', () => {
+  it('is clamp(ln(p / ((1 − p)·q)), 0, 6)', () => {
+    // 0.8 / 0.2 = 4 -> ln 4 = 1.386294
+    expect(logOddsWeight(0.8, 1)).toBeCloseTo(1.386294, 6);
+    // 0.3 / (0.7 · 0.15) = 2.857143 -> ln = 1.049822
+    expect(logOddsWeight(0.3, 0.15)).toBeCloseTo(1.049822, 6);
+    // 0.4 / 0.6 < 1 -> negative log -> 0
+    expect(logOddsWeight(0.4, 1)).toBe(0);
+    // p = 1 is read as 0.999: ln 999 = 6.9 -> 6
+    expect(logOddsWeight(1, 1)).toBe(6);
+  });
+});
+
+describe('cappedSupport and winner', () => {
+  const team = { agents: ['a', 'b', 'c'], groups: ['g', 'g', 'h'] };
+
+  it('counts a clone beyond the strongest one at ε = 0.1', () => {
+    // x: a (2) and its clone b (1) -> 2 + 0.1 · 1 = 2.1; y: c alone -> 3
+    const support = cappedSupport(team, ['x', 'x', 'y'], [2, 1, 3]);
+    expect(support.get('x')).toBeCloseTo(2.1, 12);
+    expect(support.get('y')).toBe(3);
+    expect(winner(support)).toBe('y');
+  });
+
+  it('skips missing answers and breaks exact ties by key order', () => {
+    const support = cappedSupport(team, [null, 'z', 'm'], [5, 1, 1]);
+    expect([...support.keys()]).toEqual(['z', 'm']);
+    expect(winner(support)).toBe('m');
+    expect(winner(new Map())).toBeNull();
+  });
+});
+
+describe('fitOneCoin', () => {
+  it('matches one EM step worked by hand', () => {
+    // Start p = 0.6, q = 0.5 -> w = ln(0.6 / (0.4 · 0.5)) = ln 3. One task, three groups, keys x x y:
+    // s(x) = 2 ln 3 -> e^s = 9, s(y) = ln 3 -> 3, total 1 + 9 + 3 = 13.
+    // p_a = p_b = (1 + 9/13) / 3 = 22/39, p_c = (1 + 3/13) / 3 = 16/39.
+    const team: TeamAnswers = { agents: ['a', 'b', 'c'], groups: ['g1', 'g2', 'g3'], answers: [['x', 'x', 'y']] };
+    const [a, b, c] = fitOneCoin(team, { collision: 0.5, iterations: 1 });
+    expect(a).toBeCloseTo(22 / 39, 12);
+    expect(b).toBeCloseTo(22 / 39, 12);
+    expect(c).toBeCloseTo(16 / 39, 12);
+  });
+
+  it('gives a member without an answer only the prior', () => {
+    // The task adds 1 to the denominator and nothing to the numerator: (1 + 0) / (2 + 1) = 1/3.
+    const team: TeamAnswers = { agents: ['a', 'b'], groups: ['g1', 'g2'], answers: [[null, 'x']] };
+    expect(fitOneCoin(team, { collision: 0.5, iterations: 1 })[0]).toBeCloseTo(1 / 3, 12);
+  });
+
+  it('refuses a collision rate outside (0, 1.5]', () => {
+    const team: TeamAnswers = { agents: ['a'], groups: ['g'], answers: [['x']] };
+    expect(() => fitOneCoin(team, { collision: 0 })).toThrow(/collision must be in \(0, 1\.5\], got 0/);
+  });
+
+  it('does not depend on the order of the tasks or on the names of the answers', () => {
+    const keys = fc.constantFrom('1', '2', '3', null);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(keys, keys, keys, keys), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (answers, shift) => {
+          const team: TeamAnswers = { agents: ['a', 'b', 'c', 'd'], groups: ['g', 'g', 'h', 'k'], answers };
+          const fitted = fitOneCoin(team, { collision: 0.3, iterations: 10 });
+          const reversed = fitOneCoin(
+            { ...team, answers: answers.slice().reverse() },
+            { collision: 0.3, iterations: 10 },
+          );
+          const renamed = fitOneCoin(
+            {
+              ...team,
+              answers: answers.map((row) => row.map((key) => (key === null ? null : `v${Number(key) + shift}`))),
+            },
+            { collision: 0.3, iterations: 10 },
+          );
+          fitted.forEach((value, index) => {
+            expect(reversed[index]).toBeCloseTo(value, 9);
+            expect(renamed[index]).toBeCloseTo(value, 9);
+          });
+        },
+      ),
+      { seed: 9, numRuns: 100 },
+    );
+  });
+});
