@@ -4,7 +4,9 @@
 // - DS batch: Dawid & Skene's one-coin model fitted by EM on all the team's tasks at once, without
 //   labels (src/eval/replay/_label-free-ceiling.ts), then a log-odds vote with those estimates; the
 //   best of 12 settings (EM's q × the vote's q) chosen per composition in hindsight;
-// - DS top-1: the accuracy of the member the fitted model ranks first;
+// - DS online: the same fit, refitted before each task on the tasks before it only (warm-started,
+//   5 EM steps), as an online method would have to; best of the same 12 settings in hindsight;
+// - DS top-1: the accuracy of the member the batch fit ranks first;
 // - oracle: the same vote with each member's true accuracy on these tasks (hindsight), best vote q;
 // - best member: the team's best member on these tasks.
 // The batch fit sees every answer of every task, past and future, and the settings are picked after
@@ -58,9 +60,41 @@ function voteAccuracy(team: TeamAnswers, correct: (task: number, key: string) =>
   return right / team.answers.length;
 }
 
+/**
+ * Share of tasks right when each task is decided with the one-coin fit of the tasks before it
+ * (the first task with equal estimates, i.e. a clone-capped majority), for each vote q.
+ */
+function onlineAccuracy(
+  team: TeamAnswers,
+  correct: (task: number, key: string) => boolean,
+  emCollision: number,
+): number[] {
+  const right = voteCollisions.map(() => 0);
+  let estimate = team.agents.map(() => 0.6);
+  team.answers.forEach((keys, task) => {
+    if (task > 0)
+      estimate = fitOneCoin(
+        { ...team, answers: team.answers.slice(0, task) },
+        { collision: emCollision, iterations: 5, start: estimate },
+      );
+    voteCollisions.forEach((voteCollision, index) => {
+      const answer = winner(
+        cappedSupport(
+          team,
+          keys,
+          estimate.map((p) => logOddsWeight(p, voteCollision)),
+        ),
+      );
+      if (answer !== null && correct(task, answer)) right[index] = (right[index] as number) + 1;
+    });
+  });
+  return right.map((count) => count / team.answers.length);
+}
+
 interface Row {
   majority: number;
   batch: number[];
+  online: number[];
   topOne: number;
   oracle: number[];
   best: number;
@@ -86,8 +120,10 @@ for (const seed of seeds) {
         team.answers.length,
     );
     const batch: number[] = [];
+    const online: number[] = [];
     let topOne = 0;
     for (const emCollision of emCollisions) {
+      online.push(...onlineAccuracy(team, correct, emCollision));
       const estimate = fitOneCoin(team, { collision: emCollision });
       for (const voteCollision of voteCollisions)
         batch.push(
@@ -106,6 +142,7 @@ for (const seed of seeds) {
         members.map(() => 1),
       ),
       batch,
+      online,
       topOne,
       oracle: voteCollisions.map((voteCollision) =>
         voteAccuracy(
@@ -126,16 +163,21 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 const percent = (value: number) => (100 * value).toFixed(1).padStart(5);
 const settings = emCollisions.flatMap((em) => voteCollisions.map((vote) => `q_em ${em}, q_vote ${vote}`));
 console.log(`${path}, ${split} split, seeds ${seeds.join(',')}, ${tasks} tasks; clean teams; accuracy in %`);
-console.log('composition  majority  DS batch (setting)               DS top-1  oracle (q_vote)  best member');
+console.log(
+  'composition  majority  DS batch (setting)               DS online (setting)              DS top-1  oracle (q_vote)  best member',
+);
 for (const composition of compositions) {
   const list = rows.get(composition) ?? [];
   if (list.length === 0) continue;
   const batch = settings.map((_, index) => mean(list.map((row) => row.batch[index] as number)));
   const bestBatch = batch.indexOf(Math.max(...batch));
+  const online = settings.map((_, index) => mean(list.map((row) => row.online[index] as number)));
+  const bestOnline = online.indexOf(Math.max(...online));
   const oracle = voteCollisions.map((_, index) => mean(list.map((row) => row.oracle[index] as number)));
   const bestOracle = oracle.indexOf(Math.max(...oracle));
   console.log(
     `${composition.padEnd(11)} ${percent(mean(list.map((row) => row.majority)))}     ${percent(batch[bestBatch] as number)} (${(settings[bestBatch] as string).padEnd(23)})` +
+      `   ${percent(online[bestOnline] as number)} (${(settings[bestOnline] as string).padEnd(23)})` +
       `   ${percent(mean(list.map((row) => row.topOne)))}    ${percent(oracle[bestOracle] as number)} (${voteCollisions[bestOracle]})` +
       `       ${percent(mean(list.map((row) => row.best)))}`,
   );

@@ -46,6 +46,15 @@ describe('fitOneCoin', () => {
     expect(c).toBeCloseTo(16 / 39, 12);
   });
 
+  it('starts from per-member accuracies when given a list', () => {
+    // Start p = (0.75, 0.6, 0.6), q = 0.5 -> w = (ln 6, ln 3, ln 3). Keys x x y: s(x) = ln 6 + ln 3 -> 18,
+    // s(y) -> 3, total 1 + 18 + 3 = 22. p_a = (1 + 18/22) / 3 = 20/33, p_c = (1 + 3/22) / 3 = 25/66.
+    const team: TeamAnswers = { agents: ['a', 'b', 'c'], groups: ['g1', 'g2', 'g3'], answers: [['x', 'x', 'y']] };
+    const [a, , c] = fitOneCoin(team, { collision: 0.5, iterations: 1, start: [0.75, 0.6, 0.6] });
+    expect(a).toBeCloseTo(20 / 33, 12);
+    expect(c).toBeCloseTo(25 / 66, 12);
+  });
+
   it('gives a member without an answer only the prior', () => {
     // The task adds 1 to the denominator and nothing to the numerator: (1 + 0) / (2 + 1) = 1/3.
     const team: TeamAnswers = { agents: ['a', 'b'], groups: ['g1', 'g2'], answers: [[null, 'x']] };

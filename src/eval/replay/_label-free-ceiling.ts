@@ -78,8 +78,8 @@ export interface OneCoinOptions {
   readonly collision: number;
   /** EM iterations. @default 50 */
   readonly iterations?: number;
-  /** Starting accuracy of every member. @default 0.6 */
-  readonly start?: number;
+  /** Starting accuracy of every member, or of each member in member order. @default 0.6 */
+  readonly start?: number | readonly number[];
 }
 
 /**
@@ -101,7 +101,8 @@ export function fitOneCoin(team: TeamAnswers, options: OneCoinOptions): number[]
       message: `collision must be in (0, 1.5], got ${collision}; pass e.g. 0.5`,
     });
   const iterations = options.iterations ?? 50;
-  let accuracy = team.agents.map(() => options.start ?? 0.6);
+  const start = options.start ?? 0.6;
+  let accuracy = team.agents.map((_, index) => (typeof start === 'number' ? start : (start[index] as number)));
   for (let iteration = 0; iteration < iterations; iteration++) {
     const weights = accuracy.map((p) => logOddsWeight(p, collision));
     const agreed = team.agents.map(() => 1);
