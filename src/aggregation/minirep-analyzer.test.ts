@@ -130,14 +130,11 @@ describe('analyzeProposals on a 5-agent team with two clone groups', () => {
 
 describe('self-consistency and the behaviour check', () => {
   // Round 0: a1..a4 say '4', a5 says '5'. Round 1: a4 flips to '5' although nobody new joined '5'.
-  const history = [propose('a1', '4'), propose('a2', '4'), propose('a3', '4'), propose('a4', '4'), propose('a5', '5')];
-  const current = [
-    propose('a1', '4', 1),
-    propose('a2', '4', 1),
-    propose('a3', '4', 1),
-    propose('a4', '5', 1),
-    propose('a5', '5', 1),
-  ];
+  /** Agent `a<n>` proposes the n-th answer in round `round`. */
+  const roundOf = (round: number, answers: string[]) =>
+    answers.map((answer, index) => propose(`a${index + 1}`, answer, round));
+  const history = roundOf(0, ['4', '4', '4', '4', '5']);
+  const current = roundOf(1, ['4', '4', '4', '5', '5']);
 
   it('scores self-consistency against earlier rounds and flags an unexpected flip', () => {
     const analysis = analyzeProposals({ task, proposals: current, agents, history });
@@ -152,13 +149,7 @@ describe('self-consistency and the behaviour check', () => {
   });
 
   it('does not flag a flip that others joined (new support)', () => {
-    const joined = [
-      propose('a1', '5', 1),
-      propose('a2', '4', 1),
-      propose('a3', '4', 1),
-      propose('a4', '5', 1),
-      propose('a5', '5', 1),
-    ];
+    const joined = roundOf(1, ['5', '4', '4', '5', '5']);
     const findings = checkBehaviour({ proposals: joined, history });
     expect(findings.find((item) => item.agentId === 'a4')?.flagged).toBe(false);
   });

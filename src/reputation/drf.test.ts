@@ -18,6 +18,15 @@ const ratingEvidence = (rater: string, ratee: string, score: number): Evidence =
   type: 'rating',
   rating: rate(rater, ratee, score),
 });
+/** The hand-worked round of the step and model tests: b and c rate a 0.9, a and c rate b 0.1, a and b rate c 0.4. */
+const roundOne = (): Rating[] => [
+  rate('b', 'a', 0.9),
+  rate('c', 'a', 0.9),
+  rate('a', 'b', 0.1),
+  rate('c', 'b', 0.1),
+  rate('a', 'c', 0.4),
+  rate('b', 'c', 0.4),
+];
 const defaults = { w0: 0.5, beta: 0.2, r0: 1 } as const;
 
 describe('DRF Eq. 2 accuracy', () => {
@@ -198,14 +207,7 @@ describe('drfReputationStep', () => {
     //   w_a = 0.9 → Eq. 7: 0.5 + 0.7·0.4·0.5 = 0.64
     //   w_b = 0.1 → Eq. 8 corrected: 0.5 − 0.2·0.4·0.5 = 0.46;  w_c = 0.4 → 0.5 − 0.2·0.1·0.5 = 0.49
     const reputations = Object.freeze({ a: 0.5, b: 0.5, c: 0.5 });
-    const ratings = Object.freeze([
-      rate('b', 'a', 0.9),
-      rate('c', 'a', 0.9),
-      rate('a', 'b', 0.1),
-      rate('c', 'b', 0.1),
-      rate('a', 'c', 0.4),
-      rate('b', 'c', 0.4),
-    ]);
+    const ratings = Object.freeze(roundOne());
     const result = drfReputationStep({ reputations, ratings });
     expect(result.reputations.a).toBeCloseTo(0.64, 15);
     expect(result.reputations.b).toBeCloseTo(0.46, 15);
@@ -257,14 +259,7 @@ describe('DRF reputation model', () => {
     // Round 2: a→c 1, b→c 0: w_c = (0.64·1 + 0.46·0) / (0.64 + 0.46) = 0.64 / 1.1 = 0.581818... ≥ 0.5
     //   c: 0.49 + 0.7·(0.581818... − 0.5)·(1 − 0.49) = 0.49 + 0.7·0.0818181...·0.51 = 0.49 + 0.0292090... = 0.5192090...
     const model = createDrfModel({ agents: ['a', 'b', 'c'] });
-    model.observe([
-      ratingEvidence('b', 'a', 0.9),
-      ratingEvidence('c', 'a', 0.9),
-      ratingEvidence('a', 'b', 0.1),
-      ratingEvidence('c', 'b', 0.1),
-      ratingEvidence('a', 'c', 0.4),
-      ratingEvidence('b', 'c', 0.4),
-    ]);
+    model.observe(roundOne().map((rating) => ({ type: 'rating', rating })));
     model.observe([ratingEvidence('a', 'c', 1), ratingEvidence('b', 'c', 0)]);
     expect(model.score('a')).toBeCloseTo(0.64, 15);
     expect(model.score('b')).toBeCloseTo(0.46, 15);

@@ -275,17 +275,7 @@ describe('task results and events', () => {
         const expected: string[] = [];
         for (const index of taskIndexes) {
           const taskId = `t${index}`;
-          if (store.completedTaskIds('r', 'm').includes(taskId)) {
-            expect(() =>
-              store.recordTaskResult({
-                runId: 'r',
-                method: 'm',
-                taskId,
-                result: index,
-                events: [{ type: 'task', taskId }],
-              }),
-            ).toThrow(StoreError);
-          } else {
+          const record = () =>
             store.recordTaskResult({
               runId: 'r',
               method: 'm',
@@ -293,6 +283,10 @@ describe('task results and events', () => {
               result: index,
               events: [{ type: 'task', taskId }],
             });
+          if (store.completedTaskIds('r', 'm').includes(taskId)) {
+            expect(record).toThrow(StoreError);
+          } else {
+            record();
             expected.push(taskId);
           }
         }

@@ -1,7 +1,9 @@
-// Internal test helper: runs `repute run` in a child process, as a user would, and kills it once
-// its store holds some finished tasks (the CLI's resume tests).
-import { spawn } from 'node:child_process';
+// Internal test helper: runs `repute run` in a child process, as a user would: to the end (its JSON
+// summary, or its exit code and output), or until its store holds some finished tasks, then kills it
+// (the CLI's resume tests).
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { openStore } from '../store/store.js';
 
 /** The repository root, the working directory of CLI child processes. */
@@ -9,6 +11,28 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Node arguments that start `repute run` from the sources (append the command's own arguments). */
 export const runCommand = ['--import', 'tsx', 'src/cli/run-cli.ts', 'run'];
+
+const execute = promisify(execFile);
+
+/** Runs `repute run <args> --json` to the end and parses the summary it prints; rejects when it exits non-zero. */
+export async function runJson(...args: string[]) {
+  const { stdout } = await execute(process.execPath, [...runCommand, ...args, '--json'], { cwd: repoRoot });
+  return JSON.parse(stdout);
+}
+
+/** Runs `repute run <args>` to the end and resolves to its exit code and output, whether it failed or not. */
+export function runToExit(
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return execute(process.execPath, [...runCommand, ...args], {
+    cwd: repoRoot,
+    ...(env === undefined ? {} : { env }),
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
 
 /**
  * Starts `repute run <args>`, polls the store at `dbPath` every 50 ms (at most `attempts` times)

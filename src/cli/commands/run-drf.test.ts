@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
-import { killRunOnceCommitted, repoRoot as root, runCommand as cli, withoutKey } from '../../testing/_test-cli-run.js';
+import { killRunOnceCommitted, runJson, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
   toyColluders,
@@ -15,8 +13,6 @@ import {
   writeToyTeam,
   type ToyRunTask,
 } from '../../testing/_test-toy-team.js';
-
-const run = promisify(execFile);
 
 /**
  * Seven agents: four honest at different prices, one sloppy, two colluders (same wrong answer, rate
@@ -54,9 +50,7 @@ describe('repute run with protocol drf', () => {
     endpoint = await startToyTeamEndpoint({ tasks });
     const dir = temporaryDirectory('repute-drf-');
     const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
-    const first = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout,
-    );
+    const first = await runJson(team, '--run-id', 'first');
     const requests = endpoint.requestCount;
     // k = 5 per task: 5 proposals + 5·4 ratings = 25 calls; 12 tasks → 300 calls, all new (distinct prompts).
     expect(requests).toBe(300);
@@ -107,9 +101,7 @@ describe('repute run with protocol drf', () => {
     );
     store.close();
 
-    const second = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout,
-    );
+    const second = await runJson(team, '--run-id', 'second');
     expect(endpoint.requestCount).toBe(requests);
     expect(second.usage).toMatchObject({ calls: 300, cachedCalls: 300, cost: 0 });
     expect(second.methods).toEqual({ ...first.methods });
@@ -137,7 +129,7 @@ describe('repute run with protocol drf', () => {
     expect(committed).toBeGreaterThanOrEqual(3);
     expect(committed).toBeLessThan(10);
 
-    const resumed = JSON.parse((await run(process.execPath, [...cli, team, '--json'], { cwd: root })).stdout);
+    const resumed = await runJson(team);
     expect(resumed.runId).toBe(runId);
     expect(resumed.methods.drf).toMatchObject({ done: 10, resumed: committed });
     const store = openStore({ path: dbPath, readonly: true });
@@ -152,9 +144,7 @@ describe('repute run with protocol drf', () => {
     expect(store.getRun(runId)?.status).toBe('completed');
 
     // The resumed run decides exactly like an uninterrupted one (same selections, same reputation).
-    const fresh = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout,
-    );
+    const fresh = await runJson(team, '--run-id', 'uninterrupted');
     expect(fresh.methods.drf.done).toBe(10);
     const reread = openStore({ path: dbPath, readonly: true });
     expect(reread.taskResults('uninterrupted', 'drf').map((record) => withoutCost(record.result))).toEqual(

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
-import { killRunOnceCommitted, repoRoot as root, runCommand as cli, withoutKey } from '../../testing/_test-cli-run.js';
+import { killRunOnceCommitted, runJson, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
   toyColluders,
@@ -15,8 +13,6 @@ import {
   type ToyMember,
   type ToyRunTask,
 } from '../../testing/_test-toy-team.js';
-
-const run = promisify(execFile);
 
 function writeRapsTeam(
   dir: string,
@@ -47,9 +43,7 @@ describe('repute run with protocol raps', () => {
     endpoint = await startToyTeamEndpoint({ tasks });
     const dir = temporaryDirectory('repute-raps-');
     const team = writeRapsTeam(dir, endpoint.baseURL, tasks);
-    const first = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--run-id', 'first', '--json'], { cwd: root })).stdout,
-    );
+    const first = await runJson(team, '--run-id', 'first');
     const requests = endpoint.requestCount;
     expect(requests).toBeGreaterThan(0);
     expect(first.methods.raps).toEqual({ done: 6, resumed: 0, accuracy: 1, failures: 0 });
@@ -95,9 +89,7 @@ describe('repute run with protocol raps', () => {
     expect(vote.reasons.every((reason) => /peer reputation (>=|<) tau/.test(reason.note))).toBe(true);
     store.close();
 
-    const second = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--run-id', 'second', '--json'], { cwd: root })).stdout,
-    );
+    const second = await runJson(team, '--run-id', 'second');
     expect(endpoint.requestCount).toBe(requests);
     expect(second.usage).toMatchObject({ calls: first.usage.calls, cachedCalls: first.usage.calls, cost: 0 });
     expect(second.methods).toEqual(first.methods);
@@ -129,12 +121,10 @@ describe('repute run with protocol raps', () => {
     expect(committed).toBeGreaterThanOrEqual(2);
     expect(committed).toBeLessThan(6);
 
-    const resumed = JSON.parse((await run(process.execPath, [...cli, team, '--json'], { cwd: root })).stdout);
+    const resumed = await runJson(team);
     expect(resumed.runId).toBe(runId);
     expect(resumed.methods.raps).toMatchObject({ done: 6, resumed: committed });
-    const uninterrupted = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--run-id', 'uninterrupted', '--json'], { cwd: root })).stdout,
-    );
+    const uninterrupted = await runJson(team, '--run-id', 'uninterrupted');
     expect(uninterrupted.methods.raps.done).toBe(6);
     const store = openStore({ path: dbPath, readonly: true });
     expect(
@@ -160,9 +150,7 @@ describe('repute run with protocol raps', () => {
       agents,
       protocol: 'topK: 2, maxRounds: 2, transport: nats',
     });
-    const overNats = JSON.parse(
-      (await run(process.execPath, [...cli, natsTeam, '--run-id', 'nats', '--json'], { cwd: root })).stdout,
-    );
+    const overNats = await runJson(natsTeam, '--run-id', 'nats');
     expect(overNats.methods.raps).toEqual({ done: 3, resumed: 0, accuracy: 1, failures: 0 });
     const requests = endpoint.requestCount;
     expect(requests).toBeGreaterThan(0);
@@ -177,9 +165,7 @@ describe('repute run with protocol raps', () => {
       agents,
       protocol: 'topK: 2, maxRounds: 2, transport: inproc',
     });
-    const inProcess = JSON.parse(
-      (await run(process.execPath, [...cli, inproc, '--run-id', 'inproc', '--json'], { cwd: root })).stdout,
-    );
+    const inProcess = await runJson(inproc, '--run-id', 'inproc');
     expect(inProcess.methods.raps).toEqual(overNats.methods.raps);
     // Same prompts in the same order: the in-process run is served from the cache the NATS run filled.
     expect(endpoint.requestCount).toBe(requests);

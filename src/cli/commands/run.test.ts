@@ -1,15 +1,11 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
-import { killRunOnceCommitted, repoRoot as root, runCommand as cli } from '../../testing/_test-cli-run.js';
+import { killRunOnceCommitted, runJson, runToExit } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
-
-const run = promisify(execFile);
 
 /** Four agents (`weak` is off by one) on `tasks` sums, with the cache on, debating under majority, beta and minirep. */
 function writeTeam(dir: string, baseURL: string, tasks: number, agentExtra = ''): string {
@@ -27,13 +23,7 @@ describe('repute run', () => {
     server = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
     const dir = temporaryDirectory('repute-run-');
     const team = writeTeam(dir, server.baseURL, 4);
-    const first = JSON.parse(
-      (
-        await run(process.execPath, [...cli, team, '--run-id', 'first', '--reputation', 'fresh', '--json'], {
-          cwd: root,
-        })
-      ).stdout,
-    );
+    const first = await runJson(team, '--run-id', 'first', '--reputation', 'fresh');
     const requests = server.requestCount;
     // 4 agents × (propose + 1 revise) × 4 tasks × 3 methods = 96 calls (no ratings in these methods).
     // Methods that show the same peers send identical requests, so part of them already come from
@@ -44,13 +34,7 @@ describe('repute run', () => {
     expect(first.methods.majority).toEqual({ done: 4, resumed: 0, failed: 0, accuracy: 1, failures: 0 });
     expect(first.status).toBe('completed');
 
-    const second = JSON.parse(
-      (
-        await run(process.execPath, [...cli, team, '--run-id', 'second', '--reputation', 'fresh', '--json'], {
-          cwd: root,
-        })
-      ).stdout,
-    );
+    const second = await runJson(team, '--run-id', 'second', '--reputation', 'fresh');
     expect(server.requestCount).toBe(requests);
     expect(second.usage).toMatchObject({ calls: 96, cachedCalls: 96, cost: 0 });
     const store = openStore({ path: join(dir, 'repute.db') });
@@ -86,14 +70,10 @@ describe('repute run', () => {
     });
     const dir = temporaryDirectory('repute-fail-');
     const team = writeTeam(dir, server.baseURL, 3, '\n    apiKeyEnv: REPUTE_TEST_KEY');
-    const result = await run(
-      process.execPath,
-      [...cli, team, '--methods', 'majority', '--json', '--max-failures', '5'],
-      { cwd: root, env: { ...process.env, REPUTE_TEST_KEY: secret } },
-    ).then(
-      () => ({ code: 0, stdout: '', stderr: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    );
+    const result = await runToExit([team, '--methods', 'majority', '--json', '--max-failures', '5'], {
+      ...process.env,
+      REPUTE_TEST_KEY: secret,
+    });
     // Old main: exit 0, the 3 tasks stored as results with 6 failed acts. Now each task is failed.
     expect(result.code).toBe(4);
     const summary = JSON.parse(result.stdout);
@@ -132,10 +112,7 @@ describe('repute run', () => {
     await server.close();
     server = undefined;
     const team = writeTeam(dir, baseURL, 2);
-    const failed = await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root }).then(
-      () => ({ code: 0, stdout: '', stderr: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    );
+    const failed = await runToExit([team, '--methods', 'majority', '--json']);
     expect(failed.code).toBe(4);
     expect(failed.stderr).toContain(`prompts will be sent to ${new URL(baseURL).origin} (alpha, beta-1, beta-2, weak)`);
     // Every act of both tasks finds no server: one summary line, both tasks failed.
@@ -153,9 +130,7 @@ describe('repute run', () => {
       script: (request) => sumReply(request),
       port: Number(new URL(baseURL).port),
     });
-    const rerun = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--methods', 'majority', '--json'], { cwd: root })).stdout,
-    );
+    const rerun = await runJson(team, '--methods', 'majority');
     expect(rerun).toMatchObject({
       runId,
       status: 'completed',
@@ -175,12 +150,7 @@ describe('repute run', () => {
     });
     const dir = temporaryDirectory('repute-401-');
     const team = writeTeam(dir, server.baseURL, 8);
-    const failed = await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--max-failures', '2'], {
-      cwd: root,
-    }).then(
-      () => ({ code: 0, stdout: '', stderr: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    );
+    const failed = await runToExit([team, '--methods', 'majority,beta', '--max-failures', '2']);
     expect(failed.code).toBe(4);
     const port = new URL(server.baseURL).port;
     expect(failed.stderr).toMatch(
@@ -221,9 +191,7 @@ describe('repute run', () => {
     expect(committed).toBeGreaterThanOrEqual(3);
     expect(committed).toBeLessThan(16);
 
-    const resumed = JSON.parse(
-      (await run(process.execPath, [...cli, team, '--methods', 'majority,beta', '--json'], { cwd: root })).stdout,
-    );
+    const resumed = await runJson(team, '--methods', 'majority,beta');
     expect(resumed.runId).toBe(runId);
     expect(resumed.methods.majority.done + resumed.methods.beta.done).toBe(16);
     expect(resumed.methods.majority.resumed + resumed.methods.beta.resumed).toBe(committed);
