@@ -4,6 +4,7 @@ import type { Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertNonEmptyString, assertNonNegative } from '../core/validate.js';
 import { assertSubject, subjectMatches } from './subject.js';
 import type { Transport, TransportHandler, TransportStats, TransportSubscription } from './transport.js';
+import { createTransportCounters } from './_transport-counters.js';
 
 /** Options of {@link createInProcessBus}. */
 export interface InProcessBusOptions {
@@ -75,14 +76,7 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
   const storedIds = new Set<string>();
   const consumers = new Map<string, Consumer>();
   let closed = false;
-  const stats = {
-    published: 0,
-    duplicatePublishes: 0,
-    delivered: 0,
-    redelivered: 0,
-    handlerErrors: 0,
-    deadLettered: 0,
-  };
+  const stats = createTransportCounters();
 
   const pump = async (consumer: Consumer): Promise<void> => {
     // One delivery loop per attached generation: a loop stuck in a stopped subscriber's handler

@@ -5,6 +5,7 @@ import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import { retrying, wallTime } from './_retrying.js';
 import { assertSubject } from './subject.js';
 import type { Transport, TransportHandler, TransportStats, TransportSubscription } from './transport.js';
+import { createTransportCounters } from './_transport-counters.js';
 
 /** Options of {@link connectNatsTransport}. */
 export interface NatsTransportOptions {
@@ -112,14 +113,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     }
   }
   const jetstream = connection.jetstream();
-  const stats = {
-    published: 0,
-    duplicatePublishes: 0,
-    delivered: 0,
-    redelivered: 0,
-    handlerErrors: 0,
-    deadLettered: 0,
-  };
+  const stats = createTransportCounters();
   const active = new Set<{ close(): Promise<unknown> }>();
   let closed = false;
 
