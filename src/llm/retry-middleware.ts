@@ -100,12 +100,15 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   assertNonNegative('retry.maxRetryAfterMs', maxRetryAfterMs);
   const redact = createRedactor(secrets);
 
+  /** Runs the wrapped call (generate, or opening a stream) with retries; errors name the model. */
   async function withRetries<T>(
     call: () => PromiseLike<T>,
-    signal: AbortSignal | undefined,
-    provider: string,
-    modelId: string,
+    params: { readonly abortSignal?: AbortSignal | undefined },
+    model: { readonly provider: string; readonly modelId: string },
   ): Promise<T> {
+    const signal = params.abortSignal;
+    const provider = options.provider ?? model.provider;
+    const modelId = options.modelId ?? model.modelId;
     let attempt = 0;
     for (;;) {
       attempt += 1;
@@ -149,21 +152,11 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   return {
     specificationVersion: 'v3',
     wrapGenerate({ doGenerate, params, model }) {
-      return withRetries(
-        doGenerate,
-        params.abortSignal,
-        options.provider ?? model.provider,
-        options.modelId ?? model.modelId,
-      );
+      return withRetries(doGenerate, params, model);
     },
     // Only opening the stream is retried; a stream that fails midway reports its error part.
     wrapStream({ doStream, params, model }) {
-      return withRetries(
-        doStream,
-        params.abortSignal,
-        options.provider ?? model.provider,
-        options.modelId ?? model.modelId,
-      );
+      return withRetries(doStream, params, model);
     },
   };
 }

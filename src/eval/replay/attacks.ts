@@ -293,23 +293,15 @@ export function planAttack(input: AttackInput): AttackPlan {
     for (const agent of attackers) payloads[agent] = shared;
   } else if (attack === 'RAND') {
     for (const agent of attackers) payloads[agent] = randomWrongAnswer(task, agentRng(agent), ops);
-  } else if (attack === 'ARITH') {
-    for (const agent of attackers) {
-      const rng = agentRng(agent);
-      const own = input.honest[agent] ?? null;
-      const base = own ?? ops.canonical(task.kind, task.reference) ?? task.reference;
-      payloads[agent] =
-        firstWrong(task, arithmeticCandidates(task.kind, base, rng, task.options), ops) ??
-        randomWrongAnswer(task, rng, ops);
-    }
   } else {
+    // ARITH and BOUND: the first wrong candidate around the attacker's own answer (else the reference).
+    const candidates = attack === 'ARITH' ? arithmeticCandidates : boundaryCandidates;
     for (const agent of attackers) {
       const rng = agentRng(agent);
       const own = input.honest[agent] ?? null;
       const base = own ?? ops.canonical(task.kind, task.reference) ?? task.reference;
       payloads[agent] =
-        firstWrong(task, boundaryCandidates(task.kind, base, rng, task.options), ops) ??
-        randomWrongAnswer(task, rng, ops);
+        firstWrong(task, candidates(task.kind, base, rng, task.options), ops) ?? randomWrongAnswer(task, rng, ops);
     }
   }
   return { active: true, payloads };
