@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { ReferencedTask } from '../core/task.js';
-import { createSimulatedAgent, peerPlurality, simulatedAccuracy } from './simulated-agent.js';
+import { createSimulatedAgent, peerPlurality, simulatedAccuracy, type SimulatedProfile } from './simulated-agent.js';
 import { createSimulationWorld } from './simulation-world.js';
 
 function makeTasks(count: number, difficulty = 0.5): ReferencedTask[] {
@@ -42,14 +42,18 @@ describe('simulatedAccuracy', () => {
 describe('createSimulatedAgent', () => {
   const tasks = makeTasks(2000);
   const world = createSimulationWorld({ tasks, seed: 11 });
+  /** Agent `id` of `model` with `profile` in the shared world, seeded with `seed`. */
+  const simulated = (id: string, model: string, profile: SimulatedProfile, seed: number, latencyMs?: number) =>
+    createSimulatedAgent({
+      identity: { id, model },
+      profile,
+      world,
+      seed,
+      ...(latencyMs === undefined ? {} : { latencyMs }),
+    });
 
   it('answers right at about its accuracy and never right when it fails to parse', async () => {
-    const agent = createSimulatedAgent({
-      identity: { id: 'a', model: 'm' },
-      profile: { skill: 0.7, parseFailureRate: 0.05 },
-      world,
-      seed: 3,
-    });
+    const agent = simulated('a', 'm', { skill: 0.7, parseFailureRate: 0.05 }, 3);
     let correct = 0;
     let unparsed = 0;
     for (const { task } of tasks) {
@@ -65,8 +69,7 @@ describe('createSimulatedAgent', () => {
   });
 
   it('gives the same answers whatever the call order', async () => {
-    const make = () =>
-      createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 0.5 }, world, seed: 9 });
+    const make = () => simulated('a', 'm', { skill: 0.5 }, 9);
     const forward = await Promise.all(tasks.slice(0, 50).map(({ task }) => make().propose({ task })));
     const agent = make();
     const backward: string[] = [];
@@ -77,9 +80,9 @@ describe('createSimulatedAgent', () => {
 
   it('makes clones share mistakes far more often than agents of different models', async () => {
     const profile = { skill: 0.4, parseFailureRate: 0, cloneCorrelation: 0.8 };
-    const clone1 = createSimulatedAgent({ identity: { id: 'c1', model: 'same' }, profile, world, seed: 5 });
-    const clone2 = createSimulatedAgent({ identity: { id: 'c2', model: 'same' }, profile, world, seed: 5 });
-    const other = createSimulatedAgent({ identity: { id: 'o1', model: 'other' }, profile, world, seed: 5 });
+    const clone1 = simulated('c1', 'same', profile, 5);
+    const clone2 = simulated('c2', 'same', profile, 5);
+    const other = simulated('o1', 'other', profile, 5);
     let cloneAgree = 0;
     let crossAgree = 0;
     for (const { task } of tasks) {
@@ -99,8 +102,8 @@ describe('createSimulatedAgent', () => {
 
   it('makes payload adversaries push one shared wrong answer with a false agreement claim', async () => {
     const profile = { skill: 0.9, adversary: { strategy: 'payload' as const } };
-    const x = createSimulatedAgent({ identity: { id: 'x', model: 'mx' }, profile, world, seed: 1 });
-    const y = createSimulatedAgent({ identity: { id: 'y', model: 'my' }, profile, world, seed: 2 });
+    const x = simulated('x', 'mx', profile, 1);
+    const y = simulated('y', 'my', profile, 2);
     for (const { task } of tasks.slice(0, 200)) {
       const [a, b] = await Promise.all([x.propose({ task }), y.propose({ task })]);
       expect(a.value.answer).toBe(b.value.answer);
@@ -110,12 +113,12 @@ describe('createSimulatedAgent', () => {
   });
 
   it('lets a flip adversary propose honestly and switch to the payload when debating', async () => {
-    const agent = createSimulatedAgent({
-      identity: { id: 'f', model: 'mf' },
-      profile: { skill: 0.99, slope: 0, parseFailureRate: 0, adversary: { strategy: 'flip' } },
-      world,
-      seed: 1,
-    });
+    const agent = simulated(
+      'f',
+      'mf',
+      { skill: 0.99, slope: 0, parseFailureRate: 0, adversary: { strategy: 'flip' } },
+      1,
+    );
     const task = tasks[0]!.task;
     const first = (await agent.propose({ task })).value;
     expect(first.answer).toBe('100');
@@ -124,18 +127,8 @@ describe('createSimulatedAgent', () => {
   });
 
   it('switches to the peer plurality with probability conformity', async () => {
-    const follower = createSimulatedAgent({
-      identity: { id: 'f', model: 'm' },
-      profile: { skill: 0.5, conformity: 1 },
-      world,
-      seed: 4,
-    });
-    const stubborn = createSimulatedAgent({
-      identity: { id: 's', model: 'm' },
-      profile: { skill: 0.5, conformity: 0 },
-      world,
-      seed: 4,
-    });
+    const follower = simulated('f', 'm', { skill: 0.5, conformity: 1 }, 4);
+    const stubborn = simulated('s', 'm', { skill: 0.5, conformity: 0 }, 4);
     const task = tasks[1]!.task;
     const own: Proposal = { agentId: 'f', taskId: task.id, round: 0, text: '', answer: '7' };
     const peers: Proposal[] = ['9', '9', '8', null].map((answer, index) => ({
@@ -150,18 +143,8 @@ describe('createSimulatedAgent', () => {
   });
 
   it('rates truthfully at judge accuracy 1 and adversaries rate only their coalition up', async () => {
-    const judge = createSimulatedAgent({
-      identity: { id: 'j', model: 'm' },
-      profile: { skill: 0.5, judgeAccuracy: 1 },
-      world,
-      seed: 4,
-    });
-    const adversary = createSimulatedAgent({
-      identity: { id: 'x', model: 'mx' },
-      profile: { skill: 0.5, adversary: { strategy: 'payload' } },
-      world,
-      seed: 4,
-    });
+    const judge = simulated('j', 'm', { skill: 0.5, judgeAccuracy: 1 }, 4);
+    const adversary = simulated('x', 'mx', { skill: 0.5, adversary: { strategy: 'payload' } }, 4);
     const task = tasks[2]!.task;
     const right: Proposal = { agentId: 'p', taskId: task.id, round: 0, text: '', answer: '102' };
     const payload: Proposal = { ...right, answer: world.payload(task.id) };
@@ -176,37 +159,17 @@ describe('createSimulatedAgent', () => {
   });
 
   it('returns null, never throws, at a parse-failure rate of 1', async () => {
-    const agent = createSimulatedAgent({
-      identity: { id: 'a', model: 'm' },
-      profile: { skill: 0.9, parseFailureRate: 1 },
-      world,
-      seed: 1,
-    });
+    const agent = simulated('a', 'm', { skill: 0.9, parseFailureRate: 1 }, 1);
     expect((await agent.propose({ task: tasks[0]!.task })).value.answer).toBeNull();
   });
 
   it('refuses bad profiles with the field named', () => {
-    expect(() =>
-      createSimulatedAgent({ identity: { id: 'a', model: 'm' }, profile: { skill: 1.2 }, world, seed: 1 }),
-    ).toThrow(InvalidArgumentError);
-    expect(() =>
-      createSimulatedAgent({
-        identity: { id: 'a', model: 'm' },
-        profile: { skill: 0.5, conformity: -1 },
-        world,
-        seed: 1,
-      }),
-    ).toThrow(/profile\.conformity/);
+    expect(() => simulated('a', 'm', { skill: 1.2 }, 1)).toThrow(InvalidArgumentError);
+    expect(() => simulated('a', 'm', { skill: 0.5, conformity: -1 }, 1)).toThrow(/profile\.conformity/);
   });
 
   it('waits its latency and stops when aborted', async () => {
-    const agent = createSimulatedAgent({
-      identity: { id: 'a', model: 'm' },
-      profile: { skill: 0.5 },
-      world,
-      seed: 1,
-      latencyMs: 5_000,
-    });
+    const agent = simulated('a', 'm', { skill: 0.5 }, 1, 5_000);
     const controller = new AbortController();
     const pending = agent.propose({ task: tasks[0]!.task, signal: controller.signal });
     controller.abort(new Error('stop'));
