@@ -1,11 +1,12 @@
 // Internal test helper: a replay fixture prepared over all its tasks, with the full condition grid
-// and consensus settings without a verifier. Shared by the replay harness tests (run-replay,
-// plan-grid); kept out of the package.
+// and consensus settings without a verifier, and a selector that takes everyone. Shared by the replay
+// harness tests (run-replay, plan-grid, run-condition); kept out of the package.
 import { createDefaultAnswerOps } from '../eval/replay/default-answer-ops.js';
 import { generateReplayFixture } from '../eval/replay/fixture.js';
 import { buildGrid } from '../eval/replay/grid.js';
 import { prepareReplay } from '../eval/replay/prepare.js';
 import type { Condition } from '../eval/replay/types.js';
+import type { Selector } from '../selection/selector.js';
 
 /**
  * Prepares `tasks` tasks of the replay fixture made with seed `fixtureSeed` (split `all`), builds the
@@ -35,3 +36,9 @@ export function findCondition(conditions: readonly Condition[], id: string): Con
   if (condition === undefined) throw new Error(`missing ${id}`);
   return condition;
 }
+
+/** A test selector under which every agent of the pool takes part (no reasons), so the harness is checked on its own. */
+export const everyoneSelector: Selector = {
+  name: 'all',
+  select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }),
+};

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Aggregator } from '../../aggregation/aggregator.js';
-import type { Selector } from '../../selection/selector.js';
+import { everyoneSelector } from '../../testing/_test-replay-grid.js';
 import type { ReplayMethod } from './method.js';
 import type { AttackPlan } from './attacks.js';
 import type { GridPlan } from './plan-grid.js';
@@ -86,14 +86,10 @@ describe('runCondition counts the paper metrics per task', () => {
       };
     },
   };
-  const everyone: Selector = {
-    name: 'all',
-    select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }),
-  };
   const method: ReplayMethod = {
     name: 'scripted',
     description: 'test',
-    create: () => ({ selector: everyone, aggregator: scripted, k: 4, weighted: false }),
+    create: () => ({ selector: everyoneSelector, aggregator: scripted, k: 4, weighted: false }),
   };
 
   it('pins PoolExp, PayloadHit and NextExcl on a hand-made condition', () => {

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPluralityAggregator } from '../../aggregation/plurality.js';
-import type { Selector } from '../../selection/selector.js';
 import { DataFormatError, InvalidArgumentError } from '../../core/errors.js';
 import { taskSplit } from './splits.js';
 import { writeProposalsJsonl } from '../proposals/proposals-jsonl.js';
@@ -12,7 +11,7 @@ import { prepareReplay } from './prepare.js';
 import { runCondition } from './run-condition.js';
 import { parseReplaySummary, resolveReplayVerifier, runReplay } from './run-replay.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
-import { findCondition, prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
+import { everyoneSelector, findCondition, prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
 
 const directory = temporaryDirectory('repute-replay-');
 const fixturePath = join(directory, 'fixture.jsonl');
@@ -20,16 +19,12 @@ beforeAll(async () => {
   await writeProposalsJsonl(fixturePath, generateReplayFixture({ seed: 21, tasks: 60 }));
 });
 
-// A test-local "everyone takes part" selector and plain plurality: the harness is checked on its own.
-const everyone: Selector = {
-  name: 'all',
-  select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }),
-};
+// Everyone takes part, decided by plain plurality: the harness is checked on its own.
 const plainMajority: ReplayMethod = {
   name: 'majority',
   description: 'test majority',
   create: ({ team }) => ({
-    selector: everyone,
+    selector: everyoneSelector,
     aggregator: createPluralityAggregator(),
     k: team.length,
     weighted: false,
