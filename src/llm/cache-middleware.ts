@@ -87,6 +87,12 @@ export function createCacheMiddleware({
     });
   }
   const inFlight = new Map<string, Promise<CachedReply>>();
+  /** The cache key of a request to `model`, under `namespace` when one is set. */
+  const keyOf = (
+    type: CachedReply['type'],
+    params: LanguageModelV3CallOptions,
+    model: { readonly provider: string; readonly modelId: string },
+  ) => requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
 
   const lookup = (key: string, type: CachedReply['type'], modelId: string): CachedReply | undefined => {
     const value = cache.getCachedResponse(key);
@@ -114,12 +120,7 @@ export function createCacheMiddleware({
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
       if (mode === 'off') return doGenerate();
-      const key = requestCacheKey({
-        provider: namespace ?? model.provider,
-        modelId: model.modelId,
-        type: 'generate',
-        params,
-      });
+      const key = keyOf('generate', params, model);
       const hit = lookup(key, 'generate', model.modelId);
       if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
       const pending = inFlight.get(key);
@@ -145,12 +146,7 @@ export function createCacheMiddleware({
     },
     async wrapStream({ doStream, params, model }) {
       if (mode === 'off') return doStream();
-      const key = requestCacheKey({
-        provider: namespace ?? model.provider,
-        modelId: model.modelId,
-        type: 'stream',
-        params,
-      });
+      const key = keyOf('stream', params, model);
       const hit = lookup(key, 'stream', model.modelId);
       if (hit !== undefined) {
         const parts = decode(hit.payload) as LanguageModelV3StreamPart[];

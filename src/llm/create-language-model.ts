@@ -136,18 +136,10 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
       }).chatModel(model);
       break;
     case 'openai':
-      base = createOpenAI({
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(baseURL === undefined ? {} : { baseURL }),
-        ...(headers === undefined ? {} : { headers: { ...headers } }),
-      })(model);
+      base = createOpenAI(hostedSettings(apiKey, baseURL, headers))(model);
       break;
     case 'anthropic':
-      base = createAnthropic({
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(baseURL === undefined ? {} : { baseURL }),
-        ...(headers === undefined ? {} : { headers: { ...headers } }),
-      })(model);
+      base = createAnthropic(hostedSettings(apiKey, baseURL, headers))(model);
       break;
   }
   return wrapWithPlumbing({
@@ -236,6 +228,19 @@ const stripCallContextMiddleware: LanguageModelV3Middleware = {
   specificationVersion: 'v3',
   transformParams: async ({ params }) => withoutCallContext(params),
 };
+
+/** Settings of the OpenAI and Anthropic providers: only what was given (their own defaults otherwise). */
+function hostedSettings(
+  apiKey: string | undefined,
+  baseURL: string | undefined,
+  headers: Readonly<Record<string, string>> | undefined,
+): { apiKey?: string; baseURL?: string; headers?: Record<string, string> } {
+  return {
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(headers === undefined ? {} : { headers: { ...headers } }),
+  };
+}
 
 function readApiKey(apiKeyEnv: string, provider: LlmProvider): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
