@@ -172,31 +172,26 @@ class Parser {
         this.expect(':');
         if (!isHashable(key)) fail();
         entries.push([key, this.value(depth + 1)]);
-        this.skipSpace();
-        if (this.peek() === ',') this.index++;
-        else if (this.peek() !== '}') fail();
-        this.skipSpace();
-        if (this.peek() === '}') {
-          this.index++;
-          return { type: 'dict', entries: uniqueEntries(entries) };
-        }
+        if (this.closesAfterItem('}')) return { type: 'dict', entries: uniqueEntries(entries) };
         key = this.value(depth + 1);
       }
     }
     const items = [first];
-    for (;;) {
-      this.skipSpace();
-      if (this.peek() === ',') this.index++;
-      else if (this.peek() !== '}') fail();
-      this.skipSpace();
-      if (this.peek() === '}') {
-        this.index++;
-        break;
-      }
-      items.push(this.value(depth + 1));
-    }
+    while (!this.closesAfterItem('}')) items.push(this.value(depth + 1));
     if (!items.every(isHashable)) fail();
     return { type: 'set', items: uniqueItems(items) };
+  }
+
+  // After an item of a `{...}` display: a comma (optional before `close`), then `close` if it comes;
+  // true when the display is closed.
+  closesAfterItem(close: string): boolean {
+    this.skipSpace();
+    if (this.peek() === ',') this.index++;
+    else if (this.peek() !== close) fail();
+    this.skipSpace();
+    if (this.peek() !== close) return false;
+    this.index++;
+    return true;
   }
 
   signedNumber(): PythonValue {
