@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import type { RunRow } from './_runs.js';
-import { type StoreContext, toJson } from './_store-context.js';
+import { setConditions, type StoreContext, toJson } from './_store-context.js';
 import type { EventInput, Store } from './store.js';
 
 interface EventRow {
@@ -77,24 +77,13 @@ export function createEventsTable(
 
     events(runId, filter = {}) {
       guard();
-      const clauses = ['run_id = ?'];
-      const values: Array<string | number> = [runId];
-      if (filter.type !== undefined) {
-        clauses.push('type = ?');
-        values.push(filter.type);
-      }
-      if (filter.method !== undefined) {
-        clauses.push('method = ?');
-        values.push(filter.method);
-      }
-      if (filter.taskId !== undefined) {
-        clauses.push('task_id = ?');
-        values.push(filter.taskId);
-      }
-      if (filter.afterSeq !== undefined) {
-        clauses.push('seq > ?');
-        values.push(filter.afterSeq);
-      }
+      const { clauses, values } = setConditions<string | number>([
+        ['run_id = ?', runId],
+        ['type = ?', filter.type],
+        ['method = ?', filter.method],
+        ['task_id = ?', filter.taskId],
+        ['seq > ?', filter.afterSeq],
+      ]);
       const rows = db
         .prepare(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY seq`)
         .all(...values) as EventRow[];

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
-import { isConstraint, type StoreContext, toJson, wrapError } from './_store-context.js';
+import { isConstraint, setConditions, type StoreContext, toJson, wrapError } from './_store-context.js';
 import type { CreateRunInput, RunRecord, RunStatus, Store } from './store.js';
 
 const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'interrupted'];
@@ -96,16 +96,10 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
 
     listRuns(filter = {}) {
       guard();
-      const clauses: string[] = [];
-      const values: string[] = [];
-      if (filter.kind !== undefined) {
-        clauses.push('kind = ?');
-        values.push(filter.kind);
-      }
-      if (filter.team !== undefined) {
-        clauses.push('team = ?');
-        values.push(filter.team);
-      }
+      const { clauses, values } = setConditions([
+        ['kind = ?', filter.kind],
+        ['team = ?', filter.team],
+      ]);
       const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
       return (db.prepare(`SELECT * FROM runs ${where} ORDER BY created_at, rowid`).all(...values) as RunRow[]).map(
         toRun,

@@ -47,3 +47,20 @@ export function isConstraint(error: unknown, code: string): boolean {
 export function wrapError(path: string, error: unknown, what: string): StoreError {
   return new StoreError(`store ${path}: cannot ${what}: ${(error as Error).message}`, { cause: error });
 }
+
+/**
+ * The SQL conditions whose value is set, in order, with their values: each entry is a condition with
+ * one `?` placeholder (e.g. `'team = ?'`) and the value to bind, or `undefined` to leave it out.
+ */
+export function setConditions<T extends string | number>(
+  entries: ReadonlyArray<readonly [condition: string, value: T | undefined]>,
+): { clauses: string[]; values: T[] } {
+  const clauses: string[] = [];
+  const values: T[] = [];
+  for (const [condition, value] of entries) {
+    if (value === undefined) continue;
+    clauses.push(condition);
+    values.push(value);
+  }
+  return { clauses, values };
+}
