@@ -1,4 +1,4 @@
-// Argument definitions and small helpers shared by the `demo`, `run`, `replay`, `raps` and `serve` commands.
+// Argument definitions and small helpers shared by the `demo`, `run`, `replay`, `raps`, `drf` and `serve` commands.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { scoreAnswer } from '../../core/answers/answers.js';
@@ -34,6 +34,18 @@ export function parseIntegerFlag(
       message: `--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}; pass e.g. --${name} ${Math.max(min, Math.min(max, fallback))}`,
     });
   }
+  return parsed;
+}
+
+/** Parses a flag that must be a number in [0, 1], naming the flag, the value and `example` when it is not one. */
+export function parseFractionFlag(name: string, value: string, example: number): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1)
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} ${example}`,
+    });
   return parsed;
 }
 

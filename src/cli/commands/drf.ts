@@ -17,6 +17,7 @@ import {
 } from '../../eval/drf-experiments/format.js';
 import { runSignExperiment } from '../../eval/drf-experiments/sign.js';
 import { runDrfTuning } from '../../eval/drf-experiments/tune.js';
+import { parseFractionFlag } from './_shared.js';
 
 const common = {
   seeds: { type: 'string', description: 'Number of seeds (independent runs)', valueHint: 'N' },
@@ -45,17 +46,6 @@ function integer(name: string, value: string | undefined): number | undefined {
       parameter: `--${name}`,
       value,
       message: `--${name} must be an integer, got ${JSON.stringify(value)}; pass e.g. --${name} 20`,
-    });
-  return parsed;
-}
-
-function fraction(name: string, value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1)
-    throw new InvalidArgumentError({
-      parameter: `--${name}`,
-      value,
-      message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.7`,
     });
   return parsed;
 }
@@ -100,7 +90,7 @@ const sign = defineCommand({
       const result = await runSignExperiment(
         definedOnly({
           ...seedOptions(args),
-          delta: fraction('delta', args.delta),
+          delta: parseFractionFlag('delta', args.delta, 0.7),
           costs: args.costs as 'per-round' | 'per-agent',
         }),
       );
@@ -184,7 +174,7 @@ const cost = defineCommand({
           ...seedOptions(args),
           tasks: integer('tasks', args.tasks),
           rating: args.rating as 'agreement' | 'judge',
-          judgeAccuracy: fraction('judge-accuracy', args['judge-accuracy']),
+          judgeAccuracy: parseFractionFlag('judge-accuracy', args['judge-accuracy'], 0.7),
         }),
       );
       output(args.json, result, formatCostTable(result));

@@ -17,7 +17,7 @@ import {
 } from '../../eval/raps-scenarios/index.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { startNatsServer } from '../../transport/nats-server.js';
-import { parseIntegerFlag, sharedArgs } from './_shared.js';
+import { parseFractionFlag, parseIntegerFlag, sharedArgs } from './_shared.js';
 
 export default defineCommand({
   meta: { name: 'raps', description: 'RAPS reputation-aware publish/subscribe: adversarial | scaling | code-review' },
@@ -139,7 +139,7 @@ export default defineCommand({
         witness: Boolean(args.witness),
         additions: Boolean(args.additions),
         witnessCredibility: credibility,
-        ...(args.recovery === undefined ? {} : { recovery: parseFraction('recovery', String(args.recovery)) }),
+        ...(args.recovery === undefined ? {} : { recovery: parseFractionFlag('recovery', String(args.recovery), 0.9) }),
         ...(taskCount === undefined ? {} : { taskCount }),
         ...(transportName === 'nats'
           ? {
@@ -176,17 +176,6 @@ export default defineCommand({
     else print(codeReviewTable(review, transportName));
   },
 });
-
-function parseFraction(name: string, value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 1)
-    throw new InvalidArgumentError({
-      parameter: `--${name}`,
-      value,
-      message: `--${name} must be a number in [0, 1], got ${JSON.stringify(value)}; pass e.g. --${name} 0.9`,
-    });
-  return parsed;
-}
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const pad = (text: string | number, width: number) => String(text).padEnd(width);
