@@ -25,6 +25,12 @@ export interface ReplayMethodParts {
    * each participant's feedback success. Omitted: the harness builds them from the decision reasons.
    */
   readonly behaviourEvidence?: (decision: Decision, quality: Readonly<Record<AgentId, number>>) => BehaviourEvidence[];
+  /**
+   * Whether the model reads agreement ratings. `false` for models that ignore `rating` evidence
+   * (single-metric, minirep): the harness then does not build the n·(n − 1) ratings of each task for
+   * them, and the model's state is the same (a test pins it). @default true
+   */
+  readonly readsRatings?: boolean;
 }
 
 /** A named replay method: a recipe that builds fresh parts for one team. */

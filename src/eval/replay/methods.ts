@@ -54,6 +54,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     create: ({ team }) => ({
       selector: createSelector('top-k', { tieBreak: 'random' }),
       model: createReputationModel('single-metric', { agents: ids(team) }),
+      readsRatings: false,
       aggregator: createWeightedPluralityAggregator(),
       k: replaySelectionK,
       weighted: true,
@@ -128,6 +129,7 @@ export function miniRepMethod(
         selector: createSelector('all', {}),
         everyAgent: true,
         model,
+        readsRatings: false,
         aggregator,
         k: team.length,
         weighted: false,

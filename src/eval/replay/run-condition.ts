@@ -192,6 +192,7 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
   const selectSeed = seedDeriver(seed, condition.id, method.name);
   const model = parts.model;
   const everyAgent = parts.everyAgent === true;
+  const readsRatings = parts.readsRatings !== false;
   // A verifier seeded by (seed, condition) only, drawing per (task, agent, answer): every method of the
   // condition sees the same verdicts.
   let current: { task: PreparedTask; index: number } | undefined;
@@ -374,8 +375,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
           });
         }
       }
-      // Outcomes, behaviour records and ratings, in that order.
-      model.observe(evidence.concat(ratingsOf(participants, task.id)));
+      // Outcomes, behaviour records and ratings (for models that read them), in that order.
+      model.observe(readsRatings ? evidence.concat(ratingsOf(participants, task.id)) : evidence);
     }
   };
   return { run, step };
