@@ -137,24 +137,41 @@ function scoreIn(frame: ConditionFrame, task: PreparedTask, taskIndex: number, k
   return ops.score(task.kind, key, task.reference);
 }
 
+// Each pool member's honest proposal on each task, built once per prepared replay and shared by every
+// condition and method (proposals are read-only inputs of the decision paths).
+const honestCache = new WeakMap<PreparedReplay, Proposal[][]>();
+function honestProposal(prepared: PreparedReplay, taskIndex: number, position: number): Proposal {
+  let table = honestCache.get(prepared);
+  if (table === undefined) {
+    table = prepared.tasks.map(() => []);
+    honestCache.set(prepared, table);
+  }
+  const row = table[taskIndex] as Proposal[];
+  let proposal = row[position];
+  if (proposal === undefined) {
+    const task = prepared.tasks[taskIndex] as PreparedTask;
+    proposal = {
+      agentId: (prepared.agents[position] as AgentIdentity).id,
+      taskId: task.id,
+      round: 0,
+      text: task.texts[position] ?? '',
+      answer: task.keys[position] ?? null,
+    };
+    row[position] = proposal;
+  }
+  return proposal;
+}
+
 function viewOf(frame: ConditionFrame, taskIndex: number, attack: AttackPlan): TaskView {
-  const prepTask = frame.prepared.tasks[taskIndex] as PreparedTask;
-  const taskId = prepTask.id;
+  const taskId = (frame.prepared.tasks[taskIndex] as PreparedTask).id;
   const team = frame.condition.team;
   const proposals: Proposal[] = new Array(team.length);
   for (let slot = 0; slot < team.length; slot++) {
     const agent = team[slot] as AgentId;
     const payload = attack.payloads[agent];
-    const position = frame.positions[slot] as number;
     proposals[slot] =
       payload === undefined
-        ? {
-            agentId: agent,
-            taskId,
-            round: 0,
-            text: prepTask.texts[position] ?? '',
-            answer: prepTask.keys[position] ?? null,
-          }
+        ? honestProposal(frame.prepared, taskIndex, frame.positions[slot] as number)
         : { agentId: agent, taskId, round: 0, text: payload, answer: payload };
   }
   return { proposals, attacked: Object.keys(attack.payloads) };
@@ -343,7 +360,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
       const successes = new Array<number>(participants.length);
       for (let index = 0; index < participants.length; index++) {
         const proposal = participants[index] as Proposal;
-        const truth = scoreIn(frame, prepTask, taskIndex, proposal.answer).exact;
+        // The proposal's correctness, read only under truth feedback.
+        const truth = settings.feedback === 'truth' ? scoreIn(frame, prepTask, taskIndex, proposal.answer).exact : 0;
         const success = feedbackSuccess(settings.feedback, {
           key: proposal.answer,
           decided: decision.answer,
