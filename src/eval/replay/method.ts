@@ -3,6 +3,9 @@ import type { Aggregator, Decision } from '../../aggregation/aggregator.js';
 import type { BehaviourEvidence, ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 
+/** The kinds of post-task feedback the replay harness sends to a method's model. */
+export type ReplayEvidenceKind = 'outcome' | 'behaviour' | 'rating';
+
 /** The parts of one replay method: who takes part, who is trusted, how the answer is decided. */
 export interface ReplayMethodParts {
   /** Picks the participants of each task from the team of 10. */
@@ -26,11 +29,13 @@ export interface ReplayMethodParts {
    */
   readonly behaviourEvidence?: (decision: Decision, quality: Readonly<Record<AgentId, number>>) => BehaviourEvidence[];
   /**
-   * Whether the model reads agreement ratings. `false` for models that ignore `rating` evidence
-   * (single-metric, minirep): the harness then does not build the n·(n − 1) ratings of each task for
-   * them, and the model's state is the same (a test pins it). @default true
+   * The kinds of the harness's feedback the model reads: outcomes (without an observer), behaviour
+   * records, agreement ratings. The harness builds only these; the rest would be checked and ignored
+   * (e.g. EigenTrust and DRF read outcomes only with an observer, single-metric reads no ratings), so
+   * the model's state is the same (a test pins it for every registered method).
+   * @default ['outcome', 'behaviour', 'rating']
    */
-  readonly readsRatings?: boolean;
+  readonly reads?: readonly ReplayEvidenceKind[];
 }
 
 /** A named replay method: a recipe that builds fresh parts for one team. */

@@ -34,29 +34,38 @@ const taskBatch = (taskId: string) =>
         .map(([rater, ratee, score]): Evidence => ({ type: 'rating', rating: { rater, ratee, taskId, score } })),
     ]);
 
-describe('readsRatings', () => {
-  const created = Object.keys(replayMethods).map((name) => ({
-    name,
-    parts: replayMethods[name]?.create({ team, seed: 1 }),
-  }));
+describe('reads', () => {
+  const kinds = ['outcome', 'behaviour', 'rating'] as const;
+  const stateful = Object.keys(replayMethods).filter(
+    (name) => replayMethods[name]?.create({ team, seed: 1 }).model !== undefined,
+  );
+  const readsOf = (name: string) => replayMethods[name]?.create({ team, seed: 1 }).reads ?? kinds;
 
-  it('is false exactly for the models that ignore ratings (their state is the same without them)', () => {
-    const blind = created.filter(({ parts }) => parts?.model !== undefined && parts.readsRatings === false);
-    expect(blind.map(({ name }) => name).sort()).toEqual(['minirep', 'minirep-ds', 'minirep-lo', 'single-metric']);
-    for (const { name } of blind) {
+  it('declares what each model reads: the state is the same when only those kinds are sent', () => {
+    expect(Object.fromEntries(stateful.map((name) => [name, [...readsOf(name)].sort()]))).toEqual({
+      'single-metric': ['outcome'],
+      beta: ['outcome', 'rating'],
+      eigentrust: ['rating'],
+      drf: ['rating'],
+      minirep: ['behaviour', 'outcome'],
+      'minirep-lo': ['behaviour', 'outcome'],
+      'minirep-ds': ['behaviour', 'outcome'],
+    });
+    for (const name of stateful) {
+      const read = readsOf(name) as readonly string[];
       fc.assert(
         fc.property(
           fc
             .uniqueArray(fc.integer({ min: 0, max: 1e6 }), { minLength: 1, maxLength: 8 })
             .chain((ids) => fc.tuple(...ids.map((id) => taskBatch(`t${id}`)))),
           (batches) => {
-            const withRatings = replayMethods[name]?.create({ team, seed: 1 }).model;
-            const without = replayMethods[name]?.create({ team, seed: 1 }).model;
+            const everything = replayMethods[name]?.create({ team, seed: 1 }).model;
+            const declared = replayMethods[name]?.create({ team, seed: 1 }).model;
             for (const batch of batches) {
-              withRatings?.observe(batch);
-              without?.observe(batch.filter((item) => item.type !== 'rating'));
+              everything?.observe(batch);
+              declared?.observe(batch.filter((item) => read.includes(item.type)));
             }
-            expect(without?.snapshot()).toEqual(withRatings?.snapshot());
+            expect(declared?.snapshot(), name).toEqual(everything?.snapshot());
           },
         ),
         { seed: 5, numRuns: 40 },
@@ -64,21 +73,33 @@ describe('readsRatings', () => {
     }
   });
 
-  it('is left on for the models that read ratings (ratings change their state)', () => {
-    const readers = created.filter(({ parts }) => parts?.model !== undefined && parts.readsRatings !== false);
-    expect(readers.map(({ name }) => name).sort()).toEqual(['beta', 'drf', 'eigentrust']);
-    // a rates b 1 and c 0 on one task, with the same outcome for everyone: only the ratings differ.
-    const outcomes: Evidence[] = team.map(({ id }) => ({ type: 'outcome', taskId: 't1', subject: id, success: 1 }));
-    const ratings: Evidence[] = [
+  it('leaves out no kind a model reads: dropping any declared kind changes its state', () => {
+    // One task: a is right and b, c, d wrong (behaviour quality 0.5, which the outcomes override in
+    // MiniRep); b's proposal flagged; a rates b 1 and c 0.
+    const batch: Evidence[] = [
+      ...team.map(({ id }): Evidence => ({ type: 'outcome', taskId: 't1', subject: id, success: id === 'a' ? 1 : 0 })),
+      ...team.map(
+        ({ id }): Evidence => ({
+          type: 'behaviour',
+          taskId: 't1',
+          subject: id,
+          valid: true,
+          flagged: id === 'b',
+          risk: id === 'b' ? 0.9 : 0,
+          quality: 0.5,
+        }),
+      ),
       { type: 'rating', rating: { rater: 'a', ratee: 'b', taskId: 't1', score: 1 } },
       { type: 'rating', rating: { rater: 'a', ratee: 'c', taskId: 't1', score: 0 } },
     ];
-    for (const { name } of readers) {
-      const withRatings = replayMethods[name]?.create({ team, seed: 1 }).model;
-      const without = replayMethods[name]?.create({ team, seed: 1 }).model;
-      withRatings?.observe([...outcomes, ...ratings]);
-      without?.observe(outcomes);
-      expect(without?.snapshot(), name).not.toEqual(withRatings?.snapshot());
+    for (const name of stateful) {
+      for (const kind of readsOf(name)) {
+        const all = replayMethods[name]?.create({ team, seed: 1 }).model;
+        const without = replayMethods[name]?.create({ team, seed: 1 }).model;
+        all?.observe(batch);
+        without?.observe(batch.filter((item) => item.type !== kind));
+        expect(without?.snapshot(), `${name} without ${kind}`).not.toEqual(all?.snapshot());
+      }
     }
   });
 });

@@ -209,7 +209,10 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
   const selectSeed = seedDeriver(seed, condition.id, method.name);
   const model = parts.model;
   const everyAgent = parts.everyAgent === true;
-  const readsRatings = parts.readsRatings !== false;
+  const reads = parts.reads ?? ['outcome', 'behaviour', 'rating'];
+  const readsOutcomes = reads.includes('outcome');
+  const readsBehaviour = reads.includes('behaviour');
+  const readsRatings = reads.includes('rating');
   // A verifier seeded by (seed, condition) only, drawing per (task, agent, answer): every method of the
   // condition sees the same verdicts.
   let current: { task: PreparedTask; index: number } | undefined;
@@ -356,6 +359,7 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     }
 
     if (model) {
+      // Outcomes, behaviour records and agreement ratings, in that order, of the kinds the model reads.
       const evidence: Evidence[] = [];
       const successes = new Array<number>(participants.length);
       for (let index = 0; index < participants.length; index++) {
@@ -369,15 +373,17 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
           verdict: verdicts?.[proposal.agentId],
         });
         successes[index] = success;
-        evidence.push({ type: 'outcome', taskId: task.id, subject: proposal.agentId, success });
+        if (readsOutcomes) evidence.push({ type: 'outcome', taskId: task.id, subject: proposal.agentId, success });
       }
       if (parts.behaviourEvidence) {
-        // Each participant's feedback success by agent (a later proposal of the same agent wins).
+        // Each participant's feedback success by agent (a later proposal of the same agent wins). Called
+        // even when the model does not read behaviour: the aggregator learns from its own feedback.
         const quality: Record<AgentId, number> = {};
         for (let index = 0; index < participants.length; index++)
           quality[(participants[index] as Proposal).agentId] = successes[index] as number;
-        evidence.push(...parts.behaviourEvidence(decision, quality));
-      } else {
+        const behaviour = parts.behaviourEvidence(decision, quality);
+        if (readsBehaviour) evidence.push(...behaviour);
+      } else if (readsBehaviour) {
         const reasonOf = reasonsByAgent();
         for (let index = 0; index < participants.length; index++) {
           const proposal = participants[index] as Proposal;
@@ -393,7 +399,6 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
           });
         }
       }
-      // Outcomes, behaviour records and ratings (for models that read them), in that order.
       model.observe(readsRatings ? evidence.concat(ratingsOf(participants, task.id)) : evidence);
     }
   };
