@@ -80,8 +80,11 @@ const inactive: AttackPlan = { active: false, payloads: {} };
 const zero: KeyScore = { exact: 0, f1: 0 };
 const noVotes: Readonly<Record<AgentId, number>> = {};
 
-/** The attack on task `taskIndex`, given the running method's normalised pre-task weights (only ADAPT's driver reads them). */
-type AttackAt = (taskIndex: number, before: Readonly<Record<AgentId, number>>) => AttackPlan;
+/**
+ * The attack on task `taskIndex`, given the running method's pre-task model weights (`undefined`
+ * without a model or attackers; only ADAPT's driver reads them).
+ */
+type AttackAt = (taskIndex: number, raw: Readonly<Record<AgentId, number>> | undefined) => AttackPlan;
 
 /** Whether a participant's proposal entered the aggregation pool: MiniRep's `pooled` flag where given, else a positive final weight. */
 function inPool(reason: { weight: number; components?: Readonly<Record<string, number>> } | undefined): boolean {
@@ -250,18 +253,22 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     // Pre-task weights: read by ADAPT's driver and the trajectories, i.e. only under attack (a clean
     // condition's attack ignores them, and model reads do not change the model).
     const raw = model && attackedCondition ? model.weights(team) : undefined;
-    const before = attackedCondition ? normalise(raw ?? noVotes, team) : noVotes;
     if (attackedCondition) {
+      // The trajectories: mean normalised weight of attackers and of honest members (as normalise()).
+      const weights = raw ?? noVotes;
+      let total = 0;
+      for (const agent of team) total += Math.max(0, weights[agent] ?? 0);
       let attackerSum = 0;
       let honestSum = 0;
       for (const agent of team) {
-        if (attackerSet.has(agent)) attackerSum += before[agent] ?? 0;
-        else honestSum += before[agent] ?? 0;
+        const share = total > 0 ? Math.max(0, weights[agent] ?? 0) / total : 1 / team.length;
+        if (attackerSet.has(agent)) attackerSum += share;
+        else honestSum += share;
       }
       run.attackerWeight[taskIndex] = attackerSum / condition.attackers.length;
       run.honestWeight[taskIndex] = honestSum / (team.length - condition.attackers.length);
     }
-    const attack = attackAt(taskIndex, before);
+    const attack = attackAt(taskIndex, raw);
     const view = viewOf(frame, taskIndex, attack);
     const proposals = view.proposals;
     let verdicts: Record<AgentId, number> | undefined;
@@ -479,9 +486,10 @@ export function runCondition({
   // first, and every other method then replays the attacks it chose, task by task.
   const attacks: AttackPlan[] = new Array(prepared.tasks.length).fill(inactive);
   let reference: Record<AgentId, number> | undefined;
-  const driver: AttackAt = (taskIndex, before) => {
+  const driver: AttackAt = (taskIndex, raw) => {
     let attack = inactive;
     if (adaptEligible(taskIndex)) {
+      const before = normalise(raw ?? noVotes, condition.team);
       reference ??= { ...before };
       const chosen = adaptAttackers({ taskIndex, weights: before, reference, attackers: condition.attackers });
       const payload = conditionPlan.payloads[taskIndex];
