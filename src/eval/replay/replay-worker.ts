@@ -1,23 +1,40 @@
-// Worker thread of the replay grid: receives the prepared replay once (workerData), then runs one
-// condition per message (its attack plan comes with it) and posts its result back. Started by
-// worker-pool.ts. It never loads the answer engine: every answer decision is in the plan.
-import { parentPort, workerData } from 'node:worker_threads';
+// Worker thread of the replay grid: receives each seed's prepared replay and conditions (an `init`
+// message), then runs one condition per `run` message (its attack plan comes with it) and posts its
+// result back. Started by worker-pool.ts, once per replay run: it serves every seed. It never loads
+// the answer engine: every answer decision is in the plan.
+import { parentPort } from 'node:worker_threads';
 import { InternalError, ReputeError } from '../../core/errors.js';
 import { threadCpuMs } from './_thread-cpu.js';
 import { resolveReplayMethods } from './methods.js';
-import { runCondition } from './run-condition.js';
+import type { ReplayMethod } from './method.js';
+import { runCondition, type ConditionSettings } from './run-condition.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
-const init = workerData as WorkerInit;
-const methods = resolveReplayMethods(init.methods);
-const settings = { seed: init.seed, feedback: init.feedback, verifier: init.verifier };
+// The current seed's grid, from its `init` message; every `run` until the next `init` belongs to it.
+let current: { init: WorkerInit; methods: ReplayMethod[]; settings: ConditionSettings } | undefined;
 
 parentPort?.on('message', (message: WorkerRequest) => {
   let reply: WorkerReply;
   try {
-    const condition = init.conditions[message.index];
+    if (message.type === 'init') {
+      const { init } = message;
+      current = {
+        init,
+        methods: resolveReplayMethods(init.methods),
+        settings: { seed: init.seed, feedback: init.feedback, verifier: init.verifier },
+      };
+      return;
+    }
+    if (current === undefined) throw new InternalError('replay worker got a run before its init');
+    const condition = current.init.conditions[message.index];
     if (condition === undefined) throw new InternalError(`replay worker got unknown condition index ${message.index}`);
-    const result = runCondition({ prepared: init.prepared, condition, methods, settings, plan: message.plan });
+    const result = runCondition({
+      prepared: current.init.prepared,
+      condition,
+      methods: current.methods,
+      settings: current.settings,
+      plan: message.plan,
+    });
     const cpuMs = threadCpuMs();
     reply = { type: 'result', result, ...(cpuMs === undefined ? {} : { threadCpuMs: cpuMs }) };
   } catch (error) {

@@ -93,6 +93,15 @@ describe('runReplay', () => {
     // Two full grids on a loaded 2-core machine: allow more than the default 30 s.
   }, 120_000);
 
+  it('gives identical output for 1 and 2 workers over several seeds (one worker pool serves them all)', async () => {
+    const options = { path: fixturePath, tasks: 12, seeds: [3, 4, 5], methods: ['majority', 'beta', 'minirep'] };
+    const one = await runReplay({ ...options, workers: 1 });
+    const two = await runReplay({ ...options, workers: 2 });
+    expect(two.summary).toEqual(one.summary);
+    expect(two.rows).toEqual(one.rows);
+    expect(one.summary.perSeed.map((figures) => figures.seed)).toEqual([3, 4, 5]);
+  }, 120_000);
+
   it('samples held-out tasks by default, tuning tasks on request, and never mixes them', async () => {
     const dataset = generateReplayFixture({ seed: 21, tasks: 60 });
     const heldout = prepareReplay({ dataset, ops: createDefaultAnswerOps(), seed: 4, tasks: 60 });

@@ -43,7 +43,7 @@ import type {
 } from './types.js';
 import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
-import { runOnWorkers } from './worker-pool.js';
+import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /** Options of {@link runReplay}. */
 export interface ReplayOptions {
@@ -431,88 +431,95 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const descriptions = Object.fromEntries(methods.map((method) => [method.name, method.description]));
   const methodNames = methods.map((method) => method.name);
   let done = 0;
-  for (const seed of seeds) {
-    const prepareStart = performance.now();
-    const { prepared, counts } = prepareReplay({ dataset, ops, seed, tasks: resolved.tasks, split: resolved.split });
-    const conditions: Condition[] = buildGrid(prepared.agents, seed, { compositions });
-    prepareMs += performance.now() - prepareStart;
-    firstCounts ??= counts;
-    if (dataAudit === undefined) {
-      // The merged-answer audit covers the whole dataset; its flag limits use the first seed's sample.
-      dataAudit = {
-        kinds: audit.kinds,
-        kindSource: dataset.kindSource ?? 'not stated by the loader',
-        keyGroups: audit.keyGroups,
-        mixedKeys: audit.mixedKeys,
-        mixedKeyExamples: audit.examples,
-        literalFallbacks: audit.literalFallbacks,
-        flagLimits:
-          dataset.correctness === 'equivalence'
-            ? null
-            : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
-      };
-      options.onData?.(dataAudit);
-      if (resolved.strictKeys && audit.mixedRate > mixedKeyThreshold) {
-        const examples = audit.examples
-          .map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`)
-          .join('; ');
-        throw new DataFormatError({
-          file: resolved.path,
-          message: `${audit.mixedKeys} of ${audit.keyGroups} (task, key) groups (${(100 * audit.mixedRate).toFixed(2)}%, above ${100 * mixedKeyThreshold}%) mix answers the dataset flags correct and wrong under kind ${describeKinds(audit.kinds)} (${dataAudit.kindSource}), e.g. ${examples}; pass --kind <kind> to key answers by the dataset's rule, or drop --strict-keys to replay anyway`,
-        });
+  let pool: WorkerPool | undefined;
+  try {
+    for (const seed of seeds) {
+      const prepareStart = performance.now();
+      const { prepared, counts } = prepareReplay({ dataset, ops, seed, tasks: resolved.tasks, split: resolved.split });
+      const conditions: Condition[] = buildGrid(prepared.agents, seed, { compositions });
+      prepareMs += performance.now() - prepareStart;
+      firstCounts ??= counts;
+      if (dataAudit === undefined) {
+        // The merged-answer audit covers the whole dataset; its flag limits use the first seed's sample.
+        dataAudit = {
+          kinds: audit.kinds,
+          kindSource: dataset.kindSource ?? 'not stated by the loader',
+          keyGroups: audit.keyGroups,
+          mixedKeys: audit.mixedKeys,
+          mixedKeyExamples: audit.examples,
+          literalFallbacks: audit.literalFallbacks,
+          flagLimits:
+            dataset.correctness === 'equivalence'
+              ? null
+              : flagLimits({ dataset, taskIds: prepared.tasks.map((task) => task.id) }),
+        };
+        options.onData?.(dataAudit);
+        if (resolved.strictKeys && audit.mixedRate > mixedKeyThreshold) {
+          const examples = audit.examples
+            .map((example) => `${example.task}: ${example.key} (${example.answers.join(', ')})`)
+            .join('; ');
+          throw new DataFormatError({
+            file: resolved.path,
+            message: `${audit.mixedKeys} of ${audit.keyGroups} (task, key) groups (${(100 * audit.mixedRate).toFixed(2)}%, above ${100 * mixedKeyThreshold}%) mix answers the dataset flags correct and wrong under kind ${describeKinds(audit.kinds)} (${dataAudit.kindSource}), e.g. ${examples}; pass --kind <kind> to key answers by the dataset's rule, or drop --strict-keys to replay anyway`,
+          });
+        }
       }
-    }
-    if (firstConditions.length === 0) firstConditions = conditions;
-    const total = conditions.length * seeds.length;
-    const progress = () => options.onProgress?.(++done, total);
-    const gridStart = performance.now();
-    const settings = { seed, feedback, verifier, ops };
-    // Every answer-kind decision (attack plans, payload scores) is made in this thread, one condition
-    // at a time as it is handed out, so workers start at once and no thread holds the whole plan.
-    const planFor = (index: number): GridPlan => {
-      const planStart = performance.now();
-      const condition = conditions[index];
-      if (condition === undefined) throw new InternalError(`replay: no condition ${index} in the grid`);
-      const plan = planGrid({ prepared, conditions: [condition], seed, ops });
-      planMs += performance.now() - planStart;
-      return plan;
-    };
-    // Results are folded into the seed's summary as they arrive; none is kept once summarised.
-    const summariser = createSeedSummariser({ conditions, methods: methodNames, descriptions });
-    const take = (result: ConditionResult) => {
-      summariser.add(result);
-      teamMissingProposals += result.missing;
-      for (const run of result.runs) proposalsEvaluated += run.proposals;
-      progress();
-    };
-    if (workers === 1) {
-      for (const condition of conditions)
-        take(runCondition({ prepared, condition, methods, settings, plan: planFor(condition.index) }));
-    } else {
-      const outcome = await runOnWorkers(
-        { prepared, conditions, methods: methodNames, seed, feedback, verifier },
-        conditions.map((condition) => condition.index),
-        workers,
-        planFor,
-        take,
-      );
-      outcome.threadCpuMs.forEach((value, index) => (workerCpuMs[index] = (workerCpuMs[index] ?? 0) + value));
-    }
-    gridMs += performance.now() - gridStart;
-    const seedSummary = summariser.finish();
-    perSeedSummaries.push(seedSummary);
-    perSeedRows.push(seedSummary.rows);
-    limitsPerSeed.push(
-      computeLimits(
-        prepared,
-        ops,
-        Object.fromEntries(
-          conditions
-            .filter((condition) => condition.attack === null)
-            .map((condition) => [condition.composition, condition.team]),
+      if (firstConditions.length === 0) firstConditions = conditions;
+      const total = conditions.length * seeds.length;
+      const progress = () => options.onProgress?.(++done, total);
+      const gridStart = performance.now();
+      const settings = { seed, feedback, verifier, ops };
+      // Every answer-kind decision (attack plans, payload scores) is made in this thread, one condition
+      // at a time as it is handed out, so workers start at once and no thread holds the whole plan.
+      const planFor = (index: number): GridPlan => {
+        const planStart = performance.now();
+        const condition = conditions[index];
+        if (condition === undefined) throw new InternalError(`replay: no condition ${index} in the grid`);
+        const plan = planGrid({ prepared, conditions: [condition], seed, ops });
+        planMs += performance.now() - planStart;
+        return plan;
+      };
+      // Results are folded into the seed's summary as they arrive; none is kept once summarised.
+      const summariser = createSeedSummariser({ conditions, methods: methodNames, descriptions });
+      const take = (result: ConditionResult) => {
+        summariser.add(result);
+        teamMissingProposals += result.missing;
+        for (const run of result.runs) proposalsEvaluated += run.proposals;
+        progress();
+      };
+      if (workers === 1) {
+        for (const condition of conditions)
+          take(runCondition({ prepared, condition, methods, settings, plan: planFor(condition.index) }));
+      } else {
+        // One pool for every seed: its workers compile the replay code once and stay warm.
+        pool ??= createWorkerPool(Math.min(workers, conditions.length));
+        const outcome = await pool.run(
+          { prepared, conditions, methods: methodNames, seed, feedback, verifier },
+          conditions.map((condition) => condition.index),
+          planFor,
+          take,
+        );
+        // Each worker's thread CPU time so far, start-up and earlier seeds included.
+        outcome.threadCpuMs.forEach((value, index) => (workerCpuMs[index] = value));
+      }
+      gridMs += performance.now() - gridStart;
+      const seedSummary = summariser.finish();
+      perSeedSummaries.push(seedSummary);
+      perSeedRows.push(seedSummary.rows);
+      limitsPerSeed.push(
+        computeLimits(
+          prepared,
+          ops,
+          Object.fromEntries(
+            conditions
+              .filter((condition) => condition.attack === null)
+              .map((condition) => [condition.composition, condition.team]),
+          ),
         ),
-      ),
-    );
+      );
+    }
+  } finally {
+    await pool?.close();
   }
 
   const combined = combineSeeds(perSeedSummaries);

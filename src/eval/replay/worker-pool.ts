@@ -37,8 +37,14 @@ export const workerYoungGenerationMb = 8;
  */
 export const conditionsAhead = 2;
 
-/** Messages to a worker: one condition index per message, with that condition's attack plan. */
-export type WorkerRequest = { readonly type: 'run'; readonly index: number; readonly plan: GridPlan };
+/**
+ * Messages to a worker: `init` starts a seed's grid (the prepared replay and its conditions), then
+ * one `run` per condition index, with that condition's attack plan. A worker serves every seed of a
+ * run, so its compiled code stays warm from one seed to the next.
+ */
+export type WorkerRequest =
+  | { readonly type: 'init'; readonly init: WorkerInit }
+  | { readonly type: 'run'; readonly index: number; readonly plan: GridPlan };
 
 /** Messages from a worker. */
 export type WorkerReply =
@@ -65,110 +71,139 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
   return { url: new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`) };
 }
 
+/** Worker threads that replay conditions, kept for every seed of a run (see {@link createWorkerPool}). */
+export interface WorkerPool {
+  /**
+   * Runs one seed's conditions: each worker takes condition indices from one queue,
+   * {@link conditionsAhead} at first and one more per result, and each result is handed to
+   * `onResult` as it arrives (in completion order; the caller restores grid order), so no result is
+   * held here. `planFor(index)` plans one condition in the calling thread when it is handed out, so
+   * planning overlaps the workers' replay and no thread holds the whole grid's plan. Resolves with
+   * each worker's thread CPU time so far (start-up included, in ms; Linux only). After a failure the
+   * pool is unusable: close it.
+   */
+  run(
+    init: WorkerInit,
+    indices: readonly number[],
+    planFor: (index: number) => GridPlan,
+    onResult: (result: ConditionResult) => void,
+  ): Promise<{ threadCpuMs: number[] }>;
+  /** Stops every worker. */
+  close(): Promise<void>;
+}
+
 /**
- * Runs conditions on `workers` worker threads: each worker takes condition indices from one queue,
- * {@link conditionsAhead} at first and one more per result, and each result is handed to `onResult`
- * as it arrives (in completion order; the caller restores grid order), so no result is held here.
- * `planFor(index)` plans one condition in the calling thread when it is handed out, so planning
- * overlaps the workers' replay and no thread holds the whole grid's plan; the plan travels with the
- * run request.
+ * Starts `workers` replay worker threads, each with a young generation of
+ * {@link workerYoungGenerationMb} MB. Close the pool when done.
+ *
+ * @example
+ * const pool = createWorkerPool(2);
+ * try {
+ *   for (const seed of seeds) await pool.run(init(seed), indices, planFor, take);
+ * } finally {
+ *   await pool.close();
+ * }
  */
-export async function runOnWorkers(
-  init: WorkerInit,
-  indices: readonly number[],
-  workers: number,
-  planFor: (index: number) => GridPlan,
-  onResult: (result: ConditionResult) => void,
-): Promise<{ threadCpuMs: number[] }> {
+export function createWorkerPool(workers: number): WorkerPool {
   const { url } = workerEntry();
-  const queue = indices.slice();
-  let received = 0;
-  const threadCpu: number[] = [];
-  const threads: Worker[] = [];
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let running = 0;
-      let failed = false;
-      const count = Math.max(1, Math.min(workers, queue.length));
-      if (queue.length === 0) {
-        resolve();
-        return;
-      }
-      const spawned: Worker[] = [];
-      for (let slot = 0; slot < count; slot++) {
-        const worker = new Worker(url, {
-          workerData: init,
-          resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb },
-        });
-        const thread = slot;
-        spawned.push(worker);
-        threads.push(worker);
-        running++;
-        // Conditions sent to this worker and not yet answered.
-        let inFlight = 0;
-        const next = () => {
+  const threads = Array.from(
+    { length: Math.max(1, workers) },
+    () => new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb } }),
+  );
+  const threadCpu: (number | undefined)[] = threads.map(() => undefined);
+  let closing = false;
+  // The current seed's handlers; a crash or an exit outside a run fails the next run.
+  let active: { fail(error: Error): void; reply(thread: number, message: WorkerReply): void } | undefined;
+  let broken: Error | undefined;
+  const fail = (error: Error) => {
+    broken ??= error;
+    active?.fail(error);
+  };
+  threads.forEach((worker, thread) => {
+    worker.on('message', (message: WorkerReply) => active?.reply(thread, message));
+    worker.on('error', (error) => fail(new InternalError(`replay worker crashed: ${error.message}`, { cause: error })));
+    worker.on('exit', (code) => {
+      if (!closing) fail(new InternalError(`replay worker ${thread} exited with code ${code} before the run ended`));
+    });
+  });
+  return {
+    run(init, indices, planFor, onResult) {
+      if (broken !== undefined) return Promise.reject(broken);
+      if (active !== undefined) return Promise.reject(new InternalError('replay worker pool: one run at a time'));
+      const queue = indices.slice();
+      return new Promise((resolve, reject) => {
+        let received = 0;
+        let failed = false;
+        const inFlight = threads.map(() => 0);
+        const finish = (error?: Error) => {
+          active = undefined;
+          if (error !== undefined) broken ??= error;
+          if (error !== undefined) reject(error);
+          else resolve({ threadCpuMs: threadCpu.filter((value): value is number => value !== undefined) });
+        };
+        const next = (thread: number) => {
           if (failed) return;
           const index = queue.shift();
-          if (index === undefined) {
-            if (inFlight === 0) void worker.terminate();
-            return;
-          }
+          if (index === undefined) return;
           let plan: GridPlan;
           try {
             plan = planFor(index);
           } catch (error) {
             failed = true;
-            reject(error);
+            finish(error as Error);
             return;
           }
-          worker.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
-          inFlight++;
+          threads[thread]?.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
+          inFlight[thread] = (inFlight[thread] as number) + 1;
         };
-        // Two conditions ahead: while the worker replays one, the next is already waiting in its
-        // queue, so it never idles while this thread plans the condition after.
-        worker.on('online', () => {
-          for (let ahead = 0; ahead < conditionsAhead; ahead++) next();
-        });
-        worker.on('message', (reply: WorkerReply) => {
-          if (failed) return;
-          if (reply.type === 'error') {
+        active = {
+          fail(error) {
+            if (failed) return;
             failed = true;
-            const error = new InternalError(`replay worker failed: ${reply.name}: ${reply.message}`);
-            reject(
-              reply.code
-                ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name })
-                : error,
-            );
-            return;
-          }
-          received++;
-          inFlight--;
-          if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
-          try {
-            onResult(reply.result);
-          } catch (error) {
-            failed = true;
-            reject(error);
-            return;
-          }
-          next();
+            finish(error);
+          },
+          reply(thread, reply) {
+            if (failed) return;
+            if (reply.type === 'error') {
+              failed = true;
+              finish(
+                reply.code
+                  ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name })
+                  : new InternalError(`replay worker failed: ${reply.name}: ${reply.message}`),
+              );
+              return;
+            }
+            received++;
+            inFlight[thread] = (inFlight[thread] as number) - 1;
+            if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
+            try {
+              onResult(reply.result);
+            } catch (error) {
+              failed = true;
+              finish(error as Error);
+              return;
+            }
+            if (received === indices.length) finish();
+            else next(thread);
+          },
+        };
+        if (indices.length === 0) {
+          finish();
+          return;
+        }
+        // Messages on a port arrive in order: each worker takes the seed's data before its first run.
+        // Two conditions ahead: while a worker replays one, the next already waits in its queue, so it
+        // never idles while this thread plans the condition after.
+        threads.forEach((worker, thread) => {
+          worker.postMessage({ type: 'init', init } satisfies WorkerRequest);
+          for (let ahead = 0; ahead < conditionsAhead; ahead++) next(thread);
         });
-        worker.on('error', (error) => {
-          if (failed) return;
-          failed = true;
-          reject(new InternalError(`replay worker crashed: ${error.message}`, { cause: error }));
-        });
-        worker.on('exit', () => {
-          running--;
-          if (running === 0 && !failed) {
-            if (received === indices.length) resolve();
-            else reject(new InternalError(`replay workers exited after ${received} of ${indices.length} conditions`));
-          }
-        });
-      }
-    });
-  } finally {
-    await Promise.all(threads.map((thread) => thread.terminate()));
-  }
-  return { threadCpuMs: threadCpu.filter((value) => value !== undefined) };
+      });
+    },
+    async close() {
+      closing = true;
+      active = undefined;
+      await Promise.all(threads.map((worker) => worker.terminate()));
+    },
+  };
 }

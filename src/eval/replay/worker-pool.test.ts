@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
+import { resolveReplayMethods } from './methods.js';
+import { planGrid } from './plan-grid.js';
+import { runCondition } from './run-condition.js';
+import type { ConditionResult } from './types.js';
+import { createWorkerPool } from './worker-pool.js';
+
+const methods = ['majority', 'beta', 'minirep'];
+
+describe('createWorkerPool', () => {
+  it('serves several seeds with the same workers and returns what the calling thread computes', async () => {
+    const pool = createWorkerPool(2);
+    try {
+      for (const seed of [1, 2]) {
+        const { ops, prepared, conditions, settings } = prepareFixtureGrid({ fixtureSeed: 21, seed, tasks: 12 });
+        // Three conditions of each seed: a clean one, a fixed attack and ADAPT.
+        const picked = [conditions[0], conditions[5], conditions[conditions.length - 1]].map(
+          (condition) => condition?.index as number,
+        );
+        const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed, ops });
+        const results: ConditionResult[] = [];
+        const { threadCpuMs } = await pool.run(
+          { prepared, conditions, methods, seed, feedback: settings.feedback, verifier: settings.verifier },
+          picked,
+          planFor,
+          (result) => results.push(result),
+        );
+        results.sort((left, right) => left.index - right.index);
+        const expected = picked.map((index) =>
+          runCondition({
+            prepared,
+            condition: conditions[index] as never,
+            methods: resolveReplayMethods(methods),
+            settings,
+            plan: planFor(index),
+          }),
+        );
+        expect(results).toEqual(expected);
+        expect(threadCpuMs.length === 0 || threadCpuMs.length === 2).toBe(true);
+      }
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('rejects with the worker-side error, then refuses further runs', async () => {
+    const pool = createWorkerPool(1);
+    try {
+      const { prepared, conditions, settings, ops } = prepareFixtureGrid({ fixtureSeed: 21, seed: 1, tasks: 4 });
+      const init = {
+        prepared,
+        conditions,
+        methods: ['no-such-method'],
+        feedback: settings.feedback,
+        verifier: settings.verifier,
+        seed: 1,
+      };
+      const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed: 1, ops });
+      await expect(pool.run(init, [0], planFor, () => undefined)).rejects.toMatchObject({
+        name: 'InvalidArgumentError',
+        message: expect.stringContaining('no-such-method'),
+      });
+      await expect(pool.run({ ...init, methods }, [0], planFor, () => undefined)).rejects.toMatchObject({
+        message: expect.stringContaining('no-such-method'),
+      });
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
