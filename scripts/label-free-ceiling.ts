@@ -13,8 +13,7 @@
 // the fact, so "DS batch" flatters what any online label-free method (MiniRep included) can reach.
 // Usage: npx tsx scripts/label-free-ceiling.ts [--seeds 1..10] [--split heldout|tuning|all]
 //          [--tasks 100] [--compositions all-strong,all-weak,7s3w,random,pool] [dataset-dir]
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { datasetPath, flag } from './_args.js';
 import { parseSeedsFlag } from '../src/cli/commands/replay.js';
 import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
 import { loadDataset } from '../src/eval/proposals/load-dataset.js';
@@ -31,20 +30,12 @@ import {
   type TeamAnswers,
 } from '../src/eval/replay/_label-free-ceiling.js';
 
-const argument = (name: string) => {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : undefined;
-};
-const root = fileURLToPath(new URL('..', import.meta.url));
-const positional = process.argv
-  .slice(2)
-  .find((value, index, all) => !value.startsWith('--') && !all[index - 1]?.startsWith('--'));
-const path = positional ?? join(process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data'), 'zeroeval-math-l5');
-const seeds = parseSeedsFlag(argument('--seeds') ?? '1..10');
-const split = argument('--split') ?? 'heldout';
+const path = datasetPath();
+const seeds = parseSeedsFlag(flag('--seeds') ?? '1..10');
+const split = flag('--split') ?? 'heldout';
 assertOneOf('--split', split, splitChoices);
-const tasks = Number(argument('--tasks') ?? 100);
-const compositions = (argument('--compositions') ?? allCompositionNames.join(',')).split(',') as CompositionName[];
+const tasks = Number(flag('--tasks') ?? 100);
+const compositions = (flag('--compositions') ?? allCompositionNames.join(',')).split(',') as CompositionName[];
 assertKnownNames('--compositions', compositions, allCompositionNames, 'composition');
 
 const emCollisions = [0.15, 0.3, 0.5];

@@ -7,8 +7,7 @@
 // `paper` = verifier feedback with the simulated verifier at sensitivity 0.85, specificity 0.8.
 // Reported figures never come from here: the tuning split (FNV-1a of the task id divisible by 5) and
 // the seeds 101–105 are disjoint from the held-out tasks and seeds 1..10 that docs and README report.
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { datasetPath, flag } from './_args.js';
 import type { MiniRepAggregatorOptions } from '../src/aggregation/minirep-aggregator.js';
 import { InternalError } from '../src/core/errors.js';
 import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
@@ -41,24 +40,16 @@ const sets: Record<string, Record<string, Variant>> = {
   },
 };
 
-const argument = (name: string) => {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : undefined;
-};
-const root = fileURLToPath(new URL('..', import.meta.url));
-const positional = process.argv
-  .slice(2)
-  .find((value, index, all) => !value.startsWith('--') && !all[index - 1]?.startsWith('--'));
-const path = positional ?? join(process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data'), 'zeroeval-math-l5');
-const setName = argument('--set') ?? 'ds';
+const path = datasetPath();
+const setName = flag('--set') ?? 'ds';
 assertOneOf('--set', setName, Object.keys(sets));
 const set = sets[setName] as Record<string, Variant>;
-const only = argument('--only')?.split(',');
+const only = flag('--only')?.split(',');
 if (only !== undefined) assertKnownNames('--only', only, Object.keys(set), `variant of --set ${setName}`);
-const seeds = (argument('--seeds') ?? '101,102').split(',').map(Number);
-const feedback = argument('--feedback') ?? 'consensus';
+const seeds = (flag('--seeds') ?? '101,102').split(',').map(Number);
+const feedback = flag('--feedback') ?? 'consensus';
 assertOneOf('--feedback', feedback, ['consensus', 'paper'], '(paper: the simulated verifier at 0.85/0.8)');
-const tasks = Number(argument('--tasks') ?? 100);
+const tasks = Number(flag('--tasks') ?? 100);
 const baselines = replayMethodNames.filter((name) => name !== 'minirep');
 const percent = (value: number) => (100 * value).toFixed(1);
 
