@@ -3,8 +3,14 @@ import type { Aggregator, Decision } from '../../aggregation/aggregator.js';
 import type { BehaviourEvidence, ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 
-/** The kinds of post-task feedback the replay harness sends to a method's model. */
-export type ReplayEvidenceKind = 'outcome' | 'behaviour' | 'rating';
+/**
+ * The kinds of post-task feedback the replay harness sends to a method's model: `outcome` (each
+ * participant's success, no observer), `behaviour` records, agreement `rating`s, and `observation`s:
+ * each participant's success as every other participant observes it (an outcome with an observer),
+ * sent only under verifier or truth feedback, which is how models that learn from what peers observe
+ * (EigenTrust, DRF) receive the shared post-task assessment.
+ */
+export type ReplayEvidenceKind = 'outcome' | 'behaviour' | 'rating' | 'observation';
 
 /** The parts of one replay method: who takes part, who is trusted, how the answer is decided. */
 export interface ReplayMethodParts {
@@ -29,10 +35,10 @@ export interface ReplayMethodParts {
    */
   readonly behaviourEvidence?: (decision: Decision, quality: Readonly<Record<AgentId, number>>) => BehaviourEvidence[];
   /**
-   * The kinds of the harness's feedback the model reads: outcomes (without an observer), behaviour
-   * records, agreement ratings. The harness builds only these; the rest would be checked and ignored
-   * (e.g. EigenTrust and DRF read outcomes only with an observer, single-metric reads no ratings), so
-   * the model's state is the same (a test pins it for every registered method).
+   * The kinds of the harness's feedback the model is sent. Of outcomes, behaviour records and ratings
+   * the harness builds only these; the rest would be checked and ignored (e.g. EigenTrust and DRF
+   * read outcomes only with an observer, single-metric reads no ratings), so the model's state is the
+   * same (a test pins it for every registered method). `observation`s go only to models that list them.
    * @default ['outcome', 'behaviour', 'rating']
    */
   readonly reads?: readonly ReplayEvidenceKind[];

@@ -34,6 +34,9 @@ const taskBatch = (taskId: string) =>
         .map(([rater, ratee, score]): Evidence => ({ type: 'rating', rating: { rater, ratee, taskId, score } })),
     ]);
 
+/** The replay kind of an evidence item: an outcome with an observer is an observation. */
+const kindOf = (item: Evidence) => (item.type === 'outcome' && item.observer !== undefined ? 'observation' : item.type);
+
 describe('reads', () => {
   const kinds = ['outcome', 'behaviour', 'rating'] as const;
   const stateful = Object.keys(replayMethods).filter(
@@ -41,12 +44,12 @@ describe('reads', () => {
   );
   const readsOf = (name: string) => replayMethods[name]?.create({ team, seed: 1 }).reads ?? kinds;
 
-  it('declares what each model reads: the state is the same when only those kinds are sent', () => {
+  it('declares what each model reads: of outcomes, behaviour and ratings, sending only the declared kinds leaves the same state', () => {
     expect(Object.fromEntries(stateful.map((name) => [name, [...readsOf(name)].sort()]))).toEqual({
       'single-metric': ['outcome'],
       beta: ['outcome', 'rating'],
-      eigentrust: ['rating'],
-      drf: ['rating'],
+      eigentrust: ['observation', 'rating'],
+      drf: ['observation', 'rating'],
       minirep: ['behaviour', 'outcome'],
       'minirep-lo': ['behaviour', 'outcome'],
       'minirep-ds': ['behaviour', 'outcome'],
@@ -63,7 +66,7 @@ describe('reads', () => {
             const declared = replayMethods[name]?.create({ team, seed: 1 }).model;
             for (const batch of batches) {
               everything?.observe(batch);
-              declared?.observe(batch.filter((item) => read.includes(item.type)));
+              declared?.observe(batch.filter((item) => read.includes(kindOf(item))));
             }
             expect(declared?.snapshot(), name).toEqual(everything?.snapshot());
           },
@@ -75,7 +78,7 @@ describe('reads', () => {
 
   it('leaves out no kind a model reads: dropping any declared kind changes its state', () => {
     // One task: a is right and b, c, d wrong (behaviour quality 0.5, which the outcomes override in
-    // MiniRep); b's proposal flagged; a rates b 1 and c 0.
+    // MiniRep); b's proposal flagged; a rates b 1 and c 0; c observes d's success.
     const batch: Evidence[] = [
       ...team.map(({ id }): Evidence => ({ type: 'outcome', taskId: 't1', subject: id, success: id === 'a' ? 1 : 0 })),
       ...team.map(
@@ -91,13 +94,14 @@ describe('reads', () => {
       ),
       { type: 'rating', rating: { rater: 'a', ratee: 'b', taskId: 't1', score: 1 } },
       { type: 'rating', rating: { rater: 'a', ratee: 'c', taskId: 't1', score: 0 } },
+      { type: 'outcome', taskId: 't1', subject: 'd', observer: 'c', success: 1 },
     ];
     for (const name of stateful) {
       for (const kind of readsOf(name)) {
         const all = replayMethods[name]?.create({ team, seed: 1 }).model;
         const without = replayMethods[name]?.create({ team, seed: 1 }).model;
         all?.observe(batch);
-        without?.observe(batch.filter((item) => item.type !== kind));
+        without?.observe(batch.filter((item) => kindOf(item) !== kind));
         expect(without?.snapshot(), `${name} without ${kind}`).not.toEqual(all?.snapshot());
       }
     }

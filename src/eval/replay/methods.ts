@@ -81,7 +81,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       selector: createSelector('all', {}),
       everyAgent: true,
       model: createReputationModel('eigentrust', { agents: ids(team) }),
-      reads: ['rating'],
+      reads: ['rating', 'observation'],
       aggregator: createWeightedPluralityAggregator(),
       k: team.length,
       weighted: true,
@@ -93,7 +93,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     create: ({ team }) => ({
       selector: createSelector('ucb', { tieBreak: 'random' }),
       model: createReputationModel('drf', { agents: ids(team) }),
-      reads: ['rating'],
+      reads: ['rating', 'observation'],
       aggregator: createWeightedPluralityAggregator(),
       k: replaySelectionK,
       weighted: true,

@@ -6,6 +6,8 @@ import type { AttackPlan } from './attacks.js';
 import type { GridPlan } from './plan-grid.js';
 import { feedbackSuccess, runCondition } from './run-condition.js';
 import type { Condition, PreparedReplay } from './types.js';
+import { createReputationModel } from '../../reputation/registry.js';
+import type { Evidence, ReputationModel } from '../../reputation/reputation-model.js';
 
 describe('feedbackSuccess', () => {
   it('consensus: 1 exactly when the agent gave the decided answer', () => {
@@ -109,5 +111,63 @@ describe('runCondition counts the paper metrics per task', () => {
     expect(Array.from(run?.exact ?? [])).toEqual([1, 1, 0, 1, 1, 1]);
     // Ours: weight share of a over active tasks with positive weight: t1 0/3, t2 1/4, t4 0.5/3.5, t5 0/3.
     expect((run?.weightShareSum ?? 0) / (run?.weightShareCount ?? 1)).toBeCloseTo((0 + 1 / 4 + 0.5 / 3.5 + 0) / 4, 12);
+  });
+
+  it('sends observations (each peer sees each other success) only to models that read them, and only under external feedback', () => {
+    const batches: Evidence[][] = [];
+    const inner = createReputationModel('eigentrust', { agents: ['a', 'b', 'c', 'd'] });
+    const spy = {
+      name: 'spy',
+      observe: (batch: readonly Evidence[]) => {
+        batches.push([...batch]);
+        inner.observe(batch);
+      },
+      weights: (ids?: readonly string[]) => inner.weights(ids),
+      scores: () => inner.scores(),
+    } as unknown as ReputationModel;
+    const observing: ReplayMethod = {
+      name: 'observing',
+      description: 'test',
+      create: () => ({
+        selector: everyoneSelector,
+        aggregator: scripted,
+        model: spy,
+        reads: ['rating', 'observation'],
+        k: 4,
+        weighted: false,
+      }),
+    };
+    const verifier = { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 };
+    const observationsOf = (batch: Evidence[]) =>
+      batch.flatMap((item) => (item.type === 'outcome' && item.observer !== undefined ? [item] : []));
+    runCondition({
+      prepared,
+      condition,
+      methods: [observing],
+      settings: { seed: 1, feedback: 'truth', verifier },
+      plan,
+    });
+    expect(batches).toHaveLength(6);
+    // t2: a proposed the wrong payload '9' (truth 0), b, c and d the reference '1' (truth 1); 4 · 3 pairs.
+    const t2 = observationsOf(batches[2] as Evidence[]);
+    expect(t2).toHaveLength(12);
+    expect(t2.filter((item) => item.subject === 'a').map((item) => [item.observer, item.success])).toEqual([
+      ['b', 0],
+      ['c', 0],
+      ['d', 0],
+    ]);
+    expect(t2.filter((item) => item.subject !== 'a').every((item) => item.success === 1)).toBe(true);
+    // No outcomes without an observer (not declared) and no observations under consensus feedback.
+    expect(batches.flat().some((item) => item.type === 'outcome' && item.observer === undefined)).toBe(false);
+    batches.length = 0;
+    runCondition({
+      prepared,
+      condition,
+      methods: [observing],
+      settings: { seed: 1, feedback: 'consensus', verifier },
+      plan,
+    });
+    expect(batches.flatMap(observationsOf)).toEqual([]);
+    expect(batches.flat().filter((item) => item.type === 'rating')).toHaveLength(6 * 12);
   });
 });

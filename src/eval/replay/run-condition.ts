@@ -216,6 +216,9 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
   const readsOutcomes = reads.includes('outcome');
   const readsBehaviour = reads.includes('behaviour');
   const readsRatings = reads.includes('rating');
+  // The shared post-task assessment as each peer observes it, for models that learn from observations
+  // (EigenTrust, DRF); under consensus feedback the agreement ratings already carry the team's view.
+  const sendsObservations = reads.includes('observation') && settings.feedback !== 'consensus';
   // A verifier seeded by (seed, condition) only, drawing per (task, agent, answer): every method of the
   // condition sees the same verdicts.
   let current: { task: PreparedTask; index: number } | undefined;
@@ -366,7 +369,8 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     }
 
     if (model) {
-      // Outcomes, behaviour records and agreement ratings, in that order, of the kinds the model reads.
+      // Outcomes, behaviour records, agreement ratings and observations, in that order, of the kinds
+      // the model reads.
       const evidence: Evidence[] = [];
       const successes = new Array<number>(participants.length);
       for (let index = 0; index < participants.length; index++) {
@@ -406,7 +410,23 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
           });
         }
       }
-      model.observe(readsRatings ? evidence.concat(ratingsOf(participants, task.id)) : evidence);
+      const batch = readsRatings ? evidence.concat(ratingsOf(participants, task.id)) : evidence;
+      if (sendsObservations) {
+        // Participant i observes participant j's success (the verdict or the truth), for every i ≠ j.
+        for (const observer of participants)
+          for (let index = 0; index < participants.length; index++) {
+            const subject = (participants[index] as Proposal).agentId;
+            if (subject === observer.agentId) continue;
+            batch.push({
+              type: 'outcome',
+              taskId: task.id,
+              subject,
+              observer: observer.agentId,
+              success: successes[index] as number,
+            });
+          }
+      }
+      model.observe(batch);
     }
   };
   return { run, step };
