@@ -16,11 +16,11 @@ import { promisify } from 'node:util';
 import type { loadDataset as LoadDataset } from '../src/eval/proposals/load-dataset.js';
 import type { threadCpuMs as ThreadCpuMs } from '../src/eval/replay/_thread-cpu.js';
 import type { runReplay as RunReplay } from '../src/eval/replay/run-replay.js';
+import { dataDir } from '../src/testing/_test-data-dir.js';
+import { median } from './_median.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dataRoot = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
-const path =
-  process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : join(dataRoot, 'zeroeval-math-l5');
+const path = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : join(dataDir, 'zeroeval-math-l5');
 const flag = (name: string) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
@@ -76,13 +76,6 @@ const { loadDataset } = (await import(`${library}/eval/proposals/load-dataset.js
   loadDataset: typeof LoadDataset;
 };
 const loadAtStart = loadavg()[0] ?? 0;
-const median = (values: readonly number[]) => {
-  const sorted = values.slice().sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 
 const floor: number[] = [];
 for (let repeat = 0; repeat < Math.max(repeats, 3); repeat++) {

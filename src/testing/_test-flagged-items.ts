@@ -3,11 +3,10 @@
 // Kept out of the package; the core test suite never calls it.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-/** Folder of the real replay data: $REPUTE_DATA_DIR, else `../shared/data` beside the repository. */
-export const dataDir =
-  process.env.REPUTE_DATA_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data');
+import { dataDir } from './_test-data-dir.js';
+
+export { dataDir };
 
 /** One task line of a ZeroEval proposals.jsonl: the reference and each agent's answer with its flags. */
 export interface FlaggedItem {

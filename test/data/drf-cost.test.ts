@@ -1,13 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../../src/eval/proposals/load-dataset.js';
 import { runCostExperiment, type CostExperimentResult } from '../../src/eval/drf-experiments/cost.js';
 import { drfReviewConfig } from '../../src/eval/drf-experiments/drf-config.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const dataDir = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
 const directory = join(dataDir, 'zeroeval-math-l5');
 
 describe.skipIf(!existsSync(directory))('repute drf cost on zeroeval-math-l5', () => {

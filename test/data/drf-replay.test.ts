@@ -2,13 +2,11 @@
 // Run: npm run test:data
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../../src/eval/proposals/load-dataset.js';
 import { runCostExperiment, type CostExperimentResult } from '../../src/eval/drf-experiments/cost.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const dataDir = process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
 const directory = join(dataDir, 'zeroeval-gsm8k');
 
 // FNV-1a, 32 bit, written out again here as a second method for the declared split.

@@ -3,7 +3,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { formatPythonRepr, parsePythonLiteral } from '../../src/core/answers/python-literal.js';
 import type { ProposalsDataset } from '../../src/eval/proposals/format.js';
@@ -12,8 +11,8 @@ import { auditKeys, flagLimits } from '../../src/eval/replay/audit-keys.js';
 import { createDefaultAnswerOps } from '../../src/eval/replay/default-answer-ops.js';
 import { computeLimits } from '../../src/eval/replay/metrics.js';
 import { prepareReplay } from '../../src/eval/replay/prepare.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
 const ops = createDefaultAnswerOps();
 
 /** The dataset with each proposal's `correct` replaced by the file's `correct_strict` flag. */

@@ -1,11 +1,10 @@
 // Data suite: the loaders on the real files in ../shared/data (or $REPUTE_DATA_DIR).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDataset } from '../../src/eval/proposals/load-dataset.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
 // Skipped, not failed, where the data directory (or one of the three datasets) is absent.
 const hasData = ['zeroeval-math-l5', 'zeroeval-gsm8k', 'mmlu-pro'].every((name) => existsSync(join(dataDir, name)));
 

@@ -3,11 +3,10 @@
 // Strict wins are recounted here from the per-condition rows against the six baselines only, so the
 // two MiniReps do not compete with each other (a second computation of the summary's figure).
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/eval/replay/run-replay.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
 const baselines = ['majority', 'random-k', 'single-metric', 'beta', 'eigentrust', 'drf'];
 
 describe('repute replay --seeds 1..10 (MATH-L5, held-out, label-free) with minirep and minirep-ds', () => {

@@ -2,11 +2,9 @@
 // (sensitivity 0.85, specificity 0.8) judges every proposal, MiniRep excludes proposals judged wrong
 // before aggregation, and every stateful method learns from the same verdicts.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/eval/replay/run-replay.js';
-
-const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
 describe('repute replay --seeds 1..10 --verifier simulated --verifier-sensitivity 0.85 --verifier-specificity 0.8 (MATH-L5, held-out)', () => {
   it('meets issue 9 in the paper setting (≥ 84 strict wins, all-strong ≥ 24 of 28, paired loss ≤ 4.8 points) but for 7s3w', async () => {

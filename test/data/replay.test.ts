@@ -2,11 +2,10 @@
 // 100 held-out tasks, seed 2027, consensus feedback, the paper's four compositions).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/eval/replay/run-replay.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const dataDir = process.env.REPUTE_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data', import.meta.url));
 // Skipped, not failed, where the data directory (or one of the three datasets) is absent.
 const hasData = ['zeroeval-math-l5', 'zeroeval-gsm8k', 'mmlu-pro'].every((name) => existsSync(join(dataDir, name)));
 

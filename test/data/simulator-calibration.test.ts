@@ -4,12 +4,10 @@
 // default settings. docs/agents.md quotes the table this test prints.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { populationStats, readZeroEvalPopulation, simulatePopulation, type PopulationStats } from './_calibration.js';
+import { dataDir } from '../../src/testing/_test-data-dir.js';
 
-const dataDir =
-  process.env.REPUTE_DATA_DIR ?? join(fileURLToPath(new URL('../../', import.meta.url)), '..', 'shared', 'data');
 const dir = join(dataDir, 'zeroeval-math-l5');
 
 describe.skipIf(!existsSync(join(dir, 'proposals.jsonl')))('simulator calibration on zeroeval-math-l5', () => {
