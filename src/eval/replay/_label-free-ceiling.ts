@@ -7,6 +7,11 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { capGroups } from '../../aggregation/minirep-aggregator.js';
 import { compareKeys } from '../../aggregation/plurality.js';
+import type { ProposalsDataset } from '../proposals/format.js';
+import type { AnswerOps } from './answer-ops.js';
+import { buildGrid } from './grid.js';
+import { prepareReplay, type SplitChoice } from './prepare.js';
+import type { CompositionName } from './types.js';
 
 /** One team's answers: `answers[t][i]` is member i's canonical key on task t (`null` = none). */
 export interface TeamAnswers {
@@ -117,4 +122,143 @@ export function fitOneCoin(team: TeamAnswers, options: OneCoinOptions): number[]
     accuracy = agreed.map((sum) => sum / (2 + team.answers.length));
   }
   return accuracy;
+}
+
+/** EM's q in the batch and online fits. */
+export const ceilingEmCollisions = [0.15, 0.3, 0.5] as const;
+/** The vote's q. */
+export const ceilingVoteCollisions = [0.15, 0.5, 1, 1.5] as const;
+
+/** Whether `key` is graded correct on task `task` of the team's tasks. */
+type Correct = (task: number, key: string) => boolean;
+
+/** Share of tasks where the clone-capped vote with `weights` picks an answer graded correct. */
+function voteAccuracy(team: TeamAnswers, correct: Correct, weights: readonly number[]): number {
+  let right = 0;
+  team.answers.forEach((keys, task) => {
+    const answer = winner(cappedSupport(team, keys, weights));
+    if (answer !== null && correct(task, answer)) right++;
+  });
+  return right / team.answers.length;
+}
+
+/**
+ * Per vote q, the share of tasks right when each task is decided with the one-coin fit of the tasks
+ * before it (warm-started, 5 EM steps; the first task with equal estimates, a clone-capped majority).
+ */
+function onlineAccuracy(team: TeamAnswers, correct: Correct, emCollision: number): number[] {
+  const right = ceilingVoteCollisions.map(() => 0);
+  let estimate = team.agents.map(() => 0.6);
+  team.answers.forEach((keys, task) => {
+    if (task > 0)
+      estimate = fitOneCoin(
+        { ...team, answers: team.answers.slice(0, task) },
+        { collision: emCollision, iterations: 5, start: estimate },
+      );
+    ceilingVoteCollisions.forEach((voteCollision, index) => {
+      const weights = estimate.map((p) => logOddsWeight(p, voteCollision));
+      const answer = winner(cappedSupport(team, keys, weights));
+      if (answer !== null && correct(task, answer)) right[index] = (right[index] as number) + 1;
+    });
+  });
+  return right.map((count) => count / team.answers.length);
+}
+
+/** One clean team's reference points (accuracies in [0, 1]); settings in the order EM q × vote q. */
+export interface CeilingRow {
+  /** One vote per member, clone-capped. */
+  readonly majority: number;
+  /** The batch fit's vote, per (EM q, vote q). */
+  readonly batch: readonly number[];
+  /** The online refit's vote, per (EM q, vote q). */
+  readonly online: readonly number[];
+  /** The accuracy of the member the batch fit (EM q 0.5) ranks first. */
+  readonly topOne: number;
+  /** The vote with the members' true accuracies, per vote q. */
+  readonly oracle: readonly number[];
+  /** The team's best member. */
+  readonly best: number;
+}
+
+/** The reference points of one team on its tasks. */
+export function teamCeiling(team: TeamAnswers, correct: Correct): CeilingRow {
+  const accuracy = team.agents.map(
+    (_, index) =>
+      team.answers.filter((keys, task) => keys[index] !== null && correct(task, keys[index] as string)).length /
+      team.answers.length,
+  );
+  const batch: number[] = [];
+  const online: number[] = [];
+  let topOne = 0;
+  for (const emCollision of ceilingEmCollisions) {
+    online.push(...onlineAccuracy(team, correct, emCollision));
+    const estimate = fitOneCoin(team, { collision: emCollision });
+    for (const voteCollision of ceilingVoteCollisions)
+      batch.push(
+        voteAccuracy(
+          team,
+          correct,
+          estimate.map((p) => logOddsWeight(p, voteCollision)),
+        ),
+      );
+    if (emCollision === 0.5) topOne = accuracy[estimate.indexOf(Math.max(...estimate))] as number;
+  }
+  return {
+    majority: voteAccuracy(
+      team,
+      correct,
+      team.agents.map(() => 1),
+    ),
+    batch,
+    online,
+    topOne,
+    oracle: ceilingVoteCollisions.map((voteCollision) =>
+      voteAccuracy(
+        team,
+        correct,
+        accuracy.map((p) => logOddsWeight(p, voteCollision)),
+      ),
+    ),
+    best: Math.max(...accuracy),
+  };
+}
+
+/**
+ * The clean teams of `repute replay` (same sample, teams and seeds) with their reference points, by
+ * composition, one row per seed.
+ */
+export function ceilingByComposition({
+  dataset,
+  ops,
+  seeds,
+  tasks,
+  split,
+  compositions,
+}: {
+  dataset: ProposalsDataset;
+  ops: AnswerOps;
+  seeds: readonly number[];
+  tasks: number;
+  split: SplitChoice;
+  compositions: readonly CompositionName[];
+}): Map<CompositionName, CeilingRow[]> {
+  const rows = new Map<CompositionName, CeilingRow[]>();
+  for (const seed of seeds) {
+    const { prepared } = prepareReplay({ dataset, ops, seed, tasks, split });
+    const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
+    for (const condition of buildGrid(prepared.agents, seed, { compositions })) {
+      if (condition.attack !== null) continue;
+      const members = condition.team.map((id) => position.get(id) as number);
+      const team: TeamAnswers = {
+        agents: condition.team,
+        groups: members.map((member) => prepared.agents[member]?.model as string),
+        answers: prepared.tasks.map((task) => members.map((member) => task.keys[member] ?? null)),
+      };
+      const correct: Correct = (task, key) => (prepared.tasks[task]?.scores[key]?.exact ?? 0) === 1;
+      const list = rows.get(condition.composition) ?? [];
+      list.push(teamCeiling(team, correct));
+      rows.set(condition.composition, list);
+    }
+  }
+  return rows;
 }
