@@ -134,12 +134,14 @@ export function createWorkerPool(workers: number): WorkerPool {
       return new Promise((resolve, reject) => {
         let received = 0;
         let failed = false;
-        const inFlight = threads.map(() => 0);
         const finish = (error?: Error) => {
           active = undefined;
-          if (error !== undefined) broken ??= error;
-          if (error !== undefined) reject(error);
-          else resolve({ threadCpuMs: threadCpu.filter((value): value is number => value !== undefined) });
+          if (error === undefined)
+            resolve({ threadCpuMs: threadCpu.filter((value): value is number => value !== undefined) });
+          else {
+            broken ??= error;
+            reject(error);
+          }
         };
         const next = (thread: number) => {
           if (failed) return;
@@ -154,7 +156,6 @@ export function createWorkerPool(workers: number): WorkerPool {
             return;
           }
           threads[thread]?.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
-          inFlight[thread] = (inFlight[thread] as number) + 1;
         };
         active = {
           fail(error) {
@@ -174,7 +175,6 @@ export function createWorkerPool(workers: number): WorkerPool {
               return;
             }
             received++;
-            inFlight[thread] = (inFlight[thread] as number) - 1;
             if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
             try {
               onResult(reply.result);
