@@ -3,7 +3,9 @@
 // over the six baselines (mean per seed, by composition), attacked accuracy, paired loss and clean
 // accuracy per composition, next to the best baseline and the best team member.
 // Usage: npx tsx scripts/tune-minirep.ts [--set ds] [--only name,name] [--seeds 101,102]
-//          [--feedback consensus|paper] [--tasks 100] [dataset-dir]
+//          [--feedback consensus|paper] [--tasks 100] [--breakdown 7s3w] [dataset-dir]
+// `--breakdown <composition>` also lists, per variant, that composition's attacked conditions the
+// variant does not win strictly (seed, condition, its accuracy, the best baseline and its accuracy).
 // `paper` = verifier feedback with the simulated verifier at sensitivity 0.85, specificity 0.8.
 // Reported figures never come from here: the tuning split (FNV-1a of the task id divisible by 5) and
 // the seeds 101–105 are disjoint from the held-out tasks and seeds 1..10 that docs and README report.
@@ -12,12 +14,19 @@ import type { MiniRepAggregatorOptions } from '../src/aggregation/minirep-aggreg
 import { InternalError } from '../src/core/errors.js';
 import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
 import { miniRepMethod, replayMethodNames } from '../src/eval/replay/methods.js';
-import { runReplay } from '../src/eval/replay/run-replay.js';
+import { runReplay, type SeededConditionRow } from '../src/eval/replay/run-replay.js';
 
 type Variant = Omit<MiniRepAggregatorOptions, 'model' | 'k'>;
 
 /** The option-only rows of docs/minirep.md's tuning tables, by table. */
 const sets: Record<string, Record<string, Variant>> = {
+  // issue 9's 7s3w paper-setting gap (verifier feedback, seeds 101–105)
+  '7s3w': {
+    'bloc counts verified (before)': { bloc: { verified: 'count' } },
+    'bloc exempts verified': { bloc: { verified: 'exempt' } },
+    'bloc counts verified, τ 0.6': { bloc: { verified: 'count', threshold: 0.6 } },
+    'no bloc check': { bloc: false },
+  },
   // "MiniRep-DS" tuning table (consensus feedback, seeds 101–102)
   ds: {
     minirep: {},
@@ -50,6 +59,7 @@ const seeds = (flag('--seeds') ?? '101,102').split(',').map(Number);
 const feedback = flag('--feedback') ?? 'consensus';
 assertOneOf('--feedback', feedback, ['consensus', 'paper'], '(paper: the simulated verifier at 0.85/0.8)');
 const tasks = Number(flag('--tasks') ?? 100);
+const breakdown = flag('--breakdown');
 const baselines = replayMethodNames.filter((name) => name !== 'minirep');
 const percent = (value: number) => (100 * value).toFixed(1);
 
@@ -58,7 +68,7 @@ console.log(
 );
 for (const [name, options] of Object.entries(set)) {
   if (only !== undefined && !only.includes(name)) continue;
-  const { summary } = await runReplay({
+  const { summary, rows } = await runReplay({
     path,
     tasks,
     seeds,
@@ -78,8 +88,33 @@ for (const [name, options] of Object.entries(set)) {
   );
   console.log(
     `${name.padEnd(30)} wins ${variant.strictWins.toFixed(1).padStart(5)} [${byComposition.map((cell) => cell?.strictWins.toFixed(1)).join('/')}]` +
-      ` att ${percent(variant.attacked)} loss ${percent(variant.loss)} clean ${percent(variant.clean)}` +
+      ` att ${percent(variant.attacked)} loss ${(100 * variant.loss).toFixed(2)} clean ${percent(variant.clean)}` +
       ` ${byComposition.map((cell) => percent(cell?.clean ?? 0)).join('/')} (best baseline ${bestBaseline.map(percent).join('/')};` +
       ` best member ${compositions.map((composition) => percent(summary.limits.bestSingleInTeam[composition] ?? 0)).join('/')})`,
   );
+  if (breakdown !== undefined) printNonWins(rows, breakdown);
+}
+
+/** Lists the attacked conditions of one composition where `variant` is not strictly best (tie or loss). */
+function printNonWins(rows: readonly SeededConditionRow[], composition: string): void {
+  const byCondition = new Map<string, SeededConditionRow[]>();
+  for (const row of rows) {
+    if (row.composition !== composition || row.attack === 'clean') continue;
+    const key = `${row.seed} ${row.condition}`;
+    byCondition.set(key, [...(byCondition.get(key) ?? []), row]);
+  }
+  let ties = 0;
+  let losses = 0;
+  for (const [key, conditionRows] of byCondition) {
+    const own = conditionRows.find((row) => row.method === 'variant');
+    if (own === undefined) continue;
+    const others = conditionRows.filter((row) => row.method !== 'variant');
+    const best = Math.max(...others.map((row) => row.accuracy));
+    if (own.accuracy > best + 1e-12) continue;
+    const leaders = others.filter((row) => row.accuracy >= best - 1e-12).map((row) => row.method);
+    if (own.accuracy >= best - 1e-12) ties++;
+    else losses++;
+    console.log(`  ${key.padEnd(24)} variant ${percent(own.accuracy)} best ${percent(best)} ${leaders.join(',')}`);
+  }
+  console.log(`  ${composition}: ${ties} ties, ${losses} losses over ${byCondition.size} attacked conditions`);
 }

@@ -434,6 +434,56 @@ describe('coordinated-bloc tracker', () => {
     );
   });
 
+  it('does not count agreement the verifier confirmed for both agents as collusion (verified: exempt)', () => {
+    const withVerdicts = (verdicts: Record<string, number>) =>
+      entries({ a: '9', b: '9', c: '1', d: '2', e: '3' }).map((entry) => ({
+        ...entry,
+        verdict: verdicts[entry.agentId],
+      }));
+    const exempt = createBlocTracker();
+    const counted = createBlocTracker({ verified: 'count' });
+    for (const tracker of [exempt, counted]) tracker.record(withVerdicts({ a: 1, b: 1, c: 0, d: 0, e: 0 }));
+    // (a, b) share '9' alone (exclusivity 1), both judged right: exempt 1 · (1 − 1·1) = 0 -> x = 0.25 / 3;
+    // counted: x = (1 + 0.25) / 3, as without a verifier.
+    expect(exempt.rate('a', 'b')).toBeCloseTo(0.25 / 3, 12);
+    expect(counted.rate('a', 'b')).toBeCloseTo(1.25 / 3, 12);
+    // A graded verdict counts in part: 1 · (1 − 1·0.5) = 0.5; both = 1.95, excl = 0.95·0 + 0.5 -> x = 0.75 / 3.95.
+    exempt.record(withVerdicts({ a: 1, b: 0.5 }));
+    expect(exempt.rate('a', 'b')).toBeCloseTo(0.75 / 3.95, 12);
+    // A shared answer judged wrong, or one without a verdict, counts in full:
+    // both = 0.95·1.95 + 1 = 2.8525, excl = 0.95·0.5 + 1 = 1.475 -> x = 1.725 / 4.8525.
+    exempt.record(withVerdicts({ a: 0 }));
+    expect(exempt.rate('a', 'b')).toBeCloseTo(1.725 / 4.8525, 12);
+    expect(() => exempt.record(withVerdicts({ a: 1.5 }))).toThrow(
+      /verdict must be in \[0, 1\].*got 1\.5 for agent "a"/,
+    );
+    expect(() => createBlocTracker({ verified: 'other' as never })).toThrow(/options\.verified/);
+  });
+
+  it('keeps two experts whom the verifier confirms out of the bloc check, and flags a pair it rejects', () => {
+    // a and b (two models) alone answer '9' on three tasks; c, d, e scatter. Flags are capped at ⌈0.3·5⌉ = 2.
+    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
+    const round = (taskId: string) => [
+      propose(taskId, 'a', '9'),
+      propose(taskId, 'b', '9'),
+      propose(taskId, 'c', '1'),
+      propose(taskId, 'd', '2'),
+      propose(taskId, 'e', '3'),
+    ];
+    const flaggedAfterThreeTasks = (verdict: number) => {
+      const aggregator = createMiniRepAggregator({ model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }) });
+      const verdicts = { a: verdict, b: verdict, c: 0, d: 0, e: 0 };
+      for (const id of ['t1', 't2', 't3'])
+        aggregator.aggregate({ task: task(id), proposals: round(id), agents: team, verdicts });
+      const fourth = aggregator.aggregate({ task: task('t4'), proposals: round('t4'), agents: team, verdicts });
+      return fourth.reasons.filter((reason) => reason.components?.flagged === 1).map((reason) => reason.agentId);
+    };
+    // Judged wrong each time: x_ab = (1 + 0.95 + 0.9025 + 0.25)/(2.8525 + 2) = 3.1025/4.8525 = 0.639 ≥ τ = 0.5.
+    expect(flaggedAfterThreeTasks(0)).toEqual(['a', 'b']);
+    // Judged right each time: every exclusive agreement counts 1 − 1·1 = 0, x_ab = 0.25/4.8525 = 0.052 < τ.
+    expect(flaggedAfterThreeTasks(1)).toEqual([]);
+  });
+
   it('snapshots and restores', () => {
     const tracker = createBlocTracker();
     tracker.record(entries({ a: '9', b: '9', c: '1' }));

@@ -668,8 +668,15 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     const isKnown = !unknown.has(entry.agentId);
     return { ...reason, note: explainWeight(entry, part, isKnown, inPool, groupCap, allZero, masked) };
   });
-  // The answer is fixed: only now does this task's agreement enter the bloc statistics.
-  tracker?.record(entries);
+  // The answer is fixed: only now does this task's agreement enter the bloc statistics, with the
+  // verifier's verdicts (agreement on an answer it confirmed is not counted as collusion).
+  if (tracker !== undefined) {
+    if (analysis.proposals.every((entry) => entry.verifierEstimate === undefined)) tracker.record(entries);
+    else {
+      const verdictOf = new Map(analysis.proposals.map((entry) => [entry.agentId, entry.verifierEstimate]));
+      tracker.record(entries.map((entry) => ({ ...entry, verdict: verdictOf.get(entry.agentId) })));
+    }
+  }
   return { taskId: input.task.id, answer, support, reasons };
 }
 

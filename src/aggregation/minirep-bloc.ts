@@ -17,6 +17,8 @@ export interface BlocEntry {
   readonly agentId: AgentId;
   readonly group: string;
   readonly answer: string | null;
+  /** A verifier's verdict in [0, 1] on this answer (1 = judged right), when one was asked. */
+  readonly verdict?: number | undefined;
 }
 
 /** Options of {@link createBlocTracker}. */
@@ -33,6 +35,14 @@ export interface BlocOptions {
    * agreement with everyone else look exclusive. @default 'isolation'
    */
   readonly exclusivity?: 'share' | 'isolation';
+  /**
+   * What a shared answer that a verifier judged right for both agents counts as: `'exempt'` scales
+   * the pair's exclusive agreement on the task by 1 − v_i·v_j, so agreement the verifier confirmed is
+   * not collusion evidence (experts who alone are right on hard tasks agree exclusively too), while a
+   * payload the verifier rejects counts in full; `'count'` ignores verdicts. Without verdicts (no
+   * verifier) both are the same. @default 'exempt'
+   */
+  readonly verified?: 'exempt' | 'count';
 }
 
 /** Persisted state of a bloc tracker. */
@@ -82,7 +92,12 @@ interface IsolationState {
 }
 
 /** Defaults of {@link BlocOptions}. */
-export const blocDefaults: Required<BlocOptions> = { decay: 0.95, threshold: 0.5, exclusivity: 'isolation' };
+export const blocDefaults: Required<BlocOptions> = {
+  decay: 0.95,
+  threshold: 0.5,
+  exclusivity: 'isolation',
+  verified: 'exempt',
+};
 
 /**
  * Creates a bloc tracker (see the module comment for the equations).
@@ -101,6 +116,13 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       parameter: 'options.exclusivity',
       value: settings.exclusivity,
       message: `options.exclusivity must be 'share' or 'isolation', got ${JSON.stringify(settings.exclusivity)}`,
+    });
+  }
+  if (settings.verified !== 'exempt' && settings.verified !== 'count') {
+    throw new InvalidArgumentError({
+      parameter: 'options.verified',
+      value: settings.verified,
+      message: `options.verified must be 'exempt' or 'count', got ${JSON.stringify(settings.verified)}`,
     });
   }
   if (!(settings.decay > 0 && settings.decay <= 1))
@@ -261,10 +283,19 @@ function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFindin
 function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
   const { settings, isolation } = state;
   const valid = entries.filter((entry) => entry.answer !== null);
+  for (const entry of valid) {
+    if (entry.verdict !== undefined && !(entry.verdict >= 0 && entry.verdict <= 1))
+      throw new InvalidArgumentError({
+        parameter: `entries.${entry.agentId}.verdict`,
+        value: entry.verdict,
+        message: `a verdict must be in [0, 1] (1 = judged right), got ${entry.verdict} for agent ${JSON.stringify(entry.agentId)}; omit it when no verifier was asked`,
+      });
+  }
   const holdersOf = new Map<string, number>();
   for (const entry of valid) holdersOf.set(entry.answer as string, (holdersOf.get(entry.answer as string) ?? 0) + 1);
   // u_k = 1 − ι_k² of every parseable agent (isolation changes only after the pair loop)
   const isolated = settings.exclusivity === 'isolation';
+  const exempt = settings.verified === 'exempt';
   // A Float64Array keeps one element kind whether the u_k are whole or fractional (no deopt).
   const weightsU = new Float64Array(isolated ? valid.length : 0);
   if (isolated)
@@ -301,6 +332,9 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
           }
           exclusive = restCount === 0 ? 0 : 1 - holders / restCount;
         }
+        // exclusive · (1 − v_i·v_j): agreement the verifier confirmed for both is not collusion evidence
+        if (exempt && first.verdict !== undefined && second.verdict !== undefined)
+          exclusive *= 1 - first.verdict * second.verdict;
       }
       let pair = findPair(state, first.agentId, second.agentId);
       if (pair === undefined) {
