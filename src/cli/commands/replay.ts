@@ -139,7 +139,11 @@ export default defineCommand({
       valueHint: 'DIR',
     },
     json: { type: 'boolean', description: 'Print summary.json to stdout instead of the table', default: false },
-    workers: { type: 'string', description: 'Worker threads (default: min(2, cores))', valueHint: 'N' },
+    workers: {
+      type: 'string',
+      description: 'Threads replaying conditions, this one included (default: min(2, cores))',
+      valueHint: 'N',
+    },
     kind: {
       type: 'string',
       description: `Answer kind for every task (${answerKinds.join('|')}), overriding what the dataset declares`,

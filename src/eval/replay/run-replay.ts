@@ -79,7 +79,11 @@ export interface ReplayOptions {
   verifierSpecificity?: number;
   /** Methods by name (all registered ones by default), or method objects (single worker only). @default replayMethodNames */
   methods?: readonly (string | ReplayMethod)[];
-  /** Worker threads; 1 runs in the calling thread. @default min(2, available cores) */
+  /**
+   * Threads replaying conditions, the calling thread included: N starts N − 1 worker threads that take
+   * conditions from the same queue as the calling thread; 1 runs in the calling thread alone.
+   * @default min(2, available cores)
+   */
   workers?: number;
   /** Called after each finished condition (progress). @default undefined */
   onProgress?: (done: number, total: number) => void;
@@ -233,8 +237,8 @@ export interface ReplayReport {
     /** Planning and replaying every condition. */
     readonly gridMs: number;
     /**
-     * CPU time of each worker thread, start-up included, in ms (Linux; empty otherwise and with
-     * 1 worker). With free cores the grid's wall time is about planning plus the largest of these.
+     * CPU time of each worker thread (the calling thread's lane not included), start-up included, in ms
+     * (Linux; empty otherwise and with 1 worker).
      */
     readonly workerCpuMs: readonly number[];
     /** Proposals aggregated over every condition and method. */
@@ -431,7 +435,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const descriptions = Object.fromEntries(methods.map((method) => [method.name, method.description]));
   const methodNames = methods.map((method) => method.name);
   let done = 0;
-  let pool: WorkerPool | undefined;
+  // With N workers, N − 1 worker threads replay next to this thread (one fewer isolate to start and
+  // warm up than N workers beside an idle one). They start now, while this thread loads and prepares.
+  let pool: WorkerPool | undefined = workers > 1 ? createWorkerPool(workers - 1) : undefined;
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
@@ -481,25 +487,33 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       };
       // Results are folded into the seed's summary as they arrive; none is kept once summarised.
       const summariser = createSeedSummariser({ conditions, methods: methodNames, descriptions });
-      const take = (result: ConditionResult) => {
+      const collect = (result: ConditionResult) => {
         summariser.add(result);
         teamMissingProposals += result.missing;
         for (const run of result.runs) proposalsEvaluated += run.proposals;
         progress();
       };
-      if (workers === 1) {
-        for (const condition of conditions)
-          take(runCondition({ prepared, condition, methods, settings, plan: planFor(condition.index) }));
-      } else {
-        // One pool for every seed: its workers compile the replay code once and stay warm.
-        pool ??= createWorkerPool(Math.min(workers, conditions.length));
-        const outcome = await pool.run(
-          { prepared, conditions, methods: methodNames, seed, feedback, verifier },
-          conditions.map((condition) => condition.index),
-          planFor,
-          take,
-        );
-        // Each worker's thread CPU time so far, start-up and earlier seeds included.
+      const queue = conditions.map((condition) => condition.index);
+      const take = () => queue.shift();
+      const poolRun =
+        pool === undefined
+          ? undefined
+          : pool.run({ prepared, conditions, methods: methodNames, seed, feedback, verifier }, take, planFor, collect);
+      // A pool failure stops this thread's lane at its next condition; the await below rethrows it.
+      let poolFailed = false;
+      poolRun?.catch(() => {
+        poolFailed = true;
+      });
+      // This thread is a lane too: it replays conditions from the same queue as the workers, and
+      // between two of them it answers the workers (results in, plans out).
+      for (let index = take(); index !== undefined && !poolFailed; index = take()) {
+        const condition = conditions[index] as Condition;
+        collect(runCondition({ prepared, condition, methods, settings, plan: planFor(index) }));
+        if (poolRun !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      if (poolRun !== undefined) {
+        const outcome = await poolRun;
+        // Each worker's thread CPU time so far, start-up included and earlier seeds included.
         outcome.threadCpuMs.forEach((value, index) => (workerCpuMs[index] = value));
       }
       gridMs += performance.now() - gridStart;

@@ -20,9 +20,10 @@ describe('createWorkerPool', () => {
         );
         const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed, ops });
         const results: ConditionResult[] = [];
+        const queue = picked.slice();
         const { threadCpuMs } = await pool.run(
           { prepared, conditions, methods, seed, feedback: settings.feedback, verifier: settings.verifier },
-          picked,
+          () => queue.shift(),
           planFor,
           (result) => results.push(result),
         );
@@ -57,11 +58,12 @@ describe('createWorkerPool', () => {
         seed: 1,
       };
       const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed: 1, ops });
-      await expect(pool.run(init, [0], planFor, () => undefined)).rejects.toMatchObject({
+      const once = (queue: number[]) => () => queue.shift();
+      await expect(pool.run(init, once([0]), planFor, () => undefined)).rejects.toMatchObject({
         name: 'InvalidArgumentError',
         message: expect.stringContaining('no-such-method'),
       });
-      await expect(pool.run({ ...init, methods }, [0], planFor, () => undefined)).rejects.toMatchObject({
+      await expect(pool.run({ ...init, methods }, once([0]), planFor, () => undefined)).rejects.toMatchObject({
         message: expect.stringContaining('no-such-method'),
       });
     } finally {

@@ -74,17 +74,18 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
 /** Worker threads that replay conditions, kept for every seed of a run (see {@link createWorkerPool}). */
 export interface WorkerPool {
   /**
-   * Runs one seed's conditions: each worker takes condition indices from one queue,
-   * {@link conditionsAhead} at first and one more per result, and each result is handed to
-   * `onResult` as it arrives (in completion order; the caller restores grid order), so no result is
-   * held here. `planFor(index)` plans one condition in the calling thread when it is handed out, so
-   * planning overlaps the workers' replay and no thread holds the whole grid's plan. Resolves with
-   * each worker's thread CPU time so far (start-up included, in ms; Linux only). After a failure the
-   * pool is unusable: close it.
+   * Runs one seed's conditions: each worker takes condition indices from `take` (shared with any
+   * other lane, such as the calling thread replaying conditions itself), {@link conditionsAhead} at
+   * first and one more per result, until `take` returns `undefined` and its conditions are back. Each
+   * result is handed to `onResult` as it arrives (in completion order; the caller restores grid
+   * order), so no result is held here. `planFor(index)` plans one condition in the calling thread
+   * when it is handed out, so planning overlaps the workers' replay and no thread holds the whole
+   * grid's plan. Resolves with each worker's thread CPU time so far (start-up included, in ms; Linux
+   * only). After a failure the pool is unusable: close it.
    */
   run(
     init: WorkerInit,
-    indices: readonly number[],
+    take: () => number | undefined,
     planFor: (index: number) => GridPlan,
     onResult: (result: ConditionResult) => void,
   ): Promise<{ threadCpuMs: number[] }>;
@@ -99,7 +100,10 @@ export interface WorkerPool {
  * @example
  * const pool = createWorkerPool(2);
  * try {
- *   for (const seed of seeds) await pool.run(init(seed), indices, planFor, take);
+ *   for (const seed of seeds) {
+ *     const queue = indices(seed);
+ *     await pool.run(init(seed), () => queue.shift(), planFor, onResult);
+ *   }
  * } finally {
  *   await pool.close();
  * }
@@ -127,12 +131,12 @@ export function createWorkerPool(workers: number): WorkerPool {
     });
   });
   return {
-    run(init, indices, planFor, onResult) {
+    run(init, take, planFor, onResult) {
       if (broken !== undefined) return Promise.reject(broken);
       if (active !== undefined) return Promise.reject(new InternalError('replay worker pool: one run at a time'));
-      const queue = indices.slice();
       return new Promise((resolve, reject) => {
-        let received = 0;
+        // Conditions handed to a worker whose result has not come back yet.
+        let inFlight = 0;
         let failed = false;
         const finish = (error?: Error) => {
           active = undefined;
@@ -145,7 +149,7 @@ export function createWorkerPool(workers: number): WorkerPool {
         };
         const next = (thread: number) => {
           if (failed) return;
-          const index = queue.shift();
+          const index = take();
           if (index === undefined) return;
           let plan: GridPlan;
           try {
@@ -155,6 +159,7 @@ export function createWorkerPool(workers: number): WorkerPool {
             finish(error as Error);
             return;
           }
+          inFlight++;
           threads[thread]?.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
         };
         active = {
@@ -174,7 +179,7 @@ export function createWorkerPool(workers: number): WorkerPool {
               );
               return;
             }
-            received++;
+            inFlight--;
             if (reply.threadCpuMs !== undefined) threadCpu[thread] = reply.threadCpuMs;
             try {
               onResult(reply.result);
@@ -183,14 +188,10 @@ export function createWorkerPool(workers: number): WorkerPool {
               finish(error as Error);
               return;
             }
-            if (received === indices.length) finish();
-            else next(thread);
+            next(thread);
+            if (inFlight === 0 && !failed) finish();
           },
         };
-        if (indices.length === 0) {
-          finish();
-          return;
-        }
         // Messages on a port arrive in order: each worker takes the seed's data before its first run.
         // Two conditions ahead: while a worker replays one, the next already waits in its queue, so it
         // never idles while this thread plans the condition after.
@@ -198,6 +199,7 @@ export function createWorkerPool(workers: number): WorkerPool {
           worker.postMessage({ type: 'init', init } satisfies WorkerRequest);
           for (let ahead = 0; ahead < conditionsAhead; ahead++) next(thread);
         });
+        if (inFlight === 0 && !failed) finish();
       });
     },
     async close() {
