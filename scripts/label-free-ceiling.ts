@@ -11,8 +11,16 @@
 // - best member: the team's best member on these tasks.
 // The batch fit sees every answer of every task, past and future, and the settings are picked after
 // the fact, so "DS batch" flatters what any online label-free method (MiniRep included) can reach.
+// With --baselines <conditions.csv> (of a `repute replay --out` run with the same seeds, split and
+// tasks), it also counts strict wins over the best of the six baselines on the attacked conditions
+// (ADAPT left out: its attacks follow MiniRep's own run) of two references that know what no method
+// is told, best setting in hindsight: the oracle vote (each member's true accuracy in the condition,
+// attackers included) and the honest online vote (the attackers left out, the honest members weighted
+// by the online one-coin fit), next to MiniRep's strict wins from the same file.
 // Usage: npx tsx scripts/label-free-ceiling.ts [--seeds 1..10] [--split heldout|tuning|all]
-//          [--tasks 100] [--compositions all-strong,all-weak,7s3w,random,pool] [dataset-dir]
+//          [--tasks 100] [--compositions all-strong,all-weak,7s3w,random,pool]
+//          [--baselines out/conditions.csv] [dataset-dir]
+import { readFileSync } from 'node:fs';
 import { datasetPath, flag } from './_args.js';
 import { parseSeedsFlag } from '../src/cli/commands/replay.js';
 import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
@@ -21,10 +29,14 @@ import { createDefaultAnswerOps } from '../src/eval/replay/default-answer-ops.js
 import { memoizeAnswerOps } from '../src/eval/replay/_memo-answer-ops.js';
 import { splitChoices, type SplitChoice } from '../src/eval/replay/prepare.js';
 import { allCompositionNames, type CompositionName } from '../src/eval/replay/types.js';
+import { replayMethodNames } from '../src/eval/replay/methods.js';
+import { attackNames } from '../src/eval/replay/types.js';
 import {
+  attackedReferences,
   ceilingByComposition,
   ceilingEmCollisions,
   ceilingVoteCollisions,
+  referenceWins,
 } from '../src/eval/replay/_label-free-ceiling.js';
 
 const path = datasetPath();
@@ -68,5 +80,80 @@ for (const composition of compositions) {
       `   ${percent(online[bestOnline] as number)} (${(settings[bestOnline] as string).padEnd(23)})` +
       `   ${percent(mean(list.map((row) => row.topOne)))}    ${percent(oracle[bestOracle] as number)} (${voteCollisions[bestOracle]})` +
       `       ${percent(mean(list.map((row) => row.best)))}`,
+  );
+}
+
+const baselinesFile = flag('--baselines');
+if (baselinesFile !== undefined) {
+  // conditions.csv: one row per (seed, condition, method); its fields hold no commas.
+  const [header, ...lines] = readFileSync(baselinesFile, 'utf8').trim().split('\n');
+  const columns = (header ?? '').split(',');
+  const at = (name: string) => columns.indexOf(name);
+  const baselines = replayMethodNames.filter((name) => name !== 'minirep');
+  const best = new Map<string, number>();
+  const miniRepWins = new Map<string, number>();
+  const covered = new Set<string>();
+  for (const line of lines) {
+    const fields = line.split(',');
+    covered.add(fields[at('composition')] as string);
+    const key = `${fields[at('seed')]} ${fields[at('condition')]}`;
+    const method = fields[at('method')] as string;
+    if (baselines.includes(method)) best.set(key, Math.max(best.get(key) ?? 0, Number(fields[at('accuracy')])));
+    if (method === 'minirep') miniRepWins.set(key, Number(fields[at('strictWin')]));
+  }
+  // The compositions the baseline run covered (the paper's four unless it was run with --compositions).
+  const attackedCompositions = compositions.filter((name) => covered.has(name));
+  const references = attackedReferences({
+    dataset,
+    ops: memoizeAnswerOps(createDefaultAnswerOps()),
+    seeds,
+    tasks,
+    split: split as SplitChoice,
+    compositions: attackedCompositions,
+  });
+  const { all, byAttack } = referenceWins(references, (seed, condition) => best.get(`${seed} ${condition}`));
+  const attacks = attackNames.filter((attack) => attack !== 'ADAPT');
+  const perSeed = (count: number) => (count / seeds.length).toFixed(1).padStart(5);
+  const bestIndex = (values: readonly number[]) => values.indexOf(Math.max(...values));
+  const oracleAt = bestIndex(all.oracle);
+  const onlineAt = bestIndex(all.honestOnline);
+  const onlineSettings = ceilingEmCollisions.flatMap((em) =>
+    voteCollisions.map((vote) => `q_em ${em}, q_vote ${vote}`),
+  );
+  const miniRepOf = (attack?: string) =>
+    references.filter(
+      (row) => (attack === undefined || row.attack === attack) && miniRepWins.get(`${row.seed} ${row.condition}`) === 1,
+    ).length;
+  // ADAPT conditions of the seeds and compositions above (condition ids start with the composition).
+  const adaptWins = [...miniRepWins.entries()].filter(([key, win]) => {
+    const [seed, condition = ''] = key.split(' ');
+    return (
+      win === 1 &&
+      condition.endsWith('/ADAPT') &&
+      seeds.includes(Number(seed)) &&
+      attackedCompositions.some((name) => condition.startsWith(`${name}/`))
+    );
+  }).length;
+  console.log(
+    `\nattacked conditions but ADAPT, ${all.conditions / seeds.length} per seed; strict wins per seed over the best of ${baselines.join(', ')} (from ${baselinesFile})`,
+  );
+  console.log(`${'reference'.padEnd(66)}   all${attacks.map((attack) => attack.padStart(7)).join('')}`);
+  const line = (label: string, total: number, pick: (attack: (typeof attacks)[number]) => number) =>
+    console.log(
+      `${label.padEnd(66)} ${perSeed(total)}${attacks.map((attack) => perSeed(pick(attack)).padStart(7)).join('')}`,
+    );
+  line(
+    `oracle vote, true accuracies (q_vote ${voteCollisions[oracleAt]})`,
+    all.oracle[oracleAt] as number,
+    (attack) => byAttack.get(attack)?.oracle[oracleAt] ?? 0,
+  );
+  line(
+    `honest online vote, attackers left out (${onlineSettings[onlineAt]})`,
+    all.honestOnline[onlineAt] as number,
+    (attack) => byAttack.get(attack)?.honestOnline[onlineAt] ?? 0,
+  );
+  line('minirep (strictWin in the file)', miniRepOf(), (attack) => miniRepOf(attack));
+  console.log(
+    `ADAPT (not replayed here): minirep ${perSeed(adaptWins).trim()} of ${(references.length / seeds.length / attacks.length).toFixed(0)} per seed`,
   );
 }

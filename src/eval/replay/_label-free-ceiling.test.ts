@@ -1,6 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cappedSupport, fitOneCoin, logOddsWeight, winner, type TeamAnswers } from './_label-free-ceiling.js';
+import { generateReplayFixture } from './fixture.js';
+import { createDefaultAnswerOps } from './default-answer-ops.js';
+import {
+  attackedReferences,
+  cappedSupport,
+  conditionAnswers,
+  fitOneCoin,
+  logOddsWeight,
+  referenceWins,
+  winner,
+  type AttackedReferenceRow,
+  type TeamAnswers,
+} from './_label-free-ceiling.js';
+import type { Condition, PreparedReplay, PreparedTask } from './types.js';
 
 describe('logOddsWeight', () => {
   it('is clamp(ln(p / ((1 − p)·q)), 0, 6)', () => {
@@ -94,5 +107,121 @@ describe('fitOneCoin', () => {
       ),
       { seed: 9, numRuns: 100 },
     );
+  });
+});
+
+describe('conditionAnswers', () => {
+  const task = (id: string, keys: (string | null)[]): PreparedTask => ({
+    id,
+    kind: 'math',
+    prompt: '',
+    reference: '1',
+    keys,
+    texts: keys.map((key) => key ?? ''),
+    present: keys.map(() => true),
+    scores: {},
+  });
+  const prepared: PreparedReplay = {
+    schemaVersion: 1,
+    agents: [
+      { id: 'a', model: 'm1' },
+      { id: 'b', model: 'm2' },
+      { id: 'c', model: 'm3' },
+    ],
+    accuracy: [0.9, 0.8, 0.7],
+    tasks: [task('t0', ['1', '2', '1']), task('t1', ['5', null, '6'])],
+  };
+  // Team c, b, a (not pool order) with b attacking: a payload on t0, honest on t1.
+  const condition: Condition = {
+    index: 3,
+    id: 'x/B/STRONG',
+    composition: 'all-strong',
+    placement: 'B',
+    attack: 'STRONG',
+    team: ['c', 'b', 'a'],
+    attackers: ['b'],
+  };
+  const plan = {
+    kind: 'fixed' as const,
+    plans: [
+      { active: true, payloads: { b: '9' } },
+      { active: false, payloads: {} },
+    ],
+  };
+
+  it("puts each attacker's payload where the plan has one and its honest key elsewhere, in team order", () => {
+    expect(conditionAnswers(prepared, condition, plan, { dropAttackers: false })).toEqual({
+      agents: ['c', 'b', 'a'],
+      groups: ['m3', 'm2', 'm1'],
+      answers: [
+        ['1', '9', '1'],
+        ['6', null, '5'],
+      ],
+    });
+  });
+
+  it('leaves every attacker out on every task when asked', () => {
+    expect(conditionAnswers(prepared, condition, plan, { dropAttackers: true }).answers).toEqual([
+      ['1', null, '1'],
+      ['6', null, '5'],
+    ]);
+  });
+});
+
+describe('referenceWins', () => {
+  const row = (
+    condition: string,
+    attack: 'RAND' | 'DIV',
+    oracle: number[],
+    honestOnline: number[],
+  ): AttackedReferenceRow => ({
+    seed: 1,
+    condition,
+    composition: 'all-strong',
+    attack,
+    oracle,
+    honestOnline,
+  });
+  const rows = [row('p', 'RAND', [0.8, 0.7], [0.75, 0.6]), row('q', 'DIV', [0.5, 0.6], [0.61, 0.6])];
+  const best: Record<string, number> = { p: 0.75, q: 0.6 };
+
+  it('counts a setting only when it is strictly above the best baseline', () => {
+    // p: oracle 0.8 > 0.75 (win), 0.7 (no); online 0.75 = 0.75 (a tie is no win), 0.6 (no).
+    // q: oracle 0.5 (no), 0.6 = 0.6 (no); online 0.61 > 0.6 (win), 0.6 (no).
+    const { all, byAttack } = referenceWins(rows, (_, condition) => best[condition]);
+    expect(all).toEqual({ conditions: 2, oracle: [1, 0], honestOnline: [1, 0] });
+    expect(byAttack.get('RAND')).toEqual({ conditions: 1, oracle: [1, 0], honestOnline: [0, 0] });
+    expect(byAttack.get('DIV')).toEqual({ conditions: 1, oracle: [0, 0], honestOnline: [1, 0] });
+  });
+
+  it('refuses a condition without a baseline accuracy, naming it', () => {
+    expect(() => referenceWins(rows, (_, condition) => (condition === 'p' ? 0.5 : undefined))).toThrow(
+      /seed 1, condition q/,
+    );
+  });
+});
+
+describe('attackedReferences', () => {
+  it('gives the honest members the same online vote under every attack of one team and placement', () => {
+    const rows = attackedReferences({
+      dataset: generateReplayFixture({ seed: 5, tasks: 12 }),
+      ops: createDefaultAnswerOps(),
+      seeds: [3],
+      tasks: 12,
+      split: 'all',
+      compositions: ['all-strong', 'random'],
+      emCollisions: [0.3],
+    });
+    // 2 compositions × 4 placements × 6 attacks (ADAPT left out).
+    expect(rows).toHaveLength(48);
+    for (const reference of rows) {
+      const placement = reference.condition.split('/').slice(0, 2).join('/');
+      const first = rows.find((other) => other.condition.startsWith(`${placement}/`));
+      expect(reference.honestOnline).toEqual(first?.honestOnline);
+      for (const value of [...reference.oracle, ...reference.honestOnline]) {
+        expect(value).toBeGreaterThanOrEqual(0);
+        expect(value).toBeLessThanOrEqual(1);
+      }
+    }
   });
 });

@@ -1,8 +1,9 @@
 // Internal: the reference points of scripts/label-free-ceiling.ts, which asks how close any
-// agreement-weighted vote can come to a clean team's best member without labels. A clone-capped
-// weighted vote (MiniRep's cap, section 3 of docs/minirep.md), log-odds weights, and Dawid & Skene's
-// one-coin model fitted by EM on every task of the team at once (transductive: it sees all the
-// answers, past and future, which no online method does). Not a replay method and not exported.
+// agreement-weighted vote can come to a clean team's best member without labels, and how many
+// attacked conditions such a vote could win against the baselines. A clone-capped weighted vote
+// (MiniRep's cap, section 3 of docs/minirep.md), log-odds weights, and Dawid & Skene's one-coin model
+// fitted by EM on every task of the team at once (transductive: it sees all the answers, past and
+// future, which no online method does) or online. Not a replay method and not exported.
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { capGroups } from '../../aggregation/minirep-aggregator.js';
@@ -10,8 +11,9 @@ import { compareKeys } from '../../aggregation/plurality.js';
 import type { ProposalsDataset } from '../proposals/format.js';
 import type { AnswerOps } from './answer-ops.js';
 import { buildGrid } from './grid.js';
+import { planGrid, type ConditionPlan } from './plan-grid.js';
 import { prepareReplay, type SplitChoice } from './prepare.js';
-import type { CompositionName } from './types.js';
+import type { AttackName, Condition, CompositionName, PreparedReplay } from './types.js';
 
 /** One team's answers: `answers[t][i]` is member i's canonical key on task t (`null` = none). */
 export interface TeamAnswers {
@@ -143,10 +145,11 @@ function voteAccuracy(team: TeamAnswers, correct: Correct, weights: readonly num
 }
 
 /**
- * Per vote q, the share of tasks right when each task is decided with the one-coin fit of the tasks
- * before it (warm-started, 5 EM steps; the first task with equal estimates, a clone-capped majority).
+ * Per vote q ({@link ceilingVoteCollisions}), the share of tasks right when each task is decided with
+ * the one-coin fit of the tasks before it (warm-started, 5 EM steps; the first task with equal
+ * estimates, a clone-capped majority).
  */
-function onlineAccuracy(team: TeamAnswers, correct: Correct, emCollision: number): number[] {
+export function onlineAccuracy(team: TeamAnswers, correct: Correct, emCollision: number): number[] {
   const right = ceilingVoteCollisions.map(() => 0);
   let estimate = team.agents.map(() => 0.6);
   team.answers.forEach((keys, task) => {
@@ -261,4 +264,148 @@ export function ceilingByComposition({
     }
   }
   return rows;
+}
+
+/**
+ * A condition's team answers as the methods see them: each attacker's payload where the plan has one,
+ * else its honest key. With `dropAttackers`, every attacker's answer is `null` on every task (the
+ * attackers are known and left out, which no method is told).
+ */
+export function conditionAnswers(
+  prepared: PreparedReplay,
+  condition: Condition,
+  plan: ConditionPlan,
+  { dropAttackers }: { dropAttackers: boolean },
+): TeamAnswers {
+  const position = new Map(prepared.agents.map((agent, index) => [agent.id, index]));
+  const members = condition.team.map((id) => position.get(id) as number);
+  const attackers = new Set(condition.attackers);
+  return {
+    agents: condition.team,
+    groups: members.map((member) => prepared.agents[member]?.model as string),
+    answers: prepared.tasks.map((task, taskIndex) =>
+      condition.team.map((agent, slot) => {
+        if (attackers.has(agent)) {
+          if (dropAttackers) return null;
+          const payload = plan.kind === 'fixed' ? plan.plans[taskIndex]?.payloads[agent] : undefined;
+          if (payload !== undefined) return payload;
+        }
+        return task.keys[members[slot] as number] ?? null;
+      }),
+    ),
+  };
+}
+
+/** Two reference votes on one attacked condition (accuracies in [0, 1]). */
+export interface AttackedReferenceRow {
+  readonly seed: number;
+  /** Condition id, as in `conditions.csv`. */
+  readonly condition: string;
+  readonly composition: CompositionName;
+  readonly attack: AttackName;
+  /** The vote with each member's true accuracy in this condition (attackers' payloads included), per vote q. */
+  readonly oracle: readonly number[];
+  /** The attackers left out and the honest members weighted by the online one-coin fit, per (EM q, vote q). */
+  readonly honestOnline: readonly number[];
+}
+
+/**
+ * The reference votes of every attacked condition of `repute replay` (same sample, teams, attacks and
+ * seeds) but ADAPT, whose attacks follow MiniRep's own run. `emCollisions` defaults to
+ * {@link ceilingEmCollisions}.
+ */
+export function attackedReferences({
+  dataset,
+  ops,
+  seeds,
+  tasks,
+  split,
+  compositions,
+  emCollisions = ceilingEmCollisions,
+}: {
+  dataset: ProposalsDataset;
+  ops: AnswerOps;
+  seeds: readonly number[];
+  tasks: number;
+  split: SplitChoice;
+  compositions: readonly CompositionName[];
+  emCollisions?: readonly number[];
+}): AttackedReferenceRow[] {
+  const rows: AttackedReferenceRow[] = [];
+  for (const seed of seeds) {
+    const { prepared } = prepareReplay({ dataset, ops, seed, tasks, split });
+    const correct: Correct = (task, key) => (prepared.tasks[task]?.scores[key]?.exact ?? 0) === 1;
+    for (const condition of buildGrid(prepared.agents, seed, { compositions })) {
+      if (condition.attack === null || condition.attack === 'ADAPT') continue;
+      const plan = planGrid({ prepared, conditions: [condition], seed, ops }).conditions[condition.index];
+      if (plan === undefined) continue;
+      const attacked = conditionAnswers(prepared, condition, plan, { dropAttackers: false });
+      const accuracy = attacked.agents.map(
+        (_, index) =>
+          attacked.answers.filter((keys, task) => keys[index] !== null && correct(task, keys[index] as string)).length /
+          attacked.answers.length,
+      );
+      const honest = conditionAnswers(prepared, condition, plan, { dropAttackers: true });
+      rows.push({
+        seed,
+        condition: condition.id,
+        composition: condition.composition,
+        attack: condition.attack,
+        oracle: ceilingVoteCollisions.map((voteCollision) =>
+          voteAccuracy(
+            attacked,
+            correct,
+            accuracy.map((p) => logOddsWeight(p, voteCollision)),
+          ),
+        ),
+        honestOnline: emCollisions.flatMap((emCollision) => onlineAccuracy(honest, correct, emCollision)),
+      });
+    }
+  }
+  return rows;
+}
+
+/** Strict wins of each reference setting over the baselines (see {@link referenceWins}). */
+export interface ReferenceWins {
+  /** Conditions counted. */
+  readonly conditions: number;
+  /** Per vote q ({@link ceilingVoteCollisions}). */
+  readonly oracle: readonly number[];
+  /** Per (EM q, vote q), as {@link AttackedReferenceRow.honestOnline}. */
+  readonly honestOnline: readonly number[];
+}
+
+/**
+ * Counts, per setting, the conditions where the reference is above `bestBaseline(seed, condition)`
+ * (the best of the baselines' accuracies there) by more than 1e-12, the report's strict-win rule;
+ * overall and per attack. A condition without a baseline accuracy is an error (wrong `conditions.csv`).
+ */
+export function referenceWins(
+  rows: readonly AttackedReferenceRow[],
+  bestBaseline: (seed: number, condition: string) => number | undefined,
+): { all: ReferenceWins; byAttack: Map<AttackName, ReferenceWins> } {
+  const tally = () => ({ conditions: 0, oracle: [] as number[], honestOnline: [] as number[] });
+  const all = tally();
+  const byAttack = new Map<AttackName, ReturnType<typeof tally>>();
+  for (const row of rows) {
+    const best = bestBaseline(row.seed, row.condition);
+    if (best === undefined)
+      throw new InvalidArgumentError({
+        parameter: 'baselines',
+        value: `${row.seed} ${row.condition}`,
+        message: `no baseline accuracy for seed ${row.seed}, condition ${row.condition}; pass the conditions.csv of a \`repute replay\` run with the same seeds, split and tasks`,
+      });
+    const perAttack = byAttack.get(row.attack) ?? tally();
+    byAttack.set(row.attack, perAttack);
+    for (const target of [all, perAttack]) {
+      target.conditions++;
+      row.oracle.forEach((value, index) => {
+        target.oracle[index] = (target.oracle[index] ?? 0) + (value > best + 1e-12 ? 1 : 0);
+      });
+      row.honestOnline.forEach((value, index) => {
+        target.honestOnline[index] = (target.honestOnline[index] ?? 0) + (value > best + 1e-12 ? 1 : 0);
+      });
+    }
+  }
+  return { all, byAttack };
 }
