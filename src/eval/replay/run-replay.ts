@@ -436,8 +436,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const methodNames = methods.map((method) => method.name);
   let done = 0;
   // With N workers, N − 1 worker threads replay next to this thread (one fewer isolate to start and
-  // warm up than N workers beside an idle one). They start now, while this thread loads and prepares.
-  let pool: WorkerPool | undefined = workers > 1 ? createWorkerPool(workers - 1) : undefined;
+  // warm up than N workers beside an idle one). They start now, while this thread prepares the first
+  // seed, and serve every seed.
+  const pool: WorkerPool | undefined = workers > 1 ? createWorkerPool(workers - 1) : undefined;
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
