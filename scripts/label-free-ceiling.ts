@@ -47,15 +47,15 @@ const tasks = Number(flag('--tasks') ?? 100);
 const compositions = (flag('--compositions') ?? allCompositionNames.join(',')).split(',') as CompositionName[];
 assertKnownNames('--compositions', compositions, allCompositionNames, 'composition');
 
-const dataset = await loadDataset(path);
-const rows = ceilingByComposition({
-  dataset,
+// One answer table for both parts: the attacked references score the same keys again.
+const input = {
+  dataset: await loadDataset(path),
   ops: memoizeAnswerOps(createDefaultAnswerOps()),
   seeds,
   tasks,
   split: split as SplitChoice,
-  compositions,
-});
+};
+const rows = ceilingByComposition({ ...input, compositions });
 const emCollisions = ceilingEmCollisions;
 const voteCollisions = ceilingVoteCollisions;
 
@@ -103,14 +103,7 @@ if (baselinesFile !== undefined) {
   }
   // The compositions the baseline run covered (the paper's four unless it was run with --compositions).
   const attackedCompositions = compositions.filter((name) => covered.has(name));
-  const references = attackedReferences({
-    dataset,
-    ops: memoizeAnswerOps(createDefaultAnswerOps()),
-    seeds,
-    tasks,
-    split: split as SplitChoice,
-    compositions: attackedCompositions,
-  });
+  const references = attackedReferences({ ...input, compositions: attackedCompositions });
   const { all, byAttack } = referenceWins(references, (seed, condition) => best.get(`${seed} ${condition}`));
   const attacks = attackNames.filter((attack) => attack !== 'ADAPT');
   const perSeed = (count: number) => (count / seeds.length).toFixed(1).padStart(5);

@@ -226,6 +226,17 @@ export function teamCeiling(team: TeamAnswers, correct: Correct): CeilingRow {
   };
 }
 
+/** The replay whose teams the references are computed on: the sample, teams and seeds of `repute replay`. */
+export interface CeilingInput {
+  readonly dataset: ProposalsDataset;
+  readonly ops: AnswerOps;
+  readonly seeds: readonly number[];
+  /** Tasks sampled per seed. */
+  readonly tasks: number;
+  readonly split: SplitChoice;
+  readonly compositions: readonly CompositionName[];
+}
+
 /**
  * The clean teams of `repute replay` (same sample, teams and seeds) with their reference points, by
  * composition, one row per seed.
@@ -237,14 +248,7 @@ export function ceilingByComposition({
   tasks,
   split,
   compositions,
-}: {
-  dataset: ProposalsDataset;
-  ops: AnswerOps;
-  seeds: readonly number[];
-  tasks: number;
-  split: SplitChoice;
-  compositions: readonly CompositionName[];
-}): Map<CompositionName, CeilingRow[]> {
+}: CeilingInput): Map<CompositionName, CeilingRow[]> {
   const rows = new Map<CompositionName, CeilingRow[]>();
   for (const seed of seeds) {
     const { prepared } = prepareReplay({ dataset, ops, seed, tasks, split });
@@ -322,13 +326,8 @@ export function attackedReferences({
   split,
   compositions,
   emCollisions = ceilingEmCollisions,
-}: {
-  dataset: ProposalsDataset;
-  ops: AnswerOps;
-  seeds: readonly number[];
-  tasks: number;
-  split: SplitChoice;
-  compositions: readonly CompositionName[];
+}: CeilingInput & {
+  /** EM q of the online fit. @default ceilingEmCollisions */
   emCollisions?: readonly number[];
 }): AttackedReferenceRow[] {
   const rows: AttackedReferenceRow[] = [];
