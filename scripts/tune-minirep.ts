@@ -3,7 +3,9 @@
 // over the six baselines (mean per seed, by composition), attacked accuracy, paired loss and clean
 // accuracy per composition, next to the best baseline and the best team member.
 // Usage: npx tsx scripts/tune-minirep.ts [--set ds] [--only name,name] [--seeds 101,102]
-//          [--feedback consensus|paper] [--tasks 100] [--breakdown 7s3w] [dataset-dir]
+//          [--feedback consensus|paper] [--tasks 100] [--breakdown 7s3w] [--compositions pool]
+//          [dataset-dir]
+// `--compositions` takes the replay's composition names (default: the paper's four).
 // `--breakdown <composition>` also lists, per variant, that composition's attacked conditions the
 // variant does not win strictly (seed, condition, its accuracy, the best baseline and its accuracy).
 // `paper` = verifier feedback with the simulated verifier at sensitivity 0.85, specificity 0.8.
@@ -15,6 +17,7 @@ import { InternalError } from '../src/core/errors.js';
 import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
 import { miniRepMethod, replayMethodNames } from '../src/eval/replay/methods.js';
 import { runReplay, type SeededConditionRow } from '../src/eval/replay/run-replay.js';
+import { allCompositionNames, type CompositionName } from '../src/eval/replay/types.js';
 
 type Variant = Omit<MiniRepAggregatorOptions, 'model' | 'k'>;
 
@@ -26,6 +29,18 @@ const sets: Record<string, Record<string, Variant>> = {
     'bloc exempts verified': { bloc: { verified: 'exempt' } },
     'bloc counts verified, τ 0.6': { bloc: { verified: 'count', threshold: 0.6 } },
     'no bloc check': { bloc: false },
+  },
+  // issue 9 item 6: the bloc check's false flags in the 40-agent pool (consensus feedback, seeds 101–103)
+  pool: {
+    minirep: {},
+    'minirep bloc ≥ 3': { bloc: { minSize: 3 } },
+    'minirep no bloc check': { bloc: false },
+    'minirep-ds (before)': { history: 'posterior' },
+    'minirep-ds bloc ≥ 3': { history: 'posterior', bloc: { minSize: 3 } },
+    'minirep-ds bloc ≥ 4': { history: 'posterior', bloc: { minSize: 4 } },
+    'minirep-ds τ 0.55': { history: 'posterior', bloc: { threshold: 0.55 } },
+    'minirep-ds τ 0.6': { history: 'posterior', bloc: { threshold: 0.6 } },
+    'minirep-ds no bloc check': { history: 'posterior', bloc: false },
   },
   // "MiniRep-DS" tuning table (consensus feedback, seeds 101–102)
   ds: {
@@ -60,6 +75,9 @@ const feedback = flag('--feedback') ?? 'consensus';
 assertOneOf('--feedback', feedback, ['consensus', 'paper'], '(paper: the simulated verifier at 0.85/0.8)');
 const tasks = Number(flag('--tasks') ?? 100);
 const breakdown = flag('--breakdown');
+const compositionList = flag('--compositions')?.split(',');
+if (compositionList !== undefined)
+  assertKnownNames('--compositions', compositionList, allCompositionNames, 'composition');
 const baselines = replayMethodNames.filter((name) => name !== 'minirep');
 const percent = (value: number) => (100 * value).toFixed(1);
 
@@ -74,6 +92,7 @@ for (const [name, options] of Object.entries(set)) {
     seeds,
     split: 'tuning',
     workers: 1,
+    ...(compositionList !== undefined ? { compositions: compositionList as CompositionName[] } : {}),
     methods: [...baselines, miniRepMethod('variant', name, options)],
     ...(feedback === 'paper'
       ? { verifier: 'simulated' as const, verifierSensitivity: 0.85, verifierSpecificity: 0.8 }

@@ -484,6 +484,108 @@ describe('coordinated-bloc tracker', () => {
     expect(flaggedAfterThreeTasks(1)).toEqual([]);
   });
 
+  it('flags a lone pair only with minSize 2, a bloc of three clone groups with minSize 3 too', () => {
+    const pairRound = entries({ a: '9', b: '9', c: '1', d: '2', e: '3', f: '4' });
+    const trioRound = entries({ a: '9', b: '9', c: '9', d: '1', e: '2', f: '3' });
+    const pairs = createBlocTracker({ exclusivity: 'share' });
+    const pairsOfThree = createBlocTracker({ exclusivity: 'share', minSize: 3 });
+    const trio = createBlocTracker({ exclusivity: 'share', minSize: 3 });
+    for (let round = 0; round < 4; round++) {
+      pairs.record(pairRound);
+      pairsOfThree.record(pairRound);
+      trio.record(trioRound);
+    }
+    // Lone pair (a, b): nobody of c, d, e, f holds '9', exclusivity 1 per task. After 4 tasks
+    // both = 1 + 0.95 + 0.9025 + 0.857375 = 3.709875 = excl -> x = 3.959875 / 5.709875 = 0.693514;
+    // suspicion = 0.5 + 0.5·(0.693514 − 0.5)/0.5 = 0.693514.
+    const x = 3.959875 / 5.709875;
+    const find = (tracker: ReturnType<typeof createBlocTracker>, round: typeof pairRound, agentId: string) =>
+      tracker.assess(round).find((finding) => finding.agentId === agentId);
+    expect(find(pairs, pairRound, 'a')).toMatchObject({ suspicion: expect.closeTo(x, 12), blocSize: 2 });
+    // minSize 3: the same pair spans 2 clone groups, so it is not flagged; its rate is unchanged.
+    expect(find(pairsOfThree, pairRound, 'a')).toMatchObject({
+      rate: expect.closeTo(x, 12),
+      suspicion: 0,
+      blocSize: 2,
+    });
+    // Trio a, b, c: for (a, b) the rest is {c, d, e, f} and c holds '9': exclusivity 1 − 1/4 = 0.75,
+    // x = (0.75·3.709875 + 0.25) / 5.709875 = 3.03240625 / 5.709875 = 0.531078 ≥ τ for all three pairs.
+    const trioRate = (0.75 * 3.709875 + 0.25) / 5.709875;
+    expect(find(trio, trioRound, 'c')).toMatchObject({ suspicion: expect.closeTo(trioRate, 12), blocSize: 3 });
+    expect(find(trio, trioRound, 'd')).toMatchObject({ suspicion: 0, blocSize: 1 });
+    // Clone groups count once: a and a2 (group A) with b (group B) form a bloc of 2 groups.
+    const clones = [
+      { agentId: 'a', group: 'A', answer: '9' },
+      { agentId: 'a2', group: 'A', answer: '9' },
+      { agentId: 'b', group: 'B', answer: '9' },
+      ...entries({ c: '1', d: '2', e: '3' }),
+    ];
+    const cloneTracker = createBlocTracker({ exclusivity: 'share', minSize: 3 });
+    for (let round = 0; round < 4; round++) cloneTracker.record(clones);
+    expect(find(cloneTracker, clones, 'b')).toMatchObject({ suspicion: 0, blocSize: 2 });
+    expect(() => createBlocTracker({ minSize: 1 })).toThrow(/options\.minSize/);
+    expect(() => createBlocTracker({ minSize: 2.5 })).toThrow(/options\.minSize/);
+  });
+
+  it('with minSize m flags exactly the minSize-2 flags whose bloc spans ≥ m clone groups (property)', () => {
+    const roundArbitrary = fc.array(
+      fc.record({ group: fc.constantFrom('A', 'B', 'C', 'D', 'E'), answer: fc.constantFrom('1', '2', '3') }),
+      { minLength: 2, maxLength: 8 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(roundArbitrary, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 3, max: 5 }),
+        (rounds, m) => {
+          const toEntries = (round: Array<{ group: string; answer: string }>) =>
+            round.map((entry, index) => ({ agentId: `x${index}`, group: entry.group, answer: entry.answer }));
+          const any = createBlocTracker();
+          const sized = createBlocTracker({ minSize: m });
+          for (const round of rounds.slice(0, -1)) {
+            any.record(toEntries(round));
+            sized.record(toEntries(round));
+          }
+          const last = toEntries(rounds[rounds.length - 1] as Array<{ group: string; answer: string }>);
+          const base = any.assess(last);
+          sized.assess(last).forEach((finding, index) => {
+            const reference = base[index] as (typeof base)[number];
+            expect(finding.rate).toBe(reference.rate);
+            expect(finding.blocSize).toBe(reference.blocSize);
+            // A flag needs a partner at rate ≥ τ, so every minSize-2 flag has a bloc of ≥ 2 groups.
+            if (reference.suspicion > 0) expect(reference.blocSize).toBeGreaterThanOrEqual(2);
+            expect(finding.suspicion).toBe(reference.blocSize >= m ? reference.suspicion : 0);
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('label-free, lets two agents who alone agree keep full weight under bloc.minSize 3', () => {
+    // a and b alone answer '9' on three tasks, c, d, e scatter; no verifier.
+    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
+    const round = (taskId: string) => [
+      propose(taskId, 'a', '9'),
+      propose(taskId, 'b', '9'),
+      propose(taskId, 'c', '1'),
+      propose(taskId, 'd', '2'),
+      propose(taskId, 'e', '3'),
+    ];
+    const flaggedOnFourth = (bloc: { minSize: number }) => {
+      const aggregator = createMiniRepAggregator({
+        model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }),
+        bloc,
+      });
+      for (const id of ['t1', 't2', 't3']) aggregator.aggregate({ task: task(id), proposals: round(id), agents: team });
+      const fourth = aggregator.aggregate({ task: task('t4'), proposals: round('t4'), agents: team });
+      return fourth.reasons.filter((reason) => reason.components?.flagged === 1).map((reason) => reason.agentId);
+    };
+    // x_ab = 3.1025/4.8525 = 0.639 ≥ τ after three tasks (isolation exclusivity stays 1: nobody else holds '9').
+    expect(flaggedOnFourth({ minSize: 2 })).toEqual(['a', 'b']);
+    // The bloc {a, b} spans 2 clone groups < 3: no flag.
+    expect(flaggedOnFourth({ minSize: 3 })).toEqual([]);
+  });
+
   it('snapshots and restores', () => {
     const tracker = createBlocTracker();
     tracker.record(entries({ a: '9', b: '9', c: '1' }));

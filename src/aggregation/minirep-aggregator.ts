@@ -550,7 +550,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       if (finding.suspicion > 0) {
         blocFindings.set(finding.agentId, {
           suspicion: finding.suspicion,
-          reason: `coordinated bloc: shares answers that few others hold with ${finding.partner} (decayed rate ${finding.rate.toFixed(2)})`,
+          reason: `coordinated bloc: shares answers that few others hold with ${finding.partner} (decayed rate ${finding.rate.toFixed(2)}; a bloc of ${finding.blocSize} clone groups)`,
         });
       }
     }

@@ -7,7 +7,9 @@
 //   u_k = 1 − ι_k², ι_k = alone_k / (seen_k + 1) (decayed share of k's answers nobody else gave;
 //   `exclusivity: 'share'` sets every u_k = 1)
 //   x_ij = (excl_ij + 0.25) / (both_ij + 2), excl ← λ·excl + exclusive_ij(t), both ← λ·both + 1
-//   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ, suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ)
+//   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ and |groups(B_i)| ≥ m,
+//   suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ), where B_i = the agents linked to i by a chain of pairs
+//   holding i's answer now with x ≥ τ (i's bloc on this task) and m = `minSize` (2: any pair)
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { compareKeys } from './plurality.js';
@@ -43,6 +45,16 @@ export interface BlocOptions {
    * verifier) both are the same. @default 'exempt'
    */
   readonly verified?: 'exempt' | 'count';
+  /**
+   * Clone groups a bloc must span before its members are flagged, an integer ≥ 2. The bloc of an
+   * agent on a task is every agent linked to it by a chain of pairs that hold its answer now with an
+   * exclusive-agreement rate ≥ τ. With 2 any such pair is flagged. With 3 a lone pair is not: in a team
+   * whose majority is weak, the two best agents are often the only ones right on hard tasks and agree
+   * exclusively at bloc rates, which no label-free signal tells apart from two colluders, while a
+   * colluding minority of ⌈0.3·n⌉ ≥ 3 agents (the threat model) still forms a bloc of 3 or more.
+   * @default 2
+   */
+  readonly minSize?: number;
 }
 
 /** Persisted state of a bloc tracker. */
@@ -61,8 +73,10 @@ export interface BlocFinding {
   readonly rate: number;
   /** That agent, if any. */
   readonly partner: AgentId | undefined;
-  /** Suspicion in [0, 1]. */
+  /** Suspicion in [0, 1]; 0 below τ or when the agent's bloc spans fewer than `minSize` clone groups. */
   readonly suspicion: number;
+  /** Clone groups spanned by the agent's bloc on this task (1 = no partner at rate ≥ τ). */
+  readonly blocSize: number;
 }
 
 /** Tracks decayed pairwise agreement across tasks and scores coordinated blocs. */
@@ -97,6 +111,7 @@ export const blocDefaults: Required<BlocOptions> = {
   threshold: 0.5,
   exclusivity: 'isolation',
   verified: 'exempt',
+  minSize: 2,
 };
 
 /**
@@ -136,6 +151,13 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       parameter: 'options.threshold',
       value: settings.threshold,
       message: `options.threshold must be in (0, 1), got ${settings.threshold}; pass e.g. 0.5`,
+    });
+  }
+  if (!(Number.isInteger(settings.minSize) && settings.minSize >= 2)) {
+    throw new InvalidArgumentError({
+      parameter: 'options.minSize',
+      value: settings.minSize,
+      message: `options.minSize must be an integer >= 2 (clone groups a bloc spans before it is flagged), got ${settings.minSize}; pass e.g. 2 (any pair) or 3`,
     });
   }
   // Pair states are found by (smaller id, larger id) through a two-level index; `pairs` keeps them
@@ -258,25 +280,51 @@ function blocRate(state: BlocState, first: AgentId, second: AgentId): number {
 
 function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFinding[] {
   const settings = state.settings;
-  return entries.map((entry) => {
+  // Union-find over entry positions: pairs holding the same answer now with x ≥ τ are one bloc.
+  const root = entries.map((_, index) => index);
+  const find = (index: number): number => {
+    let at = index;
+    while (root[at] !== at) at = root[at] as number;
+    return at;
+  };
+  const rates = entries.map((entry, index) => {
     let best = 0;
     let partner: AgentId | undefined;
     if (entry.answer !== null) {
-      for (const other of entries) {
-        if (other.agentId === entry.agentId || other.group === entry.group || other.answer !== entry.answer) continue;
+      for (let at = 0; at < entries.length; at++) {
+        const other = entries[at] as BlocEntry;
+        if (at === index || other.group === entry.group || other.answer !== entry.answer) continue;
         const value = blocRate(state, entry.agentId, other.agentId);
         if (value > best || (value === best && partner !== undefined && compareKeys(other.agentId, partner) < 0)) {
           best = value;
           partner = other.agentId;
         }
+        if (value >= settings.threshold) {
+          const left = find(index);
+          const right = find(at);
+          if (left !== right) root[Math.max(left, right)] = Math.min(left, right);
+        }
       }
     }
-    // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on, else 0
+    return { best, partner };
+  });
+  // |groups(B_i)|: distinct clone groups per bloc
+  const groupsOf = new Map<number, Set<string>>();
+  entries.forEach((entry, index) => {
+    const key = find(index);
+    let groups = groupsOf.get(key);
+    if (groups === undefined) groupsOf.set(key, (groups = new Set()));
+    groups.add(entry.group);
+  });
+  return entries.map((entry, index) => {
+    const { best, partner } = rates[index] as { best: number; partner: AgentId | undefined };
+    const blocSize = groupsOf.get(find(index))?.size ?? 1;
+    // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on (and a bloc of ≥ m groups), else 0
     const suspicion =
-      best >= settings.threshold
+      best >= settings.threshold && blocSize >= settings.minSize
         ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold))
         : 0;
-    return { agentId: entry.agentId, rate: best, partner, suspicion };
+    return { agentId: entry.agentId, rate: best, partner, suspicion, blocSize };
   });
 }
 
