@@ -1,7 +1,10 @@
 // npm run bench:replay — wall time, peak RSS and proposals evaluated per second of the full replay
 // grid on MATH-L5 (every task: --tasks 721 --split all, one seed), next to the floor (reading and
 // parsing the dataset), and the 1-worker vs 2-worker ratio.
-// Usage: tsx bench/replay.ts [dataset-dir] [--repeats N] [--tasks N] [--split all|heldout|tuning] [--dist]
+// Usage: tsx bench/replay.ts [dataset-dir] [--repeats N] [--tasks N] [--split all|heldout|tuning] [--dist] [--memory]
+// --memory instead sweeps the number of tasks (100, 250, 500, 721): peak RSS with 2 workers, and the
+// largest live heap of a 1-worker run (a full GC forced every 10 conditions, so garbage not yet
+// collected does not count): what grows with the tasks is live data or only uncollected garbage.
 // Every measured run is a fresh process (like one `repute replay` call): in one long-lived process
 // the in-thread run would be JIT-warm from the previous repeat while new worker threads start cold.
 // 1-worker and 2-worker runs alternate, so a change in the machine's load hits both alike.
@@ -43,6 +46,25 @@ interface Sample {
   proposals: number;
   /** Peak resident set size of the whole process (all threads), in MB. */
   peakRssMb: number;
+  /** With REPUTE_BENCH_LIVE=1 (and --expose-gc): the largest heap in use right after a forced full GC, in MB. */
+  liveHeapMb?: number;
+}
+
+/** The `--once` child's live-heap sampler (REPUTE_BENCH_LIVE=1 with --expose-gc; the dist child has its own copy). */
+function liveSampler() {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let live = 0;
+  const on = process.env.REPUTE_BENCH_LIVE === '1' && gc !== undefined;
+  return {
+    sample: on
+      ? (done: number) => {
+          if (done % 10 !== 0) return;
+          gc();
+          live = Math.max(live, process.memoryUsage().heapUsed);
+        }
+      : undefined,
+    result: () => (on ? { liveHeapMb: live / 1e6 } : {}),
+  };
 }
 
 if (once !== undefined) {
@@ -53,7 +75,14 @@ if (once !== undefined) {
   const mainStarted = threadCpuMs();
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const report = await runReplay({ path, workers: Number(once), tasks, split });
+  const live = liveSampler();
+  const report = await runReplay({
+    path,
+    workers: Number(once),
+    tasks,
+    split,
+    ...(live.sample === undefined ? {} : { onProgress: live.sample }),
+  });
   const cpu = process.cpuUsage(cpuStarted);
   const mainEnded = threadCpuMs();
   const sample: Sample = {
@@ -67,6 +96,7 @@ if (once !== undefined) {
     proposals: report.timing.proposalsEvaluated,
     // ru_maxrss of the process (Linux: kB), worker threads included.
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    ...live.result(),
   };
   process.stdout.write(`${JSON.stringify(sample)}\n`);
   process.exit(0);
@@ -97,7 +127,12 @@ const { threadCpuMs } = await import(library + 'eval/replay/_thread-cpu.js');
 const mainStarted = threadCpuMs();
 const started = performance.now();
 const cpuStarted = process.cpuUsage();
-const report = await runReplay({ path, workers: Number(workers), tasks: Number(tasks), split });
+// REPUTE_BENCH_LIVE=1 (with --expose-gc): a full GC every 10 conditions, the largest heap in use after it.
+let liveHeap = 0;
+const sample = process.env.REPUTE_BENCH_LIVE === '1' && globalThis.gc
+  ? (done) => { if (done % 10 === 0) { globalThis.gc(); liveHeap = Math.max(liveHeap, process.memoryUsage().heapUsed); } }
+  : undefined;
+const report = await runReplay({ path, workers: Number(workers), tasks: Number(tasks), split, onProgress: sample });
 const cpu = process.cpuUsage(cpuStarted);
 const mainEnded = threadCpuMs();
 process.stdout.write(JSON.stringify({
@@ -109,6 +144,7 @@ process.stdout.write(JSON.stringify({
   workerCpuMs: report.timing.workerCpuMs,
   proposals: report.timing.proposalsEvaluated,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
+  ...(sample === undefined ? {} : { liveHeapMb: liveHeap / 1e6 }),
 }) + '\\n');
 process.exit(0);
 `;
@@ -118,14 +154,34 @@ if (fromDist) {
   writeFileSync(distChildFile, distChild);
 }
 
-const run = async (workers: number): Promise<Sample> => {
+const run = async (workers: number, options: { tasks?: number; live?: boolean } = {}): Promise<Sample> => {
   const script = fileURLToPath(import.meta.url);
+  const count = String(options.tasks ?? tasks);
+  const gcFlag = options.live === true ? ['--expose-gc'] : [];
   const args = fromDist
-    ? [distChildFile, new URL('../dist/', import.meta.url).href, path, String(workers), String(tasks), split]
-    : [...process.execArgv, script, path, '--once', String(workers), '--tasks', String(tasks), '--split', split];
-  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
+    ? [...gcFlag, distChildFile, new URL('../dist/', import.meta.url).href, path, String(workers), count, split]
+    : [...process.execArgv, ...gcFlag, script, path, '--once', String(workers), '--tasks', count, '--split', split];
+  const env = options.live === true ? { ...process.env, REPUTE_BENCH_LIVE: '1' } : process.env;
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20, env });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Sample;
 };
+
+if (process.argv.includes('--memory')) {
+  process.stdout.write(
+    `replay memory on ${path} (--split ${split}, one seed) from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run; floor (parse the dataset): peak RSS ${floorRssMb.toFixed(0)} MB\n`,
+  );
+  process.stdout.write(
+    'tasks   peak RSS, 2 workers   live heap, 1 worker (max after a forced GC)   peak RSS of that run\n',
+  );
+  for (const count of [100, 250, 500, 721]) {
+    const peak = await run(2, { tasks: count });
+    const live = await run(1, { tasks: count, live: true });
+    process.stdout.write(
+      `${String(count).padEnd(7)} ${`${peak.peakRssMb.toFixed(0)} MB`.padEnd(21)} ${`${(live.liveHeapMb ?? Number.NaN).toFixed(1)} MB`.padEnd(45)} ${live.peakRssMb.toFixed(0)} MB\n`,
+    );
+  }
+  process.exit(0);
+}
 
 const samples: Record<number, Sample[]> = { 1: [], 2: [] };
 for (let repeat = 0; repeat < repeats; repeat++) {
