@@ -5,7 +5,8 @@
 // Counts are decayed so that on/off attackers are caught again when they switch on.
 //   exclusive_ij(t) = [a_i = a_j] · (1 − Σ_{k ∉ g_i ∪ g_j, a_k = a_i} u_k / Σ_{k ∉ g_i ∪ g_j} u_k), over parseable k,
 //   u_k = 1 − ι_k², ι_k = alone_k / (seen_k + 1) (decayed share of k's answers nobody else gave;
-//   `exclusivity: 'share'` sets every u_k = 1)
+//   `exclusivity: 'share'` sets every u_k = 1), times (1 − v_i·v_j) when both answers carry a
+//   verifier's verdict v and `verified: 'exempt'` (agreement the verifier confirmed is not collusion)
 //   x_ij = (excl_ij + 0.25) / (both_ij + 2), excl ← λ·excl + exclusive_ij(t), both ← λ·both + 1
 //   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ and |groups(B_i)| ≥ m,
 //   suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ), where B_i = the agents linked to i by a chain of pairs
