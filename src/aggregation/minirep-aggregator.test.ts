@@ -484,7 +484,7 @@ describe('coordinated-bloc tracker', () => {
     expect(flaggedAfterThreeTasks(1)).toEqual([]);
   });
 
-  it('flags a lone pair only with minSize 2, a bloc of three clone groups with minSize 3 too', () => {
+  it('flags a lone pair only with minSize 2, a bloc of three agents with minSize 3 too', () => {
     const pairRound = entries({ a: '9', b: '9', c: '1', d: '2', e: '3', f: '4' });
     const trioRound = entries({ a: '9', b: '9', c: '9', d: '1', e: '2', f: '3' });
     const pairs = createBlocTracker({ exclusivity: 'share' });
@@ -502,7 +502,7 @@ describe('coordinated-bloc tracker', () => {
     const find = (tracker: ReturnType<typeof createBlocTracker>, round: typeof pairRound, agentId: string) =>
       tracker.assess(round).find((finding) => finding.agentId === agentId);
     expect(find(pairs, pairRound, 'a')).toMatchObject({ suspicion: expect.closeTo(x, 12), blocSize: 2 });
-    // minSize 3: the same pair spans 2 clone groups, so it is not flagged; its rate is unchanged.
+    // minSize 3: the same pair holds 2 agents, so it is not flagged; its rate is unchanged.
     expect(find(pairsOfThree, pairRound, 'a')).toMatchObject({
       rate: expect.closeTo(x, 12),
       suspicion: 0,
@@ -513,7 +513,10 @@ describe('coordinated-bloc tracker', () => {
     const trioRate = (0.75 * 3.709875 + 0.25) / 5.709875;
     expect(find(trio, trioRound, 'c')).toMatchObject({ suspicion: expect.closeTo(trioRate, 12), blocSize: 3 });
     expect(find(trio, trioRound, 'd')).toMatchObject({ suspicion: 0, blocSize: 1 });
-    // Clone groups count once: a and a2 (group A) with b (group B) form a bloc of 2 groups.
+    // Clones count as agents: a and a2 (group A) are never paired with each other, but each is linked to
+    // b (group B). For (a, b) and (a2, b) the rest (outside groups A and B) is {c, d, e}, none holds '9':
+    // exclusivity 1, x = 0.693514 ≥ τ as for the lone pair, so {a, a2, b} is one bloc of 3 agents (2
+    // groups) and b is flagged with suspicion x: two copies of a model and a third agent do not slip through.
     const clones = [
       { agentId: 'a', group: 'A', answer: '9' },
       { agentId: 'a2', group: 'A', answer: '9' },
@@ -522,12 +525,13 @@ describe('coordinated-bloc tracker', () => {
     ];
     const cloneTracker = createBlocTracker({ exclusivity: 'share', minSize: 3 });
     for (let round = 0; round < 4; round++) cloneTracker.record(clones);
-    expect(find(cloneTracker, clones, 'b')).toMatchObject({ suspicion: 0, blocSize: 2 });
+    expect(find(cloneTracker, clones, 'b')).toMatchObject({ suspicion: expect.closeTo(x, 12), blocSize: 3 });
+    expect(find(cloneTracker, clones, 'a2')).toMatchObject({ suspicion: expect.closeTo(x, 12), blocSize: 3 });
     expect(() => createBlocTracker({ minSize: 1 })).toThrow(/options\.minSize/);
     expect(() => createBlocTracker({ minSize: 2.5 })).toThrow(/options\.minSize/);
   });
 
-  it('with minSize m flags exactly the minSize-2 flags whose bloc spans ≥ m clone groups (property)', () => {
+  it('with minSize m flags exactly the minSize-2 flags whose bloc holds ≥ m agents (property)', () => {
     const roundArbitrary = fc.array(
       fc.record({ group: fc.constantFrom('A', 'B', 'C', 'D', 'E'), answer: fc.constantFrom('1', '2', '3') }),
       { minLength: 2, maxLength: 8 },
@@ -551,7 +555,7 @@ describe('coordinated-bloc tracker', () => {
             const reference = base[index] as (typeof base)[number];
             expect(finding.rate).toBe(reference.rate);
             expect(finding.blocSize).toBe(reference.blocSize);
-            // A flag needs a partner at rate ≥ τ, so every minSize-2 flag has a bloc of ≥ 2 groups.
+            // A flag needs a partner at rate ≥ τ, so every minSize-2 flag has a bloc of ≥ 2 agents.
             if (reference.suspicion > 0) expect(reference.blocSize).toBeGreaterThanOrEqual(2);
             expect(finding.suspicion).toBe(reference.blocSize >= m ? reference.suspicion : 0);
           });
@@ -582,7 +586,7 @@ describe('coordinated-bloc tracker', () => {
     };
     // x_ab = 3.1025/4.8525 = 0.639 ≥ τ after three tasks (isolation exclusivity stays 1: nobody else holds '9').
     expect(flaggedOnFourth({ minSize: 2 })).toEqual(['a', 'b']);
-    // The bloc {a, b} spans 2 clone groups < 3: no flag.
+    // The bloc {a, b} holds 2 agents < 3: no flag.
     expect(flaggedOnFourth({ minSize: 3 })).toEqual([]);
   });
 

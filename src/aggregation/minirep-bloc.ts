@@ -8,9 +8,9 @@
 //   `exclusivity: 'share'` sets every u_k = 1), times (1 − v_i·v_j) when both answers carry a
 //   verifier's verdict v and `verified: 'exempt'` (agreement the verifier confirmed is not collusion)
 //   x_ij = (excl_ij + 0.25) / (both_ij + 2), excl ← λ·excl + exclusive_ij(t), both ← λ·both + 1
-//   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ and |groups(B_i)| ≥ m,
-//   suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ), where B_i = the agents linked to i by a chain of pairs
-//   holding i's answer now with x ≥ τ (i's bloc on this task) and m = `minSize` (2: any pair)
+//   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ and |B_i| ≥ m,
+//   suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ), where B_i = i and the agents linked to it by a chain of
+//   pairs holding i's answer now with x ≥ τ (i's bloc on this task) and m = `minSize` (2: any pair)
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { compareKeys } from './plurality.js';
@@ -47,12 +47,14 @@ export interface BlocOptions {
    */
   readonly verified?: 'exempt' | 'count';
   /**
-   * Clone groups a bloc must span before its members are flagged, an integer ≥ 2. The bloc of an
-   * agent on a task is every agent linked to it by a chain of pairs that hold its answer now with an
-   * exclusive-agreement rate ≥ τ. With 2 any such pair is flagged. With 3 a lone pair is not: in a team
-   * whose majority is weak, the two best agents are often the only ones right on hard tasks and agree
-   * exclusively at bloc rates, which no label-free signal tells apart from two colluders, while a
-   * colluding minority of ⌈0.3·n⌉ ≥ 3 agents (the threat model) still forms a bloc of 3 or more.
+   * Agents a bloc must hold before its members are flagged, an integer ≥ 2. The bloc of an agent on a
+   * task is the agent and every agent linked to it by a chain of pairs (of different clone groups) that
+   * hold its answer now with an exclusive-agreement rate ≥ τ. With 2 any such pair is flagged. With 3 a
+   * lone pair is not: in a team whose majority is weak, the two best agents are often the only ones
+   * right on hard tasks and agree exclusively at bloc rates, which no label-free signal tells apart
+   * from two colluders, while a colluding minority of ⌈0.3·n⌉ ≥ 3 agents (the threat model) still
+   * forms a bloc of 3 or more, clones of one model included (two copies of a model and a third agent
+   * are a bloc of 3; counting clone groups instead would let such a trio through).
    * @default 2
    */
   readonly minSize?: number;
@@ -74,9 +76,9 @@ export interface BlocFinding {
   readonly rate: number;
   /** That agent, if any. */
   readonly partner: AgentId | undefined;
-  /** Suspicion in [0, 1]; 0 below τ or when the agent's bloc spans fewer than `minSize` clone groups. */
+  /** Suspicion in [0, 1]; 0 below τ or when the agent's bloc holds fewer than `minSize` agents. */
   readonly suspicion: number;
-  /** Clone groups spanned by the agent's bloc on this task (1 = no partner at rate ≥ τ). */
+  /** Agents in the agent's bloc on this task, itself included (1 = no partner at rate ≥ τ). */
   readonly blocSize: number;
 }
 
@@ -158,7 +160,7 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
     throw new InvalidArgumentError({
       parameter: 'options.minSize',
       value: settings.minSize,
-      message: `options.minSize must be an integer >= 2 (clone groups a bloc spans before it is flagged), got ${settings.minSize}; pass e.g. 2 (any pair) or 3`,
+      message: `options.minSize must be an integer >= 2 (agents a bloc holds before they are flagged), got ${settings.minSize}; pass e.g. 2 (any pair) or 3`,
     });
   }
   // Pair states are found by (smaller id, larger id) through a two-level index; `pairs` keeps them
@@ -309,18 +311,13 @@ function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFindin
     }
     return { best, partner };
   });
-  // |groups(B_i)|: distinct clone groups per bloc
-  const groupsOf = new Map<number, Set<string>>();
-  entries.forEach((entry, index) => {
-    const key = find(index);
-    let groups = groupsOf.get(key);
-    if (groups === undefined) groupsOf.set(key, (groups = new Set()));
-    groups.add(entry.group);
-  });
+  // |B_i|: agents per bloc
+  const sizeOf = new Map<number, number>();
+  entries.forEach((_, index) => sizeOf.set(find(index), (sizeOf.get(find(index)) ?? 0) + 1));
   return entries.map((entry, index) => {
     const { best, partner } = rates[index] as { best: number; partner: AgentId | undefined };
-    const blocSize = groupsOf.get(find(index))?.size ?? 1;
-    // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on (and a bloc of ≥ m groups), else 0
+    const blocSize = sizeOf.get(find(index)) ?? 1;
+    // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on (and a bloc of ≥ m agents), else 0
     const suspicion =
       best >= settings.threshold && blocSize >= settings.minSize
         ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold))

@@ -111,7 +111,7 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
   ),
   'minirep-ds': miniRepMethod(
     'minirep-ds',
-    `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8; the bloc check flags blocs of ≥ 3 clone groups, not a lone pair`,
+    `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8; the bloc check flags blocs of ≥ 3 agents, not a lone pair`,
     { history: 'posterior', bloc: { minSize: 3 } },
   ),
 };
