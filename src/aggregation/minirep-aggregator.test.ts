@@ -381,6 +381,15 @@ describe('createMiniRepAggregator properties', () => {
 });
 
 describe('coordinated-bloc tracker', () => {
+  // Five models, one agent each: a and b alone answer '9', c, d and e scatter (the lone-pair tests).
+  const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
+  const round = (taskId: string) => [
+    propose(taskId, 'a', '9'),
+    propose(taskId, 'b', '9'),
+    propose(taskId, 'c', '1'),
+    propose(taskId, 'd', '2'),
+    propose(taskId, 'e', '3'),
+  ];
   const entries = (answers: Record<string, string>) =>
     Object.entries(answers).map(([agentId, answer]) => ({ agentId, group: agentId.toUpperCase(), answer }));
 
@@ -462,14 +471,6 @@ describe('coordinated-bloc tracker', () => {
 
   it('keeps two experts whom the verifier confirms out of the bloc check, and flags a pair it rejects', () => {
     // a and b (two models) alone answer '9' on three tasks; c, d, e scatter. Flags are capped at ⌈0.3·5⌉ = 2.
-    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
-    const round = (taskId: string) => [
-      propose(taskId, 'a', '9'),
-      propose(taskId, 'b', '9'),
-      propose(taskId, 'c', '1'),
-      propose(taskId, 'd', '2'),
-      propose(taskId, 'e', '3'),
-    ];
     const flaggedAfterThreeTasks = (verdict: number) => {
       const aggregator = createMiniRepAggregator({ model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }) });
       const verdicts = { a: verdict, b: verdict, c: 0, d: 0, e: 0 };
@@ -567,14 +568,6 @@ describe('coordinated-bloc tracker', () => {
 
   it('label-free, lets two agents who alone agree keep full weight under bloc.minSize 3', () => {
     // a and b alone answer '9' on three tasks, c, d, e scatter; no verifier.
-    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
-    const round = (taskId: string) => [
-      propose(taskId, 'a', '9'),
-      propose(taskId, 'b', '9'),
-      propose(taskId, 'c', '1'),
-      propose(taskId, 'd', '2'),
-      propose(taskId, 'e', '3'),
-    ];
     const flaggedOnFourth = (bloc: { minSize: number }) => {
       const aggregator = createMiniRepAggregator({
         model: createMiniRepModel({ agents: ['a', 'b', 'c', 'd', 'e'] }),
