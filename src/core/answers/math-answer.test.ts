@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { ComputeEngine } from '@cortex-js/compute-engine';
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '../errors.js';
 import { createMathAnswerKind, mathAnswerKind, normalizeMathAnswer } from './math-answer.js';
@@ -152,6 +153,31 @@ describe('math answer kind: equivalence table', () => {
   it('refuses bad options with a typed error', () => {
     expect(() => createMathAnswerKind({ relativeTolerance: -1 })).toThrow(InvalidArgumentError);
     expect(() => createMathAnswerKind({ cacheSize: 0 })).toThrow(/options.cacheSize/);
+  });
+
+  it('reads each distinct text with the engine once: a key read back costs no engine parse', () => {
+    const kind = createMathAnswerKind();
+    const parsed = vi.spyOn(ComputeEngine.prototype, 'parse');
+    try {
+      // 'x^2 + 2x + 1' has a free variable, so the engine keys it by its LaTeX 'x^2+2x+1' and the
+      // verify step parses that LaTeX back: 2 engine parses. The key read as an answer normalizes to
+      // 'x^2+2x+1' again, and its own verify step asks for the same text: 0 more.
+      expect(kind.canonicalKey('x^2 + 2x + 1')).toBe('x^2+2x+1');
+      expect(parsed).toHaveBeenCalledTimes(2);
+      expect(kind.canonicalKey('x^2+2x+1')).toBe('x^2+2x+1');
+      expect(parsed).toHaveBeenCalledTimes(2);
+      // The engine reads '2\cdot(-1, 2)' with an error (a tuple times 2), so its key is the text
+      // without spaces, which the verify step parses: 2 more (4). The key read back asks for that
+      // same text again: 0 more.
+      expect(kind.canonicalKey('2\\cdot(-1, 2)')).toBe('2\\cdot(-1,2)');
+      expect(kind.canonicalKey('2\\cdot(-1,2)')).toBe('2\\cdot(-1,2)');
+      expect(parsed).toHaveBeenCalledTimes(4);
+      // Equivalence reads the kept expressions: (x+1)^2 = x^2 + 2x + 1 is 1 new text.
+      expect(kind.equivalent('x^2+2x+1', '(x+1)^2')).toBe(true);
+      expect(parsed).toHaveBeenCalledTimes(5);
+    } finally {
+      parsed.mockRestore();
+    }
   });
 
   it('bounds its cache', () => {

@@ -398,7 +398,22 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     return again !== null && again.key === value.key ? value : { ...value, key: compact };
   };
 
-  const parseWithEngine = (text: string): MathValue => inScope((computeEngine) => parseInScope(computeEngine, text));
+  // The engine's reading of a text is a function of the text (each parse has a scope of its own), and
+  // the same text reaches the engine several times: the verify step parses a key's LaTeX, and later
+  // the key itself arrives as an answer (attack payloads are canonicalised, then compared as keys),
+  // so its parse and its own verify step ask for that LaTeX again. Bounded like the answer cache.
+  const engineCache = new Map<string, MathValue>();
+  const parseWithEngine = (text: string): MathValue => {
+    const cached = engineCache.get(text);
+    if (cached !== undefined) return cached;
+    const value = inScope((computeEngine) => parseInScope(computeEngine, text));
+    if (engineCache.size >= resolved.cacheSize) {
+      const oldest = engineCache.keys().next();
+      if (!oldest.done) engineCache.delete(oldest.value);
+    }
+    engineCache.set(text, value);
+    return value;
+  };
 
   const parseInScope = (computeEngine: ComputeEngine, text: string): MathValue => {
     const compact = compactLatex(text);
