@@ -104,6 +104,7 @@ const SAMPLE_POINTS: readonly (readonly number[])[] = [
 const MAX_EXPONENT = 10_000;
 const MAX_FACTORIAL = 1_000;
 const MAX_INPUT_LENGTH = 400;
+const PLAIN_INTEGER = /^-?\d{1,15}$/;
 
 /**
  * Normalizes LaTeX before parsing: `\dfrac`/`\tfrac` → `\frac`, drops `\left`/`\right`, spacing
@@ -331,6 +332,10 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
   const parse = (answer: string): MathValue | null => {
     const cached = cache.get(answer);
     if (cached !== undefined || cache.has(answer)) return cached ?? null;
+    // A plain integer of at most 15 digits (most recorded answers, every random attack payload)
+    // normalizes to itself and has no brackets, commas, `=` or spaces, so the general path would
+    // reach parseItem's decimal branch with the same text: its value is Number(answer), exactly.
+    if (PLAIN_INTEGER.test(answer)) return remember(answer, numberValue(Number(answer)));
     const normalized = normalizeMathAnswer(answer);
     return remember(answer, normalized.length === 0 ? null : parseNormalized(normalized, 0, true));
   };
