@@ -6,36 +6,37 @@ import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import type { AnswerOps } from './answer-ops.js';
 import type { KeyScore } from './types.js';
 
-// Kinds never hold U+0000, so `kind + separator + text` names one (kind, text) pair; a second string
-// argument gets its own inner table rather than a joined key.
-const separator = '\u0000';
-
-function inner<T>(tables: Map<string, Map<string, T>>, key: string): Map<string, T> {
+// Tables nest per argument (kind, then each string) rather than joining the arguments into one key:
+// planning asks these questions tens of thousands of times per condition, and a joined key is a new
+// string to build and hash on every call, where nested lookups hash strings the caller already holds.
+function inner<K, T>(tables: Map<K, T>, key: K, create: () => T): T {
   let table = tables.get(key);
   if (table === undefined) {
-    table = new Map();
+    table = create();
     tables.set(key, table);
   }
   return table;
 }
 
+const newTable = <T>() => new Map<string, T>();
+
 /** Wraps `ops` so that each distinct (kind, arguments) call runs once; the tables live as long as the wrapper. */
 export function memoizeAnswerOps(ops: AnswerOps): AnswerOps {
-  const canonical = new Map<string, string | null>();
-  const equivalent = new Map<string, Map<string, boolean>>();
-  const score = new Map<string, Map<string, KeyScore>>();
+  const canonical = new Map<AnswerKind, Map<string, string | null>>();
+  const equivalent = new Map<AnswerKind, Map<string, Map<string, boolean>>>();
+  const score = new Map<AnswerKind, Map<string, Map<string, KeyScore>>>();
   return {
     canonical(kind: AnswerKind, raw: string): string | null {
-      const key = kind + separator + raw;
-      let value = canonical.get(key);
+      const table = inner(canonical, kind, newTable<string | null>);
+      let value = table.get(raw);
       if (value === undefined) {
         value = ops.canonical(kind, raw);
-        canonical.set(key, value);
+        table.set(raw, value);
       }
       return value;
     },
     equivalent(kind: AnswerKind, left: string, right: string): boolean {
-      const table = inner(equivalent, kind + separator + left);
+      const table = inner(inner(equivalent, kind, newTable<Map<string, boolean>>), left, newTable<boolean>);
       let value = table.get(right);
       if (value === undefined) {
         value = ops.equivalent(kind, left, right);
@@ -45,7 +46,7 @@ export function memoizeAnswerOps(ops: AnswerOps): AnswerOps {
     },
     score(kind: AnswerKind, key: string | null, reference: string): KeyScore {
       if (key === null) return ops.score(kind, key, reference);
-      const table = inner(score, kind + separator + reference);
+      const table = inner(inner(score, kind, newTable<Map<string, KeyScore>>), reference, newTable<KeyScore>);
       let value = table.get(key);
       if (value === undefined) {
         value = ops.score(kind, key, reference);

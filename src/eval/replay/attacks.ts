@@ -1,7 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import type { Rng } from '../../core/rng.js';
-import { createRng, deriveSeed, randomInt, shuffle } from '../../core/rng.js';
+import { createRng, deriveSeed, randomInt, seedDeriver, shuffle } from '../../core/rng.js';
 import { InternalError } from '../../core/errors.js';
 import type { AnswerOps } from './answer-ops.js';
 import type { AttackName, PreparedTask } from './types.js';
@@ -37,7 +37,7 @@ export interface AttackInput {
   readonly team: readonly AgentId[];
   /** Corrupted team members. */
   readonly attackers: readonly AgentId[];
-  /** Each team member's honest canonical key (`null` = unparseable or missing). */
+  /** Each team member's honest canonical key (`null` = unparseable or missing); only DIV, ARITH and BOUND read it. */
   readonly honest: Readonly<Record<AgentId, string | null>>;
   /** ADAPT only: the attackers the ADAPT rule ({@link adaptAttackers}) chose for this task. @default [] */
   readonly adaptive?: readonly AgentId[];
@@ -90,8 +90,10 @@ export function isWrongPayload(task: PreparedTask, key: string | null, ops: Answ
   return ops.score(task.kind, key, task.reference).exact === 0;
 }
 
-function firstWrong(task: PreparedTask, candidates: readonly string[], ops: AnswerOps): string | undefined {
-  for (const raw of candidates) {
+// A number candidate is formatted only when reached: the first admissible one usually ends the walk.
+function firstWrong(task: PreparedTask, candidates: readonly (string | number)[], ops: AnswerOps): string | undefined {
+  for (const candidate of candidates) {
+    const raw = typeof candidate === 'number' ? formatNumber(candidate) : candidate;
     const key = ops.canonical(task.kind, raw);
     if (isWrongPayload(task, key, ops)) return key;
   }
@@ -113,16 +115,17 @@ function labelVocabulary(task: PreparedTask): string[] {
  * non-empty label subset for `labels`; a tagged token for `exact`/`code`. Redraws until admissible.
  */
 export function randomWrongAnswer(task: PreparedTask, rng: Rng, ops: AnswerOps): string {
+  // What every draw of the task shares is worked out once.
+  const numeric = task.kind === 'number' || task.kind === 'number-zeroeval' || task.kind === 'math';
+  const bound = numeric ? Math.max(20, Math.ceil(2 * Math.abs(plainNumber(task.reference) ?? 0))) : 0;
+  const vocabulary = task.kind === 'labels' ? labelVocabulary(task) : [];
   for (let attempt = 0; attempt < 64; attempt++) {
     let candidate: string;
     if (task.kind === 'choice') {
       candidate = letter(randomInt(rng, task.options ?? 10));
-    } else if (task.kind === 'number' || task.kind === 'number-zeroeval' || task.kind === 'math') {
-      const reference = plainNumber(task.reference);
-      const bound = Math.max(20, Math.ceil(2 * Math.abs(reference ?? 0)));
+    } else if (numeric) {
       candidate = String(randomInt(rng, 2 * bound + 1) - bound);
     } else if (task.kind === 'labels') {
-      const vocabulary = labelVocabulary(task);
       const picked = vocabulary.filter(() => rng() < 0.5);
       candidate = (picked.length > 0 ? picked : [`label-${randomInt(rng, 1000)}`]).join(',');
     } else {
@@ -146,7 +149,12 @@ function fallbackWrong(task: PreparedTask, ops: AnswerOps): string {
 }
 
 /** Operator mutations of a value (ARITH): +1, −1, ×2, sign flip, ÷2, ×10. */
-function arithmeticCandidates(kind: AnswerKind, base: string, rng: Rng, options: number | undefined): string[] {
+function arithmeticCandidates(
+  kind: AnswerKind,
+  base: string,
+  rng: Rng,
+  options: number | undefined,
+): (string | number)[] {
   const index = letterIndex(base);
   if (kind === 'choice' && index !== undefined) {
     const count = options ?? 10;
@@ -154,15 +162,9 @@ function arithmeticCandidates(kind: AnswerKind, base: string, rng: Rng, options:
   }
   const value = plainNumber(base);
   if (value !== undefined) {
-    const operations = shuffle(rng, [
-      (x: number) => x + 1,
-      (x: number) => x - 1,
-      (x: number) => 2 * x,
-      (x: number) => -x,
-    ]);
-    return [...operations, (x: number) => x / 2, (x: number) => 10 * x, (x: number) => x + 2].map((operation) =>
-      formatNumber(operation(value)),
-    );
+    // Numbers, formatted by firstWrong when reached; the values in operator order (x + 1, x − 1,
+    // 2x, −x) shuffle exactly as the operators would.
+    return [...shuffle(rng, [value + 1, value - 1, 2 * value, -value]), value / 2, 10 * value, value + 2];
   }
   // Symbolic answers: wrap the expression in the same operators.
   return shuffle(rng, [`${base}+1`, `${base}-1`, `2\\cdot(${base})`, `-(${base})`]).concat([`(${base})+2`]);
@@ -172,7 +174,12 @@ function arithmeticCandidates(kind: AnswerKind, base: string, rng: Rng, options:
  * Boundary / off-by-one values around the attacker's own honest answer (BOUND): base ± 1 first (seeded
  * order), then 0, 1, base ± 2; adjacent letters, then the first/last option, for `choice`.
  */
-function boundaryCandidates(kind: AnswerKind, base: string, rng: Rng, options: number | undefined): string[] {
+function boundaryCandidates(
+  kind: AnswerKind,
+  base: string,
+  rng: Rng,
+  options: number | undefined,
+): (string | number)[] {
   const index = letterIndex(base);
   if (kind === 'choice' && index !== undefined) {
     const count = options ?? 10;
@@ -181,7 +188,7 @@ function boundaryCandidates(kind: AnswerKind, base: string, rng: Rng, options: n
   }
   const value = plainNumber(base);
   if (value !== undefined) {
-    return [...shuffle(rng, [value + 1, value - 1]), 0, 1, value + 2, value - 2].map(formatNumber);
+    return [...shuffle(rng, [value + 1, value - 1]), 0, 1, value + 2, value - 2];
   }
   return [...shuffle(rng, [`${base}+1`, `${base}-1`]), '0', '1'];
 }
@@ -279,8 +286,9 @@ export function planAttack(input: AttackInput): AttackPlan {
   const adaptive = input.adaptive ?? [];
   if (attack === 'ADAPT' && (!adaptEligible(input.taskIndex) || adaptive.length === 0))
     return { active: false, payloads: {} };
-  const agentRng = (agent: AgentId) =>
-    createRng(deriveSeed(input.seed, input.conditionId, input.taskIndex, agent, attack));
+  // deriveSeed(seed, condition, task, agent, attack), with the shared prefix hashed once per task.
+  const taskSeed = seedDeriver(input.seed, input.conditionId, input.taskIndex);
+  const agentRng = (agent: AgentId) => createRng(taskSeed(agent, attack));
   const payloads: Record<AgentId, string> = {};
   if (attack === 'STRONG' || attack === 'ONOFF') {
     const shared = sharedPayload(input);

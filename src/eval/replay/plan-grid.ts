@@ -1,7 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import type { AnswerOps } from './answer-ops.js';
 import { planAttack, sharedPayload, type AttackPlan } from './attacks.js';
-import type { Condition, KeyScore, PreparedReplay } from './types.js';
+import type { Condition, KeyScore, PreparedReplay, PreparedTask } from './types.js';
 
 /**
  * The attack side of one condition, decided in advance: for every attack but ADAPT the plan of each
@@ -67,9 +67,19 @@ export function planGrid({
       plans[condition.index] = { kind: 'adapt', payloads };
     } else {
       const attack = condition.attack;
-      const taskPlans = prepared.tasks.map((task, taskIndex) => {
+      // Only DIV, ARITH and BOUND read the honest keys: the other attacks get no team-sized record per task.
+      const readsHonest = attack === 'DIV' || attack === 'ARITH' || attack === 'BOUND';
+      const teamPositions = condition.team.map((agent) => position.get(agent) ?? -1);
+      const honestOf = (task: PreparedTask): Record<AgentId, string | null> => {
         const honest: Record<AgentId, string | null> = {};
-        for (const agent of condition.team) honest[agent] = task.keys[position.get(agent) ?? -1] ?? null;
+        if (readsHonest)
+          condition.team.forEach((agent, member) => {
+            honest[agent] = task.keys[teamPositions[member] as number] ?? null;
+          });
+        return honest;
+      };
+      const taskPlans = prepared.tasks.map((task, taskIndex) => {
+        const honest = honestOf(task);
         const plan = planAttack({
           attack,
           seed,
