@@ -12,6 +12,7 @@ import {
   flagLimits,
   mixedKeyThreshold,
   type FlagLimits,
+  type KeyAudit,
   type MixedKeyExample,
 } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
@@ -407,19 +408,31 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     });
   }
 
+  // With N workers, N − 1 worker threads replay next to this thread (one fewer isolate to start and
+  // warm up than N workers beside an idle one). They start first, so that their start-up overlaps
+  // loading and auditing the dataset, and serve every seed.
+  const pool: WorkerPool | undefined = workers > 1 ? createWorkerPool(workers - 1) : undefined;
   const loadStart = performance.now();
-  const loaded = await loadDataset(resolved.path, options.format);
-  const kind = options.kind;
-  const dataset: ProposalsDataset =
-    kind === undefined
-      ? loaded
-      : {
-          ...loaded,
-          tasks: loaded.tasks.map((task) => ({ ...task, kind })),
-          kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})`,
-        };
-  const loadMs = performance.now() - loadStart;
-  const audit = auditKeys({ dataset, ops });
+  let loadMs: number;
+  let dataset: ProposalsDataset;
+  let audit: KeyAudit;
+  try {
+    const loaded = await loadDataset(resolved.path, options.format);
+    loadMs = performance.now() - loadStart;
+    const kind = options.kind;
+    dataset =
+      kind === undefined
+        ? loaded
+        : {
+            ...loaded,
+            tasks: loaded.tasks.map((task) => ({ ...task, kind })),
+            kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})`,
+          };
+    audit = auditKeys({ dataset, ops });
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
   let dataAudit: ReplayDataAudit | undefined;
   let prepareMs = 0;
   let planMs = 0;
@@ -435,10 +448,6 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const descriptions = Object.fromEntries(methods.map((method) => [method.name, method.description]));
   const methodNames = methods.map((method) => method.name);
   let done = 0;
-  // With N workers, N − 1 worker threads replay next to this thread (one fewer isolate to start and
-  // warm up than N workers beside an idle one). They start now, while this thread prepares the first
-  // seed, and serve every seed.
-  const pool: WorkerPool | undefined = workers > 1 ? createWorkerPool(workers - 1) : undefined;
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
