@@ -37,6 +37,18 @@ export function parseIntegerFlag(
   return parsed;
 }
 
+/** Parses an optional integer flag: `undefined` when it is absent or empty, else as {@link parseIntegerFlag} (`example` shows in the error). */
+export function parseOptionalIntegerFlag(
+  name: string,
+  value: string | undefined,
+  example: number,
+  min = -Infinity,
+  max = Infinity,
+): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  return parseIntegerFlag(name, value, example, min, max);
+}
+
 /** Parses a flag that must be a number in [0, 1], naming the flag, the value and `example` when it is not one. */
 export function parseFractionFlag(name: string, value: string, example: number): number {
   const parsed = Number(value);

@@ -31,8 +31,14 @@ describe('repute drf', () => {
     const badSeeds = runCli('collusion', '--seeds', 'many');
     expect(badSeeds.status).toBe(2);
     expect(badSeeds.stderr).toMatch(
-      /repute drf collusion: InvalidArgumentError: --seeds must be an integer, got "many"/,
+      /repute drf collusion: InvalidArgumentError: --seeds must be an integer in \[1, 10000\], got "many"; pass e.g. --seeds 20/,
     );
+    const noSeeds = runCli('collusion', '--seeds', '0');
+    expect(noSeeds.status).toBe(2);
+    expect(noSeeds.stderr).toMatch(/--seeds must be an integer in \[1, 10000\], got "0"/);
+    const costTasks = runCli('cost', '--tasks', '-1');
+    expect(costTasks.status).toBe(2);
+    expect(costTasks.stderr).toMatch(/--tasks must be an integer in \[0, 10000\], got "-1"; pass e.g. --tasks 100/);
     const missing = runCli('cost', '--data', '/nonexistent/zeroeval');
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/dataset not found at \/nonexistent\/zeroeval/);

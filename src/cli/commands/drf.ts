@@ -17,7 +17,11 @@ import {
 } from '../../eval/drf-experiments/format.js';
 import { runSignExperiment } from '../../eval/drf-experiments/sign.js';
 import { runDrfTuning } from '../../eval/drf-experiments/tune.js';
-import { parseFractionFlag } from './_shared.js';
+import { parseFractionFlag, parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
+
+/** Bounds of `--seeds` and `--tasks`, as in the other commands. */
+const maxSeeds = 10_000;
+const maxTasks = 10_000;
 
 const common = {
   seeds: { type: 'string', description: 'Number of seeds (independent runs)', valueHint: 'N' },
@@ -38,21 +42,12 @@ const ratingArg = {
   default: 'agreement',
 };
 
-function integer(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed))
-    throw new InvalidArgumentError({
-      parameter: `--${name}`,
-      value,
-      message: `--${name} must be an integer, got ${JSON.stringify(value)}; pass e.g. --${name} 20`,
-    });
-  return parsed;
-}
-
 /** The experiments' `seeds` and `baseSeed` from the `--seeds` and `--seed` flags of {@link common}. */
 function seedOptions(args: { seeds?: string | undefined; seed?: string | undefined }) {
-  return { seeds: integer('seeds', args.seeds), baseSeed: integer('seed', args.seed) };
+  return {
+    seeds: parseOptionalIntegerFlag('seeds', args.seeds, 20, 1, maxSeeds),
+    baseSeed: parseOptionalIntegerFlag('seed', args.seed, 1),
+  };
 }
 
 /** Runs an experiment; errors go to the CLI contract (`repute drf <name>: <ErrorName>: <message>`, exit code by kind). */
@@ -116,7 +111,9 @@ function defineRoundsCommand<Result>(experiment: {
     },
     run: ({ args }) =>
       guard(experiment.name, async () => {
-        const result = await experiment.run(definedOnly({ ...seedOptions(args), tasks: integer('tasks', args.tasks) }));
+        const result = await experiment.run(
+          definedOnly({ ...seedOptions(args), tasks: parseOptionalIntegerFlag('tasks', args.tasks, 60, 1, maxTasks) }),
+        );
         output(args.json, result, experiment.format(result));
       }),
   });
@@ -160,6 +157,13 @@ const cost = defineCommand({
   },
   run: ({ args }) =>
     guard('cost', async () => {
+      // Flags first: a bad flag fails before the dataset is read.
+      const options = definedOnly({
+        ...seedOptions(args),
+        tasks: parseOptionalIntegerFlag('tasks', args.tasks, 100, 0, maxTasks),
+        rating: args.rating as 'agreement' | 'judge',
+        judgeAccuracy: parseFractionFlag('judge-accuracy', args['judge-accuracy'], 0.7),
+      });
       const path = args.data ?? join(defaultDataDir(), 'zeroeval-math-l5');
       if (!existsSync(path))
         throw new InvalidArgumentError({
@@ -167,16 +171,7 @@ const cost = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <dir> or set REPUTE_DATA_DIR`,
         });
-      const data = await loadDataset(path);
-      const result = await runCostExperiment(
-        data,
-        definedOnly({
-          ...seedOptions(args),
-          tasks: integer('tasks', args.tasks),
-          rating: args.rating as 'agreement' | 'judge',
-          judgeAccuracy: parseFractionFlag('judge-accuracy', args['judge-accuracy'], 0.7),
-        }),
-      );
+      const result = await runCostExperiment(await loadDataset(path), options);
       output(args.json, result, formatCostTable(result));
     }),
 });
@@ -216,6 +211,12 @@ const replay = defineCommand({
           value: args.dataset,
           message: `unknown dataset ${JSON.stringify(args.dataset)}; choose one of ${Object.keys(replayDatasets).join(', ')}`,
         });
+      const options = definedOnly({
+        ...seedOptions(args),
+        split: args.split as 'heldout' | 'tuning' | 'all',
+        rating: args.rating as 'agreement' | 'judge',
+        costs: args.costs as 'per-round' | 'per-agent',
+      });
       const path = join(args.data ?? defaultDataDir(), directory);
       if (!existsSync(path))
         throw new InvalidArgumentError({
@@ -223,15 +224,7 @@ const replay = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR`,
         });
-      const result = await runCostExperiment(
-        await loadDataset(path),
-        definedOnly({
-          ...seedOptions(args),
-          split: args.split as 'heldout' | 'tuning' | 'all',
-          rating: args.rating as 'agreement' | 'judge',
-          costs: args.costs as 'per-round' | 'per-agent',
-        }),
-      );
+      const result = await runCostExperiment(await loadDataset(path), options);
       output(args.json, result, formatCostTable(result));
     }),
 });
@@ -249,8 +242,8 @@ const tune = defineCommand({
   run: ({ args }) =>
     guard('tune', async () => {
       const result = await runDrfTuning({
-        seeds: integer('seeds', args.seeds) ?? 20,
-        baseSeed: integer('seed', args.seed) ?? 101,
+        seeds: parseIntegerFlag('seeds', args.seeds, 20, 1, maxSeeds),
+        baseSeed: parseIntegerFlag('seed', args.seed, 101),
       });
       output(
         args.json,
