@@ -2,19 +2,24 @@
 // grid on MATH-L5 (every task: --tasks 721 --split all, one seed), next to the floor (reading and
 // parsing the dataset), and the 1-worker vs 2-worker ratio.
 // Usage: tsx bench/replay.ts [dataset-dir] [--repeats N] [--tasks N] [--split all|heldout|tuning] [--dist] [--memory]
+//          [--dist --against OTHER_DIST_DIR]
 // --memory instead sweeps the number of tasks (100, 250, 500, 721): peak RSS with 2 workers, and the
 // largest live heap of a 1-worker run (a full GC forced every 10 conditions, so garbage not yet
 // collected does not count): what grows with the tasks is live data or only uncollected garbage.
 // Every measured run is a fresh process (like one `repute replay` call): in one long-lived process
 // the in-thread run would be JIT-warm from the previous repeat while new worker threads start cold.
 // 1-worker and 2-worker runs alternate, so a change in the machine's load hits both alike.
+// --against OTHER_DIST_DIR (with --dist) compares this build with another one (a dist/ built in another
+// checkout or worktree, whose node_modules resolve): 2-worker runs of the two builds alternate (ABBA),
+// and it prints each build's medians and the median of the per-pair ratios. This machine's speed
+// drifts by more than most changes within an hour, so only such paired runs tell two builds apart.
 // --dist runs the compiled library from dist/ (`npm run build` first) in plain node instead of the
 // TypeScript sources through tsx (tsx adds per-thread loader start-up and esbuild's keep-names wrappers).
 import { execFile } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { loadDataset as LoadDataset } from '../src/eval/proposals/load-dataset.js';
 import type { threadCpuMs as ThreadCpuMs } from '../src/eval/replay/_thread-cpu.js';
@@ -33,6 +38,17 @@ const tasks = Number(flag('--tasks') ?? 721);
 const split = (flag('--split') ?? 'all') as 'all' | 'heldout' | 'tuning';
 const once = flag('--once');
 const fromDist = process.argv.includes('--dist');
+const against = flag('--against');
+if (against !== undefined && !fromDist) {
+  process.stderr.write('bench:replay: --against compares two compiled builds; add --dist (and npm run build)\n');
+  process.exit(2);
+}
+if (against !== undefined && !existsSync(join(against, 'eval', 'replay', 'run-replay.js'))) {
+  process.stderr.write(
+    `bench:replay: --against ${against} holds no compiled replay (eval/replay/run-replay.js); pass the dist/ directory of a built checkout\n`,
+  );
+  process.exit(2);
+}
 const library = fromDist ? '../dist' : '../src';
 
 /** One measured run in this process, printed as one JSON line (the `--once N` child mode). */
@@ -154,12 +170,16 @@ if (fromDist) {
   writeFileSync(distChildFile, distChild);
 }
 
-const run = async (workers: number, options: { tasks?: number; live?: boolean } = {}): Promise<Sample> => {
+const thisDist = new URL('../dist/', import.meta.url).href;
+const run = async (
+  workers: number,
+  options: { tasks?: number; live?: boolean; dist?: string } = {},
+): Promise<Sample> => {
   const script = fileURLToPath(import.meta.url);
   const count = String(options.tasks ?? tasks);
   const gcFlag = options.live === true ? ['--expose-gc'] : [];
   const args = fromDist
-    ? [...gcFlag, distChildFile, new URL('../dist/', import.meta.url).href, path, String(workers), count, split]
+    ? [...gcFlag, distChildFile, options.dist ?? thisDist, path, String(workers), count, split]
     : [...process.execArgv, ...gcFlag, script, path, '--once', String(workers), '--tasks', count, '--split', split];
   const env = options.live === true ? { ...process.env, REPUTE_BENCH_LIVE: '1' } : process.env;
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20, env });
@@ -180,6 +200,47 @@ if (process.argv.includes('--memory')) {
       `${String(count).padEnd(7)} ${`${peak.peakRssMb.toFixed(0)} MB`.padEnd(21)} ${`${(live.liveHeapMb ?? Number.NaN).toFixed(1)} MB`.padEnd(45)} ${live.peakRssMb.toFixed(0)} MB\n`,
     );
   }
+  process.exit(0);
+}
+
+if (against !== undefined) {
+  const otherDist = `${pathToFileURL(resolve(against)).href}/`;
+  const mine: Sample[] = [];
+  const other: Sample[] = [];
+  // ABBA order: each build runs first in half of the pairs.
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const first = repeat % 2 === 0;
+    const a = first ? await run(2) : undefined;
+    other.push(await run(2, { dist: otherDist }));
+    mine.push(a ?? (await run(2)));
+  }
+  const medianOf = (entries: readonly Sample[], pick: (sample: Sample) => number) => median(entries.map(pick));
+  const pairRatio = (pick: (sample: Sample) => number) =>
+    median(mine.map((sample, index) => pick(sample) / pick(other[index] as Sample)));
+  const row = (label: string, pick: (sample: Sample) => number, unit: (value: number) => string) =>
+    process.stdout.write(
+      `${label.padEnd(30)} ${unit(medianOf(mine, pick)).padEnd(14)} ${unit(medianOf(other, pick)).padEnd(14)} ${pairRatio(pick).toFixed(3)}×\n`,
+    );
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  process.stdout.write(
+    `replay A/B on ${path} (--tasks ${tasks} --split ${split}, one seed, 2 workers), ${repeats} alternating pairs of fresh processes; medians, and the median of the per-pair ratios\n`,
+  );
+  process.stdout.write(`${''.padEnd(30)} ${'this build'.padEnd(14)} ${'--against'.padEnd(14)} this / against\n`);
+  row('wall time', (sample) => sample.wallMs, seconds);
+  row('CPU time (all threads)', (sample) => sample.cpuMs, seconds);
+  row('CPU time of the main thread', (sample) => sample.mainThreadCpuMs ?? Number.NaN, seconds);
+  row('of which planning attacks', (sample) => sample.planMs, seconds);
+  row(
+    'peak RSS',
+    (sample) => sample.peakRssMb,
+    (mb) => `${mb.toFixed(0)} MB`,
+  );
+  process.stdout.write(
+    `wall times: this build ${mine.map((sample) => (sample.wallMs / 1000).toFixed(2)).join(' / ')} s; --against ${other.map((sample) => (sample.wallMs / 1000).toFixed(2)).join(' / ')} s\n`,
+  );
+  process.stdout.write(
+    `load average at start / end (1 min): ${loadAtStart.toFixed(1)} / ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores\n`,
+  );
   process.exit(0);
 }
 
