@@ -50,6 +50,13 @@ export interface ReplayMethod {
   readonly name: string;
   /** One sentence: the composition (selector + reputation model + aggregator). */
   readonly description: string;
+  /**
+   * The code the method runs on, read only to schedule a parallel replay: `minirep` for methods built
+   * on the MiniRep aggregator and model, `baseline` for the rest. With worker threads, each family
+   * keeps to its own thread where the load allows, so each thread compiles one family's code.
+   * @default 'baseline'
+   */
+  readonly family?: 'minirep' | 'baseline';
   /** Builds fresh, independent parts for a team; `seed` is per (run, condition, method). */
   create(context: { readonly team: readonly AgentIdentity[]; readonly seed: number }): ReplayMethodParts;
 }

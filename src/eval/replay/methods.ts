@@ -125,6 +125,7 @@ export function miniRepMethod(
   return {
     name,
     description,
+    family: 'minirep',
     create: ({ team }) => {
       const model = createMiniRepModel({ agents: ids(team) });
       const aggregator = createMiniRepAggregator({ model, k: replayMiniRepK, ...options });

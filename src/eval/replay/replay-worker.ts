@@ -1,6 +1,6 @@
 // Worker thread of the replay grid: receives each seed's prepared replay and conditions (an `init`
-// message), then runs one condition per `run` message (its attack plan comes with it) and posts its
-// result back. Started by worker-pool.ts, once per replay run: it serves every seed. It never loads
+// message), then replays one unit per `run` message (a condition for the methods it names; the
+// condition's attack plan comes with it) and posts its result back. Started by worker-pool.ts, once per replay run: it serves every seed. It never loads
 // the answer engine: every answer decision is in the plan.
 import { parentPort } from 'node:worker_threads';
 import { InternalError, ReputeError } from '../../core/errors.js';
@@ -11,29 +11,41 @@ import { runCondition, type ConditionSettings } from './run-condition.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
 // The current seed's grid, from its `init` message; every `run` until the next `init` belongs to it.
-let current: { init: WorkerInit; methods: ReplayMethod[]; settings: ConditionSettings } | undefined;
+let current: { init: WorkerInit; settings: ConditionSettings } | undefined;
+// Resolved method lists by their names joined, as units name them (a seed has at most a few lists).
+const resolved = new Map<string, ReplayMethod[]>();
+function methodsOf(names: readonly string[]): ReplayMethod[] {
+  const key = names.join(',');
+  let methods = resolved.get(key);
+  if (methods === undefined) {
+    methods = resolveReplayMethods(names);
+    resolved.set(key, methods);
+  }
+  return methods;
+}
 
 parentPort?.on('message', (message: WorkerRequest) => {
   let reply: WorkerReply;
   try {
     if (message.type === 'init') {
       const { init } = message;
-      current = {
-        init,
-        methods: resolveReplayMethods(init.methods),
-        settings: { seed: init.seed, feedback: init.feedback, verifier: init.verifier },
-      };
+      // Unknown names fail here, at the seed's start, before any unit is replayed.
+      methodsOf(init.methods);
+      current = { init, settings: { seed: init.seed, feedback: init.feedback, verifier: init.verifier } };
       return;
     }
     if (current === undefined) throw new InternalError('replay worker got a run before its init');
-    const condition = current.init.conditions[message.index];
-    if (condition === undefined) throw new InternalError(`replay worker got unknown condition index ${message.index}`);
+    const { unit } = message;
+    const condition = current.init.conditions[unit.index];
+    if (condition === undefined) throw new InternalError(`replay worker got unknown condition index ${unit.index}`);
     const result = runCondition({
       prepared: current.init.prepared,
       condition,
-      methods: current.methods,
+      methods: methodsOf(unit.methods),
       settings: current.settings,
       plan: message.plan,
+      attacks: unit.attacks,
+      reportAttacks: unit.reportAttacks === true,
     });
     const cpuMs = threadCpuMs();
     reply = { type: 'result', result, ...(cpuMs === undefined ? {} : { threadCpuMs: cpuMs }) };

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Aggregator } from '../../aggregation/aggregator.js';
-import { everyoneSelector } from '../../testing/_test-replay-grid.js';
+import { everyoneSelector, prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
+import { resolveReplayMethods } from './methods.js';
 import type { ReplayMethod } from './method.js';
 import type { AttackPlan } from './attacks.js';
-import type { GridPlan } from './plan-grid.js';
+import { planGrid, type GridPlan } from './plan-grid.js';
 import { feedbackSuccess, runCondition } from './run-condition.js';
 import type { Condition, PreparedReplay } from './types.js';
 import { createReputationModel } from '../../reputation/registry.js';
@@ -169,5 +170,53 @@ describe('runCondition counts the paper metrics per task', () => {
     });
     expect(batches.flatMap(observationsOf)).toEqual([]);
     expect(batches.flat().filter((item) => item.type === 'rating')).toHaveLength(6 * 12);
+  });
+});
+
+describe('runCondition: ADAPT in two calls', () => {
+  it('replays the other methods on the attacks MiniRep reported, as one call would', () => {
+    // ADAPT attacks from task index 30 on (after the 30th task), so 45 tasks give 15 where attackers may act.
+    const { ops, prepared, conditions, settings } = prepareFixtureGrid({ fixtureSeed: 21, seed: 5, tasks: 45 });
+    const adapt = conditions.filter((condition) => condition.attack === 'ADAPT').slice(0, 3);
+    expect(adapt).toHaveLength(3);
+    for (const condition of adapt) {
+      const plan = planGrid({ prepared, conditions: [condition], seed: settings.seed, ops });
+      const whole = runCondition({
+        prepared,
+        condition,
+        methods: resolveReplayMethods(['majority', 'beta', 'minirep', 'eigentrust']),
+        settings,
+        plan,
+      });
+      const first = runCondition({
+        prepared,
+        condition,
+        methods: resolveReplayMethods(['minirep']),
+        settings,
+        plan,
+        reportAttacks: true,
+      });
+      const attacks = first.attacks as readonly AttackPlan[];
+      expect(attacks).toHaveLength(45);
+      expect(attacks.slice(0, 30).every((attack) => !attack.active)).toBe(true);
+      expect(attacks.some((attack) => attack.active)).toBe(true);
+      const second = runCondition({
+        prepared,
+        condition,
+        methods: resolveReplayMethods(['majority', 'beta', 'eigentrust']),
+        settings,
+        plan,
+        attacks,
+      });
+      expect(second.attacks).toBeUndefined();
+      const byName = new Map([...first.runs, ...second.runs].map((run) => [run.method, run]));
+      expect(whole.runs.map((run) => byName.get(run.method))).toEqual(whole.runs);
+      expect(second.missing).toBe(whole.missing);
+    }
+    const condition = adapt[0] as Condition;
+    const plan = planGrid({ prepared, conditions: [condition], seed: settings.seed, ops });
+    expect(() =>
+      runCondition({ prepared, condition, methods: resolveReplayMethods(['majority']), settings, plan, attacks: [] }),
+    ).toThrow(/0 ADAPT attacks given for the 45 tasks/);
   });
 });

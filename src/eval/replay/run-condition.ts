@@ -452,7 +452,9 @@ function stepEachMethod(frame: ConditionFrame, steppers: readonly MethodStepper[
  *
  * ADAPT has one plan per condition, applied to every method: MiniRep runs first (a shadow MiniRep
  * when `minirep` is not among `methods`), its pre-task weights choose the active attackers of each
- * task ({@link adaptAttackers}), and every other method then replays those same attacks.
+ * task ({@link adaptAttackers}), and every other method then replays those same attacks. The
+ * condition's methods can also be replayed in two calls: one with `reportAttacks`, whose result
+ * carries the attacks MiniRep chose, and one given those `attacks`, which runs no MiniRep.
  *
  * @example
  * const result = runCondition({ prepared, condition, methods, settings });
@@ -463,12 +465,21 @@ export function runCondition({
   methods,
   settings,
   plan,
+  attacks: chosenAttacks,
+  reportAttacks = false,
 }: {
   prepared: PreparedReplay;
   condition: Condition;
   methods: readonly ReplayMethod[];
   settings: ConditionSettings;
   plan?: GridPlan;
+  /**
+   * ADAPT only: the attacks an earlier MiniRep run of this condition chose (its result's `attacks`);
+   * the methods replay them and no MiniRep drives the plan. @default undefined
+   */
+  attacks?: readonly AttackPlan[] | undefined;
+  /** ADAPT only: return the attacks MiniRep's run chose in the result's `attacks`. @default false */
+  reportAttacks?: boolean;
 }): ConditionResult {
   const index = new Map(prepared.agents.map((agent, position) => [agent.id, position]));
   let missing = 0;
@@ -502,6 +513,16 @@ export function runCondition({
     stepEachMethod(frame, steppers);
     return { index: condition.index, runs: steppers.map((stepper) => stepper.run), missing };
   }
+  if (chosenAttacks !== undefined) {
+    if (chosenAttacks.length !== prepared.tasks.length)
+      throw new InternalError(
+        `replay: ${chosenAttacks.length} ADAPT attacks given for the ${prepared.tasks.length} tasks of ${condition.id}`,
+      );
+    const given: AttackAt = (taskIndex) => chosenAttacks[taskIndex] ?? inactive;
+    const steppers = methods.map((method) => createMethodStepper(frame, method, given));
+    stepEachMethod(frame, steppers);
+    return { index: condition.index, runs: steppers.map((stepper) => stepper.run), missing };
+  }
   // ADAPT: MiniRep's run drives the plan (its pre-task weights choose each task's attackers); it runs
   // first, and every other method then replays the attacks it chose, task by task.
   const attacks: AttackPlan[] = new Array(prepared.tasks.length).fill(inactive);
@@ -530,5 +551,5 @@ export function runCondition({
   );
   stepEachMethod(frame, [driverStepper, ...steppers.filter((stepper) => stepper !== driverStepper)]);
   const runs = steppers.map((stepper) => stepper.run);
-  return { index: condition.index, runs, missing };
+  return { index: condition.index, runs, missing, ...(reportAttacks ? { attacks } : {}) };
 }

@@ -45,6 +45,7 @@ import type {
 import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
+import { createGridSchedule } from './_grid-schedule.js';
 
 /** Options of {@link runReplay}. */
 export interface ReplayOptions {
@@ -447,6 +448,8 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   let firstConditions: Condition[] = [];
   const descriptions = Object.fromEntries(methods.map((method) => [method.name, method.description]));
   const methodNames = methods.map((method) => method.name);
+  const byName = new Map(methods.map((method) => [method.name, method]));
+  const methodsNamed = (names: readonly string[]) => names.map((name) => byName.get(name) as ReplayMethod);
   let done = 0;
   try {
     for (const seed of seeds) {
@@ -486,8 +489,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       const gridStart = performance.now();
       const settings = { seed, feedback, verifier, ops };
       // Every answer-kind decision (attack plans, payload scores) is made in this thread, one condition
-      // at a time as it is handed out, so workers start at once and no thread holds the whole plan.
-      const planFor = (index: number): GridPlan => {
+      // at a time as its first unit is handed out, so workers start at once and no thread holds the
+      // whole plan.
+      const planCondition = (index: number): GridPlan => {
         const planStart = performance.now();
         const condition = conditions[index];
         if (condition === undefined) throw new InternalError(`replay: no condition ${index} in the grid`);
@@ -495,30 +499,53 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         planMs += performance.now() - planStart;
         return plan;
       };
+      const schedule = createGridSchedule({
+        conditions,
+        methods,
+        lanes: pool === undefined ? 1 : workers,
+        plan: planCondition,
+      });
       // Results are folded into the seed's summary as they arrive; none is kept once summarised.
       const summariser = createSeedSummariser({ conditions, methods: methodNames, descriptions });
-      const collect = (result: ConditionResult) => {
+      const collect = (unitResult: ConditionResult) => {
+        const result = schedule.merge(unitResult);
+        if (result === undefined) return;
         summariser.add(result);
         teamMissingProposals += result.missing;
         for (const run of result.runs) proposalsEvaluated += run.proposals;
         progress();
       };
-      const queue = conditions.map((condition) => condition.index);
-      const take = () => queue.shift();
       const poolRun =
         pool === undefined
           ? undefined
-          : pool.run({ prepared, conditions, methods: methodNames, seed, feedback, verifier }, take, planFor, collect);
+          : pool.run(
+              { prepared, conditions, methods: methodNames, seed, feedback, verifier },
+              schedule.take,
+              schedule.planFor,
+              collect,
+            );
       // A pool failure stops this thread's lane at its next condition; the await below rethrows it.
       let poolFailed = false;
       poolRun?.catch(() => {
         poolFailed = true;
       });
-      // This thread is a lane too: it replays conditions from the same queue as the workers, and
-      // between two of them it answers the workers (results in, plans out).
-      for (let index = take(); index !== undefined && !poolFailed; index = take()) {
-        const condition = conditions[index] as Condition;
-        collect(runCondition({ prepared, condition, methods, settings, plan: planFor(index) }));
+      // This thread is lane 0: it replays units of the same grid as the workers, and between two of
+      // them it answers the workers (results in, plans out).
+      for (let unit = schedule.take(0); unit !== undefined && !poolFailed; unit = schedule.take(0)) {
+        const condition = conditions[unit.index] as Condition;
+        const plan = schedule.planFor(unit.index);
+        const unitMethods = unit.methods.length === methods.length ? methods : methodsNamed(unit.methods);
+        collect(
+          runCondition({
+            prepared,
+            condition,
+            methods: unitMethods,
+            settings,
+            plan,
+            attacks: unit.attacks,
+            reportAttacks: unit.reportAttacks === true,
+          }),
+        );
         if (poolRun !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       if (poolRun !== undefined) {

@@ -1,5 +1,6 @@
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import type { AttackPlan } from './attacks.js';
 
 /** The seven attacks of the replay grid. */
 export type AttackName = 'RAND' | 'STRONG' | 'DIV' | 'ARITH' | 'BOUND' | 'ONOFF' | 'ADAPT';
@@ -148,4 +149,9 @@ export interface ConditionResult {
   readonly runs: readonly MethodRun[];
   /** Team proposals that were missing from the dataset (counted as unparseable) in this condition. */
   readonly missing: number;
+  /**
+   * ADAPT only, when asked for (`reportAttacks`): the attack MiniRep's run chose on each task, for
+   * replaying the condition's other methods elsewhere.
+   */
+  readonly attacks?: readonly AttackPlan[];
 }

@@ -20,7 +20,7 @@ describe('createWorkerPool', () => {
         );
         const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed, ops });
         const results: ConditionResult[] = [];
-        const queue = picked.slice();
+        const queue = picked.map((index) => ({ index, methods }));
         const { threadCpuMs } = await pool.run(
           { prepared, conditions, methods, seed, feedback: settings.feedback, verifier: settings.verifier },
           () => queue.shift(),
@@ -45,6 +45,57 @@ describe('createWorkerPool', () => {
     }
   }, 60_000);
 
+  it('replays the methods each unit names, and asks each lane by its number', async () => {
+    const pool = createWorkerPool(2);
+    try {
+      const seed = 3;
+      const { ops, prepared, conditions, settings } = prepareFixtureGrid({ fixtureSeed: 21, seed, tasks: 10 });
+      const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed, ops });
+      // Condition 1 cut in two units (minirep; majority and beta), condition 2 whole.
+      const queue = [
+        { index: 1, methods: ['minirep'] },
+        { index: 1, methods: ['majority', 'beta'] },
+        { index: 2, methods },
+      ];
+      const lanes: number[] = [];
+      const results: ConditionResult[] = [];
+      await pool.run(
+        { prepared, conditions, methods, seed, feedback: settings.feedback, verifier: settings.verifier },
+        (lane) => {
+          lanes.push(lane);
+          return queue.shift();
+        },
+        planFor,
+        (result) => results.push(result),
+      );
+      // Workers 0 and 1 are lanes 1 and 2; each asks twice at the start and once per result.
+      expect(new Set(lanes)).toEqual(new Set([1, 2]));
+      const runsOf = (index: number) =>
+        results
+          .filter((result) => result.index === index)
+          .flatMap((result) => result.runs)
+          .sort((left, right) => methods.indexOf(left.method) - methods.indexOf(right.method));
+      const whole = (index: number) =>
+        runCondition({
+          prepared,
+          condition: conditions[index] as never,
+          methods: resolveReplayMethods(methods),
+          settings,
+          plan: planFor(index),
+        }).runs;
+      expect(
+        results
+          .filter((result) => result.index === 1)
+          .map((result) => result.runs.length)
+          .sort(),
+      ).toEqual([1, 2]);
+      expect(runsOf(1)).toEqual(whole(1));
+      expect(runsOf(2)).toEqual(whole(2));
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it('rejects with the worker-side error, then refuses further runs', async () => {
     const pool = createWorkerPool(1);
     try {
@@ -58,7 +109,10 @@ describe('createWorkerPool', () => {
         seed: 1,
       };
       const planFor = (index: number) => planGrid({ prepared, conditions: [conditions[index] as never], seed: 1, ops });
-      const once = (queue: number[]) => () => queue.shift();
+      const once = (queue: number[]) => () => {
+        const index = queue.shift();
+        return index === undefined ? undefined : { index, methods };
+      };
       await expect(pool.run(init, once([0]), planFor, () => undefined)).rejects.toMatchObject({
         name: 'InvalidArgumentError',
         message: expect.stringContaining('no-such-method'),

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ReputeError, InternalError } from '../../core/errors.js';
+import type { GridUnit } from './_grid-schedule.js';
 import type { GridPlan } from './plan-grid.js';
 import type { Condition, ConditionResult, FeedbackMode, PreparedReplay, ReplayVerifierSettings } from './types.js';
 
@@ -12,7 +13,7 @@ export interface WorkerInit {
   readonly prepared: PreparedReplay;
   /** Every condition of the grid; requests name them by index. */
   readonly conditions: readonly Condition[];
-  /** Names of the methods to replay in every condition. */
+  /** Names of the seed's methods (each `run` names the ones it replays). */
   readonly methods: readonly string[];
   /** Replay seed; per-condition and per-method seeds derive from it. */
   readonly seed: number;
@@ -31,20 +32,21 @@ export interface WorkerInit {
 export const workerYoungGenerationMb = 8;
 
 /**
- * Conditions handed to each worker before its first result comes back (then one more per result):
- * with 2, a worker never waits for the calling thread to plan its next condition. Each condition in
- * flight holds only its own plan.
+ * Units handed to each worker before its first result comes back (then one more per result): with
+ * 2, a worker never waits for the calling thread to plan its next unit. Each unit in flight holds
+ * only its condition's plan.
  */
 export const conditionsAhead = 2;
 
 /**
  * Messages to a worker: `init` starts a seed's grid (the prepared replay and its conditions), then
- * one `run` per condition index, with that condition's attack plan. A worker serves every seed of a
- * run, so its compiled code stays warm from one seed to the next.
+ * one `run` per unit (a condition, the methods to replay, ADAPT's attack list when another unit chose
+ * it) with that condition's attack plan. A
+ * worker serves every seed of a run, so its compiled code stays warm from one seed to the next.
  */
 export type WorkerRequest =
   | { readonly type: 'init'; readonly init: WorkerInit }
-  | { readonly type: 'run'; readonly index: number; readonly plan: GridPlan };
+  | { readonly type: 'run'; readonly unit: GridUnit; readonly plan: GridPlan };
 
 /** Messages from a worker. */
 export type WorkerReply =
@@ -74,18 +76,18 @@ export function workerEntry(moduleUrl: string = import.meta.url): { url: URL } {
 /** Worker threads that replay conditions, kept for every seed of a run (see {@link createWorkerPool}). */
 export interface WorkerPool {
   /**
-   * Runs one seed's conditions: each worker takes condition indices from `take` (shared with any
-   * other lane, such as the calling thread replaying conditions itself), {@link conditionsAhead} at
-   * first and one more per result, until `take` returns `undefined` and its conditions are back. Each
-   * result is handed to `onResult` as it arrives (in completion order; the caller restores grid
-   * order), so no result is held here. `planFor(index)` plans one condition in the calling thread
-   * when it is handed out, so planning overlaps the workers' replay and no thread holds the whole
-   * grid's plan. Resolves with each worker's thread CPU time so far (start-up included, in ms; Linux
-   * only). After a failure the pool is unusable: close it.
+   * Runs one seed's grid: worker `w` (0-based) takes units from `take(w + 1)` (lane 0 being the
+   * calling thread, which may replay units itself), {@link conditionsAhead} at first and one more per
+   * result, until `take` returns `undefined` and its units are back. Each unit's result is handed to
+   * `onResult` as it arrives (in completion order; the caller restores grid order), so no result is
+   * held here. `planFor(index)` plans the unit's condition in the calling thread when the unit is
+   * handed out, so planning overlaps the workers' replay and no thread holds the whole grid's plan.
+   * Resolves with each worker's thread CPU time so far (start-up included, in ms; Linux only). After a
+   * failure the pool is unusable: close it.
    */
   run(
     init: WorkerInit,
-    take: () => number | undefined,
+    take: (lane: number) => GridUnit | undefined,
     planFor: (index: number) => GridPlan,
     onResult: (result: ConditionResult) => void,
   ): Promise<{ threadCpuMs: number[] }>;
@@ -101,8 +103,8 @@ export interface WorkerPool {
  * const pool = createWorkerPool(2);
  * try {
  *   for (const seed of seeds) {
- *     const queue = indices(seed);
- *     await pool.run(init(seed), () => queue.shift(), planFor, onResult);
+ *     const schedule = createGridSchedule({ conditions, methods, lanes: 3, plan });
+ *     await pool.run(init(seed), schedule.take, schedule.planFor, onResult);
  *   }
  * } finally {
  *   await pool.close();
@@ -149,18 +151,18 @@ export function createWorkerPool(workers: number): WorkerPool {
         };
         const next = (thread: number) => {
           if (failed) return;
-          const index = take();
-          if (index === undefined) return;
+          const unit = take(thread + 1);
+          if (unit === undefined) return;
           let plan: GridPlan;
           try {
-            plan = planFor(index);
+            plan = planFor(unit.index);
           } catch (error) {
             failed = true;
             finish(error as Error);
             return;
           }
           inFlight++;
-          threads[thread]?.postMessage({ type: 'run', index, plan } satisfies WorkerRequest);
+          threads[thread]?.postMessage({ type: 'run', unit, plan } satisfies WorkerRequest);
         };
         active = {
           fail(error) {
