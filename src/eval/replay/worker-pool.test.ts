@@ -1,12 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { prepareFixtureGrid } from '../../testing/_test-replay-grid.js';
 import { resolveReplayMethods } from './methods.js';
-import { planGrid } from './plan-grid.js';
+import { planGrid, type GridPlan } from './plan-grid.js';
 import { runCondition } from './run-condition.js';
 import type { ConditionResult } from './types.js';
 import { createWorkerPool } from './worker-pool.js';
 
 const methods = ['majority', 'beta', 'minirep'];
+
+/** What the calling thread computes for condition `index`: every method of `methods`, in one call. */
+function replayedHere(
+  {
+    prepared,
+    conditions,
+    settings,
+  }: Pick<ReturnType<typeof prepareFixtureGrid>, 'prepared' | 'conditions' | 'settings'>,
+  index: number,
+  planFor: (index: number) => GridPlan,
+): ConditionResult {
+  return runCondition({
+    prepared,
+    condition: conditions[index] as never,
+    methods: resolveReplayMethods(methods),
+    settings,
+    plan: planFor(index),
+  });
+}
 
 describe('createWorkerPool', () => {
   it('serves several seeds with the same workers and returns what the calling thread computes', async () => {
@@ -28,15 +47,7 @@ describe('createWorkerPool', () => {
           (result) => results.push(result),
         );
         results.sort((left, right) => left.index - right.index);
-        const expected = picked.map((index) =>
-          runCondition({
-            prepared,
-            condition: conditions[index] as never,
-            methods: resolveReplayMethods(methods),
-            settings,
-            plan: planFor(index),
-          }),
-        );
+        const expected = picked.map((index) => replayedHere({ prepared, conditions, settings }, index, planFor));
         expect(results).toEqual(expected);
         expect(threadCpuMs.length === 0 || threadCpuMs.length === 2).toBe(true);
       }
@@ -75,14 +86,7 @@ describe('createWorkerPool', () => {
           .filter((result) => result.index === index)
           .flatMap((result) => result.runs)
           .sort((left, right) => methods.indexOf(left.method) - methods.indexOf(right.method));
-      const whole = (index: number) =>
-        runCondition({
-          prepared,
-          condition: conditions[index] as never,
-          methods: resolveReplayMethods(methods),
-          settings,
-          plan: planFor(index),
-        }).runs;
+      const whole = (index: number) => replayedHere({ prepared, conditions, settings }, index, planFor).runs;
       expect(
         results
           .filter((result) => result.index === 1)
