@@ -1,7 +1,8 @@
 // Worker thread of the replay grid: receives each seed's prepared replay and conditions (an `init`
 // message), then replays one unit per `run` message (a condition for the methods it names; the
-// condition's attack plan comes with it) and posts its result back. Started by worker-pool.ts, once per replay run: it serves every seed. It never loads
-// the answer engine: every answer decision is in the plan.
+// condition's attack plan comes with it) and posts its result back. Started by worker-pool.ts, once
+// per replay run: it serves every seed. It never loads the answer engine: every answer decision is
+// in the plan.
 import { parentPort } from 'node:worker_threads';
 import { InternalError, ReputeError } from '../../core/errors.js';
 import { threadCpuMs } from './_thread-cpu.js';

@@ -506,22 +506,22 @@ export function runCondition({
     tasks: tasksOf(prepared),
     flat: Object.fromEntries(condition.team.map((agent) => [agent, 0.5])),
   };
-  if (conditionPlan.kind !== 'adapt') {
-    const attackAt: AttackAt =
-      conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive;
+  // Every method replays the same attack per task, fixed before any method runs.
+  const replayFixed = (attackAt: AttackAt): ConditionResult => {
     const steppers = methods.map((method) => createMethodStepper(frame, method, attackAt));
     stepEachMethod(frame, steppers);
     return { index: condition.index, runs: steppers.map((stepper) => stepper.run), missing };
-  }
+  };
+  if (conditionPlan.kind !== 'adapt')
+    return replayFixed(
+      conditionPlan.kind === 'clean' ? () => inactive : (taskIndex) => conditionPlan.plans[taskIndex] ?? inactive,
+    );
   if (chosenAttacks !== undefined) {
     if (chosenAttacks.length !== prepared.tasks.length)
       throw new InternalError(
         `replay: ${chosenAttacks.length} ADAPT attacks given for the ${prepared.tasks.length} tasks of ${condition.id}`,
       );
-    const given: AttackAt = (taskIndex) => chosenAttacks[taskIndex] ?? inactive;
-    const steppers = methods.map((method) => createMethodStepper(frame, method, given));
-    stepEachMethod(frame, steppers);
-    return { index: condition.index, runs: steppers.map((stepper) => stepper.run), missing };
+    return replayFixed((taskIndex) => chosenAttacks[taskIndex] ?? inactive);
   }
   // ADAPT: MiniRep's run drives the plan (its pre-task weights choose each task's attackers); it runs
   // first, and every other method then replays the attacks it chose, task by task.
