@@ -180,16 +180,22 @@ export function analyzeProposals({
   const entropy = normalizedAnswerEntropy(counts);
   // Clone groups in first-seen order: member count and parseable answer counts of each.
   const groups = new Map<string, GroupTally>();
+  const groupList: GroupTally[] = [];
   for (const proposal of ordered) {
     const group = groupOf.get(proposal.agentId) as string;
     let tally = groups.get(group);
     if (tally === undefined) {
-      tally = { size: 0, answers: new Map<string, number>() };
+      tally = { name: group, size: 0, answers: new Map<string, number>() };
       groups.set(group, tally);
+      groupList.push(tally);
     }
     tally.size += 1;
     if (proposal.answer !== null) tally.answers.set(proposal.answer, (tally.answers.get(proposal.answer) ?? 0) + 1);
   }
+  // The distinct answers and their counts, in first-seen order (as `counts` iterates them).
+  const answerKeys = [...counts.keys()];
+  const answerCounts = answerKeys.map((key) => counts.get(key) as number);
+  const tallies: TaskTallies = { n, counts, answerKeys, answerCounts, groups: groupList, entropy };
   const findings = new Map(
     checkBehaviour({ proposals: ordered, history, options, extra: extraFindings }).map((finding) => [
       finding.agentId,
@@ -202,7 +208,7 @@ export function analyzeProposals({
     const answer = proposal.answer;
     const valid = answer !== null;
     const features = valid
-      ? computeFeatures(proposal, answer, group, n, counts, groups, history, entropy)
+      ? computeFeatures(proposal, answer, groups.get(group) as GroupTally, tallies, history)
       : zeroFeatures;
     // S_i = Σ_m β_m · f_m(i)
     const publicEvidence = clamp01(
@@ -248,8 +254,24 @@ export function analyzeProposals({
 
 /** A clone group's size and the counts of its members' parseable answers. */
 interface GroupTally {
+  readonly name: string;
   size: number;
   readonly answers: Map<string, number>;
+}
+
+/** What every proposal's features read of the task, counted once. */
+interface TaskTallies {
+  /** Proposals, parseable or not. */
+  readonly n: number;
+  /** Proposals per parseable answer. */
+  readonly counts: ReadonlyMap<string, number>;
+  /** `counts` as two parallel lists, in its order. */
+  readonly answerKeys: readonly string[];
+  readonly answerCounts: readonly number[];
+  /** Clone groups in first-seen order. */
+  readonly groups: readonly GroupTally[];
+  /** Normalised answer entropy of the task. */
+  readonly entropy: number;
 }
 
 const zeroFeatures: ProposalFeatures = {
@@ -263,12 +285,9 @@ const zeroFeatures: ProposalFeatures = {
 function computeFeatures(
   proposal: Proposal,
   answer: string,
-  group: string,
-  n: number,
-  counts: ReadonlyMap<string, number>,
-  groups: ReadonlyMap<string, GroupTally>,
+  ownGroup: GroupTally,
+  { n, counts, answerKeys, answerCounts, groups, entropy }: TaskTallies,
   history: readonly Proposal[],
-  entropy: number,
 ): ProposalFeatures {
   // cohort = |{j ≠ i : a_j = a_i}| / (n − 1)
   const cohort = n > 1 ? ((counts.get(answer) ?? 1) - 1) / (n - 1) : 0.5;
@@ -276,8 +295,8 @@ function computeFeatures(
   // crossModel = mean_{h ≠ g_i} |{j ∈ h : a_j = a_i}| / |h|   (each clone group counted once)
   let groupShares = 0;
   let otherGroups = 0;
-  for (const [name, tally] of groups) {
-    if (name === group) continue;
+  for (const tally of groups) {
+    if (tally === ownGroup) continue;
     otherGroups += 1;
     groupShares += (tally.answers.get(answer) ?? 0) / tally.size;
   }
@@ -285,11 +304,11 @@ function computeFeatures(
 
   // leaveOneGroupOut = [a_i ∈ argmax_a |{j ∉ g_i : a_j = a}|] / (number of tied answers)
   // |{j ∉ g_i : a_j = a}| = count(a) − count of a within g_i
-  const own = (groups.get(group) as GroupTally).answers;
+  const own = ownGroup.answers;
   let top = 0;
   let tied = 0;
-  for (const [key, count] of counts) {
-    const rest = count - (own.get(key) ?? 0);
+  for (let index = 0; index < answerKeys.length; index++) {
+    const rest = (answerCounts[index] as number) - (own.get(answerKeys[index] as string) ?? 0);
     if (rest <= 0) continue;
     if (rest > top) {
       top = rest;
@@ -300,7 +319,10 @@ function computeFeatures(
   if (top > 0) leaveOneGroupOut = counts.get(answer)! - (own.get(answer) ?? 0) === top ? 1 / tied : 0;
 
   // selfConsistency = share of the agent's earlier-round answers equal to a_i (1 without history)
-  const earlier = history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);
+  const earlier =
+    history.length === 0
+      ? history
+      : history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);
   const selfConsistency =
     earlier.length === 0 ? 1 : earlier.filter((entry) => entry.answer === answer).length / earlier.length;
 

@@ -40,26 +40,27 @@ export const defaultBehaviourCheckOptions: Required<BehaviourCheckOptions> = {
   flagCapFraction: 0.3,
 };
 
-const overridePatterns: ReadonlyArray<readonly [RegExp, string]> = [
-  [
-    /\bignore\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\s+(?:instructions?|prompts?|messages?|answers?|agents?|rules?)/i,
-    'ignore previous instructions',
-  ],
-  [
-    /\bdisregard\s+(?:all\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\b/i,
-    'disregard previous',
-  ],
-  [
-    /\byou\s+must\s+(?:now\s+)?(?:answer|respond|reply|output|say|choose|select|agree|adopt|vote)\b/i,
-    'you must answer',
-  ],
-  [/(?:^|\n)\s*(?:system|developer)\s*:/i, 'role marker "system:"'],
-  [/<\s*\/?\s*system\s*>|\[\s*system\s*\]/i, 'role tag <system>'],
-  [/\bnew\s+instructions?\s*:/i, 'new instructions:'],
-  [
-    /\boverride\s+(?:your\s+|the\s+|all\s+)?(?:previous\s+)?(?:instructions?|rules?|answers?)\b/i,
-    'override instructions',
-  ],
+const overridePatterns: ReadonlyArray<{ readonly pattern: RegExp; readonly label: string }> = [
+  {
+    pattern:
+      /\bignore\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\s+(?:instructions?|prompts?|messages?|answers?|agents?|rules?)/i,
+    label: 'ignore previous instructions',
+  },
+  {
+    pattern: /\bdisregard\s+(?:all\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other|preceding)\b/i,
+    label: 'disregard previous',
+  },
+  {
+    pattern: /\byou\s+must\s+(?:now\s+)?(?:answer|respond|reply|output|say|choose|select|agree|adopt|vote)\b/i,
+    label: 'you must answer',
+  },
+  { pattern: /(?:^|\n)\s*(?:system|developer)\s*:/i, label: 'role marker "system:"' },
+  { pattern: /<\s*\/?\s*system\s*>|\[\s*system\s*\]/i, label: 'role tag <system>' },
+  { pattern: /\bnew\s+instructions?\s*:/i, label: 'new instructions:' },
+  {
+    pattern: /\boverride\s+(?:your\s+|the\s+|all\s+)?(?:previous\s+)?(?:instructions?|rules?|answers?)\b/i,
+    label: 'override instructions',
+  },
 ];
 
 const agreementClaim =
@@ -96,7 +97,7 @@ export function checkBehaviour({
   const raw = proposals.map((proposal) => {
     const reasons: string[] = [];
     let suspicion = 0;
-    for (const [pattern, label] of overridePatterns) {
+    for (const { pattern, label } of overridePatterns) {
       if (pattern.test(proposal.text)) {
         suspicion = Math.max(suspicion, settings.overrideSuspicion);
         reasons.push(`instruction-override text (${label})`);
@@ -167,7 +168,7 @@ function findUnexpectedFlip(
   proposals: readonly Proposal[],
   history: readonly Proposal[],
 ): { previousShare: number; reason: string } | undefined {
-  if (proposal.answer === null) return undefined;
+  if (proposal.answer === null || history.length === 0) return undefined;
   const own = history.filter((entry) => entry.agentId === proposal.agentId && entry.round < proposal.round);
   if (own.length === 0) return undefined;
   const previous = own.reduce((latest, entry) => (entry.round > latest.round ? entry : latest));

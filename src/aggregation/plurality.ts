@@ -150,7 +150,8 @@ function decide(
   const support = keyedRecord();
   let answer: string | null = null;
   let best = 0;
-  for (const [key, value] of sums) {
+  for (const key of sums.keys()) {
+    const value = sums.get(key) as number;
     support[key] = value;
     // The largest positive support; exact ties to the key that sorts first (as pickWinner).
     if (value > best || (value === best && answer !== null && compareKeys(key, answer) < 0)) {

@@ -172,7 +172,8 @@ export function drfRoundScores({
     sum.count = sum.count + 1;
   }
   const scores: Record<AgentId, number> = {};
-  for (const [ratee, sum] of sums) {
+  for (const ratee of sums.keys()) {
+    const sum = sums.get(ratee) as { weighted: number; weight: number; plain: number; count: number };
     // Eq. 6: w_j = Σ_i R_i·s_ij / Σ_i R_i  (all R_i = 0 → w_j = Σ_i s_ij / n)
     scores[ratee] = sum.weight > 0 ? sum.weighted / sum.weight : sum.plain / sum.count;
   }

@@ -97,6 +97,15 @@ export function miniRepRisk(records: readonly number[]): number {
   return records.reduce((max, value) => Math.max(max, value), 0);
 }
 
+/** One (task, agent) observation of an evidence batch, as {@link MiniRepReputationModel.observe} merges it. */
+interface Observation {
+  readonly subject: AgentId;
+  behaviour: { valid: boolean; flagged: boolean; risk: number; quality: number; count: number } | undefined;
+  /** Outcomes seen and the sum of their successes (averaged, summed left to right). */
+  outcomes: number;
+  outcomeSum: number;
+}
+
 /**
  * The `minirep` reputation model. It uses `behaviour` evidence (validity, flag, risk, quality of an
  * agent's proposal once the task's answer is fixed) and `outcome` evidence (its `success` is the
@@ -134,22 +143,22 @@ export class MiniRepReputationModel extends RosterReputationModel {
 
   observe(evidence: readonly Evidence[]): void {
     validateEvidenceBatch(evidence, this.roster);
-    const observations = new Map<
-      string,
-      {
-        taskId: string;
-        subject: AgentId;
-        behaviour?: { valid: boolean; flagged: boolean; risk: number; quality: number; count: number };
-        outcomes: number[];
-      }
-    >();
+    // One observation per (task, agent), in first-seen order; a batch usually holds one task.
+    const observations: Observation[] = [];
+    const byTask = new Map<string, Map<AgentId, Observation>>();
     for (const item of evidence) {
       if (item.type !== 'behaviour' && item.type !== 'outcome') continue;
-      const key = `${item.taskId}\u0000${item.subject}`;
-      let entry = observations.get(key);
-      if (!entry) observations.set(key, (entry = { taskId: item.taskId, subject: item.subject, outcomes: [] }));
+      let bySubject = byTask.get(item.taskId);
+      if (bySubject === undefined) byTask.set(item.taskId, (bySubject = new Map()));
+      let entry = bySubject.get(item.subject);
+      if (entry === undefined) {
+        entry = { subject: item.subject, behaviour: undefined, outcomes: 0, outcomeSum: 0 };
+        bySubject.set(item.subject, entry);
+        observations.push(entry);
+      }
       if (item.type === 'outcome') {
-        entry.outcomes.push(item.success);
+        entry.outcomes++;
+        entry.outcomeSum += item.success;
       } else if (entry.behaviour === undefined) {
         entry.behaviour = {
           valid: item.valid,
@@ -170,11 +179,8 @@ export class MiniRepReputationModel extends RosterReputationModel {
         };
       }
     }
-    for (const entry of observations.values()) {
-      const outcome =
-        entry.outcomes.length > 0
-          ? entry.outcomes.reduce((sum, value) => sum + value, 0) / entry.outcomes.length
-          : undefined;
+    for (const entry of observations) {
+      const outcome = entry.outcomes > 0 ? entry.outcomeSum / entry.outcomes : undefined;
       const quality = outcome ?? entry.behaviour?.quality ?? this.#parameters.prior;
       this.#states.set(
         entry.subject,
