@@ -36,9 +36,12 @@ export interface ReplayMethodParts {
   readonly behaviourEvidence?: (decision: Decision, quality: Readonly<Record<AgentId, number>>) => BehaviourEvidence[];
   /**
    * The kinds of the harness's feedback the model is sent. Of outcomes, behaviour records and ratings
-   * the harness builds only these; the rest would be checked and ignored (e.g. EigenTrust and DRF
-   * read outcomes only with an observer, single-metric reads no ratings), so the model's state is the
-   * same (a test pins it for every registered method). `observation`s go only to models that list them.
+   * the harness builds only these. The rest would not change the model's scores and weights, which
+   * is all the replay reads of it (selectors read scores, aggregators weights): the model would
+   * check and ignore them (EigenTrust and DRF read outcomes only with an observer, single-metric reads
+   * no ratings), or keep them where no score or weight looks (Beta's ratings fill only per-observer
+   * beliefs; its scores are the team's belief, from outcomes). A test pins this for every registered
+   * method. `observation`s go only to models that list them.
    * @default ['outcome', 'behaviour', 'rating']
    */
   readonly reads?: readonly ReplayEvidenceKind[];

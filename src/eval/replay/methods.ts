@@ -67,7 +67,8 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       selector: createSelector('all', {}),
       everyAgent: true,
       model: createReputationModel('beta', { agents: ids(team) }),
-      reads: ['outcome', 'rating'],
+      // Ratings would fill only Beta's per-observer beliefs; its scores and weights are the team's belief.
+      reads: ['outcome'],
       aggregator: createWeightedPluralityAggregator(),
       k: team.length,
       weighted: true,
