@@ -11,3 +11,13 @@ export function keyedRecord(): Record<string, number> {
   delete record.second;
   return record;
 }
+
+/**
+ * Sets `record[key] = value` as an own, enumerable property for any key: plain assignment would call
+ * the `__proto__` setter inherited from `Object.prototype` (dropping a number) instead of storing it.
+ */
+export function setKey(record: Record<string, number>, key: string, value: number): void {
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+  else record[key] = value;
+}

@@ -699,3 +699,25 @@ describe('createAggregator', () => {
     expect(() => createAggregator('minirep')).toThrow(/needs a reputation model/);
   });
 });
+
+describe('answer keys named like Object.prototype members', () => {
+  it('MiniRep counts "constructor", "toString" and "__proto__" as answers and keeps them as own support keys', () => {
+    const team: AgentIdentity[] = ['a', 'b', 'c', 'd'].map((id) => ({ id, model: `m-${id}` }));
+    for (const key of ['constructor', 'toString', '__proto__']) {
+      const model = createMiniRepModel({ agents: team.map((agent) => agent.id) });
+      const aggregator = createMiniRepAggregator({ model, k: 4 });
+      const proposals = [
+        propose('t1', 'a', key),
+        propose('t1', 'b', key),
+        propose('t1', 'c', key),
+        propose('t1', 'd', '7'),
+      ];
+      const decision = aggregator.aggregate({ task: task('t1'), proposals, agents: team });
+      // Three of four agents hold the key: it wins with a positive numeric support.
+      expect(decision.answer, key).toBe(key);
+      expect(Object.hasOwn(decision.support, key), key).toBe(true);
+      expect(typeof decision.support[key], key).toBe('number');
+      expect(decision.support[key] as number, key).toBeGreaterThan(decision.support['7'] as number);
+    }
+  });
+});

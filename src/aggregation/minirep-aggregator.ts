@@ -36,7 +36,7 @@ import {
   type PosteriorHistoryOptions,
   type PosteriorHistorySnapshot,
 } from './minirep-posterior-history.js';
-import { keyedRecord } from './_keyed-record.js';
+import { keyedRecord, setKey } from './_keyed-record.js';
 import { compareKeys, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
@@ -633,12 +633,18 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     })),
     settings.epsilon,
   );
-  const support = keyedRecord();
+  // Summed in a map (any key, `constructor` and `__proto__` included), then written out in pool order.
+  const sums = new Map<string, number>();
   for (const entry of pooled) {
     if (entry.answer === null) continue;
     // support(a) = Σ_g [max_{i∈g,a_i=a} w_i + ε Σ_{rest} w_i]
-    support[entry.answer] = (support[entry.answer] ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0);
+    sums.set(
+      entry.answer,
+      (sums.get(entry.answer) ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0),
+    );
   }
+  const support = keyedRecord();
+  for (const key of sums.keys()) setKey(support, key, sums.get(key) as number);
   const answer = pickWinner(support);
   const reasons: WeightReason[] = analysis.proposals.map((entry) => {
     const part = parts.get(entry.agentId) as MiniRepWeightParts;

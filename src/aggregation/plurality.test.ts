@@ -202,3 +202,43 @@ describe('plurality aggregators', () => {
     );
   });
 });
+
+describe('answer keys named like Object.prototype members', () => {
+  // Keys are answers, and an answer can be any text: "constructor" must be counted like "4", and
+  // "__proto__" stored as an own key (a plain assignment would call the inherited setter and drop it).
+  const keys = ['constructor', 'toString', '__proto__'] as const;
+
+  it('tallyVotes counts them as keys', () => {
+    for (const key of keys) {
+      const tally = tallyVotes([
+        { agentId: 'a', answer: key, weight: 1 },
+        { agentId: 'b', answer: key, weight: 0.5 },
+        { agentId: 'c', answer: '4', weight: 1 },
+      ]);
+      // support(key) = 1 + 0.5 = 1.5 > support(4) = 1
+      expect(tally.answer, key).toBe(key);
+      expect(Object.hasOwn(tally.support, key), key).toBe(true);
+      expect(tally.support[key], key).toBe(1.5);
+      expect(tally.support['4'], key).toBe(1);
+    }
+  });
+
+  it('the plurality aggregators put them in the support record as own keys', () => {
+    for (const key of keys) {
+      const proposals = [propose('a', key), propose('b', key), propose('c', '4')];
+      const decision = createPluralityAggregator().aggregate({ task, proposals, agents });
+      expect(decision.answer, key).toBe(key);
+      expect(Object.keys(decision.support).sort(), key).toEqual(['4', key].sort());
+      expect(decision.support[key], key).toBe(2);
+      const weighted = createWeightedPluralityAggregator().aggregate({
+        task,
+        proposals,
+        agents,
+        weights: { a: 0.25, b: 0.25, c: 0.75 },
+      });
+      // support(key) = 0.25 + 0.25 = 0.5 < support(4) = 0.75
+      expect(weighted.answer, key).toBe('4');
+      expect(weighted.support[key], key).toBe(0.5);
+    }
+  });
+});

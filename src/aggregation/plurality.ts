@@ -4,7 +4,7 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { WeightReason } from '../core/trace.js';
-import { keyedRecord } from './_keyed-record.js';
+import { keyedRecord, setKey } from './_keyed-record.js';
 import { validateProposals } from './_proposals.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 
@@ -44,7 +44,8 @@ function sortVotes<T extends Vote>(votes: readonly T[]): T[] {
 
 /** {@link tallyVotes} on votes already in agent-id order. */
 function tallyOrdered(ordered: readonly Vote[]): Tally {
-  const support: Record<string, number> = {};
+  // Summed in a map (any key, `constructor` and `__proto__` included), then written out in first-vote order.
+  const sums = new Map<string, number>();
   for (let index = 0; index < ordered.length; index++) {
     const vote = ordered[index] as Vote;
     if (typeof vote.weight !== 'number' || !Number.isFinite(vote.weight) || vote.weight < 0) {
@@ -56,8 +57,10 @@ function tallyOrdered(ordered: readonly Vote[]): Tally {
     }
     if (vote.answer === null) continue;
     // support(a) = Σ_{i: a_i = a} w_i
-    support[vote.answer] = (support[vote.answer] ?? 0) + vote.weight;
+    sums.set(vote.answer, (sums.get(vote.answer) ?? 0) + vote.weight);
   }
+  const support = keyedRecord();
+  for (const key of sums.keys()) setKey(support, key, sums.get(key) as number);
   return { answer: pickWinner(support), support };
 }
 
@@ -152,7 +155,7 @@ function decide(
   let best = 0;
   for (const key of sums.keys()) {
     const value = sums.get(key) as number;
-    support[key] = value;
+    setKey(support, key, value);
     // The largest positive support; exact ties to the key that sorts first (as pickWinner).
     if (value > best || (value === best && answer !== null && compareKeys(key, answer) < 0)) {
       answer = key;
