@@ -22,8 +22,13 @@ export function validateProposals(input: AggregationInput): void {
       message: `input.proposals must be an array of proposals for task ${input.task.id}`,
     });
   }
-  const seen = new Set<AgentId>();
-  input.proposals.forEach((proposal: Proposal, index) => {
+  const proposals = input.proposals;
+  // A team-sized list is checked for repeated agents pair by pair, which allocates nothing; a longer
+  // one through a set. Either way the first repeat found is the earliest proposal whose agent came before.
+  const seen = proposals.length > smallBatch ? new Set<AgentId>() : undefined;
+  for (let index = 0; index < proposals.length; index++) {
+    const proposal = proposals[index] as Proposal;
+    if (proposal === undefined && !(index in proposals)) continue; // forEach skipped holes; so does this loop
     if (proposal.taskId !== input.task.id) {
       throw new InvalidArgumentError({
         parameter: `input.proposals[${index}].taskId`,
@@ -38,13 +43,23 @@ export function validateProposals(input: AggregationInput): void {
         message: `proposal answer must be a string key or null, got ${String(proposal.answer)}`,
       });
     }
-    if (seen.has(proposal.agentId)) {
+    if (seen === undefined ? repeatsEarlier(proposals, index) : seen.has(proposal.agentId)) {
       throw new InvalidArgumentError({
         parameter: `input.proposals[${index}].agentId`,
         value: proposal.agentId,
         message: `agent ${JSON.stringify(proposal.agentId)} has more than one final proposal for task ${input.task.id}; pass earlier rounds as input.history`,
       });
     }
-    seen.add(proposal.agentId);
-  });
+    seen?.add(proposal.agentId);
+  }
+}
+
+/** Lists up to this many proposals are checked for repeated agents pair by pair. */
+const smallBatch = 16;
+
+/** Whether an earlier proposal has the same agent as `proposals[index]`. */
+function repeatsEarlier(proposals: readonly Proposal[], index: number): boolean {
+  const agentId = (proposals[index] as Proposal).agentId;
+  for (let earlier = 0; earlier < index; earlier++) if (proposals[earlier]?.agentId === agentId) return true;
+  return false;
 }
