@@ -131,6 +131,26 @@ describe('plurality aggregators', () => {
     ).toThrow(/input\.weights\.a|weight of agent "a"/);
   });
 
+  it('names the first repeated agent, in short lists (pair by pair) and long ones (a set) alike', () => {
+    const aggregator = createPluralityAggregator();
+    for (const size of [5, 16, 17, 40]) {
+      // Agents p0 … p(size−2), then p1 again: the repeat is the last proposal.
+      const proposals = Array.from({ length: size - 1 }, (_, index) => propose(`p${index}`, '4'));
+      proposals.push(propose('p1', '5'));
+      const many = proposals.map((proposal) => ({ id: proposal.agentId, model: 'm' }));
+      let thrown: unknown;
+      try {
+        aggregator.aggregate({ task, agents: many, proposals });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, `size ${size}`).toBeInstanceOf(InvalidArgumentError);
+      expect((thrown as InvalidArgumentError).parameter, `size ${size}`).toBe(`input.proposals[${size - 1}].agentId`);
+      expect((thrown as Error).message).toMatch(/agent "p1" has more than one final proposal/);
+      expect(aggregator.aggregate({ task, agents: many, proposals: proposals.slice(0, -1) }).answer).toBe('4');
+    }
+  });
+
   it('decides bit for bit as the sort-then-tally definition, on repeated and reordered teams (property)', () => {
     // Second method: the definition written out (sort the votes by agent id, sum support per key in
     // that order, pick the largest positive support with ties to the first key in sorted order), as
