@@ -349,9 +349,9 @@ export abstract class RosterReputationModel implements ReputationModel {
     return this.#roster;
   }
 
-  /** Counts one evidence item that touched `agentId`. */
-  protected countEvidence(agentId: AgentId): void {
-    this.#evidenceCounts.set(agentId, (this.#evidenceCounts.get(agentId) ?? 0) + 1);
+  /** Counts `items` (default one) evidence items that touched `agentId`. */
+  protected countEvidence(agentId: AgentId, items = 1): void {
+    this.#evidenceCounts.set(agentId, (this.#evidenceCounts.get(agentId) ?? 0) + items);
   }
 
   /** Number of evidence items that touched `agentId` so far. */

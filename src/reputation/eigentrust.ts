@@ -305,11 +305,16 @@ export class EigenTrustReputationModel extends RosterReputationModel {
 
   observe(evidence: readonly Evidence[]): void {
     validateEvidenceBatch(evidence, this.roster);
+    // Items per trustee (by roster position), added to the evidence counts once per batch.
+    const received = new Uint32Array(this.roster.size);
     for (const item of evidence) {
-      if (item.type === 'rating') this.#addLocalTrust(item.rating.rater, item.rating.ratee, item.rating.score);
+      if (item.type === 'rating') this.#addLocalTrust(item.rating.rater, item.rating.ratee, item.rating.score, received);
       else if (item.type === 'outcome' && item.observer !== undefined)
-        this.#addLocalTrust(item.observer, item.subject, item.success);
+        this.#addLocalTrust(item.observer, item.subject, item.success, received);
     }
+    const agents = this.roster.ids;
+    for (let index = 0; index < received.length; index++)
+      if ((received[index] as number) > 0) this.countEvidence(agents[index] as AgentId, received[index]);
   }
 
   /** Global trust t_i (sums to 1 over all agents). */
@@ -415,13 +420,14 @@ export class EigenTrustReputationModel extends RosterReputationModel {
     this.#cache = null;
   }
 
-  #addLocalTrust(truster: AgentId, trustee: AgentId, success: number): void {
+  #addLocalTrust(truster: AgentId, trustee: AgentId, success: number, received: Uint32Array): void {
     if (truster === trustee) return;
-    const at = this.roster.indexOf(truster) * this.roster.size + this.roster.indexOf(trustee);
+    const column = this.roster.indexOf(trustee);
+    const at = this.roster.indexOf(truster) * this.roster.size + column;
     // s_ij += sat − unsat = success − (1 − success) = 2·success − 1
     this.#localTrust[at] = this.#localTrust[at]! + (2 * success - 1);
     this.#stored[at] = 1;
-    this.countEvidence(trustee);
+    received[column] = (received[column] as number) + 1;
     this.#cache = null;
   }
 
