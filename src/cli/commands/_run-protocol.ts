@@ -154,7 +154,9 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
     }
     store.setRunStatus(runId, 'completed');
   } catch (error) {
-    store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
+    // The session creates the run: a failure before it started (no nats-server, say) has no run to
+    // mark, and marking one would throw a NotFoundError in place of the error the user must see.
+    if (store.getRun(runId) !== undefined) store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
     store.close();
     lock.release();
     throw error;

@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
-import { killRunOnceCommitted, runJson, withoutKey } from '../../testing/_test-cli-run.js';
+import { killRunOnceCommitted, runJson, runToExit, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
   toyColluders,
@@ -37,6 +38,8 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
+/** The nats-server the NATS test starts (skipped where it is not installed, as the other NATS tests). */
+const natsServerBinary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 describe('repute run with protocol raps', () => {
   it('routes around two colluders, ranks them last, and replays with zero requests', async () => {
     const tasks = toyTasks(6);
@@ -141,41 +144,61 @@ describe('repute run with protocol raps', () => {
     store.close();
   }, 180_000);
 
-  it('runs the agents as separate processes over NATS with the in-process outcome', async () => {
-    const tasks = toyTasks(3);
+  it('reports a nats-server that cannot start, not a missing run, when the transport is nats', async () => {
+    const tasks = toyTasks(1);
     endpoint = await startToyTeamEndpoint({ tasks });
-    const dir = temporaryDirectory('repute-raps-nats-');
-    const agents = [...toyHonest.slice(0, 3), toyColluders[0] as ToyMember];
+    const dir = temporaryDirectory('repute-raps-no-nats-');
     const natsTeam = writeRapsTeam(dir, endpoint.baseURL, tasks, {
-      agents,
-      protocol: 'topK: 2, maxRounds: 2, transport: nats',
+      agents: toyHonest.slice(0, 2),
+      protocol: 'topK: 1, maxRounds: 1, transport: nats',
     });
-    const overNats = await runJson(natsTeam, '--run-id', 'nats');
-    expect(overNats.methods.raps).toEqual({ done: 3, resumed: 0, accuracy: 1, failures: 0 });
-    const requests = endpoint.requestCount;
-    expect(requests).toBeGreaterThan(0);
-    // Every agent's calls went through its own process and model, booked in the shared store.
-    expect(overNats.spend.agents.map((agent: { agentId: string; calls: number }) => agent.calls > 0)).toEqual([
-      true,
-      true,
-      true,
-      true,
-    ]);
-    const inproc = writeRapsTeam(dir, endpoint.baseURL, tasks, {
-      agents,
-      protocol: 'topK: 2, maxRounds: 2, transport: inproc',
-    });
-    const inProcess = await runJson(inproc, '--run-id', 'inproc');
-    expect(inProcess.methods.raps).toEqual(overNats.methods.raps);
-    // Same prompts in the same order: the in-process run is served from the cache the NATS run filled.
-    expect(endpoint.requestCount).toBe(requests);
-    const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    expect(store.taskResults('inproc', 'raps').map((record) => record.result)).toEqual(
-      store.taskResults('nats', 'raps').map((record) => record.result),
-    );
-    expect(store.events('nats', { type: 'route' }).map((event) => withoutIds(event.data))).toEqual(
-      store.events('inproc', { type: 'route' }).map((event) => withoutIds(event.data)),
-    );
-    store.close();
-  }, 180_000);
+    const missing = join(dir, 'no-such-nats-server');
+    const outcome = await runToExit([natsTeam, '--run-id', 'no-nats'], { ...process.env, NATS_SERVER_BIN: missing });
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stderr).toContain(`cannot start ${missing}`);
+    expect(outcome.stderr).toContain('install nats-server or set NATS_SERVER_BIN');
+    expect(outcome.stderr).not.toMatch(/unknown run id/);
+  }, 60_000);
+
+  it.skipIf(!existsSync(natsServerBinary))(
+    'runs the agents as separate processes over NATS with the in-process outcome',
+    async () => {
+      const tasks = toyTasks(3);
+      endpoint = await startToyTeamEndpoint({ tasks });
+      const dir = temporaryDirectory('repute-raps-nats-');
+      const agents = [...toyHonest.slice(0, 3), toyColluders[0] as ToyMember];
+      const natsTeam = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+        agents,
+        protocol: 'topK: 2, maxRounds: 2, transport: nats',
+      });
+      const overNats = await runJson(natsTeam, '--run-id', 'nats');
+      expect(overNats.methods.raps).toEqual({ done: 3, resumed: 0, accuracy: 1, failures: 0 });
+      const requests = endpoint.requestCount;
+      expect(requests).toBeGreaterThan(0);
+      // Every agent's calls went through its own process and model, booked in the shared store.
+      expect(overNats.spend.agents.map((agent: { agentId: string; calls: number }) => agent.calls > 0)).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+      const inproc = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+        agents,
+        protocol: 'topK: 2, maxRounds: 2, transport: inproc',
+      });
+      const inProcess = await runJson(inproc, '--run-id', 'inproc');
+      expect(inProcess.methods.raps).toEqual(overNats.methods.raps);
+      // Same prompts in the same order: the in-process run is served from the cache the NATS run filled.
+      expect(endpoint.requestCount).toBe(requests);
+      const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
+      expect(store.taskResults('inproc', 'raps').map((record) => record.result)).toEqual(
+        store.taskResults('nats', 'raps').map((record) => record.result),
+      );
+      expect(store.events('nats', { type: 'route' }).map((event) => withoutIds(event.data))).toEqual(
+        store.events('inproc', { type: 'route' }).map((event) => withoutIds(event.data)),
+      );
+      store.close();
+    },
+    180_000,
+  );
 });
