@@ -193,7 +193,8 @@ export default defineCommand({
       }
       store.setRunStatus(runId, budget.failed.length === 0 ? 'completed' : 'failed');
     } catch (error) {
-      store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
+      // A failure before the first session created the run leaves no run to mark (see _run-protocol.ts).
+      if (store.getRun(runId) !== undefined) store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
       progress.finish();
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
       store.close();
