@@ -308,7 +308,8 @@ export class EigenTrustReputationModel extends RosterReputationModel {
     // Items per trustee (by roster position), added to the evidence counts once per batch.
     const received = new Uint32Array(this.roster.size);
     for (const item of evidence) {
-      if (item.type === 'rating') this.#addLocalTrust(item.rating.rater, item.rating.ratee, item.rating.score, received);
+      if (item.type === 'rating')
+        this.#addLocalTrust(item.rating.rater, item.rating.ratee, item.rating.score, received);
       else if (item.type === 'outcome' && item.observer !== undefined)
         this.#addLocalTrust(item.observer, item.subject, item.success, received);
     }
