@@ -265,9 +265,22 @@ export function drfReputationStep({
     const score = rating.score;
     if (!(typeof score === 'number' && score >= 0 && score <= 1)) validateRating(rating, `ratings[${index}]`);
   }
+  return applyDrfRound(reputations, ratings, parameters);
+}
+
+/**
+ * The round of {@link drfReputationStep} on inputs already checked (the model validates its evidence
+ * batch and its parameters once): Eq. 6, then Eq. 7 or 8 for every rated agent.
+ */
+function applyDrfRound(
+  reputations: Readonly<Record<AgentId, number>>,
+  ratings: readonly Rating[],
+  parameters: Required<DrfParameters>,
+): DrfStepResult {
   const roundScores = drfRoundScores({ reputations, ratings });
   const next: Record<AgentId, number> = { ...reputations };
-  for (const [agentId, roundScore] of Object.entries(roundScores)) {
+  for (const agentId of Object.keys(roundScores)) {
+    const roundScore = roundScores[agentId] as number;
     next[agentId] = drfUpdateReputation({ reputation: reputations[agentId]!, roundScore, ...parameters });
   }
   return { reputations: next, roundScores };
@@ -385,11 +398,9 @@ export class DrfReputationModel extends RosterReputationModel {
     }
     const peerRatings = ratings.filter((rating) => rating.rater !== rating.ratee);
     if (peerRatings.length === 0) return;
-    const { reputations, roundScores } = drfReputationStep({
-      reputations: this.reputations(),
-      ratings: peerRatings,
-      ...this.#parameters,
-    });
+    // The batch and the parameters were checked (validateEvidenceBatch, the constructor), and the
+    // reputations are the model's own: the round runs without drfReputationStep's re-validation.
+    const { reputations, roundScores } = applyDrfRound(this.reputations(), peerRatings, this.#parameters);
     for (const agentId of this.roster.list()) this.#reputations.set(agentId, reputations[agentId]!);
     for (const [agentId, roundScore] of Object.entries(roundScores)) this.#lastRoundScores.set(agentId, roundScore);
     for (const rating of peerRatings) this.countEvidence(rating.ratee);
