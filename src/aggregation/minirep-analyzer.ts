@@ -185,7 +185,7 @@ export function analyzeProposals({
     const group = groupOf.get(proposal.agentId) as string;
     let tally = groups.get(group);
     if (tally === undefined) {
-      tally = { name: group, size: 0, answers: new Map<string, number>() };
+      tally = { size: 0, answers: new Map<string, number>() };
       groups.set(group, tally);
       groupList.push(tally);
     }
@@ -254,7 +254,6 @@ export function analyzeProposals({
 
 /** A clone group's size and the counts of its members' parseable answers. */
 interface GroupTally {
-  readonly name: string;
   size: number;
   readonly answers: Map<string, number>;
 }
