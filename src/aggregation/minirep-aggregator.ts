@@ -301,8 +301,8 @@ export function minirepFeedback({
   answer: string | null;
   quality?: Readonly<Record<AgentId, number>> | 'agreement' | 'verifier' | undefined;
 }): BehaviourEvidence[] {
-  const known = new Set(analysis.proposals.map((entry) => entry.agentId));
   if (quality !== undefined && typeof quality !== 'string') {
+    const known = new Set(analysis.proposals.map((entry) => entry.agentId));
     for (const [agentId, value] of Object.entries(quality)) {
       if (!known.has(agentId)) {
         throw new InvalidArgumentError({
@@ -503,14 +503,13 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         });
       }
       const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
-      // External feedback: some quality differs from agreement with the decided answer.
-      const agreementOf = new Map(
-        analysis.proposals.map((entry) => [
-          entry.agentId,
-          decision.answer !== null && entry.answer === decision.answer ? 1 : 0,
-        ]),
-      );
-      if (evidence.some((record) => Math.abs(record.quality - (agreementOf.get(record.subject) ?? 0)) > 1e-9))
+      // External feedback: some quality differs from agreement with the decided answer (record i is
+      // the analysis' proposal i).
+      const agreement = (index: number): number => {
+        const answer = analysis.proposals[index]?.answer;
+        return decision.answer !== null && answer === decision.answer ? 1 : 0;
+      };
+      if (evidence.some((record, index) => Math.abs(record.quality - agreement(index)) > 1e-9))
         state.externalFeedback++;
       if (peerHistory !== undefined) {
         // MiniRep-LO learns from external feedback once there is any, else from the other groups.
