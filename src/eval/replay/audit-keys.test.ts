@@ -145,6 +145,24 @@ describe('merged-answer audit', () => {
     expect(mixedWrong?.scores["{'a': 2}"]).toEqual({ exact: 0, f1: 0 });
   });
 
+  it('scores honest keys named like Object.prototype members', () => {
+    // Literal keys keep case and underscores. Reference "constructor": a0–a5 answer it (✓), a6–a8
+    // "toString" (✗), a9 "__proto__" (✗).
+    const task = record('t1', 'literal', 'constructor', (index) =>
+      index <= 5
+        ? { answer: 'constructor', correct: true }
+        : index <= 8
+          ? { answer: 'toString', correct: false }
+          : { answer: '__proto__', correct: false },
+    );
+    const dataset: ProposalsDataset = { ...crux(), tasks: [task] };
+    const scores = prepareReplay({ dataset, ops, seed: 1, tasks: 1 }).prepared.tasks[0]?.scores ?? {};
+    expect(Object.keys(scores).sort()).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.hasOwn(scores, 'constructor') && scores.constructor).toEqual({ exact: 1, f1: 1 });
+    expect(Object.hasOwn(scores, 'toString') && scores.toString).toEqual({ exact: 0, f1: 0 });
+    expect(Object.getOwnPropertyDescriptor(scores, '__proto__')?.value).toEqual({ exact: 0, f1: 0 });
+  });
+
   it('describes kinds and prints the audit lines', () => {
     expect(describeKinds({ literal: 800 })).toBe('literal');
     expect(describeKinds({ choice: 540, number: 458, literal: 2 })).toBe('choice (540), number (458), literal (2)');
@@ -186,6 +204,18 @@ describe('runReplay with declared kinds and the audit', () => {
       /1 of 4 \(task, key\) groups \(25\.00%, above 0\.5%\) mix answers .* under kind literal \(each task's "kind" field\).*pass --kind <kind>/,
     );
     expect(seen).toMatchObject({ kindSource: `each task's "kind" field`, keyGroups: 4, mixedKeys: 1 });
+  });
+
+  it('replays honest keys named like Object.prototype members in worker threads', async () => {
+    // A worker scores decided keys from the prepared table alone: an unscored honest key stopped the
+    // run with an InternalError there. a0–a5 answer the reference "constructor", so majority is right.
+    const path = join(directory, 'prototype-keys.jsonl');
+    const task = record('t1', 'literal', 'constructor', (index) =>
+      index <= 5 ? { answer: 'constructor', correct: true } : { answer: 'toString', correct: false },
+    );
+    await writeProposalsJsonl(path, { ...crux(), tasks: [task] });
+    const { summary } = await runReplay({ path, workers: 2, methods: ['majority', 'beta'], tasks: 1 });
+    expect(summary.byComposition['all-strong']?.majority?.clean).toBe(1);
   });
 
   it('overrides the kind with `kind`, says so, and writes the audit into summary.data', async () => {

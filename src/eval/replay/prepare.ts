@@ -51,7 +51,9 @@ function keyScoresOf(
     if (flag) votes.correct++;
     flagVotes.set(key, votes);
   });
-  const scores: Record<string, KeyScore> = {};
+  // No prototype: an answer key such as `constructor` or `__proto__` is an own entry like any other
+  // (with `{}`, `key in scores` found the inherited one and left the key unscored).
+  const scores = Object.create(null) as Record<string, KeyScore>;
   for (const key of keys) {
     if (key === null || key === undefined || key in scores) continue;
     const votes = flagVotes.get(key);
