@@ -28,6 +28,19 @@ describe('decideTeamAnswer', () => {
     expect(decision.support['8']).toBeCloseTo(0.7, 12);
   });
 
+  it('reports answers named like Object.prototype members as own support keys', () => {
+    // '__proto__': 0.5 + 0.25 = 0.75 against 'constructor': 0.5.
+    const decision = decideTeamAnswer({
+      taskId: 't',
+      proposals: [proposal('a', '__proto__'), proposal('b', '__proto__'), proposal('c', 'constructor')],
+      weights: { a: 0.5, b: 0.25, c: 0.5 },
+    });
+    expect(decision.answer).toBe('__proto__');
+    expect(Object.keys(decision.support)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(decision.support, '__proto__')?.value).toBe(0.75);
+    expect(Object.hasOwn(decision.support, 'constructor') && decision.support.constructor).toBe(0.5);
+  });
+
   it('breaks a support tie by the strongest supporter, then by proposal order', () => {
     // '1': 0.5 + 0.1 = 0.6 (strongest 0.5); '2': 0.6 (strongest 0.6) -> '2'.
     expect(

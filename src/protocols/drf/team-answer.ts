@@ -1,3 +1,4 @@
+import { keyedRecord, setKey } from '../../aggregation/_keyed-record.js';
 import type { Decision } from '../../aggregation/aggregator.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import type { Proposal } from '../../core/proposal.js';
@@ -48,8 +49,9 @@ export function decideTeamAnswer({
     .sort(
       (left, right) => right.support - left.support || right.strongest - left.strongest || left.first - right.first,
     );
-  const support: Record<string, number> = {};
-  for (const group of groups) support[group.key] = group.support;
+  const support = keyedRecord();
+  // setKey: an answer named `__proto__` is an own key like any other.
+  for (const group of groups) setKey(support, group.key, group.support);
   const reasons: WeightReason[] = proposals.map((proposal) => ({
     agentId: proposal.agentId,
     weight: proposal.answer === null ? 0 : weightOf(proposal.agentId),
