@@ -21,3 +21,13 @@ export function setKey(record: Record<string, number>, key: string, value: numbe
     Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
   else record[key] = value;
 }
+
+/**
+ * The support record of sums kept in a map (where any answer key, `constructor` and `__proto__`
+ * included, is a plain key): a {@link keyedRecord} with the map's keys in its order.
+ */
+export function supportRecord(sums: ReadonlyMap<string, number>): Record<string, number> {
+  const record = keyedRecord();
+  for (const key of sums.keys()) setKey(record, key, sums.get(key) as number);
+  return record;
+}

@@ -36,7 +36,7 @@ import {
   type PosteriorHistoryOptions,
   type PosteriorHistorySnapshot,
 } from './minirep-posterior-history.js';
-import { keyedRecord, setKey } from './_keyed-record.js';
+import { supportRecord } from './_keyed-record.js';
 import { compareKeys, pickWinner } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
@@ -642,8 +642,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       (sums.get(entry.answer) ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0),
     );
   }
-  const support = keyedRecord();
-  for (const key of sums.keys()) setKey(support, key, sums.get(key) as number);
+  const support = supportRecord(sums);
   const answer = pickWinner(support);
   const reasons: WeightReason[] = analysis.proposals.map((entry) => {
     const part = parts.get(entry.agentId) as MiniRepWeightParts;

@@ -4,7 +4,7 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { WeightReason } from '../core/trace.js';
-import { keyedRecord, setKey } from './_keyed-record.js';
+import { supportRecord } from './_keyed-record.js';
 import { validateProposals } from './_proposals.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 
@@ -59,8 +59,7 @@ function tallyOrdered(ordered: readonly Vote[]): Tally {
     // support(a) = Σ_{i: a_i = a} w_i
     sums.set(vote.answer, (sums.get(vote.answer) ?? 0) + vote.weight);
   }
-  const support = keyedRecord();
-  for (const key of sums.keys()) setKey(support, key, sums.get(key) as number);
+  const support = supportRecord(sums);
   return { answer: pickWinner(support), support };
 }
 
@@ -150,12 +149,11 @@ function decide(
     };
   }
   // The support record gets its keys in first-vote order, as the running sums would have added them.
-  const support = keyedRecord();
+  const support = supportRecord(sums);
   let answer: string | null = null;
   let best = 0;
   for (const key of sums.keys()) {
     const value = sums.get(key) as number;
-    setKey(support, key, value);
     // The largest positive support; exact ties to the key that sorts first (as pickWinner).
     if (value > best || (value === best && answer !== null && compareKeys(key, answer) < 0)) {
       answer = key;
