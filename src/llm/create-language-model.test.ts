@@ -161,6 +161,16 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     );
   });
 
+  it('fails at once with a ProviderError on a well-formed body without a choice', async () => {
+    // The AI SDK throws its own AI_InvalidResponseDataError here, not an API call error.
+    const server = await serve([{ type: 'malformed', body: '{"choices": []}' }, 'never']);
+    const { model } = localModel(server);
+    const error = (await ask(model).catch((caught: unknown) => caught)) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    expect([error.reason, error.attempts, server.requestCount]).toEqual(['malformed', 1, 1]);
+    expect(error.message).toMatch(/failed after 1 attempt \(last: malformed response \(AI_\w+\): /);
+  });
+
   it('does not retry other 4xx errors', async () => {
     const server = await serve([{ type: 'error', status: 404, message: 'model not found' }, 'never']);
     const { model, sleeps } = localModel(server);
@@ -357,6 +367,39 @@ describe('API keys', () => {
     expect(JSON.stringify(store.usageEntries())).not.toContain(sentinel);
     expect(JSON.stringify(store.events('r'))).not.toContain(sentinel);
     expect(JSON.stringify(records)).not.toContain(sentinel);
+  });
+
+  it('redacts a key that the error message would cut in two (redaction before shortening)', async () => {
+    process.env[variable] = sentinel;
+    // 180 characters before the echoed header: shortened to 200 before redaction, the message kept "Bearer sk-SEN…".
+    const server = await serve((request) => ({
+      type: 'error',
+      status: 401,
+      message: `${'x'.repeat(180)} ${String(request.headers.authorization)}`,
+    }));
+    const { model } = localModel(server, { apiKeyEnv: variable });
+    const error = (await ask(model).catch((caught: unknown) => caught)) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    for (const text of [error.message, String(error.stack)])
+      for (let length = 6; length <= sentinel.length; length++) expect(text).not.toContain(sentinel.slice(0, length));
+  });
+
+  it('refuses a key with a line break at construction, without echoing it', () => {
+    process.env[variable] = `${sentinel}\n# pasted twice`;
+    let error: InvalidArgumentError | undefined;
+    try {
+      createLanguageModel({
+        provider: 'openai-compatible',
+        model: 'm',
+        baseURL: 'http://127.0.0.1:1/v1',
+        apiKeyEnv: variable,
+      });
+    } catch (caught) {
+      error = caught as InvalidArgumentError;
+    }
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error!.message).toMatch(/REPUTE_TEST_SENTINEL_KEY holds a line break or another control character/);
+    expect(`${error!.message} ${JSON.stringify(error!.value)}`).not.toContain(sentinel);
   });
 
   it('names the missing variable and never echoes a key passed as apiKeyEnv', () => {

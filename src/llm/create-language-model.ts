@@ -10,6 +10,7 @@ import { withoutCallContext, type LlmCallContext } from './call-context.js';
 import { createConcurrencyMiddleware } from './concurrency-middleware.js';
 import { createLedgerMiddleware, type LlmCallRecord, type LlmPrice, type UsageLedger } from './ledger-middleware.js';
 import { createRetryMiddleware, type RetryOptions } from './retry-middleware.js';
+import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
 import { createTimeoutMiddleware } from './timeout-middleware.js';
 
@@ -240,27 +241,6 @@ function hostedSettings(
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(headers === undefined ? {} : { headers: { ...headers } }),
   };
-}
-
-function readApiKey(apiKeyEnv: string, provider: LlmProvider): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
-    // The value may be a pasted key: never echo it.
-    throw new InvalidArgumentError({
-      parameter: 'apiKeyEnv',
-      value: '[redacted]',
-      message:
-        'apiKeyEnv must be the NAME of an environment variable (letters, digits, underscores, e.g. OPENAI_API_KEY), not the key itself; put the key in that variable',
-    });
-  }
-  const value = process.env[apiKeyEnv];
-  if (value === undefined || value.trim().length === 0) {
-    throw new InvalidArgumentError({
-      parameter: 'apiKeyEnv',
-      value: apiKeyEnv,
-      message: `the environment variable ${apiKeyEnv} is not set; export ${apiKeyEnv}=<your ${provider} API key> before running, or set apiKeyEnv to the variable that holds it`,
-    });
-  }
-  return value.trim();
 }
 
 function assertBaseURL(baseURL: string): void {

@@ -9,7 +9,7 @@ let server: Server;
 let baseURL: string;
 const requests: Array<{ url: string; authorization: string | undefined; body: { input: string[]; model: string } }> =
   [];
-let mode: 'ok' | 'wrong-dimension' | 'error' = 'ok';
+let mode: 'ok' | 'wrong-dimension' | 'error' | 'echo-auth' = 'ok';
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -26,6 +26,11 @@ beforeAll(async () => {
     if (mode === 'error') {
       response.writeHead(500, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: 'boom' } }));
+      return;
+    }
+    if (mode === 'echo-auth') {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `invalid key: ${String(request.headers.authorization)}` } }));
       return;
     }
     const data = body.input.map((text, index) => ({
@@ -86,6 +91,25 @@ describe('createOpenAICompatibleEmbedder (real AI SDK client against a local end
     expect((error as ProviderError).attempts).toBe(2);
     expect(requests.length - before).toBe(2);
     expect((error as Error).message).not.toContain('sk-test');
+  });
+
+  it('keeps the API key out of the error when the server echoes it, and counts one attempt for a 401', async () => {
+    mode = 'echo-auth';
+    process.env.REPUTE_TEST_EMBED_KEY = 'sk-EMBED-SENTINEL-77';
+    const embedder = createOpenAICompatibleEmbedder({
+      baseURL,
+      model: 'm',
+      dimensions: 3,
+      apiKeyEnv: 'REPUTE_TEST_EMBED_KEY',
+      maxRetries: 2,
+    });
+    const before = requests.length;
+    const error = (await embedder.embed(['x']).catch((caught: unknown) => caught)) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    expect([error.status, error.attempts, requests.length - before]).toEqual([401, 1, 1]);
+    expect(error.message).toContain('invalid key: Bearer [redacted]');
+    expect(`${error.message} ${String(error.stack)}`).not.toContain('sk-EMBED-SENTINEL-77');
+    expect(error.cause).toBeUndefined();
   });
 
   it('refuses a missing API key variable before any request', () => {

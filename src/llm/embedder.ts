@@ -3,6 +3,7 @@ import { embedMany, type EmbeddingModel } from 'ai';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { Embedder } from '../embeddings/embedder.js';
+import { containsSecret, createRedactor, readApiKey } from './_secrets.js';
 
 /** Options of {@link createAiSdkEmbedder}. */
 export interface AiSdkEmbedderOptions {
@@ -16,6 +17,8 @@ export interface AiSdkEmbedderOptions {
   maxRetries?: number;
   /** Concurrent requests when the texts are split into several batches. @default 4 */
   maxParallelCalls?: number;
+  /** Strings removed from error messages (e.g. the API key; a cause holding one is dropped). @default [] */
+  secrets?: readonly string[];
 }
 
 /**
@@ -27,7 +30,8 @@ export interface AiSdkEmbedderOptions {
  */
 export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
   assertInteger('options.dimensions', options.dimensions, 1, 1 << 20, 'pass the vector length of your embedding model');
-  const { model, dimensions, name = 'ai-sdk', maxRetries = 2, maxParallelCalls = 4 } = options;
+  const { model, dimensions, name = 'ai-sdk', maxRetries = 2, maxParallelCalls = 4, secrets = [] } = options;
+  const redact = createRedactor(secrets);
   assertInteger('options.maxRetries', maxRetries, 0, 100);
   assertInteger('options.maxParallelCalls', maxParallelCalls, 1, 1000);
   return {
@@ -48,12 +52,18 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
         ({ embeddings } = await embedMany({ model, values: texts.slice(), maxRetries, maxParallelCalls }));
       } catch (error) {
         const status = statusOf(error) ?? statusOf((error as { lastError?: unknown }).lastError);
+        // The AI SDK retries retryable errors and then throws a RetryError listing every attempt's
+        // error; anything else was thrown by the first attempt.
+        const tried = (error as { errors?: unknown }).errors;
+        const attempts = Array.isArray(tried) && tried.length > 0 ? tried.length : 1;
         throw new ProviderError({
           provider: name,
           ...(status === undefined ? {} : { status }),
-          attempts: maxRetries + 1,
-          message: `embedding request to ${name} failed after ${maxRetries + 1} attempt(s)${status === undefined ? '' : ` (HTTP ${status})`}: ${(error as Error).message}; check the base URL, model name and API key variable`,
-          cause: error,
+          attempts,
+          message: redact(
+            `embedding request to ${name} failed after ${attempts} attempt(s)${status === undefined ? '' : ` (HTTP ${status})`}: ${(error as Error).message}; check the base URL, model name and API key variable`,
+          ),
+          cause: containsSecret(error, secrets) ? undefined : error,
         });
       }
       if (embeddings.length !== texts.length) {
@@ -101,17 +111,10 @@ export interface OpenAICompatibleEmbedderOptions {
 export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): Embedder {
   assertNonEmptyString('options.baseURL', options.baseURL, "pass e.g. 'http://127.0.0.1:11434/v1'");
   assertNonEmptyString('options.model', options.model, "pass e.g. 'nomic-embed-text'");
-  let apiKey: string | undefined;
-  if (options.apiKeyEnv !== undefined) {
-    apiKey = process.env[options.apiKeyEnv];
-    if (apiKey === undefined || apiKey === '') {
-      throw new InvalidArgumentError({
-        parameter: 'options.apiKeyEnv',
-        value: options.apiKeyEnv,
-        message: `environment variable ${options.apiKeyEnv} is not set; export it or omit apiKeyEnv for a keyless endpoint`,
-      });
-    }
-  }
+  const apiKey =
+    options.apiKeyEnv === undefined
+      ? undefined
+      : readApiKey(options.apiKeyEnv, 'embedding endpoint', 'options.apiKeyEnv');
   const provider = createOpenAICompatible({
     name: 'openai-compatible',
     baseURL: options.baseURL,
@@ -122,6 +125,7 @@ export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedder
     dimensions: options.dimensions,
     name: `openai-compatible:${options.model}`,
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    secrets: apiKey === undefined ? [] : [apiKey],
   });
 }
 

@@ -4,6 +4,7 @@ import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
 import { parseRetryAfter } from './_retry-after.js';
+import { containsSecret, createRedactor } from './_secrets.js';
 import { AttemptTimeoutError } from './timeout-middleware.js';
 
 /** Waits `ms` milliseconds; rejects when `signal` aborts. */
@@ -116,8 +117,7 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
         return await call();
       } catch (error) {
         if (signal?.aborted) throw error;
-        const failure = classify(error, now(), apiKeyEnv);
-        if (failure === undefined) throw error;
+        const failure = classify(error, now(), apiKeyEnv, redact);
         const label = `${provider} model ${JSON.stringify(modelId)}`;
         const fail = (extra = '') =>
           new ProviderError({
@@ -161,7 +161,18 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   };
 }
 
-function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined): Failure | undefined {
+/**
+ * What went wrong with one attempt. Every failure of the provider call becomes a {@link Failure}, so
+ * that callers always get a `ProviderError` with secrets removed: messages are redacted before they
+ * are shortened (a key cut in two by the shortening would otherwise leave its first part behind).
+ */
+function classify(
+  error: unknown,
+  nowMs: number,
+  apiKeyEnv: string | undefined,
+  redact: (text: string) => string,
+): Failure {
+  const shortened = (message: string) => shortMessage(redact(message));
   if (error instanceof AttemptTimeoutError) {
     return {
       kind: 'timeout',
@@ -174,7 +185,7 @@ function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined):
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    const short = shortMessage(error.message);
+    const short = shortened(error.message);
     if (status === undefined) {
       return {
         kind: 'network',
@@ -236,34 +247,36 @@ function classify(error: unknown, nowMs: number, apiKeyEnv: string | undefined):
       kind: 'malformed',
       retryable: false,
       status: undefined,
-      reason: `malformed response: ${shortMessage(error.message)}`,
+      reason: `malformed response: ${shortened(error.message)}`,
       hint: 'the endpoint did not answer in the provider protocol; check the base URL',
       retryAfterMs: undefined,
     };
   }
-  return undefined;
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (name.startsWith('AI_')) {
+    // The AI SDK's other response errors (e.g. AI_InvalidResponseDataError for `{"choices": []}`).
+    return {
+      kind: 'malformed',
+      retryable: false,
+      status: undefined,
+      reason: `malformed response (${name}): ${shortened(message)}`,
+      hint: 'the endpoint did not answer in the provider protocol; check the base URL and the model id',
+      retryAfterMs: undefined,
+    };
+  }
+  // Anything else failed before an answer came back (e.g. a header value fetch refuses to send).
+  return {
+    kind: 'network',
+    retryable: false,
+    status: undefined,
+    reason: `the request could not be made (${name}): ${shortened(message)}`,
+    hint: 'check the provider settings: base URL, headers and the API key variable',
+    retryAfterMs: undefined,
+  };
 }
 
 function shortMessage(message: string): string {
   const line = message.split('\n')[0] ?? message;
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
-function createRedactor(secrets: readonly string[]): (text: string) => string {
-  const present = secrets.filter((secret) => typeof secret === 'string' && secret.length > 0);
-  return (text) => present.reduce((current, secret) => current.split(secret).join('[redacted]'), text);
-}
-
-function containsSecret(error: unknown, secrets: readonly string[]): boolean {
-  const present = secrets.filter((secret) => secret.length > 0);
-  if (present.length === 0) return false;
-  let text: string;
-  try {
-    const record = error as { message?: unknown; responseBody?: unknown; url?: unknown };
-    text = `${String(record?.message)} ${String(record?.responseBody)} ${String(record?.url)} ${JSON.stringify(error)}`;
-  } catch {
-    // Unserialisable causes are dropped rather than risked.
-    return true;
-  }
-  return present.some((secret) => text.includes(secret));
 }

@@ -1,0 +1,66 @@
+// Internal: reading API keys from the environment and keeping them out of everything we produce
+// (errors, retry events, ledgers). Shared by the language-model plumbing and the embedder.
+import { InvalidArgumentError } from '../core/errors.js';
+
+/**
+ * The API key in `process.env[apiKeyEnv]`, trimmed. Throws {@link InvalidArgumentError} (naming
+ * `parameter`, never the key) when `apiKeyEnv` is not a variable name (it may be a pasted key), the
+ * variable is unset or blank, or its value holds a line break or another control character (no key
+ * does, and fetch would refuse the header with an error quoting it).
+ */
+export function readApiKey(apiKeyEnv: string, provider: string, parameter = 'apiKeyEnv'): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
+    // The value may be a pasted key: never echo it.
+    throw new InvalidArgumentError({
+      parameter,
+      value: '[redacted]',
+      message: `${parameter} must be the NAME of an environment variable (letters, digits, underscores, e.g. OPENAI_API_KEY), not the key itself; put the key in that variable`,
+    });
+  }
+  const value = process.env[apiKeyEnv];
+  if (value === undefined || value.trim().length === 0) {
+    throw new InvalidArgumentError({
+      parameter,
+      value: apiKeyEnv,
+      message: `the environment variable ${apiKeyEnv} is not set; export ${apiKeyEnv}=<your ${provider} API key> before running, or set ${parameter} to the variable that holds it`,
+    });
+  }
+  const key = value.trim();
+  if (hasControlCharacter(key)) {
+    throw new InvalidArgumentError({
+      parameter,
+      value: apiKeyEnv,
+      message: `the environment variable ${apiKeyEnv} holds a line break or another control character, which no API key has; set it to the key alone (one line)`,
+    });
+  }
+  return key;
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** Replaces every occurrence of each non-empty secret in a text with `[redacted]`. */
+export function createRedactor(secrets: readonly string[]): (text: string) => string {
+  const present = secrets.filter((secret) => typeof secret === 'string' && secret.length > 0);
+  return (text) => present.reduce((current, secret) => current.split(secret).join('[redacted]'), text);
+}
+
+/** Whether an error (message, response body, URL or its JSON) contains a secret; unserialisable errors count as yes. */
+export function containsSecret(error: unknown, secrets: readonly string[]): boolean {
+  const present = secrets.filter((secret) => secret.length > 0);
+  if (present.length === 0) return false;
+  let text: string;
+  try {
+    const record = error as { message?: unknown; responseBody?: unknown; url?: unknown };
+    text = `${String(record?.message)} ${String(record?.responseBody)} ${String(record?.url)} ${JSON.stringify(error)}`;
+  } catch {
+    // Unserialisable causes are dropped rather than risked.
+    return true;
+  }
+  return present.some((secret) => text.includes(secret));
+}
