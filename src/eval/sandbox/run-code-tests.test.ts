@@ -49,6 +49,66 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     expect(result.stderr).toMatch(/AssertionError/);
   });
 
+  it.each([
+    [
+      'sys.exit(0) in a main guard',
+      'import sys\ndef add(a, b):\n    return a - b\nif __name__ == "__main__":\n    print(add(1, 2))\n    sys.exit(0)',
+    ],
+    ['a bare sys.exit(0)', 'import sys\ndef add(a, b):\n    return a - b\nsys.exit(0)'],
+    ['os._exit(0)', 'import os\ndef add(a, b):\n    return a - b\nos._exit(0)'],
+    ['sys.exit(0) inside the function the tests call', 'import sys\ndef add(a, b):\n    sys.exit(0)'],
+  ])('fails a program that exits before the tests finish (%s)', async (_label, code) => {
+    const result = await runCodeTests({ code, test: 'assert add(2, 3) == 5', language: 'python' });
+    expect(result.status).toBe('failed');
+    expect(result.passed).toBe(false);
+  });
+
+  it('runs a main guard of the tests, not of the program', async () => {
+    const result = await runCodeTests({
+      code: 'def add(a, b):\n    return a + b\nif __name__ == "__main__":\n    print("program main")',
+      test: 'if __name__ == "__main__":\n    assert add(2, 3) == 5\n    print("tests main")',
+      language: 'python',
+    });
+    expect(result).toMatchObject({ status: 'passed', stdout: 'tests main\n' });
+  });
+
+  it('reports a pass when the tests end, however much the program printed', async () => {
+    const result = await runCodeTests({
+      code: 'print("x" * 5000)',
+      test: 'assert True',
+      language: 'python',
+      maxOutputBytes: 100,
+    });
+    expect(result.status).toBe('passed');
+    expect(result.stdout).toBe('x'.repeat(100));
+  });
+
+  it('judges a program that writes a sandbox-like error and exits 1 as failed, not as a broken sandbox', async () => {
+    const result = await runCodeTests({
+      code: 'import sys\nsys.stderr.write("bwrap: sandbox exploded\\n")\nsys.stderr.flush()\nimport os\nos._exit(1)',
+      test: '',
+      language: 'python',
+    });
+    expect(result.status).toBe('failed');
+    expect(result.stderr).toBe('bwrap: sandbox exploded\n');
+  });
+
+  it('bounds its /tmp: writing more than memoryMb there fails', async () => {
+    const code = [
+      'written = 0',
+      'try:',
+      '    for index in range(16):',
+      '        with open(f"/tmp/block{index}", "wb") as out:',
+      '            out.write(b"x" * (8 * 1024 * 1024))',
+      '        written += 8',
+      'except OSError as error:',
+      '    print(type(error).__name__, written)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python', memoryMb: 64 });
+    // 64 MiB of tmpfs: a ninth 8 MiB block no longer fits (ENOSPC); 128 MiB are never reached.
+    expect(result.stdout).toMatch(/^OSError (48|56|64)\n$/);
+  });
+
   it('kills an infinite loop at the timeout', async () => {
     const started = performance.now();
     const result = await runCodeTests({ code: 'while True:\n    pass', test: '', language: 'python', timeoutMs: 1500 });
