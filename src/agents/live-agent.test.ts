@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
-import { answerFromReply, createLiveAgent, parseJsonReply, type CompletionRequest } from './live-agent.js';
+import {
+  answerFromReply,
+  createLiveAgent,
+  keepLatexBackslashes,
+  parseJsonReply,
+  type CompletionRequest,
+} from './live-agent.js';
 
 const task = { id: 't1', kind: 'number' as const, prompt: 'What is 6 × 7?' };
 
@@ -32,6 +38,31 @@ describe('answerFromReply', () => {
     expect(answerFromReply('number', '{"reasoning": "6 times 7", "answer": "42"}')).toBe('42');
     expect(answerFromReply('number', 'The final answer is \\boxed{42}.')).toBe('42');
     expect(answerFromReply('number', 'I cannot tell.')).toBeNull();
+  });
+});
+
+describe('LaTeX in a JSON reply', () => {
+  it.each([
+    ['\\frac{3}{4}', '0.75'],
+    ['2\\times 3', '6'],
+    ['\\sqrt{2}', String(Math.SQRT2.toPrecision(10))],
+    ['\\theta', null],
+  ])('reads a math answer written with single backslashes (%s) as the LaTeX it is', (latex, key) => {
+    // What a model following the prompt's example writes: one backslash inside the JSON string.
+    const reply = `{"reasoning": "work", "answer": "${latex}"}`;
+    const expected = key ?? answerFromReply('math', `{"answer": "${latex.replace(/\\/g, '\\\\')}"}`);
+    expect(expected).not.toBeNull();
+    expect(answerFromReply('math', reply)).toBe(expected);
+  });
+
+  it('leaves correct JSON (doubled backslashes), unicode escapes and code answers alone', () => {
+    expect(answerFromReply('math', '{"answer": "\\\\frac{3}{4}"}')).toBe('0.75');
+    expect(keepLatexBackslashes('{"a": "\\\\frac", "b": "\\u00b0", "c": "\\\\\\frac"}')).toBe(
+      '{"a": "\\\\frac", "b": "\\u00b0", "c": "\\\\\\\\frac"}',
+    );
+    // A code answer keeps its line breaks (\n before a letter is a real newline there).
+    const code = answerFromReply('code', '{"answer": "x = 1\\ny = 2"}');
+    expect(code).toContain('x = 1\ny = 2');
   });
 });
 

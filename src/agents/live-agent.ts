@@ -90,7 +90,7 @@ export function parseJsonReply(text: string): unknown {
  * as wrong). Never throws on model output.
  */
 export function answerFromReply(kind: AnswerKind, text: string): string | null {
-  const parsed = answerReply.safeParse(parseJsonReply(text));
+  const parsed = answerReply.safeParse(parseJsonReply(kind === 'math' ? keepLatexBackslashes(text) : text));
   if (parsed.success && parsed.data.answer !== null) {
     const raw = String(parsed.data.answer).trim();
     if (raw.length > 0) {
@@ -99,6 +99,18 @@ export function answerFromReply(kind: AnswerKind, text: string): string | null {
     }
   }
   return safeExtract(kind, text);
+}
+
+/**
+ * Doubles each lone backslash before a letter (other than `\u`, a unicode escape), so that LaTeX a
+ * model wrote into a JSON string with single backslashes survives `JSON.parse`: `"\frac{3}{4}"` would
+ * read as a form feed and `rac{3}{4}` (and `\times`, `\theta`, `\neq`, `\beta`, `\right` lose their
+ * first letter the same way), while `\sqrt` or `\pi` would make the whole object unparseable.
+ * Doubled backslashes (`\\frac`, correct JSON) are left alone. Only for math answers: there a line
+ * break or tab inside the answer never belongs, while code answers need them.
+ */
+export function keepLatexBackslashes(text: string): string {
+  return text.replace(/(?<!\\)((?:\\\\)*)\\(?=[a-tv-zA-Z])/g, '$1\\\\');
 }
 
 function safeExtract(kind: AnswerKind, text: string): string | null {

@@ -17,7 +17,8 @@ export interface LivePrompts {
 
 const answerFormat: Record<AnswerKind, string> = {
   number: 'a single number, digits only (no units, no thousands separators)',
-  math: 'a LaTeX expression in simplest form, e.g. \\frac{3}{4} or (3,-1)',
+  // Shown inside a JSON string, so its backslash is written as JSON needs it (\\frac reads as \frac).
+  math: 'a LaTeX expression in simplest form, e.g. \\\\frac{3}{4} or (3,-1), every backslash doubled as JSON strings need',
   choice: 'a single option letter, e.g. B',
   exact: 'the exact short answer text',
   labels: 'a comma-separated list of labels',

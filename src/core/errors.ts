@@ -81,7 +81,7 @@ export class ProviderError extends ReputeError {
   readonly status: number | undefined;
   /** Number of attempts made. */
   readonly attempts: number;
-  /** What went wrong on the last attempt: an HTTP error status, no connection, a timeout, or a reply outside the protocol. */
+  /** What went wrong on the last attempt: an HTTP error status, no connection, a timeout, a reply outside the protocol, or a reply cut short. */
   readonly reason: ProviderFailureReason | undefined;
 
   constructor({
@@ -107,8 +107,12 @@ export class ProviderError extends ReputeError {
   }
 }
 
-/** Why a provider call failed for good: `http` (an error status), `network`, `timeout`, `malformed` (a reply outside the protocol). */
-export type ProviderFailureReason = 'http' | 'network' | 'timeout' | 'malformed';
+/**
+ * Why a provider call failed for good: `http` (an error status), `network`, `timeout`, `malformed`
+ * (a reply outside the protocol), `incomplete` (the model stopped before the end of its reply: the
+ * output token limit, or the provider's content filter).
+ */
+export type ProviderFailureReason = 'http' | 'network' | 'timeout' | 'malformed' | 'incomplete';
 
 /** A run ended without finishing every task (failed tasks, or stopped early by the failure budget). */
 export class RunFailedError extends ReputeError {

@@ -2,7 +2,7 @@ import { wrapLanguageModel } from 'ai';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveAgent } from '../agents/live-agent.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createTestResources } from '../testing/_test-resources.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 import { createCacheMiddleware } from './cache-middleware.js';
@@ -141,6 +141,31 @@ describe('createCompletion on other stacks', () => {
     expect(usage.cost).toBeCloseTo(0.003, 12);
     expect(usageOf(store.usageEntries()[0]!)).toEqual(usage);
   });
+
+  it.each([
+    ['length', /stopped at its output token limit before finishing the reply \(propose by a1\)/],
+    ['content_filter', /had its reply stopped by the provider's content filter/],
+  ])(
+    'refuses a reply cut short (finish reason %s) instead of reading an answer from it',
+    async (finishReason, message) => {
+      // The partial working holds a number ("7") that answer extraction would take for the answer.
+      const server = await serve([
+        { type: 'reply', text: '{"reasoning": "10 * 6 = 60, then 60 + 16 is 7', finishReason },
+      ]);
+      const model = createLanguageModel({
+        provider: 'openai-compatible',
+        model: 'test-model',
+        baseURL: server.baseURL,
+        limiter: createProviderLimiter(),
+      });
+      const error = (await createCompletion({ model })(request('t1')).catch(
+        (caught: unknown) => caught,
+      )) as ProviderError;
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error.reason).toBe('incomplete');
+      expect(error.message).toMatch(message);
+    },
+  );
 
   it('prices a bare model with its price option by the ledger rule', async () => {
     const model = new ScriptedModel({ replies: [{ text: 'ok', usage: { inputTokens: 40, outputTokens: 60 } }] });

@@ -1,5 +1,5 @@
 import type { Complete } from '../agents/live-agent.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { assertNonEmptyString, assertNonNegative } from '../core/validate.js';
 import { bookedUsage, isCached } from './_cached-marks.js';
 import { llmCallOptions } from './call-context.js';
@@ -25,7 +25,9 @@ export interface CreateCompletionOptions {
 
 /**
  * Adapts an AI SDK language model to the `complete` function live agents take: a system and a
- * user message at temperature 0, each call tagged with run, agent, task and act for the ledger.
+ * user message at temperature 0, each call tagged with run, agent, task and act for the ledger. A
+ * reply cut short (finish reason `length` or `content-filter`) throws a `ProviderError` with reason
+ * `incomplete` instead of being read as an answer.
  * The reply's usage carries the input and output tokens, `cached` (true when the record/replay
  * cache served it, no provider request) and `cost` (input × inputPerMillion / 10⁶ + output ×
  * outputPerMillion / 10⁶ + perCall, 0 when cached). With a plumbed model these are the very
@@ -72,6 +74,19 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
         ...(context.taskId === undefined ? {} : { taskId: context.taskId }),
       }),
     });
+    // A reply the model did not finish is no answer: a number in cut-off working would be taken for one.
+    const finish = result.finishReason?.unified;
+    if (finish === 'length' || finish === 'content-filter') {
+      throw new ProviderError({
+        provider: model.provider,
+        attempts: 1,
+        reason: 'incomplete',
+        message:
+          finish === 'length'
+            ? `${model.provider} model ${JSON.stringify(model.modelId)} stopped at its output token limit before finishing the reply (${context.act} by ${context.agentId}); raise the model's output token limit or ask for shorter working`
+            : `${model.provider} model ${JSON.stringify(model.modelId)} had its reply stopped by the provider's content filter (${context.act} by ${context.agentId})`,
+      });
+    }
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
     const booked = bookedUsage(result);
     if (booked !== undefined) return { text, usage: { ...booked } };

@@ -29,12 +29,13 @@ export interface FailedTask {
   readonly failures: readonly DebateFailure[];
 }
 
-/** How a failure reads in the summary: `HTTP 401`, `network error`, `timeout`, `malformed reply`. */
+/** How a failure reads in the summary: `HTTP 401`, `network error`, `timeout`, `malformed reply`, `reply cut short`. */
 export function failureLabel(failure: Pick<DebateFailure, 'status' | 'reason'>): string {
   if (failure.reason === 'malformed')
     return failure.status === undefined ? 'malformed reply' : `malformed reply (HTTP ${failure.status})`;
   if (failure.reason === 'network') return 'network error (no connection)';
   if (failure.reason === 'timeout') return 'timeout';
+  if (failure.reason === 'incomplete') return 'reply cut short';
   return failure.status === undefined ? 'provider error' : `HTTP ${failure.status}`;
 }
 
