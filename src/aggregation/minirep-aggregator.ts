@@ -326,7 +326,7 @@ export function minirepFeedback({
     const agreement = answer !== null && entry.answer === answer ? 1 : 0;
     const value =
       typeof quality === 'object'
-        ? (quality[entry.agentId] ?? agreement)
+        ? ((Object.hasOwn(quality, entry.agentId) ? quality[entry.agentId] : undefined) ?? agreement)
         : quality === 'verifier'
           ? (entry.verifierEstimate ?? agreement)
           : agreement;

@@ -262,3 +262,21 @@ describe('answer keys named like Object.prototype members', () => {
     }
   });
 });
+
+describe('weights of agents named like Object.prototype members', () => {
+  it('an agent without an own weight weighs 0, even named constructor', () => {
+    // support(x) = 0 (constructor has no weight of its own), support(y) = 0.4 -> y
+    const decision = createWeightedPluralityAggregator().aggregate({
+      task,
+      agents: [
+        { id: 'constructor', model: 'm1' },
+        { id: 'b', model: 'm2' },
+      ],
+      proposals: [propose('constructor', 'x'), propose('b', 'y')],
+      weights: { b: 0.4 },
+    });
+    expect(decision.answer).toBe('y');
+    expect(decision.support).toEqual({ x: 0, y: 0.4 });
+    expect(decision.reasons.find((reason) => reason.agentId === 'constructor')?.note).toBe('no input weight: 0');
+  });
+});

@@ -79,6 +79,11 @@ export function pickWinner(support: Readonly<Record<string, number>>): string | 
   return best;
 }
 
+/** An agent's own weight in a record (missing, or only inherited like `constructor`: 0). */
+function weightIn(weights: Readonly<Record<AgentId, number>>, agentId: AgentId): number {
+  return Object.hasOwn(weights, agentId) ? (weights[agentId] ?? 0) : 0;
+}
+
 /** Plain code-unit string order, used for every deterministic tie-break in aggregation. */
 export function compareKeys(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
@@ -216,7 +221,7 @@ export function createWeightedPluralityAggregator(): Aggregator {
         }
       }
       const total = (input.proposals ?? []).reduce(
-        (sum, proposal) => sum + (proposal.answer === null ? 0 : (weights[proposal.agentId] ?? 0)),
+        (sum, proposal) => sum + (proposal.answer === null ? 0 : weightIn(weights, proposal.agentId)),
         0,
       );
       if (total === 0)
@@ -228,8 +233,8 @@ export function createWeightedPluralityAggregator(): Aggregator {
         );
       return decide(
         input,
-        (agentId) => weights[agentId] ?? 0,
-        (agentId) => (agentId in weights ? 'input weight' : 'no input weight: 0'),
+        (agentId) => weightIn(weights, agentId),
+        (agentId) => (Object.hasOwn(weights, agentId) ? 'input weight' : 'no input weight: 0'),
         memo,
       );
     },

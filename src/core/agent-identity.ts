@@ -17,7 +17,26 @@ export interface AgentIdentity {
   readonly cost?: number;
 }
 
-/** Validates a team: non-empty, unique ids, non-empty models, non-negative costs. */
+/**
+ * Names no agent id may take: the properties every JavaScript object inherits (`constructor`,
+ * `toString`, `__proto__`, …). Weights, scores and verdicts are records keyed by agent id, and such an
+ * id would read the inherited value where the agent has no entry, or (`__proto__`) not be stored.
+ */
+const reservedAgentIds: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Throws {@link InvalidArgumentError} unless `value` is a non-empty string that is not a {@link reservedAgentIds} name. */
+export function assertAgentId(parameter: string, value: unknown): asserts value is AgentId {
+  assertNonEmptyString(parameter, value, 'agent ids are non-empty strings');
+  if (reservedAgentIds.has(value)) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter}: agent id ${JSON.stringify(value)} is the name of a property every JavaScript object inherits (${[...reservedAgentIds].join(', ')}); records keyed by agent id (weights, scores) would read the inherited value. Rename the agent, e.g. ${JSON.stringify(`${value}-1`)}`,
+    });
+  }
+}
+
+/** Validates a team: non-empty, unique ids (none a {@link assertAgentId} reserved name), non-empty models, non-negative costs. */
 export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agents'): void {
   if (!Array.isArray(agents) || agents.length === 0) {
     throw new InvalidArgumentError({
@@ -37,6 +56,7 @@ export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agen
       typeof agent === 'object' &&
       typeof agent.id === 'string' &&
       agent.id.length > 0 &&
+      !reservedAgentIds.has(agent.id) &&
       typeof agent.model === 'string' &&
       agent.model.length > 0 &&
       (agent.cost === undefined ||
@@ -47,7 +67,7 @@ export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agen
   if (plain) return;
   seen.clear();
   agents.forEach((agent, index) => {
-    assertNonEmptyString(`${parameter}[${index}].id`, agent?.id);
+    assertAgentId(`${parameter}[${index}].id`, agent?.id);
     assertNonEmptyString(`${parameter}[${index}].model`, agent.model);
     if (agent.cost !== undefined) assertNonNegative(`${parameter}[${index}].cost`, agent.cost);
     if (seen.has(agent.id)) {

@@ -1,6 +1,6 @@
 // Internal helpers shared by the reputation models: the agent roster, weight normalisation and
 // snapshot readers. Not re-exported.
-import type { AgentId } from '../core/agent-identity.js';
+import { assertAgentId, type AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import type { Evidence, ReputationModel, ReputationSnapshot, ScoreExplanation } from './reputation-model.js';
@@ -24,9 +24,9 @@ export class AgentRoster {
     return roster;
   }
 
-  /** Appends an agent; throws `InvalidArgumentError` for an empty or duplicate id. */
+  /** Appends an agent; throws `InvalidArgumentError` for an empty, reserved ({@link assertAgentId}) or duplicate id. */
   add(agentId: AgentId, parameter = 'agentId'): void {
-    assertNonEmptyString(parameter, agentId, 'agent ids are non-empty strings');
+    assertAgentId(parameter, agentId);
     if (this.#index.has(agentId)) {
       throw new InvalidArgumentError({
         parameter,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validateTeam } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { createReputationModel, isReputationModelName, reputationModelNames } from './registry.js';
 
@@ -25,6 +26,24 @@ describe('reputation model registry', () => {
       { type: 'outcome', taskId: 't', subject: 'a1', success: 1 },
     ]);
     expect(model.score('a1')).toBeCloseTo(2.5 / 3.5, 15);
+  });
+
+  it("refuses agent ids that name Object.prototype's properties, naming the field", () => {
+    // Scores and weights are records keyed by agent id: "__proto__" would not be stored, "constructor"
+    // would read the inherited function where the agent has no entry.
+    for (const name of reputationModelNames)
+      for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        expect(() => createReputationModel(name, { agents: ['b', id] }), `${name} ${id}`).toThrow(
+          expect.objectContaining({ parameter: 'agents[1]', value: id }),
+        );
+      }
+    const model = createReputationModel('beta', { agents: ['b'] });
+    expect(() => model.addAgent('__proto__')).toThrow(/is the name of a property every JavaScript object inherits/);
+    expect(() => validateTeam([{ id: 'valueOf', model: 'm' }])).toThrow(
+      expect.objectContaining({ parameter: 'agents[0].id', value: 'valueOf' }),
+    );
+    // Names that merely contain them are fine.
+    expect(createReputationModel('beta', { agents: ['__proto__x', 'my-constructor'] }).agentIds()).toHaveLength(2);
   });
 
   it('refuses unknown names and empty teams', () => {

@@ -1,4 +1,4 @@
-import type { AgentId } from '../core/agent-identity.js';
+import { assertAgentId, type AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { validateRating } from '../core/rating.js';
 import { assertInRange, assertNonEmptyString, assertNonNegative } from '../core/validate.js';
@@ -92,7 +92,7 @@ function validateEvidenceItem(item: Evidence, knownAgents: { has(agentId: AgentI
     });
   }
   const requireAgent = (field: string, agentId: unknown): void => {
-    assertNonEmptyString(`${path}.${field}`, agentId, 'agent ids are non-empty strings');
+    assertAgentId(`${path}.${field}`, agentId);
     if (!knownAgents.has(agentId)) throw unknownAgent(agentId, `${path}.${field}`);
   };
   switch (item.type) {

@@ -1,4 +1,4 @@
-import type { AgentIdentity } from '../core/agent-identity.js';
+import { assertAgentId, type AgentIdentity } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import { type StoreContext, toJson } from './_store-context.js';
@@ -26,7 +26,7 @@ export function createTeamsTable({ db, now, guard, transaction }: StoreContext):
       }
       const seen = new Set<string>();
       agents.forEach((agent, index) => {
-        assertNonEmptyString(`agents[${index}].id`, agent?.id);
+        assertAgentId(`agents[${index}].id`, agent?.id);
         if (seen.has(agent.id)) {
           throw new InvalidArgumentError({
             parameter: `agents[${index}].id`,

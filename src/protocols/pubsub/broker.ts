@@ -2,11 +2,11 @@
 // publication goes to the subscribers whose declared intent is most similar to it,
 // sim(p, s_i) = cos(e(p), e(s_i)); recipients are the top-k with sim ≥ floor, after the Bayesian
 // reputation overlay removes (or down-ranks) receivers that distrust the publisher: E_i[j] < τ.
-import type { AgentId } from '../../core/agent-identity.js';
+import { assertAgentId, type AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
 import type { WeightReason } from '../../core/trace.js';
-import { assertInRange, assertInteger, assertNonEmptyString, assertOneOf } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertOneOf } from '../../core/validate.js';
 
 /** How the broker treats a receiver whose trust in the publisher is below τ. */
 export type TrustPolicy = 'filter' | 'down-rank';
@@ -122,7 +122,7 @@ export function createBroker(options: BrokerOptions) {
     },
     /** Adds or replaces a subscription vector (stored L2-normalised). */
     subscribe(agentId: AgentId, vector: ArrayLike<number>): void {
-      assertNonEmptyString('agentId', agentId);
+      assertAgentId('agentId', agentId);
       checkVector('vector', vector);
       let row = rowOf.get(agentId);
       if (row === undefined) {
