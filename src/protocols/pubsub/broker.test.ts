@@ -41,6 +41,21 @@ describe('createBroker', () => {
     expect(decision.reasons[1]?.note).toMatch(/down-ranked: trust 0.200 < tau 0.4/);
   });
 
+  it('down-ranks a negative similarity too, whatever the subscription order', () => {
+    // floor -1, top-1: trusted t at sim -0.2 (score -0.2) against distrusting u at sim -0.5, trust 0:
+    // u's score is -0.5 - (1 - 0/0.4)·0.5 = -1 < -0.2, so t gets it in either order (sim·trust/τ gave u 0).
+    for (const order of [
+      ['t', 'u'],
+      ['u', 't'],
+    ]) {
+      const broker = createBroker({ dimensions: 2, topK: 1, floor: -1, tau: 0.4, trustPolicy: 'down-rank' });
+      const vectors: Record<string, number[]> = { t: [-0.2, Math.sqrt(1 - 0.04)], u: [-0.5, Math.sqrt(0.75)] };
+      for (const id of order) broker.subscribe(id, vectors[id] as number[]);
+      const decision = broker.route('p', [1, 0], (receiver) => (receiver === 'u' ? 0 : 0.9));
+      expect(decision.recipients, order.join()).toEqual(['t']);
+    }
+  });
+
   it('delivers to a distrusting receiver on probation when its draw is below the probation rate', () => {
     // a distrusts p (0.2 < 0.4). Probation 0.3: draw 0.1 < 0.3 delivers, draw 0.5 does not.
     const broker = build({ probation: 0.3 });

@@ -23,7 +23,8 @@ export interface BrokerOptions {
   tau?: number;
   /**
    * `filter`: distrusting receivers never get the publication; `down-rank`: their score becomes
-   * sim·(trust/τ), so they only get it when few others match. @default 'filter'
+   * sim − (1 − trust/τ)·|sim| (sim·trust/τ for sim ≥ 0; always at most sim), so they only get it when
+   * few others match. @default 'filter'
    */
   trustPolicy?: TrustPolicy;
   /** Initial capacity in subscriptions (grows by doubling). @default 64 */
@@ -185,7 +186,7 @@ export function createBroker(options: BrokerOptions) {
     /**
      * Routes one publication: recipients are the top-k subscribers (publisher excluded) with
      * sim ≥ floor, ranked by sim (filter policy, distrusting receivers removed) or by
-     * sim·min(1, trust/τ) (down-rank policy). Ties go to the earlier-subscribed agent. Dot products
+     * sim − (1 − min(1, trust/τ))·|sim| (down-rank policy: sim·trust/τ for sim ≥ 0). Ties go to the earlier-subscribed agent. Dot products
      * and selection run in one pass. `draw(receiver)` in [0, 1) decides probation (see options).
      */
     route(
@@ -224,7 +225,9 @@ export function createBroker(options: BrokerOptions) {
             trustPolicy === 'filter' && probation > 0 && draw !== undefined && draw(receiver) < probation;
           if (!onProbation) distrusted.push(receiver);
           if (trustPolicy === 'filter' && !onProbation) continue;
-          if (trustPolicy === 'down-rank') score = sim * (belief / tau);
+          // sim·(trust/τ) for sim ≥ 0; a negative sim is pushed down by the same share (sim·(2 − trust/τ)),
+          // so distrust lowers every score (scaling a negative sim by trust/τ < 1 would raise it).
+          if (trustPolicy === 'down-rank') score = sim - (1 - belief / tau) * Math.abs(sim);
           if (filled === topK && score <= (topScores[topK - 1] as number)) continue;
         }
         // Insert into the sorted k-slot buffer (descending score, stable for ties).
