@@ -24,6 +24,11 @@ export interface AgentIdentity {
  */
 const reservedAgentIds: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+/** Whether `id` is the name of a property every object inherits, which no agent id may be (see {@link assertAgentId}). */
+export function isReservedAgentId(id: string): boolean {
+  return reservedAgentIds.has(id);
+}
+
 /** Throws {@link InvalidArgumentError} unless `value` is a non-empty string that is not a {@link reservedAgentIds} name. */
 export function assertAgentId(parameter: string, value: unknown): asserts value is AgentId {
   assertNonEmptyString(parameter, value, 'agent ids are non-empty strings');

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isReservedAgentId } from '../../core/agent-identity.js';
 import { DataFormatError, InvalidArgumentError, NotFoundError } from '../../core/errors.js';
 import type { DatasetFormat, ProposalsDataset } from './format.js';
 import { datasetFormats, proposalsFormatTag } from './format.js';
@@ -92,7 +93,21 @@ export async function loadDataset(path: string, format?: DatasetFormat): Promise
       id: path,
       message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file`,
     });
-  switch (resolved) {
+  const file = resolved === 'jsonl' && statSync(path).isDirectory() ? join(path, 'proposals.jsonl') : path;
+  const dataset = await loadAs(resolved, file);
+  // Agent ids key records everywhere (weights, scores, attacks): an inherited property name cannot be one.
+  const reserved = dataset.agents.find((agent) => isReservedAgentId(agent.id));
+  if (reserved !== undefined) {
+    throw new DataFormatError({
+      file,
+      message: `agent ${JSON.stringify(reserved.id)} is named like a property every JavaScript object inherits (e.g. constructor, toString, __proto__), which no agent id may be; rename it in the dataset, e.g. to ${JSON.stringify(`${reserved.id}-1`)}`,
+    });
+  }
+  return dataset;
+}
+
+function loadAs(format: DatasetFormat, path: string): Promise<ProposalsDataset> {
+  switch (format) {
     case 'zeroeval':
       return loadZeroEval(path);
     case 'mmlu-pro':
@@ -100,6 +115,6 @@ export async function loadDataset(path: string, format?: DatasetFormat): Promise
     case 'mathvista':
       return loadMathVista(path);
     case 'jsonl':
-      return loadProposalsJsonl(statSync(path).isDirectory() ? join(path, 'proposals.jsonl') : path);
+      return loadProposalsJsonl(path);
   }
 }

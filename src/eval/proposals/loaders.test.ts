@@ -281,6 +281,27 @@ describe('format detection', () => {
     expect(detectDatasetFormat(path)).toBe('jsonl');
   });
 
+  it('refuses a dataset with an agent named like an inherited property, naming the file and the agent', async () => {
+    // Agent ids key weights, scores and attack payloads: "toString" would read Object.prototype's.
+    const path = join(root, 'inherited.jsonl');
+    writeFileSync(
+      path,
+      [
+        JSON.stringify({ schemaVersion: 1, format: 'repute-proposals', models: { toString: 'm1', b: 'm2' } }),
+        JSON.stringify({
+          id: 't1',
+          kind: 'number',
+          reference: '4',
+          proposals: { toString: { answer: '4' }, b: { answer: '5' } },
+        }),
+      ].join('\n'),
+    );
+    const error = (await loadDataset(path).catch((caught: unknown) => caught)) as DataFormatError;
+    expect(error).toBeInstanceOf(DataFormatError);
+    expect(error.file).toBe(path);
+    expect(error.message).toMatch(/agent "toString" is named like a property every JavaScript object inherits/);
+  });
+
   it('refuses an unknown --format value', async () => {
     await expect(loadDataset(root, 'csv' as never)).rejects.toThrow(
       /format must be one of zeroeval, mmlu-pro, mathvista, jsonl/,
