@@ -81,6 +81,8 @@ describe('command-line contract (in process)', () => {
       [['team.yaml', 'other.yaml'], 'unexpected argument "other.yaml"; this command takes <TEAM>'],
       [['--json'], 'missing argument <TEAM>; see --help'],
       [['team.yaml', '--json=yes'], '--json is a switch and takes no value'],
+      [['team.yaml', '--tasks', ''], '--tasks got an empty value; pass --tasks N, or leave the option out'],
+      [['team.yaml', '--tasks=  '], '--tasks got an empty value'],
     ];
     for (const [args, message] of cases) {
       expect(() => checkArgs(argsDef, args), args.join(' ')).toThrow(UsageError);

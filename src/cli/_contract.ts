@@ -381,6 +381,14 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
       value = next;
       index++;
     }
+    // An empty value is never a setting: taken as "use the default", `--out ""` ran a whole grid
+    // before failing to write, and `--methods ""` ran every method.
+    if (value.trim() === '') {
+      throw new UsageError({
+        parameter: `--${kebab(key)}`,
+        message: `--${kebab(key)} got an empty value; pass --${kebab(key)} ${def.valueHint ?? 'VALUE'}, or leave the option out for its default`,
+      });
+    }
     if (def.type === 'enum' && def.options !== undefined && !def.options.includes(value)) {
       throw new UsageError({
         parameter: `--${kebab(key)}`,

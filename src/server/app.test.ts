@@ -214,8 +214,17 @@ describe('createApp: JSON API', () => {
     mkdirSync(join(root, 'math'));
     writeFileSync(
       join(root, 'math', 'summary.json'),
-      JSON.stringify({ schemaVersion: 1, data: { name: 'math-l5' }, methods: { majority: {}, minirep: {} } }),
+      JSON.stringify({
+        schemaVersion: 2,
+        data: { name: 'math-l5' },
+        methods: { majority: {}, minirep: {} },
+        retention: {},
+        byComposition: {},
+      }),
     );
+    // A version-1 summary (pre-paper metrics) is listed with its problem and refused when opened.
+    mkdirSync(join(root, 'old'));
+    writeFileSync(join(root, 'old', 'summary.json'), JSON.stringify({ schemaVersion: 1, methods: { majority: {} } }));
     writeFileSync(
       join(root, 'math', 'conditions.csv'),
       [
@@ -230,8 +239,19 @@ describe('createApp: JSON API', () => {
     );
     const app = createApp({ store: fixture(), replayDir: root });
     expect((await json(await app.request('/api/replays'))).body).toEqual({
-      replays: [{ name: 'math', dataset: 'math-l5', methods: ['majority', 'minirep'] }],
+      replays: [
+        { name: 'math', dataset: 'math-l5', methods: ['majority', 'minirep'] },
+        {
+          name: 'old',
+          dataset: null,
+          methods: [],
+          problem: expect.stringMatching(/schemaVersion 1 replay summaries use the pre-paper metrics/),
+        },
+      ],
     });
+    const old = await json(await app.request('/api/replays/old'));
+    expect(old.status).toBe(400);
+    expect(JSON.stringify(old.body)).toMatch(/schemaVersion 1 replay summaries/);
     const { body } = await json(await app.request('/api/replays/math'));
     expect(body.byAttack.attacks).toEqual(['clean', 'RAND']);
     // RAND: majority (0.5 + 0.3) / 2 = 0.4; minirep (0.85 + 0.75) / 2 = 0.8.

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataFormatError, NotFoundError } from '../core/errors.js';
+import { parseReplaySummary } from '../eval/replay/run-replay.js';
 
 /** A replay output folder. */
 export interface ReplayListing {
@@ -10,6 +11,8 @@ export interface ReplayListing {
   /** Dataset name from summary.json, when present. */
   readonly dataset: string | null;
   readonly methods: readonly string[];
+  /** Why the folder cannot be shown (e.g. a schemaVersion 1 summary); absent when it can. */
+  readonly problem?: string;
 }
 
 /** One replay: summary, condition rows and mean accuracy per attack and method. */
@@ -24,11 +27,12 @@ export interface ReplayView {
   };
 }
 
+/** A replay's `summary.json`, checked to be schema version 2 ({@link parseReplaySummary}: version 1 is refused). */
 function readSummary(file: string): Record<string, unknown> {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    value = JSON.parse(readFileSync(file, 'utf8'));
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
-    return value as Record<string, unknown>;
   } catch (error) {
     throw new DataFormatError({
       file,
@@ -36,6 +40,7 @@ function readSummary(file: string): Record<string, unknown> {
       cause: error,
     });
   }
+  return parseReplaySummary(value, file) as unknown as Record<string, unknown>;
 }
 
 /** Folders under `root` that hold a `summary.json`, sorted by name. */
@@ -50,7 +55,14 @@ export function listReplays(root: string | undefined): ReplayListing[] {
     )
     .sort()
     .map((name) => {
-      const summary = readSummary(join(root, name, 'summary.json'));
+      let summary: Record<string, unknown>;
+      try {
+        summary = readSummary(join(root, name, 'summary.json'));
+      } catch (error) {
+        // One stale folder must not hide the others: it is listed with what is wrong with it.
+        if (!(error instanceof DataFormatError)) throw error;
+        return { name, dataset: null, methods: [], problem: error.message };
+      }
       const data = summary.data as { name?: unknown } | undefined;
       const methods = summary.methods && typeof summary.methods === 'object' ? Object.keys(summary.methods) : [];
       return { name, dataset: typeof data?.name === 'string' ? data.name : null, methods };

@@ -73,6 +73,12 @@ export function parseListFlag<T extends string>(
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
+  if (items.length === 0)
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} names nothing, got ${JSON.stringify(value)}; pass e.g. --${name} ${fallback.join(',') || allowed.join(',')}, or leave it out for the default`,
+    });
   for (const item of items) {
     if (!allowed.includes(item as T)) {
       throw new InvalidArgumentError({

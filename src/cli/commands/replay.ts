@@ -112,14 +112,12 @@ export default defineCommand({
     },
     'verifier-sensitivity': {
       type: 'string',
-      description: 'Simulated verifier: P(judged wrong | wrong) in [0, 1]',
-      default: '0.85',
+      description: 'Simulated verifier (with --verifier simulated): P(judged wrong | wrong) in [0, 1]; default 0.85',
       valueHint: 'S',
     },
     'verifier-specificity': {
       type: 'string',
-      description: 'Simulated verifier: P(judged right | right) in [0, 1]',
-      default: '0.8',
+      description: 'Simulated verifier (with --verifier simulated): P(judged right | right) in [0, 1]; default 0.8',
       valueHint: 'P',
     },
     'verifier-accuracy': {
@@ -178,7 +176,8 @@ export default defineCommand({
         args.verifier === undefined || args.verifier === ''
           ? undefined
           : parseChoice('verifier', args.verifier, verifierKinds);
-      const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number => {
+      const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number | undefined => {
+        if (args[name] === undefined) return undefined;
         const value = Number(args[name]);
         if (args[name] === '' || !Number.isFinite(value) || value < 0 || value > 1) {
           throw new InvalidArgumentError({
@@ -208,8 +207,8 @@ export default defineCommand({
         ...(feedback === undefined ? {} : { feedback }),
         // --feedback verifier without --verifier is the former flag: runReplay turns the simulated verifier on.
         ...(verifier === undefined ? {} : { verifier }),
-        verifierSensitivity,
-        verifierSpecificity,
+        ...(verifierSensitivity === undefined ? {} : { verifierSensitivity }),
+        ...(verifierSpecificity === undefined ? {} : { verifierSpecificity }),
         methods: parseListFlag('methods', args.methods, availableReplayMethodNames, replayMethodNames),
         ...(args.workers === undefined ? {} : { workers: parseIntegerFlag('workers', args.workers, 2, 1, 64) }),
         onProgress: (done, total) => progress.update('replay conditions', done, total),

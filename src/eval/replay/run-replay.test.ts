@@ -194,6 +194,20 @@ describe('runReplay', () => {
     await expect(runReplay({ path: fixturePath, verifier: 'oracle' as never })).rejects.toThrow(
       /verifier must be one of none, simulated/,
     );
+    // Rates without a simulated verifier would be ignored (and were recorded as if used).
+    await expect(runReplay({ path: fixturePath, verifierSpecificity: 0.6 })).rejects.toThrow(
+      /verifierSpecificity sets the simulated verifier, but the verifier is none/,
+    );
+    // No method, or a list given as a string from JavaScript.
+    await expect(runReplay({ path: fixturePath, methods: [] })).rejects.toThrow(
+      /methods must name at least one method/,
+    );
+    await expect(runReplay({ path: fixturePath, compositions: 'pool' as never })).rejects.toThrow(
+      expect.objectContaining({ parameter: 'compositions', message: expect.stringMatching(/must be an array/) }),
+    );
+    await expect(runReplay({ path: fixturePath, seeds: '1..3' as never })).rejects.toThrow(
+      expect.objectContaining({ parameter: 'seeds' }),
+    );
     await expect(runReplay({ path: fixturePath, feedback: 'verifier', verifier: 'none' })).rejects.toThrow(
       /needs a verifier/,
     );

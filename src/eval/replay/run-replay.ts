@@ -271,7 +271,8 @@ const defaults = {
 /**
  * Resolves the feedback mode and the verifier together: `verifier: 'simulated'` defaults the
  * feedback to its verdicts, and `feedback: 'verifier'` alone turns the simulated verifier on (the
- * former `--feedback verifier`). `verifierAccuracy` (the former symmetric rate) is refused.
+ * former `--feedback verifier`). `verifierAccuracy` (the former symmetric rate) is refused, and so
+ * are the simulated verifier's rates without a simulated verifier (they would be ignored).
  */
 export function resolveReplayVerifier(
   options: Pick<ReplayOptions, 'feedback' | 'verifier' | 'verifierSensitivity' | 'verifierSpecificity'> & {
@@ -318,7 +319,25 @@ export function resolveReplayVerifier(
   assertInRange('verifierSpecificity', specificity, 0, 1, {
     hint: 'specificity is P(judged right | right); pass e.g. --verifier-specificity 0.8',
   });
+  if (kind === 'none' && (options.verifierSensitivity !== undefined || options.verifierSpecificity !== undefined)) {
+    const given = options.verifierSensitivity !== undefined ? 'verifierSensitivity' : 'verifierSpecificity';
+    throw new InvalidArgumentError({
+      parameter: given,
+      value: options[given],
+      message: `${given} sets the simulated verifier, but the verifier is none, so it would be ignored; pass --verifier simulated with it, or leave it out`,
+    });
+  }
   return { feedback, verifier: { kind, sensitivity, specificity } };
+}
+
+/** Throws {@link InvalidArgumentError} naming `parameter` unless `value` is an array (a string or a single value from JavaScript is not). */
+function assertList(parameter: string, value: unknown, hint: string): asserts value is readonly unknown[] {
+  if (!Array.isArray(value))
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be an array, got ${JSON.stringify(value)}; ${hint}`,
+    });
 }
 
 /**
@@ -336,6 +355,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
   assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');
   const seeds = options.seeds ?? [resolved.seed];
+  assertList('seeds', seeds, 'pass e.g. seeds: [1, 2, 3] (--seeds 1..3)');
   if (seeds.length === 0)
     throw new InvalidArgumentError({
       parameter: 'seeds',
@@ -359,6 +379,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     });
   }
   const compositions = resolved.compositions;
+  assertList('compositions', compositions, `pass e.g. compositions: ['${compositionNames.join("', '")}']`);
   if (
     compositions.length === 0 ||
     compositions.some((composition) => !allCompositionNames.includes(composition)) ||
@@ -374,6 +395,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const workers = options.workers ?? Math.min(2, availableParallelism());
   assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
   const requested = options.methods ?? replayMethodNames;
+  assertList('methods', requested, `pass e.g. methods: ['majority', 'minirep']`);
+  if (requested.length === 0)
+    throw new InvalidArgumentError({
+      parameter: 'methods',
+      value: requested,
+      message: `methods must name at least one method; pass e.g. --methods ${replayMethodNames.join(',')}, or leave it out for those`,
+    });
   const methods = requested.map((method) =>
     typeof method === 'string' ? resolveReplayMethods([method])[0] : method,
   ) as ReplayMethod[];
