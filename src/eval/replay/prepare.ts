@@ -1,5 +1,5 @@
 import type { AgentIdentity } from '../../core/agent-identity.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { DataFormatError, InvalidArgumentError } from '../../core/errors.js';
 import { createRng, deriveSeed, sample } from '../../core/rng.js';
 import type { ProposalsDataset, ProposalsRecord } from '../proposals/format.js';
 import type { AnswerOps } from './answer-ops.js';
@@ -82,8 +82,11 @@ export function prepareReplay({
   seed,
   tasks,
   split = 'heldout',
+  file = dataset.name,
 }: {
   dataset: ProposalsDataset;
+  /** Where the dataset was read from, named by the data errors (too few agents, a task without reference). @default dataset.name */
+  file?: string;
   ops: AnswerOps;
   seed: number;
   tasks: number;
@@ -104,10 +107,9 @@ export function prepareReplay({
     });
   }
   if (dataset.agents.length < 10) {
-    throw new InvalidArgumentError({
-      parameter: 'dataset.agents',
-      value: dataset.agents.length,
-      message: `the replay grid needs at least 10 agents (teams of 10), the dataset ${dataset.name} has ${dataset.agents.length}`,
+    throw new DataFormatError({
+      file,
+      message: `the replay grid needs at least 10 agents (teams of 10), the dataset ${dataset.name} has ${dataset.agents.length}; replay a dataset with recorded answers of 10 or more agents`,
     });
   }
   const agentIds = dataset.agents.map((agent) => agent.id);
@@ -149,10 +151,9 @@ export function prepareReplay({
   // `correct` flags are used where given (so it reproduces models.json); otherwise the kind's scoring.
   for (const record of dataset.tasks) {
     if (record.reference === undefined) {
-      throw new InvalidArgumentError({
-        parameter: `dataset.tasks[${record.id}].reference`,
-        value: undefined,
-        message: `task ${record.id} has no reference; replay scores decisions, so every task needs one`,
+      throw new DataFormatError({
+        file,
+        message: `task ${record.id} has no reference; replay scores every decision against it, so add the task's reference answer or leave the task out of the dataset`,
       });
     }
     const needsScoring = agentIds.some((agent) => {

@@ -233,4 +233,25 @@ describe('runReplay', () => {
       /expected a replay summary with schemaVersion 2, got schemaVersion 3/,
     );
   });
+
+  it('refuses a dataset the grid cannot use as a data error naming the file: too few agents, a task without reference', async () => {
+    const small = join(directory, 'small.jsonl');
+    await writeProposalsJsonl(small, generateReplayFixture({ seed: 3, agents: 3, tasks: 10 }));
+    const error = (await runReplay({ path: small, tasks: 5, workers: 1 }).catch(
+      (caught: unknown) => caught,
+    )) as DataFormatError;
+    expect(error).toBeInstanceOf(DataFormatError);
+    expect(error.file).toBe(small);
+    expect(error.message).toMatch(/needs at least 10 agents \(teams of 10\), the dataset \S+ has 3; replay a dataset/);
+    const unreferenced = join(directory, 'unreferenced.jsonl');
+    const dataset = generateReplayFixture({ seed: 3, tasks: 10 });
+    const [first, ...rest] = dataset.tasks;
+    const { reference: _dropped, ...withoutReference } = first!;
+    await writeProposalsJsonl(unreferenced, { ...dataset, tasks: [withoutReference, ...rest] });
+    const missing = (await runReplay({ path: unreferenced, tasks: 5, workers: 1 }).catch(
+      (caught: unknown) => caught,
+    )) as DataFormatError;
+    expect(missing).toBeInstanceOf(DataFormatError);
+    expect(missing.message).toMatch(new RegExp(`task ${first!.id} has no reference`));
+  });
 });

@@ -482,7 +482,14 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
-      const { prepared, counts } = prepareReplay({ dataset, ops, seed, tasks: resolved.tasks, split: resolved.split });
+      const { prepared, counts } = prepareReplay({
+        dataset,
+        ops,
+        seed,
+        tasks: resolved.tasks,
+        split: resolved.split,
+        file: resolved.path,
+      });
       const conditions: Condition[] = buildGrid(prepared.agents, seed, { compositions });
       prepareMs += performance.now() - prepareStart;
       firstCounts ??= counts;
