@@ -2,7 +2,8 @@ import { describeKinds, mixedKeyThreshold } from './audit-keys.js';
 import type { ReplaySummary } from './run-replay.js';
 import type { Interval } from './seeds.js';
 
-const pct = (value: number) => (100 * value).toFixed(1).padStart(6);
+/** A percentage in a 6-wide column; `—` for a metric no condition defines. */
+const pct = (value: number | null) => (value === null ? '—' : (100 * value).toFixed(1)).padStart(6);
 const wins = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1)).padStart(5);
 const range = (interval: Interval | undefined, scale = 100, digits = 1) =>
   interval === undefined

@@ -205,6 +205,22 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
     expect(summary.retention).toEqual({});
   });
 
+  it('reports a metric no attacked condition defines as null, not 0', () => {
+    // No payload ever entered the pool and no task was eligible for NextExcl: both undefined everywhere.
+    const summary = summarise({
+      conditions: [condition(0, null), condition(1, 'RAND')],
+      results: [
+        { index: 0, missing: 0, runs: [run('majority', [1, 1])] },
+        { index: 1, missing: 0, runs: [run('majority', [1, 1], { active: [1, 1], poolExpTasks: 0 })] },
+      ],
+      descriptions: {},
+    });
+    expect(summary.methods.majority?.poolExp).toBe(0);
+    expect(summary.methods.majority?.payloadHit).toBeNull();
+    expect(summary.methods.majority?.nextExcl).toBeNull();
+    expect(summary.methods.majority?.attackerWeightShare).toBeNull();
+  });
+
   it('excludes ties within 1e-12 from strict wins', () => {
     const tie = summarise({
       conditions: [condition(0, null), condition(1, 'DIV')],

@@ -58,20 +58,20 @@ export interface MethodSummary {
   readonly attackedExact: number;
   /** Mean paired loss: clean(composition) − attacked(condition), over attacked conditions. */
   readonly loss: number;
-  /** Relative drop: loss / clean computed per attacked condition, then averaged (conditions with clean 0 omitted). */
-  readonly relativeDrop: number;
+  /** Relative drop: loss / clean computed per attacked condition, then averaged (conditions with clean 0 omitted). `null` when no attacked condition defines it. */
+  readonly relativeDrop: number | null;
   /** Attacked conditions where this method beat every other method by more than 1e-12. */
   readonly strictWins: number;
-  /** PoolExp per condition, averaged over attacked conditions with an active-attack task. */
-  readonly poolExp: number;
-  /** PayloadHit per condition, averaged over attacked conditions where a payload entered the pool. */
-  readonly payloadHit: number;
-  /** NextExcl per condition, averaged over attacked conditions with an eligible task. */
-  readonly nextExcl: number;
-  /** CF-Harm per condition, averaged over attacked conditions with an active-attack task. */
-  readonly cfHarm: number;
-  /** Ours (v1's PoolExp): the attackers' share of the decision weight, averaged over attacked conditions. */
-  readonly attackerWeightShare: number;
+  /** PoolExp per condition, averaged over attacked conditions with an active-attack task. `null` when no attacked condition defines it. */
+  readonly poolExp: number | null;
+  /** PayloadHit per condition, averaged over attacked conditions where a payload entered the pool. `null` when no attacked condition defines it. */
+  readonly payloadHit: number | null;
+  /** NextExcl per condition, averaged over attacked conditions with an eligible task. `null` when no attacked condition defines it. */
+  readonly nextExcl: number | null;
+  /** CF-Harm per condition, averaged over attacked conditions with an active-attack task. `null` when no attacked condition defines it. */
+  readonly cfHarm: number | null;
+  /** Ours (v1's PoolExp): the attackers' share of the decision weight, averaged over attacked conditions. `null` when no attacked condition defines it. */
+  readonly attackerWeightShare: number | null;
   /** Attacked accuracy per attack (mean over compositions × placements). */
   readonly byAttack: Readonly<Record<string, number>>;
 }
@@ -116,7 +116,11 @@ const mean = (values: ArrayLike<number>) => {
   return sum / values.length;
 };
 const ratio = (sum: number, count: number) => (count === 0 ? null : sum / count);
-const present = (values: readonly (number | null)[]) => mean(values.filter((value): value is number => value !== null));
+/** Mean of the defined values; `null` when none is (a metric no condition defines is not 0). */
+const present = (values: readonly (number | null)[]): number | null => {
+  const defined = values.filter((value): value is number => value !== null);
+  return defined.length === 0 ? null : mean(defined);
+};
 /** Computes the dataset limits on the sampled tasks, and the best single member of each of `teams`. */
 export function computeLimits(
   prepared: PreparedReplay,

@@ -20,7 +20,8 @@ function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const percent = (value: number) => `${(100 * value).toFixed(1)}`;
+/** A percentage; `—` for a metric no condition defines. */
+const percent = (value: number | null) => (value === null ? '—' : `${(100 * value).toFixed(1)}`);
 
 /** Grouped bar chart: accuracy per method (bars) per attack (groups, plus clean). */
 function accuracyChart(summary: ReplaySummary): string {

@@ -76,10 +76,18 @@ export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummar
     });
   const average = (pick: (summary: SeedSummary) => number | undefined) =>
     mean(summaries.map(pick).filter((value): value is number => value !== undefined));
+  // A metric a seed does not define (null) is left out of the mean, not counted as 0; null when no seed defines it.
+  const averageDefined = (pick: (summary: SeedSummary) => number | null | undefined): number | null => {
+    const defined = summaries.map(pick).filter((value): value is number => value !== undefined && value !== null);
+    return defined.length === 0 ? null : mean(defined);
+  };
   const methods: Record<string, MethodSummary> = {};
   for (const [name, method] of Object.entries(first.methods)) {
-    const of = (field: Exclude<keyof MethodSummary, 'description' | 'byAttack'>) =>
+    const of = (field: 'clean' | 'attacked' | 'cleanExact' | 'attackedExact' | 'loss' | 'strictWins') =>
       average((summary) => summary.methods[name]?.[field]);
+    const ofDefined = (
+      field: 'relativeDrop' | 'poolExp' | 'payloadHit' | 'nextExcl' | 'cfHarm' | 'attackerWeightShare',
+    ) => averageDefined((summary) => summary.methods[name]?.[field]);
     methods[name] = {
       description: method.description,
       clean: of('clean'),
@@ -87,13 +95,13 @@ export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummar
       cleanExact: of('cleanExact'),
       attackedExact: of('attackedExact'),
       loss: of('loss'),
-      relativeDrop: of('relativeDrop'),
+      relativeDrop: ofDefined('relativeDrop'),
       strictWins: of('strictWins'),
-      poolExp: of('poolExp'),
-      payloadHit: of('payloadHit'),
-      nextExcl: of('nextExcl'),
-      cfHarm: of('cfHarm'),
-      attackerWeightShare: of('attackerWeightShare'),
+      poolExp: ofDefined('poolExp'),
+      payloadHit: ofDefined('payloadHit'),
+      nextExcl: ofDefined('nextExcl'),
+      cfHarm: ofDefined('cfHarm'),
+      attackerWeightShare: ofDefined('attackerWeightShare'),
       byAttack: Object.fromEntries(
         Object.keys(method.byAttack).map((attack) => [
           attack,
