@@ -60,7 +60,10 @@ export function requestCacheKey({
   params: LanguageModelV3CallOptions;
 }): string {
   const { abortSignal: _signal, headers: _headers, ...rest } = withoutCallContext(params);
-  const text = stableStringify({ schemaVersion: 1, provider, modelId, type, params: rest });
+  // No provider options and none left once the tag is dropped are the same request: both key as {}
+  // (so an untagged call finds what a tagged one recorded; tagged calls always keyed this way).
+  const request = { ...rest, providerOptions: rest.providerOptions ?? {} };
+  const text = stableStringify({ schemaVersion: 1, provider, modelId, type, params: request });
   return createHash('sha256').update(text).digest('hex');
 }
 

@@ -65,6 +65,16 @@ describe('requestCacheKey', () => {
     ).toBe(key);
   });
 
+  it('gives a tagged call and the same call untagged one key (the provider sees the same request)', () => {
+    const untagged = requestCacheKey({ ...base, params: { prompt, temperature: 0 } });
+    const tagged = requestCacheKey({
+      ...base,
+      params: { prompt, temperature: 0, ...llmCallOptions({ taskId: 't1' }) },
+    });
+    expect(tagged).toBe(untagged);
+    expect(requestCacheKey({ ...base, params: { prompt, temperature: 0, providerOptions: {} } })).toBe(untagged);
+  });
+
   it('changes with any setting, the model, the provider or the call type', () => {
     const key = requestCacheKey({ ...base, params: { prompt, temperature: 0 } });
     const variants = [
