@@ -50,7 +50,13 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     mkdirSync(join(dir, 'replays', 'demo'), { recursive: true });
     writeFileSync(
       join(dir, 'replays', 'demo', 'summary.json'),
-      JSON.stringify({ schemaVersion: 1, data: { name: 'fixture' }, methods: { majority: {}, minirep: {} } }),
+      JSON.stringify({
+        schemaVersion: 2,
+        data: { name: 'fixture' },
+        methods: { majority: {}, minirep: {} },
+        retention: {},
+        byComposition: {},
+      }),
     );
     writeFileSync(
       join(dir, 'replays', 'demo', 'conditions.csv'),
