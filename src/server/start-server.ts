@@ -57,7 +57,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const app = createApp(appOptions);
   const server = await new Promise<Server>((resolve, reject) => {
     const created = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(created as Server));
-    (created as Server).once('error', reject);
+    (created as Server).once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port)));
   });
   const bound = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
@@ -70,4 +70,27 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         server.closeAllConnections();
       }),
   };
+}
+
+/** A failure to listen as a typed error naming the port or host and what to do; others unchanged. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === 'EADDRINUSE')
+    return new InvalidArgumentError({
+      parameter: 'port',
+      value: port,
+      message: `port ${port} on ${host} is already in use; stop what listens there, or pass another --port (0 picks a free one)`,
+    });
+  if (error.code === 'EACCES')
+    return new InvalidArgumentError({
+      parameter: 'port',
+      value: port,
+      message: `not allowed to listen on port ${port} of ${host} (ports below 1024 need privileges); pass e.g. --port 8787`,
+    });
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    return new InvalidArgumentError({
+      parameter: 'host',
+      value: host,
+      message: `cannot listen on host ${host}: no such address on this machine; pass e.g. --host 127.0.0.1`,
+    });
+  return error;
 }

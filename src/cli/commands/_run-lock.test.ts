@@ -3,11 +3,20 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RunFailedError } from '../../core/errors.js';
+import { RunFailedError, StoreError } from '../../core/errors.js';
 import { acquireRunLock } from './_run-lock.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 describe('acquireRunLock', () => {
+  it('names the store when its folder cannot be made (a path under a file), as a StoreError', () => {
+    const file = join(temporaryDirectory('repute-lock-'), 'afile');
+    writeFileSync(file, 'not a folder');
+    expect(() => acquireRunLock(join(file, 'x.db'), 'r1')).toThrow(StoreError);
+    expect(() => acquireRunLock(join(file, 'x.db'), 'r1')).toThrow(
+      /cannot create the folder of store .*x\.db: .*; pass --store/,
+    );
+  });
+
   it('refuses a run held by a live process, takes over one left by a dead process, and releases', () => {
     const store = join(temporaryDirectory('repute-lock-'), 'repute.db');
     const path = `${store}.r1.lock`;

@@ -2,7 +2,7 @@
 // second invocation of the same run on the same store refuses instead of racing it for tasks.
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RunFailedError } from '../../core/errors.js';
+import { RunFailedError, StoreError } from '../../core/errors.js';
 import { openStore, type Store } from '../../store/store.js';
 
 /** A held run lock; `release` removes the file (idempotent). */
@@ -25,7 +25,14 @@ export interface RunLock {
 export function acquireRunLock(storePath: string, runId: string): RunLock {
   if (storePath === ':memory:') return { path: '', release() {} };
   const path = `${storePath}.${runId}.lock`;
-  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new StoreError(
+      `cannot create the folder of store ${storePath}: ${(error as Error).message}; pass --store <a .db path in a writable folder>`,
+      { cause: error },
+    );
+  }
   const refuse = (holder: number) =>
     new RunFailedError({
       runId,

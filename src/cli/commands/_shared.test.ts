@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
+import { deriveRunId, parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
 
 describe('integer flags', () => {
   it('reads an integer within its bounds and names the flag, the value and an example otherwise', () => {
@@ -22,5 +22,18 @@ describe('integer flags', () => {
     expect(() => parseOptionalIntegerFlag('seeds', 'many', 20, 1, 10)).toThrow(
       '--seeds must be an integer in [1, 10], got "many"; pass e.g. --seeds 10',
     );
+  });
+});
+
+describe('deriveRunId', () => {
+  it('derives a stable id from the config, and refuses a --run-id that is not one path segment', () => {
+    expect(deriveRunId(undefined, { a: 1 })).toMatch(/^run-[0-9a-f]{12}$/);
+    expect(deriveRunId(undefined, { a: 1 })).toBe(deriveRunId(undefined, { a: 1 }));
+    expect(deriveRunId('nightly-1', { a: 1 })).toBe('nightly-1');
+    // It names the lock file beside the store: "/../../x" created folders outside the store's.
+    for (const bad of ['/../../rid-escape/x', 'a/b', 'a\\b', '..', 'tab\there', 'x'.repeat(201)])
+      expect(() => deriveRunId(bad, {}), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({ parameter: '--run-id', value: bad }),
+      );
   });
 });

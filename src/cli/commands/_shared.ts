@@ -166,7 +166,18 @@ export function fileDigest(path: string): string {
  * so that rerunning the same team, tasks and flags finds the same run and resumes it.
  */
 export function deriveRunId(runIdFlag: string | undefined, config: object): string {
-  return runIdFlag ?? `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+  if (runIdFlag === undefined)
+    return `run-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)}`;
+  // The id names the run's lock file beside the store and its URL in the API (`/api/runs/:id`): one
+  // path segment, as the server's rule for names.
+  if (runIdFlag.length > 200 || !/^[^\u0000-\u001f/\\]+$/.test(runIdFlag) || runIdFlag === '.' || runIdFlag === '..') {
+    throw new InvalidArgumentError({
+      parameter: '--run-id',
+      value: runIdFlag,
+      message: `--run-id must be a name of at most 200 characters without slashes, backslashes or control characters (it names the run's lock file and its API URL), got ${JSON.stringify(runIdFlag)}; pass e.g. --run-id nightly-1`,
+    });
+  }
+  return runIdFlag;
 }
 
 /** LLM calls, tokens and cost of one run, as its summary reports them. */

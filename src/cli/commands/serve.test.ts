@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -57,8 +59,60 @@ describe('repute serve', () => {
 
   it('refuses a public host without a token, naming the flag', async () => {
     const dir = temporaryDirectory('repute-serve-');
+    openStore({ path: join(dir, 'x.db') }).close();
     await expect(startCli(['--store', join(dir, 'x.db'), '--port', '0', '--host', '0.0.0.0'])).rejects.toThrow(
       /--token/,
     );
+  }, 30_000);
+
+  it('refuses a store that does not exist instead of serving a new empty one (exit 3)', async () => {
+    const dir = temporaryDirectory('repute-serve-');
+    await expect(startCli(['--store', join(dir, 'typo.db'), '--port', '0'])).rejects.toThrow(
+      /exited 3: .*NotFoundError: no store at .*typo\.db; pass --store/,
+    );
+    expect(existsSync(join(dir, 'typo.db'))).toBe(false);
+  }, 30_000);
+
+  it('refuses a port in use with a typed error naming it (exit 2)', async () => {
+    const dir = temporaryDirectory('repute-serve-');
+    openStore({ path: join(dir, 'x.db') }).close();
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+    const port = String((busy.address() as AddressInfo).port);
+    await expect(startCli(['--store', join(dir, 'x.db'), '--port', port])).rejects.toThrow(
+      new RegExp(`exited 2: .*port ${port} on 127\\.0\\.0\\.1 is already in use`),
+    );
+  }, 30_000);
+
+  it("marks the served team's run interrupted when stopped", async () => {
+    const dir = temporaryDirectory('repute-serve-');
+    const team = join(dir, 'team.yaml');
+    writeFileSync(
+      team,
+      [
+        'schemaVersion: 1',
+        'name: served',
+        'store: served.db',
+        'tasks: tasks.jsonl',
+        'serve: { method: majority, kind: number }',
+        'agents:',
+        ...['a', 'b', 'c'].flatMap((id) => [
+          `  - id: ${id}`,
+          '    provider: openai-compatible',
+          `    model: m-${id}`,
+          '    baseURL: http://127.0.0.1:9/v1',
+        ]),
+      ].join('\n'),
+    );
+    const server = await startCli([team, '--port', '0']);
+    expect(await server.stop()).toBe(143);
+    const store = openStore({ path: join(dir, 'served.db') });
+    try {
+      const runs = store.listRuns().filter((run) => run.kind === 'serve');
+      expect(runs.map((run) => run.status)).toEqual(['interrupted']);
+    } finally {
+      store.close();
+    }
   }, 30_000);
 });

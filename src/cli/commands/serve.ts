@@ -1,7 +1,9 @@
 // `repute serve [team.yaml]`: the JSON API, SSE events, replay outputs and dashboard over a store,
 // plus (with a team file) the OpenAI-compatible team endpoint. Parses flags, starts the server,
 // prints where it listens and waits for SIGINT/SIGTERM.
+import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
+import { NotFoundError } from '../../core/errors.js';
 import { openStore } from '../../store/store.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
@@ -53,8 +55,18 @@ export default defineCommand({
     const team = args.team === undefined ? undefined : readTeamFile(args.team);
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
+    // Without a team the server only reads: a store that does not exist is a typo, not a new store.
+    if (team === undefined && storePath !== ':memory:' && !existsSync(storePath)) {
+      throw new NotFoundError({
+        entity: 'store',
+        id: storePath,
+        message: `no store at ${storePath}; pass --store <the .db file repute run wrote>, or serve a team (repute serve <team.yaml>) to start one`,
+      });
+    }
     const store = openStore({ path: storePath });
     let server: RunningServer;
+    // The run of the served team, marked interrupted when the server stops.
+    let servedRunId: string | undefined;
     try {
       let served: TeamService | undefined;
       if (team !== undefined) {
@@ -66,6 +78,7 @@ export default defineCommand({
           ...(team.k === undefined ? {} : { k: team.k }),
           seed: team.seed,
         });
+        servedRunId = runId;
         served = createTeamService({
           name: team.name,
           agents: createLiveTeam(team, store, runId),
@@ -97,6 +110,7 @@ export default defineCommand({
     const signal = interruptSignal();
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();
+    if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
     store.close();
   },
 });
