@@ -153,8 +153,12 @@ describe('createApp: JSON API', () => {
     expect((await app.request('/api/runs/r1/decisions?method=nope')).status).toBe(404);
     expect((await app.request('/api/teams/nope/reputation')).status).toBe(404);
     expect((await app.request('/api/nothing')).status).toBe(404);
-    const header = await json(await app.request('/api/runs/r1/events', { headers: { 'last-event-id': 'x' } }));
-    expect(header.body.error.parameter).toBe('header');
+    for (const value of ['x', '1'.repeat(24)]) {
+      // Not a number, or past any seq a store can hold (1e23 was taken as a position).
+      const header = await json(await app.request('/api/runs/r1/events', { headers: { 'last-event-id': value } }));
+      expect(header.status, value).toBe(400);
+      expect(header.body.error.parameter, value).toBe('header.last-event-id');
+    }
   });
 
   it("pages decisions: each method's answer and every agent's weight, components, reason and reputation", async () => {

@@ -47,7 +47,8 @@ export const eventsQuery = z.object({ after: integerString(0, Number.MAX_SAFE_IN
 export const lastEventIdHeader = z
   .string()
   .regex(/^\d+$/, 'must be the seq number of the last event received')
-  .transform(Number);
+  .transform(Number)
+  .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 /** Query of `GET /api/runs`. */
 export const runsQuery = z.object({ team: name.optional(), kind: name.optional() });
 

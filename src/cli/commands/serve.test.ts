@@ -65,12 +65,16 @@ describe('repute serve', () => {
     );
   }, 30_000);
 
-  it('refuses a store that does not exist instead of serving a new empty one (exit 3)', async () => {
+  it('refuses a store or replay folder that does not exist instead of serving nothing (exit 3)', async () => {
     const dir = temporaryDirectory('repute-serve-');
     await expect(startCli(['--store', join(dir, 'typo.db'), '--port', '0'])).rejects.toThrow(
       /exited 3: .*NotFoundError: no store at .*typo\.db; pass --store/,
     );
     expect(existsSync(join(dir, 'typo.db'))).toBe(false);
+    openStore({ path: join(dir, 'x.db') }).close();
+    await expect(
+      startCli(['--store', join(dir, 'x.db'), '--replay-dir', join(dir, 'no-such-folder'), '--port', '0']),
+    ).rejects.toThrow(/exited 3: .*NotFoundError: no folder at .*no-such-folder; pass --replay-dir/);
   }, 30_000);
 
   it('refuses a port in use with a typed error naming it (exit 2)', async () => {

@@ -63,6 +63,14 @@ export default defineCommand({
         message: `no store at ${storePath}; pass --store <the .db file repute run wrote>, or serve a team (repute serve <team.yaml>) to start one`,
       });
     }
+    const replayDir = args['replay-dir'];
+    if (replayDir !== undefined && !existsSync(replayDir)) {
+      throw new NotFoundError({
+        entity: 'replay folder',
+        id: replayDir,
+        message: `no folder at ${replayDir}; pass --replay-dir <the folder holding repute replay --out outputs>`,
+      });
+    }
     const store = openStore({ path: storePath });
     let server: RunningServer;
     // The run of the served team, marked interrupted when the server stops.
@@ -96,7 +104,7 @@ export default defineCommand({
         host: args.host,
         version: packageVersion(),
         ...(served === undefined ? {} : { team: served }),
-        ...(args['replay-dir'] === undefined ? {} : { replayDir: args['replay-dir'] }),
+        ...(replayDir === undefined ? {} : { replayDir }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),
       });

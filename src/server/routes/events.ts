@@ -3,10 +3,14 @@
 // `Last-Event-ID` (or `?after=`) continues after the last event it saw.
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import { requireRun } from '../run-views.js';
 import { eventsQuery, lastEventIdHeader, runParams } from '../schemas.js';
+
+// The header in an object, so that an error names it: `header.last-event-id`.
+const lastEventIdHeaders = z.object({ 'last-event-id': lastEventIdHeader });
 
 /** Most events sent per store poll (a long backlog is sent in several batches). */
 const BATCH = 500;
@@ -19,7 +23,10 @@ export function eventRoutes(context: ServerContext): Hono {
     const { id } = parseInput(runParams, c.req.param(), 'path');
     const query = parseInput(eventsQuery, c.req.query(), 'query');
     const header = c.req.header('last-event-id');
-    let after = header === undefined ? query.after : parseInput(lastEventIdHeader, header, 'header');
+    let after =
+      header === undefined
+        ? query.after
+        : parseInput(lastEventIdHeaders, { 'last-event-id': header }, 'header')['last-event-id'];
     let status = requireRun(store, id).status;
     c.header('cache-control', 'no-cache');
     c.header('x-accel-buffering', 'no');
