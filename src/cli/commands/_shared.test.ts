@@ -8,6 +8,11 @@ describe('integer flags', () => {
     expect(parseIntegerFlag('tasks', undefined, 60, 1, 100)).toBe(60);
     expect(parseIntegerFlag('tasks', '', 60, 1, 100)).toBe(60);
     expect(() => parseIntegerFlag('tasks', '2.5', 60, 1, 100)).toThrow(InvalidArgumentError);
+    // Decimal digits only, as --seeds reads them: hex, exponents and padding are not integers here.
+    for (const loose of ['0x10', '1e1', ' 7', '7 ', '0b11', '1_0'])
+      expect(() => parseIntegerFlag('seed', loose, 2027), loose).toThrow(/--seed must be an integer/);
+    expect(parseIntegerFlag('seed', '-12', 2027)).toBe(-12);
+    expect(() => parseIntegerFlag('seed', '9'.repeat(20), 2027)).toThrow(InvalidArgumentError);
     expect(() => parseIntegerFlag('tasks', '101', 60, 1, 100)).toThrow(
       '--tasks must be an integer in [1, 100], got "101"; pass e.g. --tasks 60',
     );

@@ -26,8 +26,9 @@ export function parseIntegerFlag(
   max = Infinity,
 ): number {
   if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+  // Decimal digits only: Number() would also read 0x10 as 16, 1e3 as 1000 and ' 7' as 7.
+  const parsed = /^[-+]?\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
     throw new InvalidArgumentError({
       parameter: `--${name}`,
       value,
