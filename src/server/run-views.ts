@@ -3,6 +3,8 @@
 import type { WeightReason } from '../core/trace.js';
 import { NotFoundError } from '../core/errors.js';
 import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
+import type { DrfTaskRecord } from '../protocols/drf/run-drf-session.js';
+import type { RapsTaskRecord } from '../protocols/pubsub/run-raps-session.js';
 import type { RunRecord, Store, UsageRecord } from '../store/store.js';
 
 /** Token, call and cost totals of some ledger entries. */
@@ -50,11 +52,16 @@ export interface RunView {
   readonly usage: UsageTotals;
 }
 
-/** Partial task record as written by any protocol: the debate fields are optional. */
-type StoredResult = Partial<DebateTaskRecord> & {
-  readonly decision?: { readonly answer?: string | null };
-  readonly failures?: number;
-};
+/**
+ * Partial task record as written by any protocol: the debate fields, DRF's `team` and RAPS'
+ * `eligible` are optional.
+ */
+type StoredResult = Partial<DebateTaskRecord> &
+  Partial<Pick<DrfTaskRecord, 'team'>> &
+  Partial<Pick<RapsTaskRecord, 'eligible'>> & {
+    readonly decision?: { readonly answer?: string | null };
+    readonly failures?: number;
+  };
 
 const zeroUsage: UsageTotals = { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
 
@@ -155,9 +162,12 @@ export interface AgentWeightView {
   readonly reputationBefore: number | null;
   /** Reputation score after the task's update. */
   readonly reputationAfter: number | null;
-  /** Whether the selector let the agent take part. */
+  /**
+   * Whether the selector let the agent take part: a debate's participants, DRF's team, or the RAPS
+   * agents whose answers counted (peer reputation ≥ τ).
+   */
   readonly selected: boolean;
-  /** The selector's reason. */
+  /** The selector's reason, from the task's `selection` event (`null` when it wrote none, as in RAPS). */
   readonly selectionNote: string | null;
 }
 
@@ -248,7 +258,7 @@ export function listDecisions(
     string,
     {
       vote?: { reasons: readonly WeightReason[]; support: Readonly<Record<string, number>> };
-      selection?: { selected: readonly string[]; reasons: readonly WeightReason[] };
+      selection?: { round?: number; selected: readonly string[]; reasons: readonly WeightReason[] };
       before?: Readonly<Record<string, number>>;
     }
   >();
@@ -257,7 +267,13 @@ export function listDecisions(
       const key = `${event.method ?? ''}\u0000${id}`;
       const entry = events.get(key) ?? {};
       if (event.data.type === 'vote') entry.vote = event.data;
-      else if (event.data.type === 'selection' && (event.data.round ?? 0) === 0) entry.selection = event.data;
+      // The selector's event has the task's lowest round: debate writes it with round 0 and one per
+      // later round for its peer filter; DRF writes one per task with the task position as round.
+      else if (
+        event.data.type === 'selection' &&
+        (entry.selection === undefined || (event.data.round ?? 0) < (entry.selection.round ?? 0))
+      )
+        entry.selection = event.data;
       else if (event.data.type === 'reputation-update') entry.before = event.data.before;
       events.set(key, entry);
     }
@@ -268,14 +284,11 @@ export function listDecisions(
     const traced = events.get(`${record.method}\u0000${record.taskId}`) ?? {};
     const reasons = new Map((traced.vote?.reasons ?? []).map((reason) => [reason.agentId, reason]));
     const selectionReasons = new Map((traced.selection?.reasons ?? []).map((reason) => [reason.agentId, reason]));
-    const selected = new Set(traced.selection?.selected ?? result.participants ?? []);
+    // Without a selection event (RAPS writes none), the record names who took part.
+    const chosen = result.participants ?? result.team ?? result.eligible ?? [];
+    const selected = new Set(traced.selection?.selected ?? chosen);
     const agentIds = [
-      ...new Set([
-        ...(result.participants ?? []),
-        ...(result.excluded ?? []),
-        ...reasons.keys(),
-        ...selectionReasons.keys(),
-      ]),
+      ...new Set([...chosen, ...(result.excluded ?? []), ...reasons.keys(), ...selectionReasons.keys()]),
     ];
     const weights = agentIds.map((agentId): AgentWeightView => {
       const reason = reasons.get(agentId);
