@@ -1,12 +1,14 @@
-// `repute run` for DRF and RAPS team files: the same flags, resume, cache, progress and `--json`
-// contract as debate teams, with each protocol's persisted session and a spend report.
+// `repute run` for DRF and RAPS team files: the same flags, resume, cache, progress, failure budget
+// and `--json` contract as debate teams, with each protocol's persisted session and a spend report.
 import { setMaxListeners } from 'node:events';
+import { RunFailedError } from '../../core/errors.js';
 import { runDrfSession, DRF_METHOD, type DrfTaskRecord } from '../../protocols/drf/run-drf-session.js';
 import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { interruptSignal } from '../_contract.js';
 import { createLiveTeam } from './_live-team.js';
 import { openLockedStore } from './_run-lock.js';
+import { agentEndpoint, createFailureBudget } from './_run-failures.js';
 import { protocolMethods } from './_protocol-methods.js';
 import { compareMethodNames } from './_protocol-schemas.js';
 import {
@@ -15,6 +17,7 @@ import {
   deriveRunId,
   fileDigest,
   formatUsageLine,
+  parseIntegerFlag,
   parseListFlag,
   parseReputationFlag,
   runUsage,
@@ -31,6 +34,7 @@ export interface ProtocolRunArgs {
   readonly 'run-id'?: string | undefined;
   readonly reputation?: string | undefined;
   readonly methods?: string | undefined;
+  readonly 'max-failures'?: string | undefined;
   readonly json?: boolean | undefined;
 }
 
@@ -42,7 +46,15 @@ export interface ProtocolRunSummary {
   readonly store: string;
   readonly protocol: 'drf' | 'raps';
   readonly tasks: number;
-  /** The protocol's own decision rule first, then the compared aggregators. */
+  /** `completed` when every task has a result, else `failed` (a rerun redoes the failed tasks). */
+  readonly status: 'completed' | 'failed';
+  /** Tasks that failed in this invocation (a model call failed after its retries): no result stored. */
+  readonly failed: number;
+  /**
+   * The protocol's own decision rule first, then the compared aggregators: tasks with a result
+   * (`done`, of which `resumed` from an earlier invocation), accuracy, and acts that failed inside
+   * finished tasks (unusable replies).
+   */
   readonly methods: Record<
     string,
     { readonly done: number; readonly resumed: number; readonly accuracy: number | null; readonly failures: number }
@@ -60,6 +72,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
     team.methods as Array<(typeof compareMethodNames)[number]>,
   );
   const reputationStart = parseReputationFlag(args.reputation, team.reputation);
+  const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
   const tasks = await loadTasks(team.tasks);
   const config = {
     team: team.name,
@@ -84,11 +97,17 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
   const { lock, store } = openLockedStore(team.store, runId);
   const grade = createReferenceGrader(tasks);
   const progress = createProgressBar();
+  // Same fail-fast rule as debate runs: N failed tasks in a row, failing the same way, stop the run.
+  const budget = createFailureBudget({
+    runId,
+    maxFailures,
+    endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])),
+  });
   const protocol = team.protocol;
   process.stderr.write(
     `run ${runId}: ${protocol.type} over ${team.agents.length} agents, ${tasks.length} tasks${methods.length > 0 ? `, compared ${methods.join(', ')}` : ''}, store ${team.store}\n`,
   );
-  let summary: Omit<ProtocolRunSummary, 'usage' | 'spend'> & {
+  let summary: Omit<ProtocolRunSummary, 'usage' | 'spend' | 'status' | 'failed'> & {
     spend: Omit<SpendReport, 'agents'> & {
       agents: Array<Omit<SpendReport['agents'][number], 'cost' | 'calls' | 'cachedCalls'>>;
     };
@@ -112,8 +131,10 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         grade,
         reputationStart: reputationStart === 'fresh' ? 'prior' : 'team',
         signal,
+        onTaskFailure: (failure) => budget.fail(failure),
         onProgress: (event) => {
           if (event.resumed) resumed++;
+          else budget.succeed();
           progress.update(DRF_METHOD, event.done, event.total);
         },
       });
@@ -140,6 +161,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         reputationStart,
         signal,
         progress,
+        budget,
       });
       summary = {
         schemaVersion: 1,
@@ -152,25 +174,36 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         spend: result.spend,
       };
     }
-    store.setRunStatus(runId, 'completed');
+    store.setRunStatus(runId, budget.failed.length === 0 ? 'completed' : 'failed');
   } catch (error) {
     // The session creates the run: a failure before it started (no nats-server, say) has no run to
     // mark, and marking one would throw a NotFoundError in place of the error the user must see.
     if (store.getRun(runId) !== undefined) store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
+    progress.finish();
+    for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
     store.close();
     lock.release();
     throw error;
-  } finally {
-    progress.finish();
   }
+  progress.finish();
   const result: ProtocolRunSummary = {
     ...summary,
+    status: budget.failed.length === 0 ? 'completed' : 'failed',
+    failed: budget.failed.length,
     usage: runUsage(store, runId),
     spend: withBookedSpend(summary.spend, store, runId),
   };
   store.close();
   lock.release();
   process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatProtocolRunSummary(result)}\n`);
+  if (budget.failed.length > 0) {
+    for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
+    throw new RunFailedError({
+      runId,
+      failedTasks: budget.failed.length,
+      message: `${budget.failed.length} of ${tasks.length} tasks failed (no result stored for them); run ${runId} is marked failed. Fix the cause above and rerun the same command: it redoes only the failed and missing tasks and reuses the cached successes`,
+    });
+  }
   return result;
 }
 
@@ -234,7 +267,7 @@ function drfSpend(
 /** The table `repute run` prints for DRF and RAPS teams. */
 export function formatProtocolRunSummary(summary: ProtocolRunSummary): string {
   const lines = [
-    `run ${summary.runId} (team ${summary.team}, protocol ${summary.protocol}, ${summary.tasks} tasks)`,
+    `run ${summary.runId} (team ${summary.team}, protocol ${summary.protocol}, ${summary.tasks} tasks): ${summary.status}`,
     '',
     `${'method'.padEnd(20)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`,
   ];
@@ -243,6 +276,11 @@ export function formatProtocolRunSummary(summary: ProtocolRunSummary): string {
       `${name.padEnd(20)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
     );
   }
+  if (summary.failed > 0)
+    lines.push(
+      '',
+      `failed tasks ${summary.failed} (a model call failed after its retries; no result stored, a rerun redoes them)`,
+    );
   lines.push(
     '',
     formatUsageLine(summary.usage),

@@ -5,6 +5,7 @@ import { priceOfCall } from '../../protocols/drf/expected-cost-ledger.js';
 import { natsStreamName } from '../../eval/raps-scenarios/nats-run.js';
 import { RAPS_METHOD, runRapsSession, type RapsTaskRecord } from '../../protocols/pubsub/run-raps-session.js';
 import type { Task } from '../../core/task.js';
+import type { TaskFailure } from '../../protocols/debate/run-debate-session.js';
 import type { Store } from '../../store/store.js';
 import { startNatsServer, type NatsServerProcess } from '../../transport/nats-server.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
@@ -27,6 +28,8 @@ export interface RunRapsTeamInput {
   readonly reputationStart: 'continue' | 'fresh';
   readonly signal: AbortSignal;
   readonly progress: { update(label: string, done: number, total: number): void };
+  /** The run's failure budget: `fail` per failed task (throwing stops the run), `succeed` per finished one. */
+  readonly budget: { fail(failure: TaskFailure): void; succeed(): void };
 }
 
 /** Runs the RAPS session of a team file and returns the summary's methods and spend (booked costs filled in by the caller). */
@@ -81,8 +84,10 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
       grade: input.grade,
       reputationStart: input.reputationStart === 'fresh' ? 'prior' : 'team',
       signal: input.signal,
+      onTaskFailure: (failure) => input.budget.fail(failure),
       onProgress: (event) => {
         if (event.resumed) resumed++;
+        else input.budget.succeed();
         input.progress.update(RAPS_METHOD, event.done, event.total);
       },
     });

@@ -1,9 +1,14 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
-import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
-import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
-import { killRunOnceCommitted, runJson, withoutKey } from '../../testing/_test-cli-run.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type RecordedRequest,
+} from '../../testing/openai-compatible-server.js';
+import { startToyTeamEndpoint, toyBehaviour, toyReply } from '../../testing/toy-team-endpoint.js';
+import { killRunOnceCommitted, runJson, runToExit, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
   toyColluders,
@@ -36,6 +41,47 @@ function writeDrfTeam(
 /** A record without booked `cost` fields (cache hits book 0; everything else must match). */
 function withoutCost(value: unknown): unknown {
   return withoutKey(value, 'cost');
+}
+
+/** The request's message texts joined, as the toy endpoint reads them. */
+function requestText(request: RecordedRequest): string {
+  const body = request.body as { messages?: Array<{ content: string | Array<{ text?: string }> }> };
+  return (body.messages ?? [])
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
+    )
+    .join('\n');
+}
+
+/**
+ * The toy team endpoint, except that every request about a task in `broken` (its prompt is in the
+ * request) answers HTTP 500 while it is in the set.
+ */
+function startBrokenToyEndpoint(tasks: readonly ToyRunTask[], broken: Set<string>): Promise<OpenAICompatibleServer> {
+  return startOpenAICompatibleServer({
+    model: 'toy-team',
+    script: (request) => {
+      const text = requestText(request);
+      if (tasks.some((task) => broken.has(task.id) && text.includes(task.prompt)))
+        return { type: 'error', status: 500, message: 'upstream exploded' };
+      return toyReply(toyBehaviour((request.body as { model?: string }).model ?? ''), text, tasks);
+    },
+  });
+}
+
+/** Task ids with a result, task ids recorded as failed (without a result), vote events and status of a run. */
+function inspectRun(dbPath: string, runId: string) {
+  const store = openStore({ path: dbPath, readonly: true });
+  try {
+    return {
+      status: store.getRun(runId)?.status,
+      results: store.taskResults(runId, 'drf').map((record) => record.taskId),
+      failed: store.taskFailures(runId).map((record) => record.taskId),
+      votes: store.events(runId, { type: 'vote' }).length,
+    };
+  } finally {
+    store.close();
+  }
 }
 
 let endpoint: OpenAICompatibleServer | undefined;
@@ -153,4 +199,114 @@ describe('repute run with protocol drf', () => {
     reread.close();
     store.close();
   }, 120_000);
+
+  it('endpoint down: stops after --max-failures tasks failed the same way, stores no result, exits 4; the rerun once it is up redoes them', async () => {
+    const tasks = toyTasks(5);
+    const probe = await startToyTeamEndpoint({ tasks });
+    const port = Number(new URL(probe.baseURL).port);
+    await probe.close();
+    const dir = temporaryDirectory('repute-drf-down-');
+    const team = writeDrfTeam(dir, probe.baseURL, tasks);
+    const dbPath = join(dir, 'repute.db');
+    const first = await runToExit([team, '--json', '--max-failures', '2']);
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toMatch(
+      /RunFailedError: stopped after 2 tasks in a row failed the same way \(http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\)\)/,
+    );
+    // Each failed task: k = 5 proposals + 5·4 ratings, all refused (maxRetries 0); 2 tasks.
+    expect(first.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): 50 calls failed after retries, in 2 tasks/,
+    );
+    const runId = (() => {
+      const store = openStore({ path: dbPath, readonly: true });
+      const id = store.listRuns()[0]?.id ?? '';
+      store.close();
+      return id;
+    })();
+    expect(inspectRun(dbPath, runId)).toEqual({ status: 'failed', results: [], failed: ['t1', 't2'], votes: 0 });
+
+    endpoint = await startToyTeamEndpoint({ tasks, port });
+    const rerun = await runToExit([team, '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const summary = JSON.parse(rerun.stdout);
+    expect(summary).toMatchObject({ runId, status: 'completed', failed: 0 });
+    expect(summary.methods.drf).toMatchObject({ done: 5, resumed: 0, failures: 0 });
+    // Every task once, in task order: 5 tasks × 25 calls, each sent once.
+    expect(inspectRun(dbPath, runId)).toEqual({
+      status: 'completed',
+      results: tasks.map((task) => task.id),
+      failed: [],
+      votes: 5,
+    });
+    expect(endpoint.requestCount).toBe(125);
+    // The failed attempts left no trace: the same records as a run that never failed.
+    const clean = await runJson(team, '--run-id', 'clean');
+    expect(clean.methods).toEqual(summary.methods);
+    const store = openStore({ path: dbPath, readonly: true });
+    expect(store.taskResults(runId, 'drf').map((record) => withoutCost(record.result))).toEqual(
+      store.taskResults('clean', 'drf').map((record) => withoutCost(record.result)),
+    );
+    store.close();
+  }, 180_000);
+
+  it('a task whose calls answer 500 fails alone (exit 4), leaves reputation and state untouched, and is redone by the rerun', async () => {
+    const tasks = toyTasks(4);
+    const broken = new Set(['t2']);
+    endpoint = await startBrokenToyEndpoint(tasks, broken);
+    const dir = temporaryDirectory('repute-drf-500-');
+    const team = writeDrfTeam(dir, endpoint.baseURL, tasks);
+    const dbPath = join(dir, 'repute.db');
+    const first = await runToExit([team, '--json', '--run-id', 'faulty']);
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toContain(
+      'RunFailedError: 1 of 4 tasks failed (no result stored for them); run faulty is marked failed',
+    );
+    // t2's 5 proposals and 5·4 ratings all answered 500.
+    expect(first.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 500: 25 calls failed after retries, in 1 task/,
+    );
+    expect(JSON.parse(first.stdout)).toMatchObject({ status: 'failed', failed: 1, methods: { drf: { done: 3 } } });
+    expect(inspectRun(dbPath, 'faulty')).toEqual({
+      status: 'failed',
+      results: ['t1', 't3', 't4'],
+      failed: ['t2'],
+      votes: 3,
+    });
+
+    // Reputation, UCB counts, credibility and token ledger after t1 are what t3 started from: the
+    // records equal those of a run over t1, t3, t4 only.
+    const withoutT2 = join(dir, 'tasks-without-t2.jsonl');
+    writeFileSync(
+      withoutT2,
+      `${tasks
+        .filter((task) => task.id !== 't2')
+        .map((task) => JSON.stringify(task))
+        .join('\n')}\n`,
+    );
+    const reference = await runJson(team, '--tasks', withoutT2, '--run-id', 'without-t2');
+    expect(reference.methods.drf.done).toBe(3);
+    const store = openStore({ path: dbPath, readonly: true });
+    expect(store.taskResults('faulty', 'drf').map((record) => withoutCost(record.result))).toEqual(
+      store.taskResults('without-t2', 'drf').map((record) => withoutCost(record.result)),
+    );
+    store.close();
+
+    broken.clear();
+    const before = endpoint.requestCount;
+    const rerun = await runToExit([team, '--json', '--run-id', 'faulty']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({
+      status: 'completed',
+      failed: 0,
+      methods: { drf: { done: 4, resumed: 3 } },
+    });
+    // Only t2 is redone: its 25 calls; the other tasks are neither lost nor done twice.
+    expect(endpoint.requestCount - before).toBe(25);
+    expect(inspectRun(dbPath, 'faulty')).toEqual({
+      status: 'completed',
+      results: ['t1', 't3', 't4', 't2'],
+      failed: [],
+      votes: 4,
+    });
+  }, 180_000);
 });

@@ -1,9 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
-import type { OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
-import { startToyTeamEndpoint } from '../../testing/toy-team-endpoint.js';
+import {
+  startOpenAICompatibleServer,
+  type OpenAICompatibleServer,
+  type RecordedRequest,
+} from '../../testing/openai-compatible-server.js';
+import { startToyTeamEndpoint, toyBehaviour, toyReply } from '../../testing/toy-team-endpoint.js';
 import { killRunOnceCommitted, runJson, runToExit, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
@@ -30,6 +34,50 @@ function writeRapsTeam(
 /** Event data without message ids (they carry the run id on the wire). */
 function withoutIds(value: unknown): unknown {
   return withoutKey(value, 'messageId');
+}
+
+/** The request's message texts joined, as the toy endpoint reads them. */
+function requestText(request: RecordedRequest): string {
+  const body = request.body as { messages?: Array<{ content: string | Array<{ text?: string }> }> };
+  return (body.messages ?? [])
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
+    )
+    .join('\n');
+}
+
+/**
+ * The toy team endpoint, except that every request about a task in `broken` (its prompt is in the
+ * request) answers HTTP 500 while it is in the set, and the `toy-garbled` model answers audits in
+ * prose (an unusable reply, not a provider failure).
+ */
+function startFaultyToyEndpoint(tasks: readonly ToyRunTask[], broken: Set<string>): Promise<OpenAICompatibleServer> {
+  return startOpenAICompatibleServer({
+    model: 'toy-team',
+    script: (request) => {
+      const text = requestText(request);
+      if (tasks.some((task) => broken.has(task.id) && text.includes(task.prompt)))
+        return { type: 'error', status: 500, message: 'upstream exploded' };
+      const model = (request.body as { model?: string }).model ?? '';
+      if (model === 'toy-garbled' && text.includes('"reliable"')) return 'Looks fine to me.';
+      return toyReply(toyBehaviour(model), text, tasks);
+    },
+  });
+}
+
+/** Task ids with a result, task ids recorded as failed (without a result), vote events and status of a run. */
+function inspectRun(dbPath: string, runId: string) {
+  const store = openStore({ path: dbPath, readonly: true });
+  try {
+    return {
+      status: store.getRun(runId)?.status,
+      results: store.taskResults(runId, 'raps').map((record) => record.taskId),
+      failed: store.taskFailures(runId).map((record) => record.taskId),
+      votes: store.events(runId, { type: 'vote' }).length,
+    };
+  } finally {
+    store.close();
+  }
 }
 
 let endpoint: OpenAICompatibleServer | undefined;
@@ -201,4 +249,110 @@ describe('repute run with protocol raps', () => {
     },
     180_000,
   );
+
+  it('endpoint down: stops after --max-failures tasks failed the same way, stores no result, exits 4; the rerun once it is up redoes them', async () => {
+    const tasks = toyTasks(4);
+    const probe = await startToyTeamEndpoint({ tasks });
+    const port = Number(new URL(probe.baseURL).port);
+    await probe.close();
+    const dir = temporaryDirectory('repute-raps-down-');
+    const team = writeRapsTeam(dir, probe.baseURL, tasks);
+    const dbPath = join(dir, 'repute.db');
+    const first = await runToExit([team, '--json', '--run-id', 'down']);
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toMatch(
+      /RunFailedError: stopped after 3 tasks in a row failed the same way \(http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\)\)/,
+    );
+    expect(first.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered network error \(no connection\): \d+ calls failed after retries, in 3 tasks/,
+    );
+    expect(inspectRun(dbPath, 'down')).toEqual({ status: 'failed', results: [], failed: ['t1', 't2', 't3'], votes: 0 });
+
+    endpoint = await startToyTeamEndpoint({ tasks, port });
+    const rerun = await runToExit([team, '--json', '--run-id', 'down']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const summary = JSON.parse(rerun.stdout);
+    expect(summary).toMatchObject({ status: 'completed', failed: 0 });
+    expect(summary.methods.raps).toEqual({ done: 4, resumed: 0, accuracy: 1, failures: 0 });
+    expect(inspectRun(dbPath, 'down')).toEqual({
+      status: 'completed',
+      results: tasks.map((task) => task.id),
+      failed: [],
+      votes: 4,
+    });
+    // The failed attempts left no trace in beliefs or subscriptions: the same records as a run that never failed.
+    const clean = await runJson(team, '--run-id', 'clean');
+    expect(clean.methods).toEqual(summary.methods);
+    const store = openStore({ path: dbPath, readonly: true });
+    expect(store.taskResults('down', 'raps').map((record) => record.result)).toEqual(
+      store.taskResults('clean', 'raps').map((record) => record.result),
+    );
+    store.close();
+  }, 180_000);
+
+  it('a task whose calls answer 500 fails alone (exit 4) and leaves beliefs untouched; unusable audits still count as failed acts; the rerun redoes it', async () => {
+    const tasks = toyTasks(3);
+    const broken = new Set(['t2']);
+    endpoint = await startFaultyToyEndpoint(tasks, broken);
+    const dir = temporaryDirectory('repute-raps-500-');
+    const agents: ToyMember[] = [
+      ...toyHonest.slice(0, 3),
+      ['garbled', 'toy-garbled', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
+    ];
+    const team = writeRapsTeam(dir, endpoint.baseURL, tasks, { agents, protocol: 'topK: 3, maxRounds: 2' });
+    const dbPath = join(dir, 'repute.db');
+    const first = await runToExit([team, '--json', '--run-id', 'faulty']);
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toContain(
+      'RunFailedError: 1 of 3 tasks failed (no result stored for them); run faulty is marked failed',
+    );
+    expect(first.stderr).toMatch(
+      /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 500: \d+ calls failed after retries, in 1 task\n/,
+    );
+    const summary = JSON.parse(first.stdout);
+    expect(summary).toMatchObject({ status: 'failed', failed: 1, methods: { raps: { done: 2, accuracy: 1 } } });
+    // garbled's audits are unusable replies, not provider failures: its tasks are kept, the acts counted.
+    expect(summary.methods.raps.failures).toBeGreaterThan(0);
+    expect(inspectRun(dbPath, 'faulty')).toEqual({ status: 'failed', results: ['t1', 't3'], failed: ['t2'], votes: 2 });
+
+    // t3 started from the beliefs and subscriptions after t1: the records equal those of a run over t1 and t3 only.
+    const withoutT2 = join(dir, 'tasks-without-t2.jsonl');
+    writeFileSync(
+      withoutT2,
+      `${tasks
+        .filter((task) => task.id !== 't2')
+        .map((task) => JSON.stringify(task))
+        .join('\n')}\n`,
+    );
+    const reference = await runJson(team, '--tasks', withoutT2, '--run-id', 'without-t2');
+    expect(reference.methods.raps.done).toBe(2);
+    const store = openStore({ path: dbPath, readonly: true });
+    expect(store.taskResults('faulty', 'raps').map((record) => record.result)).toEqual(
+      store.taskResults('without-t2', 'raps').map((record) => record.result),
+    );
+    // Each delivery to garbled is one unusable audit: its task's failed acts are exactly those.
+    for (const { taskId, result } of store.taskResults<{ failures: number }>('faulty', 'raps')) {
+      const deliveries = store
+        .events('faulty', { type: 'route', taskId })
+        .filter((event) => (event.data as unknown as { recipients: string[] }).recipients.includes('garbled')).length;
+      expect(deliveries).toBeGreaterThan(0);
+      expect(result.failures).toBe(deliveries);
+    }
+    store.close();
+
+    broken.clear();
+    const rerun = await runToExit([team, '--json', '--run-id', 'faulty']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({
+      status: 'completed',
+      failed: 0,
+      methods: { raps: { done: 3, resumed: 2, accuracy: 1 } },
+    });
+    expect(inspectRun(dbPath, 'faulty')).toEqual({
+      status: 'completed',
+      results: ['t1', 't3', 't2'],
+      failed: [],
+      votes: 3,
+    });
+  }, 180_000);
 });

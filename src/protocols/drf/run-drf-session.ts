@@ -2,16 +2,21 @@
 // UCB with cost → proposals → rating network → team answer → reputation update), with the cost term
 // c_i taken from the agents' prices and observed token usage (expected-cost-ledger.ts). Each
 // finished task is written with its events, reputation and carried state (UCB counts, rater
-// credibility, token observations) in one transaction, so a killed run resumes exactly.
+// credibility, token observations) in one transaction, so a killed run resumes exactly. A task
+// whose model calls failed (a provider failure) did not happen: it is recorded as failed, not as a
+// result, and leaves reputation and carried state as they were, so a rerun redoes it.
 import type { Acted, Agent, ActUsage } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId } from '../../core/agent-identity.js';
+import { ProviderError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
+import type { TaskFailure } from '../debate/run-debate-session.js';
+import type { DebateFailure } from '../debate/types.js';
 import {
   createTaskTracer,
   gradeAnswer,
@@ -99,7 +104,7 @@ export interface DrfTaskRecord {
    * make, the mean tokens of that act on this task.
    */
   readonly fullTeamListCost: number;
-  /** Failed acts (provider errors after retries). */
+  /** Failed acts that were not provider failures (an error other than a ProviderError, a reply naming the wrong agent or task). */
   readonly failures: number;
   /** Decisions of the compared aggregators on the same proposals. */
   readonly compared: Readonly<Record<string, { readonly answer: string | null; readonly correct: boolean | null }>>;
@@ -126,10 +131,18 @@ export interface RunDrfSessionOptions extends SessionOptions<SessionProgress<Drf
   readonly compare?: readonly string[];
   /** Clock of event timestamps, in ms. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Called after a task failed and was recorded as failed; throwing stops the session (a failure
+   * budget). @default none
+   */
+  readonly onTaskFailure?: (failure: TaskFailure) => void;
 }
 
 /** What a DRF session did. */
-export interface DrfSessionSummary extends SessionSummary<DrfTaskRecord> {}
+export interface DrfSessionSummary extends SessionSummary<DrfTaskRecord> {
+  /** Tasks that failed in this session (no result stored; a rerun redoes them). */
+  readonly failed: readonly TaskFailure[];
+}
 
 /** Method name DRF sessions store their task records under. */
 export const DRF_METHOD = 'drf';
@@ -161,6 +174,7 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
     now = Date.now,
     onProgress,
     signal,
+    onTaskFailure,
   } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
@@ -223,12 +237,20 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
   });
 
   let ran = 0;
+  const failed: TaskFailure[] = [];
   for (const task of tasks) {
     if (done.has(task.id)) continue;
     signal?.throwIfAborted();
+    const before = {
+      reputation: reputation.snapshot(),
+      selector: selector.snapshot(),
+      credibility: state.credibility,
+      ledger: ledger.totals(),
+    };
     const { tracer, events } = createTaskTracer({ method: DRF_METHOD, taskId: task.id, now });
     const acts: MeteredAct[] = [];
-    const metered = agents.map((agent) => meterAgent(agent, acts));
+    const providerFailures: DebateFailure[] = [];
+    const metered = agents.map((agent) => meterAgent(agent, acts, providerFailures));
     const expectedCost = Object.fromEntries(ids.map((agentId) => [agentId, ledger.costPerCall(agentId)]));
     const round = await runDrfRound({
       round: records.length,
@@ -251,6 +273,23 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
       signal,
       state,
     });
+    if (providerFailures.length > 0) {
+      // The task did not happen: undo its reputation update and carried state, keep no result.
+      reputation.restore(before.reputation);
+      selector.restore(before.selector);
+      state.credibility = before.credibility;
+      ledger.restore(before.ledger);
+      const failure: TaskFailure = {
+        schemaVersion: 1,
+        method: DRF_METHOD,
+        taskId: task.id,
+        failures: providerFailures,
+      };
+      store.recordTaskFailure?.({ runId, method: DRF_METHOD, taskId: task.id, failure });
+      failed.push(failure);
+      onTaskFailure?.(failure);
+      continue;
+    }
     // Acts finish in any order; sum them in a fixed one so that replays book identical floats.
     acts.sort(
       (left, right) =>
@@ -311,7 +350,7 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
     ran++;
     onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
   }
-  return { runId, records, ran, resumed };
+  return { runId, records, ran, resumed, failed };
 }
 
 /** One act of a team member on the current task, as metered. */
@@ -321,18 +360,38 @@ interface MeteredAct {
   readonly usage: ActUsage;
 }
 
-/** Wraps an agent so that its propose and rate acts are recorded with their usage. */
-function meterAgent(agent: Agent, acts: MeteredAct[]): Agent {
+/**
+ * Wraps an agent so that its propose and rate acts are recorded with their usage, and the acts whose
+ * model call failed after its retries (a {@link ProviderError}) are recorded as provider failures.
+ * Other errors (a reply that names the wrong agent or task) stay the round's own failed acts.
+ */
+function meterAgent(agent: Agent, acts: MeteredAct[], providerFailures: DebateFailure[]): Agent {
   const agentId = agent.identity.id;
-  const keep = <T>(act: MeteredAct['act'], acted: Acted<T>): Acted<T> => {
+  const keep = async <T>(act: MeteredAct['act'], call: () => Promise<Acted<T>>): Promise<Acted<T>> => {
+    let acted: Acted<T>;
+    try {
+      acted = await call();
+    } catch (error) {
+      if (error instanceof ProviderError)
+        providerFailures.push({
+          agentId,
+          act,
+          round: 0,
+          message: error.message,
+          kind: 'provider',
+          ...(error.status === undefined ? {} : { status: error.status }),
+          ...(error.reason === undefined ? {} : { reason: error.reason }),
+        });
+      throw error;
+    }
     acts.push({ agentId, act, usage: acted.usage });
     return acted;
   };
   return {
     identity: agent.identity,
     kind: agent.kind,
-    propose: async (request) => keep('propose', await agent.propose(request)),
-    rate: async (request) => keep('rate', await agent.rate(request)),
+    propose: (request) => keep('propose', () => agent.propose(request)),
+    rate: (request) => keep('rate', () => agent.rate(request)),
     revise: (request) => agent.revise(request),
     audit: (request) => agent.audit(request),
     refineSubscription: (request) => agent.refineSubscription(request),

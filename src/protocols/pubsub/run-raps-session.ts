@@ -1,10 +1,13 @@
 // RAPS (arXiv 2602.08009) over a live team, persisted task by task: `runRaps` does the rounds
 // (publish → route → audit → witness → refine); after each decision this session writes the task's
 // record, its events (with reasons) and the carried state (watchdog beliefs, subscriptions) in one
-// transaction, so a killed run resumes from the last finished task with the same beliefs.
-import type { Agent } from '../../agents/agent.js';
+// transaction, so a killed run resumes from the last finished task with the same beliefs. A task in
+// which an agent's model call failed (a provider failure) did not happen: it is recorded as failed,
+// not as a result, and `runRaps` goes on after it from the state before it, so a rerun redoes it.
+import type { Acted, Agent } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
+import { ProviderError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { SpanData, WeightReason } from '../../core/trace.js';
 import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
@@ -16,6 +19,8 @@ import {
   type SessionProgress,
   type SessionSummary,
 } from '../session.js';
+import type { TaskFailure } from '../debate/run-debate-session.js';
+import type { DebateFailure } from '../debate/types.js';
 import type { TrustPolicy } from './broker.js';
 import type { RapsEvent } from './events.js';
 import { runRaps, type RapsCarriedState, type RapsResult } from './run-raps.js';
@@ -77,7 +82,7 @@ export interface RapsTaskRecord {
   readonly broadcast: number;
   /** Audit acts (one per delivery). */
   readonly audits: number;
-  /** Failed agent acts. */
+  /** Failed agent acts that were not provider failures (an unusable reply, a missing one). */
   readonly failures: number;
   /** Decisions of the compared aggregators on every agent's final answer. */
   readonly compared: Readonly<Record<string, { readonly answer: string | null; readonly correct: boolean | null }>>;
@@ -99,12 +104,23 @@ export interface RunRapsSessionOptions extends SessionOptions<SessionProgress<Ra
   readonly protocol?: RapsSessionProtocol;
   /** Aggregators compared on the final answers (names of {@link rapsCompareAggregators}). @default [] */
   readonly compare?: readonly string[];
+  /**
+   * Called after a task failed and was recorded as failed; throwing stops the session (a failure
+   * budget). Only the acts of `hostAgents` are seen failing: an agent on another process reports a
+   * failure as text, which counts as an ordinary failed act. @default none
+   */
+  readonly onTaskFailure?: (failure: TaskFailure) => void;
 }
 
 /** What a RAPS session did. */
 export interface RapsSessionSummary extends SessionSummary<RapsTaskRecord> {
-  /** `runRaps`'s result for the tasks run in this session (`undefined` when none were left). */
+  /**
+   * `runRaps`'s result for the tasks run in this session after the last failed one (all of them when
+   * none failed); `undefined` when none were left or the last task failed.
+   */
   readonly result?: RapsResult;
+  /** Tasks that failed in this session (no result stored; a rerun redoes them). */
+  readonly failed: readonly TaskFailure[];
 }
 
 /**
@@ -130,6 +146,7 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
     reputationStart = 'team',
     onProgress,
     signal,
+    onTaskFailure,
   } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
@@ -148,7 +165,8 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
     onProgress,
   });
   const remaining = tasks.filter((task) => !done.has(task.id));
-  if (remaining.length === 0) return { runId, records, ran: 0, resumed };
+  const failed: TaskFailure[] = [];
+  if (remaining.length === 0) return { runId, records, ran: 0, resumed, failed };
 
   // Resume from this run's last task; else (a new run) from the team's saved beliefs, or the prior.
   const teamBeliefs =
@@ -178,88 +196,172 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
   );
   let buffer: RapsEvent[] = [];
   let ran = 0;
-  const result = await runRaps({
-    agents,
-    subscriptions,
-    tasks: remaining,
-    hostAgents: options.hostAgents ?? [],
-    ...(options.transport === undefined ? {} : { transport: options.transport }),
-    runId: options.wireRunId ?? runId.replace(/[^A-Za-z0-9_-]/g, '_'),
-    ...(protocol.maxRounds === undefined ? {} : { maxRounds: protocol.maxRounds }),
-    ...(protocol.doneQuorum === undefined ? {} : { doneQuorum: protocol.doneQuorum }),
-    ...(protocol.topK === undefined ? {} : { topK: protocol.topK }),
-    ...(protocol.floor === undefined ? {} : { floor: protocol.floor }),
-    ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
-    ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
-    ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
-    beta: {
-      ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }),
-      ...(protocol.delta === undefined ? {} : { delta: protocol.delta }),
-      ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
-      ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
-    },
-    replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
-    seed,
-    ...(initialState === undefined ? {} : { initialState }),
-    onEvent: (event) => {
-      buffer.push(event);
-    },
-    onTaskDone: ({ decision, rounds, state }) => {
-      const events = buffer;
-      buffer = [];
-      const reputation = rounds.at(-1)?.reputation ?? {};
-      const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
-      const task = remaining.find((candidate) => candidate.id === decision.taskId) as Task;
-      for (const { name, aggregator } of comparators) {
-        const proposals = ids.map((agentId) => ({
-          agentId,
-          taskId: task.id,
-          round: decision.rounds - 1,
-          text: decision.texts[agentId] ?? '',
-          answer: decision.answers[agentId] ?? null,
-        }));
-        const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
-        compared[name] = { answer: verdict.answer, correct: gradeAnswer(grade, task.id, verdict.answer) };
-      }
-      const record: RapsTaskRecord = {
-        schemaVersion: 1,
-        taskId: decision.taskId,
-        answer: decision.answer,
-        correct: gradeAnswer(grade, decision.taskId, decision.answer),
-        eligible: decision.eligible,
-        answers: decision.answers,
-        support: decision.support,
-        rounds: decision.rounds,
-        reputation,
-        routed: rounds.reduce((sum, round) => sum + round.routed, 0),
-        broadcast: rounds.reduce((sum, round) => sum + round.broadcast, 0),
-        audits: rounds.reduce((sum, round) => sum + round.audits, 0),
-        failures: events.filter((event) => event.type === 'agent-error').length,
-        compared,
-        state,
-      };
-      store.recordTaskResult({
-        runId,
-        method: RAPS_METHOD,
-        taskId: decision.taskId,
-        result: record,
-        events: toStoredEvents(events, runId, reputation, state.beliefs.agents.length > 0 ? decision.eligible : []).map(
-          (event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` }),
-        ),
-        reputation: [
-          { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
-          { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
-          { scope: { team }, name: `${RAPS_METHOD}-first-hand`, snapshot: state.firstHand },
-        ],
+  // Provider failures of the hosted agents' acts on the task in flight, and its current round.
+  let providerFailures: DebateFailure[] = [];
+  let round = 0;
+  const hostAgents = (options.hostAgents ?? []).map((agent) =>
+    watchProviderErrors(agent, (act, error) =>
+      providerFailures.push({
+        agentId: agent.identity.id,
+        act,
+        round,
+        message: error.message,
+        kind: 'provider',
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(error.reason === undefined ? {} : { reason: error.reason }),
+      }),
+    ),
+  );
+  let pending: readonly Task[] = remaining;
+  let startState = initialState;
+  let result: RapsResult | undefined;
+  while (pending.length > 0) {
+    signal?.throwIfAborted();
+    try {
+      result = await runRaps({
+        agents,
+        subscriptions,
+        tasks: pending,
+        hostAgents,
+        ...(options.transport === undefined ? {} : { transport: options.transport }),
+        runId: options.wireRunId ?? runId.replace(/[^A-Za-z0-9_-]/g, '_'),
+        ...(protocol.maxRounds === undefined ? {} : { maxRounds: protocol.maxRounds }),
+        ...(protocol.doneQuorum === undefined ? {} : { doneQuorum: protocol.doneQuorum }),
+        ...(protocol.topK === undefined ? {} : { topK: protocol.topK }),
+        ...(protocol.floor === undefined ? {} : { floor: protocol.floor }),
+        ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
+        ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
+        ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
+        beta: {
+          ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }),
+          ...(protocol.delta === undefined ? {} : { delta: protocol.delta }),
+          ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
+          ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
+        },
+        replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
+        seed,
+        ...(startState === undefined ? {} : { initialState: startState }),
+        onEvent: (event) => {
+          buffer.push(event);
+          if (event.type === 'round') round = event.round + 1;
+        },
+        onTaskDone: ({ decision, rounds, state }) => {
+          const events = buffer;
+          buffer = [];
+          const failures = providerFailures;
+          providerFailures = [];
+          round = 0;
+          if (failures.length > 0) {
+            // The task did not happen: keep no result; runRaps restarts after it from the state before it.
+            const failure: TaskFailure = { schemaVersion: 1, method: RAPS_METHOD, taskId: decision.taskId, failures };
+            store.recordTaskFailure?.({ runId, method: RAPS_METHOD, taskId: decision.taskId, failure });
+            failed.push(failure);
+            onTaskFailure?.(failure);
+            signal?.throwIfAborted();
+            throw new RestartAfterFailedTask(decision.taskId);
+          }
+          const reputation = rounds.at(-1)?.reputation ?? {};
+          const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
+          const task = remaining.find((candidate) => candidate.id === decision.taskId) as Task;
+          for (const { name, aggregator } of comparators) {
+            const proposals = ids.map((agentId) => ({
+              agentId,
+              taskId: task.id,
+              round: decision.rounds - 1,
+              text: decision.texts[agentId] ?? '',
+              answer: decision.answers[agentId] ?? null,
+            }));
+            const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
+            compared[name] = { answer: verdict.answer, correct: gradeAnswer(grade, task.id, verdict.answer) };
+          }
+          const record: RapsTaskRecord = {
+            schemaVersion: 1,
+            taskId: decision.taskId,
+            answer: decision.answer,
+            correct: gradeAnswer(grade, decision.taskId, decision.answer),
+            eligible: decision.eligible,
+            answers: decision.answers,
+            support: decision.support,
+            rounds: decision.rounds,
+            reputation,
+            routed: rounds.reduce((sum, round) => sum + round.routed, 0),
+            broadcast: rounds.reduce((sum, round) => sum + round.broadcast, 0),
+            audits: rounds.reduce((sum, round) => sum + round.audits, 0),
+            failures: events.filter((event) => event.type === 'agent-error').length,
+            compared,
+            state,
+          };
+          store.recordTaskResult({
+            runId,
+            method: RAPS_METHOD,
+            taskId: decision.taskId,
+            result: record,
+            events: toStoredEvents(
+              events,
+              runId,
+              reputation,
+              state.beliefs.agents.length > 0 ? decision.eligible : [],
+            ).map((event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` })),
+            reputation: [
+              { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
+              { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
+              { scope: { team }, name: `${RAPS_METHOD}-first-hand`, snapshot: state.firstHand },
+            ],
+          });
+          records.push(record);
+          ran++;
+          onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
+          // Stop between tasks: the finished task is saved, the rerun resumes after it.
+          signal?.throwIfAborted();
+        },
       });
-      records.push(record);
-      ran++;
-      onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
-      // Stop between tasks: the finished task is saved, the rerun resumes after it.
-      signal?.throwIfAborted();
-    },
-  });
-  return { runId, records, ran, resumed, result };
+      pending = [];
+    } catch (error) {
+      if (!(error instanceof RestartAfterFailedTask)) throw error;
+      const taskId = error.taskId;
+      pending = pending.slice(pending.findIndex((task) => task.id === taskId) + 1);
+      // The state before the failed task: after the last finished task, or where the session started.
+      startState = records.at(-1)?.state ?? initialState;
+      result = undefined;
+      buffer = [];
+    }
+  }
+  return { runId, records, ran, resumed, ...(result === undefined ? {} : { result }), failed };
+}
+
+/** Thrown out of `runRaps` after a failed task so that the session restarts it after that task; never leaves the session. */
+class RestartAfterFailedTask extends Error {
+  readonly taskId: string;
+
+  constructor(taskId: string) {
+    super(`task ${taskId} failed; RAPS goes on after it from the state before it`);
+    this.taskId = taskId;
+  }
+}
+
+/**
+ * Wraps a hosted agent so that each act whose model call failed after its retries (a
+ * {@link ProviderError}) is reported to `onProviderError` before the error reaches the agent's node
+ * (which reports it as a failed act). Other errors (an unusable reply) are not reported here.
+ */
+function watchProviderErrors(agent: Agent, onProviderError: (act: string, error: ProviderError) => void): Agent {
+  const watch = async <T>(act: string, call: () => Promise<Acted<T>>): Promise<Acted<T>> => {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof ProviderError) onProviderError(act, error);
+      throw error;
+    }
+  };
+  return {
+    identity: agent.identity,
+    kind: agent.kind,
+    propose: (request) => watch('propose', () => agent.propose(request)),
+    revise: (request) => watch('revise', () => agent.revise(request)),
+    rate: (request) => watch('rate', () => agent.rate(request)),
+    audit: (request) => watch('audit', () => agent.audit(request)),
+    refineSubscription: (request) => watch('refine-subscription', () => agent.refineSubscription(request)),
+  };
 }
 
 function sameRoster(saved: readonly string[] | undefined, ids: readonly string[]): boolean {
