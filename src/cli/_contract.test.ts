@@ -11,6 +11,7 @@ import {
   ProviderError,
   RunFailedError,
   StoreError,
+  TransportError,
 } from '../core/errors.js';
 import {
   checkArgs,
@@ -101,6 +102,8 @@ describe('command-line contract (in process)', () => {
     expect(exitCodeOf(new StoreError('m'))).toBe(3);
     expect(exitCodeOf(new ProviderError({ provider: 'p', attempts: 1, message: 'm' }))).toBe(4);
     expect(exitCodeOf(new RunFailedError({ runId: 'r', failedTasks: 1, message: 'm' }))).toBe(4);
+    // A NATS server that is down or dies is a run failure, not a bug.
+    expect(exitCodeOf(new TransportError('cannot connect to NATS'))).toBe(4);
     expect(exitCodeOf(new InterruptedError({ signal: 'SIGINT' }))).toBe(130);
     expect(exitCodeOf(new InterruptedError({ signal: 'SIGTERM' }))).toBe(143);
     expect(exitCodeOf(new TypeError('bug'))).toBe(1);

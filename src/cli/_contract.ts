@@ -29,6 +29,7 @@ export function exitCodeOf(error: unknown): number {
       return exitCodes.data;
     case 'provider':
     case 'run_failed':
+    case 'transport':
       return exitCodes.run;
     case 'interrupted':
       return (error as InterruptedError).signal === 'SIGTERM' ? exitCodes.sigterm : exitCodes.sigint;
