@@ -87,7 +87,11 @@ export interface DrfTaskRecord {
   readonly correct: boolean | null;
   /** Selected team, best first. */
   readonly team: readonly AgentId[];
-  /** Agents filtered out or not selected for this task. */
+  /**
+   * Agents excluded for this task by a threshold: reputation below the filter's, or below the UCB
+   * selector's. Agents merely not picked (the team has k members) are in neither list; they are the
+   * pool minus `team` and `excluded`.
+   */
   readonly excluded: readonly AgentId[];
   /** Each member's proposal answer. */
   readonly answers: Readonly<Record<AgentId, string | null>>;
