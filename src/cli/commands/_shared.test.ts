@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { deriveRunId, parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
+import { deriveRunId, parseIntegerFlag, parseListFlag, parseOptionalIntegerFlag } from './_shared.js';
 
 describe('integer flags', () => {
   it('reads an integer within its bounds and names the flag, the value and an example otherwise', () => {
@@ -40,5 +40,19 @@ describe('deriveRunId', () => {
       expect(() => deriveRunId(bad, {}), JSON.stringify(bad)).toThrow(
         expect.objectContaining({ parameter: '--run-id', value: bad }),
       );
+  });
+});
+
+describe('list flags', () => {
+  const allowed = ['majority', 'beta', 'minirep'] as const;
+  it('reads a comma-separated list of allowed names, and refuses an empty, repeated or unknown one', () => {
+    expect(parseListFlag('methods', 'beta, minirep', allowed, ['majority'])).toEqual(['beta', 'minirep']);
+    expect(parseListFlag('methods', undefined, allowed, ['majority'])).toEqual(['majority']);
+    // A repeated name printed its row twice in repute demo.
+    expect(() => parseListFlag('methods', 'majority,majority', allowed, ['majority'])).toThrow(
+      '--methods names "majority" twice',
+    );
+    expect(() => parseListFlag('methods', ',,', allowed, ['majority'])).toThrow('--methods names nothing');
+    expect(() => parseListFlag('methods', 'voting', allowed, ['majority'])).toThrow(InvalidArgumentError);
   });
 });

@@ -80,6 +80,13 @@ export function parseListFlag<T extends string>(
       value,
       message: `--${name} names nothing, got ${JSON.stringify(value)}; pass e.g. --${name} ${fallback.join(',') || allowed.join(',')}, or leave it out for the default`,
     });
+  const repeated = items.find((item, index) => items.indexOf(item) !== index);
+  if (repeated !== undefined)
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} names ${JSON.stringify(repeated)} twice, got ${JSON.stringify(value)}; list each once`,
+    });
   for (const item of items) {
     if (!allowed.includes(item as T)) {
       throw new InvalidArgumentError({
