@@ -20,6 +20,21 @@ describe('exact answer kind', () => {
     expect(exactAnswerKind.equivalent(a, b)).toBe(false);
   });
 
+  it('keeps an answer that is only an article, and the letters of abbreviations', () => {
+    // Articles dropped, nothing left: "A" had no key, so scoreAnswer('exact', 'A', 'A') was wrong.
+    expect(exactAnswerKind.canonicalKey('A')).toBe('a');
+    expect(exactAnswerKind.equivalent('(A)', 'a')).toBe(true);
+    expect(exactAnswerKind.equivalent('The', 'the')).toBe(true);
+    expect(exactAnswerKind.equivalent('A', 'B')).toBe(false);
+    // "A" inside U.S.A. is not a word of its own: U.S.A. ≢ U.S.
+    expect(exactAnswerKind.equivalent('U.S.A.', 'U.S.')).toBe(false);
+    expect(exactAnswerKind.equivalent('a U.S.A. team', 'U.S.A. team')).toBe(true);
+    for (const answer of ['A', '(A)', 'The', 'U.S.A.', 'The Eiffel Tower.'])
+      expect(exactAnswerKind.canonicalKey(exactAnswerKind.canonicalKey(answer) as string), answer).toBe(
+        exactAnswerKind.canonicalKey(answer),
+      );
+  });
+
   it('keeps articles and case when told to', () => {
     const strict = createExactAnswerKind({ removeArticles: false, ignoreCase: false });
     expect(strict.equivalent('The Beatles', 'Beatles')).toBe(false);

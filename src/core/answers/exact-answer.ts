@@ -12,7 +12,7 @@ import {
 
 /** Options of the `exact` answer kind. */
 export interface ExactAnswerOptions {
-  /** Drop the English articles `a`, `an`, `the` as whole words (SQuAD-style). @default true */
+  /** Drop the English articles `a`, `an`, `the` as space-separated words (SQuAD-style), unless nothing else is left. @default true */
   removeArticles?: boolean;
   /** Compare case-insensitively. @default true */
   ignoreCase?: boolean;
@@ -28,15 +28,19 @@ export function normalizeExactAnswer(answer: string, options?: ExactAnswerOption
   const resolved = resolveOptions(defaultExactOptions, options);
   let text = stripMathDelimiters(answer.normalize('NFKC')).replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1');
   if (resolved.ignoreCase) text = text.toLowerCase();
-  // Repeat until stable, so that a key is its own key (`(A) 0` → `a) 0` → `) 0` → `0`).
+  // Repeat until stable, so that a key is its own key (`"The Tower."` → `The Tower` → `Tower`).
   for (let pass = 0; pass < 10; pass++) {
     const before = text;
     text = trimCharacters(text.replace(/\s+/g, ' '), SURROUNDING);
-    if (resolved.removeArticles)
-      text = text
-        .replace(/\b(?:a|an|the)\b/gi, ' ')
+    if (resolved.removeArticles) {
+      // Articles are whole words between spaces (`U.S.A.` keeps its A), and an answer that is
+      // nothing but articles (`A`, `(a)`, `The`) keeps them: it is not empty.
+      const without = text
+        .replace(/(?<=^|\s)(?:a|an|the)(?=\s|$)/gi, ' ')
         .replace(/\s+/g, ' ')
         .trim();
+      if (without.length > 0) text = without;
+    }
     if (text === before) break;
   }
   return text.length === 0 ? null : text;
