@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
+import { datasetFormats, type DatasetFormat } from '../../eval/proposals/format.js';
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../eval/drf-experiments/capability.js';
 import { runCollusionExperiment } from '../../eval/drf-experiments/collusion.js';
@@ -19,12 +20,13 @@ import { runSignExperiment } from '../../eval/drf-experiments/sign.js';
 import { runDrfTuning } from '../../eval/drf-experiments/tune.js';
 import { parseFractionFlag, parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
 
-/** Bounds of `--seeds` and `--tasks`, as in the other commands. */
+/** Bounds of `--seeds` and `--tasks`, as in the other commands; every experiment needs 2 seeds for its intervals. */
+const minSeeds = 2;
 const maxSeeds = 10_000;
 const maxTasks = 10_000;
 
 const common = {
-  seeds: { type: 'string', description: 'Number of seeds (independent runs)', valueHint: 'N' },
+  seeds: { type: 'string', description: 'Number of seeds (independent runs), at least 2', valueHint: 'N' },
   seed: {
     type: 'string',
     description: 'First seed (seed i = seed + i); reported seeds are 1..20, tuning seeds 101..120',
@@ -45,7 +47,7 @@ const ratingArg = {
 /** The experiments' `seeds` and `baseSeed` from the `--seeds` and `--seed` flags of {@link common}. */
 function seedOptions(args: { seeds?: string | undefined; seed?: string | undefined }) {
   return {
-    seeds: parseOptionalIntegerFlag('seeds', args.seeds, 20, 1, maxSeeds),
+    seeds: parseOptionalIntegerFlag('seeds', args.seeds, 20, minSeeds, maxSeeds),
     baseSeed: parseOptionalIntegerFlag('seed', args.seed, 1),
   };
 }
@@ -64,6 +66,18 @@ function defaultDataDir(): string {
   return process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
 }
 
+/** `--delta`: in (0, 1], since δ is also Eq. 7's increment coefficient, which must be positive (runDrf's bound). */
+function parseDeltaFlag(value: string): number {
+  const delta = parseFractionFlag('delta', value, 0.7);
+  if (delta === 0)
+    throw new InvalidArgumentError({
+      parameter: '--delta',
+      value,
+      message: `--delta must be a number in (0, 1], got ${JSON.stringify(value)} (δ is also Eq. 7's increment coefficient, which must be positive); pass e.g. --delta 0.7`,
+    });
+  return delta;
+}
+
 const sign = defineCommand({
   meta: {
     name: 'sign',
@@ -72,7 +86,7 @@ const sign = defineCommand({
   },
   args: {
     ...common,
-    delta: { type: 'string', description: 'Weight delta of reputation against cost', default: '0.7' },
+    delta: { type: 'string', description: 'Weight delta of reputation against cost, in (0, 1]', default: '0.7' },
     costs: {
       type: 'enum',
       options: ['per-round', 'per-agent'],
@@ -85,7 +99,7 @@ const sign = defineCommand({
       const result = await runSignExperiment(
         definedOnly({
           ...seedOptions(args),
-          delta: parseFractionFlag('delta', args.delta, 0.7),
+          delta: parseDeltaFlag(args.delta),
           costs: args.costs as 'per-round' | 'per-agent',
         }),
       );
@@ -148,6 +162,12 @@ const cost = defineCommand({
       valueHint: 'PATH',
     },
     tasks: { type: 'string', description: 'Tasks per seed (0 = all)', default: '0', valueHint: 'N' },
+    format: {
+      type: 'enum',
+      options: [...datasetFormats],
+      description: 'Format of --data (default: detected from its files)',
+      valueHint: datasetFormats.join('|'),
+    },
     rating: ratingArg,
     'judge-accuracy': {
       type: 'string',
@@ -162,7 +182,7 @@ const cost = defineCommand({
         ...seedOptions(args),
         tasks: parseOptionalIntegerFlag('tasks', args.tasks, 100, 0, maxTasks),
         rating: args.rating as 'agreement' | 'judge',
-        judgeAccuracy: parseFractionFlag('judge-accuracy', args['judge-accuracy'], 0.7),
+        judgeAccuracy: parseFractionFlag('judge-accuracy', args['judge-accuracy'], 0.8),
       });
       const path = args.data ?? join(defaultDataDir(), 'zeroeval-math-l5');
       if (!existsSync(path))
@@ -171,7 +191,10 @@ const cost = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <dir> or set REPUTE_DATA_DIR`,
         });
-      const result = await runCostExperiment(await loadDataset(path), options);
+      const result = await runCostExperiment(
+        await loadDataset(path, args.format as DatasetFormat | undefined),
+        options,
+      );
       output(args.json, result, formatCostTable(result));
     }),
 });
@@ -242,13 +265,13 @@ const tune = defineCommand({
   run: ({ args }) =>
     guard('tune', async () => {
       const result = await runDrfTuning({
-        seeds: parseIntegerFlag('seeds', args.seeds, 20, 1, maxSeeds),
+        seeds: parseIntegerFlag('seeds', args.seeds, 20, minSeeds, maxSeeds),
         baseSeed: parseIntegerFlag('seed', args.seed, 101),
       });
       output(
         args.json,
         result,
-        `${formatCapabilityTable(result.capability)}\nbest on the tuning seeds: ${result.best.config} (Spearman ${result.best.spearman.mean.toFixed(3)})`,
+        `${formatCapabilityTable(result.capability)}\nbest on the tuning seeds: ${result.best.config} (Spearman ${result.best.spearman === null ? 'undefined in every seed' : result.best.spearman.mean.toFixed(3)})`,
       );
     }),
 });

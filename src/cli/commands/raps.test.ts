@@ -76,4 +76,58 @@ describe('repute raps', () => {
       stderr: expect.stringMatching(/--transport must be inproc or nats, got "kafka"/),
     });
   }, 60_000);
+
+  it('refuses flags the scenario or transport would ignore, naming the flag as typed', async () => {
+    for (const [args, pattern] of [
+      [
+        ['code-review', '--seeds', '5'],
+        /UsageError: --seeds changes the number of seeds averaged and applies to raps adversarial only, not raps code-review; leave --seeds out/,
+      ],
+      [
+        ['code-review', '--recovery', '0.5'],
+        /UsageError: --recovery .* applies to raps adversarial only, not raps code-review/,
+      ],
+      [['scaling', '--seeds', '3'], /UsageError: --seeds .* applies to raps adversarial only, not raps scaling/],
+      [
+        ['scaling', '--recovery', '0.5'],
+        /UsageError: --recovery .* applies to raps adversarial only, not raps scaling/,
+      ],
+      [
+        ['code-review', '--no-additions'],
+        /UsageError: --no-additions .* applies to raps adversarial and raps scaling only, not raps code-review; leave --no-additions out/,
+      ],
+      [['code-review', '--witness-credibility', 'shared'], /UsageError: --witness-credibility .* not raps code-review/],
+      [['code-review', '--seed', '3'], /UsageError: --seed .* not raps code-review/],
+      [['code-review', '--tasks', '3'], /UsageError: --tasks .* not raps code-review/],
+      [
+        ['adversarial', '--nats-url', 'nats://127.0.0.1:4222'],
+        /UsageError: --nats-url names the server of --transport nats, but the transport is inproc; add --transport nats/,
+      ],
+      [['adversarial', '--no-processes'], /UsageError: --no-processes applies with --transport nats only/],
+      [
+        ['scaling', '--transport', 'nats', '--no-processes'],
+        /UsageError: --no-processes .* raps scaling always hosts its nodes in the CLI process/,
+      ],
+    ] as const) {
+      await expect(cli(...args), args.join(' ')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(pattern),
+      });
+    }
+  }, 120_000);
+
+  it('adversarial accepts a negative --seed like every other command (seeds -3, -2)', async () => {
+    const { stdout } = await cli('adversarial', '--seed', '-3', '--seeds', '2', '--tasks', '1', '--json');
+    const summary = JSON.parse(stdout);
+    expect(summary.seed).toBe(-3);
+    expect(summary.seeds).toEqual([-3, -2]);
+    expect(summary.perSeed.map((row: { seed: number }) => row.seed)).toEqual([-3, -2]);
+  }, 60_000);
+
+  it('scaling passes --witness-credibility to the run and names it in the output', async () => {
+    const { stdout } = await cli('scaling', '--tasks', '2', '--witness-credibility', 'shared', '--json');
+    expect(JSON.parse(stdout).witnessCredibility).toBe('shared');
+    const table = await cli('scaling', '--tasks', '2', '--witness-credibility', 'shared');
+    expect(table.stdout).toMatch(/seed 2027, witness credibility shared, transport inproc/);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 // `repute raps <scenario>`: runs a built-in RAPS scenario and prints a table (or JSON).
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { raceAbort } from '../../eval/raps-scenarios/_race-abort.js';
 import {
   rapsScenarioNames,
   runRapsScenario,
@@ -17,6 +18,7 @@ import {
 } from '../../eval/raps-scenarios/index.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { startNatsServer } from '../../transport/nats-server.js';
+import { interruptSignal, UsageError } from '../_contract.js';
 import { parseFractionFlag, parseIntegerFlag, sharedArgs } from './_shared.js';
 
 export default defineCommand({
@@ -26,10 +28,10 @@ export default defineCommand({
     seed: {
       type: 'string',
       description:
-        'First seed (adversarial: seed i = seed + i; default 1, the reported seeds; tuning seeds are 101..120; other scenarios: 2027)',
+        'First seed (adversarial: seed i = seed + i; default 1, the reported seeds; tuning seeds are 101..120; scaling: 2027; not code-review); any integer',
       valueHint: 'N',
     },
-    seeds: { type: 'string', description: 'adversarial: number of seeds (default 20)', valueHint: 'N' },
+    seeds: { type: 'string', description: 'adversarial only: number of seeds (default 20)', valueHint: 'N' },
     recovery: {
       type: 'string',
       description: 'adversarial: recovery factor rho in [0, 1] of filtered-away beliefs (ours; 1 = off, the default)',
@@ -71,7 +73,7 @@ export default defineCommand({
       default: true,
     },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const name = String(args.scenario) as RapsScenarioName;
     if (!rapsScenarioNames.includes(name)) {
       throw new InvalidArgumentError({
@@ -88,6 +90,7 @@ export default defineCommand({
         message: `--transport must be inproc or nats, got ${JSON.stringify(transportName)}`,
       });
     }
+    refuseFlagsThatDoNotApply(name, transportName, typedFlags(rawArgs));
     const seed = parseIntegerFlag('seed', args.seed, name === 'adversarial' ? 1 : 2027);
     const credibility = String(args['witness-credibility']) as 'separate' | 'shared';
     if ((credibility as string) !== 'separate' && (credibility as string) !== 'shared') {
@@ -100,15 +103,21 @@ export default defineCommand({
     const taskCount = args.tasks === undefined ? undefined : parseIntegerFlag('tasks', args.tasks, 10, 1, 10_000);
     const natsUrl = args['nats-url'] as string | undefined;
     const print = (text: string) => process.stdout.write(`${text}\n`);
+    // Over NATS the command starts child processes (agent nodes, a private nats-server): it watches
+    // Ctrl-C and SIGTERM so that it stops them and removes the server's store before it exits (130,
+    // 143). In-process runs start nothing and keep Node's default (the signal ends them at once).
+    const signal = transportName === 'nats' ? interruptSignal() : undefined;
 
     if (name === 'scaling') {
-      const server = transportName === 'nats' && natsUrl === undefined ? await startNatsServer() : undefined;
-      const url = natsUrl ?? server?.url;
+      const serverStart = transportName === 'nats' && natsUrl === undefined ? startNatsServer() : undefined;
       try {
+        const url = natsUrl ?? (serverStart === undefined ? undefined : (await raceAbort(serverStart, signal)).url);
         const summary = await runScaling({
           seed,
           witness: Boolean(args.witness),
           additions: Boolean(args.additions),
+          witnessCredibility: credibility,
+          ...(signal === undefined ? {} : { signal }),
           ...(taskCount === undefined ? {} : { taskCount }),
           ...(transportName === 'nats'
             ? {
@@ -123,14 +132,32 @@ export default defineCommand({
               }
             : {}),
         });
+        signal?.throwIfAborted();
         if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
-        else print(scalingTable(summary.rows, summary.tasks, seed, transportName, summary.additions));
+        else
+          print(
+            scalingTable(
+              summary.rows,
+              summary.tasks,
+              seed,
+              transportName,
+              summary.additions,
+              summary.witnessCredibility,
+            ),
+          );
       } finally {
+        // A server still starting when the signal came is ours to stop too, once it is up.
+        const server = await serverStart?.catch(() => undefined);
         await server?.dispose();
       }
       return;
     }
 
+    const overNats = {
+      processes: Boolean(args.processes),
+      ...(natsUrl === undefined ? {} : { natsUrl }),
+      ...(signal === undefined ? {} : { signal }),
+    };
     if (name === 'adversarial') {
       const seeds = parseIntegerFlag('seeds', args.seeds, 20, 1, 10_000);
       const summary = await runAdversarialSeeds({
@@ -144,38 +171,94 @@ export default defineCommand({
         ...(transportName === 'nats'
           ? {
               run: async (parameters: RapsScenarioParameters) =>
-                runRapsScenarioOverNats('adversarial', {
-                  parameters,
-                  processes: Boolean(args.processes),
-                  ...(natsUrl === undefined ? {} : { natsUrl }),
-                }),
+                runRapsScenarioOverNats('adversarial', { parameters, ...overNats }),
             }
           : {}),
       });
+      signal?.throwIfAborted();
       if (args.json) print(JSON.stringify({ ...summary, transport: transportName }, null, 2));
       else print(adversarialTable(summary, transportName));
       return;
     }
-    const parameters = {
-      seed,
-      witness: Boolean(args.witness),
-      additions: Boolean(args.additions),
-      witnessCredibility: credibility,
-      ...(taskCount === undefined ? {} : { taskCount }),
-    };
+    // code-review: a fixed diff and rule-based reviewers; only --witness and the transport apply.
+    const parameters = { seed, witness: Boolean(args.witness) };
     const { scenario, result } =
       transportName === 'nats'
-        ? await runRapsScenarioOverNats(name, {
-            parameters,
-            processes: Boolean(args.processes),
-            ...(natsUrl === undefined ? {} : { natsUrl }),
-          })
+        ? await runRapsScenarioOverNats(name, { parameters, ...overNats })
         : await runRapsScenario(name, parameters);
+    signal?.throwIfAborted();
     const review = summarizeCodeReview(scenario, result);
     if (args.json) print(JSON.stringify(review, null, 2));
     else print(codeReviewTable(review, transportName));
   },
 });
+
+/**
+ * The options typed on the command line, by their kebab-case name (`--no-witness` counts as
+ * `witness`), each with the form the user typed (`--no-witness`), up to a `--`. Needed for options
+ * with a default, whose value alone does not tell whether the user asked for them.
+ */
+function typedFlags(rawArgs: readonly string[]): Map<string, string> {
+  const typed = new Map<string, string>();
+  for (const token of rawArgs) {
+    if (token === '--') break;
+    if (!token.startsWith('--')) continue;
+    const flag = token.split('=')[0] as string;
+    const kebab = flag.slice(2).replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+    typed.set(kebab.startsWith('no-') ? kebab.slice(3) : kebab, flag);
+  }
+  return typed;
+}
+
+/** Which scenarios each scenario-specific option changes, and what it sets there. */
+const scenarioFlags: Record<string, { scenarios: readonly RapsScenarioName[]; what: string }> = {
+  seeds: { scenarios: ['adversarial'], what: 'the number of seeds averaged' },
+  recovery: { scenarios: ['adversarial'], what: 'the recovery factor of filtered-away beliefs' },
+  seed: {
+    scenarios: ['adversarial', 'scaling'],
+    what: 'the seed of the simulated team and tasks (code-review draws nothing at random)',
+  },
+  tasks: { scenarios: ['adversarial', 'scaling'], what: 'the number of tasks (code-review reviews one built-in diff)' },
+  additions: { scenarios: ['adversarial', 'scaling'], what: 'our additions to the RAPS base' },
+  'witness-credibility': {
+    scenarios: ['adversarial', 'scaling'],
+    what: 'where witness credibility is kept (the code-review team does not use it)',
+  },
+};
+
+/**
+ * Refuses an option the chosen scenario or transport would ignore (the run would look as if it
+ * had used it): `--seeds` outside `adversarial`, `--nats-url` without `--transport nats`, ...
+ */
+function refuseFlagsThatDoNotApply(
+  name: RapsScenarioName,
+  transport: string,
+  typed: ReadonlyMap<string, string>,
+): void {
+  for (const [key, { scenarios, what }] of Object.entries(scenarioFlags)) {
+    const flag = typed.get(key);
+    if (flag === undefined || scenarios.includes(name)) continue;
+    throw new UsageError({
+      parameter: flag,
+      message: `${flag} changes ${what} and applies to raps ${scenarios.join(' and raps ')} only, not raps ${name}; leave ${flag} out`,
+    });
+  }
+  const natsUrl = typed.get('nats-url');
+  if (natsUrl !== undefined && transport !== 'nats')
+    throw new UsageError({
+      parameter: natsUrl,
+      message: `${natsUrl} names the server of --transport nats, but the transport is ${transport}; add --transport nats to run over that server, or leave ${natsUrl} out`,
+    });
+  const processes = typed.get('processes');
+  if (processes !== undefined && (transport !== 'nats' || name === 'scaling'))
+    throw new UsageError({
+      parameter: processes,
+      message:
+        name === 'scaling'
+          ? `${processes} applies to raps adversarial and raps code-review with --transport nats; raps scaling always hosts its nodes in the CLI process; leave ${processes} out`
+          : `${processes} applies with --transport nats only, but the transport is ${transport}; add --transport nats, or leave ${processes} out`,
+    });
+}
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const pad = (text: string | number, width: number) => String(text).padEnd(width);
@@ -252,6 +335,7 @@ function scalingTable(
   seed: number,
   transport: string,
   additions: boolean,
+  witnessCredibility: 'separate' | 'shared',
 ): string {
   const header = [
     'agents',
@@ -271,7 +355,7 @@ function scalingTable(
   const line = (cells: Array<string | number>) =>
     cells.map((cell, index) => pad(cell, widths[index] as number)).join(' ');
   return [
-    `RAPS scaling: top-k routing vs broadcast, 20% adversaries, ${additions ? 'with our additions (k = max(3, ceil(log2 n)) with floor(k/3) coverage slots, trusted attention, informed team view)' : 'plain RAPS (top-3, no additions)'}, ${tasks} tasks, seed ${seed}, transport ${transport}`,
+    `RAPS scaling: top-k routing vs broadcast, 20% adversaries, ${additions ? 'with our additions (k = max(3, ceil(log2 n)) with floor(k/3) coverage slots, trusted attention, informed team view)' : 'plain RAPS (top-3, no additions)'}, ${tasks} tasks, seed ${seed}, witness credibility ${witnessCredibility}, transport ${transport}`,
     '',
     line(header),
     ...rows.map((row) =>

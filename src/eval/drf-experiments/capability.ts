@@ -42,14 +42,28 @@ export interface CapabilityRow {
   readonly config: string;
   /** Whether the configuration runs the printed or the corrected equations. */
   readonly variant: DrfVariant;
-  /** Spearman ρ between final reputation and true accuracy, over seeds (seeds with a constant side are left out and counted). */
-  readonly spearman: MeanInterval;
+  /**
+   * Spearman ρ between final reputation and true accuracy, over seeds (seeds with a constant side
+   * are left out and counted); null when ρ is undefined in every seed.
+   */
+  readonly spearman: MeanInterval | null;
   /** Seeds where ρ was undefined (all reputations equal). */
   readonly undefinedSeeds: number;
-  /** Spearman ρ between times selected and true accuracy (does selection follow capability?). */
-  readonly selectionSpearman: MeanInterval;
-  /** Spearman ρ between the mean rating each agent received over the run and true accuracy: how much the ratings themselves knew. */
-  readonly meanRatingSpearman: MeanInterval;
+  /**
+   * Spearman ρ between times selected and true accuracy (does selection follow capability?); null
+   * when undefined in every seed, as when tasks·k is a multiple of the pool size and every agent
+   * is selected equally often.
+   */
+  readonly selectionSpearman: MeanInterval | null;
+  /** Seeds where the times-selected ρ was undefined (every agent selected equally often). */
+  readonly selectionUndefinedSeeds: number;
+  /**
+   * Spearman ρ between the mean rating each agent received over the run and true accuracy: how
+   * much the ratings themselves knew; null when undefined in every seed.
+   */
+  readonly meanRatingSpearman: MeanInterval | null;
+  /** Seeds where the mean-rating ρ was undefined (every agent received the same mean rating). */
+  readonly meanRatingUndefinedSeeds: number;
   /** Team accuracy over the run. */
   readonly accuracy: MeanInterval;
 }
@@ -110,11 +124,10 @@ export async function runCapabilityExperiment(
   const rows: CapabilityRow[] = [];
   let example: CapabilityExperimentResult['example'] = [];
   for (const config of configs) {
-    const rhos: number[] = [];
-    const selectionRhos: number[] = [];
+    const rhos = new SeedCorrelations();
+    const selectionRhos = new SeedCorrelations();
+    const ratingRhos = new SeedCorrelations();
     const accuracies: number[] = [];
-    const ratingRhos: number[] = [];
-    let undefinedSeeds = 0;
     for (let index = 0; index < settings.seeds; index++) {
       const seed = settings.baseSeed + index;
       const draw = createRng(deriveSeed(seed, 'capability-pool'));
@@ -139,9 +152,7 @@ export async function runCapabilityExperiment(
       const truth = ids.map((agentId) => setting.trueAccuracy[agentId] as number);
       const reputation = ids.map((agentId) => result.reputation[agentId] as number);
       const timesSelected = ids.map((agentId) => result.rounds.filter((round) => round.team.includes(agentId)).length);
-      const rho = spearman(reputation, truth);
-      if (Number.isNaN(rho)) undefinedSeeds += 1;
-      else rhos.push(rho);
+      rhos.add(spearman(reputation, truth));
       const received = new Map<AgentId, { sum: number; count: number }>();
       for (const round of result.rounds) {
         for (const rating of round.ratings) {
@@ -153,10 +164,8 @@ export async function runCapabilityExperiment(
         const entry = received.get(agentId);
         return entry === undefined ? 0 : entry.sum / entry.count;
       });
-      const ratingRho = spearman(meanRating, truth);
-      if (!Number.isNaN(ratingRho)) ratingRhos.push(ratingRho);
-      const selectionRho = spearman(timesSelected, truth);
-      if (!Number.isNaN(selectionRho)) selectionRhos.push(selectionRho);
+      ratingRhos.add(spearman(meanRating, truth));
+      selectionRhos.add(spearman(timesSelected, truth));
       accuracies.push(
         result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length /
           result.rounds.length,
@@ -175,10 +184,12 @@ export async function runCapabilityExperiment(
     rows.push({
       config: config.name,
       variant: config.variant,
-      spearman: tInterval(rhos),
-      undefinedSeeds,
-      selectionSpearman: tInterval(selectionRhos),
-      meanRatingSpearman: tInterval(ratingRhos),
+      spearman: rhos.interval(),
+      undefinedSeeds: rhos.undefinedSeeds,
+      selectionSpearman: selectionRhos.interval(),
+      selectionUndefinedSeeds: selectionRhos.undefinedSeeds,
+      meanRatingSpearman: ratingRhos.interval(),
+      meanRatingUndefinedSeeds: ratingRhos.undefinedSeeds,
       accuracy: tInterval(accuracies),
     });
   }
@@ -189,4 +200,23 @@ export async function runCapabilityExperiment(
     rows,
     example,
   };
+}
+
+/**
+ * One correlation over seeds: the defined values and how many seeds it was undefined in (NaN, a
+ * constant side), so that a figure undefined in every seed is reported as such, not averaged.
+ */
+class SeedCorrelations {
+  private readonly values: number[] = [];
+  undefinedSeeds = 0;
+
+  add(rho: number): void {
+    if (Number.isNaN(rho)) this.undefinedSeeds += 1;
+    else this.values.push(rho);
+  }
+
+  /** The 95% t-interval over the seeds where it was defined; null when it was defined in none. */
+  interval(): MeanInterval | null {
+    return this.values.length === 0 ? null : tInterval(this.values);
+  }
 }

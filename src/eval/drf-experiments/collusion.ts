@@ -22,7 +22,7 @@ export interface CollusionExperimentOptions extends ExperimentHooks {
   readonly tasks?: number;
   /** Team size k. @default 4 */
   readonly k?: number;
-  /** Rounds per reported window. @default 10 */
+  /** Rounds per reported window, at most `tasks`. @default min(10, tasks) */
   readonly window?: number;
   /** Skills of the honest agents. @default [0.55, 0.65, 0.75, 0.85] */
   readonly honestSkills?: readonly number[];
@@ -111,10 +111,14 @@ export async function runCollusionExperiment(
   options: CollusionExperimentOptions = {},
 ): Promise<CollusionExperimentResult> {
   const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
-  const settings = resolveOptions(defaults, rest);
+  const resolved = resolveOptions(defaults, rest);
+  assertInteger('tasks', resolved.tasks, 1, 100_000);
+  // The default window (10 rounds) is capped at the number of tasks, so that a short run reports
+  // one window; a window passed explicitly must fit.
+  const settings =
+    rest.window === undefined ? { ...resolved, window: Math.min(resolved.window, resolved.tasks) } : resolved;
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
-  assertInteger('tasks', settings.tasks, 1, 100_000);
-  assertInteger('window', settings.window, 1, settings.tasks);
+  assertInteger('window', settings.window, 1, settings.tasks, 'a window must fit in the tasks; pass a smaller window');
   assertInRange('colluderSkill', settings.colluderSkill, 0, 1, { minExclusive: true, maxExclusive: true });
   settings.honestSkills.forEach((skill, index) =>
     assertInRange(`honestSkills[${index}]`, skill, 0, 1, { minExclusive: true, maxExclusive: true }),

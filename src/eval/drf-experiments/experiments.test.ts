@@ -38,9 +38,43 @@ describe('DRF experiments on small seeded runs', () => {
     const result = await runCapabilityExperiment({ seeds: 5, configs: [drfReviewConfig, drfPrintedConfig] });
     expect(result.rows.map((row) => row.config)).toEqual(['review (default)', 'paper as printed']);
     expect(result.rows.map((row) => row.variant)).toEqual(['corrected', 'printed']);
-    expect(result.rows[0]?.spearman.mean).toBeGreaterThan(0);
+    expect(result.rows[0]?.spearman?.mean).toBeGreaterThan(0);
     expect(result.example).toHaveLength(10);
     expect(formatCapabilityTable(result)).toMatch(/Spearman/);
+  });
+
+  it('capability: a figure undefined in every seed is reported as undefined with its count, not a crash', async () => {
+    // 5 tasks × k = 4 = 20 selections over 10 agents; UCB tries every agent before repeating one,
+    // so each agent is selected 20 / 10 = 2 times: times selected is constant and Spearman(times
+    // selected, true accuracy) is undefined (NaN) in both seeds.
+    const result = await runCapabilityExperiment({ seeds: 2, tasks: 5, configs: [drfReviewConfig] });
+    expect(result.example.map((agent) => agent.timesSelected)).toEqual(Array(10).fill(2));
+    const [row] = result.rows;
+    expect(row?.selectionSpearman).toBeNull();
+    expect(row?.selectionUndefinedSeeds).toBe(2);
+    // The other correlations stay defined in both seeds.
+    expect(row?.spearman?.n).toBe(2);
+    expect(row?.undefinedSeeds).toBe(0);
+    expect(row?.meanRatingSpearman?.n).toBe(2);
+    expect(row?.meanRatingUndefinedSeeds).toBe(0);
+    expect(formatCapabilityTable(result)).toMatch(/review \(default\) .* undefined in all 2 seeds /);
+  });
+
+  it('collusion: the default window of 10 rounds is capped at the number of tasks; an explicit one must fit', async () => {
+    const result = await runCollusionExperiment({ seeds: 2, tasks: 9, configs: [drfReviewConfig] });
+    expect(result.settings.window).toBe(9);
+    for (const condition of result.conditions) {
+      // One window, rounds 1–9: it ends where the run ends, so its colluder reputation is the final one.
+      expect(condition.windows.map((window) => [window.fromRound, window.toRound])).toEqual([[1, 9]]);
+      expect(condition.windows[0]?.colluderReputation.mean).toBeCloseTo(condition.finalColluderReputation.mean, 12);
+    }
+    await expect(
+      runCollusionExperiment({ seeds: 2, tasks: 9, window: 10, configs: [drfReviewConfig] }),
+    ).rejects.toThrow(/window must be an integer in \[1, 9\], got 10/);
+  });
+
+  it('sign: refuses delta 0, which Eq. 7 cannot take, before running', async () => {
+    await expect(runSignExperiment({ seeds: 2, delta: 0 })).rejects.toThrow(/delta must be in \(0, 1\], got 0/);
   });
 
   it('accepts an injected selector factory and refuses too few seeds', async () => {

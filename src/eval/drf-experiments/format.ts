@@ -21,6 +21,15 @@ export function formatInterval(interval: MeanInterval, digits = 3): string {
   return `${interval.mean.toFixed(digits)} [${interval.low.toFixed(digits)}, ${interval.high.toFixed(digits)}]`;
 }
 
+/**
+ * A correlation over seeds: its interval, with the seeds it was undefined in when some were (the
+ * reputation ρ counts them in its own column, so it passes 0), or `undefined in all N seeds`.
+ */
+function formatCorrelation(interval: MeanInterval | null, undefinedSeeds: number, seeds: number): string {
+  if (interval === null) return `undefined in all ${seeds} seeds`;
+  return undefinedSeeds === 0 ? formatInterval(interval) : `${formatInterval(interval)}, ${undefinedSeeds} undefined`;
+}
+
 /** The `sign` experiment's table. */
 export function formatSignTable(result: SignExperimentResult): string {
   const { settings } = result;
@@ -125,9 +134,9 @@ export function formatCapabilityTable(result: CapabilityExperimentResult): strin
     ],
     result.rows.map((row) => [
       row.config,
-      formatInterval(row.spearman),
-      formatInterval(row.selectionSpearman),
-      formatInterval(row.meanRatingSpearman),
+      formatCorrelation(row.spearman, 0, settings.seeds),
+      formatCorrelation(row.selectionSpearman, row.selectionUndefinedSeeds, settings.seeds),
+      formatCorrelation(row.meanRatingSpearman, row.meanRatingUndefinedSeeds, settings.seeds),
       formatInterval(row.accuracy),
       String(row.undefinedSeeds),
     ]),

@@ -95,7 +95,8 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
   assertInteger('agents', settings.agents, 2, 1000);
   assertInteger('tasks', settings.tasks, 1, 100_000);
   assertInteger('k', settings.k, 1, settings.agents);
-  assertInRange('delta', settings.delta, 0, 1);
+  // δ is also Eq. 7's increment coefficient, which must be positive.
+  assertInRange('delta', settings.delta, 0, 1, { minExclusive: true });
   assertInRange('skillLow', settings.skillLow, 0, 1, { minExclusive: true, maxExclusive: true });
   assertInRange('skillHigh', settings.skillHigh, settings.skillLow, 1, { maxExclusive: true });
   if (settings.costs !== 'per-round' && settings.costs !== 'per-agent') {

@@ -33,11 +33,10 @@ export async function runDrfTuning({
   configs?: readonly DrfConfig[];
 } = {}): Promise<DrfTuningResult> {
   const capability = await runCapabilityExperiment({ baseSeed, seeds, configs });
+  // A configuration whose ρ is undefined in every seed ranks below any with a defined ρ.
+  const rho = (row: CapabilityRow) => row.spearman?.mean ?? -Infinity;
   const best = capability.rows.reduce((left, right) =>
-    right.spearman.mean > left.spearman.mean ||
-    (right.spearman.mean === left.spearman.mean && right.accuracy.mean > left.accuracy.mean)
-      ? right
-      : left,
+    rho(right) > rho(left) || (rho(right) === rho(left) && right.accuracy.mean > left.accuracy.mean) ? right : left,
   );
   return { schemaVersion: 1, experiment: 'tune', capability, best };
 }

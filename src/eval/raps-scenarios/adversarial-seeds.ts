@@ -105,7 +105,7 @@ export async function runAdversarialSeeds({
   recovery = 1,
   run,
 }: {
-  /** First seed. @default 1 */ seed?: number;
+  /** First seed, any integer (seed i = seed + i). @default 1 */ seed?: number;
   /** Number of seeds, ≥ 2 for intervals. @default 20 */ seeds?: number;
   /** Tasks per seed. @default 30 */ taskCount?: number;
   /** @default true */ witness?: boolean;
@@ -115,7 +115,9 @@ export async function runAdversarialSeeds({
   /** Runs the adversarial run (to run it over NATS); clean and honest-only runs are in-process. @default in-process */ run?: AdversarialRunner;
 } = {}): Promise<AdversarialSeedsSummary> {
   assertInteger('seeds', seeds, 1, 10_000);
-  assertInteger('seed', seed, 0, Number.MAX_SAFE_INTEGER);
+  // Seed i is seed + i, as in the DRF experiments; any integer, negative too, as every other command
+  // takes (only seed + seeds − 1 must stay a safe integer).
+  assertInteger('seed', seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - (seeds - 1));
   const inProcess: AdversarialRunner = (parameters) => runRapsScenario('adversarial', parameters);
   const runAdversarial = run ?? inProcess;
   const rows: AdversarialSeedRow[] = [];

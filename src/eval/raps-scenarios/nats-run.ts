@@ -7,6 +7,7 @@ import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
+import { ignore, raceAbort } from './_race-abort.js';
 import {
   createRapsScenario,
   runRapsScenario,
@@ -102,8 +103,8 @@ export function spawnRapsNodeProcess({
     agentId,
     '--nats',
     natsUrl,
-    '--seed',
-    String(parameters.seed ?? 2027),
+    // `--seed=-3`, not `--seed -3`: parseArgs refuses an option value that starts with a dash.
+    `--seed=${parameters.seed ?? 2027}`,
   ];
   if (parameters.runId !== undefined) args.push('--run-id', parameters.runId);
   if (parameters.agentCount !== undefined) args.push('--agent-count', String(parameters.agentCount));
@@ -132,6 +133,12 @@ export interface RunOverNatsOptions {
   readonly onEvent?: (event: RapsEvent) => void;
   /** Time to wait for all replies of one phase, in ms. @default 120000 */
   readonly replyTimeoutMs?: number;
+  /**
+   * Aborting it (Ctrl-C, SIGTERM) stops the run at once: the node processes and the private
+   * nats-server are stopped, its store directory removed, and the promise rejects with the
+   * signal's reason. @default never aborts
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -146,37 +153,65 @@ export async function runRapsScenarioOverNats(
   name: RapsScenarioName,
   options: RunOverNatsOptions = {},
 ): Promise<{ scenario: RapsScenario; result: RapsResult; natsUrl: string }> {
-  const server = options.natsUrl === undefined ? await startNatsServer() : undefined;
-  const natsUrl = options.natsUrl ?? (server as NatsServerProcess).url;
+  const { signal } = options;
+  signal?.throwIfAborted();
   const runId = `${name}-${options.parameters?.seed ?? 2027}-${Date.now().toString(36)}`;
   const parameters = { ...options.parameters, runId };
   const scenario = createRapsScenario(name, parameters);
   const nodes: RapsNodeProcess[] = [];
+  let serverStart: Promise<NatsServerProcess> | undefined;
   let transport: Transport | undefined;
+  // Every wait below races the abort: the run itself does not watch the signal, and the cleanup in
+  // `finally` must run before the CLI exits, or the children outlive it with PPID 1.
+  const untilAborted = <T>(work: Promise<T>): Promise<T> => raceAbort(work, signal);
   try {
-    transport = await connectNatsTransport({
-      servers: natsUrl,
-      stream: natsStreamName(runId),
-      subjects: [`raps.${runId}.>`],
-      name: 'raps-coordinator',
-    });
+    serverStart = options.natsUrl === undefined ? startNatsServer() : undefined;
+    const natsUrl = options.natsUrl ?? (await untilAborted(serverStart as Promise<NatsServerProcess>)).url;
+    transport = await untilAborted(
+      connectNatsTransport({
+        servers: natsUrl,
+        stream: natsStreamName(runId),
+        subjects: [`raps.${runId}.>`],
+        name: 'raps-coordinator',
+      }),
+    );
     const processes = options.processes ?? true;
     if (processes) {
       for (const agent of scenario.agents)
         nodes.push(spawnRapsNodeProcess({ scenario: name, parameters, agentId: agent.identity.id, natsUrl }));
-      await Promise.all(nodes.map((node) => node.ready));
+      await untilAborted(Promise.all(nodes.map((node) => node.ready)));
     }
-    const { result } = await runRapsScenario(name, {
-      ...parameters,
-      transport,
-      hostAgents: !processes,
-      replyTimeoutMs: options.replyTimeoutMs ?? 120_000,
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-    });
+    const { result } = await untilAborted(
+      runRapsScenario(name, {
+        ...parameters,
+        transport,
+        hostAgents: !processes,
+        replyTimeoutMs: options.replyTimeoutMs ?? 120_000,
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      }),
+    );
     return { scenario, result, natsUrl };
   } finally {
-    for (const node of nodes) await node.stop();
-    await transport?.close();
-    await server?.dispose();
+    // Processes first (they are what outlives us), each step even if an earlier one failed.
+    await Promise.all(nodes.map((node) => stopWithin(node, nodeStopMs)));
+    await transport?.close().catch(ignore);
+    // A server still starting when the signal came is ours to stop too, once it is up.
+    const server = await serverStart?.catch(() => undefined);
+    await server?.dispose().catch(ignore);
   }
+}
+
+/** How long a node process may take to stop on SIGTERM before it is killed, in ms. */
+const nodeStopMs = 3000;
+
+/** Stops a node process with SIGTERM, and with SIGKILL if it has not exited within `ms`. */
+async function stopWithin(node: RapsNodeProcess, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = node.stop().catch(ignore);
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  const outcome = await Promise.race([stopped, late]);
+  clearTimeout(timer);
+  if (outcome === 'late') await node.kill().catch(ignore);
 }

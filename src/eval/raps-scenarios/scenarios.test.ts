@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRapsScenario, logScaledTopK } from './scenarios.js';
+import { runAdversarialSeeds } from './adversarial-seeds.js';
+import { createRapsScenario, logScaledTopK, runScaling } from './scenarios.js';
 
 describe('RAPS scenarios', () => {
   it('scales k with log2 n, at least 3 (hand-computed)', () => {
@@ -53,4 +54,25 @@ describe('RAPS scenarios', () => {
     expect(honest.runOptions.recovery).toBe(0.9);
     expect(full.runOptions.beta).toBeUndefined();
   });
+
+  it('scaling runs the witness credibility it is given (n = 10, seed 2027, 30 tasks)', async () => {
+    const separate = await runScaling({ sizes: [10] });
+    const shared = await runScaling({ sizes: [10], witnessCredibility: 'shared' });
+    expect(separate.witnessCredibility).toBe('separate');
+    expect(shared.witnessCredibility).toBe('shared');
+    // docs/raps.md, from the runs before and after issue 14 (shared belief, then trust_of): routed
+    // 24 and 25 of 30 tasks right (80.0%, 83.3%), broadcast 23 and 24 of 30 (76.7%, 80.0%).
+    expect(Math.round((separate.rows[0]?.accuracy as number) * 30)).toBe(24);
+    expect(Math.round((shared.rows[0]?.accuracy as number) * 30)).toBe(25);
+    expect(Math.round((separate.rows[0]?.broadcastAccuracy as number) * 30)).toBe(23);
+    expect(Math.round((shared.rows[0]?.broadcastAccuracy as number) * 30)).toBe(24);
+  }, 60_000);
+
+  it('adversarial takes a negative first seed: seed i = seed + i', async () => {
+    const from = await runAdversarialSeeds({ seed: -3, seeds: 2, taskCount: 2 });
+    expect(from.seeds).toEqual([-3, -2]);
+    // Seed -2 alone gives the same row as the second seed of the run from -3.
+    const alone = await runAdversarialSeeds({ seed: -2, seeds: 1, taskCount: 2 });
+    expect(alone.perSeed[0]).toEqual(from.perSeed[1]);
+  }, 60_000);
 });

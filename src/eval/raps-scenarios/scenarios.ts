@@ -15,6 +15,7 @@ import {
   type ReviewFinding,
 } from './code-review.js';
 import { buildQaTeam, type QaTeam } from './qa-team.js';
+import { raceAbort } from './_race-abort.js';
 
 /** Names of the built-in RAPS scenarios. */
 export type RapsScenarioName = 'adversarial' | 'scaling' | 'code-review';
@@ -370,6 +371,8 @@ export async function runScaling({
   runIdSuffix = '',
   witness = true,
   additions = true,
+  witnessCredibility,
+  signal,
 }: {
   seed?: number;
   sizes?: readonly number[];
@@ -379,30 +382,40 @@ export async function runScaling({
   runIdSuffix?: string;
   witness?: boolean /** See {@link RapsScenarioParameters.additions}. @default true */;
   additions?: boolean;
+  /** See {@link RapsScenarioParameters.witnessCredibility}. @default 'separate' (the model's default) */
+  witnessCredibility?: 'separate' | 'shared';
+  /** Aborting it rejects at once with its reason (the caller then stops what it started). @default never aborts */
+  signal?: AbortSignal;
 } = {}): Promise<{
   scenario: 'scaling';
   seed: number;
   tasks: number;
   topK: number | 'log2';
   additions: boolean;
+  witnessCredibility: 'separate' | 'shared';
   rows: ScalingRow[];
 }> {
   const rows: ScalingRow[] = [];
   const run = async (size: number, k: number, onEvent?: (event: RapsEvent) => void) => {
     const runId = `scaling-${seed}-n${size}-k${k}${runIdSuffix}`;
-    const transportForRun = transport ? await transport(runId) : undefined;
+    signal?.throwIfAborted();
+    const transportForRun = transport ? await raceAbort(Promise.resolve(transport(runId)), signal) : undefined;
     try {
-      return await runRapsScenario('scaling', {
-        seed,
-        agentCount: size,
-        taskCount,
-        topK: k,
-        runId,
-        witness,
-        additions,
-        ...(transportForRun ? { transport: transportForRun } : {}),
-        ...(onEvent ? { onEvent } : {}),
-      });
+      return await raceAbort(
+        runRapsScenario('scaling', {
+          seed,
+          agentCount: size,
+          taskCount,
+          topK: k,
+          runId,
+          witness,
+          additions,
+          ...(witnessCredibility === undefined ? {} : { witnessCredibility }),
+          ...(transportForRun ? { transport: transportForRun } : {}),
+          ...(onEvent ? { onEvent } : {}),
+        }),
+        signal,
+      );
     } finally {
       await transportForRun?.close();
     }
@@ -436,7 +449,15 @@ export async function runScaling({
       },
     });
   }
-  return { scenario: 'scaling', seed, tasks: taskCount, topK: topK ?? (additions ? 'log2' : 3), additions, rows };
+  return {
+    scenario: 'scaling',
+    seed,
+    tasks: taskCount,
+    topK: topK ?? (additions ? 'log2' : 3),
+    additions,
+    witnessCredibility: witnessCredibility ?? 'separate',
+    rows,
+  };
 }
 
 /** The `code-review` output shape. */
