@@ -108,6 +108,103 @@ describe('math answer kind: equivalence table', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('does not evaluate a power whose base is a large power, nor a product of large exponents', () => {
+    // (9999^9999)^9999 = 9999^99980001 has ~4·10^8 digits: it ran the process out of heap. (10^10000)^10000
+    // has 10^8 + 1 digits (30 s, 3.4 GB), and 2^(10000·10000) ~3·10^7 digits (7 s). Each is keyed unevaluated,
+    // by its text: the engine writes (a^b)^c as the tower a^{b^c}, a different number.
+    const kind = createMathAnswerKind();
+    const started = performance.now();
+    expect(kind.canonicalKey('(9999^{9999})^{9999}')).toBe('(9999^{9999})^{9999}');
+    expect(kind.canonicalKey('{{2^{10000}}^{10000}}^{10000}')).toBe('{{2^{10000}}^{10000}}^{10000}');
+    expect(kind.canonicalKey('(10^{10000})^{10000}')).toBe('(10^{10000})^{10000}');
+    expect(kind.canonicalKey('2^{10000\\cdot 10000}')).not.toBeNull();
+    expect(kind.extract('So $\\boxed{(9999^{9999})^{9999}}$.')).toBe('(9999^{9999})^{9999}');
+    expect(kind.equivalent('(9999^{9999})^{9999}', '(9999^{9999})^{9999}')).toBe(true);
+    expect(kind.equivalent('(9999^{9999})^{9999}', '9999^{9999^{9999}}')).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
+    // Small powers of powers are still evaluated: (2^3)^4 = 2^12 = 4096; (2^100)^100 = 2^10000 ≈ 1.995063117e3010.
+    expect(kind.canonicalKey('(2^3)^4')).toBe('4096');
+    expect(kind.canonicalKey('(2^{100})^{100}')).toBe('1.995063117e+3010');
+  });
+
+  it('keys a matrix by its elements: spacing around the row break and \\frac vs / do not matter', () => {
+    // The MATH reference form has spaces around `\\`; the `\ ` spacing rule used to eat the row break's second
+    // backslash. Elements are keyed like tuple elements: -1/3 = -0.3333333333, 2/3 = 0.6666666667, 5/3 = 1.666666667.
+    const reference = '\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}';
+    expect(mathAnswerKind.canonicalKey(reference)).toBe('\\begin{pmatrix}-2\\\\-14\\\\-7\\end{pmatrix}');
+    expect(mathAnswerKind.canonicalKey('\\begin{pmatrix}-2\\\\-14\\\\-7\\end{pmatrix}')).toBe(
+      mathAnswerKind.canonicalKey(reference),
+    );
+    expect(mathAnswerKind.equivalent(reference, '\\begin{bmatrix} -2\\\\ -14\\\\ -7 \\end{bmatrix}')).toBe(true);
+    expect(
+      mathAnswerKind.equivalent(
+        '\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}',
+        '\\begin{pmatrix} -\\frac{1}{3} \\\\ \\frac{2}{3} \\\\ \\frac{5}{3} \\end{pmatrix}',
+      ),
+    ).toBe(true);
+    expect(mathAnswerKind.canonicalKey('\\begin{pmatrix} 1 & \\frac12 \\\\ 0 & 1 \\end{pmatrix}')).toBe(
+      '\\begin{pmatrix}1&0.5\\\\0&1\\end{pmatrix}',
+    );
+    // Different elements, or a row vector against a column vector, differ.
+    expect(mathAnswerKind.equivalent(reference, '\\begin{pmatrix} -2 \\\\ -14 \\\\ 7 \\end{pmatrix}')).toBe(false);
+    expect(mathAnswerKind.equivalent(reference, '\\begin{pmatrix} -2 & -14 & -7 \\end{pmatrix}')).toBe(false);
+  });
+
+  it('drops a unit with its exponent: 15\\mbox{ cm}^2 is 15, not 15^2 = 225', () => {
+    expect(mathAnswerKind.canonicalKey('15\\mbox{ cm}^2')).toBe('15');
+    expect(mathAnswerKind.canonicalKey('24\\text{ m}^{3}')).toBe('24');
+    expect(mathAnswerKind.equivalent('864 \\mbox{ inches}^2', '864')).toBe(true);
+    expect(mathAnswerKind.extract('The area is $\\boxed{15\\text{ cm}^2}$.')).toBe('15');
+  });
+
+  it('applies the thousands rule to each answer: after `=`, inside a tuple, in a list', () => {
+    expect(mathAnswerKind.canonicalKey('x = 1{,}000')).toBe('1000');
+    expect(mathAnswerKind.canonicalKey('x=1,000')).toBe('1000');
+    expect(mathAnswerKind.canonicalKey('(1{,}000, 2)')).toBe('(1000,2)');
+    expect(mathAnswerKind.canonicalKey('1{,}000 \\text{ and } 2{,}000')).toBe('1000, 2000');
+    expect(mathAnswerKind.equivalent('x = 1{,}000', '0, 1')).toBe(false);
+    // Two answers stay two: x = 1 and y = 2.
+    expect(mathAnswerKind.canonicalKey('x=1, y=2')).toBe('1, 2');
+  });
+
+  it('keeps a \\text{..} that is a list or tuple element; only one after a value is a unit', () => {
+    expect(mathAnswerKind.equivalent('\\text{(A)}, \\text{(C)}', '\\text{(B)}, \\text{(D)}')).toBe(false);
+    expect(mathAnswerKind.equivalent('\\text{(A)}, \\text{(C)}', '\\text{(C)}, \\text{(A)}')).toBe(true);
+    expect(mathAnswerKind.equivalent('(2, \\text{undefined})', '(2, \\text{none})')).toBe(false);
+    expect(mathAnswerKind.equivalent('\\text{Monday}, \\text{Tuesday}', '\\text{odd}, \\text{even}')).toBe(false);
+    // A unit after a value inside a tuple is still dropped, and so is a label before a value.
+    expect(mathAnswerKind.canonicalKey('(5\\text{ cm}, 3\\text{ cm})')).toBe('(5,3)');
+    expect(mathAnswerKind.canonicalKey('\\text{answer: } -3404')).toBe('-3404');
+  });
+
+  it('gives keys that are their own keys for doubly escaped and spaced LaTeX', () => {
+    for (const [answer, expected] of [
+      ['\\\\boxed{5}', '5'],
+      ['\\\\frac{1}{2}', '0.5'],
+      ['5 \\text {cm}', '5'],
+      // 8·√3 = 13.856406460551018 → 13.85640646.
+      ['8\\sqrt{3} \\text { square inches}', '13.85640646'],
+    ] as const) {
+      const key = mathAnswerKind.canonicalKey(answer);
+      expect(key, answer).toBe(expected);
+      expect(mathAnswerKind.canonicalKey(key as string), answer).toBe(key);
+    }
+    const key = mathAnswerKind.canonicalKey('$\\\\boxed{k \\\\in \\\\mathbb{R}}$') as string;
+    expect(mathAnswerKind.canonicalKey(key)).toBe(key);
+  });
+
+  it('reads a degree mark inside a trigonometric function in degrees', () => {
+    // sin 30° = 1/2, cos 60° = 1/2, tan 45° = 1, cos 36° = (1 + √5)/4 ≈ 0.8090169944, 2 cos 15° = (√6 + √2)/2 ≈ 1.931851653.
+    expect(mathAnswerKind.canonicalKey('\\sin 30^\\circ')).toBe('0.5');
+    expect(mathAnswerKind.equivalent('\\cos 60^\\circ', '\\frac{1}{2}')).toBe(true);
+    expect(mathAnswerKind.equivalent('\\tan 45°', '1')).toBe(true);
+    expect(mathAnswerKind.equivalent('\\cos 36^\\circ', '\\frac{1+\\sqrt5}{4}')).toBe(true);
+    expect(mathAnswerKind.equivalent('2\\cos 15^{\\circ}', '\\frac{\\sqrt6+\\sqrt2}{2}')).toBe(true);
+    // sin 30 (radians) ≈ -0.988 is another number; a bare angle keeps the MATH convention, 30° = 30.
+    expect(mathAnswerKind.equivalent('\\sin 30^\\circ', '\\sin 30')).toBe(false);
+    expect(mathAnswerKind.canonicalKey('30^\\circ')).toBe('30');
+  });
+
   it("keeps the engine's own caught errors off stderr and counts them", () => {
     // An ARITH payload from the MATH-L5 replay: the engine fails to type `AD` inside its canonical
     // form, catches that and used to print an "Invalid type" block per failure to stderr.

@@ -103,20 +103,23 @@ const SAMPLE_POINTS: readonly (readonly number[])[] = [
 ];
 const MAX_EXPONENT = 10_000;
 const MAX_FACTORIAL = 1_000;
+// Exact powers of 10^6 digits take the engine ~0.5 s; `(10^{10000})^{10000}` (10^8) took 30 s and 3.4 GB.
+const MAX_DIGITS = 1_000_000;
 const MAX_INPUT_LENGTH = 400;
 const PLAIN_INTEGER = /^-?\d{1,15}$/;
 
 /**
  * Normalizes LaTeX before parsing: `\dfrac`/`\tfrac` → `\frac`, drops `\left`/`\right`, spacing
- * commands, `$`/`\$`, `%`, degree marks (`30^\circ` = `30`, the MATH convention), `\text{..}`
- * units after a value (a lone `\text{X}` keeps X), thousands commas (`1{,}000`, `1,000` → `1000`)
- * and everything before a top-level `=` (`x=5` → `5`). Exported for tests and docs.
+ * commands (never the `\\` row break), `$`/`\$`, `%`, degree marks (`30^\circ` = `30`, the MATH
+ * convention; inside a trigonometric function `30^\circ` becomes `\frac{30\pi}{180}`), `\text{..}`
+ * units after a value with their exponent (`5\text{ cm}^2` → `5`; a `\text{X}` that follows no value
+ * keeps X), thousands separators (`1{,}000`, `1,\!000`, `1,000` → `1000`) and everything before a
+ * top-level `=` (`x=5` → `5`, done per answer). Exported for tests and docs.
  */
 export function normalizeMathAnswer(answer: string): string {
-  const stripped = stripMathDelimiters(answer);
+  const stripped = stripMathDelimiters(undoubleBackslashes(answer));
   const boxed = /^\\(?:boxed|fbox)\s*\{/.test(stripped) ? lastBoxed(stripped) : null;
   let text = stripMathDelimiters(boxed ?? stripped)
-    .replace(/\\\\(?=[a-zA-Z])/g, '\\')
     .replace(/[\u2212\u2013]/g, '-')
     .replace(/π/g, '\\pi ')
     .replace(/∞/g, '\\infty ')
@@ -126,18 +129,35 @@ export function normalizeMathAnswer(answer: string): string {
     .replace(/\\displaystyle|\\limits/g, '')
     .replace(/\\left\.|\\right\./g, '')
     .replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])/g, '')
-    // Thin spaces (`\!`, `\,`) also serve as thousands separators (`1,\!000`, `1\,000`): drop them.
-    .replace(/\\[!,]/g, '')
-    .replace(/\\(?:;|:|quad|qquad)(?![a-zA-Z])|\\ |~/g, ' ')
-    .replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree/g, '')
+    // A thin space after a comma between digit groups (`1,\!000`) marks a thousands separator.
+    .replace(/(\d),\\[!,](?=\d{3}(?!\d))/g, '$1')
+    // Thin spaces (`\!`, `\,`) also serve as thousands separators (`1\,000`): drop them. The `\\`
+    // alternative consumes a row break whole, so that its second backslash is never read as `\,` or `\ `.
+    .replace(/\\\\|\\[!,]|\\(?:;|:|quad|qquad)(?![a-zA-Z])|\\ |~/g, (match) =>
+      match === '\\\\' ? match : match === '\\!' || match === '\\,' ? '' : ' ',
+    );
+  text = degreesInTrigonometry(text)
+    .replace(DEGREE_MARK, '')
     .replace(/\\\$|\$/g, '')
     .replace(/\\%|%/g, '')
+    // `{,}` between digit groups is always a thousands separator, wherever the number stands.
+    .replace(/(\d)\{,\}(?=\d{3}(?!\d))/g, '$1')
     .replace(/\{,\}/g, ',');
   // Word separators between several answers become commas before units are dropped.
-  text = text.replace(/\\(?:text|textrm|mbox)\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+/g, ',');
-  const onlyText = /^\\(?:text|textbf|textrm|mbox|mathrm)\{([^{}]*)\}$/.exec(text.trim());
-  if (onlyText !== null) text = onlyText[1] as string;
-  else text = text.replace(/\\(?:text|textbf|textrm|mbox)\{[^{}]*\}/g, ' ').replace(/\\mathrm\{([^{}]*)\}/g, '$1');
+  text = text.replace(/\\(?:text|textrm|mbox)\s*\{\s*(?:and|or)\s*\}|\s+(?:and|or)\s+/g, ',');
+  // A `\text{..}` after a value is its unit, dropped with its exponent (`15\mbox{ cm}^2`). One that is a
+  // whole answer (the answer, or a list or tuple element: `\text{(A)}, \text{(C)}`) keeps its text. One
+  // before a value is a label (`\text{Area: } 5`) and is dropped.
+  text = text
+    .replace(
+      /\\(?:text|textbf|textrm|mbox)\s*\{([^{}]*)\}(\s*\^\s*(?:\{[^{}]*\}|\d))?/g,
+      (whole: string, content: string, exponent: string | undefined, offset: number, all: string) => {
+        if (/[\w})\]!|'.]$/.test(all.slice(0, offset).trimEnd())) return ' ';
+        const rest = all.slice(offset + whole.length).trimStart();
+        return /^(?:$|[,)\]}&=]|\\[}\\])/.test(rest) ? `${content}${exponent ?? ''}` : ' ';
+      },
+    )
+    .replace(/\\mathrm\s*\{([^{}]*)\}/g, '$1');
   text = trimCharacters(text.replace(/\s+/g, ' ').trim(), '.;', { start: false }).trim();
   // Unit words after a value: `47 feet`, `12 square units`.
   text = text.replace(/([\d}])\s+[a-zA-Z]{2,}(?:[\s.]+[a-zA-Z]{2,})*\.?$/, '$1');
@@ -146,22 +166,50 @@ export function normalizeMathAnswer(answer: string): string {
   return text;
 }
 
-/** Splits at top-level occurrences of `separator` (outside (), [], {}). */
+// `30^\circ`, `30^{\circ}`, `30\circ`, `30\degree` (`°` is rewritten to `^\circ` first).
+const DEGREE_MARK = /\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree/g;
+
+/**
+ * Inside a trigonometric function a degree mark changes the value: `\sin 30^\circ` is sin(π/6) = 1/2,
+ * not sin(30). A number with a degree mark there becomes radians, `\frac{30\pi}{180}`.
+ */
+function degreesInTrigonometry(text: string): string {
+  if (!/\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])/.test(text)) return text;
+  return text.replace(
+    new RegExp(String.raw`(\d+(?:\.\d+)?|\.\d+)\s*(?:${DEGREE_MARK.source})`, 'g'),
+    (_whole, value: string) => `\\frac{${value}\\pi}{180}`,
+  );
+}
+
+/**
+ * Undoes a JSON string escaped twice, where every command is written `\\frac`: `\\` before a letter
+ * becomes `\`, and `\\\\` becomes `\\`. Text with a single-backslash environment (`\begin{pmatrix}`) is
+ * left alone: there `\\` is a row break, and `1\\x` a row holding x.
+ */
+function undoubleBackslashes(text: string): string {
+  if (/(?<!\\)\\begin\s*\{/.test(text)) return text;
+  return text.replace(/\\\\\\\\|(?<!\\)\\\\(?=[a-zA-Z])/g, (match) => match.slice(match.length / 2));
+}
+
+/** Splits at top-level occurrences of `separator` (outside (), [], {}); `\\\\` is one separator too. */
 function splitTopLevel(text: string, separator: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
   for (let index = 0; index < text.length; index += bracketStepWidth(text, index)) {
     const delta = bracketDelta(text, index);
-    if (delta === 0 && depth === 0 && text[index] === separator) {
+    if (delta === 0 && depth === 0 && text.startsWith(separator, index)) {
       parts.push(text.slice(start, index));
-      start = index + 1;
+      start = index + separator.length;
     }
     depth += delta;
   }
   parts.push(text.slice(start));
   return parts.map((part) => part.trim());
 }
+
+const MATRIX_OPEN = '\\begin{pmatrix}';
+const MATRIX_CLOSE = '\\end{pmatrix}';
 
 /** If the whole text is one bracketed group, its delimiters and inside; else `null`. */
 function outerBrackets(text: string): { open: string; close: string; inner: string } | null {
@@ -219,38 +267,113 @@ function expandBinomials(text: string): string {
   });
 }
 
-/** Walks MathJSON and decides whether `N()` is safe (bounded size, exponents, factorials). */
+/**
+ * Walks MathJSON and decides whether `N()` is safe (bounded size, exponents, factorials). The engine
+ * computes integer powers exactly, so the guard bounds what it would build, not just each literal:
+ * every exponent, multiplied by the exponents of the powers around it (`(9999^{9999})^{9999}` is
+ * 9999^{99980001}), is at most {@link MAX_EXPONENT}, and the whole value has at most
+ * {@link MAX_DIGITS} decimal digits by a conservative estimate (`(10^{10000})^{10000}` has 10^8).
+ */
 function isSafeToEvaluate(json: unknown): boolean {
   let nodes = 0;
-  const visit = (node: unknown, insideExponent: boolean): boolean => {
-    if (++nodes > MAX_NODES) return false;
-    if (typeof node === 'number') return !insideExponent || Math.abs(node) <= MAX_EXPONENT;
-    if (typeof node === 'string') return true;
-    if (node === null || typeof node !== 'object') return false;
+  // Upper bound on the decimal digits of the exact value of `node` (and of its reciprocal), or
+  // Infinity when the node is refused; `scale` is the product of the exponents of the enclosing powers.
+  const digits = (node: unknown, scale: number): number => {
+    if (++nodes > MAX_NODES) return Number.POSITIVE_INFINITY;
+    if (typeof node === 'number') return literalDigits(node);
+    if (typeof node === 'string') return 1;
+    if (node === null || typeof node !== 'object') return Number.POSITIVE_INFINITY;
     if (!Array.isArray(node)) {
       const numberText = (node as { num?: unknown }).num;
-      return (
-        typeof numberText === 'string' &&
-        numberText.length <= 60 &&
-        (!insideExponent || Math.abs(Number(numberText)) <= MAX_EXPONENT)
-      );
+      if (typeof numberText !== 'string' || numberText.length > 60) return Number.POSITIVE_INFINITY;
+      return literalDigits(numberText);
     }
     const [operator, ...operands] = node as unknown[];
-    if (typeof operator !== 'string' || !SAFE_OPERATORS.has(operator)) return false;
-    if (operator === 'Power' || operator === 'Root') {
-      const [base, exponent] = operands;
+    if (typeof operator !== 'string' || !SAFE_OPERATORS.has(operator)) return Number.POSITIVE_INFINITY;
+    if (operator === 'Power' || operator === 'Root' || operator === 'Exp') {
+      const [base, exponent] = operator === 'Exp' ? ['ExponentialE', operands[0]] : operands;
       // Towers such as 9^{9^9} make the engine allocate without bound.
-      if (containsOperator(exponent, ['Power', 'Factorial', 'Exp', 'Root', 'Sqrt'])) return false;
-      return visit(base, insideExponent) && visit(exponent, true);
+      if (containsOperator(exponent, ['Power', 'Factorial', 'Exp', 'Root', 'Sqrt'])) return Number.POSITIVE_INFINITY;
+      const bound = Math.max(1, exponentBound(exponent));
+      if (bound * scale > MAX_EXPONENT) return Number.POSITIVE_INFINITY;
+      // A root makes its base smaller; its index is bounded like an exponent.
+      if (operator === 'Root') return digits(base, scale) + digits(exponent, 1);
+      return digits(base, scale * bound) * bound + digits(exponent, 1);
     }
     if (operator === 'Factorial') {
       const [argument] = operands;
-      return typeof argument === 'number' && Number.isInteger(argument) && argument >= 0 && argument <= MAX_FACTORIAL;
+      if (typeof argument !== 'number' || !Number.isInteger(argument) || argument < 0 || argument > MAX_FACTORIAL)
+        return Number.POSITIVE_INFINITY;
+      // n! < n^n: at most n·log10(n) digits.
+      return Math.max(1, argument * Math.log10(Math.max(argument, 1)));
     }
-    if (operator === 'Exp') return operands.every((operand) => visit(operand, true));
-    return operands.every((operand) => visit(operand, insideExponent));
+    // Sums, products and quotients of values have at most the sum of their digits (plus carries).
+    let total = 1;
+    for (const operand of operands) total += digits(operand, scale);
+    return total;
   };
-  return visit(json, false);
+  return digits(json, 1) <= MAX_DIGITS;
+}
+
+/** Decimal digits of a literal's exact value or of its reciprocal (`0.125` = 1/8), plus one. */
+function literalDigits(value: number | string): number {
+  const magnitude = Math.abs(Number(value));
+  if (!Number.isFinite(magnitude)) return Number.POSITIVE_INFINITY;
+  const mantissa = /^[+-]?(\d*)\.?(\d*)/.exec(String(value));
+  const significant = `${mantissa?.[1] ?? ''}${mantissa?.[2] ?? ''}`.replace(/^0+/, '').length;
+  return Math.max(significant, magnitude === 0 ? 0 : Math.abs(Math.log10(magnitude))) + 1;
+}
+
+/**
+ * Upper bound on |value| of an exponent (which holds no powers, roots or factorials); Infinity when
+ * unknown. A symbol counts as 4: the constants π and e, and the sample points, are below that.
+ */
+function exponentBound(node: unknown): number {
+  if (typeof node === 'number') return Math.abs(node);
+  if (typeof node === 'string') return 4;
+  if (node === null || typeof node !== 'object') return Number.POSITIVE_INFINITY;
+  if (!Array.isArray(node)) {
+    const numberText = (node as { num?: unknown }).num;
+    return typeof numberText === 'string' && numberText.length <= 60
+      ? Math.abs(Number(numberText))
+      : Number.POSITIVE_INFINITY;
+  }
+  const [operator, ...operands] = node as unknown[];
+  const bounds = operands.map(exponentBound);
+  switch (operator) {
+    case 'Add':
+    case 'Subtract':
+      return bounds.reduce((sum, bound) => sum + bound, 0);
+    case 'Multiply':
+      return bounds.reduce((product, bound) => product * bound, 1);
+    case 'Divide':
+    case 'Rational': {
+      // |a / b| ≤ |a| / min(1, |b|) for a literal b; a symbol is at least 0.3 at the sample points and
+      // π, e are above 1. Other denominators have no lower bound here.
+      const [numerator = Number.POSITIVE_INFINITY] = bounds;
+      const [, denominator] = operands;
+      if (typeof denominator === 'number' && denominator !== 0) return numerator / Math.min(1, Math.abs(denominator));
+      return typeof denominator === 'string' ? numerator * 4 : Number.POSITIVE_INFINITY;
+    }
+    case 'Negate':
+    case 'Abs':
+    case 'Delimiter':
+    case 'Sequence':
+    case 'Max':
+    case 'Min':
+      return Math.max(0, ...bounds);
+    case 'Floor':
+    case 'Ceil':
+    case 'Round':
+      return Math.max(0, ...bounds) + 1;
+    case 'Half':
+      return (bounds[0] ?? Number.POSITIVE_INFINITY) / 2;
+    case 'Sin':
+    case 'Cos':
+      return 1;
+    default:
+      return Number.POSITIVE_INFINITY;
+  }
 }
 
 function containsOperator(node: unknown, operators: readonly string[]): boolean {
@@ -344,6 +467,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     if (text.length === 0) return null;
     // Unbalanced brackets make any split ambiguous: key the text as it is.
     if (depth > 4 || !balanced(text)) return { type: 'text', key: compactLatex(text) };
+    const matrix = parseMatrix(text, depth, verify);
+    if (matrix !== undefined) return matrix;
     const brackets = outerBrackets(text);
     if (brackets !== null) {
       const parts = splitTopLevel(brackets.inner, ',');
@@ -362,6 +487,11 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
         };
       }
     }
+    // The thousands rule holds per answer: `x = 1,000` is one answer, 1000 (`x=1, y=2` is two).
+    const sides = splitTopLevel(text, '=');
+    const value = sides[sides.length - 1] as string;
+    if (sides.length > 1 && GROUPED_PATTERN.test(value) && !sides.slice(0, -1).some((side) => side.includes(',')))
+      return parseItem(value.replace(/,/g, ''), verify);
     const parts = splitTopLevel(text, ',');
     if (parts.length > 1) {
       const items = parts.filter((part) => part.length > 0).map((part) => parseNormalized(part, depth + 1, verify));
@@ -369,6 +499,33 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       return makeSet(items as MathValue[], '', '');
     }
     return parseItem(text, verify);
+  };
+
+  // `\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}` (also `bmatrix`, `Bmatrix`, `matrix`): rows of
+  // elements keyed like tuple elements, so spacing and `\frac{1}{3}` vs `1/3` do not matter. The key
+  // always names `pmatrix`. `undefined` when the text is not one matrix.
+  const parseMatrix = (text: string, depth: number, verify: boolean): MathValue | null | undefined => {
+    const match = /^\\begin\s*\{([bB]?matrix|pmatrix)\}([\s\S]*)\\end\s*\{\1\}$/.exec(text);
+    if (match === null) return undefined;
+    const body = match[2] as string;
+    if (/\\(?:begin|end)(?![a-zA-Z])/.test(body) || !balanced(body)) return undefined;
+    const rowTexts = splitTopLevel(body, '\\\\');
+    // A `\\` after the last row is allowed.
+    if (rowTexts.length > 1 && rowTexts[rowTexts.length - 1] === '') rowTexts.pop();
+    const rows: MathValue[] = [];
+    for (const rowText of rowTexts) {
+      const items = splitTopLevel(rowText, '&').map((element) => parseNormalized(element, depth + 1, verify));
+      if (items.some((item) => item === null)) return { type: 'text', key: compactLatex(text) };
+      const values = items as MathValue[];
+      rows.push({ type: 'tuple', open: '', close: '', items: values, key: values.map((item) => item.key).join('&') });
+    }
+    return {
+      type: 'tuple',
+      open: MATRIX_OPEN,
+      close: MATRIX_CLOSE,
+      items: rows,
+      key: `${MATRIX_OPEN}${rows.map((row) => row.key).join('\\\\')}${MATRIX_CLOSE}`,
+    };
   };
 
   const makeSet = (items: MathValue[], open: string, close: string): MathValue => {
@@ -432,7 +589,12 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     if (!expression.isValid || containsError(json)) return { type: 'text', key: compact };
     if (json === 'PositiveInfinity' || json === 'ComplexInfinity') return { type: 'text', key: '\\infty' };
     if (json === 'NegativeInfinity') return { type: 'text', key: '-\\infty' };
-    if (!isSafeToEvaluate(json)) return { type: 'expression', expression: null, key: safeLatex(expression, compact) };
+    if (!isSafeToEvaluate(json)) {
+      // The engine writes a power of a power as a tower (`(9^9)^9` as `9^{9^9}`): an unevaluated key
+      // must read back as the same expression, else two different values would share it.
+      const latex = safeLatex(expression, compact);
+      return { type: 'expression', expression: null, key: readsBackAs(computeEngine, latex, json) ? latex : compact };
+    }
     // Free variables: no numeric value to find, and N() on symbolic input is the slowest call.
     if (expression.unknowns.length > 0) return { type: 'expression', expression, key: safeLatex(expression, compact) };
     try {
@@ -569,6 +731,15 @@ function compactLatex(text: string): string {
     .replace(/(\\[a-zA-Z]+)\s+(?=[a-zA-Z])/g, '$1\u0000')
     .replace(/\s+/g, '')
     .replace(/\u0000/g, ' ');
+}
+
+/** True when `latex` parses to the MathJSON `json` (compared as JSON text). */
+function readsBackAs(computeEngine: ComputeEngine, latex: string, json: unknown): boolean {
+  try {
+    return JSON.stringify(computeEngine.parse(latex).json) === JSON.stringify(json);
+  } catch {
+    return false;
+  }
 }
 
 function safeLatex(expression: BoxedExpression, fallback: string): string {

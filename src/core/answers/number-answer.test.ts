@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors.js';
-import { createNumberAnswerKind, numberAnswerKind, parseNumberAnswer } from './number-answer.js';
+import { createNumberAnswerKind, lastNumberInText, numberAnswerKind, parseNumberAnswer } from './number-answer.js';
 
 describe('number answer kind', () => {
   it.each([
@@ -45,6 +45,22 @@ describe('number answer kind', () => {
     expect(numberAnswerKind.extract('Answer: $18')).toBe('18');
     expect(numberAnswerKind.extract('First 3 apples, then 5 more, so 8 in total')).toBe('8');
     expect(numberAnswerKind.extract('I do not know')).toBeNull();
+  });
+
+  it('reads the LaTeX thousands separator {,}', () => {
+    expect(numberAnswerKind.canonicalKey('1{,}000')).toBe('1000');
+    expect(numberAnswerKind.equivalent('1{,}000', '1')).toBe(false);
+    expect(numberAnswerKind.extract('... so she pays $\\boxed{1{,}200}$.')).toBe('1200');
+    expect(numberAnswerKind.extract('1{,}200')).toBe('1200');
+    expect(lastNumberInText('in all 12{,}345 votes')).toBe(12345);
+  });
+
+  it('reads a fraction followed by unit words as the fraction', () => {
+    // 3/4 = 0.75, 1/2 = 0.5; inside an expression the first number stays (42 in (42 / 3) * 10).
+    expect(numberAnswerKind.canonicalKey('3/4 cups')).toBe('0.75');
+    expect(numberAnswerKind.canonicalKey('-3/4 cups')).toBe('-0.75');
+    expect(numberAnswerKind.canonicalKey('\\frac{1}{2} hour')).toBe('0.5');
+    expect(numberAnswerKind.canonicalKey('(42 / 3) * 10')).toBe('42');
   });
 
   it('parses numbers from isolated answers', () => {

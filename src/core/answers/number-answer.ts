@@ -19,7 +19,8 @@ const NUMBER_TOKEN = /[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?
 /**
  * Reads one real number from an isolated answer: drops `$`, `\$`, `\text{..}` units, `%`
  * (the number is kept, not divided by 100), thousands commas and anything before a last `=`;
- * accepts `a/b` and `\frac{a}{b}`; otherwise takes the first number in the text. `null` if none.
+ * accepts `a/b` and `\frac{a}{b}`, also before unit words (`3/4 cups`); otherwise takes the first number
+ * in the text. LaTeX thousands separators (`1{,}000`) count as commas. `null` if none.
  *
  * @example
  * parseNumberAnswer('$1,234.50'); // 1234.5
@@ -27,6 +28,8 @@ const NUMBER_TOKEN = /[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?
  */
 export function parseNumberAnswer(answer: string): number | null {
   let text = stripMathDelimiters(answer)
+    // `1{,}000`: the LaTeX thousands separator.
+    .replace(/\{,\}/g, ',')
     .replace(/\\boxed\{([^{}]*)\}/g, '$1')
     .replace(/\\(?:text|textbf|mbox|mathrm)\{[^{}]*\}/g, ' ')
     .replace(/\\[$%!,;: ]/g, '')
@@ -39,7 +42,12 @@ export function parseNumberAnswer(answer: string): number | null {
   text = text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1').trim();
   text = trimCharacters(text, '.。', { start: false }).trim();
   if (DECIMAL_PATTERN.test(text)) return finiteOrNull(Number(text));
-  const fraction = parseSimpleFraction(text.replace(/\s+/g, ''));
+  const whole = parseSimpleFraction(text.replace(/\s+/g, ''));
+  if (whole !== null) return finiteOrNull(whole);
+  // An answer that opens with a fraction and goes on in words (`3/4 cups`, `\frac{1}{2} hour`) is the
+  // fraction, not its numerator. Inside an expression (`(42 / 3) * 10`) the first number stays.
+  const leading = /^([+-]?(?:\\frac\{[^{}]*\}\{[^{}]*\}|[\d.]+\s*\/\s*[\d.]+))(?:\s+[a-zA-Z]|$)/.exec(text);
+  const fraction = leading === null ? null : parseSimpleFraction((leading[1] as string).replace(/\s+/g, ''));
   if (fraction !== null) return finiteOrNull(fraction);
   const tokens = text.match(NUMBER_TOKEN);
   if (tokens === null) return null;
@@ -50,9 +58,9 @@ function finiteOrNull(value: number): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
-/** Last number anywhere in free text (commas between digit groups removed), or `null`. */
+/** Last number anywhere in free text (commas and `{,}` between digit groups removed), or `null`. */
 export function lastNumberInText(text: string): number | null {
-  const tokens = text.replace(/−/g, '-').match(NUMBER_TOKEN);
+  const tokens = text.replace(/−/g, '-').replace(/\{,\}/g, ',').match(NUMBER_TOKEN);
   if (tokens === null) return null;
   return finiteOrNull(Number((tokens[tokens.length - 1] as string).replace(/,/g, '')));
 }
