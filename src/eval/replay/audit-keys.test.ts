@@ -66,14 +66,15 @@ describe('merged-answer audit', () => {
     expect(audit.examples).toEqual([
       { task: 't1', key: "{'a': 1}", correct: 6, wrong: 2, answers: ["{'a': 1} ✓", '{"a": 1} ✗'] },
     ]);
-    // The exact kind trims brackets and quotes and drops the article "a": {'a': 1} and {"a": 1} both
-    // key as `1` (mixed), {'a': 2} as `2`; t2 keys `x` and `y`. Groups 2 + 2 = 4, mixed 1.
+    // The exact kind trims surrounding brackets and quotes (the "a" of a dict key is no article: it is
+    // not a space-separated word): {'a': 1} keys as `a': 1`, {"a": 1} as `a": 1`, {'a': 2} as `a': 2`;
+    // t2 keys `x` and `y`. Groups 3 + 2 = 5, none mixed.
     const exact = auditKeys({
       dataset: { ...crux(), tasks: crux().tasks.map((task) => ({ ...task, kind: 'exact' as const })) },
       ops,
     });
-    expect(exact).toMatchObject({ keyGroups: 4, mixedKeys: 1, literalFallbacks: 0, kinds: { exact: 2 } });
-    expect(exact.examples[0]).toMatchObject({ task: 't1', key: '1', correct: 6, wrong: 2 });
+    expect(exact).toMatchObject({ keyGroups: 5, mixedKeys: 0, literalFallbacks: 0, kinds: { exact: 2 } });
+    expect(exact.examples).toEqual([]);
   });
 
   it('the grader-compatible literal-zeroeval kind keys the same answers with no mixed group', () => {
@@ -224,13 +225,13 @@ describe('runReplay with declared kinds and the audit', () => {
     const { summary } = await runReplay({ path, kind: 'exact', workers: 1, methods: ['majority'], tasks: 2 });
     expect(summary.data.kinds).toEqual({ exact: 2 });
     expect(summary.data.kindSource).toBe(`--kind exact (the dataset says: each task's "kind" field)`);
-    // As in the audit test above: 4 groups, 1 mixed under exact.
+    // As in the audit test above: 5 groups, none mixed under exact.
     expect(summary.data).toMatchObject({
-      keyGroups: 4,
-      mixedKeys: 1,
+      keyGroups: 5,
+      mixedKeys: 0,
       literalFallbacks: 0,
       flagLimits: { coverage: 1, bestSingle: 1, bestSingleAgent: 'a0' },
     });
-    expect(summary.data.mixedKeyExamples).toHaveLength(1);
+    expect(summary.data.mixedKeyExamples).toEqual([]);
   });
 });
