@@ -59,16 +59,13 @@ export async function startToyTeamEndpoint({
   // Longest prompt first, so a prompt that contains another one is matched as itself.
   const known = tasks.slice().sort((left, right) => right.prompt.length - left.prompt.length);
   const script = (request: RecordedRequest): ServerStep => {
-    const body = request.body as {
-      model?: string;
-      messages?: Array<{ role: string; content: string | Array<{ text?: string }> }>;
-    };
-    const text = (body.messages ?? [])
-      .map((message) =>
-        typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
-      )
-      .join('\n');
-    const reply = toyReply(toyBehaviour(body.model ?? ''), text, known, collusionAnswer);
+    const text = toyRequestText(request);
+    const reply = toyReply(
+      toyBehaviour((request.body as { model?: string }).model ?? ''),
+      text,
+      known,
+      collusionAnswer,
+    );
     return {
       type: 'reply',
       text: reply,
@@ -77,6 +74,16 @@ export async function startToyTeamEndpoint({
     };
   };
   return startOpenAICompatibleServer({ script, port, model: 'toy-team' });
+}
+
+/** A chat request's message texts joined with newlines: what the toy models read (exported for tests). */
+export function toyRequestText(request: RecordedRequest): string {
+  const body = request.body as { messages?: Array<{ content: string | Array<{ text?: string }> }> };
+  return (body.messages ?? [])
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
+    )
+    .join('\n');
 }
 
 /** The reply of a toy model to one request text (exported for tests). */

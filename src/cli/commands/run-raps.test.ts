@@ -2,12 +2,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
-import {
-  startOpenAICompatibleServer,
-  type OpenAICompatibleServer,
-  type RecordedRequest,
-} from '../../testing/openai-compatible-server.js';
-import { startToyTeamEndpoint, toyBehaviour, toyReply } from '../../testing/toy-team-endpoint.js';
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
+import { startToyTeamEndpoint, toyBehaviour, toyReply, toyRequestText } from '../../testing/toy-team-endpoint.js';
 import { killRunOnceCommitted, runJson, runToExit, withoutKey } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
@@ -36,16 +32,6 @@ function withoutIds(value: unknown): unknown {
   return withoutKey(value, 'messageId');
 }
 
-/** The request's message texts joined, as the toy endpoint reads them. */
-function requestText(request: RecordedRequest): string {
-  const body = request.body as { messages?: Array<{ content: string | Array<{ text?: string }> }> };
-  return (body.messages ?? [])
-    .map((message) =>
-      typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
-    )
-    .join('\n');
-}
-
 /**
  * The toy team endpoint, except that every request about a task in `broken` (its prompt is in the
  * request) answers HTTP 500 while it is in the set, and the `toy-garbled` model answers audits in
@@ -55,7 +41,7 @@ function startFaultyToyEndpoint(tasks: readonly ToyRunTask[], broken: Set<string
   return startOpenAICompatibleServer({
     model: 'toy-team',
     script: (request) => {
-      const text = requestText(request);
+      const text = toyRequestText(request);
       if (tasks.some((task) => broken.has(task.id) && text.includes(task.prompt)))
         return { type: 'error', status: 500, message: 'upstream exploded' };
       const model = (request.body as { model?: string }).model ?? '';
