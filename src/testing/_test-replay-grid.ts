@@ -5,7 +5,7 @@ import { createDefaultAnswerOps } from '../eval/replay/default-answer-ops.js';
 import { generateReplayFixture } from '../eval/replay/fixture.js';
 import { buildGrid } from '../eval/replay/grid.js';
 import { prepareReplay } from '../eval/replay/prepare.js';
-import type { Condition } from '../eval/replay/types.js';
+import type { Condition, MethodRun } from '../eval/replay/types.js';
 import type { Selector } from '../selection/selector.js';
 
 /**
@@ -42,3 +42,30 @@ export const everyoneSelector: Selector = {
   name: 'all',
   select: ({ pool }) => ({ selected: pool.map((agent) => agent.id), excluded: [], reasons: [] }),
 };
+
+/**
+ * A method's run of one condition for summary tests: per-task scores `f1` (exact = f1), no active
+ * task unless `active` says so, every count 0 unless given in `extra`.
+ */
+export function methodRun(
+  method: string,
+  f1: readonly number[],
+  { active, ...extra }: Partial<Omit<MethodRun, 'active'>> & { active?: readonly number[] } = {},
+): MethodRun {
+  return {
+    method,
+    f1: Float64Array.from(f1),
+    exact: Float64Array.from(f1),
+    active: Uint8Array.from(active ?? f1.map(() => 0)),
+    poolExpTasks: 0,
+    payloadHitTasks: 0,
+    nextExclTasks: 0,
+    nextExclEligible: 0,
+    weightShareSum: 0,
+    weightShareCount: 0,
+    attackerWeight: new Float64Array(0),
+    honestWeight: new Float64Array(0),
+    proposals: 0,
+    ...extra,
+  };
+}

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { computeLimits, createSeedSummariser, summarise } from './metrics.js';
-import type { Condition, ConditionResult, MethodRun, PreparedReplay } from './types.js';
+import type { Condition, ConditionResult, PreparedReplay } from './types.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
+import { methodRun } from '../../testing/_test-replay-grid.js';
 
 const team = ['a', 'b', 'c'];
 const condition = (index: number, attack: 'RAND' | 'STRONG' | 'DIV' | null): Condition => ({
@@ -14,26 +15,7 @@ const condition = (index: number, attack: 'RAND' | 'STRONG' | 'DIV' | null): Con
   team,
   attackers: attack === null ? [] : ['a'],
 });
-const run = (
-  method: string,
-  f1: number[],
-  { active, ...extra }: Partial<Omit<MethodRun, 'active'>> & { active?: number[] } = {},
-): MethodRun => ({
-  method,
-  f1: Float64Array.from(f1),
-  exact: Float64Array.from(f1),
-  active: Uint8Array.from(active ?? f1.map(() => 0)),
-  poolExpTasks: 0,
-  payloadHitTasks: 0,
-  nextExclTasks: 0,
-  nextExclEligible: 0,
-  weightShareSum: 0,
-  weightShareCount: 0,
-  attackerWeight: new Float64Array(0),
-  honestWeight: new Float64Array(0),
-  proposals: 0,
-  ...extra,
-});
+const run = methodRun;
 
 // Clean, RAND and STRONG conditions of the all-strong team, as the describes below use them.
 const conditions = [condition(0, null), condition(1, 'RAND'), condition(2, 'STRONG')];

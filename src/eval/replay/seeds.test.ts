@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { summarise } from './metrics.js';
 import { combineSeeds } from './seeds.js';
 import type { Condition, ConditionResult, MethodRun } from './types.js';
+import { methodRun } from '../../testing/_test-replay-grid.js';
 
 const team = ['a', 'b', 'c'];
 const conditions: Condition[] = [
@@ -16,22 +17,8 @@ const conditions: Condition[] = [
     attackers: ['a'],
   },
 ];
-const run = (f1: number[], extra: Partial<MethodRun> = {}): MethodRun => ({
-  method: 'majority',
-  f1: Float64Array.from(f1),
-  exact: Float64Array.from(f1),
-  active: Uint8Array.from(f1.map(() => 1)),
-  poolExpTasks: 0,
-  payloadHitTasks: 0,
-  nextExclTasks: 0,
-  nextExclEligible: 0,
-  weightShareSum: 0,
-  weightShareCount: 0,
-  attackerWeight: new Float64Array(0),
-  honestWeight: new Float64Array(0),
-  proposals: 0,
-  ...extra,
-});
+const run = (f1: number[], extra: Parameters<typeof methodRun>[2] = {}) =>
+  methodRun('majority', f1, { active: f1.map(() => 1), ...extra });
 const seed = (attacked: MethodRun): ReturnType<typeof summarise> => {
   const results: ConditionResult[] = [
     { index: 0, missing: 0, runs: [run([1, 1])] },
