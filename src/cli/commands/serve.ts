@@ -112,10 +112,11 @@ export default defineCommand({
       store.close();
       throw error;
     }
+    // Runs until Ctrl-C or SIGTERM; the CLI contract then exits 130 or 143. Watched before the URL is
+    // printed, so a signal sent as soon as the URL appears is handled too.
+    const signal = interruptSignal();
     process.stderr.write(`repute serve: store ${storePath}${team ? `, team ${team.name}` : ''}\n`);
     process.stdout.write(`${server.url}/\n`);
-    // Runs until Ctrl-C or SIGTERM; the CLI contract then exits 130 or 143.
-    const signal = interruptSignal();
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();
     if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
