@@ -67,6 +67,31 @@ describe('repute demo', () => {
     expect(html).not.toMatch(/<script|<link|src="|href="/);
   }, 60_000);
 
+  it('says which flags to change when the store holds the demo of this seed with other settings', async () => {
+    const store = join(temporaryDirectory('repute-demo-'), 'demo.db');
+    const demo = (rounds: string) =>
+      run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/run-cli.ts',
+          'demo',
+          ...['--json', '--tasks', '5', '--methods', 'majority', '--seed', '4', '--rounds', rounds],
+          ...['--store', store, '--out', join(store, '..', 'report.html')],
+        ],
+        { cwd: root },
+      );
+    await demo('1');
+    // The store's own advice ("choose a new run id") names no flag of repute demo.
+    await expect(demo('0')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /already holds the demo of seed 4 with other --tasks or --rounds; pass the same ones to resume it, or another --store/,
+      ),
+    });
+  }, 60_000);
+
   it('names a bad flag', async () => {
     await expect(
       run(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'demo', '--methods', 'majority,nope'], {

@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
 import { runDemo, type DemoSummary } from '../../eval/demo/run-demo.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import { openStore } from '../../store/store.js';
 import { renderDemoReport } from '../report/demo-report.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag, sharedArgs, sparkline } from './_shared.js';
@@ -102,14 +103,27 @@ export default defineCommand({
     const methods = parseListFlag('methods', args.methods, debateMethodNames, debateMethodNames);
     const store = openStore({ path: args.store });
     const progress = createProgressBar();
-    const summary = await runDemo({
-      store,
-      seed,
-      tasks,
-      rounds,
-      methods,
-      onProgress: ({ method, condition, done, total }) => progress.update(`${method} ${condition}`, done, total),
-    });
+    let summary: Awaited<ReturnType<typeof runDemo>>;
+    try {
+      summary = await runDemo({
+        store,
+        seed,
+        tasks,
+        rounds,
+        methods,
+        onProgress: ({ method, condition, done, total }) => progress.update(`${method} ${condition}`, done, total),
+      });
+    } catch (error) {
+      store.close();
+      // The demo's runs are named by seed; the store's advice (another run id) is no flag of this command.
+      if (error instanceof InvalidArgumentError && error.parameter === 'id')
+        throw new InvalidArgumentError({
+          parameter: '--store',
+          value: args.store,
+          message: `${args.store} already holds the demo of seed ${seed} with other --tasks or --rounds; pass the same ones to resume it, or another --store (a new file) for these`,
+        });
+      throw error;
+    }
     progress.finish();
     store.close();
     const out = resolve(args.out);
