@@ -26,20 +26,20 @@ export async function guardAct<T>(
   } catch (error) {
     if (signal?.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof ProviderError) {
-      return {
-        ok: false,
-        failure: {
-          agentId,
-          act,
-          round,
-          message,
-          kind: 'provider',
-          ...(error.status === undefined ? {} : { status: error.status }),
-          ...(error.reason === undefined ? {} : { reason: error.reason }),
-        },
-      };
-    }
+    if (error instanceof ProviderError) return { ok: false, failure: providerFailure(agentId, act, round, error) };
     return { ok: false, failure: { agentId, act, round, message, kind: 'output' } };
   }
+}
+
+/** The failure record of an act whose model call failed after its retries (a {@link ProviderError}). */
+export function providerFailure(agentId: AgentId, act: string, round: number, error: ProviderError): DebateFailure {
+  return {
+    agentId,
+    act,
+    round,
+    message: error.message,
+    kind: 'provider',
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+  };
 }

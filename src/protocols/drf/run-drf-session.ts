@@ -15,6 +15,7 @@ import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
+import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../debate/run-debate-session.js';
 import type { DebateFailure } from '../debate/types.js';
 import {
@@ -376,16 +377,7 @@ function meterAgent(agent: Agent, acts: MeteredAct[], providerFailures: DebateFa
     try {
       acted = await call();
     } catch (error) {
-      if (error instanceof ProviderError)
-        providerFailures.push({
-          agentId,
-          act,
-          round: 0,
-          message: error.message,
-          kind: 'provider',
-          ...(error.status === undefined ? {} : { status: error.status }),
-          ...(error.reason === undefined ? {} : { reason: error.reason }),
-        });
+      if (error instanceof ProviderError) providerFailures.push(providerFailure(agentId, act, 0, error));
       throw error;
     }
     acts.push({ agentId, act, usage: acted.usage });

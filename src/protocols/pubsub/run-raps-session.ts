@@ -19,6 +19,7 @@ import {
   type SessionProgress,
   type SessionSummary,
 } from '../session.js';
+import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../debate/run-debate-session.js';
 import type { DebateFailure } from '../debate/types.js';
 import type { TrustPolicy } from './broker.js';
@@ -201,15 +202,7 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
   let round = 0;
   const hostAgents = (options.hostAgents ?? []).map((agent) =>
     watchProviderErrors(agent, (act, error) =>
-      providerFailures.push({
-        agentId: agent.identity.id,
-        act,
-        round,
-        message: error.message,
-        kind: 'provider',
-        ...(error.status === undefined ? {} : { status: error.status }),
-        ...(error.reason === undefined ? {} : { reason: error.reason }),
-      }),
+      providerFailures.push(providerFailure(agent.identity.id, act, round, error)),
     ),
   );
   let pending: readonly Task[] = remaining;
