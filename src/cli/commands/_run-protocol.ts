@@ -25,6 +25,7 @@ import {
 } from './_shared.js';
 import type { TeamFile } from './_team-file.js';
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
+import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
 
 /** A team file whose protocol is not debate. */
 export type ProtocolTeamFile = TeamFile & { readonly protocol: Exclude<TeamFile['protocol'], { type: 'debate' }> };
@@ -116,8 +117,19 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
     if (protocol.type === 'drf') {
       let resumed = 0;
       const agents = createLiveTeam(team, store, runId);
-      const session = await runDrfSession({
+      // The session builds its own model, so a team state changed by a server is kept, not merged.
+      const shared = shareTeamReputation({
         store,
+        runId,
+        team: team.name,
+        name: DRF_METHOD,
+        agentIds: team.agents.map((agent) => agent.id),
+        start: reputationStart === 'fresh' ? 'prior' : 'team',
+        onConcurrentUpdate: (update) =>
+          process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
+      });
+      const session = await runDrfSession({
+        store: shared.store,
         runId,
         team: team.name,
         kind: 'run',

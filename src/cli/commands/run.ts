@@ -6,6 +6,7 @@ import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
+import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
@@ -22,6 +23,7 @@ import {
   type RunUsage,
 } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
+import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
 
 /** Summary of one `repute run`, printed with `--json`. */
 export interface RunSummary {
@@ -159,16 +161,33 @@ export default defineCommand({
     process.stderr.write(`run ${runId}: ${describeHosts(team)}\n`);
     try {
       for (const name of methods) {
-        const method = createDebateMethod(name, { agents: identities, ...(team.k === undefined ? {} : { k: team.k }) });
+        const createMethod = () =>
+          createDebateMethod(name, { agents: identities, ...(team.k === undefined ? {} : { k: team.k }) });
+        const method = createMethod();
+        // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
+        const shared = shareTeamReputation({
+          store,
+          runId,
+          team: team.name,
+          name,
+          agentIds: identities.map((identity) => identity.id),
+          start: reputationStart === 'fresh' ? 'prior' : 'team',
+          // A fresh method of the same name has a model of the same kind.
+          ...(method.reputation
+            ? { replay: { model: method.reputation, create: () => createMethod().reputation as ReputationModel } }
+            : {}),
+          onConcurrentUpdate: (update) =>
+            process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
+        });
         let resumed = 0;
         const session = await runDebateSession({
-          store,
+          store: shared.store,
           runId,
           team: team.name,
           kind: 'run',
           agents,
           tasks: tasks.map((item) => item.task),
-          method,
+          method: shared.model ? { ...method, reputation: shared.model } : method,
           rounds: protocol.rounds,
           seed: team.seed,
           config,
