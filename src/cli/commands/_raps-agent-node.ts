@@ -36,5 +36,7 @@ await serveRapsNodeOverNats({
   servers: values.nats,
   runId: values['wire-run-id'],
   agent,
+  // Every key variable of the team: the process can read them all, so none may reach the wire.
+  secretEnv: team.agents.flatMap((member) => (member.apiKeyEnv === undefined ? [] : [member.apiKeyEnv])),
   onStop: () => store.close(),
 });

@@ -2,6 +2,7 @@
 // own process over NATS (`transport: nats`, against a nats-server the run starts or `natsUrl`).
 import type { ChildProcess } from 'node:child_process';
 import { priceOfCall } from '../../protocols/drf/expected-cost-ledger.js';
+import { createEnvRedactor } from '../../eval/raps-scenarios/_env-redactor.js';
 import { natsStreamName } from '../../eval/raps-scenarios/nats-run.js';
 import { RAPS_METHOD, runRapsSession, type RapsTaskRecord } from '../../protocols/pubsub/run-raps-session.js';
 import type { Task } from '../../core/task.js';
@@ -74,6 +75,10 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
       kind: 'run',
       agents: identities,
       hostAgents,
+      // The hosted agents' failure reports are redacted as the agent processes redact theirs.
+      redact: createEnvRedactor(
+        team.agents.flatMap((agent) => (agent.apiKeyEnv === undefined ? [] : [agent.apiKeyEnv])),
+      ),
       ...(transport === undefined ? {} : { transport }),
       wireRunId,
       tasks,

@@ -1,7 +1,9 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
+import type { DebateFailure } from '../../protocols/debate/types.js';
+import type { TaskFailure } from '../../protocols/debate/run-debate-session.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { startToyTeamEndpoint, toyBehaviour, toyReply, toyRequestText } from '../../testing/toy-team-endpoint.js';
 import { killRunOnceCommitted, runJson, runToExit, withoutKey } from '../../testing/_test-cli-run.js';
@@ -341,4 +343,135 @@ describe('repute run with protocol raps', () => {
       votes: 3,
     });
   }, 180_000);
+
+  it.skipIf(!existsSync(natsServerBinary))(
+    "over NATS, an agent process whose model keeps failing fails the task, not an act: exit 4, no result, the team's beliefs untouched, no key on record; the rerun redoes it",
+    async () => {
+      const tasks = toyTasks(3);
+      const fakeKey = 'sk-test-abcdefghijklmnop1234';
+      // While `down`, every call of flaky's model is refused as unauthorised, quoting the key it was sent.
+      const state = { down: false };
+      endpoint = await startOpenAICompatibleServer({
+        model: 'toy-team',
+        script: (request) => {
+          const model = (request.body as { model?: string }).model ?? '';
+          if (state.down && model === 'toy-flaky')
+            return { type: 'error', status: 401, message: `Incorrect API key provided: ${fakeKey}` };
+          return toyReply(toyBehaviour(model), toyRequestText(request), tasks);
+        },
+      });
+      const dir = temporaryDirectory('repute-raps-nats-provider-');
+      const agents: ToyMember[] = [
+        ...toyHonest.slice(0, 3),
+        ['flaky', 'toy-flaky', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
+      ];
+      const team = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+        agents,
+        protocol: 'topK: 3, maxRounds: 2, transport: nats',
+      });
+      // flaky's key lives in an environment variable the agent processes inherit (and must never send on).
+      writeFileSync(
+        team,
+        readFileSync(team, 'utf8').replace(
+          'model: toy-flaky\n',
+          'model: toy-flaky\n    apiKeyEnv: TOY_FLAKY_API_KEY\n',
+        ),
+      );
+      const env = { ...process.env, TOY_FLAKY_API_KEY: fakeKey };
+      const taskFile = (name: string, ids: readonly string[]) => {
+        const file = join(dir, name);
+        const lines = tasks.filter((task) => ids.includes(task.id)).map((task) => JSON.stringify(task));
+        writeFileSync(file, `${lines.join('\n')}\n`);
+        return file;
+      };
+      const first = taskFile('first.jsonl', ['t1']);
+      const rest = taskFile('rest.jsonl', ['t2', 't3']);
+      const dbPath = join(dir, 'repute.db');
+      const teamBeliefs = () => {
+        const store = openStore({ path: dbPath, readonly: true });
+        try {
+          return {
+            beliefs: store.loadReputation({ scope: { team: 'raps-team' }, name: 'raps' }),
+            firstHand: store.loadReputation({ scope: { team: 'raps-team' }, name: 'raps-first-hand' }),
+          };
+        } finally {
+          store.close();
+        }
+      };
+      type Belief = { observer: string | null; subject: string; positive: number; negative: number };
+      const aboutFlaky = (snapshot: unknown) =>
+        ((snapshot as { state: { beliefs: Belief[] } }).state.beliefs ?? []).filter(
+          (belief) => belief.subject === 'flaky',
+        );
+
+      // 1. All healthy: t1 gives the team beliefs, flaky among the audited.
+      const warm = await runToExit(
+        [team, '--json', '--run-id', 'warm', '--tasks', first, '--reputation', 'continue'],
+        env,
+      );
+      expect(warm.code, warm.stderr).toBe(0);
+      const before = teamBeliefs();
+      expect(before.beliefs).toBeDefined();
+      // topK 3 of the 3 others: every t1 publication of flaky reached all three honest agents, who audited it.
+      expect(aboutFlaky(before.beliefs).map((belief) => belief.observer)).toEqual(
+        expect.arrayContaining(['honest-a', 'honest-b', 'honest-c']),
+      );
+
+      // 2. flaky's model down: both tasks fail (2 < --max-failures 3, so the run goes through them).
+      state.down = true;
+      const args = [team, '--json', '--run-id', 'faulty', '--tasks', rest, '--reputation', 'continue'];
+      const faulty = await runToExit(args, env);
+      expect(faulty.code, faulty.stderr).toBe(4);
+      expect(faulty.stderr).toContain(
+        'RunFailedError: 2 of 2 tasks failed (no result stored for them); run faulty is marked failed',
+      );
+      expect(faulty.stderr).toMatch(
+        /repute run: failed: http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 401: \d+ calls failed after retries, in 2 tasks\n/,
+      );
+      expect(inspectRun(dbPath, 'faulty')).toEqual({ status: 'failed', results: [], failed: ['t2', 't3'], votes: 0 });
+      const store = openStore({ path: dbPath, readonly: true });
+      const records = store.taskFailures<TaskFailure>('faulty', 'raps');
+      for (const { failure } of records) {
+        expect(failure.failures.length).toBeGreaterThan(0);
+        // Only flaky's calls failed, each as a provider failure (HTTP 401), not as flaky's own bad output.
+        for (const item of failure.failures)
+          expect(item).toMatchObject({ agentId: 'flaky', kind: 'provider', status: 401, reason: 'http' });
+        // flaky never published, so it proposed afresh in both rounds (round 1 ends the task: the
+        // three honest answers did not change, 3 of 3 DONE ≥ 0.6); it never revised.
+        const proposals = failure.failures.filter((item: DebateFailure) => item.act === 'propose');
+        expect(proposals.map((item) => item.round)).toEqual([0, 1]);
+        expect(failure.failures.every((item) => ['propose', 'audit', 'refine-subscription'].includes(item.act))).toBe(
+          true,
+        );
+      }
+      // No reputation was saved under the run: no task of it finished.
+      expect(store.loadReputation({ scope: { runId: 'faulty' }, name: 'raps' })).toBeUndefined();
+      // The key never reached the store or the output: the stored messages say [redacted] where it stood.
+      expect(JSON.stringify(records)).not.toContain(fakeKey);
+      expect(JSON.stringify(records)).toContain('[redacted]');
+      expect(`${faulty.stdout}${faulty.stderr}`).not.toContain(fakeKey);
+      store.close();
+      // The team's beliefs, and those about flaky in particular, are what t1 left.
+      const after = teamBeliefs();
+      expect(after).toEqual(before);
+      expect(aboutFlaky(after.beliefs)).toEqual(aboutFlaky(before.beliefs));
+
+      // 3. flaky's model back: the same command redoes exactly t2 and t3.
+      state.down = false;
+      const rerun = await runToExit(args, env);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(JSON.parse(rerun.stdout)).toMatchObject({
+        status: 'completed',
+        failed: 0,
+        methods: { raps: { done: 2, resumed: 0, accuracy: 1, failures: 0 } },
+      });
+      expect(inspectRun(dbPath, 'faulty')).toEqual({
+        status: 'completed',
+        results: ['t2', 't3'],
+        failed: [],
+        votes: 2,
+      });
+    },
+    240_000,
+  );
 });

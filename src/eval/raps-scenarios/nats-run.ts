@@ -7,6 +7,7 @@ import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
+import { createEnvRedactor } from './_env-redactor.js';
 import { ignore, raceAbort } from './_race-abort.js';
 import {
   createRapsScenario,
@@ -25,18 +26,24 @@ export function natsStreamName(runId: string): string {
  * The body of a RAPS node process: connects to NATS (the run's JetStream stream), starts `agent`'s
  * node on the wire run `runId`, prints `ready <agent>` on stdout, writes agent errors to stderr and,
  * on SIGTERM or SIGINT, stops the node, closes the transport, calls `onStop` and exits with code 0.
+ * The values of the variables in `secretEnv` (and of OPENAI_API_KEY and ANTHROPIC_API_KEY) are
+ * removed from every failure the node reports and writes.
  */
 export async function serveRapsNodeOverNats({
   servers,
   runId,
   agent,
+  secretEnv = [],
   onStop,
 }: {
   servers: string;
   runId: string;
   agent: Agent;
+  /** Environment variables holding API keys (a team file's `apiKeyEnv` names). @default [] */
+  secretEnv?: readonly string[];
   onStop?: () => void;
 }): Promise<void> {
+  const redact = createEnvRedactor(secretEnv);
   const transport = await connectNatsTransport({
     servers,
     stream: natsStreamName(runId),
@@ -47,7 +54,8 @@ export async function serveRapsNodeOverNats({
     transport,
     runId,
     agent,
-    onError: (error) => process.stderr.write(`${agent.identity.id}: ${error.message}\n`),
+    redact,
+    onError: (error) => process.stderr.write(`${agent.identity.id}: ${redact(error.message)}\n`),
   });
   process.stdout.write(`ready ${agent.identity.id}\n`);
   const shutdown = async () => {

@@ -57,7 +57,8 @@ export interface RapsContext {
 
 /**
  * Counts a failed act and emits its `agent-error` event: the agent's own error when it reported a
- * failure, else `missing` (no usable reply came back, e.g. `'no audit'`).
+ * failure (with its provider-failure record when the act's model call failed), else `missing` (no
+ * usable reply came back, e.g. `'no audit'`).
  */
 export function reportAgentError(
   { totals, emit }: Pick<RapsContext, 'totals' | 'emit'>,
@@ -70,13 +71,15 @@ export function reportAgentError(
   }: { taskId: string; round: number; agentId: AgentId; report: RapsReport | undefined; missing: string },
 ): void {
   totals.agentErrors++;
+  const failed = report?.kind === 'failed' ? report : undefined;
   emit({
     schemaVersion: 1,
     type: 'agent-error',
     taskId,
     round,
     agentId,
-    error: report?.kind === 'failed' ? report.error : missing,
+    error: failed?.error ?? missing,
+    ...(failed?.providerFailure === undefined ? {} : { providerFailure: failed.providerFailure }),
   });
 }
 

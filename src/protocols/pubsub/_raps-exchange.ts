@@ -1,5 +1,7 @@
 // The coordinator's side of the wire: sends commands to the agents' nodes and matches their replies
 // (publications and reports) to the commands by id, dropping duplicates and counting malformed ones.
+// A report it cannot act on safely (another schema version, a malformed provider-failure record)
+// stops the run: the next `send` throws it.
 import type { Agent } from '../../agents/agent.js';
 import { DataFormatError, InvalidArgumentError, TransportError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
@@ -8,15 +10,7 @@ import { subjectToken } from '../../transport/subject.js';
 import type { TransportSubscription } from '../../transport/transport.js';
 import type { RapsContext } from './_raps-context.js';
 import { type RapsNode, startRapsNode } from './node.js';
-import {
-  decodeWire,
-  encodeWire,
-  parseMessage,
-  type RapsCommand,
-  type RapsReport,
-  rapsSubjects,
-  reportSchema,
-} from './wire.js';
+import { decodeReport, encodeWire, parseMessage, type RapsCommand, type RapsReport, rapsSubjects } from './wire.js';
 
 /** An agent's reply to one command: a publication or a report. */
 export interface RapsReply {
@@ -26,13 +20,14 @@ export interface RapsReply {
 
 /** Sends commands and waits for their replies; `open` before the first send, `close` at the end. */
 export interface RapsExchange {
-  /** Subscribes to the reply subjects and starts the nodes of `hostAgents` on the transport. */
-  open(hostAgents: readonly Agent[]): Promise<void>;
+  /** Subscribes to the reply subjects and starts the nodes of `hostAgents` on the transport, each with `redact` (see `startRapsNode`). */
+  open(hostAgents: readonly Agent[], redact?: (text: string) => string): Promise<void>;
   /** Declares that the publication with `messageId` answers the publish command `commandId`. */
   expectPublication(messageId: string, commandId: string): void;
   /**
    * Publishes every command, then waits until each has a reply (keyed by command id), or throws a
-   * TransportError once `replyTimeoutMs` has passed on the context's clock.
+   * TransportError once `replyTimeoutMs` has passed on the context's clock, or at once when a
+   * report could not be acted on (a `RapsWireError`).
    */
   send(commands: readonly RapsCommand[]): Promise<Map<string, RapsReply>>;
   /** Stops the hosted nodes, then the reply subscriptions (the transport itself stays open). */
@@ -50,6 +45,8 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
   const held: TransportSubscription[] = [];
   const nodes: RapsNode[] = [];
   let wake: (() => void) | null = null;
+  // The first report that stops the run; thrown by the next (or current) `send`.
+  let fatal: TransportError | undefined;
 
   const arrived = (key: string, value: RapsReply): void => {
     if (!seenReplies.firstTime(key)) {
@@ -65,7 +62,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
   };
 
   return {
-    async open(hostAgents) {
+    async open(hostAgents, redact) {
       held.push(
         await transport.subscribe(
           subjects.publications,
@@ -91,10 +88,13 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
           subjects.reports,
           (delivery) => {
             try {
-              const report = decodeWire(reportSchema, delivery.data, { subject: delivery.subject, id: delivery.id });
+              const report = decodeReport(delivery.data, { subject: delivery.subject, id: delivery.id });
               arrived(report.commandId, { report });
             } catch (error) {
-              malformed(delivery.subject, delivery.id, error);
+              if (error instanceof TransportError) {
+                fatal ??= error;
+                wake?.();
+              } else malformed(delivery.subject, delivery.id, error);
             }
           },
           { durable: `coordinator-report-${runId}` },
@@ -107,7 +107,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
             value: agent.identity.id,
             message: `hosted agent ${agent.identity.id} is not in agents`,
           });
-        nodes.push(await startRapsNode({ transport, runId, agent }));
+        nodes.push(await startRapsNode({ transport, runId, agent, ...(redact === undefined ? {} : { redact }) }));
       }
     },
 
@@ -116,6 +116,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
     },
 
     async send(commands) {
+      if (fatal) throw fatal;
       await Promise.all(
         commands.map((command) =>
           transport.publish(subjects.commands(subjectToken(command.agentId)), encodeWire(command), { id: command.id }),
@@ -123,6 +124,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
       );
       const deadline = clock() + replyTimeoutMs;
       for (;;) {
+        if (fatal) throw fatal;
         const missing = commands.filter((command) => !replies.has(command.id));
         if (missing.length === 0) break;
         const remaining = deadline - clock();

@@ -1,5 +1,6 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import type { WeightReason } from '../../core/trace.js';
+import type { WireProviderFailure } from './wire.js';
 
 /** A structured event of a RAPS run (schemaVersion 1), tagged by `type`. */
 export type RapsEvent =
@@ -92,7 +93,11 @@ export type RapsEvent =
       readonly id: string;
       readonly error: string;
     }
-  /** `agentId`'s act in 0-based `round` failed or gave no publication; `error` says why. */
+  /**
+   * `agentId`'s act in 0-based `round` failed or gave no publication; `error` says why.
+   * `providerFailure` is set when the act's model call failed after its retries (in this process or
+   * in the agent's own): the provider's failure, not the agent's, so a session fails the task.
+   */
   | {
       readonly schemaVersion: 1;
       readonly type: 'agent-error';
@@ -100,4 +105,5 @@ export type RapsEvent =
       readonly round: number;
       readonly agentId: AgentId;
       readonly error: string;
+      readonly providerFailure?: WireProviderFailure;
     };

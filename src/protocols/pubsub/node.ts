@@ -1,7 +1,7 @@
 // An agent's side of RAPS: it follows its command inbox, publishes, audits what it receives and
 // rewrites its subscription. Stateless between commands, so a crashed node restarts cleanly.
 import type { Agent } from '../../agents/agent.js';
-import { DataFormatError, InternalError } from '../../core/errors.js';
+import { DataFormatError, InternalError, ProviderError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
@@ -12,7 +12,10 @@ import {
   commandSchema,
   decodeWire,
   encodeWire,
+  providerFailureToWire,
   publicationId,
+  RAPS_REPORT_VERSION,
+  type RapsAct,
   rapsSubjects,
   type RapsCommand,
   type RapsReport,
@@ -28,6 +31,13 @@ export interface RapsNodeOptions {
   agent: Agent;
   /** Called with every problem (malformed command, failed act); never throws into the transport. */
   onError?: (error: Error) => void;
+  /**
+   * Removes secrets (API keys) from the texts of a `failed` report before it leaves the node. A
+   * {@link ProviderError}'s message is already free of its model's key (the retry middleware
+   * removes it); a node in its own process passes a redactor of every key variable it can read
+   * (see `serveRapsNodeOverNats`). @default no change
+   */
+  redact?: (text: string) => string;
 }
 
 /** Counters of one node. */
@@ -40,6 +50,8 @@ export interface RapsNodeStats {
   malformed: number;
   /** Agent acts that threw (reported to the coordinator as `failed`). */
   failures: number;
+  /** Of those, acts whose model call failed (a {@link ProviderError}, reported with its provider-failure record). */
+  providerFailures: number;
   /** Deliveries (publications) passed to the agent's audit, by message id. */
   readonly audited: string[];
 }
@@ -54,13 +66,26 @@ export interface RapsNodeStats {
  * // ... run the coordinator ...
  * await node.stop();
  */
-export async function startRapsNode({ transport, runId, agent, onError = () => {} }: RapsNodeOptions) {
+export async function startRapsNode({
+  transport,
+  runId,
+  agent,
+  onError = () => {},
+  redact = (text) => text,
+}: RapsNodeOptions) {
   const agentId = agent.identity.id;
   const subjects = rapsSubjects(runId);
   const token = subjectToken(agentId);
   const seen = createDeduplicator(1_000_000);
   const replies = new Map<string, () => Promise<void>>();
-  const stats: RapsNodeStats = { handled: 0, duplicates: 0, malformed: 0, failures: 0, audited: [] };
+  const stats: RapsNodeStats = {
+    handled: 0,
+    duplicates: 0,
+    malformed: 0,
+    failures: 0,
+    providerFailures: 0,
+    audited: [],
+  };
 
   const report = async (value: RapsReport): Promise<void> => {
     await transport.publish(subjects.reports, encodeWire(value), { id: `report:${value.commandId}` });
@@ -79,7 +104,7 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
           ...(command.task === null ? {} : { task: command.task as Task }),
         });
         const reply: RapsReport = {
-          schemaVersion: 1,
+          schemaVersion: RAPS_REPORT_VERSION,
           kind: 'audited',
           commandId: command.id,
           agentId,
@@ -95,7 +120,7 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
         received: command.received as Message[],
       });
       const reply: RapsReport = {
-        schemaVersion: 1,
+        schemaVersion: RAPS_REPORT_VERSION,
         kind: 'refined',
         commandId: command.id,
         agentId,
@@ -109,12 +134,25 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
           ? error
           : new InternalError(`agent ${agentId} threw a non-Error value: ${String(error)}`);
       onError(failure);
+      // A model call that failed for good is the provider's failure, not the agent's: the record
+      // lets the coordinator fail the task instead of counting a failed act.
+      const provider = failure instanceof ProviderError;
+      if (provider) stats.providerFailures++;
       const reply: RapsReport = {
-        schemaVersion: 1,
+        schemaVersion: RAPS_REPORT_VERSION,
         kind: 'failed',
         commandId: command.id,
         agentId,
-        error: `${agentId} failed to ${command.kind}: ${failure.message}`,
+        error: redact(`${agentId} failed to ${command.kind}: ${failure.message}`),
+        ...(provider
+          ? {
+              providerFailure: providerFailureToWire(failure, {
+                act: actOf(command),
+                model: agent.identity.model,
+                redact,
+              }),
+            }
+          : {}),
       };
       return () => report(reply);
     }
@@ -158,6 +196,13 @@ export async function startRapsNode({ transport, runId, agent, onError = () => {
     /** Detaches from the inbox; pending commands wait for the next node of this agent. */
     stop: () => subscription.stop(),
   };
+}
+
+/** The agent act a command runs: a publication is a proposal in round 0 (or with none of its own yet), else a revision. */
+function actOf(command: RapsCommand): RapsAct {
+  if (command.kind === 'deliver') return 'audit';
+  if (command.kind === 'refine') return 'refine-subscription';
+  return command.round === 0 || command.own === null ? 'propose' : 'revise';
 }
 
 /** A running node returned by {@link startRapsNode}. */

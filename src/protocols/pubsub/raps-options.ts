@@ -22,6 +22,11 @@ export interface RunRapsOptions {
   tasks: readonly Task[];
   /** Agents hosted in this process (nodes started on the transport); the others must run elsewhere. @default [] */
   hostAgents?: readonly Agent[];
+  /**
+   * Removes secrets (API keys) from the failure reports of the `hostAgents`' nodes, as a node
+   * process does with its own (see `startRapsNode`). @default no change
+   */
+  redact?: (text: string) => string;
   /** Message transport. @default a new in-process bus */
   transport?: Transport;
   /** Run id (subjects `raps.<runId>.…`); letters, digits, `-`, `_`. @default 'raps' */

@@ -4,10 +4,11 @@
 // transaction, so a killed run resumes from the last finished task with the same beliefs. A task in
 // which an agent's model call failed (a provider failure) did not happen: it is recorded as failed,
 // not as a result, and `runRaps` goes on after it from the state before it, so a rerun redoes it.
-import type { Acted, Agent } from '../../agents/agent.js';
+// Hosted agents and agents in other processes report such failures the same way, as the
+// provider-failure record of their `failed` report (see wire.ts).
+import type { Agent } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
-import { ProviderError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import type { SpanData, WeightReason } from '../../core/trace.js';
 import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
@@ -25,6 +26,7 @@ import type { DebateFailure } from '../debate/types.js';
 import type { TrustPolicy } from './broker.js';
 import type { RapsEvent } from './events.js';
 import { runRaps, type RapsCarriedState, type RapsResult } from './run-raps.js';
+import { providerErrorFromWire } from './wire.js';
 
 /** Aggregators a RAPS session can compare on the agents' final answers. */
 export const rapsCompareAggregators = ['plurality', 'weighted-plurality'] as const;
@@ -97,6 +99,8 @@ export interface RunRapsSessionOptions extends SessionOptions<SessionProgress<Ra
   readonly agents: readonly AgentIdentity[];
   /** Agents hosted in this process; the others must run as nodes on `transport`. @default [] */
   readonly hostAgents?: readonly Agent[];
+  /** Removes secrets (API keys) from the hosted agents' failure reports (see `startRapsNode`). @default no change */
+  readonly redact?: (text: string) => string;
   /** Message transport (NATS for agents in other processes). @default an in-process bus */
   readonly transport?: Transport;
   /** Run id on the wire (subjects `raps.<wireRunId>.…`): letters, digits, `-`, `_`. @default runId with other characters replaced by `_` */
@@ -107,8 +111,8 @@ export interface RunRapsSessionOptions extends SessionOptions<SessionProgress<Ra
   readonly compare?: readonly string[];
   /**
    * Called after a task failed and was recorded as failed; throwing stops the session (a failure
-   * budget). Only the acts of `hostAgents` are seen failing: an agent on another process reports a
-   * failure as text, which counts as an ordinary failed act. @default none
+   * budget). Provider failures of agents in other processes count as those of `hostAgents` do.
+   * @default none
    */
   readonly onTaskFailure?: (failure: TaskFailure) => void;
 }
@@ -197,14 +201,9 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
   );
   let buffer: RapsEvent[] = [];
   let ran = 0;
-  // Provider failures of the hosted agents' acts on the task in flight, and its current round.
+  // Provider failures of the agents' acts on the task in flight (hosted or remote: both report them on the wire).
   let providerFailures: DebateFailure[] = [];
-  let round = 0;
-  const hostAgents = (options.hostAgents ?? []).map((agent) =>
-    watchProviderErrors(agent, (act, error) =>
-      providerFailures.push(providerFailure(agent.identity.id, act, round, error)),
-    ),
-  );
+  const hostAgents = options.hostAgents ?? [];
   let pending: readonly Task[] = remaining;
   let startState = initialState;
   let result: RapsResult | undefined;
@@ -216,6 +215,7 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
         subscriptions,
         tasks: pending,
         hostAgents,
+        ...(options.redact === undefined ? {} : { redact: options.redact }),
         ...(options.transport === undefined ? {} : { transport: options.transport }),
         runId: options.wireRunId ?? runId.replace(/[^A-Za-z0-9_-]/g, '_'),
         ...(protocol.maxRounds === undefined ? {} : { maxRounds: protocol.maxRounds }),
@@ -236,14 +236,21 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
         ...(startState === undefined ? {} : { initialState: startState }),
         onEvent: (event) => {
           buffer.push(event);
-          if (event.type === 'round') round = event.round + 1;
+          if (event.type === 'agent-error' && event.providerFailure !== undefined)
+            providerFailures.push(
+              providerFailure(
+                event.agentId,
+                event.providerFailure.act,
+                event.round,
+                providerErrorFromWire(event.providerFailure),
+              ),
+            );
         },
         onTaskDone: ({ decision, rounds, state }) => {
           const events = buffer;
           buffer = [];
           const failures = providerFailures;
           providerFailures = [];
-          round = 0;
           if (failures.length > 0) {
             // The task did not happen: keep no result; runRaps restarts after it from the state before it.
             const failure: TaskFailure = { schemaVersion: 1, method: RAPS_METHOD, taskId: decision.taskId, failures };
@@ -317,6 +324,7 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
       startState = records.at(-1)?.state ?? initialState;
       result = undefined;
       buffer = [];
+      providerFailures = [];
     }
   }
   return { runId, records, ran, resumed, ...(result === undefined ? {} : { result }), failed };
@@ -330,31 +338,6 @@ class RestartAfterFailedTask extends Error {
     super(`task ${taskId} failed; RAPS goes on after it from the state before it`);
     this.taskId = taskId;
   }
-}
-
-/**
- * Wraps a hosted agent so that each act whose model call failed after its retries (a
- * {@link ProviderError}) is reported to `onProviderError` before the error reaches the agent's node
- * (which reports it as a failed act). Other errors (an unusable reply) are not reported here.
- */
-function watchProviderErrors(agent: Agent, onProviderError: (act: string, error: ProviderError) => void): Agent {
-  const watch = async <T>(act: string, call: () => Promise<Acted<T>>): Promise<Acted<T>> => {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof ProviderError) onProviderError(act, error);
-      throw error;
-    }
-  };
-  return {
-    identity: agent.identity,
-    kind: agent.kind,
-    propose: (request) => watch('propose', () => agent.propose(request)),
-    revise: (request) => watch('revise', () => agent.revise(request)),
-    rate: (request) => watch('rate', () => agent.rate(request)),
-    audit: (request) => watch('audit', () => agent.audit(request)),
-    refineSubscription: (request) => watch('refine-subscription', () => agent.refineSubscription(request)),
-  };
 }
 
 function sameRoster(saved: readonly string[] | undefined, ids: readonly string[]): boolean {

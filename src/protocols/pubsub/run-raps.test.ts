@@ -5,7 +5,7 @@ import type { Task } from '../../core/task.js';
 import { createHashedNgramEmbedder } from '../../embeddings/hashed-ngram.js';
 import { cosineDistance } from '../../embeddings/vector.js';
 import { createInProcessBus } from '../../transport/in-process-bus.js';
-import { encodeWire, rapsSubjects } from './wire.js';
+import { encodeWire, RapsWireError, rapsSubjects } from './wire.js';
 import { createScriptedAgent } from './_test-agents.js';
 import type { RapsEvent } from './events.js';
 import { startRapsNode } from './node.js';
@@ -136,7 +136,7 @@ describe('runRaps', () => {
     await bus.publish(subjects.publications, encodeWire({ schemaVersion: 2, id: 'x', from: 'A', round: 0, text: '' }), {
       id: 'garbage-2',
     });
-    await bus.publish(subjects.reports, encodeWire({ schemaVersion: 1, kind: 'audited', commandId: 'c' }), {
+    await bus.publish(subjects.reports, encodeWire({ schemaVersion: 2, kind: 'audited', commandId: 'c' }), {
       id: 'garbage-3',
     });
     const events: RapsEvent[] = [];
@@ -151,6 +151,32 @@ describe('runRaps', () => {
       /message garbage-2 rejected: field schemaVersion.*\(schemaVersion 2; only 1 is understood\)/,
     );
     expect(errors[2]).toMatch(/message garbage-3 rejected: field/);
+  });
+
+  it('stops at once with a TransportError naming schemaVersion when an agent process sends reports of another version', async () => {
+    const bus = createInProcessBus();
+    const subjects = rapsSubjects('raps');
+    // C runs "elsewhere" on an older build: it answers every command with a schemaVersion 1 report.
+    await bus.subscribe(
+      subjects.commands('C'),
+      async (delivery) => {
+        const command = JSON.parse(new TextDecoder().decode(delivery.data)) as { id: string };
+        await bus.publish(
+          subjects.reports,
+          encodeWire({ schemaVersion: 1, kind: 'failed', commandId: command.id, agentId: 'C', error: 'C: HTTP 429' }),
+          { id: `report:${command.id}` },
+        );
+      },
+      { durable: 'old-node-C' },
+    );
+    const agents = team();
+    // The default reply timeout is 120 s: the run must not wait for it (the test would time out first).
+    const running = runRaps({ ...options(agents), hostAgents: agents.slice(0, 2), transport: bus });
+    await expect(running).rejects.toThrow(RapsWireError);
+    await expect(running).rejects.toMatchObject({ code: 'transport', field: 'schemaVersion', value: 1 });
+    await expect(running).rejects.toThrow(
+      /has schemaVersion 1, but this coordinator reads RAPS reports of schemaVersion 2/,
+    );
   });
 
   it('loses nothing when an agent node crashes mid-command and a new one takes over', async () => {

@@ -33,7 +33,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   const { order, model, settings } = context;
   const exchange = createRapsExchange(context);
   try {
-    await exchange.open(options.hostAgents ?? []);
+    await exchange.open(options.hostAgents ?? [], options.redact);
     const decisions: RapsDecision[] = [];
     const rounds: RapsRoundStats[] = [];
     let globalRound = options.initialState?.globalRound ?? 0;

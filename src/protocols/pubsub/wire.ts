@@ -1,7 +1,10 @@
-// Wire shapes of RAPS over a Transport, all with schemaVersion 1, validated with zod on receipt.
+// Wire shapes of RAPS over a Transport, validated with zod on receipt: publications and commands
+// with schemaVersion 1, reports with schemaVersion 2 (2 added the provider-failure record of a
+// `failed` report, so that a coordinator can tell a remote model call that failed from an agent's
+// own unusable reply).
 import { z } from 'zod';
 import { answerKinds } from '../../core/answers/answer-kind.js';
-import { DataFormatError } from '../../core/errors.js';
+import { DataFormatError, ProviderError, type ProviderFailureReason, TransportError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { Task } from '../../core/task.js';
 
@@ -48,7 +51,43 @@ export const commandSchema = z.discriminatedUnion('kind', [
   z.strictObject({ ...commandBase, kind: z.literal('refine'), current: z.string(), received: z.array(messageSchema) }),
 ]);
 
-const reportBase = { schemaVersion: z.literal(1), commandId: nonEmpty, agentId: nonEmpty };
+/**
+ * Version of the agent → coordinator report shape. 2: a `failed` report may carry a
+ * `providerFailure` record; a coordinator refuses reports of any other version (see {@link decodeReport}).
+ */
+export const RAPS_REPORT_VERSION = 2;
+
+/** Why a provider call failed for good, as on {@link ProviderError}`.reason`. */
+export const providerFailureReasons = [
+  'http',
+  'network',
+  'timeout',
+  'malformed',
+  'incomplete',
+] as const satisfies readonly ProviderFailureReason[];
+
+/** The agent acts a RAPS node runs, named as in a task failure record. */
+export const rapsActs = ['propose', 'revise', 'audit', 'refine-subscription'] as const;
+
+/** Longest provider-failure message on the wire, in characters (longer ones are cut on encoding). */
+export const PROVIDER_FAILURE_MESSAGE_MAX = 4000;
+
+/**
+ * zod schema of the provider-failure record of a `failed` report: which act's model call failed
+ * after its retries, the provider, model, reason, HTTP status and attempts of the
+ * {@link ProviderError}, and its message with secrets removed by the sending node.
+ */
+export const providerFailureSchema = z.strictObject({
+  act: z.enum(rapsActs),
+  provider: nonEmpty,
+  model: nonEmpty,
+  reason: z.enum(providerFailureReasons).optional(),
+  status: z.number().int().min(100).max(599).optional(),
+  attempts: z.number().int().min(1),
+  message: z.string().max(PROVIDER_FAILURE_MESSAGE_MAX),
+});
+
+const reportBase = { schemaVersion: z.literal(RAPS_REPORT_VERSION), commandId: nonEmpty, agentId: nonEmpty };
 
 /** zod schema of an agent → coordinator report (audit verdicts, refined subscriptions, failures). */
 export const reportSchema = z.discriminatedUnion('kind', [
@@ -61,13 +100,53 @@ export const reportSchema = z.discriminatedUnion('kind', [
     reason: z.string(),
   }),
   z.strictObject({ ...reportBase, kind: z.literal('refined'), text: z.string() }),
-  z.strictObject({ ...reportBase, kind: z.literal('failed'), error: z.string() }),
+  z.strictObject({
+    ...reportBase,
+    kind: z.literal('failed'),
+    error: z.string(),
+    /** Present when the act's model call failed (a provider failure: the task did not happen); absent for the agent's own failure. */
+    providerFailure: providerFailureSchema.optional(),
+  }),
 ]);
 
 /** A coordinator → agent command (schemaVersion 1). */
 export type RapsCommand = z.infer<typeof commandSchema>;
-/** An agent → coordinator report (schemaVersion 1). */
+/** An agent → coordinator report (schemaVersion {@link RAPS_REPORT_VERSION}). */
 export type RapsReport = z.infer<typeof reportSchema>;
+/** The provider-failure record of a `failed` report. */
+export type WireProviderFailure = z.infer<typeof providerFailureSchema>;
+/** An agent act of {@link rapsActs}. */
+export type RapsAct = (typeof rapsActs)[number];
+
+/**
+ * A wire message that the coordinator cannot act on safely, so the run stops: a report of another
+ * schema version (an agent process of another Repute build), or a `failed` report whose
+ * provider-failure record is malformed (the coordinator could not tell whether the task happened).
+ */
+export class RapsWireError extends TransportError {
+  /** Subject the message came on. */
+  readonly subject: string;
+  /** Transport id of the message. */
+  readonly id: string;
+  /** The offending field, dotted (`providerFailure.reason`). */
+  readonly field: string;
+  /** The value found there. */
+  readonly value: unknown;
+
+  constructor({
+    subject,
+    id,
+    field,
+    value,
+    message,
+  }: { subject: string; id: string; field: string; value: unknown; message: string }) {
+    super(message);
+    this.subject = subject;
+    this.id = id;
+    this.field = field;
+    this.value = value;
+  }
+}
 
 /** Subjects of one RAPS run: publications, reports and one command inbox per agent. */
 export function rapsSubjects(runId: string) {
@@ -94,31 +173,117 @@ export function encodeWire(value: unknown): Uint8Array {
 
 /**
  * Decodes and validates one wire payload; a bad payload throws a {@link DataFormatError} naming the
- * subject, the message id and the first offending field.
+ * subject, the message id and the first offending field (`version` is the schemaVersion the shape has).
  */
-export function decodeWire<T>(schema: z.ZodType<T>, data: Uint8Array, where: { subject: string; id: string }): T {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(decoder.decode(data));
-  } catch (error) {
-    throw new DataFormatError({
-      file: where.subject,
-      message: `message ${where.id} is not UTF-8 JSON (${(error as Error).message}); publishers must send JSON with schemaVersion 1`,
-      cause: error,
-    });
-  }
+export function decodeWire<T>(
+  schema: z.ZodType<T>,
+  data: Uint8Array,
+  where: { subject: string; id: string },
+  version = 1,
+): T {
+  const parsed = parseJson(data, where, version);
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
     const path = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    const version = (parsed as { schemaVersion?: unknown } | null)?.schemaVersion;
-    const hint = version !== 1 ? ` (schemaVersion ${JSON.stringify(version)}; only 1 is understood)` : '';
+    const found = (parsed as { schemaVersion?: unknown } | null)?.schemaVersion;
+    const hint = found !== version ? ` (schemaVersion ${JSON.stringify(found)}; only ${version} is understood)` : '';
     throw new DataFormatError({
       file: where.subject,
       message: `message ${where.id} rejected: field ${path}: ${issue?.message ?? 'invalid'}${hint}`,
     });
   }
   return result.data;
+}
+
+function parseJson(data: Uint8Array, where: { subject: string; id: string }, version: number): unknown {
+  try {
+    return JSON.parse(decoder.decode(data));
+  } catch (error) {
+    throw new DataFormatError({
+      file: where.subject,
+      message: `message ${where.id} is not UTF-8 JSON (${(error as Error).message}); publishers must send JSON with schemaVersion ${version}`,
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Decodes and validates one agent → coordinator report. Two faults throw a {@link RapsWireError}
+ * (a {@link TransportError}; the run stops) because going on would misrecord the task: a numeric
+ * `schemaVersion` other than {@link RAPS_REPORT_VERSION} (an agent process of another build, whose
+ * provider failures would pass for the agent's own), and a malformed `providerFailure` record.
+ * Anything else malformed throws a {@link DataFormatError} (counted and dropped, as stray messages are).
+ */
+export function decodeReport(data: Uint8Array, where: { subject: string; id: string }): RapsReport {
+  const parsed = parseJson(data, where, RAPS_REPORT_VERSION);
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+    const record = parsed as Record<string, unknown>;
+    const version = record.schemaVersion;
+    if (typeof version === 'number' && version !== RAPS_REPORT_VERSION)
+      throw new RapsWireError({
+        ...where,
+        field: 'schemaVersion',
+        value: version,
+        message: `report ${where.id} on ${where.subject} has schemaVersion ${version}, but this coordinator reads RAPS reports of schemaVersion ${RAPS_REPORT_VERSION} only (2 carries provider failures apart from failed acts); the agent process runs another Repute version: start the coordinator and every agent process from the same build, then rerun`,
+      });
+    if (record.kind === 'failed' && 'providerFailure' in record) {
+      const result = providerFailureSchema.safeParse(record.providerFailure);
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const path = issue?.path ?? [];
+        const field = ['providerFailure', ...path.map(String)].join('.');
+        let value: unknown = record.providerFailure;
+        for (const key of path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+        throw new RapsWireError({
+          ...where,
+          field,
+          value,
+          message: `report ${where.id} on ${where.subject} from agent ${JSON.stringify(record.agentId)} has a malformed provider-failure record: field ${field} is ${describeValue(value)} (${issue?.message ?? 'invalid'}); the coordinator cannot tell whether that task's model call failed, so the run stops. Start the agent processes from the same Repute build as the coordinator, then rerun: the task is redone`,
+        });
+      }
+    }
+  }
+  return decodeWire(reportSchema, data, where, RAPS_REPORT_VERSION);
+}
+
+/** A value for an error message: JSON, cut to 80 characters. */
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'missing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * The wire record of a provider failure: `act` is the act whose model call failed, `model` the
+ * agent's model; `redact` removes secrets (API keys) from every text field, and the message is cut
+ * to {@link PROVIDER_FAILURE_MESSAGE_MAX} characters after redaction (so no part of a key is left).
+ */
+export function providerFailureToWire(
+  error: ProviderError,
+  { act, model, redact }: { act: RapsAct; model: string; redact: (text: string) => string },
+): WireProviderFailure {
+  const message = redact(error.message);
+  return {
+    act,
+    provider: redact(error.provider) || 'unknown',
+    model: redact(model) || 'unknown',
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+    ...(error.status === undefined ? {} : { status: error.status }),
+    attempts: Math.max(1, error.attempts),
+    message: message.length > PROVIDER_FAILURE_MESSAGE_MAX ? message.slice(0, PROVIDER_FAILURE_MESSAGE_MAX) : message,
+  };
+}
+
+/** The {@link ProviderError} a provider-failure record stands for, as the remote agent's act threw it. */
+export function providerErrorFromWire(record: WireProviderFailure): ProviderError {
+  return new ProviderError({
+    provider: record.provider,
+    attempts: record.attempts,
+    message: record.message,
+    ...(record.status === undefined ? {} : { status: record.status }),
+    ...(record.reason === undefined ? {} : { reason: record.reason }),
+  });
 }
 
 /** Validates a publication against the Message schema (schemaVersion 1). */

@@ -1,0 +1,25 @@
+// Internal: what a RAPS node process keeps off the wire. Its agent's key is already removed from a
+// ProviderError by the retry middleware; this second pass removes the value of every key variable
+// the process can read, so that no message a node sends (a failure report) carries one.
+import { createRedactor } from '../../llm/_secrets.js';
+
+/** Key variables of the hosted providers, always redacted by a node process. */
+export const defaultSecretEnv: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'];
+
+/**
+ * A redactor that replaces the value of each named environment variable (and of
+ * {@link defaultSecretEnv}), as read now from `env`, with `[redacted]`; unset and blank variables
+ * are skipped. The value is matched as set and trimmed (the model sends the trimmed key).
+ */
+export function createEnvRedactor(
+  names: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): (text: string) => string {
+  const secrets = [...new Set([...defaultSecretEnv, ...names])].flatMap((name) => {
+    const value = env[name];
+    if (value === undefined || value.trim().length === 0) return [];
+    // The longer form first, so the trimmed key inside it does not leave the whitespace-only rest.
+    return value === value.trim() ? [value] : [value, value.trim()];
+  });
+  return createRedactor(secrets);
+}
