@@ -7,6 +7,7 @@ import { availableReplayMethodNames, replayMethodNames } from '../../eval/replay
 import { describeKinds, mixedKeyThreshold } from '../../eval/replay/audit-keys.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
+import { defaultCacheDirectory } from '../../eval/replay/_answer-key-cache.js';
 import { splitChoices, type SplitChoice } from '../../eval/replay/prepare.js';
 import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
@@ -152,6 +153,12 @@ export default defineCommand({
       description: 'Exit 3 when more than 0.5% of (task, key) groups mix correct and wrong flags',
       default: false,
     },
+    'key-cache': {
+      type: 'string',
+      description:
+        'Directory of the answer-key cache (canonical keys, equivalences and scores saved for the next run of the same answer code; results do not depend on it), or none; default $REPUTE_CACHE_DIR, else $XDG_CACHE_HOME/repute, else ~/.cache/repute',
+      valueHint: 'DIR|none',
+    },
   },
   async run({ args }) {
     {
@@ -194,6 +201,7 @@ export default defineCommand({
         process.stderr.write(
           'repute replay: --feedback verifier now means --verifier simulated (sensitivity and specificity from --verifier-sensitivity/--verifier-specificity)\n',
         );
+      const keyCache = args['key-cache'] ?? defaultCacheDirectory();
       const progress = createProgressBar();
       const started = performance.now();
       const report = await runReplay({
@@ -214,6 +222,7 @@ export default defineCommand({
         onProgress: (done, total) => progress.update('replay conditions', done, total),
         ...(kind === undefined ? {} : { kind }),
         strictKeys: Boolean(args['strict-keys']),
+        ...(keyCache === 'none' ? {} : { keyCache }),
         onData: (data) => {
           const rate = data.keyGroups === 0 ? 0 : data.mixedKeys / data.keyGroups;
           process.stderr.write(`answer kind: ${describeKinds(data.kinds)} (${data.kindSource})\n`);
@@ -224,6 +233,13 @@ export default defineCommand({
           }
         },
       });
+      if (report.keyCache !== undefined) {
+        const use = report.keyCache;
+        process.stderr.write(
+          `answer keys: ${use.loaded} read from the cache, ${use.computed} computed (${use.file}; --key-cache none to skip it)\n`,
+        );
+        if (use.problem !== undefined) process.stderr.write(`warning: answer-key cache ${use.problem}\n`);
+      }
       const files = await writeReplayOutputs(String(args.out), report);
       const seconds = (performance.now() - started) / 1000;
       process.stderr.write(

@@ -17,7 +17,8 @@ import {
 } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
-import { memoizeAnswerOps } from './_memo-answer-ops.js';
+import { emptyAnswerTables, memoizeAnswerOps, type AnswerTables } from './_memo-answer-ops.js';
+import { loadAnswerKeyCache, saveAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
@@ -91,6 +92,13 @@ export interface ReplayOptions {
   onProgress?: (done: number, total: number) => void;
   /** Answer operations (tests inject their own). @default createDefaultAnswerOps() */
   ops?: AnswerOps;
+  /**
+   * Directory of the answer-key cache: the canonical keys, equivalences and scores the default answer
+   * operations computed, saved after the run and read by the next run of the same answer code (a file
+   * per code version, see {@link defaultCacheDirectory} for the CLI's default). Results are the same
+   * with or without it. Ignored with custom `ops`. @default undefined (no cache)
+   */
+  keyCache?: string;
   /** Answer kind for every task, overriding what the dataset declares. @default undefined (the dataset's kinds) */
   kind?: AnswerKind;
   /**
@@ -246,6 +254,20 @@ export interface ReplayReport {
     /** Proposals aggregated over every condition and method. */
     readonly proposalsEvaluated: number;
   };
+  /** The answer-key cache, when the run used one ({@link ReplayOptions.keyCache}). */
+  readonly keyCache?: KeyCacheUse;
+}
+
+/** How a run used the answer-key cache. */
+export interface KeyCacheUse {
+  /** The cache file of this answer code. */
+  readonly file: string;
+  /** Answers read from it. */
+  readonly loaded: number;
+  /** Answers the run computed (not in the cache). */
+  readonly computed: number;
+  /** Why an existing cache file was not read, or why saving failed; `undefined` when all went well. */
+  readonly problem: string | undefined;
 }
 
 const defaults = {
@@ -263,6 +285,7 @@ const defaults = {
   workers: undefined,
   onProgress: undefined,
   ops: undefined,
+  keyCache: undefined,
   kind: undefined,
   strictKeys: false,
   onData: undefined,
@@ -419,8 +442,14 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       message: 'method objects cannot be sent to worker threads; pass registered method names or workers: 1',
     });
   }
-  // One table per run: the audit, preparation and planning ask the same questions many times.
-  const ops = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps());
+  // One table per run: the audit, preparation and planning ask the same questions many times. With a
+  // key cache the table starts from the saved answers, and what the run computes is also kept apart
+  // (`fresh`), to start the file over from when it has grown too large.
+  const cache =
+    options.keyCache === undefined || options.ops !== undefined ? undefined : loadAnswerKeyCache(options.keyCache);
+  const fresh = emptyAnswerTables();
+  const computing = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps(), fresh);
+  const ops = cache === undefined ? computing : memoizeAnswerOps(computing, cache.tables);
   if (options.ops !== undefined && workers > 1) {
     throw new InvalidArgumentError({
       parameter: 'ops',
@@ -479,6 +508,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const byName = new Map(methods.map((method) => [method.name, method]));
   const methodsNamed = (names: readonly string[]) => names.map((name) => byName.get(name) as ReplayMethod);
   let done = 0;
+  let keyCacheUse: KeyCacheUse | undefined;
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
@@ -606,6 +636,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     }
   } finally {
     await pool?.close();
+    keyCacheUse = cache === undefined ? undefined : saveKeyCache(cache, computing.computed(), fresh);
   }
 
   const combined = combineSeeds(perSeedSummaries);
@@ -671,5 +702,26 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const rows = perSeedRows.flatMap((seedRows, index) =>
     seedRows.map((row) => ({ seed: seeds[index] as number, ...row })),
   );
-  return { summary, rows, timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated } };
+  return {
+    summary,
+    rows,
+    timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated },
+    ...(keyCacheUse === undefined ? {} : { keyCache: keyCacheUse }),
+  };
+}
+
+/**
+ * Saves the run's answers to the key cache when it computed any. A cache that cannot be written does
+ * not fail the run (the results do not depend on it); the report says why in `problem`.
+ */
+function saveKeyCache(cache: AnswerKeyCache, computed: number, fresh: AnswerTables): KeyCacheUse {
+  let problem = cache.ignored === undefined ? undefined : `ignored ${cache.file}: ${cache.ignored}`;
+  if (computed > 0) {
+    try {
+      saveAnswerKeyCache(cache, cache.tables, fresh);
+    } catch (error) {
+      problem = `could not save ${cache.file}: ${(error as Error).message}`;
+    }
+  }
+  return { file: cache.file, loaded: cache.loaded, computed, problem };
 }

@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { writeProposalsJsonl } from '../proposals/proposals-jsonl.js';
+import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
+import {
+  answerCodeFingerprint,
+  defaultCacheDirectory,
+  loadAnswerKeyCache,
+  saveAnswerKeyCache,
+} from './_answer-key-cache.js';
+import { emptyAnswerTables, memoizeAnswerOps } from './_memo-answer-ops.js';
+import { generateReplayFixture } from './fixture.js';
+import { runReplay } from './run-replay.js';
+
+const directory = temporaryDirectory('repute-key-cache-');
+const fixturePath = join(directory, 'fixture.jsonl');
+beforeAll(async () => {
+  await writeProposalsJsonl(fixturePath, generateReplayFixture({ seed: 5, tasks: 30 }));
+});
+
+// A small grid: two methods, 30 tasks, one worker.
+const replay = (keyCache?: string) =>
+  runReplay({
+    path: fixturePath,
+    tasks: 30,
+    split: 'all',
+    methods: ['majority', 'beta'],
+    workers: 1,
+    ...(keyCache === undefined ? {} : { keyCache }),
+  });
+
+describe('answer-key cache', () => {
+  it('saves what a run computed, and the next run reads it all and computes nothing, with the same results', async () => {
+    const cacheDirectory = join(directory, 'round-trip');
+    const plain = await replay();
+    const first = await replay(cacheDirectory);
+    expect(first.keyCache?.loaded).toBe(0);
+    expect(first.keyCache?.computed).toBeGreaterThan(0);
+    expect(first.keyCache?.problem).toBeUndefined();
+    expect(existsSync(first.keyCache?.file ?? '')).toBe(true);
+    const second = await replay(cacheDirectory);
+    // Every distinct question of the first run is in the file, and the second run asks the same ones.
+    expect(second.keyCache?.loaded).toBe(first.keyCache?.computed);
+    expect(second.keyCache?.computed).toBe(0);
+    expect(second.summary).toEqual(plain.summary);
+    expect(first.summary).toEqual(plain.summary);
+    expect(second.rows).toEqual(plain.rows);
+    expect(plain.keyCache).toBeUndefined();
+  });
+
+  it('ignores a file written by other answer code, or one that does not parse, and rewrites it', async () => {
+    const cacheDirectory = join(directory, 'stale');
+    const first = await replay(cacheDirectory);
+    const file = first.keyCache?.file as string;
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { fingerprint: string };
+    writeFileSync(file, JSON.stringify({ ...saved, fingerprint: '0000000000000000' }));
+    const other = await replay(cacheDirectory);
+    expect(other.keyCache?.loaded).toBe(0);
+    expect(other.keyCache?.computed).toBe(first.keyCache?.computed);
+    expect(other.keyCache?.problem).toMatch(/written by other answer code/);
+    writeFileSync(file, '{"schemaVersion": 1, "fingerp');
+    const broken = await replay(cacheDirectory);
+    expect(broken.keyCache?.loaded).toBe(0);
+    expect(broken.keyCache?.problem).toMatch(/^ignored .*answer-keys-[0-9a-f]{16}\.json: /);
+    expect(broken.summary).toEqual(first.summary);
+    // Rewritten whole: the next run reads every answer again.
+    expect((await replay(cacheDirectory)).keyCache?.loaded).toBe(first.keyCache?.computed);
+  });
+
+  it('refuses a file whose entries have the wrong shape, naming the section', () => {
+    const cacheDirectory = join(directory, 'shape');
+    const cache = loadAnswerKeyCache(cacheDirectory);
+    const fingerprint = answerCodeFingerprint();
+    const write = (body: object) =>
+      saveText(
+        cache.file,
+        JSON.stringify({ schemaVersion: 1, fingerprint, canonical: {}, equivalent: {}, score: {}, ...body }),
+      );
+    write({ score: { number: [['42', '42', 2, 1]] } });
+    expect(loadAnswerKeyCache(cacheDirectory).ignored).toBe('score.number has a malformed entry');
+    write({ canonical: { 'no-such-kind': [] } });
+    expect(loadAnswerKeyCache(cacheDirectory).ignored).toBe('canonical has an unknown kind "no-such-kind"');
+    write({
+      canonical: {
+        number: [
+          [' 42 ', '42'],
+          ['x', null],
+        ],
+      },
+      equivalent: { number: [['42', '42.0', 1]] },
+    });
+    const good = loadAnswerKeyCache(cacheDirectory);
+    expect(good.ignored).toBeUndefined();
+    expect(good.loaded).toBe(3);
+    // Keys such as __proto__ are plain keys of the tables.
+    write({ canonical: { number: [['__proto__', '1']] } });
+    expect(loadAnswerKeyCache(cacheDirectory).tables.canonical.get('number')?.get('__proto__')).toBe('1');
+  });
+
+  it('answers from the saved tables before the wrapped ops, and records only what it computed as fresh', () => {
+    let calls = 0;
+    const base = {
+      canonical: (_kind: string, raw: string) => {
+        calls++;
+        return raw.trim();
+      },
+      equivalent: () => false,
+      score: () => ({ exact: 0, f1: 0 }),
+    };
+    const saved = emptyAnswerTables();
+    saved.canonical.set('number', new Map([[' 7 ', 'seven (saved)']]));
+    const fresh = emptyAnswerTables();
+    const ops = memoizeAnswerOps(memoizeAnswerOps(base, fresh), saved);
+    expect(ops.canonical('number', ' 7 ')).toBe('seven (saved)');
+    expect(ops.canonical('number', ' 8 ')).toBe('8');
+    expect(calls).toBe(1);
+    expect([...(fresh.canonical.get('number') ?? [])]).toEqual([[' 8 ', '8']]);
+    expect([...(saved.canonical.get('number') ?? [])]).toEqual([
+      [' 7 ', 'seven (saved)'],
+      [' 8 ', '8'],
+    ]);
+  });
+
+  it('starts the file over with the run’s own answers above the size limit, and keeps 3 other versions', () => {
+    const cacheDirectory = join(directory, 'limits');
+    const cache = loadAnswerKeyCache(cacheDirectory);
+    const all = emptyAnswerTables();
+    all.canonical.set(
+      'number',
+      new Map([
+        ['1', '1'],
+        ['2', '2'],
+        ['3', '3'],
+      ]),
+    );
+    const fresh = emptyAnswerTables();
+    fresh.canonical.set('number', new Map([['3', '3']]));
+    expect(saveAnswerKeyCache(cache, all, fresh)).toBe(3);
+    // The three-entry file is about 150 bytes; a 100-byte limit keeps the fresh entry alone.
+    expect(saveAnswerKeyCache(cache, all, fresh, 100)).toBe(1);
+    expect(loadAnswerKeyCache(cacheDirectory).loaded).toBe(1);
+    // Five files of other code versions, oldest first: the three most recent stay.
+    for (let index = 0; index < 5; index++) {
+      const other = join(cacheDirectory, `answer-keys-${String(index).repeat(16)}.json`);
+      writeFileSync(other, '{}');
+      utimesSync(other, 1_000_000 + index, 1_000_000 + index);
+    }
+    saveAnswerKeyCache(cache, all, fresh);
+    expect(readdirSync(cacheDirectory).sort()).toEqual(
+      [
+        cache.file.split('/').at(-1),
+        ...[2, 3, 4].map((index) => `answer-keys-${String(index).repeat(16)}.json`),
+      ].sort(),
+    );
+  });
+
+  it('defaults to $REPUTE_CACHE_DIR, then $XDG_CACHE_HOME/repute, then ~/.cache/repute', () => {
+    expect(defaultCacheDirectory({ REPUTE_CACHE_DIR: '/a', XDG_CACHE_HOME: '/b' })).toBe('/a');
+    expect(defaultCacheDirectory({ XDG_CACHE_HOME: '/b' })).toBe('/b/repute');
+    expect(defaultCacheDirectory({})).toMatch(/\/\.cache\/repute$/);
+  });
+});
+
+function saveText(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
