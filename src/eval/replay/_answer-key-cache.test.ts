@@ -98,7 +98,7 @@ describe('answer-key cache', () => {
     expect(loadAnswerKeyCache(cacheDirectory).tables.canonical.get('number')?.get('__proto__')).toBe('1');
   });
 
-  it('answers from the saved tables before the wrapped ops, and records only what it computed as fresh', () => {
+  it('answers from the saved tables before the wrapped ops, and counts what it computed', () => {
     let calls = 0;
     const base = {
       canonical: (_kind: string, raw: string) => {
@@ -110,43 +110,58 @@ describe('answer-key cache', () => {
     };
     const saved = emptyAnswerTables();
     saved.canonical.set('number', new Map([[' 7 ', 'seven (saved)']]));
-    const fresh = emptyAnswerTables();
-    const ops = memoizeAnswerOps(memoizeAnswerOps(base, fresh), saved);
+    const ops = memoizeAnswerOps(base, saved);
     expect(ops.canonical('number', ' 7 ')).toBe('seven (saved)');
     expect(ops.canonical('number', ' 8 ')).toBe('8');
+    expect(ops.canonical('number', ' 8 ')).toBe('8');
     expect(calls).toBe(1);
-    expect([...(fresh.canonical.get('number') ?? [])]).toEqual([[' 8 ', '8']]);
+    expect(ops.computed()).toBe(1);
     expect([...(saved.canonical.get('number') ?? [])]).toEqual([
       [' 7 ', 'seven (saved)'],
       [' 8 ', '8'],
     ]);
   });
 
-  it('starts the file over with the run’s own answers above the size limit, and keeps 3 other versions', () => {
+  it('writes every answer, removes a cache that would pass the size limit, and keeps 3 other versions', () => {
     const cacheDirectory = join(directory, 'limits');
     const cache = loadAnswerKeyCache(cacheDirectory);
-    const all = emptyAnswerTables();
-    all.canonical.set(
+    const tables = emptyAnswerTables();
+    tables.canonical.set(
       'number',
-      new Map([
+      new Map<string, string | null>([
         ['1', '1'],
-        ['2', '2'],
-        ['3', '3'],
+        [' 2', '2'],
+        ['x', null],
       ]),
     );
-    const fresh = emptyAnswerTables();
-    fresh.canonical.set('number', new Map([['3', '3']]));
-    expect(saveAnswerKeyCache(cache, all, fresh)).toBe(3);
-    // The three-entry file is about 150 bytes; a 100-byte limit keeps the fresh entry alone.
-    expect(saveAnswerKeyCache(cache, all, fresh, 100)).toBe(1);
-    expect(loadAnswerKeyCache(cacheDirectory).loaded).toBe(1);
+    tables.equivalent.set(
+      'number',
+      new Map([
+        [
+          '1',
+          new Map([
+            ['1.0', true],
+            ['2', false],
+          ]),
+        ],
+      ]),
+    );
+    tables.score.set('number', new Map([['1', new Map([['1', { exact: 1, f1: 1 }]])]]));
+    expect(saveAnswerKeyCache(cache, tables)).toBe(6);
+    const read = loadAnswerKeyCache(cacheDirectory);
+    expect(read.loaded).toBe(6);
+    expect(read.tables).toEqual(tables);
+    // The file is about 200 bytes: a 100-byte limit removes it rather than writing part of it.
+    expect(saveAnswerKeyCache(cache, tables, 100)).toBe(0);
+    expect(existsSync(cache.file)).toBe(false);
+    expect(readdirSync(cacheDirectory)).toEqual([]);
     // Five files of other code versions, oldest first: the three most recent stay.
     for (let index = 0; index < 5; index++) {
       const other = join(cacheDirectory, `answer-keys-${String(index).repeat(16)}.json`);
       writeFileSync(other, '{}');
       utimesSync(other, 1_000_000 + index, 1_000_000 + index);
     }
-    saveAnswerKeyCache(cache, all, fresh);
+    saveAnswerKeyCache(cache, tables);
     expect(readdirSync(cacheDirectory).sort()).toEqual(
       [
         cache.file.split('/').at(-1),

@@ -7,17 +7,28 @@
 // version), so changed code never reads keys an older version computed; a file that does not read
 // as this version's cache is ignored and rewritten.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
 import { emptyAnswerTables, type AnswerTables } from './_memo-answer-ops.js';
 
 /** Shape version of the cache file. */
 const cacheSchemaVersion = 1;
-/** A cache file above this size is not extended: the run writes only its own answers. */
+/** A cache that would grow past this size is removed instead of written; the next run starts it over. */
 export const maxCacheBytes = 64 * 1024 * 1024;
 /** Cache files of other fingerprints (other code versions) kept beside the current one. */
 const keptOtherVersions = 3;
@@ -68,15 +79,6 @@ export interface AnswerKeyCache {
   readonly loaded: number;
   /** Why a file that existed was not used (unreadable, another shape); `undefined` when it was, or there was none. */
   readonly ignored: string | undefined;
-}
-
-/** The cache file as written: per kind, tuples of the call's strings and its answer. */
-interface CacheFile {
-  readonly schemaVersion: number;
-  readonly fingerprint: string;
-  readonly canonical: Record<string, [string, string | null][]>;
-  readonly equivalent: Record<string, [string, string, 0 | 1][]>;
-  readonly score: Record<string, [string, string, number, number][]>;
 }
 
 /** Loads the cache of this code version from `directory` (a missing directory or file is an empty cache). */
@@ -180,60 +182,83 @@ function readTables(value: unknown): { tables: AnswerTables; loaded: number } {
   return { tables, loaded };
 }
 
-function writeTables(tables: AnswerTables): CacheFile {
-  const canonical: CacheFile['canonical'] = {};
-  for (const [kind, table] of tables.canonical) canonical[kind] = [...table];
-  const equivalent: CacheFile['equivalent'] = {};
-  for (const [kind, table] of tables.equivalent) {
-    const rows: [string, string, 0 | 1][] = [];
-    for (const [left, inner] of table) for (const [right, same] of inner) rows.push([left, right, same ? 1 : 0]);
-    equivalent[kind] = rows;
-  }
-  const score: CacheFile['score'] = {};
-  for (const [kind, table] of tables.score) {
-    const rows: [string, string, number, number][] = [];
-    for (const [reference, inner] of table)
-      for (const [key, value] of inner) rows.push([reference, key, value.exact, value.f1]);
-    score[kind] = rows;
-  }
-  return { schemaVersion: cacheSchemaVersion, fingerprint: answerCodeFingerprint(), canonical, equivalent, score };
-}
-
 /**
- * Writes `tables` as the cache file (a temporary file renamed over it, so a reader never sees half a
- * file and concurrent runs leave one whole file). Above `maxBytes` (64 MB) it starts over with `fresh`
- * (this run's answers alone). Cache files of other code versions beyond the 3 most recent are removed. Returns
- * the number of answers written.
+ * Writes `tables` as the cache file, piece by piece (no copy of the tables as one JSON value), to a
+ * temporary file renamed over it, so a reader never sees half a file and concurrent runs leave one
+ * whole file. A cache that would pass `maxBytes` (64 MB) is removed instead, and the next run starts
+ * it over. Cache files of other code versions beyond the 3 most recent are removed. Returns the
+ * number of answers written (0 when the cache was removed).
  */
-export function saveAnswerKeyCache(
-  cache: AnswerKeyCache,
-  tables: AnswerTables,
-  fresh: AnswerTables,
-  maxBytes = maxCacheBytes,
-): number {
-  const directory = join(cache.file, '..');
+export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, maxBytes = maxCacheBytes): number {
+  const directory = dirname(cache.file);
   mkdirSync(directory, { recursive: true });
-  let written = tables;
-  let text = JSON.stringify(writeTables(tables));
-  if (Buffer.byteLength(text) > maxBytes) {
-    written = fresh;
-    text = JSON.stringify(writeTables(fresh));
-  }
   const temporary = `${cache.file}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
+  const descriptor = openSync(temporary, 'w');
+  let pending = '';
+  let bytes = 0;
+  let written = 0;
+  const flush = () => {
+    writeSync(descriptor, pending);
+    pending = '';
+  };
+  // Appends text; false once the file would pass maxBytes.
+  const put = (text: string): boolean => {
+    pending += text;
+    bytes += Buffer.byteLength(text);
+    if (pending.length >= 1 << 16) flush();
+    return bytes <= maxBytes;
+  };
+  // One section per operation, one list of tuples per kind: [raw, key], [left, right, 0|1], [reference, key, exact, f1].
+  const section = <T>(
+    name: string,
+    byKind: ReadonlyMap<AnswerKind, ReadonlyMap<string, T>>,
+    rows: (outer: string, value: T, emit: (row: unknown[]) => boolean) => boolean,
+  ): boolean => {
+    if (!put(`,${JSON.stringify(name)}:{`)) return false;
+    let separator = '';
+    for (const [kind, table] of byKind) {
+      if (!put(`${separator}${JSON.stringify(kind)}:[`)) return false;
+      separator = ',';
+      let rowSeparator = '';
+      const emit = (row: unknown[]): boolean => {
+        written++;
+        const fits = put(`${rowSeparator}${JSON.stringify(row)}`);
+        rowSeparator = ',';
+        return fits;
+      };
+      for (const [outer, value] of table) if (!rows(outer, value, emit)) return false;
+      if (!put(']')) return false;
+    }
+    return put('}');
+  };
+  let fits = false;
+  try {
+    fits =
+      put(`{"schemaVersion":${cacheSchemaVersion},"fingerprint":${JSON.stringify(answerCodeFingerprint())}`) &&
+      section('canonical', tables.canonical, (raw, key, emit) => emit([raw, key])) &&
+      section('equivalent', tables.equivalent, (left, inner, emit) => {
+        for (const [right, same] of inner) if (!emit([left, right, same ? 1 : 0])) return false;
+        return true;
+      }) &&
+      section('score', tables.score, (reference, inner, emit) => {
+        for (const [key, value] of inner) if (!emit([reference, key, value.exact, value.f1])) return false;
+        return true;
+      }) &&
+      put('}');
+    if (fits) flush();
+  } finally {
+    closeSync(descriptor);
+  }
+  if (!fits) {
+    rmSync(temporary, { force: true });
+    rmSync(cache.file, { force: true });
+    return 0;
+  }
   renameSync(temporary, cache.file);
   const others = readdirSync(directory)
     .filter((name) => /^answer-keys-[0-9a-f]+\.json$/.test(name) && join(directory, name) !== cache.file)
     .map((name) => ({ path: join(directory, name), modified: statSync(join(directory, name)).mtimeMs }))
     .sort((left, right) => right.modified - left.modified);
   for (const stale of others.slice(keptOtherVersions)) rmSync(stale.path, { force: true });
-  return countAnswers(written);
-}
-
-function countAnswers(tables: AnswerTables): number {
-  let count = 0;
-  for (const table of tables.canonical.values()) count += table.size;
-  for (const table of tables.equivalent.values()) for (const inner of table.values()) count += inner.size;
-  for (const table of tables.score.values()) for (const inner of table.values()) count += inner.size;
-  return count;
+  return written;
 }

@@ -17,8 +17,8 @@ import {
 } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
-import { emptyAnswerTables, memoizeAnswerOps, type AnswerTables } from './_memo-answer-ops.js';
-import { loadAnswerKeyCache, saveAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
+import { memoizeAnswerOps } from './_memo-answer-ops.js';
+import { loadAnswerKeyCache, maxCacheBytes, saveAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
@@ -443,13 +443,10 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     });
   }
   // One table per run: the audit, preparation and planning ask the same questions many times. With a
-  // key cache the table starts from the saved answers, and what the run computes is also kept apart
-  // (`fresh`), to start the file over from when it has grown too large.
+  // key cache the table starts from the saved answers.
   const cache =
     options.keyCache === undefined || options.ops !== undefined ? undefined : loadAnswerKeyCache(options.keyCache);
-  const fresh = emptyAnswerTables();
-  const computing = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps(), fresh);
-  const ops = cache === undefined ? computing : memoizeAnswerOps(computing, cache.tables);
+  const ops = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps(), cache?.tables);
   if (options.ops !== undefined && workers > 1) {
     throw new InvalidArgumentError({
       parameter: 'ops',
@@ -636,7 +633,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     }
   } finally {
     await pool?.close();
-    keyCacheUse = cache === undefined ? undefined : saveKeyCache(cache, computing.computed(), fresh);
+    keyCacheUse = cache === undefined ? undefined : saveKeyCache(cache, ops.computed());
   }
 
   const combined = combineSeeds(perSeedSummaries);
@@ -714,11 +711,12 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
  * Saves the run's answers to the key cache when it computed any. A cache that cannot be written does
  * not fail the run (the results do not depend on it); the report says why in `problem`.
  */
-function saveKeyCache(cache: AnswerKeyCache, computed: number, fresh: AnswerTables): KeyCacheUse {
+function saveKeyCache(cache: AnswerKeyCache, computed: number): KeyCacheUse {
   let problem = cache.ignored === undefined ? undefined : `ignored ${cache.file}: ${cache.ignored}`;
   if (computed > 0) {
     try {
-      saveAnswerKeyCache(cache, cache.tables, fresh);
+      if (saveAnswerKeyCache(cache, cache.tables) === 0)
+        problem = `removed ${cache.file}: it would pass ${maxCacheBytes / 2 ** 20} MB; the next run starts it over`;
     } catch (error) {
       problem = `could not save ${cache.file}: ${(error as Error).message}`;
     }
