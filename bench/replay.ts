@@ -283,15 +283,15 @@ for (let repeat = 0; repeat < repeats; repeat++)
 
 const of = (entries: readonly Sample[], pick: (sample: Sample) => number) => median(entries.map(pick));
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(52)} ${value}\n`);
+const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(58)} ${value}\n`);
 process.stdout.write(
-  `replay bench on ${path} (--tasks ${tasks} --split ${split}, one seed) from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length})\n`,
+  `replay bench on ${path} (--tasks ${tasks} --split ${split}, one seed) from ${fromDist ? 'dist/ (node)' : 'src/ (tsx)'}, a fresh process per run (medians of ${repeats} runs; floor of ${floor.length}); cold runs start from an empty answer-key cache, warm runs read the keys a first run saved\n`,
 );
 line('floor: read + parse dataset', `${median(floor).toFixed(0)} ms, peak RSS ${floorRssMb.toFixed(0)} MB`);
 for (const [label, entries] of [
   ['1 worker', one],
   ['2 workers', two],
-  ['2 workers, warm key cache', warm],
+  ['2 workers, warm', warm],
 ] as const) {
   line(`${label}: wall time (load + prepare + grid)`, seconds(of(entries, (sample) => sample.wallMs)));
   line(

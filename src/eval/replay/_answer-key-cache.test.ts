@@ -62,7 +62,7 @@ describe('answer-key cache', () => {
     writeFileSync(file, '{"schemaVersion": 1, "fingerp');
     const broken = await replay(cacheDirectory);
     expect(broken.keyCache?.loaded).toBe(0);
-    expect(broken.keyCache?.problem).toMatch(/^ignored .*answer-keys-[0-9a-f]{16}\.json: /);
+    expect(broken.keyCache?.problem).toMatch(/^ignored .*answer-keys-[0-9a-f]{16}-[0-9a-f]{12}\.json: /);
     expect(broken.summary).toEqual(first.summary);
     // Rewritten whole: the next run reads every answer again.
     expect((await replay(cacheDirectory)).keyCache?.loaded).toBe(first.keyCache?.computed);
@@ -70,7 +70,7 @@ describe('answer-key cache', () => {
 
   it('refuses a file whose entries have the wrong shape, naming the section', () => {
     const cacheDirectory = join(directory, 'shape');
-    const cache = loadAnswerKeyCache(cacheDirectory);
+    const cache = loadAnswerKeyCache(cacheDirectory, fixturePath);
     const fingerprint = answerCodeFingerprint();
     const write = (body: object) =>
       saveText(
@@ -78,9 +78,11 @@ describe('answer-key cache', () => {
         JSON.stringify({ schemaVersion: 1, fingerprint, canonical: {}, equivalent: {}, score: {}, ...body }),
       );
     write({ score: { number: [['42', '42', 2, 1]] } });
-    expect(loadAnswerKeyCache(cacheDirectory).ignored).toBe('score.number has a malformed entry');
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe('score.number has a malformed entry');
     write({ canonical: { 'no-such-kind': [] } });
-    expect(loadAnswerKeyCache(cacheDirectory).ignored).toBe('canonical has an unknown kind "no-such-kind"');
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe(
+      'canonical has an unknown kind "no-such-kind"',
+    );
     write({
       canonical: {
         number: [
@@ -90,12 +92,12 @@ describe('answer-key cache', () => {
       },
       equivalent: { number: [['42', '42.0', 1]] },
     });
-    const good = loadAnswerKeyCache(cacheDirectory);
+    const good = loadAnswerKeyCache(cacheDirectory, fixturePath);
     expect(good.ignored).toBeUndefined();
     expect(good.loaded).toBe(3);
     // Keys such as __proto__ are plain keys of the tables.
     write({ canonical: { number: [['__proto__', '1']] } });
-    expect(loadAnswerKeyCache(cacheDirectory).tables.canonical.get('number')?.get('__proto__')).toBe('1');
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).tables.canonical.get('number')?.get('__proto__')).toBe('1');
   });
 
   it('answers from the saved tables before the wrapped ops, and counts what it computed', () => {
@@ -124,7 +126,7 @@ describe('answer-key cache', () => {
 
   it('writes every answer, removes a cache that would pass the size limit, and keeps 3 other versions', () => {
     const cacheDirectory = join(directory, 'limits');
-    const cache = loadAnswerKeyCache(cacheDirectory);
+    const cache = loadAnswerKeyCache(cacheDirectory, fixturePath);
     const tables = emptyAnswerTables();
     tables.canonical.set(
       'number',
@@ -148,24 +150,30 @@ describe('answer-key cache', () => {
     );
     tables.score.set('number', new Map([['1', new Map([['1', { exact: 1, f1: 1 }]])]]));
     expect(saveAnswerKeyCache(cache, tables)).toBe(6);
-    const read = loadAnswerKeyCache(cacheDirectory);
+    const read = loadAnswerKeyCache(cacheDirectory, fixturePath);
     expect(read.loaded).toBe(6);
     expect(read.tables).toEqual(tables);
     // The file is about 200 bytes: a 100-byte limit removes it rather than writing part of it.
     expect(saveAnswerKeyCache(cache, tables, 100)).toBe(0);
     expect(existsSync(cache.file)).toBe(false);
     expect(readdirSync(cacheDirectory)).toEqual([]);
-    // Five files of other code versions, oldest first: the three most recent stay.
+    // Five files of other code versions, oldest first: the three most recent stay; and this code
+    // version's file of another dataset stays, however old.
     for (let index = 0; index < 5; index++) {
-      const other = join(cacheDirectory, `answer-keys-${String(index).repeat(16)}.json`);
+      const other = join(cacheDirectory, `answer-keys-${String(index).repeat(16)}-${'a'.repeat(12)}.json`);
       writeFileSync(other, '{}');
       utimesSync(other, 1_000_000 + index, 1_000_000 + index);
     }
+    const otherDataset = loadAnswerKeyCache(cacheDirectory, join(directory, 'another.jsonl')).file;
+    expect(otherDataset).not.toBe(cache.file);
+    writeFileSync(otherDataset, '{}');
+    utimesSync(otherDataset, 1_000_000, 1_000_000);
     saveAnswerKeyCache(cache, tables);
     expect(readdirSync(cacheDirectory).sort()).toEqual(
       [
         cache.file.split('/').at(-1),
-        ...[2, 3, 4].map((index) => `answer-keys-${String(index).repeat(16)}.json`),
+        otherDataset.split('/').at(-1),
+        ...[2, 3, 4].map((index) => `answer-keys-${String(index).repeat(16)}-${'a'.repeat(12)}.json`),
       ].sort(),
     );
   });

@@ -2,10 +2,10 @@
 // functions of their strings and of the answer code, and computing them is most of a replay's serial
 // start (the math kind parses every distinct answer and payload candidate with the compute engine:
 // about 13,000 parses, 2.5 s, on the full MATH-L5 grid). A run saves what it computed; the next run
-// of the same answer code starts from it. The file is named by a fingerprint of that code (every
-// source file of core/answers, the replay's scoring, the compute engine's bundle and the Node
-// version), so changed code never reads keys an older version computed; a file that does not read
-// as this version's cache is ignored and rewritten.
+// of the same answer code on the same dataset starts from it. The file is named by the dataset's path
+// and a fingerprint of that code (every source file of core/answers, the replay's scoring, the
+// compute engine's bundle and the Node version), so changed code never reads keys an older version
+// computed; a file that does not read as this version's cache is ignored and rewritten.
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -21,7 +21,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
 import { emptyAnswerTables, type AnswerTables } from './_memo-answer-ops.js';
@@ -29,8 +29,8 @@ import { emptyAnswerTables, type AnswerTables } from './_memo-answer-ops.js';
 /** Shape version of the cache file. */
 const cacheSchemaVersion = 1;
 /** A cache that would grow past this size is removed instead of written; the next run starts it over. */
-export const maxCacheBytes = 64 * 1024 * 1024;
-/** Cache files of other fingerprints (other code versions) kept beside the current one. */
+export const maxCacheBytes = 32 * 1024 * 1024;
+/** Cache files of other fingerprints (other code versions) kept beside the current ones. */
 const keptOtherVersions = 3;
 
 /**
@@ -81,9 +81,11 @@ export interface AnswerKeyCache {
   readonly ignored: string | undefined;
 }
 
-/** Loads the cache of this code version from `directory` (a missing directory or file is an empty cache). */
-export function loadAnswerKeyCache(directory: string): AnswerKeyCache {
-  const file = join(directory, `answer-keys-${answerCodeFingerprint()}.json`);
+/** Loads the cache of this code version and `dataset` (a path) from `directory` (a missing directory or file is an empty cache). */
+export function loadAnswerKeyCache(directory: string, dataset: string): AnswerKeyCache {
+  // One file per dataset (by its resolved path), so a run loads the answers of its own data only.
+  const datasetKey = createHash('sha256').update(resolve(dataset)).digest('hex').slice(0, 12);
+  const file = join(directory, `answer-keys-${answerCodeFingerprint()}-${datasetKey}.json`);
   const empty = (ignored: string | undefined): AnswerKeyCache => ({
     file,
     tables: emptyAnswerTables(),
@@ -185,8 +187,8 @@ function readTables(value: unknown): { tables: AnswerTables; loaded: number } {
 /**
  * Writes `tables` as the cache file, piece by piece (no copy of the tables as one JSON value), to a
  * temporary file renamed over it, so a reader never sees half a file and concurrent runs leave one
- * whole file. A cache that would pass `maxBytes` (64 MB) is removed instead, and the next run starts
- * it over. Cache files of other code versions beyond the 3 most recent are removed. Returns the
+ * whole file. A cache that would pass `maxBytes` (32 MB) is removed instead, and the next run starts
+ * it over. Of the cache files of other code versions, all but the 3 most recent are removed. Returns the
  * number of answers written (0 when the cache was removed).
  */
 export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, maxBytes = maxCacheBytes): number {
@@ -255,8 +257,9 @@ export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, 
     return 0;
   }
   renameSync(temporary, cache.file);
+  const current = `answer-keys-${answerCodeFingerprint()}-`;
   const others = readdirSync(directory)
-    .filter((name) => /^answer-keys-[0-9a-f]+\.json$/.test(name) && join(directory, name) !== cache.file)
+    .filter((name) => /^answer-keys-[0-9a-f]+-[0-9a-f]+\.json$/.test(name) && !name.startsWith(current))
     .map((name) => ({ path: join(directory, name), modified: statSync(join(directory, name)).mtimeMs }))
     .sort((left, right) => right.modified - left.modified);
   for (const stale of others.slice(keptOtherVersions)) rmSync(stale.path, { force: true });

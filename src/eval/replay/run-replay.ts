@@ -445,7 +445,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   // One table per run: the audit, preparation and planning ask the same questions many times. With a
   // key cache the table starts from the saved answers.
   const cache =
-    options.keyCache === undefined || options.ops !== undefined ? undefined : loadAnswerKeyCache(options.keyCache);
+    options.keyCache === undefined || options.ops !== undefined
+      ? undefined
+      : loadAnswerKeyCache(options.keyCache, resolved.path);
   const ops = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps(), cache?.tables);
   if (options.ops !== undefined && workers > 1) {
     throw new InvalidArgumentError({
