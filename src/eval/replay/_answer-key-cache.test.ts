@@ -1,9 +1,21 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeProposalsJsonl } from '../proposals/proposals-jsonl.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import {
+  answerCodeFiles,
   answerCodeFingerprint,
   defaultCacheDirectory,
   loadAnswerKeyCache,
@@ -95,6 +107,36 @@ describe('answer-key cache', () => {
     const good = loadAnswerKeyCache(cacheDirectory, fixturePath);
     expect(good.ignored).toBeUndefined();
     expect(good.loaded).toBe(3);
+    // A file this code writes never repeats an entry, and its exact scores are 0 or 1.
+    write({
+      canonical: {
+        number: [
+          ['1', '1'],
+          ['1', '2'],
+        ],
+      },
+    });
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe('canonical.number repeats "1"');
+    write({
+      equivalent: {
+        number: [
+          ['1', '1.0', 1],
+          ['1', '1.0', 0],
+        ],
+      },
+    });
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe('equivalent.number repeats ["1","1.0"]');
+    write({
+      score: {
+        labels: [
+          ['a', 'a', 1, 1],
+          ['a', 'a', 0, 0.5],
+        ],
+      },
+    });
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe('score.labels repeats ["a","a"]');
+    write({ score: { labels: [['a', 'a', 0.5, 0.5]] } });
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe('score.labels has a malformed entry');
     // Keys such as __proto__ are plain keys of the tables.
     write({ canonical: { number: [['__proto__', '1']] } });
     expect(loadAnswerKeyCache(cacheDirectory, fixturePath).tables.canonical.get('number')?.get('__proto__')).toBe('1');
@@ -175,6 +217,70 @@ describe('answer-key cache', () => {
         otherDataset.split('/').at(-1),
         ...[2, 3, 4].map((index) => `answer-keys-${String(index).repeat(16)}-${'a'.repeat(12)}.json`),
       ].sort(),
+    );
+  });
+
+  it('leaves no temporary file when saving fails, and removes the ones a killed run left', () => {
+    const cacheDirectory = join(directory, 'leftovers');
+    const cache = loadAnswerKeyCache(cacheDirectory, fixturePath);
+    const tables = emptyAnswerTables();
+    tables.canonical.set('number', new Map([['1', '1']]));
+    // A directory in the file's place: not read, and the rename over it fails.
+    mkdirSync(cache.file, { recursive: true });
+    expect(() => saveAnswerKeyCache(cache, tables)).toThrow(/EISDIR/);
+    expect(() => saveAnswerKeyCache(cache, tables)).toThrow(/EISDIR/);
+    const name = cache.file.split('/').at(-1) as string;
+    expect(readdirSync(cacheDirectory)).toEqual([name]);
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe('not a file');
+    // Temporary files of killed runs: one two hours old goes, one a running save may still write stays.
+    const elsewhere = loadAnswerKeyCache(join(directory, 'leftovers-2'), fixturePath);
+    const old = `${elsewhere.file}.4242.tmp`;
+    const recent = `${elsewhere.file}.4343-0a1b2c3d.tmp`;
+    mkdirSync(dirname(old), { recursive: true });
+    writeFileSync(old, '{');
+    writeFileSync(recent, '{');
+    const twoHoursAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000;
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    expect(saveAnswerKeyCache(elsewhere, tables)).toBe(1);
+    expect(readdirSync(dirname(old)).sort()).toEqual([name, `${name}.4343-0a1b2c3d.tmp`].sort());
+  });
+
+  it('fingerprints every module the answer ops import, transitively, not only core/answers', async () => {
+    // core/answers imports resolveOptions (core/options), the validators (core/validate) and the error
+    // classes (core/errors): a change to any of them can change a key, so it changes the fingerprint;
+    // a module the answer ops do not import (core/rng) does not.
+    const source = fileURLToPath(new URL('../../', import.meta.url));
+    const modules = fileURLToPath(new URL('../../../node_modules', import.meta.url));
+    const fingerprintOf = async (changed: string | undefined): Promise<string> => {
+      const copy = temporaryDirectory('repute-key-cache-code-');
+      symlinkSync(modules, join(copy, 'node_modules'), 'dir');
+      for (const folder of ['core', 'eval/replay'])
+        cpSync(join(source, folder), join(copy, 'src', folder), {
+          recursive: true,
+          filter: (path) => !path.endsWith('.test.ts'),
+        });
+      if (changed !== undefined) appendFileSync(join(copy, 'src', changed), '\n// changed\n');
+      const module = (await import(
+        pathToFileURL(join(copy, 'src/eval/replay/_answer-key-cache.ts')).href
+      )) as typeof import('./_answer-key-cache.js');
+      return module.answerCodeFingerprint();
+    };
+    const unchanged = await fingerprintOf(undefined);
+    expect(unchanged).toBe(answerCodeFingerprint());
+    expect(await fingerprintOf('core/rng.ts')).toBe(unchanged);
+    for (const changed of ['core/answers/_text.ts', 'core/options.ts', 'core/validate.ts', 'core/errors.ts'])
+      expect(await fingerprintOf(changed), changed).not.toBe(unchanged);
+    // The list it hashes names them.
+    expect(answerCodeFiles().map((file) => file.name)).toEqual(
+      expect.arrayContaining([
+        'core/answers/answers.ts',
+        'core/answers/math-answer.ts',
+        'core/errors.ts',
+        'core/options.ts',
+        'core/validate.ts',
+        'eval/replay/default-answer-ops.ts',
+        'package @cortex-js/compute-engine',
+      ]),
     );
   });
 

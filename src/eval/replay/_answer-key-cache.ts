@@ -3,10 +3,11 @@
 // start (the math kind parses every distinct answer and payload candidate with the compute engine:
 // about 13,000 parses, 2.5 s, on the full MATH-L5 grid). A run saves what it computed; the next run
 // of the same answer code on the same dataset starts from it. The file is named by the dataset's path
-// and a fingerprint of that code (every source file of core/answers, the replay's scoring, the
-// compute engine's bundle and the Node version), so changed code never reads keys an older version
-// computed; a file that does not read as this version's cache is ignored and rewritten.
-import { createHash } from 'node:crypto';
+// and a fingerprint of that code (the replay's scoring and every module it imports, transitively:
+// core/answers and what it uses from core, the compute engine's bundle; and the Node version), so
+// changed code never reads keys an older version computed; a file that does not read as this
+// version's cache is ignored and rewritten.
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -19,9 +20,8 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
 import { emptyAnswerTables, type AnswerTables } from './_memo-answer-ops.js';
@@ -45,26 +45,69 @@ export function defaultCacheDirectory(env: NodeJS.ProcessEnv = process.env): str
 
 let fingerprintMemo: string | undefined;
 
+// Static imports and re-exports (`import … from '…'`, `export … from '…'`, `import '…'`; a statement
+// of `import type`/`export type` is left out: it leaves no code) and dynamic `import('…')` calls.
+const staticImport = /^[ \t]*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s*)?['"]([^'"\n]+)['"]/gm;
+const dynamicImport = /\bimport\(\s*['"]([^'"\n]+)['"]\s*\)/g;
+
+function importsOf(text: string): string[] {
+  const specifiers: string[] = [];
+  for (const match of text.matchAll(staticImport)) if (match[1] === undefined) specifiers.push(match[2] as string);
+  for (const match of text.matchAll(dynamicImport)) specifiers.push(match[1] as string);
+  return specifiers;
+}
+
+// A relative specifier names the `.js` of a build; the sources (run through tsx or vitest) have the `.ts`.
+function resolveRelative(from: string, specifier: string): string | undefined {
+  const path = resolve(dirname(from), specifier);
+  if (existsSync(path)) return path;
+  const source = path.replace(/\.js$/, '.ts');
+  return source !== path && existsSync(source) ? source : undefined;
+}
+
 /**
- * A hash of the code the cached answers depend on: every source file of `core/answers` (the `.js`
- * of a build or the `.ts` of the sources, tests left out), the replay's scoring
- * (`default-answer-ops`), the compute engine's bundle, and the Node version.
+ * The files the default answer ops run, each with the name it is hashed under: `default-answer-ops`
+ * and every module it imports, followed transitively (`core/answers`, and what those import from
+ * elsewhere, such as `core/options`, `core/validate` and `core/errors`), as the `.js` of a build or
+ * the `.ts` of the sources; and the entry file of each package they import (the compute engine's
+ * self-contained bundle, the file `import` loads).
+ */
+export function answerCodeFiles(): { name: string; path: string }[] {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const start = ['default-answer-ops.js', 'default-answer-ops.ts']
+    .map((name) => fileURLToPath(new URL(name, import.meta.url)))
+    .find((path) => existsSync(path));
+  if (start === undefined) throw new Error(`default-answer-ops is not beside ${fileURLToPath(import.meta.url)}`);
+  const files = new Map<string, string>();
+  const pending = [start];
+  for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
+    if (files.has(path)) continue;
+    files.set(path, relative(root, path));
+    for (const specifier of importsOf(readFileSync(path, 'utf8'))) {
+      if (specifier.startsWith('node:')) continue;
+      if (specifier.startsWith('.')) {
+        const target = resolveRelative(path, specifier);
+        if (target !== undefined) pending.push(target);
+        continue;
+      }
+      const url = import.meta.resolve(specifier);
+      if (url.startsWith('file:')) files.set(fileURLToPath(url), `package ${specifier}`);
+    }
+  }
+  return [...files]
+    .map(([path, name]) => ({ name, path }))
+    .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+}
+
+/**
+ * A hash of the code the cached answers depend on: every file {@link answerCodeFiles} lists (the
+ * default answer ops and, transitively, everything they import) and the Node version.
  */
 export function answerCodeFingerprint(): string {
   if (fingerprintMemo !== undefined) return fingerprintMemo;
   const hash = createHash('sha256');
   hash.update(`node ${process.version}\n`);
-  const answers = fileURLToPath(new URL('../../core/answers/', import.meta.url));
-  const sources = readdirSync(answers)
-    .filter((name) => /\.(js|ts)$/.test(name) && !/\.d\.ts$/.test(name) && !/\.test\.ts$/.test(name))
-    .sort();
-  for (const name of sources) hash.update(`${name}\n`).update(readFileSync(join(answers, name)));
-  for (const name of ['default-answer-ops.js', 'default-answer-ops.ts']) {
-    const path = fileURLToPath(new URL(name, import.meta.url));
-    if (existsSync(path)) hash.update(`${name}\n`).update(readFileSync(path));
-  }
-  const engine = createRequire(import.meta.url).resolve('@cortex-js/compute-engine');
-  hash.update('compute-engine\n').update(readFileSync(engine));
+  for (const { name, path } of answerCodeFiles()) hash.update(`${name}\n`).update(readFileSync(path));
   fingerprintMemo = hash.digest('hex').slice(0, 16);
   return fingerprintMemo;
 }
@@ -94,6 +137,11 @@ export function loadAnswerKeyCache(directory: string, dataset: string): AnswerKe
   });
   let text: string;
   try {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat === undefined) return empty(undefined);
+    // Not read at all: a directory or pipe in its place, or a file larger than any this code writes.
+    if (!stat.isFile()) return empty('not a file');
+    if (stat.size > maxCacheBytes) return empty(`larger than ${maxCacheBytes / 2 ** 20} MB`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty(undefined);
@@ -139,6 +187,7 @@ function readTables(value: unknown): { tables: AnswerTables; loaded: number } {
     for (const row of rows) {
       if (!Array.isArray(row) || row.length !== 2 || !isString(row[0]) || !(row[1] === null || isString(row[1])))
         fail(`canonical.${kind} has a malformed entry`);
+      if (table.has(row[0])) fail(`canonical.${kind} repeats ${JSON.stringify(row[0])}`);
       table.set(row[0], row[1]);
     }
     tables.canonical.set(kind, table);
@@ -157,6 +206,7 @@ function readTables(value: unknown): { tables: AnswerTables; loaded: number } {
         fail(`equivalent.${kind} has a malformed entry`);
       const inner = table.get(row[0]) ?? new Map<string, boolean>();
       table.set(row[0], inner);
+      if (inner.has(row[1])) fail(`equivalent.${kind} repeats ${JSON.stringify([row[0], row[1]])}`);
       inner.set(row[1], row[2] === 1);
       loaded++;
     }
@@ -170,12 +220,13 @@ function readTables(value: unknown): { tables: AnswerTables; loaded: number } {
         row.length !== 4 ||
         !isString(row[0]) ||
         !isString(row[1]) ||
-        !isUnit(row[2]) ||
+        (row[2] !== 0 && row[2] !== 1) ||
         !isUnit(row[3])
       )
         fail(`score.${kind} has a malformed entry`);
       const inner = table.get(row[0]) ?? new Map<string, { exact: number; f1: number }>();
       table.set(row[0], inner);
+      if (inner.has(row[1])) fail(`score.${kind} repeats ${JSON.stringify([row[0], row[1]])}`);
       inner.set(row[1], { exact: row[2], f1: row[3] });
       loaded++;
     }
@@ -194,8 +245,9 @@ function readTables(value: unknown): { tables: AnswerTables; loaded: number } {
 export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, maxBytes = maxCacheBytes): number {
   const directory = dirname(cache.file);
   mkdirSync(directory, { recursive: true });
-  const temporary = `${cache.file}.${process.pid}.tmp`;
-  const descriptor = openSync(temporary, 'w');
+  // Named by process and a random part: runs in other containers of a shared cache can have the same pid.
+  const temporary = `${cache.file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const descriptor = openSync(temporary, 'wx');
   let pending = '';
   let bytes = 0;
   let written = 0;
@@ -234,6 +286,8 @@ export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, 
     return put('}');
   };
   let fits = false;
+  let closed = false;
+  let renamed = false;
   try {
     fits =
       put(`{"schemaVersion":${cacheSchemaVersion},"fingerprint":${JSON.stringify(answerCodeFingerprint())}`) &&
@@ -248,20 +302,40 @@ export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, 
       }) &&
       put('}');
     if (fits) flush();
-  } finally {
+    closed = true;
     closeSync(descriptor);
+    if (!fits) {
+      rmSync(cache.file, { force: true });
+      return 0;
+    }
+    renameSync(temporary, cache.file);
+    renamed = true;
+  } finally {
+    // A write or rename that failed (a full disk, a directory in the file's place) leaves no temporary file.
+    if (!closed) closeSync(descriptor);
+    if (!renamed) rmSync(temporary, { force: true });
   }
-  if (!fits) {
-    rmSync(temporary, { force: true });
-    rmSync(cache.file, { force: true });
-    return 0;
-  }
-  renameSync(temporary, cache.file);
+  removeStaleFiles(directory);
+  return written;
+}
+
+// Of the cache files of other code versions, keeps the 3 most recent; removes temporary files a killed
+// run left (older than an hour, so no running save loses its own). A file another run removed meanwhile
+// is skipped.
+function removeStaleFiles(directory: string): void {
   const current = `answer-keys-${answerCodeFingerprint()}-`;
-  const others = readdirSync(directory)
-    .filter((name) => /^answer-keys-[0-9a-f]+-[0-9a-f]+\.json$/.test(name) && !name.startsWith(current))
-    .map((name) => ({ path: join(directory, name), modified: statSync(join(directory, name)).mtimeMs }))
+  const entries = readdirSync(directory)
+    .filter((name) => /^answer-keys-[0-9a-f]+-[0-9a-f]+\.json(\.[0-9a-f-]+\.tmp)?$/.test(name))
+    .flatMap((name) => {
+      const path = join(directory, name);
+      const stat = statSync(path, { throwIfNoEntry: false });
+      return stat === undefined ? [] : [{ name, path, modified: stat.mtimeMs }];
+    });
+  const others = entries
+    .filter(({ name }) => name.endsWith('.json') && !name.startsWith(current))
     .sort((left, right) => right.modified - left.modified);
   for (const stale of others.slice(keptOtherVersions)) rmSync(stale.path, { force: true });
-  return written;
+  const hourAgo = Date.now() - 60 * 60 * 1000;
+  for (const leftover of entries)
+    if (leftover.name.endsWith('.tmp') && leftover.modified < hourAgo) rmSync(leftover.path, { force: true });
 }

@@ -444,10 +444,21 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   }
   // One table per run: the audit, preparation and planning ask the same questions many times. With a
   // key cache the table starts from the saved answers.
-  const cache =
-    options.keyCache === undefined || options.ops !== undefined
-      ? undefined
-      : loadAnswerKeyCache(options.keyCache, resolved.path);
+  let cache: AnswerKeyCache | undefined;
+  let cacheFailure: KeyCacheUse | undefined;
+  if (options.keyCache !== undefined && options.ops === undefined) {
+    try {
+      cache = loadAnswerKeyCache(options.keyCache, resolved.path);
+    } catch (error) {
+      // The cache only saves time: a run whose code cannot be fingerprinted runs without it, and says so.
+      cacheFailure = {
+        file: options.keyCache,
+        loaded: 0,
+        computed: 0,
+        problem: `not used: ${(error as Error).message}`,
+      };
+    }
+  }
   const ops = memoizeAnswerOps(options.ops ?? createDefaultAnswerOps(), cache?.tables);
   if (options.ops !== undefined && workers > 1) {
     throw new InvalidArgumentError({
@@ -635,7 +646,10 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     }
   } finally {
     await pool?.close();
-    keyCacheUse = cache === undefined ? undefined : saveKeyCache(cache, ops.computed());
+    keyCacheUse =
+      cache === undefined
+        ? cacheFailure && { ...cacheFailure, computed: ops.computed() }
+        : saveKeyCache(cache, ops.computed());
   }
 
   const combined = combineSeeds(perSeedSummaries);
