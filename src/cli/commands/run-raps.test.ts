@@ -344,6 +344,38 @@ describe('repute run with protocol raps', () => {
     });
   }, 180_000);
 
+  it('a provider answering a status outside 100-599 (HTTP 999) fails the task like any provider failure, not the run', async () => {
+    const tasks = toyTasks(2);
+    // Node's HTTP stack passes any three-digit status on; some proxies answer 999 or 6xx.
+    endpoint = await startOpenAICompatibleServer({
+      model: 'toy-team',
+      script: (request) => {
+        const model = (request.body as { model?: string }).model ?? '';
+        if (model === 'toy-odd') return { type: 'error', status: 999, message: 'request denied' };
+        return toyReply(toyBehaviour(model), toyRequestText(request), tasks);
+      },
+    });
+    const dir = temporaryDirectory('repute-raps-999-');
+    const agents: ToyMember[] = [
+      ...toyHonest.slice(0, 3),
+      ['odd', 'toy-odd', '{ inputPerMillion: 0.1, outputPerMillion: 0.4 }'],
+    ];
+    const team = writeRapsTeam(dir, endpoint.baseURL, tasks, { agents });
+    const first = await runToExit([team, '--json', '--run-id', 'odd-status']);
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).not.toContain('RapsWireError');
+    expect(first.stderr).toContain(
+      'RunFailedError: 2 of 2 tasks failed (no result stored for them); run odd-status is marked failed',
+    );
+    const dbPath = join(dir, 'repute.db');
+    expect(inspectRun(dbPath, 'odd-status')).toEqual({ status: 'failed', results: [], failed: ['t1', 't2'], votes: 0 });
+    const store = openStore({ path: dbPath, readonly: true });
+    for (const { failure } of store.taskFailures<TaskFailure>('odd-status', 'raps'))
+      for (const item of failure.failures)
+        expect(item).toMatchObject({ agentId: 'odd', kind: 'provider', status: 999, reason: 'http' });
+    store.close();
+  }, 180_000);
+
   it.skipIf(!existsSync(natsServerBinary))(
     "over NATS, an agent process whose model keeps failing fails the task, not an act: exit 4, no result, the team's beliefs untouched, no key on record; the rerun redoes it",
     async () => {

@@ -18,8 +18,9 @@ export function createEnvRedactor(
   const secrets = [...new Set([...defaultSecretEnv, ...names])].flatMap((name) => {
     const value = env[name];
     if (value === undefined || value.trim().length === 0) return [];
-    // The longer form first, so the trimmed key inside it does not leave the whitespace-only rest.
     return value === value.trim() ? [value] : [value, value.trim()];
   });
-  return createRedactor(secrets);
+  // Longest first: a key that holds another (its trimmed form, or another variable's shorter key)
+  // would otherwise be cut around that one's [redacted], leaving the rest of it in the text.
+  return createRedactor([...secrets].sort((left, right) => right.length - left.length));
 }

@@ -12,6 +12,8 @@ import {
   decodeReport,
   encodeWire,
   providerErrorFromWire,
+  providerFailureReasons,
+  providerFailureToWire,
   RapsWireError,
   rapsSubjects,
   type RapsCommand,
@@ -193,6 +195,47 @@ describe('RAPS wire: provider-failure record of a failed report', () => {
     expect(decode({ ...failedReport(), providerFailure: 'HTTP 401' })).toThrow(
       /field providerFailure is "HTTP 401" \(.*\); the coordinator cannot tell whether that task's model call failed/,
     );
+  });
+
+  it('every ProviderError a model call can throw decodes at the coordinator, whatever its reason and HTTP status', () => {
+    // Node's HTTP client passes any three-digit status on (a proxy's 999, a 6xx); other values
+    // cannot come from HTTP and stay in the message only.
+    const statuses: Array<[number | undefined, number | undefined]> = [
+      [undefined, undefined],
+      [200, 200],
+      [401, 401],
+      [599, 599],
+      [600, 600],
+      [999, 999],
+      [0, undefined],
+      [1000, undefined],
+    ];
+    for (const reason of providerFailureReasons)
+      for (const [status, sent] of statuses) {
+        const error = new ProviderError({
+          provider: 'openai-compatible',
+          attempts: 2,
+          reason,
+          message: `failed (${reason}, ${status})`,
+          ...(status === undefined ? {} : { status }),
+        });
+        const providerFailure = providerFailureToWire(error, { act: 'audit', model: 'm', redact: (text) => text });
+        const report = decodeReport(
+          bytes({ schemaVersion: 2, kind: 'failed', commandId: 'c1', agentId: 'A', error: 'x', providerFailure }),
+          where,
+        );
+        if (report.kind !== 'failed' || report.providerFailure === undefined) throw new Error('expected a record');
+        const rebuilt = providerErrorFromWire(report.providerFailure);
+        expect(
+          { reason: rebuilt.reason, status: rebuilt.status, attempts: rebuilt.attempts },
+          `${reason} ${status}`,
+        ).toEqual({
+          reason,
+          status: sent,
+          attempts: 2,
+        });
+        expect(rebuilt.message).toBe(`failed (${reason}, ${status})`);
+      }
   });
 
   it('refuses a report of another schema version with a TransportError that says to run one build', () => {

@@ -72,6 +72,11 @@ export const rapsActs = ['propose', 'revise', 'audit', 'refine-subscription'] as
 /** Longest provider-failure message on the wire, in characters (longer ones are cut on encoding). */
 export const PROVIDER_FAILURE_MESSAGE_MAX = 4000;
 
+// Any three-digit status: Node's HTTP client passes 600-999 on (some proxies answer 999), and such a
+// reply is a provider failure like a 5xx, not a malformed report.
+const minStatus = 100;
+const maxStatus = 999;
+
 /**
  * zod schema of the provider-failure record of a `failed` report: which act's model call failed
  * after its retries, the provider, model, reason, HTTP status and attempts of the
@@ -82,7 +87,7 @@ export const providerFailureSchema = z.strictObject({
   provider: nonEmpty,
   model: nonEmpty,
   reason: z.enum(providerFailureReasons).optional(),
-  status: z.number().int().min(100).max(599).optional(),
+  status: z.number().int().min(minStatus).max(maxStatus).optional(),
   attempts: z.number().int().min(1),
   message: z.string().max(PROVIDER_FAILURE_MESSAGE_MAX),
 });
@@ -264,13 +269,16 @@ export function providerFailureToWire(
   { act, model, redact }: { act: RapsAct; model: string; redact: (text: string) => string },
 ): WireProviderFailure {
   const message = redact(error.message);
+  // A status no HTTP reply has stays in the message only, so that the record always decodes.
+  const { status } = error;
+  const httpStatus = status !== undefined && Number.isInteger(status) && status >= minStatus && status <= maxStatus;
   return {
     act,
     provider: redact(error.provider) || 'unknown',
     model: redact(model) || 'unknown',
     ...(error.reason === undefined ? {} : { reason: error.reason }),
-    ...(error.status === undefined ? {} : { status: error.status }),
-    attempts: Math.max(1, error.attempts),
+    ...(httpStatus ? { status } : {}),
+    attempts: Number.isInteger(error.attempts) ? Math.max(1, error.attempts) : 1,
     message: message.length > PROVIDER_FAILURE_MESSAGE_MAX ? message.slice(0, PROVIDER_FAILURE_MESSAGE_MAX) : message,
   };
 }
