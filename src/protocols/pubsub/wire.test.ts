@@ -238,7 +238,7 @@ describe('RAPS wire: provider-failure record of a failed report', () => {
       }
   });
 
-  it('refuses a report of another schema version with a TransportError that says to run one build', () => {
+  it('refuses a report of the older schema version 1 with a TransportError that says to run one build', () => {
     let caught: unknown;
     try {
       decodeReport(bytes({ schemaVersion: 1, kind: 'failed', commandId: 'c1', agentId: 'A', error: 'down' }), where);
@@ -257,5 +257,9 @@ describe('RAPS wire: provider-failure record of a failed report', () => {
     expect(decode).toThrow(DataFormatError);
     expect(decode).toThrow(/message report:c1 rejected: field/);
     expect(() => decodeReport(new TextEncoder().encode('{nope'), where)).toThrow(DataFormatError);
+    // A version no build has sent is junk on the subject, not another build: dropped, the run goes on.
+    const junk = () => decodeReport(bytes({ schemaVersion: 7, kind: 'audited' }), where);
+    expect(junk).toThrow(DataFormatError);
+    expect(junk).not.toThrow(RapsWireError);
   });
 });

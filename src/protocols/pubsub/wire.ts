@@ -56,6 +56,8 @@ export const commandSchema = z.discriminatedUnion('kind', [
  * `providerFailure` record; a coordinator refuses reports of any other version (see {@link decodeReport}).
  */
 export const RAPS_REPORT_VERSION = 2;
+/** The report version of the builds before provider-failure records. */
+const previousReportVersion = 1;
 
 /** Why a provider call failed for good, as on {@link ProviderError}`.reason`. */
 export const providerFailureReasons = [
@@ -215,17 +217,17 @@ function parseJson(data: Uint8Array, where: { subject: string; id: string }, ver
 
 /**
  * Decodes and validates one agent → coordinator report. Two faults throw a {@link RapsWireError}
- * (a {@link TransportError}; the run stops) because going on would misrecord the task: a numeric
- * `schemaVersion` other than {@link RAPS_REPORT_VERSION} (an agent process of another build, whose
- * provider failures would pass for the agent's own), and a malformed `providerFailure` record.
- * Anything else malformed throws a {@link DataFormatError} (counted and dropped, as stray messages are).
+ * (a {@link TransportError}; the run stops) because going on would misrecord the task: a report of
+ * `schemaVersion` 1 (an agent process of an older build, whose provider failures would pass for the
+ * agent's own), and a malformed `providerFailure` record. Anything else malformed, a version no build
+ * has sent included, throws a {@link DataFormatError} (counted and dropped, as stray messages are).
  */
 export function decodeReport(data: Uint8Array, where: { subject: string; id: string }): RapsReport {
   const parsed = parseJson(data, where, RAPS_REPORT_VERSION);
   if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
     const record = parsed as Record<string, unknown>;
     const version = record.schemaVersion;
-    if (typeof version === 'number' && version !== RAPS_REPORT_VERSION)
+    if (version === previousReportVersion)
       throw new RapsWireError({
         ...where,
         field: 'schemaVersion',
