@@ -213,6 +213,24 @@ describe('createApp: JSON API', () => {
     expect(typeof a1.summary).toBe('string');
   });
 
+  it('explains and filters a team whose name holds a slash, as team files allow', async () => {
+    const store = fixture();
+    store.createRun({ id: 'r2', kind: 'run', team: 'org/team', config: {} });
+    store.saveTeam('org/team', [{ id: 'a1', model: 'm1' }]);
+    const app = createApp({ store });
+    const { body: listed } = await json(await app.request('/api/teams'));
+    expect(listed.teams.map((team: { name: string }) => team.name)).toEqual(['org/team', 't']);
+    // The dashboard asks for /api/teams/<encodeURIComponent(name)>/reputation.
+    expect(await json(await app.request('/api/teams/org%2Fteam/reputation'))).toEqual({
+      status: 200,
+      body: { team: 'org/team', methods: [] },
+    });
+    const { status, body } = await json(await app.request('/api/runs?team=org%2Fteam'));
+    expect(status).toBe(200);
+    expect(body.runs.map((run: { id: string }) => run.id)).toEqual(['r2']);
+    expect((await app.request('/api/teams/x%00y/reputation')).status).toBe(400);
+  });
+
   it('serves replay outputs with mean accuracy per attack, and refuses path tricks', async () => {
     const root = temporaryDirectory('repute-replays-');
     mkdirSync(join(root, 'math'));
@@ -357,6 +375,30 @@ describe('createApp: safety', () => {
     expect((await app.request('/openapi.json', { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
     expect((await app.request('/api/runs', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect(() => createApp({ store: fixture(), token: 'short' })).toThrow(/at least 16 characters/);
+  });
+
+  it('sends nosniff, no-referrer and a no-framing policy on pages, data and errors alike', async () => {
+    const assetsDir = temporaryDirectory('repute-assets-');
+    writeFileSync(join(assetsDir, 'app.js'), 'export {};');
+    const app = createApp({ store: fixture(), assetsDir, token });
+    const page = await app.request('/');
+    expect(page.status).toBe(200);
+    // A page that another site may frame can be clickjacked (e.g. into typing the token).
+    expect(page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const authorization = { authorization: `Bearer ${token}` };
+    for (const response of [
+      page,
+      await app.request('/assets/app.js'),
+      await app.request('/api/runs', { headers: authorization }),
+      await app.request('/api/runs/%3Cimg%20src%3Dx%3E', { headers: authorization }),
+      await app.request('/no/such/route', { headers: authorization }),
+      await app.request('/api/runs'),
+    ]) {
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+    }
   });
 
   it('refuses non-loopback hosts without a token', async () => {

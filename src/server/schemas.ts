@@ -9,8 +9,16 @@ const name = z
   .max(200)
   .regex(/^[^\u0000-\u001f/]+$/, 'must be a non-empty name without slashes or control characters');
 
-/** Path parameters `:team`. */
-export const teamParams = z.object({ team: name });
+// A team's name is only a store key (team files allow any non-empty name, e.g. `org/team`), never a
+// file path, so it may hold slashes: clients send it percent-encoded as one path segment.
+const teamName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f]+$/, 'must be a non-empty name without control characters');
+
+/** Path parameters `:team` (percent-encode `/` as `%2F`). */
+export const teamParams = z.object({ team: teamName });
 /** Path parameters `:id` of a run. */
 export const runParams = z.object({ id: name });
 /** Path parameters `:name` of a replay output folder. */
@@ -50,7 +58,7 @@ export const lastEventIdHeader = z
   .transform(Number)
   .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 /** Query of `GET /api/runs`. */
-export const runsQuery = z.object({ team: name.optional(), kind: name.optional() });
+export const runsQuery = z.object({ team: teamName.optional(), kind: name.optional() });
 
 /** Token, call and cost totals. */
 export const usageTotals = z.object({

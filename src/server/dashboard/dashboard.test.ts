@@ -202,6 +202,54 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('shows hostile ids, team names and answers as text, and a malformed link as an error', async () => {
+    const hostile = `<img src=x onerror="window.__xss=1">'"`;
+    const runId = `r ${hostile}`;
+    const team = `org/<b>${hostile}</b>`;
+    store.createRun({ id: runId, kind: 'run', team, config: {} });
+    store.saveTeam(team, [{ id: `a"${hostile}`, model: 'm' }]);
+    const reasons = [{ agentId: `a"${hostile}`, weight: 1, components: {}, note: `javascript:alert(1) ${hostile}` }];
+    store.recordTaskResult({
+      runId,
+      method: 'majority',
+      taskId: `t ${hostile}`,
+      result: {
+        schemaVersion: 1,
+        taskId: `t ${hostile}`,
+        answer: hostile,
+        correct: false,
+        participants: [`a"${hostile}`],
+        excluded: [],
+        answers: { [`a"${hostile}`]: hostile },
+        support: { [hostile]: 1 },
+        reputation: {},
+        failures: 0,
+      },
+      events: [{ type: 'vote', taskId: `t ${hostile}`, answer: hostile, support: { [hostile]: 1 }, reasons }],
+    });
+    store.setRunStatus(runId, 'completed');
+    const errors: string[] = [];
+    const page = await context.newPage();
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(runId)}?task=${encodeURIComponent(`t ${hostile}`)}`);
+    await page.locator('[data-testid=decision-majority]').waitFor();
+    expect(await page.locator('h1').textContent()).toBe(`Run ${runId}`);
+    expect(await page.locator('[data-testid=decision-majority] h3 code').textContent()).toBe(hostile);
+    await page.goto(`${server.url}/#/teams`);
+    // A team named org/… is fetched as /api/teams/org%2F…/reputation.
+    await page.locator('h2', { hasText: 'Team org/' }).waitFor();
+    expect(await page.locator('h2', { hasText: 'Team org/' }).textContent()).toBe(`Team ${team}`);
+    await page.goto(`${server.url}/#/`);
+    await page.locator('[data-testid=runs]').waitFor();
+    expect(await page.locator('main img, main b').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+    // A hand-edited link with a broken escape shows an error instead of a page stuck on the old view.
+    await page.goto(`${server.url}/#/runs/%E0%A4%A`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Error');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('logged no console errors, page errors or failed requests', () => {
     expect(problems).toEqual([]);
   });

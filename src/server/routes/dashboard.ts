@@ -54,7 +54,7 @@ export function dashboardRoutes(context: ServerContext): Hono {
     }
     c.header(
       'content-security-policy',
-      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'",
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     return c.html(dashboardHtml());
   });

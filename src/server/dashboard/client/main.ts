@@ -528,8 +528,9 @@ async function route(): Promise<void> {
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', search = ''] = hash.split('?');
   const query = new URLSearchParams(search);
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   try {
+    // Inside the try: a hand-edited link with a broken escape (`%E0%A4%A`) throws URIError.
+    const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
     if (parts[0] === 'runs' && parts[1]) await runPage(parts[1], query);
     else if (parts[0] === 'replays' && parts[1]) await replayPage(parts[1]);
     else if (parts[0] === 'replays') await replaysPage();
