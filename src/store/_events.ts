@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
-import { assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { RunRow } from './_runs.js';
 import { setConditions, type StoreContext, toJson } from './_store-context.js';
 import type { EventInput, Store } from './store.js';
@@ -84,9 +84,15 @@ export function createEventsTable(
         ['task_id = ?', filter.taskId],
         ['seq > ?', filter.afterSeq],
       ]);
+      const limit = filter.limit;
+      if (limit !== undefined)
+        assertInteger('filter.limit', limit, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { limit: 500 }');
+      // A follower reading a long log in batches reads only each batch, not the whole rest of the log.
       const rows = db
-        .prepare(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY seq`)
-        .all(...values) as EventRow[];
+        .prepare(
+          `SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY seq${limit === undefined ? '' : ' LIMIT ?'}`,
+        )
+        .all(...values, ...(limit === undefined ? [] : [limit])) as EventRow[];
       return rows.map((row) => ({
         schemaVersion: 1,
         runId: row.run_id,

@@ -212,6 +212,10 @@ describe('task results and events', () => {
     expect(store.events('r', { type: 'task' }).map((event) => event.seq)).toEqual([2, 4]);
     expect(store.events('r', { method: 'drf', afterSeq: 2 }).map((event) => event.seq)).toEqual([3]);
     expect(store.events('r', { taskId: 't2' })).toHaveLength(3);
+    // A batch of a long log: the first `limit` events after a seq.
+    expect(store.events('r', { afterSeq: 1, limit: 2 }).map((event) => event.seq)).toEqual([2, 3]);
+    expect(store.events('r', { type: 'task', limit: 1 }).map((event) => event.seq)).toEqual([2]);
+    expect(() => store.events('r', { limit: 0 })).toThrow(/filter\.limit.*pass e\.g\. \{ limit: 500 \}/);
   });
 
   it('rolls the whole task back when any part is invalid', () => {

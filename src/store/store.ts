@@ -274,10 +274,10 @@ export interface Store extends ResponseCache, UsageLedger {
 
   /** Appends events to a run's log in one transaction; returns their seq numbers. */
   appendEvents(runId: string, events: readonly (EventInput | SpanData)[]): number[];
-  /** A run's events in seq order, optionally filtered. */
+  /** A run's events in seq order, optionally filtered; `limit` keeps the first that many (an integer ≥ 1). */
   events(
     runId: string,
-    filter?: { type?: SpanData['type']; method?: string; taskId?: string; afterSeq?: number },
+    filter?: { type?: SpanData['type']; method?: string; taskId?: string; afterSeq?: number; limit?: number },
   ): EventRecord[];
 
   /** Saves (replaces) a reputation snapshot under (scope, name). */

@@ -41,7 +41,7 @@ export function eventRoutes(context: ServerContext): Hono {
         // Read the status before the events: a run's events are committed before its status
         // changes, so a stopped run whose backlog reads empty has nothing more to send.
         const current = store.getRun(id)?.status ?? status;
-        const events = store.events(id, { afterSeq: after }).slice(0, BATCH);
+        const events = store.events(id, { afterSeq: after, limit: BATCH });
         for (const event of events) {
           await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
           after = event.seq;
