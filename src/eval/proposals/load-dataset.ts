@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isReservedAgentId } from '../../core/agent-identity.js';
 import { DataFormatError, InvalidArgumentError, NotFoundError } from '../../core/errors.js';
@@ -7,22 +7,45 @@ import { datasetFormats, proposalsFormatTag } from './format.js';
 import { loadMathVista } from './mathvista.js';
 import { loadMmluPro } from './mmlu-pro.js';
 import { loadProposalsJsonl } from './proposals-jsonl.js';
+import { readFirstLine } from './read-lines.js';
 import { loadZeroEval } from './zeroeval.js';
 
-function firstLine(file: string): string {
-  const handle = openSync(file, 'r');
+/**
+ * The first non-blank line of a file and, when it parses as a JSON object, its value: detection
+ * reads whole first lines (any length, after blank lines and a byte order mark), so a long line or
+ * spaces around keys do not hide the format.
+ */
+function firstRecord(file: string): { line: string; value: Record<string, unknown> | undefined } {
+  const line = readFirstLine(file);
   try {
-    const buffer = Buffer.alloc(65536);
-    const read = readSync(handle, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8').split('\n')[0] ?? '';
-  } finally {
-    closeSync(handle);
+    const value: unknown = JSON.parse(line);
+    return {
+      line,
+      value:
+        typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? (value as Record<string, unknown>)
+          : undefined,
+    };
+  } catch {
+    return { line, value: undefined };
   }
 }
 
 function looksLikeReputeProposals(file: string): boolean {
-  const line = firstLine(file);
-  return line.includes(`"${proposalsFormatTag}"`) || /"schemaVersion"\s*:\s*1/.test(line);
+  const { line, value } = firstRecord(file);
+  if (value !== undefined) return value.format === proposalsFormatTag || value.schemaVersion === 1;
+  return line.includes(`"${proposalsFormatTag}"`) || /"schemaVersion"\s*:\s*1\b/.test(line);
+}
+
+function isKeyedByPid(file: string): boolean {
+  const { line, value } = firstRecord(file);
+  return value !== undefined ? typeof value.pid === 'string' : /^\{\s*"pid"/.test(line);
+}
+
+function looksLikeZeroEval(file: string): boolean {
+  const { line, value } = firstRecord(file);
+  if (value !== undefined) return 'reference' in value && 'proposals' in value;
+  return line.includes('"reference"') && line.includes('"proposals"');
 }
 
 /**
@@ -53,16 +76,14 @@ export function detectDatasetFormat(path: string): DatasetFormat {
     existsSync(proposals) &&
     existsSync(join(path, 'items.jsonl')) &&
     existsSync(join(path, 'models.json')) &&
-    /^\{"pid"/.test(firstLine(proposals))
+    isKeyedByPid(proposals)
   )
     return 'mathvista';
   if (existsSync(proposals)) {
     if (looksLikeReputeProposals(proposals)) return 'jsonl';
     if (existsSync(join(path, 'models.json'))) {
-      const line = firstLine(proposals);
       const models = readFileSync(join(path, 'models.json'), 'utf8');
-      if (line.includes('"reference"') && line.includes('"proposals"') && models.includes('"models"'))
-        return 'zeroeval';
+      if (looksLikeZeroEval(proposals) && models.includes('"models"')) return 'zeroeval';
     }
   }
   throw new DataFormatError({
@@ -93,7 +114,18 @@ export async function loadDataset(path: string, format?: DatasetFormat): Promise
       id: path,
       message: `dataset path not found: ${path}; pass an existing dataset directory or .jsonl file`,
     });
-  const file = resolved === 'jsonl' && statSync(path).isDirectory() ? join(path, 'proposals.jsonl') : path;
+  const isDirectory = statSync(path).isDirectory();
+  if (resolved !== 'jsonl' && !isDirectory)
+    throw new DataFormatError({
+      file: path,
+      message: `--format ${resolved} reads a dataset directory, but this is a file; pass the directory that holds its files, or --format jsonl for a Repute proposals file`,
+    });
+  const file = resolved === 'jsonl' && isDirectory ? join(path, 'proposals.jsonl') : path;
+  if (resolved === 'jsonl' && isDirectory && !existsSync(file))
+    throw new DataFormatError({
+      file: path,
+      message: `--format jsonl on a directory reads its proposals.jsonl, which does not exist; pass the .jsonl file itself or the directory that holds proposals.jsonl`,
+    });
   const dataset = await loadAs(resolved, file);
   // Agent ids key records everywhere (weights, scores, attacks): an inherited property name cannot be one.
   const reserved = dataset.agents.find((agent) => isReservedAgentId(agent.id));

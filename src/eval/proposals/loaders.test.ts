@@ -308,3 +308,101 @@ describe('format detection', () => {
     );
   });
 });
+
+describe('awkward input files', () => {
+  const task = (id: string, answer = '1') =>
+    JSON.stringify({ id, reference: '1', proposals: { 'm1@p': { answer, correct: answer === '1' } } });
+
+  it('reads a byte order mark, CRLF line ends, blank lines and a last line without newline alike', async () => {
+    const plain = await loadDataset(zeroevalDir('ze-plain', [task('t1'), task('t2', '2')]));
+    const directory = zeroevalDir('ze-bom-crlf', []);
+    writeFileSync(join(directory, 'proposals.jsonl'), `\uFEFF\r\n${task('t1')}\r\n\r\n${task('t2', '2')}`);
+    writeFileSync(
+      join(directory, 'models.json'),
+      `\uFEFF${JSON.stringify({
+        task: 'gsm',
+        models: [
+          { model: 'm1@p', family: 'm1' },
+          { model: 'm1@q', family: 'm1' },
+          { model: 'm2', family: 'm2' },
+        ],
+      })}`,
+    );
+    expect(detectDatasetFormat(directory)).toBe('zeroeval');
+    const loaded = await loadDataset(directory);
+    expect(loaded.tasks).toEqual(plain.tasks);
+    expect(loaded.agents).toEqual(plain.agents);
+    // The CSV header of MMLU-Pro with a byte order mark.
+    const mmlu = mmluDir('mm-bom', ['1,math,B,B,,NA']);
+    writeFileSync(
+      join(mmlu, 'preds.csv'),
+      '\uFEFFquestion_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\r\n1,math,B,B,,NA\r\n',
+    );
+    expect((await loadDataset(mmlu)).tasks.map((entry) => entry.id)).toEqual(['1']);
+  });
+
+  it('detects a format from a first line of several MB or with spaces around the keys', async () => {
+    const long = JSON.stringify({
+      id: 't1',
+      question: 'x'.repeat(3_000_000),
+      reference: '1',
+      proposals: { m2: { answer: '1', correct: true } },
+    });
+    expect(detectDatasetFormat(zeroevalDir('ze-long', [long]))).toBe('zeroeval');
+    const spaced = '{ "id": "t1", "reference": "1", "proposals": { "m2": { "answer": "1", "correct": true } } }';
+    expect(detectDatasetFormat(zeroevalDir('ze-spaced', [spaced]))).toBe('zeroeval');
+  });
+
+  it('refuses invalid UTF-8 naming its line instead of replacing it', async () => {
+    const directory = zeroevalDir('ze-latin1', []);
+    const bad = Buffer.from(task('t2', 'caf\u00e9'), 'latin1');
+    writeFileSync(
+      join(directory, 'proposals.jsonl'),
+      Buffer.concat([Buffer.from(`${task('t1')}\n\n`), bad, Buffer.from('\n')]),
+    );
+    await expect(loadDataset(directory, 'zeroeval')).rejects.toThrow(
+      /proposals\.jsonl:3: invalid UTF-8 .*re-save the file as UTF-8/,
+    );
+  });
+
+  it('refuses an agent listed twice instead of keeping one of its records', async () => {
+    const twice = [
+      { model: 'm2', family: 'm2' },
+      { model: 'm2', family: 'm2' },
+    ];
+    await expect(loadDataset(zeroevalDir('ze-twice', [task('t1')], twice))).rejects.toThrow(
+      /models\.json: models\[1\]\.model "m2" repeats models\[0\]; list each agent once/,
+    );
+    const directory = mmluDir('mm-twice', ['1,math,B,B,C,D']);
+    writeFileSync(
+      join(directory, 'preds.csv'),
+      'question_id,category,answer,Llama-7B,Other,Llama-7B\n1,math,B,B,C,D\n',
+    );
+    await expect(loadDataset(directory)).rejects.toThrow(
+      /preds\.csv:1: agent column "Llama-7B" appears twice \(columns 4 and 6\)/,
+    );
+  });
+
+  it('refuses an item listed twice instead of keeping the last one', async () => {
+    const items = [
+      { question_id: 1, question: 'Q1?', options: ['x', 'y'] },
+      { question_id: 1, question: 'Other Q1?', options: ['x', 'y', 'z'] },
+    ];
+    await expect(loadDataset(mmluDir('mm-item-twice', ['1,math,B,B,B,B'], items))).rejects.toThrow(
+      /items\.jsonl\.gz:2: duplicate question_id 1 \(first on line 1\)/,
+    );
+  });
+
+  it('says a forced directory format cannot read a file, and what to pass', async () => {
+    const path = join(root, 'a file.jsonl');
+    writeFileSync(path, '{"schemaVersion":1,"format":"repute-proposals"}\n');
+    await expect(loadDataset(path, 'zeroeval')).rejects.toThrow(
+      /--format zeroeval reads a dataset directory, but this is a file; .*--format jsonl/,
+    );
+    const empty = join(root, 'no-proposals');
+    mkdirSync(empty);
+    await expect(loadDataset(empty, 'jsonl')).rejects.toThrow(
+      /no-proposals: --format jsonl on a directory reads its proposals\.jsonl, which does not exist/,
+    );
+  });
+});

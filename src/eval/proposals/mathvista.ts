@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { DataFormatError, NotFoundError } from '../../core/errors.js';
 import type { ProposalsDataset, ProposalsRecord, RecordedProposal } from './format.js';
-import { parseJsonLine, readLines } from './read-lines.js';
+import { parseJsonLine, readJsonFile, readLines } from './read-lines.js';
 
 /** One MathVista item as `items.jsonl` gives it (the fields the loader uses). */
 interface MathVistaItem {
@@ -36,15 +36,11 @@ function readAgents(file: string): AgentIdentity[] {
       id: file,
       message: `file not found: ${file} (the MathVista directory needs a models.json)`,
     });
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new DataFormatError({ file, message: `malformed JSON: ${(error as Error).message}`, cause: error });
-  }
+  const value = readJsonFile(file);
   const agents = (value as { agents?: unknown })?.agents;
   if (!Array.isArray(agents))
     throw new DataFormatError({ file, message: 'expected an object with an "agents" array of { agent, base_model }' });
+  const seen = new Map<string, number>();
   return agents.map((entry: unknown, index) => {
     const { agent, base_model: model } = (entry ?? {}) as { agent?: unknown; base_model?: unknown };
     if (typeof agent !== 'string' || agent.length === 0)
@@ -52,6 +48,13 @@ function readAgents(file: string): AgentIdentity[] {
         file,
         message: `agents[${index}].agent must be a non-empty string, got ${JSON.stringify(agent)}`,
       });
+    const first = seen.get(agent);
+    if (first !== undefined)
+      throw new DataFormatError({
+        file,
+        message: `agents[${index}].agent ${JSON.stringify(agent)} repeats agents[${first}]; list each agent once`,
+      });
+    seen.set(agent, index);
     if (model !== undefined && typeof model !== 'string')
       throw new DataFormatError({
         file,
@@ -76,11 +79,16 @@ export async function loadMathVista(directory: string): Promise<ProposalsDataset
   const agents = readAgents(join(directory, 'models.json'));
   const known = new Set(agents.map((agent) => agent.id));
   const items = new Map<string, MathVistaItem>();
+  const itemLines = new Map<string, number>();
   for await (const numbered of readLines(itemsFile)) {
     const value = parseJsonLine(itemsFile, numbered) as Record<string, unknown> | null;
     const fail = (message: string) => new DataFormatError({ file: itemsFile, line: numbered.line, message });
     if (typeof value !== 'object' || value === null) throw fail('expected a JSON object per line');
     if (typeof value.pid !== 'string') throw fail(`"pid" must be a string, got ${JSON.stringify(value.pid)}`);
+    const earlier = itemLines.get(value.pid);
+    if (earlier !== undefined)
+      throw fail(`duplicate pid ${JSON.stringify(value.pid)} (first on line ${earlier}); each item must appear once`);
+    itemLines.set(value.pid, numbered.line);
     if (typeof value.answer !== 'string') throw fail(`"answer" must be a string, got ${JSON.stringify(value.answer)}`);
     if (typeof value.question_type !== 'string' || typeof value.answer_type !== 'string')
       throw fail('"question_type" and "answer_type" must be strings');

@@ -59,6 +59,7 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
   const models = readModelsJson(modelsFile);
   const families = new Map(models.models.map((entry) => [entry.model, entry.family ?? mmluProFamily(entry.model)]));
   const items = new Map<string, { question: string; options: string[] }>();
+  const itemLines = new Map<string, number>();
   for await (const numbered of readLines(itemsFile)) {
     const value = parseJsonLine(itemsFile, numbered) as {
       question_id?: unknown;
@@ -78,7 +79,16 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
         line: numbered.line,
         message: '"options" must be a list of strings',
       });
-    items.set(String(value.question_id), {
+    const questionId = String(value.question_id);
+    const earlier = itemLines.get(questionId);
+    if (earlier !== undefined)
+      throw new DataFormatError({
+        file: itemsFile,
+        line: numbered.line,
+        message: `duplicate question_id ${questionId} (first on line ${earlier}); each item must appear once`,
+      });
+    itemLines.set(questionId, numbered.line);
+    items.set(questionId, {
       question: typeof value.question === 'string' ? value.question : '',
       options: value.options.map(String),
     });
@@ -98,9 +108,13 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
         throw fail(`expected the header to start with question_id,category,answer, got ${cells.slice(0, 3).join(',')}`);
       }
       agentColumns = cells.slice(3);
-      for (const agent of agentColumns) {
+      agentColumns.forEach((agent, index) => {
         if (!families.has(agent)) throw fail(`agent column ${JSON.stringify(agent)} is not listed in ${modelsFile}`);
-      }
+        if (agentColumns.indexOf(agent) !== index)
+          throw fail(
+            `agent column ${JSON.stringify(agent)} appears twice (columns ${agentColumns.indexOf(agent) + 4} and ${index + 4}); keep one column per agent`,
+          );
+      });
       continue;
     }
     if (cells.length !== header.length) throw fail(`expected ${header.length} cells, got ${cells.length}`);

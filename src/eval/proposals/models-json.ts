@@ -1,5 +1,6 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { DataFormatError, NotFoundError } from '../../core/errors.js';
+import { readJsonFile } from './read-lines.js';
 
 /** One agent row of a shared dataset's `models.json`. */
 export interface ModelsJsonEntry {
@@ -32,18 +33,14 @@ export function readModelsJson(file: string): ModelsJson {
       id: file,
       message: `file not found: ${file} (the dataset directory needs a models.json)`,
     });
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new DataFormatError({ file, message: `malformed JSON: ${(error as Error).message}`, cause: error });
-  }
+  const value = readJsonFile(file);
   const models = (value as { models?: unknown })?.models;
   if (!Array.isArray(models))
     throw new DataFormatError({
       file,
       message: 'expected an object with a "models" array of { model, family?, accuracy? }',
     });
+  const seen = new Map<string, number>();
   models.forEach((entry: unknown, index) => {
     const model = (entry as { model?: unknown })?.model;
     if (typeof model !== 'string' || model.length === 0) {
@@ -52,6 +49,13 @@ export function readModelsJson(file: string): ModelsJson {
         message: `models[${index}].model must be a non-empty string, got ${JSON.stringify(model)}`,
       });
     }
+    const first = seen.get(model);
+    if (first !== undefined)
+      throw new DataFormatError({
+        file,
+        message: `models[${index}].model ${JSON.stringify(model)} repeats models[${first}]; list each agent once`,
+      });
+    seen.set(model, index);
     const family = (entry as { family?: unknown }).family;
     if (family !== undefined && family !== null && typeof family !== 'string') {
       throw new DataFormatError({
