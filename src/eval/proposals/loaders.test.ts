@@ -244,6 +244,19 @@ describe('mmlu-pro loader', () => {
     expect(dataset.agents.map((agent) => agent.model)).toEqual(['llama-7b', 'llama-7b', 'other']);
   });
 
+  it('counts a model of models.json that has no column of predictions', async () => {
+    const directory = mmluDir('mm-listed-only', ['1,math,B,B,B,B']);
+    writeFileSync(
+      join(directory, 'models.json'),
+      JSON.stringify({
+        models: [{ model: 'Llama-7B' }, { model: 'Llama-7B-Instruct' }, { model: 'Other' }, { model: 'Unseen' }],
+      }),
+    );
+    const dataset = await loadDataset(directory);
+    expect(dataset.agents.map((agent) => agent.id)).toEqual(['Llama-7B', 'Llama-7B-Instruct', 'Other']);
+    expect(dataset.skipped).toEqual({ modelsWithoutPredictions: 1 });
+  });
+
   it('counts an all-NA row and names the line of a bad cell', async () => {
     expect((await loadDataset(mmluDir('mm-skip', ['1,math,B,NA,NA,NA', '2,law,C,A,C,C']))).skipped).toEqual({
       noProposals: 1,

@@ -157,6 +157,9 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
       message: 'empty file: expected a header row question_id,category,answer,<agents...>',
     });
   const agents: AgentIdentity[] = agentColumns.map((id) => ({ id, model: families.get(id) ?? id }));
+  // Models listed without a column of predictions are not agents of the dataset; they are counted, not dropped silently.
+  const listedOnly = [...families.keys()].filter((model) => !agentColumns.includes(model)).length;
+  if (listedOnly > 0) skipped.modelsWithoutPredictions = listedOnly;
   return {
     schemaVersion: 1,
     name: basename(directory),
