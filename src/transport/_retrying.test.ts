@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TransportError } from '../core/errors.js';
+import { InvalidArgumentError, TransportError } from '../core/errors.js';
 import { retrying } from './_retrying.js';
 
 // A fake clock: sleeping advances it, so the retry budget runs without wall time.
@@ -51,5 +51,23 @@ describe('retrying', () => {
     );
     expect(value).toBe('ok');
     expect(sleeps).toEqual([100, 200]);
+  });
+
+  it('rethrows a ReputeError at once: the attempt has found a failure that waiting does not fix', async () => {
+    const { sleeps, time } = fakeTime();
+    let attempts = 0;
+    const refused = new InvalidArgumentError({ parameter: 'data', value: '2000000 bytes', message: 'too large' });
+    const result = retrying(
+      10_000,
+      async () => {
+        attempts++;
+        throw refused;
+      },
+      'publish m1 to raps.x',
+      time,
+    );
+    await expect(result).rejects.toBe(refused);
+    expect(attempts).toBe(1);
+    expect(sleeps).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransportError } from '../core/errors.js';
+import { InvalidArgumentError, TransportError } from '../core/errors.js';
 import { connectNatsTransport } from './nats-transport.js';
 import { startNatsServer, type NatsServerProcess } from './nats-server.js';
 
@@ -86,5 +86,100 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransportError);
     expect((error as Error).message).toMatch(/nats-server/);
+  }, 30_000);
+  it('refuses a payload over the server max_payload at once, naming its size, instead of retrying', async () => {
+    const transport = await connectNatsTransport({
+      servers: server.url,
+      stream: 'T4',
+      subjects: ['t4.>'],
+      publishTimeoutMs: 20_000,
+    });
+    // nats-server's default max_payload is 1 MiB = 1048576 bytes; 2000000 bytes are over it.
+    const started = Date.now();
+    const error = await transport
+      .publish('t4.x', new Uint8Array(2_000_000), { id: 'big' })
+      .catch((caught: unknown) => caught);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ parameter: 'data', value: '2000000 bytes' });
+    expect((error as Error).message).toMatch(/2000000 bytes, over the server's max_payload of 1048576 bytes/);
+    // Like the in-process bus, a payload that is not bytes is refused rather than stored as text.
+    await expect(transport.publish('t4.x', 'text' as unknown as Uint8Array, { id: 'text' })).rejects.toThrow(
+      /data must be a Uint8Array, got string/,
+    );
+    await transport.close();
+  }, 30_000);
+
+  it('keeps the user and password of a server URL out of its connection error', async () => {
+    const error = await connectNatsTransport({
+      servers: 'nats://alice:s3cret@127.0.0.1:1',
+      stream: 'T5',
+      subjects: ['t5.>'],
+      publishTimeoutMs: 300,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toContain('nats://***@127.0.0.1:1');
+    expect((error as Error).message).not.toMatch(/s3cret|alice/);
+  }, 30_000);
+
+  it('refuses to move a durable to another subject, and a second subscriber on an attached durable, as the in-process bus does', async () => {
+    const transport = await connectNatsTransport({ servers: server.url, stream: 'T6', subjects: ['t6.>'] });
+    const first = await transport.subscribe('t6.one', () => undefined, { durable: 'd' });
+    await expect(transport.subscribe('t6.one', () => undefined, { durable: 'd' })).rejects.toThrow(
+      /already has an attached subscriber/,
+    );
+    await first.stop();
+    const received: string[] = [];
+    const moved = await transport
+      .subscribe('t6.two', (message) => void received.push(message.subject), { durable: 'd' })
+      .catch((caught: unknown) => caught);
+    expect(moved).toBeInstanceOf(InvalidArgumentError);
+    expect((moved as Error).message).toMatch(/already follows "t6\.one"; use another durable name for "t6\.two"/);
+    await transport.publish('t6.one', encoder.encode(''), { id: 'x' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received).toEqual([]);
+    await transport.close();
+  }, 30_000);
+
+  it('refuses an existing stream that does not capture the requested subjects', async () => {
+    const original = await connectNatsTransport({ servers: server.url, stream: 'T7', subjects: ['t7.a.>'] });
+    await original.close();
+    const error = await connectNatsTransport({
+      servers: server.url,
+      stream: 'T7',
+      subjects: ['t7.b.>'],
+      publishTimeoutMs: 2000,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toMatch(
+      /stream T7 already exists and captures \["t7\.a\.>"\], not \["t7\.b\.>"\]/,
+    );
+  }, 30_000);
+
+  it('gives a handler slower than ackWaitMs each message once, as the in-process bus does', async () => {
+    const transport = await connectNatsTransport({
+      servers: server.url,
+      stream: 'T8',
+      subjects: ['t8.>'],
+      ackWaitMs: 300,
+      maxDeliver: 3,
+    });
+    // Each handler call takes 500 ms > ackWaitMs = 300 ms; 4 messages take about 2 s one after another.
+    const calls: string[] = [];
+    await transport.subscribe(
+      't8.x',
+      async (message) => {
+        calls.push(`${message.id}#${message.deliveryCount}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      },
+      { durable: 'slow' },
+    );
+    for (const id of ['m0', 'm1', 'm2', 'm3']) await transport.publish('t8.x', encoder.encode(''), { id });
+    await waitFor(() => calls.length >= 4);
+    // Long enough for any ack timeout of the last message to come back as a redelivery.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(calls).toEqual(['m0#1', 'm1#1', 'm2#1', 'm3#1']);
+    expect(transport.stats()).toMatchObject({ delivered: 4, redelivered: 0, deadLettered: 0 });
+    await transport.close();
   }, 30_000);
 });

@@ -73,6 +73,8 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   assertInteger('options.duplicateWindowMs', duplicateWindowMs, 1000);
   assertInteger('options.publishTimeoutMs', publishTimeoutMs, 100);
 
+  // Server URLs may carry `user:password@` or a token; error messages show them without it.
+  const shownServers = servers.map(redactUrlCredentials).join(', ');
   const time = options.now ? { ...wallTime, now: options.now } : wallTime;
   const nats = await import('nats');
   let connection: import('nats').NatsConnection;
@@ -86,14 +88,15 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     });
   } catch (error) {
     throw new TransportError(
-      `cannot connect to NATS at ${servers.join(', ')}: ${(error as Error).message}; start it with \`nats-server -js -sd <dir> -a 127.0.0.1 -p <port>\``,
+      `cannot connect to NATS at ${shownServers}: ${redactCredentials((error as Error).message, servers)}; start it with \`nats-server -js -sd <dir> -a 127.0.0.1 -p <port>\``,
       { cause: error },
     );
   }
   const manager = await retrying(publishTimeoutMs, () => connection.jetstreamManager(), 'connect to JetStream', time);
   const nanos = nats.nanos;
+  let existing: import('nats').StreamInfo | undefined;
   try {
-    await manager.streams.info(options.stream);
+    existing = await manager.streams.info(options.stream);
   } catch {
     try {
       await manager.streams.add({
@@ -112,9 +115,20 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       });
     }
   }
+  const capturing = existing?.config.subjects ?? [...options.subjects];
+  const uncaptured = options.subjects.filter((subject) => !capturing.includes(subject));
+  if (uncaptured.length > 0) {
+    // Publishing there would only time out with "no responders"; say why now.
+    await connection.close().catch(() => undefined);
+    throw new TransportError(
+      `JetStream stream ${options.stream} already exists and captures ${JSON.stringify(capturing)}, not ${JSON.stringify(uncaptured)}; pass another options.stream or delete the old stream (\`nats stream rm ${options.stream}\`)`,
+    );
+  }
   const jetstream = connection.jetstream();
   const stats = createTransportCounters();
   const active = new Set<{ close(): Promise<unknown> }>();
+  // Consumer names with a subscriber attached through this connection (the in-process bus refuses a second one too).
+  const attached = new Set<string>();
   let closed = false;
 
   return {
@@ -123,9 +137,24 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       if (closed) throw new TransportError('the NATS transport is closed');
       assertSubject('subject', subject);
       assertNonEmptyString('options.id', id, 'every message needs a unique id for de-duplication');
+      if (!(data instanceof Uint8Array))
+        throw new InvalidArgumentError({
+          parameter: 'data',
+          value: data,
+          message: `data must be a Uint8Array, got ${typeof data}`,
+        });
       const ack = await retrying(
         publishTimeoutMs,
-        () => jetstream.publish(subject, data, { msgID: id, timeout: 2000 }),
+        () =>
+          jetstream.publish(subject, data, { msgID: id, timeout: 2000 }).catch((error: unknown) => {
+            if ((error as { code?: unknown }).code !== 'MAX_PAYLOAD_EXCEEDED') throw error;
+            throw new InvalidArgumentError({
+              parameter: 'data',
+              value: `${data.byteLength} bytes`,
+              message: `message ${id} to ${subject} has ${data.byteLength} bytes, over the server's max_payload of ${connection.info?.max_payload} bytes (headers included); send a smaller payload or raise max_payload in the nats-server config`,
+              cause: error,
+            });
+          }),
         `publish ${id} to ${subject}`,
         time,
       );
@@ -137,13 +166,13 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       assertSubject('subject', subject, { wildcards: true });
       assertNonEmptyString('options.durable', durable);
       const consumerName = durable.replace(/[^A-Za-z0-9_-]/g, '_');
-      await retrying(
+      const info = await retrying(
         publishTimeoutMs,
         async () => {
           try {
-            await manager.consumers.info(options.stream, consumerName);
+            return await manager.consumers.info(options.stream, consumerName);
           } catch {
-            await manager.consumers.add(options.stream, {
+            return await manager.consumers.add(options.stream, {
               durable_name: consumerName,
               ack_policy: nats.AckPolicy.Explicit,
               deliver_policy: nats.DeliverPolicy.All,
@@ -157,8 +186,23 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
         `create consumer ${consumerName}`,
         time,
       );
+      // JetStream keeps an existing consumer's filter: re-attaching it to another subject would
+      // silently deliver the old subject's messages.
+      if ((info.config.filter_subject ?? '') !== subject)
+        throw new InvalidArgumentError({
+          parameter: 'subject',
+          value: subject,
+          message: `durable ${JSON.stringify(durable)} (consumer ${consumerName}) already follows ${JSON.stringify(info.config.filter_subject ?? '')}; use another durable name for ${JSON.stringify(subject)}`,
+        });
+      if (attached.has(consumerName))
+        throw new TransportError(
+          `durable ${JSON.stringify(durable)} (consumer ${consumerName}) already has an attached subscriber; stop it first`,
+        );
+      attached.add(consumerName);
       const consumer = await jetstream.consumers.get(options.stream, consumerName);
-      const messages = await consumer.consume({ max_messages: 16, expires: 5000 });
+      // One message at a time, as the in-process bus delivers: a prefetched message would sit in the
+      // client's buffer while the handler runs, and its ack timer would redeliver it behind our back.
+      const messages = await consumer.consume({ max_messages: 1, expires: 5000 });
       active.add(messages);
       void (async () => {
         for await (const message of messages) {
@@ -166,6 +210,18 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
           stats.delivered++;
           if (deliveryCount > 1) stats.redelivered++;
           const id = message.headers?.get('Nats-Msg-Id') || `${options.stream}:${message.seq}`;
+          // A handler slower than ackWaitMs (an LLM call) is still working, not lost: push the ack
+          // deadline back so the message is not redelivered, and its delivery budget not spent, meanwhile.
+          const heartbeat = setInterval(
+            () => {
+              try {
+                message.working();
+              } catch {
+                // Connection gone: the ack timeout redelivers the message, which is what we want then.
+              }
+            },
+            Math.max(50, Math.floor(ackWaitMs / 2)),
+          );
           try {
             await handler({ subject: message.subject, data: message.data, id, deliveryCount });
             message.ack();
@@ -177,6 +233,8 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
             } else {
               message.nak(Math.min(ackWaitMs, 250));
             }
+          } finally {
+            clearInterval(heartbeat);
           }
         }
       })();
@@ -184,7 +242,9 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
         subject,
         durable,
         async stop() {
+          if (!active.has(messages)) return;
           active.delete(messages);
+          attached.delete(consumerName);
           await messages.close();
         },
       };
@@ -196,7 +256,25 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       closed = true;
       for (const messages of active) await messages.close();
       active.clear();
+      attached.clear();
       await connection.drain().catch(() => connection.close());
     },
   };
+}
+
+/** `url` with any `user:password@` or `token@` part replaced by `***@`. */
+function redactUrlCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1***@');
+}
+
+/** `text` with every credential of `urls` (password, user, token) replaced by `***`. */
+function redactCredentials(text: string, urls: readonly string[]): string {
+  let redacted = text;
+  for (const url of urls) {
+    const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/@]*)@/i.exec(url)?.[1];
+    if (!userinfo) continue;
+    for (const secret of [userinfo, ...userinfo.split(':')].filter((part) => part.length > 0))
+      redacted = redacted.split(secret).join('***');
+  }
+  return redacted;
 }
