@@ -8,6 +8,7 @@ import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/v
 import type { TrustPolicy } from './broker.js';
 import type { RunRapsOptions } from './raps-options.js';
 import type { WitnessBehaviour } from './watchdog.js';
+import { subjectToken } from '../../transport/subject.js';
 
 /** The scalar options of {@link RunRapsOptions} that have a default, resolved. */
 export interface RapsSettings {
@@ -71,6 +72,20 @@ export function resolveRapsSettings(options: RunRapsOptions): ResolvedRapsOption
   const identities = options.agents;
   validateTeam(identities as { id: string; model: string }[], 'agents');
   const order = identities.map((agent) => agent.id);
+  // Each agent's commands go to the subject of its id's token: two ids with one token (`a.b`, `a_b`)
+  // would share a command subject and durable, and over NATS one node would take the other's commands.
+  const byToken = new Map<string, AgentId>();
+  order.forEach((agentId, index) => {
+    const token = subjectToken(agentId);
+    const earlier = byToken.get(token);
+    if (earlier !== undefined)
+      throw new InvalidArgumentError({
+        parameter: `agents[${index}].id`,
+        value: agentId,
+        message: `agent ids ${JSON.stringify(earlier)} and ${JSON.stringify(agentId)} map to the same message subject token ${JSON.stringify(token)} (every character other than letters, digits, '-' and '_' becomes '_'); rename one of them`,
+      });
+    byToken.set(token, agentId);
+  });
   const { runId } = settings;
   assertNonEmptyString('runId', runId);
   if (!/^[A-Za-z0-9_-]+$/.test(runId))

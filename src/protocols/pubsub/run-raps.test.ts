@@ -225,6 +225,19 @@ describe('runRaps', () => {
     await expect(runRaps(options(team(), { runId: 'a.b' }))).rejects.toThrow(/runId may only contain/);
   });
 
+  it('refuses two agent ids that share a command subject token (a.b and a_b), naming both', async () => {
+    const agents = [
+      createScriptedAgent({ id: 'a.b', answer: '4' }),
+      createScriptedAgent({ id: 'a_b', answer: '4' }),
+      createScriptedAgent({ id: 'C', answer: '4' }),
+    ];
+    const subscriptions = { 'a.b': 'arithmetic answers', a_b: 'arithmetic answers', C: 'arithmetic answers' };
+    await expect(runRaps({ ...options(agents), subscriptions })).rejects.toMatchObject({
+      parameter: 'agents[1].id',
+      message: expect.stringMatching(/agent ids "a\.b" and "a_b" map to the same message subject token "a_b"/),
+    });
+  });
+
   it('lets a receiver revise only on publishers it still trusts with attention: trusted (ours)', async () => {
     const heard: Record<string, string[][]> = { A: [], B: [], C: [] };
     const recording = team().map((agent) => ({
