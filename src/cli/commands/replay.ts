@@ -236,7 +236,7 @@ export default defineCommand({
       if (report.keyCache !== undefined) {
         const use = report.keyCache;
         process.stderr.write(
-          `answer keys: ${use.loaded} read from the cache, ${use.computed} computed (${use.file}; --key-cache none to skip it)\n`,
+          `answer keys: ${use.loaded} read from the cache, ${use.computed} computed${use.dropped > 0 ? `, ${use.dropped} of other runs dropped` : ''} (${use.file}; --key-cache none to skip it)\n`,
         );
         if (use.problem !== undefined) process.stderr.write(`warning: answer-key cache ${use.problem}\n`);
       }

@@ -160,9 +160,70 @@ describe('answer-key cache', () => {
     expect(ops.canonical('number', ' 8 ')).toBe('8');
     expect(calls).toBe(1);
     expect(ops.computed()).toBe(1);
-    expect([...(saved.canonical.get('number') ?? [])]).toEqual([
+    expect(ops.reused()).toBe(1);
+    // The run's tables hold what it asked; the saved answer moved there, so it is held once.
+    expect([...(ops.tables.canonical.get('number') ?? [])]).toEqual([
       [' 7 ', 'seven (saved)'],
       [' 8 ', '8'],
+    ]);
+    expect(saved.canonical.get('number')?.size).toBe(0);
+  });
+
+  it("writes back a finished run's working set: another sample's answers are dropped, not kept forever", async () => {
+    const cacheDirectory = join(directory, 'working-set');
+    // Two samples of the fixture with different seeds: their tasks and attack payloads differ.
+    const sample = (seed: number, keyCache?: string) =>
+      runReplay({
+        path: fixturePath,
+        tasks: 12,
+        seed,
+        split: 'all',
+        methods: ['majority'],
+        workers: 1,
+        ...(keyCache === undefined ? {} : { keyCache }),
+      });
+    // What the seed-2 run asks, counted by a second method: a cold run of it alone computes each question once.
+    const alone = await sample(2, join(directory, 'working-set-alone'));
+    const asked = alone.keyCache?.computed as number;
+    const first = await sample(1, cacheDirectory);
+    const second = await sample(2, cacheDirectory);
+    expect(second.keyCache?.loaded).toBe(first.keyCache?.computed);
+    // The seed-1 answers the seed-2 run never asked are dropped from the file it writes back.
+    const reused = asked - (second.keyCache?.computed as number);
+    expect(reused).toBeGreaterThan(0);
+    expect(second.keyCache?.dropped).toBe((first.keyCache?.loaded ?? 0) + (first.keyCache?.computed ?? 0) - reused);
+    expect(second.keyCache?.dropped).toBeGreaterThan(0);
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).loaded).toBe(asked);
+    expect(second.summary).toEqual(alone.summary);
+    // The same run again reads exactly its own answers, computes none and rewrites nothing.
+    const again = await sample(2, cacheDirectory);
+    expect([again.keyCache?.loaded, again.keyCache?.computed, again.keyCache?.dropped]).toEqual([asked, 0, 0]);
+  });
+
+  it('keeps every saved answer when a run stops early, adding what it computed', async () => {
+    const cacheDirectory = join(directory, 'stopped');
+    const options = { path: fixturePath, tasks: 12, split: 'all' as const, methods: ['majority'], workers: 1 };
+    const first = await runReplay({ ...options, seed: 1, keyCache: cacheDirectory });
+    const saved = first.keyCache?.computed as number;
+    // A seed-3 run stopped by its progress callback after its tenth condition (attacked ones planned).
+    await expect(
+      runReplay({
+        ...options,
+        seed: 3,
+        keyCache: cacheDirectory,
+        onProgress: (done) => {
+          if (done === 10) throw new Error('stop here');
+        },
+      }),
+    ).rejects.toThrow('stop here');
+    const after = loadAnswerKeyCache(cacheDirectory, fixturePath).loaded;
+    // Its file holds the seed-1 answers and more; a finished seed-1 run then computes nothing.
+    expect(after).toBeGreaterThan(saved);
+    const rerun = await runReplay({ ...options, seed: 1, keyCache: cacheDirectory });
+    expect([rerun.keyCache?.loaded, rerun.keyCache?.computed, rerun.keyCache?.dropped]).toEqual([
+      after,
+      0,
+      after - saved,
     ]);
   });
 

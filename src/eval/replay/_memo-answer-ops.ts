@@ -22,12 +22,43 @@ export function emptyAnswerTables(): AnswerTables {
   return { canonical: new Map(), equivalent: new Map(), score: new Map() };
 }
 
-/** Answer ops backed by tables, with a count of the calls the tables did not answer. */
+/**
+ * The answers of `first` and `second` in new tables (`first`'s answer where both have one). Each
+ * answer is a pure function of its arguments, so two tables never disagree.
+ */
+export function mergeAnswerTables(first: AnswerTables, second: AnswerTables): AnswerTables {
+  const merged = emptyAnswerTables();
+  for (const source of [second, first]) {
+    for (const [kind, table] of source.canonical) {
+      const into = inner(merged.canonical, kind, newTable<string | null>);
+      for (const [raw, key] of table) into.set(raw, key);
+    }
+    for (const [kind, byLeft] of source.equivalent)
+      for (const [left, table] of byLeft) {
+        const into = inner(inner(merged.equivalent, kind, newTable<Map<string, boolean>>), left, newTable<boolean>);
+        for (const [right, same] of table) into.set(right, same);
+      }
+    for (const [kind, byReference] of source.score)
+      for (const [reference, table] of byReference) {
+        const into = inner(inner(merged.score, kind, newTable<Map<string, KeyScore>>), reference, newTable<KeyScore>);
+        for (const [key, value] of table) into.set(key, value);
+      }
+  }
+  return merged;
+}
+
+/** Answer ops backed by tables, with counts of the calls the tables did not answer and of the saved answers taken. */
 export interface MemoizedAnswerOps extends AnswerOps {
-  /** Every answer so far: the tables given, plus what this wrapper computed. */
+  /**
+   * This run's answers: every distinct call so far, computed or taken from the saved tables. It is
+   * what the answer-key cache writes back: the run's own working set, so a cache holds what its last
+   * run asked, not everything any earlier run did.
+   */
   readonly tables: AnswerTables;
-  /** Calls the wrapped ops answered (the tables did not hold them). */
+  /** Calls the wrapped ops answered (neither table held them). */
   computed(): number;
+  /** Saved answers this run asked for (moved into {@link MemoizedAnswerOps.tables}). */
+  reused(): number;
 }
 
 // Tables nest per argument (kind, then each string) rather than joining the arguments into one key:
@@ -44,22 +75,38 @@ function inner<K, T>(tables: Map<K, T>, key: K, create: () => T): T {
 
 const newTable = <T>() => new Map<string, T>();
 
+/** Removes and returns `table.get(key)` (`undefined` when absent). */
+function take<T>(table: Map<string, T> | undefined, key: string): T | undefined {
+  if (table === undefined) return undefined;
+  const value = table.get(key);
+  if (value !== undefined) table.delete(key);
+  return value;
+}
+
 /**
  * Wraps `ops` so that each distinct (kind, arguments) call runs once; the tables live as long as the
- * wrapper. `tables` seeds the answers (a saved run's): a call they hold is answered without `ops`.
+ * wrapper. `saved` holds answers of an earlier run (the answer-key cache's): a call it answers is not
+ * computed, and its entry moves from `saved` into this run's {@link MemoizedAnswerOps.tables} (so the
+ * answers are held once). What is left in `saved` at the end is what this run never asked.
  */
-export function memoizeAnswerOps(ops: AnswerOps, tables: AnswerTables = emptyAnswerTables()): MemoizedAnswerOps {
+export function memoizeAnswerOps(ops: AnswerOps, saved: AnswerTables = emptyAnswerTables()): MemoizedAnswerOps {
+  const tables = emptyAnswerTables();
   const { canonical, equivalent, score } = tables;
   let computed = 0;
+  let reused = 0;
   return {
     tables,
     computed: () => computed,
+    reused: () => reused,
     canonical(kind: AnswerKind, raw: string): string | null {
       const table = inner(canonical, kind, newTable<string | null>);
       let value = table.get(raw);
       if (value === undefined) {
-        value = ops.canonical(kind, raw);
-        computed++;
+        value = take(saved.canonical.get(kind), raw);
+        if (value === undefined) {
+          value = ops.canonical(kind, raw);
+          computed++;
+        } else reused++;
         table.set(raw, value);
       }
       return value;
@@ -68,8 +115,11 @@ export function memoizeAnswerOps(ops: AnswerOps, tables: AnswerTables = emptyAns
       const table = inner(inner(equivalent, kind, newTable<Map<string, boolean>>), left, newTable<boolean>);
       let value = table.get(right);
       if (value === undefined) {
-        value = ops.equivalent(kind, left, right);
-        computed++;
+        value = take(saved.equivalent.get(kind)?.get(left), right);
+        if (value === undefined) {
+          value = ops.equivalent(kind, left, right);
+          computed++;
+        } else reused++;
         table.set(right, value);
       }
       return value;
@@ -79,8 +129,11 @@ export function memoizeAnswerOps(ops: AnswerOps, tables: AnswerTables = emptyAns
       const table = inner(inner(score, kind, newTable<Map<string, KeyScore>>), reference, newTable<KeyScore>);
       let value = table.get(key);
       if (value === undefined) {
-        value = ops.score(kind, key, reference);
-        computed++;
+        value = take(saved.score.get(kind)?.get(reference), key);
+        if (value === undefined) {
+          value = ops.score(kind, key, reference);
+          computed++;
+        } else reused++;
         table.set(key, value);
       }
       return value;

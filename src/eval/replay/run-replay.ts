@@ -17,7 +17,7 @@ import {
 } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
-import { memoizeAnswerOps } from './_memo-answer-ops.js';
+import { memoizeAnswerOps, mergeAnswerTables, type MemoizedAnswerOps } from './_memo-answer-ops.js';
 import { loadAnswerKeyCache, maxCacheBytes, saveAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
@@ -266,6 +266,11 @@ export interface KeyCacheUse {
   readonly loaded: number;
   /** Answers the run computed (not in the cache). */
   readonly computed: number;
+  /**
+   * Answers read from the cache that the run never asked for (another seed's or sample's), left out
+   * of the file it wrote back, which holds this run's working set.
+   */
+  readonly dropped: number;
   /** Why an existing cache file was not read, or why saving failed; `undefined` when all went well. */
   readonly problem: string | undefined;
 }
@@ -455,6 +460,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         file: options.keyCache,
         loaded: 0,
         computed: 0,
+        dropped: 0,
         problem: `not used: ${(error as Error).message}`,
       };
     }
@@ -519,6 +525,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const methodsNamed = (names: readonly string[]) => names.map((name) => byName.get(name) as ReplayMethod);
   let done = 0;
   let keyCacheUse: KeyCacheUse | undefined;
+  let finished = false;
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
@@ -644,12 +651,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
         ),
       );
     }
+    finished = true;
   } finally {
     await pool?.close();
     keyCacheUse =
       cache === undefined
         ? cacheFailure && { ...cacheFailure, computed: ops.computed() }
-        : saveKeyCache(cache, ops.computed());
+        : saveKeyCache(cache, ops, finished);
   }
 
   const combined = combineSeeds(perSeedSummaries);
@@ -724,18 +732,26 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
 }
 
 /**
- * Saves the run's answers to the key cache when it computed any. A cache that cannot be written does
+ * Saves the run's answers to the key cache. A finished run writes its working set (every answer it
+ * asked for, read or computed) when it computed any or left saved answers unasked: the file then holds
+ * what this run needs, so it does not grow with every other seed or sample ever replayed on the
+ * dataset. A run that stopped early keeps the unasked answers too. A cache that cannot be written does
  * not fail the run (the results do not depend on it); the report says why in `problem`.
  */
-function saveKeyCache(cache: AnswerKeyCache, computed: number): KeyCacheUse {
+function saveKeyCache(cache: AnswerKeyCache, ops: MemoizedAnswerOps, finished: boolean): KeyCacheUse {
   let problem = cache.ignored === undefined ? undefined : `ignored ${cache.file}: ${cache.ignored}`;
-  if (computed > 0) {
+  const computed = ops.computed();
+  // The saved answers not moved into the run's tables (see memoizeAnswerOps).
+  const unasked = cache.loaded - ops.reused();
+  const dropped = finished ? unasked : 0;
+  if (computed > 0 || dropped > 0) {
     try {
-      if (saveAnswerKeyCache(cache, cache.tables) === 0)
+      const tables = finished ? ops.tables : mergeAnswerTables(ops.tables, cache.tables);
+      if (saveAnswerKeyCache(cache, tables) === 0)
         problem = `removed ${cache.file}: it would pass ${maxCacheBytes / 2 ** 20} MB; the next run starts it over`;
     } catch (error) {
       problem = `could not save ${cache.file}: ${(error as Error).message}`;
     }
   }
-  return { file: cache.file, loaded: cache.loaded, computed, problem };
+  return { file: cache.file, loaded: cache.loaded, computed, dropped, problem };
 }
