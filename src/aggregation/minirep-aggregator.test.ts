@@ -224,6 +224,34 @@ describe('createMiniRepAggregator', () => {
     expect(() => aggregator.feedback({ ...decision, taskId: 'unknown' })).toThrow(/no MiniRep analysis/);
   });
 
+  it('keeps the analyses of the last recentTasks decided tasks (64 by default)', () => {
+    const decideAll = (aggregator: ReturnType<typeof createMiniRepAggregator>, count: number) =>
+      Array.from({ length: count }, (_, index) =>
+        aggregator.aggregate({
+          task: task(`t${index}`),
+          proposals: proposals.map((proposal) => ({ ...proposal, taskId: `t${index}` })),
+          agents,
+        }),
+      );
+    const ids = () => agents.map((agent) => agent.id);
+    const byDefault = createMiniRepAggregator({ model: createMiniRepModel({ agents: ids() }) });
+    const decisions = decideAll(byDefault, 65);
+    // Task 0 is the 65th most recent: gone; task 1 is the 64th: still there.
+    expect(byDefault.analysis('t0')).toBeUndefined();
+    expect(() => byDefault.feedback(decisions[0]!)).toThrow(/within 64 tasks \(options\.recentTasks\)/);
+    expect(byDefault.feedback(decisions[1]!)).toHaveLength(proposals.length);
+    const one = createMiniRepAggregator({ model: createMiniRepModel({ agents: ids() }), recentTasks: 1 });
+    const last = decideAll(one, 2);
+    expect(one.analysis('t0')).toBeUndefined();
+    expect(() => one.feedback(last[0]!)).toThrow(/within 1 tasks/);
+    expect(one.feedback(last[1]!)).toHaveLength(proposals.length);
+    // Same decisions whatever the window.
+    expect(last[1]).toEqual(decisions[1]);
+    expect(() =>
+      createMiniRepAggregator({ model: createMiniRepModel({ agents: ids() }), recentTasks: 0 }),
+    ).toThrow(/options\.recentTasks/);
+  });
+
   it('takes quality from the verifier estimate in verifier mode', () => {
     const model = createMiniRepModel({ agents: agents.map((agent) => agent.id) });
     // The verifier has an opinion on x-agents only (0.3); the others fall back to agreement.

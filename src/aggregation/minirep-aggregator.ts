@@ -106,6 +106,12 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   posteriorQualityOffset?: number;
   /** Offset κ_lo ≥ 0 of the current-quality factor (κ_lo + Q)/(1 + κ_lo) under `history: 'log-odds'`. @default 2 */
   logOddsQualityOffset?: number;
+  /**
+   * Decided tasks, ≥ 1, whose analysis the aggregator keeps for `feedback` and `analysis(taskId)`.
+   * A caller that gives each task's feedback right after its decision (the replay) needs 1, and
+   * analyses that are dropped at once are also cheaper for the garbage collector. @default 64
+   */
+  recentTasks?: number;
 }
 
 /** Defaults of the numeric {@link MiniRepAggregatorOptions}. */
@@ -126,6 +132,7 @@ export const miniRepAggregatorDefaults = {
   rejectedFactor: 0.05,
   logOddsQualityOffset: 2,
   posteriorQualityOffset: 8,
+  recentTasks: 64,
 } as const;
 
 type Settings = { -readonly [Key in keyof typeof miniRepAggregatorDefaults]: number };
@@ -357,7 +364,7 @@ export interface MiniRepAggregatorSnapshot {
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
 export interface MiniRepAggregator extends Aggregator {
   readonly name: 'minirep';
-  /** The analysis behind the last decision on `taskId`, if it is among the last 64 decided tasks. */
+  /** The analysis behind the last decision on `taskId`, if it is among the last `recentTasks` (64) decided tasks. */
   analysis(taskId: string): TaskAnalysis | undefined;
   feedback(
     decision: Decision,
@@ -499,7 +506,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         throw new InvalidArgumentError({
           parameter: 'decision.taskId',
           value: decision.taskId,
-          message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within 64 tasks`,
+          message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within ${settings.recentTasks} tasks (options.recentTasks)`,
         });
       }
       const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
@@ -567,7 +574,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   });
   analyses.delete(analysis.taskId);
   analyses.set(analysis.taskId, analysis);
-  if (analyses.size > 64) analyses.delete(analyses.keys().next().value as string);
+  if (analyses.size > settings.recentTasks) analyses.delete(analyses.keys().next().value as string);
 
   const mask = input.weights;
   const parts = new Map<AgentId, MiniRepWeightParts>();
@@ -613,7 +620,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   if (state.posteriorHistory !== undefined) {
     state.posteriorEntries.delete(analysis.taskId);
     state.posteriorEntries.set(analysis.taskId, posteriorEntries);
-    if (state.posteriorEntries.size > 64)
+    if (state.posteriorEntries.size > settings.recentTasks)
       state.posteriorEntries.delete(state.posteriorEntries.keys().next().value as string);
   }
   const candidates = analysis.proposals
@@ -775,6 +782,13 @@ function resolveSettings(options: MiniRepAggregatorOptions): Settings {
     if (value !== undefined) settings[key] = value;
   }
   assertInteger('options.k', settings.k, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { k: 7 }');
+  assertInteger(
+    'options.recentTasks',
+    settings.recentTasks,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'pass e.g. { recentTasks: 64 }',
+  );
   assertInteger('options.minGroups', settings.minGroups, 0, Number.MAX_SAFE_INTEGER, 'pass e.g. { minGroups: 3 }');
   assertInteger(
     'options.maxPerGroup',

@@ -57,7 +57,7 @@ export interface MemoizedAnswerOps extends AnswerOps {
   readonly tables: AnswerTables;
   /** Calls the wrapped ops answered (neither table held them). */
   computed(): number;
-  /** Saved answers this run asked for (moved into {@link MemoizedAnswerOps.tables}). */
+  /** Saved answers this run asked for (copied into {@link MemoizedAnswerOps.tables}). */
   reused(): number;
 }
 
@@ -75,19 +75,11 @@ function inner<K, T>(tables: Map<K, T>, key: K, create: () => T): T {
 
 const newTable = <T>() => new Map<string, T>();
 
-/** Removes and returns `table.get(key)` (`undefined` when absent). */
-function take<T>(table: Map<string, T> | undefined, key: string): T | undefined {
-  if (table === undefined) return undefined;
-  const value = table.get(key);
-  if (value !== undefined) table.delete(key);
-  return value;
-}
-
 /**
  * Wraps `ops` so that each distinct (kind, arguments) call runs once; the tables live as long as the
  * wrapper. `saved` holds answers of an earlier run (the answer-key cache's): a call it answers is not
- * computed, and its entry moves from `saved` into this run's {@link MemoizedAnswerOps.tables} (so the
- * answers are held once). What is left in `saved` at the end is what this run never asked.
+ * computed, and its answer is copied into this run's {@link MemoizedAnswerOps.tables}. `saved` is
+ * only read.
  */
 export function memoizeAnswerOps(ops: AnswerOps, saved: AnswerTables = emptyAnswerTables()): MemoizedAnswerOps {
   const tables = emptyAnswerTables();
@@ -102,7 +94,7 @@ export function memoizeAnswerOps(ops: AnswerOps, saved: AnswerTables = emptyAnsw
       const table = inner(canonical, kind, newTable<string | null>);
       let value = table.get(raw);
       if (value === undefined) {
-        value = take(saved.canonical.get(kind), raw);
+        value = saved.canonical.get(kind)?.get(raw);
         if (value === undefined) {
           value = ops.canonical(kind, raw);
           computed++;
@@ -115,7 +107,7 @@ export function memoizeAnswerOps(ops: AnswerOps, saved: AnswerTables = emptyAnsw
       const table = inner(inner(equivalent, kind, newTable<Map<string, boolean>>), left, newTable<boolean>);
       let value = table.get(right);
       if (value === undefined) {
-        value = take(saved.equivalent.get(kind)?.get(left), right);
+        value = saved.equivalent.get(kind)?.get(left)?.get(right);
         if (value === undefined) {
           value = ops.equivalent(kind, left, right);
           computed++;
@@ -129,7 +121,7 @@ export function memoizeAnswerOps(ops: AnswerOps, saved: AnswerTables = emptyAnsw
       const table = inner(inner(score, kind, newTable<Map<string, KeyScore>>), reference, newTable<KeyScore>);
       let value = table.get(key);
       if (value === undefined) {
-        value = take(saved.score.get(kind)?.get(reference), key);
+        value = saved.score.get(kind)?.get(reference)?.get(key);
         if (value === undefined) {
           value = ops.score(kind, key, reference);
           computed++;

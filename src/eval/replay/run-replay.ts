@@ -741,7 +741,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
 function saveKeyCache(cache: AnswerKeyCache, ops: MemoizedAnswerOps, finished: boolean): KeyCacheUse {
   let problem = cache.ignored === undefined ? undefined : `ignored ${cache.file}: ${cache.ignored}`;
   const computed = ops.computed();
-  // The saved answers not moved into the run's tables (see memoizeAnswerOps).
+  // The saved answers the run never asked for.
   const unasked = cache.loaded - ops.reused();
   const dropped = finished ? unasked : 0;
   if (computed > 0 || dropped > 0) {
