@@ -247,9 +247,9 @@ describe('createMiniRepAggregator', () => {
     expect(one.feedback(last[1]!)).toHaveLength(proposals.length);
     // Same decisions whatever the window.
     expect(last[1]).toEqual(decisions[1]);
-    expect(() =>
-      createMiniRepAggregator({ model: createMiniRepModel({ agents: ids() }), recentTasks: 0 }),
-    ).toThrow(/options\.recentTasks/);
+    expect(() => createMiniRepAggregator({ model: createMiniRepModel({ agents: ids() }), recentTasks: 0 })).toThrow(
+      /options\.recentTasks/,
+    );
   });
 
   it('takes quality from the verifier estimate in verifier mode', () => {

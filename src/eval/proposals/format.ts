@@ -66,7 +66,10 @@ export interface ProposalsDataset {
   readonly agents: readonly AgentIdentity[];
   /** Tasks in file order. */
   readonly tasks: readonly ProposalsRecord[];
-  /** Records the loader handled instead of loading, by reason (never silently dropped). */
+  /**
+   * Records (tasks, models, predictions) the loader handled instead of loading as given, by reason,
+   * e.g. `noProposals`, `modelsWithoutPredictions`, `predictionsBeyondOptions`; nothing is dropped silently.
+   */
   readonly skipped: Readonly<Record<string, number>>;
   /**
    * Where correctness comes from: every answered proposal carries the dataset's `correct` flag

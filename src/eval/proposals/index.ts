@@ -6,4 +6,4 @@ export * from './mathvista.js';
 export * from './models-json.js';
 export * from './load-dataset.js';
 export { readLines, parseJsonLine } from './read-lines.js';
-export type { NumberedLine } from './read-lines.js';
+export type { NumberedLine, ReadLinesOptions } from './read-lines.js';

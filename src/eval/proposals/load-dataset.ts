@@ -7,7 +7,7 @@ import { datasetFormats, proposalsFormatTag } from './format.js';
 import { loadMathVista } from './mathvista.js';
 import { loadMmluPro } from './mmlu-pro.js';
 import { loadProposalsJsonl } from './proposals-jsonl.js';
-import { readFirstLine } from './read-lines.js';
+import { noRecordsError, readFirstLine } from './read-lines.js';
 import { loadZeroEval } from './zeroeval.js';
 
 /**
@@ -53,7 +53,8 @@ function looksLikeZeroEval(file: string): boolean {
  * `preds.csv` and `items.jsonl.gz` is `mmlu-pro`; one with `items.jsonl`, `models.json` and a
  * `proposals.jsonl` keyed by `pid` is `mathvista`; a directory with `proposals.jsonl` and `models.json` (ZeroEval rows: `reference`,
  * `proposals`) is `zeroeval`; a `.jsonl` file, or a directory whose `proposals.jsonl` is versioned,
- * is `jsonl`. Throws {@link DataFormatError} when nothing matches.
+ * is `jsonl`. Throws {@link DataFormatError} when nothing matches, or when the directory's
+ * `proposals.jsonl` holds no records (is empty or blank), as the loaders do for every file they read.
  */
 export function detectDatasetFormat(path: string): DatasetFormat {
   if (!existsSync(path))
@@ -72,6 +73,10 @@ export function detectDatasetFormat(path: string): DatasetFormat {
   }
   if (existsSync(join(path, 'preds.csv')) && existsSync(join(path, 'items.jsonl.gz'))) return 'mmlu-pro';
   const proposals = join(path, 'proposals.jsonl');
+  // An empty proposals.jsonl has no first line to detect from; say so, as the loaders do, rather
+  // than "cannot detect" (which would send the user to --format, and then to this same error).
+  if (existsSync(proposals) && statSync(proposals).isFile() && readFirstLine(proposals) === '')
+    throw noRecordsError(proposals, 'one JSON object per line');
   if (
     existsSync(proposals) &&
     existsSync(join(path, 'items.jsonl')) &&

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../core/errors.js';
+import type { DatasetFormat } from './format.js';
 import { detectDatasetFormat, loadDataset } from './load-dataset.js';
 import { mmluProFamily, splitCsvRow } from './mmlu-pro.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
@@ -269,6 +270,32 @@ describe('mmlu-pro loader', () => {
     );
   });
 
+  it('loads a letter that names none of the item options as unparseable, keeps it as text and counts it', async () => {
+    // Item 1 has 4 options (A-D), item 2 has 3 (A-C). Row 1: J and E name no option of item 1, D does
+    // (wrong: the answer is B). Row 2: D names no option of item 2, C is right, NA is absent.
+    // Beyond the options: J, E (row 1) and D (row 2) = 3 predictions.
+    const dataset = await loadDataset(mmluDir('mm-beyond', ['1,math,B,J,E,D', '2,law,C,D,C,NA']));
+    expect(dataset.tasks.map((task) => task.proposals)).toEqual([
+      {
+        'Llama-7B': { answer: null, correct: false, text: 'J' },
+        'Llama-7B-Instruct': { answer: null, correct: false, text: 'E' },
+        Other: { answer: 'D', correct: false },
+      },
+      {
+        'Llama-7B': { answer: null, correct: false, text: 'D' },
+        'Llama-7B-Instruct': { answer: 'C', correct: true },
+      },
+    ]);
+    expect(dataset.skipped).toEqual({ predictionsBeyondOptions: 3 });
+  });
+
+  it('refuses a reference letter that names none of the item options', async () => {
+    // Item 2 has options A-C; its answer D cannot be right, and no prediction could match it.
+    await expect(loadDataset(mmluDir('mm-bad-answer', ['1,math,B,B,B,B', '2,law,D,A,C,C']))).rejects.toThrow(
+      /preds\.csv:3: "answer" D names no option of question_id 2, which has 3 options \(A-C\); /,
+    );
+  });
+
   it('splits quoted CSV cells and derives families', () => {
     expect(splitCsvRow('1,"a, b","say ""hi""",')).toEqual(['1', 'a, b', 'say "hi"', '']);
     expect(splitCsvRow('"open')).toBeNull();
@@ -354,6 +381,24 @@ describe('awkward input files', () => {
     expect((await loadDataset(mmlu)).tasks.map((entry) => entry.id)).toEqual(['1']);
   });
 
+  it('reads bare CR (classic Mac) line ends like LF, in detection and in every loader', async () => {
+    const plain = await loadDataset(zeroevalDir('ze-lf', [task('t1'), task('t2', '2')]));
+    const directory = zeroevalDir('ze-cr', []);
+    writeFileSync(join(directory, 'proposals.jsonl'), `\r${task('t1')}\r\r${task('t2', '2')}\r`);
+    expect(detectDatasetFormat(directory)).toBe('zeroeval');
+    const loaded = await loadDataset(directory);
+    expect(loaded.tasks).toEqual(plain.tasks);
+    // A task whose line is malformed is named by its CR-counted line: \r, t1, \r, {oops → line 4.
+    writeFileSync(join(directory, 'proposals.jsonl'), `\r${task('t1')}\r\r{oops\r`);
+    await expect(loadDataset(directory)).rejects.toThrow(/proposals\.jsonl:4: malformed JSON/);
+    const mmlu = mmluDir('mm-cr', []);
+    writeFileSync(
+      join(mmlu, 'preds.csv'),
+      'question_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\r1,math,B,B,,NA\r2,law,C,A,C,C\r',
+    );
+    expect((await loadDataset(mmlu)).tasks.map((entry) => entry.id)).toEqual(['1', '2']);
+  });
+
   it('detects a format from a first line of several MB or with spaces around the keys', async () => {
     const long = JSON.stringify({
       id: 't1',
@@ -417,5 +462,86 @@ describe('awkward input files', () => {
     await expect(loadDataset(empty, 'jsonl')).rejects.toThrow(
       /no-proposals: --format jsonl on a directory reads its proposals\.jsonl, which does not exist/,
     );
+  });
+});
+
+describe('files that hold no records', () => {
+  /** The error `loadDataset` rejects with, or a failure naming what it resolved to instead. */
+  async function loadError(path: string, format?: DatasetFormat): Promise<DataFormatError> {
+    const outcome = await loadDataset(path, format).then(
+      (dataset) => new Error(`loaded ${dataset.tasks.length} tasks`),
+      (caught: unknown) => caught,
+    );
+    expect(outcome).toBeInstanceOf(DataFormatError);
+    return outcome as DataFormatError;
+  }
+  const noRecords = /: the file holds no records \(it is empty or has only blank lines\); expected .+; /;
+
+  it('refuses an empty or blank proposals file, with or without --format, naming the file', async () => {
+    for (const [name, text] of [
+      ['zero-bytes.jsonl', ''],
+      ['blank-lines.jsonl', '\n  \r\n\t\n'],
+      ['only-bom.jsonl', '\uFEFF\n'],
+    ] as const) {
+      const path = join(root, name);
+      writeFileSync(path, text);
+      for (const format of ['jsonl', undefined] as const) {
+        const error = await loadError(path, format);
+        expect(error.file).toBe(path);
+        expect(error.line).toBeUndefined();
+        expect(error.message).toMatch(noRecords);
+      }
+    }
+  });
+
+  it('refuses an empty proposals.jsonl of a ZeroEval or Repute directory, with or without --format', async () => {
+    const directory = zeroevalDir('ze-empty', []);
+    const proposals = join(directory, 'proposals.jsonl');
+    writeFileSync(proposals, '\n\n');
+    for (const format of ['zeroeval', 'jsonl', undefined] as const) {
+      const error = await loadError(directory, format);
+      expect(error.file).toBe(proposals);
+      expect(error.message).toMatch(noRecords);
+    }
+    // Detection says the same, instead of "cannot detect the dataset format".
+    expect(() => detectDatasetFormat(directory)).toThrow(noRecords);
+  });
+
+  it('refuses an empty item or prediction file of MMLU-Pro and MathVista, naming that file', async () => {
+    const mmluItems = mmluDir('mm-empty-items', ['1,math,B,B,,NA'], []);
+    expect((await loadError(mmluItems)).file).toBe(join(mmluItems, 'items.jsonl.gz'));
+    // A 0-byte .gz is no gzip stream at all: it holds no records either.
+    writeFileSync(join(mmluItems, 'items.jsonl.gz'), '');
+    const zeroBytes = await loadError(mmluItems, 'mmlu-pro');
+    expect(zeroBytes.file).toBe(join(mmluItems, 'items.jsonl.gz'));
+    expect(zeroBytes.message).toMatch(noRecords);
+    const mmluPreds = mmluDir('mm-empty-preds', []);
+    writeFileSync(join(mmluPreds, 'preds.csv'), '\r\n');
+    const preds = await loadError(mmluPreds, 'mmlu-pro');
+    expect(preds.file).toBe(join(mmluPreds, 'preds.csv'));
+    expect(preds.message).toMatch(noRecords);
+    expect(preds.message).toMatch(/expected a header row question_id,category,answer,<agents\.\.\.>/);
+
+    const mathVista = join(root, 'mv-empty');
+    mkdirSync(mathVista);
+    writeFileSync(join(mathVista, 'models.json'), JSON.stringify({ agents: [{ agent: 'a', base_model: 'a' }] }));
+    writeFileSync(join(mathVista, 'items.jsonl'), '');
+    writeFileSync(
+      join(mathVista, 'proposals.jsonl'),
+      `${JSON.stringify({ pid: '1', proposals: { a: { prediction: '1', correct: true } } })}\n`,
+    );
+    const items = await loadError(mathVista, 'mathvista');
+    expect(items.file).toBe(join(mathVista, 'items.jsonl'));
+    expect(items.message).toMatch(noRecords);
+    writeFileSync(
+      join(mathVista, 'items.jsonl'),
+      `${JSON.stringify({ pid: '1', answer: '1', question_type: 'free_form', answer_type: 'integer' })}\n`,
+    );
+    writeFileSync(join(mathVista, 'proposals.jsonl'), ' \n');
+    for (const format of ['mathvista', undefined] as const) {
+      const proposals = await loadError(mathVista, format);
+      expect(proposals.file).toBe(join(mathVista, 'proposals.jsonl'));
+      expect(proposals.message).toMatch(noRecords);
+    }
   });
 });

@@ -68,7 +68,8 @@ function readAgents(file: string): AgentIdentity[] {
  * Loads the MathVista directory (`items.jsonl` + `proposals.jsonl` + `models.json`). Each task's kind
  * comes from the item's `question_type` and `answer_type` ({@link mathVistaKind}). A proposal's answer
  * is MathVista's normalised `prediction` (what its `true_false` flag graded), its text the
- * `extraction`; for multiple choice, option texts become letters. Clone group = `base_model`.
+ * `extraction`; for multiple choice, option texts become letters. Clone group = `base_model`. An
+ * `items.jsonl` or `proposals.jsonl` without any record throws {@link DataFormatError}.
  *
  * @example
  * const dataset = await loadMathVista('../shared/data/mathvista-testmini');
@@ -80,7 +81,9 @@ export async function loadMathVista(directory: string): Promise<ProposalsDataset
   const known = new Set(agents.map((agent) => agent.id));
   const items = new Map<string, MathVistaItem>();
   const itemLines = new Map<string, number>();
-  for await (const numbered of readLines(itemsFile)) {
+  for await (const numbered of readLines(itemsFile, {
+    expected: 'one JSON object per item ({ pid, question, choices, answer, question_type, answer_type })',
+  })) {
     const value = parseJsonLine(itemsFile, numbered) as Record<string, unknown> | null;
     const fail = (message: string) => new DataFormatError({ file: itemsFile, line: numbered.line, message });
     if (typeof value !== 'object' || value === null) throw fail('expected a JSON object per line');
@@ -112,7 +115,9 @@ export async function loadMathVista(directory: string): Promise<ProposalsDataset
   const tasks: ProposalsRecord[] = [];
   const skipped: Record<string, number> = {};
   const seen = new Set<string>();
-  for await (const numbered of readLines(proposalsFile)) {
+  for await (const numbered of readLines(proposalsFile, {
+    expected: 'one JSON object per item ({ pid, proposals })',
+  })) {
     const value = parseJsonLine(proposalsFile, numbered) as Record<string, unknown> | null;
     const fail = (message: string) => new DataFormatError({ file: proposalsFile, line: numbered.line, message });
     if (typeof value !== 'object' || value === null) throw fail('expected a JSON object per line');

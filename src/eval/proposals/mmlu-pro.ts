@@ -43,11 +43,23 @@ export function mmluProFamily(agent: string): string {
     .replace(/-+$/, '');
 }
 
+/** The option letter of a 0-based index (`0` → `A`). */
+const letterOf = (index: number): string => String.fromCharCode(65 + index);
+
 /**
  * Loads the MMLU-Pro directory (`preds.csv` + `items.jsonl.gz` + `models.json`): `choice` tasks with
- * letter answers; an empty cell is an unparseable proposal (`answer: null`, wrong), `NA` means the
- * agent has no record for the item (absent). Correctness is the dataset's rule, letter == answer,
- * stored as the `correct` flag.
+ * letter answers. A prediction cell is one letter, empty or `NA`:
+ * - a letter that names one of the item's options is the answer;
+ * - a letter past the item's options (`J` for an item with options A-D) names no option, so it is
+ *   an unparseable proposal like an empty cell (`answer: null`, wrong), with the letter kept as its
+ *   `text` and counted in `skipped.predictionsBeyondOptions` (the source's extractor reads any letter
+ *   A-J from the model's reply, so short items get such letters);
+ * - an empty cell is an unparseable proposal (`answer: null`, wrong);
+ * - `NA` means the agent has no record for the item (absent);
+ * - anything else is a malformed file and throws {@link DataFormatError} naming the line.
+ *
+ * The reference `answer` must name one of the item's options. Correctness is the dataset's rule,
+ * letter == answer, stored as the `correct` flag. An empty `preds.csv` or `items.jsonl.gz` throws.
  *
  * @example
  * const dataset = await loadMmluPro('../shared/data/mmlu-pro');
@@ -60,7 +72,9 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
   const families = new Map(models.models.map((entry) => [entry.model, entry.family ?? mmluProFamily(entry.model)]));
   const items = new Map<string, { question: string; options: string[] }>();
   const itemLines = new Map<string, number>();
-  for await (const numbered of readLines(itemsFile)) {
+  for await (const numbered of readLines(itemsFile, {
+    expected: 'one JSON object per item ({ question_id, question, options })',
+  })) {
     const value = parseJsonLine(itemsFile, numbered) as {
       question_id?: unknown;
       question?: unknown;
@@ -98,7 +112,9 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
   const tasks: ProposalsRecord[] = [];
   const skipped: Record<string, number> = {};
   const seen = new Set<string>();
-  for await (const numbered of readLines(predsFile)) {
+  for await (const numbered of readLines(predsFile, {
+    expected: 'a header row question_id,category,answer,<agents...>, then one row per item',
+  })) {
     const cells = splitCsvRow(numbered.text);
     const fail = (message: string) => new DataFormatError({ file: predsFile, line: numbered.line, message });
     if (cells === null) throw fail('unterminated quoted cell');
@@ -124,6 +140,11 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
     seen.add(questionId);
     const item = items.get(questionId);
     if (item === undefined) throw fail(`question_id ${questionId} has no item in ${itemsFile}`);
+    const optionCount = item.options.length;
+    if (reference.charCodeAt(0) - 65 >= optionCount)
+      throw fail(
+        `"answer" ${reference} names no option of question_id ${questionId}, which has ${optionCount === 0 ? 'no options' : `${optionCount} options (A-${letterOf(optionCount - 1)})`}; fix the answer or the item's options in ${itemsFile}`,
+      );
     const proposals: Record<string, RecordedProposal> = {};
     agentColumns.forEach((agent, column) => {
       const cell = (cells[column + 3] ?? '').trim();
@@ -134,13 +155,18 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
       }
       if (!/^[A-Z]$/.test(cell))
         throw fail(`agent ${agent}: prediction must be one letter, empty or NA, got ${JSON.stringify(cell)}`);
+      if (cell.charCodeAt(0) - 65 >= optionCount) {
+        proposals[agent] = { answer: null, correct: false, text: cell };
+        skipped.predictionsBeyondOptions = (skipped.predictionsBeyondOptions ?? 0) + 1;
+        return;
+      }
       proposals[agent] = { answer: cell, correct: cell === reference };
     });
     if (Object.keys(proposals).length === 0) {
       skipped.noProposals = (skipped.noProposals ?? 0) + 1;
       continue;
     }
-    const letters = item.options.map((option, index) => `${String.fromCharCode(65 + index)}. ${option}`).join('\n');
+    const letters = item.options.map((option, index) => `${letterOf(index)}. ${option}`).join('\n');
     tasks.push({
       id: questionId,
       kind: 'choice',
@@ -150,12 +176,6 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
       proposals,
     });
   }
-  if (header === null)
-    throw new DataFormatError({
-      file: predsFile,
-      line: 1,
-      message: 'empty file: expected a header row question_id,category,answer,<agents...>',
-    });
   const agents: AgentIdentity[] = agentColumns.map((id) => ({ id, model: families.get(id) ?? id }));
   // Models listed without a column of predictions are not agents of the dataset; they are counted, not dropped silently.
   const listedOnly = [...families.keys()].filter((model) => !agentColumns.includes(model)).length;

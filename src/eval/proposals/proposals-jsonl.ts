@@ -14,7 +14,8 @@ export type ProposalsLine =
 
 /**
  * Streams a Repute proposals file (JSON Lines, `.gz` allowed), validating each line as it is read.
- * Throws {@link DataFormatError} naming the file and line on a malformed or invalid line.
+ * Throws {@link DataFormatError} naming the file and line on a malformed or invalid line, and naming
+ * the file when it holds no line at all (empty or blank).
  *
  * @example
  * for await (const item of streamProposalsJsonl('run.jsonl')) if (item.type === 'task') use(item.record);
@@ -22,7 +23,9 @@ export type ProposalsLine =
 export async function* streamProposalsJsonl(file: string): AsyncGenerator<ProposalsLine> {
   let versioned = false;
   let first = true;
-  for await (const numbered of readLines(file)) {
+  for await (const numbered of readLines(file, {
+    expected: 'one JSON object per line (an optional header, then one task per line)',
+  })) {
     const value = parseJsonLine(file, numbered);
     if (isProposalsHeader(value)) {
       if (!first)

@@ -49,7 +49,8 @@ export function zeroevalKind(models: ModelsJson, file: string): { kind: AnswerKi
  * `zeroeval-gsm8k` and `zeroeval-crux`): the answer kind comes from `models.json` ({@link zeroevalKind});
  * each agent's clone group is its `family`; each proposal keeps the dataset's
  * lenient `correct` flag. An agent absent from a task stays absent (the harness counts it as an
- * unparseable proposal); a task with no proposals is counted in `skipped.noProposals`.
+ * unparseable proposal); a task with no proposals is counted in `skipped.noProposals`. A `proposals.jsonl`
+ * without any record throws {@link DataFormatError}.
  *
  * @example
  * const dataset = await loadZeroEval('../shared/data/zeroeval-math-l5');
@@ -67,7 +68,9 @@ export async function loadZeroEval(directory: string): Promise<ProposalsDataset>
   const tasks: ProposalsRecord[] = [];
   const skipped: Record<string, number> = {};
   const ids = new Set<string>();
-  for await (const numbered of readLines(proposalsFile)) {
+  for await (const numbered of readLines(proposalsFile, {
+    expected: 'one JSON object per task ({ id, reference, proposals })',
+  })) {
     const value = parseJsonLine(proposalsFile, numbered) as Record<string, unknown> | null;
     const fail = (message: string) => new DataFormatError({ file: proposalsFile, line: numbered.line, message });
     if (typeof value !== 'object' || value === null || Array.isArray(value))
