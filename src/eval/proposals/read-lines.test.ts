@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -93,6 +95,18 @@ describe('readLines on a file without records', () => {
         `${path}: the file holds no records (it is empty or has only blank lines); expected one JSON object per line; check that the file was written or downloaded completely, or point at another dataset`,
       );
     }
+  });
+  // A named pipe (a shell's <(zcat data.jsonl.gz), /dev/stdin) reports size 0 but holds lines: only
+  // a regular file of 0 bytes is skipped unread.
+  it.skipIf(process.platform === 'win32')('reads a named pipe, whose size is 0, to its end', async () => {
+    const pipe = join(directory, 'pipe.jsonl');
+    execFileSync('mkfifo', [pipe]);
+    const writing = writeFile(pipe, '{"a":1}\r\n{"a":2}\n');
+    expect(await collect(pipe, { expected: 'one JSON object per line' })).toEqual([
+      { line: 1, text: '{"a":1}' },
+      { line: 2, text: '{"a":2}' },
+    ]);
+    await writing;
   });
 });
 

@@ -102,16 +102,18 @@ class LineSplitter {
  * Streams the non-blank lines of a UTF-8 text file (gunzipped when the name ends in `.gz`), with
  * their 1-based line numbers, without reading the whole file into memory. A line ends at LF, CRLF
  * or a bare CR (classic Mac), each counted as one line end; accepts a byte order mark and a last
- * line without a line end. A 0-byte file has no lines (even a `.gz` one, which holds no gzip
- * header). Throws {@link DataFormatError} naming the line for invalid UTF-8 or an unreadable file,
+ * line without a line end. A 0-byte regular file has no lines (even a `.gz` one, which holds no gzip
+ * header); a named pipe is read to its end. Throws {@link DataFormatError} naming the line for invalid UTF-8 or an unreadable file,
  * and naming the file when `options.expected` is given and the file has no non-blank line.
  */
 export async function* readLines(file: string, options: ReadLinesOptions = {}): AsyncGenerator<NumberedLine> {
   if (!existsSync(file))
     throw new NotFoundError({ entity: 'file', id: file, message: `file not found: ${file}; check the path` });
   let yielded = false;
-  // A 0-byte .gz is no gzip stream: it holds no lines rather than failing as a truncated one.
-  if (statSync(file).size > 0) {
+  // A 0-byte .gz is no gzip stream: it holds no lines rather than failing as a truncated one. Only a
+  // regular file is skipped so: a named pipe or /dev/stdin reports size 0 however much it holds.
+  const stat = statSync(file);
+  if (!stat.isFile() || stat.size > 0) {
     const raw = createReadStream(file);
     // pipeline() forwards a read error (EISDIR, EACCES) of the file to the gunzip stream we iterate.
     const input = file.endsWith('.gz') ? pipeline(raw, createGunzip(), () => {}) : raw;

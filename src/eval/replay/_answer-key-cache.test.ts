@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -182,7 +183,7 @@ describe('answer-key cache', () => {
         workers: 1,
         ...(keyCache === undefined ? {} : { keyCache }),
       });
-    // What the seed-2 run asks, counted by a second method: a cold run of it alone computes each question once.
+    // What the seed-2 run asks, counted by a cold run of it alone in its own cache: it computes each question once.
     const alone = await sample(2, join(directory, 'working-set-alone'));
     const asked = alone.keyCache?.computed as number;
     const first = await sample(1, cacheDirectory);
@@ -225,6 +226,30 @@ describe('answer-key cache', () => {
       0,
       after - saved,
     ]);
+  });
+
+  it('drops nothing when a finished run cannot write the file back, and says why', async () => {
+    const cacheDirectory = join(directory, 'unwritable');
+    const options = { path: fixturePath, tasks: 12, split: 'all' as const, methods: ['majority'], workers: 1 };
+    const first = await runReplay({ ...options, seed: 1, keyCache: cacheDirectory });
+    const file = first.keyCache?.file as string;
+    // A seed-2 run, once it has read the seed-1 file, finds a directory in the file's place: its rename fails.
+    let blocked = false;
+    const second = await runReplay({
+      ...options,
+      seed: 2,
+      keyCache: cacheDirectory,
+      onProgress: () => {
+        if (blocked) return;
+        blocked = true;
+        rmSync(file);
+        mkdirSync(join(file, 'in-the-way'), { recursive: true });
+      },
+    });
+    expect(second.keyCache?.loaded).toBe(first.keyCache?.computed);
+    expect(second.keyCache?.problem).toMatch(/^could not save .*EISDIR/);
+    // Nothing was written, so no saved answer left the cache: the file it could not replace keeps them.
+    expect(second.keyCache?.dropped).toBe(0);
   });
 
   it('writes every answer, removes a cache that would pass the size limit, and keeps 3 other versions', () => {

@@ -268,7 +268,8 @@ export interface KeyCacheUse {
   readonly computed: number;
   /**
    * Answers read from the cache that the run never asked for (another seed's or sample's), left out
-   * of the file it wrote back, which holds this run's working set.
+   * of the file it wrote back, which holds this run's working set. 0 when the run stopped early or
+   * could not write the file (it then keeps them).
    */
   readonly dropped: number;
   /** Why an existing cache file was not read, or why saving failed; `undefined` when all went well. */
@@ -743,13 +744,15 @@ function saveKeyCache(cache: AnswerKeyCache, ops: MemoizedAnswerOps, finished: b
   const computed = ops.computed();
   // The saved answers the run never asked for.
   const unasked = cache.loaded - ops.reused();
-  const dropped = finished ? unasked : 0;
+  let dropped = finished ? unasked : 0;
   if (computed > 0 || dropped > 0) {
     try {
       const tables = finished ? ops.tables : mergeAnswerTables(ops.tables, cache.tables);
       if (saveAnswerKeyCache(cache, tables) === 0)
         problem = `removed ${cache.file}: it would pass ${maxCacheBytes / 2 ** 20} MB; the next run starts it over`;
     } catch (error) {
+      // Nothing was written back: the file (if the failure left it) still holds every saved answer.
+      dropped = 0;
       problem = `could not save ${cache.file}: ${(error as Error).message}`;
     }
   }
