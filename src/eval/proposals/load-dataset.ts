@@ -31,19 +31,18 @@ function firstRecord(file: string): { line: string; value: Record<string, unknow
   }
 }
 
-function looksLikeReputeProposals(file: string): boolean {
-  const { line, value } = firstRecord(file);
+type FirstRecord = ReturnType<typeof firstRecord>;
+
+function looksLikeReputeProposals({ line, value }: FirstRecord): boolean {
   if (value !== undefined) return value.format === proposalsFormatTag || value.schemaVersion === 1;
   return line.includes(`"${proposalsFormatTag}"`) || /"schemaVersion"\s*:\s*1\b/.test(line);
 }
 
-function isKeyedByPid(file: string): boolean {
-  const { line, value } = firstRecord(file);
+function isKeyedByPid({ line, value }: FirstRecord): boolean {
   return value !== undefined ? typeof value.pid === 'string' : /^\{\s*"pid"/.test(line);
 }
 
-function looksLikeZeroEval(file: string): boolean {
-  const { line, value } = firstRecord(file);
+function looksLikeZeroEval({ line, value }: FirstRecord): boolean {
   if (value !== undefined) return 'reference' in value && 'proposals' in value;
   return line.includes('"reference"') && line.includes('"proposals"');
 }
@@ -73,22 +72,18 @@ export function detectDatasetFormat(path: string): DatasetFormat {
   }
   if (existsSync(join(path, 'preds.csv')) && existsSync(join(path, 'items.jsonl.gz'))) return 'mmlu-pro';
   const proposals = join(path, 'proposals.jsonl');
-  // An empty proposals.jsonl has no first line to detect from; say so, as the loaders do, rather
-  // than "cannot detect" (which would send the user to --format, and then to this same error).
-  if (existsSync(proposals) && statSync(proposals).isFile() && readFirstLine(proposals) === '')
-    throw noRecordsError(proposals, 'one JSON object per line');
-  if (
-    existsSync(proposals) &&
-    existsSync(join(path, 'items.jsonl')) &&
-    existsSync(join(path, 'models.json')) &&
-    isKeyedByPid(proposals)
-  )
-    return 'mathvista';
-  if (existsSync(proposals)) {
-    if (looksLikeReputeProposals(proposals)) return 'jsonl';
+  if (existsSync(proposals) && statSync(proposals).isFile()) {
+    // The first record is read once (it can be a multi-MB line) and every rule below looks at it.
+    const first = firstRecord(proposals);
+    // An empty proposals.jsonl has no first line to detect from; say so, as the loaders do, rather
+    // than "cannot detect" (which would send the user to --format, and then to this same error).
+    if (first.line === '') throw noRecordsError(proposals, 'one JSON object per line');
+    if (existsSync(join(path, 'items.jsonl')) && existsSync(join(path, 'models.json')) && isKeyedByPid(first))
+      return 'mathvista';
+    if (looksLikeReputeProposals(first)) return 'jsonl';
     if (existsSync(join(path, 'models.json'))) {
       const models = readFileSync(join(path, 'models.json'), 'utf8');
-      if (looksLikeZeroEval(proposals) && models.includes('"models"')) return 'zeroeval';
+      if (looksLikeZeroEval(first) && models.includes('"models"')) return 'zeroeval';
     }
   }
   throw new DataFormatError({
