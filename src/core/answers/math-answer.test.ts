@@ -164,7 +164,28 @@ describe('math answer kind: equivalence table', () => {
     expect(mathAnswerKind.canonicalKey('1{,}000 \\text{ and } 2{,}000')).toBe('1000, 2000');
     expect(mathAnswerKind.equivalent('x = 1{,}000', '0, 1')).toBe(false);
     // Two answers stay two: x = 1 and y = 2.
-    expect(mathAnswerKind.canonicalKey('x=1, y=2')).toBe('1, 2');
+    expect(mathAnswerKind.canonicalKey('x=1, y=2')).toBe('x=1, y=2');
+    expect(mathAnswerKind.canonicalKey('x = 1{,}000, y = 2')).toBe('x=1000, y=2');
+  });
+
+  it('keeps the names of a list of values of several unknowns; values of one unknown are a bare list', () => {
+    // x = 1, y = 2 is not x = 2, y = 1 (the values alone would sort to the same key, 1, 2).
+    expect(mathAnswerKind.equivalent('x=1, y=2', 'x=2, y=1')).toBe(false);
+    expect(mathAnswerKind.equivalent('x = 1, y = 2', 'y=2,x=1')).toBe(true);
+    expect(mathAnswerKind.equivalent('a = \\frac{1}{2}, b = 3', 'b = 3, a = 0.5')).toBe(true);
+    expect(mathAnswerKind.equivalent('x_{1} = 2, x_2 = 3', 'x_1 = 2, x_{2} = 3')).toBe(true);
+    expect(mathAnswerKind.equivalent('\\alpha = 1, \\beta = 2', '\\alpha = 2, \\beta = 1')).toBe(false);
+    // Which value belongs to which unknown is unknown in a bare list, so it is not the named one.
+    expect(mathAnswerKind.equivalent('x=1, y=2', '1, 2')).toBe(false);
+    // The solutions of one equation: x = 1 or x = -2, the same as the bare list.
+    expect(mathAnswerKind.canonicalKey('x=1, x=-2')).toBe('-2, 1');
+    expect(mathAnswerKind.equivalent('x=1, x=-2', '-2, 1')).toBe(true);
+    // Not every part names an unknown: the values, as before.
+    expect(mathAnswerKind.canonicalKey('x=1, y=2, 5')).toBe('1, 2, 5');
+    for (const answer of ['x=1, y=2', 'y = 0.5, x = \\frac{1}{3}', 'x_{1} = 2, x_2 = 3']) {
+      const key = mathAnswerKind.canonicalKey(answer) as string;
+      expect(mathAnswerKind.canonicalKey(key), answer).toBe(key);
+    }
   });
 
   it('keeps a \\text{..} that is a list or tuple element; only one after a value is a unit', () => {
@@ -339,6 +360,29 @@ describe('math answer kind: properties', () => {
         expect(mathAnswerKind.canonicalKey(right)).toBe(mathAnswerKind.canonicalKey(left));
         expect(mathAnswerKind.equivalent(left, right)).toBe(true);
         expect(mathAnswerKind.equivalent(right, left)).toBe(true);
+      }),
+    );
+  });
+
+  it('keys a list of named values by name, whatever the order: generated assignments', () => {
+    const names = ['x', 'y', 'z', 'a', 'b'];
+    const assignments = fc
+      .uniqueArray(fc.constantFrom(...names), { minLength: 2, maxLength: 4 })
+      .chain((picked) =>
+        fc.tuple(
+          fc.constant(picked),
+          fc.array(fc.integer({ min: -20, max: 20 }), { minLength: picked.length, maxLength: picked.length }),
+        ),
+      );
+    fc.assert(
+      fc.property(assignments, ([picked, values]) => {
+        const text = (order: readonly number[]) => order.map((at) => `${picked[at]} = ${values[at]}`).join(', ');
+        const order = picked.map((_, at) => at);
+        const reversed = order.slice().reverse();
+        expect(mathAnswerKind.canonicalKey(text(reversed))).toBe(mathAnswerKind.canonicalKey(text(order)));
+        // The first two values moved to each other's unknown: the same answer only when they are equal.
+        const swapped = picked.map((name, at) => `${name} = ${values[at === 0 ? 1 : at === 1 ? 0 : at]}`).join(', ');
+        expect(mathAnswerKind.equivalent(text(order), swapped)).toBe(values[0] === values[1]);
       }),
     );
   });

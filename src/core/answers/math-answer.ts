@@ -44,6 +44,8 @@ type MathValue =
       readonly items: readonly MathValue[];
     }
   | { readonly type: 'set'; readonly key: string; readonly items: readonly MathValue[] }
+  /** One value of a named unknown in a list naming several (`x=1` of `x=1, y=2`): key `x=1`. */
+  | { readonly type: 'assignment'; readonly key: string; readonly name: string; readonly value: MathValue }
   | { readonly type: 'expression'; readonly key: string; readonly expression: BoxedExpression | null }
   | { readonly type: 'text'; readonly key: string };
 
@@ -207,6 +209,9 @@ function splitTopLevel(text: string, separator: string): string[] {
   parts.push(text.slice(start));
   return parts.map((part) => part.trim());
 }
+
+/** The name of an unknown on the left of `=`: a letter with an optional subscript (`x`, `x_1`, `a_{n}`) or a Greek letter (`\\alpha`). */
+const UNKNOWN_NAME_PATTERN = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:[a-zA-Z0-9]|\{[a-zA-Z0-9]+\}))?$/;
 
 const MATRIX_OPEN = '\\begin{pmatrix}';
 const MATRIX_CLOSE = '\\end{pmatrix}';
@@ -494,6 +499,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       return parseItem(value.replace(/,/g, ''), verify);
     const parts = splitTopLevel(text, ',');
     if (parts.length > 1) {
+      const assignments = parseAssignments(parts, depth, verify);
+      if (assignments !== undefined) return assignments;
       const items = parts.filter((part) => part.length > 0).map((part) => parseNormalized(part, depth + 1, verify));
       if (items.length === 0 || items.some((item) => item === null)) return { type: 'text', key: compactLatex(text) };
       return makeSet(items as MathValue[], '', '');
@@ -526,6 +533,29 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       items: rows,
       key: `${MATRIX_OPEN}${rows.map((row) => row.key).join('\\\\')}${MATRIX_CLOSE}`,
     };
+  };
+
+  // A list whose parts all assign a value to a named unknown, naming two or more (`x=1, y=2`): each
+  // value keeps its name, so `x=2, y=1` is a different answer and `y=2, x=1` the same one. Values of one
+  // unknown (`x=1, x=-2`, the solutions of an equation) stay a bare list of values. `undefined` when
+  // the list is not such a list.
+  const parseAssignments = (parts: readonly string[], depth: number, verify: boolean): MathValue | null | undefined => {
+    const named: Array<{ name: string; value: string }> = [];
+    for (const part of parts) {
+      const sides = splitTopLevel(part, '=');
+      // `x_{1}` and `x_1` name the same unknown.
+      const name = sides.length === 2 ? compactLatex(sides[0] as string).replace(/_\{(\w)\}$/, '_$1') : '';
+      if (!UNKNOWN_NAME_PATTERN.test(name)) return undefined;
+      named.push({ name, value: sides[1] as string });
+    }
+    if (new Set(named.map((entry) => entry.name)).size < 2) return undefined;
+    const items: MathValue[] = [];
+    for (const { name, value: valueText } of named) {
+      const value = parseNormalized(valueText, depth + 1, verify);
+      if (value === null) return { type: 'text', key: compactLatex(parts.join(',')) };
+      items.push({ type: 'assignment', name, value, key: `${name}=${value.key}` });
+    }
+    return makeSet(items, '', '');
   };
 
   const makeSet = (items: MathValue[], open: string, close: string): MathValue => {
@@ -644,6 +674,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
         left.items.every((item, index) => valuesEquivalent(item, right.items[index] as MathValue))
       );
     }
+    if (left.type === 'assignment' && right.type === 'assignment')
+      return left.name === right.name && valuesEquivalent(left.value, right.value);
     if (left.type === 'set' && right.type === 'set') {
       // Greedy matching in both directions keeps the relation symmetric.
       return (
