@@ -9,7 +9,7 @@ import type { DrfVariant } from '../../reputation/drf.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { drfConfigParts, drfReviewConfig, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
-import { spearman, tInterval, type MeanInterval } from './stats.js';
+import { signedUnitRange, spearman, tInterval, unitRange, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting } from './simulated-pool.js';
 
 /** Options of {@link runCapabilityExperiment}. */
@@ -190,7 +190,7 @@ export async function runCapabilityExperiment(
       selectionUndefinedSeeds: selectionRhos.undefinedSeeds,
       meanRatingSpearman: ratingRhos.interval(),
       meanRatingUndefinedSeeds: ratingRhos.undefinedSeeds,
-      accuracy: tInterval(accuracies),
+      accuracy: tInterval(accuracies, 0.95, unitRange),
     });
   }
   return {
@@ -217,6 +217,6 @@ class SeedCorrelations {
 
   /** The 95% t-interval over the seeds where it was defined; null when it was defined in none. */
   interval(): MeanInterval | null {
-    return this.values.length === 0 ? null : tInterval(this.values);
+    return this.values.length === 0 ? null : tInterval(this.values, 0.95, signedUnitRange);
   }
 }

@@ -9,7 +9,7 @@ import type { DrfDefence } from '../../protocols/drf/drf-round.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { drfConfigParts, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
-import { tInterval, type MeanInterval } from './stats.js';
+import { tInterval, unitRange, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting, colludingRater, type SimulatedMember } from './simulated-pool.js';
 
 /** Options of {@link runCollusionExperiment}. */
@@ -200,14 +200,14 @@ export async function runCollusionExperiment(
           toRound: Math.min(settings.tasks, (window + 1) * settings.window),
           colluderReputation: tInterval(bucket.colluder),
           honestReputation: tInterval(bucket.honest),
-          colluderSelectionRate: tInterval(bucket.selection),
-          accuracy: tInterval(bucket.accuracy),
+          colluderSelectionRate: tInterval(bucket.selection, 0.95, unitRange),
+          accuracy: tInterval(bucket.accuracy, 0.95, unitRange),
         })),
         bothExcluded: bothExcluded / settings.seeds,
         honestExcluded: honestExcluded / settings.seeds,
         finalColluderReputation: tInterval(finals.colluder),
         finalHonestReputation: tInterval(finals.honest),
-        accuracy: tInterval(finals.accuracy),
+        accuracy: tInterval(finals.accuracy, 0.95, unitRange),
       });
     }
   return {

@@ -18,7 +18,7 @@ import { runDrf } from '../../protocols/drf/run-drf.js';
 import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
 import { drfConfigParts, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
-import { tInterval, type MeanInterval } from './stats.js';
+import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
 /** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
 export interface ReplayItem {
@@ -378,12 +378,16 @@ export async function runCostExperiment(
     return {
       method: method.method,
       teamSize: method.k,
-      accuracy: tInterval(perSeed),
+      accuracy: tInterval(perSeed, 0.95, unitRange),
       meanTeamSize: tally.asked / tally.rounds,
       callsPerTask: tally.calls / tally.rounds,
       batchedCallsPerTask: tally.batched / tally.rounds,
       // relative accuracy per seed: acc_DRF / acc_full (same tasks)
-      relativeAccuracy: tInterval(perSeed.map((value, index) => value / (fullTeam[index] as number))),
+      relativeAccuracy: tInterval(
+        perSeed.map((value, index) => value / (fullTeam[index] as number)),
+        0.95,
+        nonNegativeRange,
+      ),
       callShare: tally.calls / tally.rounds / fullCalls,
       batchedCallShare: tally.batched / tally.rounds / fullCalls,
     };

@@ -10,7 +10,7 @@ import { drfConfigParts, drfPrintedConfig, drfReviewConfig } from './drf-config.
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ExperimentHooks, ExperimentSelectorKind } from './experiment-hooks.js';
 import { buildSimulatedSetting } from './simulated-pool.js';
-import { tInterval, type MeanInterval } from './stats.js';
+import { nonNegativeRange, signedUnitRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
 /** Options of {@link runSignExperiment}. */
 export interface SignExperimentOptions extends ExperimentHooks {
@@ -162,14 +162,18 @@ export async function runSignExperiment(options: SignExperimentOptions = {}): Pr
       const bucket = perRule.get(rule) as { cost: number[]; accuracy: number[]; capability: number[] };
       return {
         rule,
-        meanSelectedCost: tInterval(bucket.cost),
-        accuracy: tInterval(bucket.accuracy),
-        selectedCapability: tInterval(bucket.capability),
+        meanSelectedCost: tInterval(bucket.cost, 0.95, nonNegativeRange),
+        accuracy: tInterval(bucket.accuracy, 0.95, unitRange),
+        selectedCapability: tInterval(bucket.capability, 0.95, unitRange),
       };
     }),
     printedMinusCorrected: {
       meanSelectedCost: tInterval(printed.cost.map((value, index) => value - (corrected.cost[index] as number))),
-      accuracy: tInterval(printed.accuracy.map((value, index) => value - (corrected.accuracy[index] as number))),
+      accuracy: tInterval(
+        printed.accuracy.map((value, index) => value - (corrected.accuracy[index] as number)),
+        0.95,
+        signedUnitRange,
+      ),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { averageRanks, spearman, studentTQuantile, tInterval } from './stats.js';
+import fc from 'fast-check';
+import { averageRanks, spearman, studentTQuantile, tInterval, unitRange } from './stats.js';
 
 describe('Student-t quantiles', () => {
   it('match published table values', () => {
@@ -17,6 +18,29 @@ describe('Student-t quantiles', () => {
     expect(interval.mean).toBe(3);
     expect(interval.low).toBeCloseTo(3 - 1.9632, 3);
     expect(interval.high).toBeCloseTo(3 + 1.9632, 3);
+  });
+
+  it("clips an interval to the measure's range: two seeds of an accuracy", () => {
+    // Accuracies 0.9 and 1.0: mean 0.95, sd 0.0707, half width 12.7062·0.0707/√2 = 0.6353, so the
+    // unclipped interval is [0.3147, 1.5853]; an accuracy cannot exceed 1.
+    const unclipped = tInterval([0.9, 1]);
+    expect(unclipped.high).toBeCloseTo(0.95 + 0.6353, 3);
+    const clipped = tInterval([0.9, 1], 0.95, unitRange);
+    expect(clipped.mean).toBeCloseTo(0.95, 12);
+    expect(clipped.low).toBeCloseTo(0.95 - 0.6353, 3);
+    expect(clipped.high).toBe(1);
+  });
+
+  it('keeps a clipped interval inside [0, 1] around its mean (generated accuracies)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 12 }), (values) => {
+        const interval = tInterval(values, 0.95, unitRange);
+        expect(interval.low).toBeGreaterThanOrEqual(0);
+        expect(interval.high).toBeLessThanOrEqual(1);
+        expect(interval.low).toBeLessThanOrEqual(interval.mean + 1e-12);
+        expect(interval.high).toBeGreaterThanOrEqual(interval.mean - 1e-12);
+      }),
+    );
   });
 });
 

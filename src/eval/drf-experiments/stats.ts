@@ -5,9 +5,9 @@ import { InvalidArgumentError } from '../../core/errors.js';
 export interface MeanInterval {
   /** Arithmetic mean of the values. */
   readonly mean: number;
-  /** Lower end of the 95% t-interval (equal to `mean` when n = 1). */
+  /** Lower end of the 95% t-interval (equal to `mean` when n = 1; never below the measure's range). */
   readonly low: number;
-  /** Upper end of the 95% t-interval. */
+  /** Upper end of the 95% t-interval (never above the measure's range). */
   readonly high: number;
   /** Sample standard deviation (n − 1 denominator; 0 when n = 1). */
   readonly sd: number;
@@ -26,14 +26,29 @@ export function mean(values: readonly number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
-/** Mean with the 95% Student-t interval mean ± t(0.975, n − 1)·sd/√n. */
-export function tInterval(values: readonly number[], level = 0.95): MeanInterval {
+/** The values a measure can take, e.g. `[0, 1]` for an accuracy: an interval never reaches past them. */
+export type MeasureRange = readonly [min: number, max: number];
+
+/** An accuracy, a rate or a share: values in [0, 1]. */
+export const unitRange: MeasureRange = [0, 1];
+/** A difference of two values in [0, 1], or a correlation: values in [−1, 1]. */
+export const signedUnitRange: MeasureRange = [-1, 1];
+/** A cost or a ratio of non-negative values: values ≥ 0. */
+export const nonNegativeRange: MeasureRange = [0, Number.POSITIVE_INFINITY];
+
+/**
+ * Mean with the 95% Student-t interval mean ± t(0.975, n − 1)·sd/√n, clipped to the measure's
+ * `range` when given: with few seeds the t quantile is large (12.7 for 2 seeds) and the interval of an
+ * accuracy would otherwise reach below 0 or above 1.
+ */
+export function tInterval(values: readonly number[], level = 0.95, range?: MeasureRange): MeanInterval {
   const center = mean(values);
   const n = values.length;
   if (n === 1) return { mean: center, low: center, high: center, sd: 0, n };
   const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - center) ** 2, 0) / (n - 1));
   const half = studentTQuantile(1 - (1 - level) / 2, n - 1) * (sd / Math.sqrt(n));
-  return { mean: center, low: center - half, high: center + half, sd, n };
+  const [min, max] = range ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  return { mean: center, low: Math.max(min, center - half), high: Math.min(max, center + half), sd, n };
 }
 
 /** Quantile of Student's t distribution with `df` degrees of freedom (bisection on the CDF, 1e-12). */

@@ -1,7 +1,7 @@
 // `adversarial` over many seeds: RAPS (decided by a known-honest agent's watchdog), the same run
 // decided by the team view, plain majority, the clean team (no adversary) and the honest-only
 // ceiling (the honest agents alone, same protocol), per seed and on average with 95% intervals.
-import { tInterval, type MeanInterval } from '../drf-experiments/stats.js';
+import { signedUnitRange, tInterval, unitRange, type MeanInterval } from '../drf-experiments/stats.js';
 import type { QaTeam } from './qa-team.js';
 import {
   runRapsScenario,
@@ -156,7 +156,8 @@ export async function runAdversarialSeeds({
     });
   }
   const column = (pick: (row: AdversarialSeedRow) => number) => rows.map(pick);
-  const interval = (values: number[]) => tInterval(values);
+  // Accuracies in [0, 1]; the gap to honest-only is a difference of two of them.
+  const interval = (values: number[]) => tInterval(values, 0.95, unitRange);
   const accuracy = interval(column((row) => row.accuracy));
   const honestOnly = interval(column((row) => row.honestOnlyAccuracy));
   return {
@@ -179,7 +180,11 @@ export async function runAdversarialSeeds({
       deciderAlone: interval(column((row) => row.deciderAloneAccuracy)),
       clean: interval(column((row) => row.cleanAccuracy)),
       honestOnly,
-      gapToHonestOnly: interval(column((row) => row.accuracy - row.honestOnlyAccuracy)),
+      gapToHonestOnly: tInterval(
+        column((row) => row.accuracy - row.honestOnlyAccuracy),
+        0.95,
+        signedUnitRange,
+      ),
     },
     // within 2 points: mean(RAPS) ≥ mean(honest-only) − 0.02
     withinTwoPointsOfHonestOnly: accuracy.mean >= honestOnly.mean - 0.02,
