@@ -243,7 +243,7 @@ describe('createMiniRepAggregator', () => {
     const one = createMiniRepAggregator({ model: createMiniRepModel({ agents: ids() }), recentTasks: 1 });
     const last = decideAll(one, 2);
     expect(one.analysis('t0')).toBeUndefined();
-    expect(() => one.feedback(last[0]!)).toThrow(/within 1 tasks/);
+    expect(() => one.feedback(last[0]!)).toThrow(/within the last task \(options\.recentTasks\)/);
     expect(one.feedback(last[1]!)).toHaveLength(proposals.length);
     // Same decisions whatever the window.
     expect(last[1]).toEqual(decisions[1]);

@@ -506,7 +506,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         throw new InvalidArgumentError({
           parameter: 'decision.taskId',
           value: decision.taskId,
-          message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within ${settings.recentTasks} tasks (options.recentTasks)`,
+          message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within ${settings.recentTasks === 1 ? 'the last task' : `${settings.recentTasks} tasks`} (options.recentTasks)`,
         });
       }
       const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
