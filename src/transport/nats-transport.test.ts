@@ -182,4 +182,68 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
     expect(transport.stats()).toMatchObject({ delivered: 4, redelivered: 0, deadLettered: 0 });
     await transport.close();
   }, 30_000);
+
+  it('stops within stopTimeoutMs of a hung handler, and its message goes to the next subscriber', async () => {
+    const settings = { servers: server.url, stream: 'T9', subjects: ['t9.>'], ackWaitMs: 300, stopTimeoutMs: 400 };
+    const first = await connectNatsTransport(settings);
+    let started = false;
+    const subscription = await first.subscribe(
+      't9.x',
+      async () => {
+        started = true;
+        await new Promise(() => {});
+      },
+      { durable: 'stuck' },
+    );
+    await first.publish('t9.x', encoder.encode(''), { id: 'h' });
+    await waitFor(() => started);
+    const stopping = Date.now();
+    await subscription.stop();
+    // stopTimeoutMs = 400; before the fix stop() waited for the handler, i.e. forever.
+    expect(Date.now() - stopping).toBeLessThan(3000);
+    const next: string[] = [];
+    const second = await connectNatsTransport(settings);
+    await second.subscribe('t9.x', (message) => void next.push(`${message.id}#${message.deliveryCount}`), {
+      durable: 'stuck',
+    });
+    // The stopped subscriber's heartbeat no longer keeps the message: redelivered after ackWaitMs.
+    await waitFor(() => next.length === 1);
+    expect(next).toEqual(['h#2']);
+    await first.close();
+    await second.close();
+  }, 30_000);
+
+  it('waits for a handler that finishes within stopTimeoutMs and acknowledges its message', async () => {
+    const settings = { servers: server.url, stream: 'T10', subjects: ['t10.>'], ackWaitMs: 300, stopTimeoutMs: 5000 };
+    const first = await connectNatsTransport(settings);
+    let started = false;
+    let finished = false;
+    const subscription = await first.subscribe(
+      't10.x',
+      async () => {
+        started = true;
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        finished = true;
+      },
+      { durable: 'slow-stop' },
+    );
+    await first.publish('t10.x', encoder.encode(''), { id: 's' });
+    await waitFor(() => started);
+    await subscription.stop();
+    expect(finished).toBe(true);
+    const next: string[] = [];
+    const second = await connectNatsTransport(settings);
+    await second.subscribe('t10.x', (message) => void next.push(message.id), { durable: 'slow-stop' });
+    // Long enough for an unacknowledged message to come back (ackWaitMs 300).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(next).toEqual([]);
+    await first.close();
+    await second.close();
+  }, 30_000);
+
+  it('refuses a negative stopTimeoutMs, naming it', async () => {
+    await expect(
+      connectNatsTransport({ servers: server.url, stream: 'T11', subjects: ['t11.>'], stopTimeoutMs: -1 }),
+    ).rejects.toThrow(/options\.stopTimeoutMs/);
+  });
 });

@@ -29,6 +29,12 @@ export interface NatsTransportOptions {
   publishTimeoutMs?: number;
   /** Clock in ms on which `publishTimeoutMs` is measured. @default Date.now */
   now?: () => number;
+  /**
+   * How long a subscription's `stop` (and `close`) waits for a handler still running, in ms. A handler
+   * that has not finished by then is left running, but its message is no longer kept alive: it is not
+   * acknowledged and goes to the durable's next subscriber after `ackWaitMs`. @default 5000
+   */
+  stopTimeoutMs?: number;
 }
 
 /**
@@ -72,6 +78,8 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   assertInteger('options.maxDeliver', maxDeliver, 1);
   assertInteger('options.duplicateWindowMs', duplicateWindowMs, 1000);
   assertInteger('options.publishTimeoutMs', publishTimeoutMs, 100);
+  const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
+  assertInteger('options.stopTimeoutMs', stopTimeoutMs, 0);
 
   // Server URLs may carry `user:password@` or a token; error messages show them without it.
   const shownServers = servers.map(redactUrlCredentials).join(', ');
@@ -126,7 +134,8 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   }
   const jetstream = connection.jetstream();
   const stats = createTransportCounters();
-  const active = new Set<{ close(): Promise<unknown> }>();
+  // The stop of every attached subscription (what `close` runs).
+  const active = new Set<() => Promise<void>>();
   // Consumer names with a subscriber attached through this connection (the in-process bus refuses a second one too).
   const attached = new Set<string>();
   let closed = false;
@@ -203,9 +212,16 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       // One message at a time, as the in-process bus delivers: a prefetched message would sit in the
       // client's buffer while the handler runs, and its ack timer would redeliver it behind our back.
       const messages = await consumer.consume({ max_messages: 1, expires: 5000 });
-      active.add(messages);
+      // The message whose handler is running: its ack-deadline heartbeat, and a promise settled when
+      // the handler returns. Once the subscription is `stopping` no handler starts; a handler still
+      // running when stop gives up on it is `abandoned`: its message is neither acked nor nakked.
+      let inFlight: { heartbeat: ReturnType<typeof setInterval>; settled: Promise<void> } | undefined;
+      let stopping = false;
+      let abandoned = false;
       void (async () => {
         for await (const message of messages) {
+          // Delivered while stopping: left unacknowledged, so it goes to the next subscriber.
+          if (stopping) break;
           const deliveryCount = message.info.redeliveryCount;
           stats.delivered++;
           if (deliveryCount > 1) stats.redelivered++;
@@ -222,12 +238,16 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
             },
             Math.max(50, Math.floor(ackWaitMs / 2)),
           );
+          let settle = () => {};
+          inFlight = { heartbeat, settled: new Promise<void>((resolve) => (settle = resolve)) };
           try {
             await handler({ subject: message.subject, data: message.data, id, deliveryCount });
-            message.ack();
+            if (!abandoned) message.ack();
           } catch {
             stats.handlerErrors++;
-            if (deliveryCount >= maxDeliver) {
+            if (abandoned) {
+              // Given up by stop: the message goes to the next subscriber as it is.
+            } else if (deliveryCount >= maxDeliver) {
               stats.deadLettered++;
               message.term();
             } else {
@@ -235,26 +255,51 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
             }
           } finally {
             clearInterval(heartbeat);
+            inFlight = undefined;
+            settle();
           }
         }
       })();
+      // Waits up to stopTimeoutMs for a running handler, then detaches: a handler still running keeps
+      // running, but its message is no longer kept alive, so the server redelivers it after ackWaitMs.
+      const detach = async () => {
+        stopping = true;
+        const running = inFlight;
+        let finished = running === undefined;
+        if (running !== undefined) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          finished = await Promise.race([
+            running.settled.then(() => true),
+            new Promise<boolean>((resolve) => {
+              timer = setTimeout(() => resolve(false), stopTimeoutMs);
+            }),
+          ]);
+          clearTimeout(timer);
+          clearInterval(running.heartbeat);
+          abandoned = !finished;
+        }
+        // Closing waits for the loop above to leave its handler, so not for a handler that is stuck.
+        const closing = messages.close().catch(() => undefined);
+        if (finished) await closing;
+      };
       const subscription: TransportSubscription = {
         subject,
         durable,
         async stop() {
-          if (!active.has(messages)) return;
-          active.delete(messages);
+          if (!active.has(detach)) return;
+          active.delete(detach);
           attached.delete(consumerName);
-          await messages.close();
+          await detach();
         },
       };
+      active.add(detach);
       return subscription;
     },
     stats: (): TransportStats => ({ ...stats }),
     async close() {
       if (closed) return;
       closed = true;
-      for (const messages of active) await messages.close();
+      for (const detach of active) await detach();
       active.clear();
       attached.clear();
       await connection.drain().catch(() => connection.close());
