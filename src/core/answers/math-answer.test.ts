@@ -166,6 +166,18 @@ describe('math answer kind: equivalence table', () => {
     // Two answers stay two: x = 1 and y = 2.
     expect(mathAnswerKind.canonicalKey('x=1, y=2')).toBe('x=1, y=2');
     expect(mathAnswerKind.canonicalKey('x = 1{,}000, y = 2')).toBe('x=1000, y=2');
+    // A plain grouped number after `=` is one value in a list too: x = 1000 and y = 2, not 1, 000 and 2.
+    expect(mathAnswerKind.canonicalKey('x = 1,000, y = 2')).toBe('x=1000, y=2');
+    expect(mathAnswerKind.canonicalKey('x=1,000,y=2')).toBe('x=1000, y=2');
+    expect(mathAnswerKind.equivalent('x=1,000, y=2', 'x=2, y=1,000')).toBe(false);
+    expect(mathAnswerKind.canonicalKey('x = -1,000, y = 2,500')).toBe('x=-1000, y=2500');
+    // Keys of a bare list sort as text: 1234567.5 before 2.
+    expect(mathAnswerKind.canonicalKey('x = 1,234,567.5, x = 2')).toBe('1234567.5, 2');
+    // With a space, or followed at once by more digits, the digits are not a group: separate answers.
+    expect(mathAnswerKind.canonicalKey('x = 1, 000, y = 2')).toBe('0, 1, 2');
+    expect(mathAnswerKind.canonicalKey('x=1,000,0001')).toBe('0, 1, 1');
+    // One answer whose grouped number follows a comma inside brackets: C(6, 2) = 15, and 7,800 is 7800.
+    expect(mathAnswerKind.canonicalKey('6 \\cdot C(6, 2) = 7,800')).toBe('7800');
   });
 
   it('keeps the names of a list of values of several unknowns; values of one unknown are a bare list', () => {
@@ -182,10 +194,50 @@ describe('math answer kind: equivalence table', () => {
     expect(mathAnswerKind.equivalent('x=1, x=-2', '-2, 1')).toBe(true);
     // Not every part names an unknown: the values, as before.
     expect(mathAnswerKind.canonicalKey('x=1, y=2, 5')).toBe('1, 2, 5');
-    for (const answer of ['x=1, y=2', 'y = 0.5, x = \\frac{1}{3}', 'x_{1} = 2, x_2 = 3']) {
+    for (const answer of [
+      'x=1, y=2',
+      'y = 0.5, x = \\frac{1}{3}',
+      'x_{1} = 2, x_2 = 3',
+      'x = y = 1, z = 2',
+      "x^\\prime = 1, y'' = 2",
+      '\\{x = 1, y = 2\\}',
+      'x = 1,000, y = 2',
+    ]) {
       const key = mathAnswerKind.canonicalKey(answer) as string;
       expect(mathAnswerKind.canonicalKey(key), answer).toBe(key);
     }
+  });
+
+  it('keeps the names of a list of several unknowns after a trailing comma or an empty answer', () => {
+    // The empty answer is left out; it does not turn the list into the bare values 1, 2.
+    expect(mathAnswerKind.canonicalKey('x=1, y=2,')).toBe('x=1, y=2');
+    expect(mathAnswerKind.equivalent('x=1, y=2,', 'x=2, y=1,')).toBe(false);
+    expect(mathAnswerKind.equivalent('x=1, , y=2', '1, 2')).toBe(false);
+  });
+
+  it('gives each unknown of a chain x = y = 1 the value; steps before the last `=` are dropped', () => {
+    expect(mathAnswerKind.canonicalKey('x = y = 1, z = 2')).toBe('x=1, y=1, z=2');
+    expect(mathAnswerKind.equivalent('x = y = 1, z = 2', 'x = y = 2, z = 1')).toBe(false);
+    expect(mathAnswerKind.equivalent('x = y = 1, z = 2', 'z=2, y=1, x=1')).toBe(true);
+    // A chain naming x twice gives it its value once.
+    expect(mathAnswerKind.equivalent('x = x = 1, y = 2', 'x = 1, y = 2')).toBe(true);
+    // x = 2+1 = 3 is x = 3: the step 2+1 names no unknown.
+    expect(mathAnswerKind.canonicalKey('x = 2+1 = 3, y = 2')).toBe('x=3, y=2');
+    expect(mathAnswerKind.equivalent('x = 2+1 = 3, y = 2', 'x = 2, y = 3')).toBe(false);
+  });
+
+  it("keeps the names of unknowns with primes: x' = 1, y' = 2 is not x' = 2, y' = 1", () => {
+    expect(mathAnswerKind.canonicalKey("x' = 2, y' = 1")).toBe("x'=2, y'=1");
+    expect(mathAnswerKind.equivalent("x'=1, y'=2", "x'=2, y'=1")).toBe(false);
+    // x^\prime is x', and y^{\prime\prime} is y''.
+    expect(mathAnswerKind.equivalent('x^\\prime=1, y^{\\prime\\prime}=2', "y''=2, x'=1")).toBe(true);
+  });
+
+  it('keeps the names of several unknowns in set braces: \\{x=1, y=2\\} is not \\{x=2, y=1\\}', () => {
+    expect(mathAnswerKind.canonicalKey('\\{x=1, y=2\\}')).toBe('\\{x=1,y=2\\}');
+    expect(mathAnswerKind.equivalent('\\{x=1, y=2\\}', '\\{x=2, y=1\\}')).toBe(false);
+    // A set is the bare list of the same answers, as \\{1,2\\} is 1, 2.
+    expect(mathAnswerKind.equivalent('\\{x=1, y=2\\}', 'y=2, x=1')).toBe(true);
   });
 
   it('keeps a \\text{..} that is a list or tuple element; only one after a value is a unit', () => {

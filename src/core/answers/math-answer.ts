@@ -195,6 +195,11 @@ function undoubleBackslashes(text: string): string {
 
 /** Splits at top-level occurrences of `separator` (outside (), [], {}); `\\\\` is one separator too. */
 function splitTopLevel(text: string, separator: string): string[] {
+  return splitTopLevelUntrimmed(text, separator).map((part) => part.trim());
+}
+
+/** {@link splitTopLevel} keeping the whitespace around each part. */
+function splitTopLevelUntrimmed(text: string, separator: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
@@ -207,11 +212,60 @@ function splitTopLevel(text: string, separator: string): string[] {
     depth += delta;
   }
   parts.push(text.slice(start));
-  return parts.map((part) => part.trim());
+  return parts;
 }
 
-/** The name of an unknown on the left of `=`: a letter with an optional subscript (`x`, `x_1`, `a_{n}`) or a Greek letter (`\\alpha`). */
-const UNKNOWN_NAME_PATTERN = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:[a-zA-Z0-9]|\{[a-zA-Z0-9]+\}))?$/;
+// A grouped number after `=` ends a part's text (`x = 1`), and each later group is a whole part
+// (`000`): only the last may have decimals or be followed by spaces.
+const GROUP_AFTER_EQUALS = /=\s*[+-]?\d{1,3}$/;
+const DIGIT_GROUP = /^\d{3}(?:\.\d+)?\s*$/;
+
+/**
+ * The answers of a bare list, split at top-level commas, with the thousands rule per answer: a grouped
+ * number after `=` is one value (`x = 1,000, y = 2` → `x = 1000`, `y = 2`). A grouped number has no
+ * spaces (`x = 1, 000` is two answers), and one followed at once by more digits (`x = 1,000,0001`) is
+ * not grouped.
+ */
+function splitList(text: string): string[] {
+  const raw = splitTopLevelUntrimmed(text, ',');
+  const parts: string[] = [];
+  for (let index = 0; index < raw.length; index++) {
+    let end = index;
+    if (GROUP_AFTER_EQUALS.test(raw[index] as string)) {
+      while (
+        end + 1 < raw.length &&
+        DIGIT_GROUP.test(raw[end + 1] as string) &&
+        (end === index || /^\d{3}$/.test(raw[end] as string))
+      )
+        end++;
+      if (end + 1 < raw.length && /^\d/.test(raw[end + 1] as string)) end = index;
+    }
+    parts.push(
+      raw
+        .slice(index, end + 1)
+        .join('')
+        .trim(),
+    );
+    index = end;
+  }
+  return parts;
+}
+
+/**
+ * The name of an unknown on the left of `=`: a letter or a Greek letter (`\\alpha`), with optional primes
+ * and subscript (`x`, `x_1`, `a_{n}`, `y'`, `x_1'`).
+ */
+const UNKNOWN_NAME_PATTERN = /^(?:[a-zA-Z]|\\[a-zA-Z]+)'*(?:_(?:[a-zA-Z0-9]|\{[a-zA-Z0-9]+\}))?'*$/;
+
+/** The unknown `side` names (`x_{1}` read as `x_1`, `y^\\prime` as `y'`), or `null` when it names none. */
+function unknownName(side: string): string | null {
+  const name = compactLatex(side)
+    .replace(/\^\{((?:\\prime)+)\}|\^\\prime(?![a-zA-Z])/g, (_whole: string, primes: string | undefined) =>
+      "'".repeat(primes === undefined ? 1 : primes.length / '\\prime'.length),
+    )
+    .replace(/_\{(\w)\}(?='*$)/, '_$1');
+  return UNKNOWN_NAME_PATTERN.test(name) ? name : null;
+}
 
 const MATRIX_OPEN = '\\begin{pmatrix}';
 const MATRIX_CLOSE = '\\end{pmatrix}';
@@ -479,6 +533,11 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       const parts = splitTopLevel(brackets.inner, ',');
       const isSet = brackets.open === '\\{';
       if (parts.length > 1 || isSet) {
+        // `\{x=1, y=2\}` keeps the names like the bare list `x=1, y=2`.
+        const assignments = isSet
+          ? parseAssignments(parts, depth, verify, brackets.open, brackets.close, text)
+          : undefined;
+        if (assignments !== undefined) return assignments;
         const items = parts.map((part) => parseNormalized(part, depth + 1, verify));
         if (items.some((item) => item === null)) return { type: 'text', key: compactLatex(text) };
         const values = items as MathValue[];
@@ -497,15 +556,18 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     const value = sides[sides.length - 1] as string;
     if (sides.length > 1 && GROUPED_PATTERN.test(value) && !sides.slice(0, -1).some((side) => side.includes(',')))
       return parseItem(value.replace(/,/g, ''), verify);
-    const parts = splitTopLevel(text, ',');
+    const parts = splitList(text);
     if (parts.length > 1) {
-      const assignments = parseAssignments(parts, depth, verify);
+      // An empty answer (`x=1, y=2,`) is left out, of the named list as of the values.
+      const answers = parts.filter((part) => part.length > 0);
+      const assignments = parseAssignments(answers, depth, verify, '', '', text);
       if (assignments !== undefined) return assignments;
-      const items = parts.filter((part) => part.length > 0).map((part) => parseNormalized(part, depth + 1, verify));
+      const items = answers.map((part) => parseNormalized(part, depth + 1, verify));
       if (items.length === 0 || items.some((item) => item === null)) return { type: 'text', key: compactLatex(text) };
       return makeSet(items as MathValue[], '', '');
     }
-    return parseItem(text, verify);
+    // One answer, whose grouped number after `=` splitList joined (`C(6, 2) = 7,800` → `C(6, 2) = 7800`).
+    return parseItem(parts[0] ?? text, verify);
   };
 
   // `\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}` (also `bmatrix`, `Bmatrix`, `matrix`): rows of
@@ -537,25 +599,39 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
 
   // A list whose parts all assign a value to a named unknown, naming two or more (`x=1, y=2`): each
   // value keeps its name, so `x=2, y=1` is a different answer and `y=2, x=1` the same one. Values of one
-  // unknown (`x=1, x=-2`, the solutions of an equation) stay a bare list of values. `undefined` when
-  // the list is not such a list.
-  const parseAssignments = (parts: readonly string[], depth: number, verify: boolean): MathValue | null | undefined => {
-    const named: Array<{ name: string; value: string }> = [];
+  // unknown (`x=1, x=-2`, the solutions of an equation) stay a bare list of values. A part may name
+  // several unknowns, which all take its value (`x = y = 1` is `x=1` and `y=1`); like a single answer,
+  // it is read after its last `=`, and steps between (`x = 2+1 = 3`) are dropped. `undefined` when the
+  // list is not such a list.
+  const parseAssignments = (
+    parts: readonly string[],
+    depth: number,
+    verify: boolean,
+    open: string,
+    close: string,
+    text: string,
+  ): MathValue | null | undefined => {
+    const named: Array<{ names: Set<string>; value: string }> = [];
     for (const part of parts) {
       const sides = splitTopLevel(part, '=');
-      // `x_{1}` and `x_1` name the same unknown.
-      const name = sides.length === 2 ? compactLatex(sides[0] as string).replace(/_\{(\w)\}$/, '_$1') : '';
-      if (!UNKNOWN_NAME_PATTERN.test(name)) return undefined;
-      named.push({ name, value: sides[1] as string });
+      // A chain naming an unknown twice (`x = x = 1`) gives it the value once.
+      const names = new Set<string>();
+      for (const side of sides.slice(0, -1)) {
+        const name = unknownName(side);
+        if (name === null) break;
+        names.add(name);
+      }
+      if (names.size === 0) return undefined;
+      named.push({ names, value: sides[sides.length - 1] as string });
     }
-    if (new Set(named.map((entry) => entry.name)).size < 2) return undefined;
+    if (new Set(named.flatMap((entry) => [...entry.names])).size < 2) return undefined;
     const items: MathValue[] = [];
-    for (const { name, value: valueText } of named) {
+    for (const { names, value: valueText } of named) {
       const value = parseNormalized(valueText, depth + 1, verify);
-      if (value === null) return { type: 'text', key: compactLatex(parts.join(',')) };
-      items.push({ type: 'assignment', name, value, key: `${name}=${value.key}` });
+      if (value === null) return { type: 'text', key: compactLatex(text) };
+      for (const name of names) items.push({ type: 'assignment', name, value, key: `${name}=${value.key}` });
     }
-    return makeSet(items, '', '');
+    return makeSet(items, open, close);
   };
 
   const makeSet = (items: MathValue[], open: string, close: string): MathValue => {
