@@ -325,7 +325,7 @@ function editDistance(a: string, b: string): number {
 
 /**
  * Checks a command line against the command's argument definitions: every option known, every
- * value-taking option given a value, enum values allowed, positionals neither missing nor extra.
+ * value-taking option given a value once, enum values allowed, positionals neither missing nor extra.
  * Throws {@link UsageError}.
  */
 export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
@@ -339,6 +339,8 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
   }
   const names = [...new Set(defs.filter(([, def]) => def.type !== 'positional').map(([key]) => kebab(key))), 'help'];
   const positionals: string[] = [];
+  // The value each value-taking option got, by key (its aliases are the same option).
+  const given = new Map<string, string>();
   for (let index = 0; index < rest.length; index++) {
     const token = rest[index] as string;
     if (token === '--') {
@@ -390,6 +392,15 @@ export function checkArgs(argsDef: ArgsDef, rest: readonly string[]): void {
         message: `--${kebab(key)} got an empty value; pass --${kebab(key)} ${def.valueHint ?? 'VALUE'}, or leave the option out for its default`,
       });
     }
+    // A repeated option would silently keep its last value (`--tasks 99999 --tasks 5` ran 5 tasks).
+    const earlier = given.get(key);
+    if (earlier !== undefined) {
+      throw new UsageError({
+        parameter: `--${kebab(key)}`,
+        message: `--${kebab(key)} is given twice (${JSON.stringify(earlier)}, then ${JSON.stringify(value)}); pass it once`,
+      });
+    }
+    given.set(key, value);
     if (def.type === 'enum' && def.options !== undefined && !def.options.includes(value)) {
       throw new UsageError({
         parameter: `--${kebab(key)}`,

@@ -53,6 +53,11 @@ describe('list flags', () => {
       '--methods names "majority" twice',
     );
     expect(() => parseListFlag('methods', ',,', allowed, ['majority'])).toThrow('--methods names nothing');
+    // An empty entry (a doubled or trailing comma) was dropped silently: `majority,,beta` ran two methods.
+    expect(() => parseListFlag('methods', 'majority,,beta', allowed, ['majority'])).toThrow(
+      expect.objectContaining({ parameter: '--methods', message: expect.stringMatching(/empty entry/) }),
+    );
+    expect(() => parseListFlag('methods', 'majority,', allowed, ['majority'])).toThrow(/--methods has an empty entry/);
     expect(() => parseListFlag('methods', 'voting', allowed, ['majority'])).toThrow(InvalidArgumentError);
   });
 });

@@ -70,15 +70,20 @@ export function parseListFlag<T extends string>(
   fallback: readonly T[],
 ): T[] {
   if (value === undefined || value.trim() === '') return [...fallback];
-  const items = value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
+  const entries = value.split(',').map((item) => item.trim());
+  const items = entries.filter((item) => item.length > 0);
   if (items.length === 0)
     throw new InvalidArgumentError({
       parameter: `--${name}`,
       value,
       message: `--${name} names nothing, got ${JSON.stringify(value)}; pass e.g. --${name} ${fallback.join(',') || allowed.join(',')}, or leave it out for the default`,
+    });
+  // A doubled or trailing comma is a typo (a name left out?), never silently dropped.
+  if (items.length !== entries.length)
+    throw new InvalidArgumentError({
+      parameter: `--${name}`,
+      value,
+      message: `--${name} has an empty entry in ${JSON.stringify(value)} (a doubled or trailing comma); pass e.g. --${name} ${items.join(',')}`,
     });
   const repeated = items.find((item, index) => items.indexOf(item) !== index);
   if (repeated !== undefined)

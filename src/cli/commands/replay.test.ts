@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,61 @@ describe('repute replay', () => {
     expect(parseSeedsFlag('1..3,7, 9')).toEqual([1, 2, 3, 7, 9]);
     expect(() => parseSeedsFlag('1,1')).toThrow(/repeats a seed/);
     expect(() => parseSeedsFlag('a')).toThrow(/--seeds takes integers and ranges/);
+  });
+
+  it('refuses an empty --seeds entry and seeds past the safe integers', () => {
+    // `1,,2` ran seeds 1 and 2, silently dropping the empty entry between them.
+    expect(() => parseSeedsFlag('1,,2')).toThrow(
+      expect.objectContaining({ parameter: '--seeds', value: '1,,2', message: expect.stringMatching(/empty entry/) }),
+    );
+    expect(() => parseSeedsFlag('1,2,')).toThrow(/--seeds has an empty entry/);
+    // 9007199254740993 was read as 9007199254740992 (then refused as seeds[0] with the rounded value).
+    expect(() => parseSeedsFlag('9007199254740993')).toThrow(/--seeds .*"9007199254740993".*safe integer/);
+    // A range reaching 2^53 never ended (seed++ stops growing there) and the process ran out of memory.
+    expect(() => parseSeedsFlag('9007199254740990..9007199254740999')).toThrow(/--seeds .*safe integer/);
+    expect(parseSeedsFlag('-9007199254740991..-9007199254740990')).toEqual([-9007199254740991, -9007199254740990]);
+  });
+
+  it('refuses --key-cache on a file before any work, and a --verifier-sensitivity that is not a decimal', () => {
+    const file = join(directory, 'not-a-directory');
+    writeFileSync(file, 'x');
+    const keyCache = runCli(fixture, '--key-cache', file, '--out', join(directory, 'out-key-cache'));
+    expect(keyCache.status).toBe(2);
+    expect(keyCache.stderr).toMatch(
+      /^repute replay: InvalidArgumentError: --key-cache .*not-a-directory.*not a directory.*--key-cache none/,
+    );
+    expect(keyCache.stderr).not.toMatch(/answer kind/);
+    expect(keyCache.stderr.trim().split('\n')).toHaveLength(1);
+    // Number('0x1') is 1: a hexadecimal rate ran as sensitivity 1.
+    const hex = runCli(fixture, '--verifier', 'simulated', '--verifier-sensitivity', '0x1');
+    expect(hex.status).toBe(2);
+    expect(hex.stderr).toMatch(/--verifier-sensitivity must be a number in \[0, 1\], got "0x1"/);
+  });
+
+  it('says so when --tasks asks for more tasks than the split holds', () => {
+    // The fixture's 40 tasks hold fewer than 99 held-out ones: the run replayed them all without a word.
+    const result = runCli(
+      fixture,
+      '--tasks',
+      '99',
+      '--methods',
+      'majority',
+      '--compositions',
+      'pool',
+      '--workers',
+      '1',
+      '--key-cache',
+      'none',
+      '--json',
+      '--out',
+      join(directory, 'out-tasks'),
+    );
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout) as { data: { sampledTasks: number; splitTasks: number } };
+    expect(summary.data.sampledTasks).toBeLessThan(99);
+    expect(result.stderr).toContain(
+      `warning: --tasks 99 asks for more tasks than the ${summary.data.splitTasks} of the heldout split; replayed all ${summary.data.sampledTasks}`,
+    );
   });
 
   it('prints summary.json with --json and writes the three outputs', () => {

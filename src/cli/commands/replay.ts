@@ -1,4 +1,5 @@
 // `repute replay <path>`: the attack-replay benchmark on recorded proposals.
+import { statSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import type { DatasetFormat } from '../../eval/proposals/format.js';
 import { datasetFormats } from '../../eval/proposals/format.js';
@@ -28,14 +29,36 @@ function parseChoice<T extends string>(name: string, value: string, allowed: rea
 /** Parses `--seeds`: a comma-separated list of integers and inclusive ranges, e.g. `1..10` or `1..3,7`. */
 export function parseSeedsFlag(value: string): number[] {
   const seeds: number[] = [];
-  for (const part of value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0)) {
+  const parts = value.split(',').map((item) => item.trim());
+  if (parts.every((part) => part.length === 0))
+    throw new InvalidArgumentError({
+      parameter: '--seeds',
+      value,
+      message: '--seeds lists no seed; pass e.g. --seeds 1..10',
+    });
+  // A safe integer, or an error naming the part as written (Number() rounds past 2^53, and a range
+  // ending there never stopped: seed++ no longer grows).
+  const seedOf = (text: string, part: string): number => {
+    const seed = Number(text);
+    if (!Number.isSafeInteger(seed))
+      throw new InvalidArgumentError({
+        parameter: '--seeds',
+        value,
+        message: `--seeds ${JSON.stringify(part)} is past the safe integers (at most ${Number.MAX_SAFE_INTEGER} in absolute value); pass e.g. --seeds 1..10`,
+      });
+    return seed;
+  };
+  for (const part of parts) {
+    if (part.length === 0)
+      throw new InvalidArgumentError({
+        parameter: '--seeds',
+        value,
+        message: `--seeds has an empty entry in ${JSON.stringify(value)} (a doubled or trailing comma); pass e.g. --seeds 1,2 or --seeds 1..10`,
+      });
     const range = /^(-?\d+)\.\.(-?\d+)$/.exec(part);
     if (range) {
-      const from = Number(range[1]);
-      const to = Number(range[2]);
+      const from = seedOf(range[1] as string, part);
+      const to = seedOf(range[2] as string, part);
       if (to < from || to - from > 10_000) {
         throw new InvalidArgumentError({
           parameter: '--seeds',
@@ -44,7 +67,7 @@ export function parseSeedsFlag(value: string): number[] {
         });
       }
       for (let seed = from; seed <= to; seed++) seeds.push(seed);
-    } else if (/^-?\d+$/.test(part)) seeds.push(Number(part));
+    } else if (/^-?\d+$/.test(part)) seeds.push(seedOf(part, part));
     else
       throw new InvalidArgumentError({
         parameter: '--seeds',
@@ -52,12 +75,6 @@ export function parseSeedsFlag(value: string): number[] {
         message: `--seeds takes integers and ranges like 1..10 separated by commas, got ${JSON.stringify(part)}; pass e.g. --seeds 1..10`,
       });
   }
-  if (seeds.length === 0)
-    throw new InvalidArgumentError({
-      parameter: '--seeds',
-      value,
-      message: '--seeds lists no seed; pass e.g. --seeds 1..10',
-    });
   if (new Set(seeds).size !== seeds.length)
     throw new InvalidArgumentError({
       parameter: '--seeds',
@@ -65,6 +82,27 @@ export function parseSeedsFlag(value: string): number[] {
       message: `--seeds repeats a seed in ${JSON.stringify(value)}; list each seed once`,
     });
   return seeds;
+}
+
+/**
+ * Checks `--key-cache DIR` before any work, as `--out` is: an existing path must be a directory (a
+ * file there only failed the save after the whole grid, with a raw `EEXIST` in a warning).
+ */
+function checkKeyCacheDirectory(directory: string): void {
+  let problem: string | undefined;
+  try {
+    const stats = statSync(directory, { throwIfNoEntry: false });
+    if (stats !== undefined && !stats.isDirectory()) problem = 'exists and is not a directory';
+  } catch (error) {
+    // ENOTDIR: a file where a folder of the path should be. Other errors are left to the cache's own warning.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') problem = 'a file in its path is not a directory';
+  }
+  if (problem !== undefined)
+    throw new InvalidArgumentError({
+      parameter: '--key-cache',
+      value: directory,
+      message: `--key-cache ${directory}: ${problem}; pass --key-cache <a writable directory>, or --key-cache none to run without the cache`,
+    });
 }
 
 export default defineCommand({
@@ -185,8 +223,9 @@ export default defineCommand({
           : parseChoice('verifier', args.verifier, verifierKinds);
       const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number | undefined => {
         if (args[name] === undefined) return undefined;
-        const value = Number(args[name]);
-        if (args[name] === '' || !Number.isFinite(value) || value < 0 || value > 1) {
+        // Decimal notation only: Number() also reads 0x1 as 1 and ' ' as 0.
+        const value = /^[+]?(\d+\.?\d*|\.\d+)$/.test(args[name]) ? Number(args[name]) : Number.NaN;
+        if (!Number.isFinite(value) || value < 0 || value > 1) {
           throw new InvalidArgumentError({
             parameter: `--${name}`,
             value: args[name],
@@ -202,13 +241,15 @@ export default defineCommand({
           'repute replay: --feedback verifier now means --verifier simulated (sensitivity and specificity from --verifier-sensitivity/--verifier-specificity)\n',
         );
       const keyCache = args['key-cache'] ?? defaultCacheDirectory();
+      if (keyCache !== 'none') checkKeyCacheDirectory(keyCache);
+      const tasks = parseIntegerFlag('tasks', args.tasks, 100, 1, Number.MAX_SAFE_INTEGER);
       const progress = createProgressBar();
       const started = performance.now();
       const report = await runReplay({
         path: String(args.path),
         ...(format === undefined ? {} : { format: format as DatasetFormat }),
-        tasks: parseIntegerFlag('tasks', args.tasks, 100, 1),
-        seed: parseIntegerFlag('seed', args.seed, 2027),
+        tasks,
+        seed: parseIntegerFlag('seed', args.seed, 2027, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
         ...(args.seeds === undefined || args.seeds === '' ? {} : { seeds: parseSeedsFlag(args.seeds) }),
         split: parseChoice('split', args.split, splitChoices) as SplitChoice,
         compositions: parseListFlag('compositions', args.compositions, allCompositionNames, compositionNames),
@@ -240,6 +281,12 @@ export default defineCommand({
         );
         if (use.problem !== undefined) process.stderr.write(`warning: answer-key cache ${use.problem}\n`);
       }
+      const { sampledTasks, splitTasks } = report.summary.data;
+      if (sampledTasks < tasks)
+        // The sample is capped at the split's size (documented); say so rather than replay fewer tasks unannounced.
+        process.stderr.write(
+          `warning: --tasks ${tasks} asks for more tasks than the ${splitTasks} of the ${report.summary.options.split} split; replayed all ${sampledTasks}${report.summary.options.split === 'all' ? '' : ' (--split all samples from every task)'}\n`,
+        );
       const files = await writeReplayOutputs(String(args.out), report);
       const seconds = (performance.now() - started) / 1000;
       process.stderr.write(
