@@ -51,18 +51,10 @@ describe('command-line contract (in process)', () => {
     expect(() =>
       checkArgs(
         argsDef,
-        [
-          'team.yaml',
-          '--tasks',
-          '10',
-          '--run-id=x',
-          '--mode',
-          'b',
-          '--json',
-          '--no-json',
-          '--seed-like',
-          '-5',
-        ].slice(0, 7),
+        ['team.yaml', '--tasks', '10', '--run-id=x', '--mode', 'b', '--json', '--no-json', '--seed-like', '-5'].slice(
+          0,
+          7,
+        ),
       ),
     ).not.toThrow();
     // An option's other spellings are the same option.
