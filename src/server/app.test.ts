@@ -5,6 +5,7 @@ import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
 import { createApp } from './app.js';
 import { startServer } from './start-server.js';
+import type { TeamService } from './team-service.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 let stores: Store[] = [];
@@ -153,6 +154,10 @@ describe('createApp: JSON API', () => {
     expect((await app.request('/api/runs/r1/decisions?method=nope')).status).toBe(404);
     expect((await app.request('/api/teams/nope/reputation')).status).toBe(404);
     expect((await app.request('/api/nothing')).status).toBe(404);
+    // A limit past the safe integers is still out of 1..500: the message gives that range.
+    const huge = await json(await app.request(`/api/runs/r1/decisions?limit=${'9'.repeat(24)}`));
+    expect(huge.status).toBe(400);
+    expect(huge.body.error.message).toContain('<=500');
     for (const value of ['x', '1'.repeat(24)]) {
       // Not a number, or past any seq a store can hold (1e23 was taken as a position).
       const header = await json(await app.request('/api/runs/r1/events', { headers: { 'last-event-id': value } }));
@@ -428,5 +433,153 @@ describe('createApp: safety', () => {
         'access-control-allow-origin',
       ),
     ).toBe('https://dash.example');
+  });
+});
+
+/** A team that answers "42" and counts its calls, so a test can tell whether a request reached it. */
+function countingTeam(): TeamService & { calls: number } {
+  const team = {
+    name: 'sum-team',
+    method: 'minirep',
+    kind: 'number' as const,
+    runId: 'serve',
+    calls: 0,
+    async answer() {
+      team.calls += 1;
+      return {
+        schemaVersion: 1 as const,
+        team: 'sum-team',
+        method: 'minirep',
+        kind: 'number' as const,
+        taskId: `chat-${team.calls}`,
+        decision: { answer: '42', support: { '42': 1 } },
+        weights: [],
+        winner: 'a1',
+        content: '{"answer":"42"}',
+        degraded: [],
+        reputation: { a1: 0.5 },
+        usage: { inputTokens: 1, outputTokens: 1 },
+      };
+    },
+  };
+  return team;
+}
+
+describe('createApp: /v1/chat/completions input', () => {
+  const post = (app: ReturnType<typeof createApp>, body: string, headers: Record<string, string> = {}) =>
+    app.request('/v1/chat/completions', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
+  const ask = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 1 + 1?' }], ...extra });
+
+  it('answers a plain JSON request (application/json with a charset too)', async () => {
+    const team = countingTeam();
+    const app = createApp({ store: fixture(), team });
+    expect((await post(app, ask())).status).toBe(200);
+    expect((await post(app, ask(), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(200);
+    expect(team.calls).toBe(2);
+  });
+
+  it('refuses a body that is not sent as JSON (a cross-site form or text/plain POST needs no preflight)', async () => {
+    const team = countingTeam();
+    const app = createApp({ store: fixture(), team });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const response = await json(await post(app, ask(), { 'content-type': type }));
+      expect(response.status, type).toBe(415);
+      expect(response.body.error, type).toMatchObject({ type: 'invalid_request_error', param: 'header.content-type' });
+      expect(response.body.error.message, type).toContain('application/json');
+    }
+    expect(team.calls).toBe(0);
+  });
+
+  it('says that a malformed body is not JSON, and names the field of a bad one, before calling the team', async () => {
+    const team = countingTeam();
+    const app = createApp({ store: fixture(), team });
+    const broken = await json(await post(app, '{"model":'));
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatchObject({ type: 'invalid_request_error', param: 'body' });
+    expect(broken.body.error.message).toMatch(/not valid JSON/);
+    const cases: Array<[string, string]> = [
+      // An empty question would be sent to every agent, decided and scored.
+      [ask({ messages: [{ role: 'user', content: '' }] }), 'body.messages.0.content'],
+      [ask({ messages: [{ role: 'user', content: '   ' }] }), 'body.messages.0.content'],
+      [
+        ask({
+          messages: [
+            { role: 'system', content: '' },
+            { role: 'user', content: null },
+          ],
+        }),
+        'body.messages',
+      ],
+      // The team answers one choice with text: n > 1, tools and image parts would be dropped silently.
+      [ask({ n: 3 }), 'body.n'],
+      [ask({ tools: [{ type: 'function', function: { name: 'f' } }] }), 'body.tools'],
+      [ask({ functions: [{ name: 'f' }] }), 'body.functions'],
+      [
+        ask({
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is 1 + 1?' },
+                { type: 'image_url', image_url: { url: 'data:,' } },
+              ],
+            },
+          ],
+        }),
+        'body.messages.0.content.1.type',
+      ],
+    ];
+    for (const [body, param] of cases) {
+      const response = await json(await post(app, body));
+      expect(response.status, body).toBe(400);
+      expect(response.body.error, body).toMatchObject({ type: 'invalid_request_error', param });
+    }
+    expect(team.calls).toBe(0);
+    // n: 1, empty tools and text parts are fine.
+    const parts = { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is 1 + 1?' }] }] };
+    expect((await post(app, ask({ n: 1, tools: [], ...parts }))).status).toBe(200);
+    expect(team.calls).toBe(1);
+  });
+
+  it('answers 400, not 500, to a deeply nested body, and does not echo huge values', async () => {
+    const app = createApp({ store: fixture(), team: countingTeam() });
+    const deep = await json(await post(app, `${'['.repeat(100_000)}${']'.repeat(100_000)}`));
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.param).toBe('body');
+    const long = await post(app, ask({ model: `team:${'z'.repeat(100_000)}` }));
+    expect(long.status).toBe(404);
+    expect((await long.text()).length).toBeLessThan(2_000);
+    const bad = await post(app, ask({ stream: 'x'.repeat(100_000) }));
+    expect(bad.status).toBe(400);
+    expect((await bad.text()).length).toBeLessThan(2_000);
+  });
+});
+
+describe('createApp: DNS rebinding', () => {
+  it('without a token, answers only requests addressed to a loopback host name', async () => {
+    const app = createApp({ store: fixture(), team: countingTeam() });
+    for (const host of ['localhost', '127.0.0.1:8787', '127.0.0.2', '[::1]:8787', 'localhost:8787'])
+      expect((await app.request(`http://${host}/health`)).status, host).toBe(200);
+    // evil.example resolving to 127.0.0.1 makes the browser treat this server as that site.
+    const rebound = await json(await app.request('http://evil.example:8787/api/runs'));
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.error.message).toContain('evil.example');
+    const spend = await app.request('http://evil.example:8787/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'team:sum-team', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(spend.status).toBe(403);
+    // With a token the name does not matter (a proxy may use any): the token is the gate.
+    const token = 'test-token-0123456789abcdef';
+    const guarded = createApp({ store: fixture(), token });
+    expect(
+      (await guarded.request('http://repute.example/health', { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
   });
 });

@@ -6,6 +6,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { InvalidArgumentError, ReputeError, type ReputeErrorCode } from '../core/errors.js';
+import { isLoopbackHost } from './_loopback.js';
 import type { CreateAppOptions, ServerContext } from './context.js';
 import { apiRoutes } from './routes/api.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -24,6 +25,13 @@ const statusOf: Record<ReputeErrorCode, ContentfulStatusCode> = {
   internal: 500,
   run_failed: 500,
   interrupted: 503,
+};
+
+/** `code` of the JSON error body for the statuses the middleware answers itself. */
+const httpCodes: Partial<Record<number, string>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  413: 'payload_too_large',
 };
 
 /** Where `npm run build` puts the dashboard, relative to this module in src/ and in dist/ alike. */
@@ -89,7 +97,7 @@ export function createApp(options: CreateAppOptions): Hono {
       const message = error.message || response.statusText || 'request refused';
       return openAI
         ? c.json({ error: { message, type: 'invalid_request_error', param: null, code: null } }, error.status)
-        : c.json({ error: { code: error.status === 401 ? 'unauthorized' : 'http_error', message } }, error.status);
+        : c.json({ error: { code: httpCodes[error.status] ?? 'http_error', message } }, error.status);
     }
     const known = error instanceof ReputeError;
     const status = known ? statusOf[error.code] : 500;
@@ -139,7 +147,20 @@ export function createApp(options: CreateAppOptions): Hono {
         allowMethods: ['GET', 'POST', 'OPTIONS'],
       }),
     );
-  if (token !== undefined) {
+  if (token === undefined) {
+    // Without a token the server is bound to loopback; a request naming another host is a page
+    // whose name was re-pointed at 127.0.0.1 (DNS rebinding), which the browser treats as that
+    // site's own origin, so CORS would not stop it reading the store or spending the team's keys.
+    app.use('*', async (c, next) => {
+      const hostname = new URL(c.req.url).hostname.replace(/^\[(.*)\]$/, '$1');
+      if (!isLoopbackHost(hostname)) {
+        throw new HTTPException(403, {
+          message: `this server answers only requests addressed to localhost, 127.0.0.1 or [::1], not ${JSON.stringify(hostname.slice(0, 100))}; open it as http://127.0.0.1:<port>/, or start repute serve with --token to serve other host names`,
+        });
+      }
+      return next();
+    });
+  } else {
     app.use('*', async (c, next) => {
       // The page shell and its bundle hold no data; everything they fetch needs the token.
       if (c.req.method === 'GET' && (c.req.path === '/' || c.req.path.startsWith('/assets/'))) return next();

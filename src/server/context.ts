@@ -26,7 +26,7 @@ export interface CreateAppOptions {
   readonly team?: TeamService;
   /** Folder whose sub-folders hold replay outputs (summary.json, conditions.csv). @default none */
   readonly replayDir?: string;
-  /** Bearer token required on every route; compared in constant time. @default none */
+  /** Bearer token required on every route; compared in constant time. Without one, only requests addressed to a loopback host name (localhost, 127.x.x.x, [::1]) are answered, a guard against DNS rebinding. @default none */
   readonly token?: string;
   /** Origin allowed by CORS; CORS headers are off unless given. @default none */
   readonly cors?: string;

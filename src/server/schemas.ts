@@ -36,7 +36,8 @@ const integerString = (min: number, max: number, fallback: number) =>
     .string()
     .regex(/^\d+$/, 'must be a non-negative integer')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
+    // Range before integer: a huge value is told the range (1..500), not the safe-integer bound.
+    .pipe(z.number().min(min).max(max).int())
     .optional()
     .transform((value) => value ?? fallback);
 
@@ -198,27 +199,67 @@ export const errorBody = z.object({
   error: z.object({ code: z.string(), message: z.string(), parameter: z.string().optional() }),
 });
 
+/** One part of a message's content: only text reaches the agents. */
+const contentPart = z
+  .object({
+    type: z.literal('text', {
+      error: 'only text parts are supported (the team answers text); send images or files as text, or leave them out',
+    }),
+    text: z.string(),
+  })
+  .passthrough();
+
 /** One message of a chat completion request. */
 export const chatMessage = z
   .object({
     role: z.enum(['system', 'user', 'assistant', 'developer', 'tool']),
-    content: z.union([
-      z.string(),
-      z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
-      z.null(),
-    ]),
+    content: z.union([z.string(), z.array(contentPart), z.null()]),
     name: z.string().optional(),
   })
   .passthrough();
 
-/** `POST /v1/chat/completions` body (OpenAI shape; fields Repute does not use are accepted and ignored). */
+/** Text of a message's content (text parts joined), as the team's prompt holds it. */
+function messageText(content: z.output<typeof chatMessage>['content']): string {
+  if (content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part) => part.text).join('');
+}
+
+/**
+ * `POST /v1/chat/completions` body (OpenAI shape). Sampling fields Repute does not use
+ * (temperature, max_tokens, ...) are accepted and ignored; fields whose answer the team cannot give
+ * (`n` > 1, tools, function calls) are refused rather than silently dropped.
+ */
 export const chatCompletionRequest = z
   .object({
     model: z.string().regex(/^team:.+$/, 'must be "team:<name>", one of GET /v1/models'),
     messages: z.array(chatMessage).min(1),
     stream: z.boolean().optional(),
+    n: z
+      .literal(1, { error: 'must be 1: the team decides one answer per request; send n > 1 as separate requests' })
+      .nullable()
+      .optional(),
+    tools: z
+      .array(z.unknown())
+      .max(0, 'tools are not supported: the team answers with text, never a tool call; remove tools')
+      .nullable()
+      .optional(),
+    functions: z
+      .array(z.unknown())
+      .max(0, 'functions are not supported: the team answers with text, never a function call; remove functions')
+      .nullable()
+      .optional(),
   })
-  .passthrough();
+  .passthrough()
+  .superRefine((body, context) => {
+    // An empty question would still be sent to every agent, decided and scored.
+    if (body.messages.some((message) => messageText(message.content).trim() !== '')) return;
+    context.addIssue({
+      code: 'custom',
+      path: body.messages.length === 1 ? ['messages', 0, 'content'] : ['messages'],
+      message: 'every message is empty; send the question as the content of a user message',
+    });
+  });
 
 /** The `x-repute-kind` header: the answer kind the team decides under. */
 export const kindHeader = z.enum(answerKinds as unknown as [string, ...string[]]);

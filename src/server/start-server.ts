@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { InvalidArgumentError } from '../core/errors.js';
+import { isLoopbackHost } from './_loopback.js';
 import { createApp } from './app.js';
 import type { CreateAppOptions } from './context.js';
 
@@ -23,12 +24,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const loopback = new Set(['127.0.0.1', '::1', 'localhost']);
-
-/** True for loopback interfaces, the only ones served without a token. */
-export function isLoopbackHost(host: string): boolean {
-  return loopback.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
+export { isLoopbackHost };
 
 /**
  * Serves {@link createApp} on a port with the Node adapter. Safe by default: binds 127.0.0.1, and

@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
-import { NotFoundError } from '../../core/errors.js';
+import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import { chatCompletionRequest, kindHeader } from '../schemas.js';
@@ -34,11 +34,32 @@ export function openAIRoutes(context: ServerContext): Hono {
   );
 
   app.post('/v1/chat/completions', async (c) => {
+    // Only JSON: a browser sends text/plain, form and multipart bodies cross-site without a
+    // preflight, so accepting them would let any web page spend the team's keys (CSRF).
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return c.json(
+        {
+          error: {
+            message: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type.slice(0, 100))}; send the request body as JSON with content-type: application/json`,
+            type: 'invalid_request_error',
+            param: 'header.content-type',
+            code: 'unsupported_media_type',
+          },
+        },
+        415,
+      );
+    }
     let raw: unknown;
     try {
-      raw = await c.req.json();
-    } catch {
-      raw = undefined;
+      raw = JSON.parse(await c.req.text());
+    } catch (error) {
+      throw new InvalidArgumentError({
+        parameter: 'body',
+        value: undefined,
+        message: `body is not valid JSON (${error instanceof Error ? error.message.slice(0, 200) : String(error)}); send a JSON object such as {"model": "team:<name>", "messages": [{"role": "user", "content": "..."}]}`,
+        cause: error,
+      });
     }
     const body = parseInput(chatCompletionRequest, raw, 'body');
     const { 'x-repute-kind': kind } = parseInput(headers, { 'x-repute-kind': c.req.header('x-repute-kind') }, 'header');
@@ -48,7 +69,7 @@ export function openAIRoutes(context: ServerContext): Hono {
       throw new NotFoundError({
         entity: 'model',
         id: body.model,
-        message: `unknown model ${JSON.stringify(body.model)}; this server answers ${team ? `team:${team.name}` : 'no team (start repute serve with a team file)'} (see GET /v1/models)`,
+        message: `unknown model ${JSON.stringify(body.model.length > 120 ? `${body.model.slice(0, 120)}…` : body.model)}; this server answers ${team ? `team:${team.name}` : 'no team (start repute serve with a team file)'} (see GET /v1/models)`,
       });
     }
     const answer = await team.answer({
