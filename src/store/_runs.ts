@@ -75,7 +75,8 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
         const mismatches: string[] = [];
         if (existing.kind !== kind) mismatches.push(`kind ${JSON.stringify(existing.kind)} vs ${JSON.stringify(kind)}`);
         if (existing.team !== team) mismatches.push(`team ${JSON.stringify(existing.team)} vs ${JSON.stringify(team)}`);
-        if (!isDeepStrictEqual(JSON.parse(existing.config), JSON.parse(config))) mismatches.push('config differs');
+        const differences = configDifferences(JSON.parse(existing.config), JSON.parse(config));
+        if (differences.length > 0) mismatches.push(`config differs at ${differences.join('; ')}`);
         if (mismatches.length > 0) {
           throw new InvalidArgumentError({
             parameter: 'id',
@@ -129,6 +130,43 @@ function validateRunInput(input: CreateRunInput): { id: string; kind: string; te
   const team = input.team ?? null;
   if (team !== null) assertNonEmptyString('team', team, 'pass a team key or omit it');
   return { id: input.id, kind: input.kind, team, config: toJson('config', input.config ?? null) };
+}
+
+/** At most this many differences are named; the rest are counted. */
+const MAX_NAMED_DIFFERENCES = 5;
+
+/**
+ * Where two JSON configs differ, as `path: stored-value stored, given-value given` (values as JSON,
+ * cut to 80 characters; `(none)` for a missing key), so a refused resume says what changed.
+ */
+function configDifferences(stored: unknown, given: unknown): string[] {
+  const found: string[] = [];
+  const show = (value: unknown): string => {
+    if (value === undefined) return '(none)';
+    const text = JSON.stringify(value);
+    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  };
+  const isRecord = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
+  const visit = (left: unknown, right: unknown, path: string[]): void => {
+    if (isDeepStrictEqual(left, right)) return;
+    const sameArrays = Array.isArray(left) && Array.isArray(right) && left.length === right.length;
+    if (sameArrays || (isRecord(left) && isRecord(right))) {
+      const keys = sameArrays
+        ? left.map((_, index) => String(index))
+        : [...new Set([...Object.keys(left as object), ...Object.keys(right as object)])];
+      for (const key of keys)
+        visit((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], [...path, key]);
+      return;
+    }
+    found.push(
+      `${path.length === 0 ? '(the whole config)' : path.join('.')}: ${show(left)} stored, ${show(right)} given`,
+    );
+  };
+  visit(stored, given, []);
+  return found.length > MAX_NAMED_DIFFERENCES
+    ? [...found.slice(0, MAX_NAMED_DIFFERENCES), `and ${found.length - MAX_NAMED_DIFFERENCES} more`]
+    : found;
 }
 
 function toRun(row: RunRow): RunRecord {

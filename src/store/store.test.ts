@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -22,6 +23,29 @@ let directory: string;
 beforeEach(() => {
   directory = temporaryDirectory('repute-store-');
 });
+
+/** Makes `path` unwritable (chmod, or the immutable flag for root); false when this machine cannot. */
+function makeReadOnly(path: string): boolean {
+  chmodSync(path, 0o444);
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
+    } catch {
+      return false;
+    }
+  }
+  try {
+    closeSync(openSync(path, 'r+'));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function makeWritable(path: string): void {
+  if (process.getuid?.() === 0) execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
+  chmodSync(path, 0o644);
+}
 
 function memoryStore(): { store: Store; tick: () => number } {
   let time = 1000;
@@ -98,6 +122,37 @@ describe('openStore', () => {
     expect(() => openStore({ path: join(directory, 'no', 'such', 'dir.db') })).toThrow(/cannot open store/);
   });
 
+  it('refuses at open, with a StoreError saying what to do, a store file it cannot write', (context) => {
+    const path = join(directory, 'locked.db');
+    const writer = openStore({ path });
+    writer.createRun({ id: 'r', kind: 'k', config: null });
+    writer.close();
+    // Old: it opened, and the first write threw a bare SqliteError ("attempt to write a readonly
+    // database") in the middle of a run. chmod does not stop root; the immutable flag does.
+    const locked = makeReadOnly(path);
+    if (!locked) context.skip();
+    try {
+      expect(() => openStore({ path })).toThrow(StoreError);
+      expect(() => openStore({ path })).toThrow(
+        new RegExp(`store ${path} is read-only .*make it writable.*or open it with \\{ readonly: true \\}`),
+      );
+      const reader = openStore({ path, readonly: true });
+      expect(reader.listRuns().map((run) => run.id)).toEqual(['r']);
+      reader.close();
+    } finally {
+      makeWritable(path);
+    }
+  });
+
+  it('says what to do with a file that is not a store or is damaged', () => {
+    const path = join(directory, 'notes.db');
+    writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
+    expect(() => openStore({ path })).toThrow(StoreError);
+    expect(() => openStore({ path })).toThrow(
+      /cannot initialise store .*notes\.db: file is not a database; it is not a Repute store or it is damaged: pass the path of an existing store or of a new file/,
+    );
+  });
+
   it('throws after close', () => {
     const { store } = memoryStore();
     store.close();
@@ -137,7 +192,22 @@ describe('runs', () => {
     expect(resumed.run.status).toBe('running');
     expect(store.ensureRun({ id: 'r3', kind: 'demo', config: 1 }).resumed).toBe(false);
     expect(() => store.ensureRun({ id: 'r1', kind: 'debate', config: { a: 2, b: 2 }, team: 'math' })).toThrow(
-      /different setup \(config differs\)/,
+      /different setup \(config differs at a: 1 stored, 2 given\)/,
+    );
+    // The message names what differs, stored and given (old: only "config differs").
+    store.createRun({
+      id: 'r4',
+      kind: 'run',
+      config: { methods: ['majority', 'beta'], seed: 1, agents: [{ id: 'a' }] },
+    });
+    expect(() =>
+      store.ensureRun({
+        id: 'r4',
+        kind: 'run',
+        config: { methods: ['majority'], seed: 1, agents: [{ id: 'b' }], k: 2 },
+      }),
+    ).toThrow(
+      'config differs at methods: ["majority","beta"] stored, ["majority"] given; agents.0.id: "a" stored, "b" given; k: (none) stored, 2 given)',
     );
     expect(() => store.ensureRun({ id: 'r1', kind: 'demo', config: { a: 1, b: 2 } })).toThrow(
       /kind "debate" vs "demo"; team "math" vs null/,

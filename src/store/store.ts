@@ -341,6 +341,7 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
       // NORMAL in WAL mode survives a killed process (only an OS crash can lose the last commit).
       db.pragma('synchronous = NORMAL');
       schemaVersion = migrate(db, path, now);
+      probeWrite(db);
     } else {
       const row = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
       schemaVersion =
@@ -356,7 +357,18 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;
-    throw new StoreError(`cannot initialise store ${path}: ${(error as Error).message}`, { cause: error });
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+      throw new StoreError(
+        `store ${path} is read-only (${(error as Error).message}); make it writable (the file and its folder), or open it with { readonly: true } to read it, or use another store file (repute run --store PATH)`,
+        { cause: error },
+      );
+    }
+    const advice =
+      code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT'
+        ? '; it is not a Repute store or it is damaged: pass the path of an existing store or of a new file (restore a damaged one from a backup)'
+        : '';
+    throw new StoreError(`cannot initialise store ${path}: ${(error as Error).message}${advice}`, { cause: error });
   }
 
   let closed = false;
@@ -397,4 +409,13 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
       db.close();
     },
   };
+}
+
+/**
+ * Makes SQLite's silent read-only open visible (it opens a file read-only when the file or its
+ * folder cannot be written): a write statement that changes nothing fails with SQLITE_READONLY, so
+ * the caller learns it at open and not at its first write, mid-run.
+ */
+function probeWrite(db: Database.Database): void {
+  db.transaction(() => db.prepare('DELETE FROM schema_version WHERE 0').run()).immediate();
 }

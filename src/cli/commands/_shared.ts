@@ -166,7 +166,16 @@ export function parseReputationFlag(
   value: string | undefined,
   fromTeamFile: 'continue' | 'fresh',
 ): 'continue' | 'fresh' {
-  return parseListFlag('reputation', value, ['continue', 'fresh'] as const, [fromTeamFile])[0] ?? 'continue';
+  if (value === undefined || value.trim() === '') return fromTeamFile;
+  const choice = value.trim();
+  // One value: a list such as `fresh,continue` used to run with its first entry and drop the rest.
+  if (choice !== 'continue' && choice !== 'fresh')
+    throw new InvalidArgumentError({
+      parameter: '--reputation',
+      value,
+      message: `--reputation takes one value, continue or fresh, got ${JSON.stringify(value)}; pass --reputation continue or --reputation fresh`,
+    });
+  return choice;
 }
 
 /** First 16 hex digits of the SHA-256 of a file's bytes, so that a run's config names the task file's content. */

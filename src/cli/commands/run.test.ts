@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
@@ -10,6 +11,33 @@ import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
 /** Four agents (`weak` is off by one) on `tasks` sums, with the cache on, debating under majority, beta and minirep. */
 function writeTeam(dir: string, baseURL: string, tasks: number, agentExtra = ''): string {
   return writeSumTeam(dir, { baseURL, tasks, methods: ['majority', 'beta', 'minirep'], agentExtra, cache: true });
+}
+
+/** Makes a file or folder unwritable (chmod, or the immutable flag for root); false when this machine cannot. */
+function makeReadOnly(path: string, isFolder: boolean): boolean {
+  chmodSync(path, isFolder ? 0o555 : 0o444);
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
+    } catch {
+      return false;
+    }
+  }
+  try {
+    if (isFolder) {
+      const probe = join(path, '.probe');
+      closeSync(openSync(probe, 'w'));
+      unlinkSync(probe);
+    } else closeSync(openSync(path, 'r+'));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function makeWritable(path: string, isFolder: boolean): void {
+  if (process.getuid?.() === 0) execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
+  chmodSync(path, isFolder ? 0o755 : 0o644);
 }
 
 let server: OpenAICompatibleServer | undefined;
@@ -204,4 +232,55 @@ describe('repute run', () => {
     expect(store.getRun(runId)?.status).toBe('completed');
     store.close();
   }, 90_000);
+
+  it('refuses --reputation with more than one value, naming the flag and the value, before any write', async () => {
+    const dir = temporaryDirectory('repute-rep-flag-');
+    const team = writeTeam(dir, 'http://127.0.0.1:9/v1', 2);
+    // Old: `fresh,continue` ran with `fresh` and silently dropped `continue`.
+    for (const value of ['fresh,continue', 'continue,fresh']) {
+      const result = await runToExit([team, '--reputation', value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `repute run: InvalidArgumentError: --reputation takes one value, continue or fresh, got ${JSON.stringify(value)}; pass --reputation continue or --reputation fresh`,
+      );
+    }
+    expect(existsSync(join(dir, 'repute.db'))).toBe(false);
+  }, 60_000);
+
+  it('refuses a store it cannot write with a StoreError that says what to do, leaving no lock behind', async (context) => {
+    server = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
+    const dir = temporaryDirectory('repute-ro-');
+    const team = writeTeam(dir, server.baseURL, 2);
+    expect((await runToExit([team, '--methods', 'majority'])).code).toBe(0);
+    const requests = server.requestCount;
+    const store = join(dir, 'repute.db');
+    // A read-only store file. Old: the run started, then died on its first write with a bare
+    // `SqliteError: attempt to write a readonly database` (exit 1).
+    if (!makeReadOnly(store, false)) context.skip();
+    try {
+      const result = await runToExit([team, '--methods', 'majority', '--run-id', 'second']);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(`repute run: StoreError: store ${store} is read-only`);
+      expect(result.stderr).toMatch(/make it writable .*or use another store file \(repute run --store PATH\)/);
+    } finally {
+      makeWritable(store, false);
+    }
+    // A read-only folder. Old: a bare `Error: EPERM: operation not permitted, open '<store>.<run>.lock...tmp'`.
+    const folder = join(dir, 'locked');
+    mkdirSync(folder);
+    if (!makeReadOnly(folder, true)) context.skip();
+    try {
+      const result = await runToExit([team, '--methods', 'majority', '--store', join(folder, 'repute.db')]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(
+        `repute run: StoreError: cannot write in the folder ${folder} of store ${join(folder, 'repute.db')}`,
+      );
+      expect(result.stderr).toMatch(/make the folder writable or pass --store <a \.db path in a writable folder>/);
+    } finally {
+      makeWritable(folder, true);
+    }
+    expect(server.requestCount).toBe(requests);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.lock'))).toEqual([]);
+    expect(readdirSync(folder)).toEqual([]);
+  }, 60_000);
 });

@@ -1,11 +1,13 @@
 // `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
 // each finished task, so an interrupted run resumes where it stopped.
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { defineCommand } from 'citty';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { createLiveTeam, teamIdentities } from './_live-team.js';
-import { RunFailedError } from '../../core/errors.js';
+import { RunFailedError, StoreError } from '../../core/errors.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
 import { openLockedStore } from './_run-lock.js';
@@ -105,11 +107,14 @@ export default defineCommand({
             .map((name) => name.trim())
             .filter((name) => name.length > 0);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
+    // For debate, DRF and RAPS teams alike, checked before the team file is read.
+    parseReputationFlag(args.reputation, 'continue');
     const team = readTeamFile(args.team, {
       ...(args.tasks === undefined ? {} : { tasks: args.tasks }),
       ...(args.store === undefined ? {} : { store: args.store }),
       allowEnv,
     });
+    assertStoreFolderWritable(team.store);
     if (team.protocol.type !== 'debate') {
       // DRF and RAPS teams: same flags and guarantees, protocol-specific sessions and report.
       const { runProtocolTeam } = await import('./_run-protocol.js');
@@ -247,6 +252,24 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * The run writes its lock file beside the store, and SQLite its journal: a folder that exists but
+ * cannot be written is refused here, before any work, with what to do (not a bare EPERM/EACCES).
+ */
+function assertStoreFolderWritable(storePath: string): void {
+  if (storePath === ':memory:') return;
+  const folder = dirname(storePath);
+  if (!existsSync(folder)) return; // created with the lock
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new StoreError(
+      `cannot write in the folder ${folder} of store ${storePath} (${(error as NodeJS.ErrnoException).code ?? 'not writable'}); make the folder writable or pass --store <a .db path in a writable folder>`,
+      { cause: error },
+    );
+  }
+}
 
 function accuracyOf(records: readonly DebateTaskRecord[]): number | null {
   const graded = records.filter((record) => record.correct !== null);
