@@ -64,3 +64,36 @@ export function containsSecret(error: unknown, secrets: readonly string[]): bool
   }
   return present.some((secret) => text.includes(secret));
 }
+
+/**
+ * A copy of a provider result (or stream part) with every secret replaced in every string: plain
+ * objects and arrays are copied, an `Error` holding a secret becomes an `Error` of the same name
+ * with the redacted message and no cause, anything else (dates, bytes) is kept as is.
+ */
+export function redactValue<T>(value: T, secrets: readonly string[], redact: (text: string) => string): T {
+  return redactInner(value, secrets, redact) as T;
+}
+
+function redactInner(value: unknown, secrets: readonly string[], redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redactInner(item, secrets, redact));
+  if (value instanceof Error) {
+    if (!containsSecret(value, secrets)) return value;
+    const copy = new Error(redact(value.message));
+    copy.name = value.name;
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = {};
+  // defineProperty, not assignment: a `__proto__` key of a parsed body must stay an own member.
+  for (const [key, inner] of Object.entries(value))
+    Object.defineProperty(copy, key, {
+      value: redactInner(inner, secrets, redact),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return copy;
+}

@@ -71,7 +71,8 @@ export function requestCacheKey({
  * Record/replay cache keyed by {@link requestCacheKey}: a rerun of the same requests makes zero
  * provider calls and gets identical results (the recording call also gets the decoded stored
  * copy, so first and later runs see the same object). Identical requests in flight at the same
- * time share one provider call.
+ * time share one provider call (and its failure, unless the caller that made it aborted). A generate
+ * reply with no content (blank text at most) is passed on but not recorded.
  *
  * @example
  * const store = openStore({ path: 'repute.db' });
@@ -89,7 +90,11 @@ export function createCacheMiddleware({
       message: `cacheMode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
     });
   }
-  const inFlight = new Map<string, Promise<CachedReply>>();
+  /** Generate calls on their way to the provider, by key, with the abort signal of the caller that made them. */
+  const inFlight = new Map<
+    string,
+    { readonly reply: Promise<CachedReply>; readonly signal: AbortSignal | undefined }
+  >();
   /** The cache key of a request to `model`, under `namespace` when one is set. */
   const keyOf = (
     type: CachedReply['type'],
@@ -110,7 +115,13 @@ export function createCacheMiddleware({
       return undefined;
     }
     const reply = value as CachedReply;
-    if (reply === null || typeof reply !== 'object' || reply.schemaVersion !== 1 || reply.type !== type) {
+    if (
+      reply === null ||
+      typeof reply !== 'object' ||
+      reply.schemaVersion !== 1 ||
+      reply.type !== type ||
+      !(type === 'generate' ? isGeneratePayload(reply.payload) : isStreamPayload(reply.payload))
+    ) {
       throw new DataFormatError({
         file: 'llm_cache',
         message: `cache entry ${key.slice(0, 16)}… is not a schemaVersion 1 ${type} reply; delete it or use a fresh store`,
@@ -124,27 +135,35 @@ export function createCacheMiddleware({
     async wrapGenerate({ doGenerate, params, model }) {
       if (mode === 'off') return doGenerate();
       const key = keyOf('generate', params, model);
-      const hit = lookup(key, 'generate', model.modelId);
-      if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
-      const pending = inFlight.get(key);
-      if (pending !== undefined) {
+      const signal = params.abortSignal;
+      for (;;) {
+        const hit = lookup(key, 'generate', model.modelId);
+        if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
+        const pending = inFlight.get(key);
+        if (pending === undefined) break;
         try {
-          return markCached(decodeGenerate((await pending).payload));
-        } catch {
-          // The shared call failed (perhaps aborted by its own caller): make our own.
+          return markCached(decodeGenerate((await untilAborted(pending.reply, signal)).payload));
+        } catch (error) {
+          // Our own caller gave up, or the shared call failed: that failure is ours too (retrying
+          // it once per waiting caller would multiply the requests to a failing endpoint)...
+          if (signal?.aborted || !pending.signal?.aborted) throw error;
+          // ...unless it was aborted by the caller that made it: then ask again ourselves.
+          if (inFlight.get(key) === pending) inFlight.delete(key);
         }
       }
       const call = (async (): Promise<CachedReply> => {
         const result = await doGenerate();
         const reply: CachedReply = { schemaVersion: 1, type: 'generate', payload: encodeGenerate(result) };
-        cache.putCachedResponse({ key, value: reply, model: model.modelId });
+        // An empty reply is a failure of the endpoint, not an answer to replay on every rerun.
+        if (!isEmptyReply(result)) cache.putCachedResponse({ key, value: reply, model: model.modelId });
         return reply;
       })();
-      inFlight.set(key, call);
+      const entry = { reply: call, signal };
+      inFlight.set(key, entry);
       try {
         return decodeGenerate((await call).payload);
       } finally {
-        if (inFlight.get(key) === call) inFlight.delete(key);
+        if (inFlight.get(key) === entry) inFlight.delete(key);
       }
     },
     async wrapStream({ doStream, params, model }) {
@@ -183,6 +202,54 @@ export function createCacheMiddleware({
       return { ...result, stream };
     },
   };
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A reply with no content but blank text or reasoning (e.g. `"content": null`). */
+function isEmptyReply(result: LanguageModelV3GenerateResult): boolean {
+  return result.content.every(
+    (part) => (part.type === 'text' || part.type === 'reasoning') && part.text.trim().length === 0,
+  );
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether an encoded generate result has the members the AI SDK reads (content, finish reason, usage). */
+function isGeneratePayload(payload: unknown): boolean {
+  return (
+    isRecord(payload) &&
+    Array.isArray(payload.content) &&
+    payload.content.every((part) => isRecord(part) && typeof part.type === 'string') &&
+    isRecord(payload.finishReason) &&
+    isRecord(payload.usage) &&
+    isRecord(payload.usage.inputTokens) &&
+    isRecord(payload.usage.outputTokens)
+  );
+}
+
+/** Whether an encoded stream is a list of parts. */
+function isStreamPayload(payload: unknown): boolean {
+  return Array.isArray(payload) && payload.every((part) => isRecord(part) && typeof part.type === 'string');
 }
 
 // Request and response bodies and headers are left out: they are for debugging, may be large,

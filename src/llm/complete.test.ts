@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { wrapLanguageModel } from 'ai';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -125,6 +127,56 @@ describe('createCompletion against a local OpenAI-compatible server (real AI SDK
       ['run-2', 'a1', 'propose', 500, 250, 0, true],
     ]);
   });
+});
+
+describe('createCompletion on an empty reply', () => {
+  it.each([
+    ['null content', 'null'],
+    ['empty content', '""'],
+  ])(
+    'throws a ProviderError instead of answering with nothing (%s), and does not record it',
+    async (_label, content) => {
+      let requests = 0;
+      const server = createServer((incoming, response) => {
+        incoming.resume();
+        incoming.on('end', () => {
+          requests += 1;
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(
+            `{"id":"x","model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":${content}},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":0}}`,
+          );
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const store = memoryStore();
+        const model = createLanguageModel({
+          provider: 'openai-compatible',
+          model: 'test-model',
+          baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+          limiter: createProviderLimiter(),
+          cache: store,
+          ledger: store,
+        });
+        const complete = createCompletion({ model });
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const error = (await complete(request('t1')).catch((caught: unknown) => caught)) as ProviderError;
+          expect(error).toBeInstanceOf(ProviderError);
+          expect([error.provider, error.reason]).toEqual(['openai-compatible.chat', 'malformed']);
+          expect(error.message).toMatch(
+            /model "test-model" returned an empty reply \(propose by a1, finish reason stop\); check/,
+          );
+        }
+        // Not recorded: a rerun asks again instead of replaying the empty reply forever.
+        expect([requests, store.countCachedResponses()]).toEqual([2, 0]);
+        // Both paid calls are booked.
+        expect(store.usageEntries()).toHaveLength(2);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  );
 });
 
 describe('createCompletion on other stacks', () => {

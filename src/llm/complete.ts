@@ -27,7 +27,8 @@ export interface CreateCompletionOptions {
  * Adapts an AI SDK language model to the `complete` function live agents take: a system and a
  * user message at temperature 0, each call tagged with run, agent, task and act for the ledger. A
  * reply cut short (finish reason `length` or `content-filter`) throws a `ProviderError` with reason
- * `incomplete` instead of being read as an answer.
+ * `incomplete`, and an empty reply (no text, or only blanks) one with reason `malformed`, instead of
+ * being read as an answer.
  * The reply's usage carries the input and output tokens, `cached` (true when the record/replay
  * cache served it, no provider request) and `cost` (input × inputPerMillion / 10⁶ + output ×
  * outputPerMillion / 10⁶ + perCall, 0 when cached). With a plumbed model these are the very
@@ -88,6 +89,15 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
       });
     }
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    // Nothing to read an answer from: fail loudly rather than hand the agent an empty proposal.
+    if (text.trim().length === 0) {
+      throw new ProviderError({
+        provider: model.provider,
+        attempts: 1,
+        reason: 'malformed',
+        message: `${model.provider} model ${JSON.stringify(model.modelId)} returned an empty reply (${context.act} by ${context.agentId}, finish reason ${finish ?? 'unknown'}); check that the endpoint serves this model and that its logs show no error`,
+      });
+    }
     const booked = bookedUsage(result);
     if (booked !== undefined) return { text, usage: { ...booked } };
     // No ledger middleware saw this result: book it the way the ledger would.

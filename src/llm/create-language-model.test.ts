@@ -1,9 +1,12 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generateText, streamText } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError, ProviderError } from '../core/errors.js';
 import { createRng } from '../core/rng.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../testing/openai-compatible-server.js';
 import { createTestResources } from '../testing/_test-resources.js';
+import type { ResponseCache } from './cache-middleware.js';
 import { llmCallOptions } from './call-context.js';
 import { createLanguageModel, type CreateLanguageModelOptions } from './create-language-model.js';
 import { llmCallSpanData, type LlmCallRecord } from './ledger-middleware.js';
@@ -13,8 +16,43 @@ import { createProviderLimiter } from './semaphore.js';
 const { serve, memoryStore, closeAll } = createTestResources();
 afterEach(closeAll);
 
+/** A bare HTTP server on 127.0.0.1 for replies the scripted test server has no step for. */
+async function serveRaw(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ baseURL: string; requestCount: number }> {
+  const state = { baseURL: '', requestCount: 0 };
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      state.requestCount += 1;
+      handler(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  rawServers.push(server);
+  return state;
+}
+const rawServers: Server[] = [];
+afterEach(async () => {
+  for (const server of rawServers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+const chunk = (delta: Record<string, unknown>) => ({
+  id: 'chatcmpl-raw',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'test-model',
+  choices: [{ index: 0, delta, finish_reason: null }],
+});
+
 /** A model on the local server whose sleeps are recorded instead of waited. */
-function localModel(server: OpenAICompatibleServer, overrides: Partial<CreateLanguageModelOptions> = {}) {
+function localModel(
+  server: Pick<OpenAICompatibleServer, 'baseURL'>,
+  overrides: Partial<CreateLanguageModelOptions> = {},
+) {
   const sleeps: number[] = [];
   const retries: RetryEvent[] = [];
   const model = createLanguageModel({
@@ -177,6 +215,66 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     const error = (await ask(model).catch((caught: unknown) => caught)) as ProviderError;
     expect([error.status, error.attempts, server.requestCount, sleeps]).toEqual([404, 1, 1, []]);
     expect(error.message).toMatch(/check the model id and the base URL/);
+  });
+
+  it.each([408, 409])('retries a transient HTTP %i (honouring Retry-After), then succeeds', async (status) => {
+    // 408 Request Timeout and 409 Conflict are transient: the AI SDK and OpenAI's own client retry them.
+    const server = await serve([
+      { type: 'error', status, headers: { 'retry-after': '2' } },
+      { type: 'error', status },
+      'ok',
+    ]);
+    const { model, sleeps } = localModel(server);
+    expect((await ask(model)).text).toBe('ok');
+    expect(server.requestCount).toBe(3);
+    expect(sleeps[0]).toBe(2000);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('shares the failure of an identical request in flight instead of retrying it once per caller', async () => {
+    const server = await serve(() => ({ type: 'error', status: 500, message: 'down' }));
+    const store = memoryStore();
+    const { model } = localModel(server, { cache: store, retry: { maxRetries: 2 } });
+    const results = await Promise.allSettled([ask(model, 'same'), ask(model, 'same'), ask(model, 'same')]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const result of results) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(ProviderError);
+    // One call with its 3 attempts, not 3 callers × 3 attempts.
+    expect(server.requestCount).toBe(3);
+  });
+
+  it('lets a caller waiting on an identical request in flight abort at once', async () => {
+    const server = await serve([{ type: 'reply', text: 'slow', delayMs: 1500 }, 'unexpected']);
+    const store = memoryStore();
+    const { model } = localModel(server, { cache: store, timeoutMs: 10_000 });
+    const first = ask(model, 'same');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const controller = new AbortController();
+    const started = Date.now();
+    const waiting = ask(model, 'same', { abortSignal: controller.signal });
+    setTimeout(() => controller.abort(new Error('caller gave up')), 50);
+    await expect(waiting).rejects.toThrow(/caller gave up/);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect((await first).text).toBe('slow');
+    expect(server.requestCount).toBe(1);
+  });
+
+  it('times out a stream that opens and then sends nothing, releasing its slot', async () => {
+    // Headers and a first event, then silence: the stream opened, so only an idle timeout ends it.
+    const server = await serveRaw((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(`data: ${JSON.stringify(chunk({ role: 'assistant', content: 'Thinking' }))}\n\n`);
+    });
+    const limiter = createProviderLimiter();
+    const { model } = localModel(server, { timeoutMs: 200, limiter, maxConcurrency: 1 });
+    const started = Date.now();
+    const result = streamText({ model, prompt: 'x', maxRetries: 0, onError: () => {} });
+    const parts: string[] = [];
+    for await (const part of result.fullStream)
+      parts.push(part.type === 'error' ? `error: ${String((part.error as Error).message)}` : part.type);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(parts).toContain('text-delta');
+    expect(parts.filter((part) => part.startsWith('error'))).toEqual(['error: attempt timed out after 200 ms']);
+    expect(limiter.semaphore(`openai-compatible|${server.baseURL}`).active).toBe(0);
   });
 
   it('retries network errors (connection refused), then throws ProviderError', async () => {
@@ -367,6 +465,54 @@ describe('API keys', () => {
     expect(JSON.stringify(store.usageEntries())).not.toContain(sentinel);
     expect(JSON.stringify(store.events('r'))).not.toContain(sentinel);
     expect(JSON.stringify(records)).not.toContain(sentinel);
+  });
+
+  it('keeps a key that a 200 reply or a stream error echoes out of the answer, the cache and the error', async () => {
+    process.env[variable] = sentinel;
+    const server = await serve((request) => ({
+      type: 'reply',
+      text: `Your key is ${String(request.headers.authorization)}.`,
+    }));
+    const store = memoryStore();
+    const stored: unknown[] = [];
+    const cache: ResponseCache = {
+      getCachedResponse: (key) => store.getCachedResponse(key),
+      putCachedResponse: (input) => {
+        stored.push(input.value);
+        return store.putCachedResponse(input);
+      },
+    };
+    const { model } = localModel(server, { apiKeyEnv: variable, cache, ledger: store });
+    const first = await ask(model, 'echo');
+    expect(first.text).toBe('Your key is Bearer [redacted].');
+    const replayed = await ask(model, 'echo');
+    expect(replayed.text).toBe(first.text);
+    const streamed = streamText({ model, prompt: 'echo stream', maxRetries: 0 });
+    expect(await streamed.text).toBe('Your key is Bearer [redacted].');
+    expect(server.requestCount).toBe(2);
+    expect(stored).toHaveLength(2);
+    expect(JSON.stringify(stored)).not.toContain(sentinel);
+    expect(JSON.stringify(store.usageEntries())).not.toContain(sentinel);
+
+    // A stream that opens with 200 and then reports an error event quoting the header.
+    const failing = await serveRaw((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(
+        `data: ${JSON.stringify({ error: { message: `boom ${String(request.headers.authorization)}` } })}\n\n`,
+      );
+      response.end('data: [DONE]\n\n');
+    });
+    const errors: unknown[] = [];
+    const broken = streamText({
+      model: localModel(failing, { apiKeyEnv: variable }).model,
+      prompt: 'x',
+      maxRetries: 0,
+      onError: ({ error }) => void errors.push(error),
+    });
+    await Promise.resolve(broken.text).catch(() => undefined);
+    expect(errors).toHaveLength(1);
+    expect(String((errors[0] as Error).message)).toContain('[redacted]');
+    expect(`${String((errors[0] as Error).message)} ${JSON.stringify(errors[0])}`).not.toContain(sentinel);
   });
 
   it('redacts a key that the error message would cut in two (redaction before shortening)', async () => {

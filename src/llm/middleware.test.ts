@@ -213,6 +213,24 @@ describe('plumbing around a ScriptedModel', () => {
     store.close();
   });
 
+  it.each([
+    ['a generate payload without content', { schemaVersion: 1, type: 'generate', payload: {} }],
+    ['a null generate payload', { schemaVersion: 1, type: 'generate', payload: null }],
+    ['a generate payload whose content is a string', { schemaVersion: 1, type: 'generate', payload: { content: 'x' } }],
+    ['a stream payload that is not a list', { schemaVersion: 1, type: 'stream', payload: {} }],
+  ])(
+    'rejects a truncated or damaged cache entry (%s) with a DataFormatError, not a TypeError',
+    async (_label, value) => {
+      const scripted = new ScriptedModel({ replies: () => 'x' });
+      const cache = { getCachedResponse: () => value, putCachedResponse: () => true };
+      const corrupted = wrapLanguageModel({ model: scripted, middleware: createCacheMiddleware({ cache }) });
+      const call = value.type === 'stream' ? corrupted.doStream({ prompt }) : corrupted.doGenerate({ prompt });
+      await expect(call).rejects.toBeInstanceOf(DataFormatError);
+      await expect(call).rejects.toThrow(/is not a schemaVersion 1 (generate|stream) reply; delete it/);
+      expect(scripted.calls).toHaveLength(0);
+    },
+  );
+
   it('releases the concurrency slot when a stream is cancelled or fails', async () => {
     const gate = createSemaphore(1);
     const scripted = new ScriptedModel({ replies: () => 'streamed' });

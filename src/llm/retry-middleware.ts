@@ -1,10 +1,10 @@
-import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV3Middleware, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
 import { parseRetryAfter } from './_retry-after.js';
-import { containsSecret, createRedactor } from './_secrets.js';
+import { containsSecret, createRedactor, redactValue } from './_secrets.js';
 import { AttemptTimeoutError } from './timeout-middleware.js';
 
 /** Waits `ms` milliseconds; rejects when `signal` aborts. */
@@ -70,8 +70,9 @@ interface Failure {
 
 /**
  * Retries failed calls with exponential backoff and jitter, honouring `Retry-After` on 429 (and on
- * 5xx when sent). It
- * retries 429, 5xx, timeouts and network errors; other 4xx and malformed replies fail at once.
+ * 408, 409 and 5xx when sent). It retries 408, 409, 429, 5xx, timeouts and network errors; other
+ * 4xx and malformed replies fail at once. Secrets are removed from errors and from the replies
+ * themselves (a server that quotes the key back in a 200 body or a stream error part).
  * After the last attempt it throws a {@link ProviderError} naming provider, model, status and
  * attempts, with secrets removed. Set the AI SDK's own `maxRetries: 0` so retries happen here.
  *
@@ -100,6 +101,7 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   assertInRange('retry.jitter', jitter, 0, 1);
   assertNonNegative('retry.maxRetryAfterMs', maxRetryAfterMs);
   const redact = createRedactor(secrets);
+  const hasSecrets = secrets.some((secret) => typeof secret === 'string' && secret.length > 0);
 
   /** Runs the wrapped call (generate, or opening a stream) with retries; errors name the model. */
   async function withRetries<T>(
@@ -149,14 +151,26 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
     }
   }
 
+  // A server may quote the key back in a successful reply or a stream's error part: remove it
+  // there too, before the cache records the reply or the caller sees it.
   return {
     specificationVersion: 'v3',
-    wrapGenerate({ doGenerate, params, model }) {
-      return withRetries(doGenerate, params, model);
+    async wrapGenerate({ doGenerate, params, model }) {
+      const result = await withRetries(doGenerate, params, model);
+      return hasSecrets ? redactValue(result, secrets, redact) : result;
     },
     // Only opening the stream is retried; a stream that fails midway reports its error part.
-    wrapStream({ doStream, params, model }) {
-      return withRetries(doStream, params, model);
+    async wrapStream({ doStream, params, model }) {
+      const result = await withRetries(doStream, params, model);
+      if (!hasSecrets) return result;
+      const stream = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          transform(part, controller) {
+            controller.enqueue(redactValue(part, secrets, redact));
+          },
+        }),
+      );
+      return { ...redactValue({ ...result, stream: undefined }, secrets, redact), stream };
     },
   };
 }
@@ -213,6 +227,20 @@ function classify(
         status,
         reason: `HTTP 429: ${short}`,
         hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries',
+        retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
+      };
+    }
+    if (status === 408 || status === 409) {
+      // Request Timeout and Conflict are transient (the AI SDK and OpenAI's own client retry them too).
+      return {
+        kind: 'http',
+        retryable: true,
+        status,
+        reason: `HTTP ${status}: ${short}`,
+        hint:
+          status === 408
+            ? 'the provider timed out reading the request; try again later or lower maxConcurrency'
+            : 'the provider reported a conflicting request; try again later',
         retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
       };
     }

@@ -1,4 +1,4 @@
-import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
+import type { LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { assertInteger } from '../core/validate.js';
 
 /** One attempt took longer than its timeout (the retry middleware retries it). */
@@ -16,8 +16,9 @@ export class AttemptTimeoutError extends Error {
 /**
  * Aborts each attempt that runs longer than `timeoutMs` (an `AbortSignal` joined with the
  * caller's) and throws {@link AttemptTimeoutError}. For streams the timeout covers opening the
- * stream (until the response headers arrive). Place it inside the retry middleware so every
- * attempt gets its own timeout.
+ * stream (until the response headers arrive), and then every wait for the next part: a stream
+ * silent for `timeoutMs` ends with an {@link AttemptTimeoutError} error part (not retried: parts were already
+ * delivered). Place it inside the retry middleware so every attempt gets its own timeout.
  *
  * @example
  * wrapLanguageModel({ model, middleware: [createRetryMiddleware(), createTimeoutMiddleware({ timeoutMs: 30_000 })] });
@@ -27,8 +28,8 @@ export function createTimeoutMiddleware({ timeoutMs }: { timeoutMs: number }): L
   async function withTimeout<T>(
     signal: AbortSignal | undefined,
     call: (signal: AbortSignal) => PromiseLike<T>,
+    controller = new AbortController(),
   ): Promise<T> {
-    const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
     const joined = signal === undefined ? controller.signal : anySignal([signal, controller.signal]);
     try {
@@ -45,10 +46,61 @@ export function createTimeoutMiddleware({ timeoutMs }: { timeoutMs: number }): L
     wrapGenerate({ params, model }) {
       return withTimeout(params.abortSignal, (abortSignal) => model.doGenerate({ ...params, abortSignal }));
     },
-    wrapStream({ params, model }) {
-      return withTimeout(params.abortSignal, (abortSignal) => model.doStream({ ...params, abortSignal }));
+    async wrapStream({ params, model }) {
+      // The attempt's own controller outlives the opening, so an idle stream can still abort its request.
+      const controller = new AbortController();
+      const result = await withTimeout(
+        params.abortSignal,
+        (abortSignal) => model.doStream({ ...params, abortSignal }),
+        controller,
+      );
+      return { ...result, stream: withIdleTimeout(result.stream, timeoutMs, controller) };
     },
   };
+}
+
+/**
+ * Passes a stream through, but ends it with an {@link AttemptTimeoutError} error part (and aborts the request)
+ * when the source gives no part for `timeoutMs` while its reader is waiting for one, so a stream
+ * that opens and then goes silent ends instead of hanging with its concurrency slot held.
+ */
+function withIdleTimeout(
+  source: ReadableStream<LanguageModelV3StreamPart>,
+  timeoutMs: number,
+  request: AbortController,
+): ReadableStream<LanguageModelV3StreamPart> {
+  const reader = source.getReader();
+  return new ReadableStream<LanguageModelV3StreamPart>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const idle = new Promise<'idle'>((resolve) => {
+        timer = setTimeout(() => resolve('idle'), timeoutMs);
+      });
+      let next: Awaited<ReturnType<typeof reader.read>> | 'idle';
+      try {
+        next = await Promise.race([reader.read(), idle]);
+      } catch (error) {
+        controller.error(error);
+        return;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next === 'idle') {
+        const error = new AttemptTimeoutError(timeoutMs);
+        request.abort(error);
+        reader.cancel(error).catch(() => {});
+        // Reported the way a stream failing midway reports: an error part, then the end.
+        controller.enqueue({ type: 'error', error });
+        controller.close();
+        return;
+      }
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
 // AbortSignal.any arrived in Node 20.3; package.json allows any Node 20.
