@@ -27,6 +27,16 @@ const DEFAULT_API_KEY_ENV: Record<LlmProvider, string | undefined> = {
 };
 
 /**
+ * Reads the API key {@link createLanguageModel} would read for this provider and `apiKeyEnv`, and
+ * throws the same error when it is missing (naming the variable, never a key), without building a
+ * model: callers check every agent's key before they write anything.
+ */
+export function checkApiKey(provider: LlmProvider, apiKeyEnv?: string, parameter = 'apiKeyEnv'): void {
+  const variable = apiKeyEnv ?? DEFAULT_API_KEY_ENV[provider];
+  if (variable !== undefined) readApiKey(variable, provider, parameter);
+}
+
+/**
  * Limiter shared by every model built without an explicit `limiter`, so that agents on the same
  * endpoint share one concurrency bound within the process.
  */

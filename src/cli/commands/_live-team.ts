@@ -5,7 +5,7 @@ import type { Agent } from '../../agents/agent.js';
 import { createLiveAgent } from '../../agents/live-agent.js';
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import { createCompletion } from '../../llm/complete.js';
-import { createLanguageModel } from '../../llm/create-language-model.js';
+import { checkApiKey, createLanguageModel } from '../../llm/create-language-model.js';
 import type { Store } from '../../store/store.js';
 import type { TeamFile } from './_team-file.js';
 
@@ -16,6 +16,14 @@ export function teamIdentities(team: TeamFile): AgentIdentity[] {
     model: agent.cloneGroup ?? agent.model,
     cost: agent.price?.perCall ?? 0,
   }));
+}
+
+/**
+ * Checks that every agent's API key is in the environment, so a missing one stops the run before the
+ * store is created or written (the error names the variable and the agent's field, never a key).
+ */
+export function checkTeamApiKeys(team: TeamFile): void {
+  team.agents.forEach((agent, index) => checkApiKey(agent.provider, agent.apiKeyEnv, `agents[${index}].apiKeyEnv`));
 }
 
 /** One live agent per team member, sharing the store as cache and ledger. */

@@ -87,6 +87,19 @@ describe('repute run', () => {
     store.close();
   }, 60_000);
 
+  it('stops before creating the store when an agent API key is missing, naming the variable', async () => {
+    // Before: the error came only once the live team was built, after the store file had been created
+    // and migrated (an empty ~90 KB store left behind).
+    const dir = temporaryDirectory('repute-nokey-');
+    const team = writeTeam(dir, 'http://127.0.0.1:9/v1', 2, '\n    apiKeyEnv: REPUTE_TEST_MISSING_KEY');
+    const { REPUTE_TEST_MISSING_KEY: _unset, ...environment } = process.env;
+    const result = await runToExit([team, '--methods', 'majority'], environment);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('REPUTE_TEST_MISSING_KEY is not set');
+    expect(result.stderr).toContain('agents[0].apiKeyEnv');
+    expect(readdirSync(dir).filter((name) => name.startsWith('repute.db'))).toEqual([]);
+  }, 30_000);
+
   it('stores a task whose acts failed after retries as failed, never as a result, and never stores the API key', async () => {
     const secret = 'sk-test-4f9a2c81d7e6b3';
     // Agent `weak` always gets an error whose body echoes the Authorization header (a leaky server).

@@ -6,7 +6,7 @@ import { defineCommand } from 'citty';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
-import { createLiveTeam, teamIdentities } from './_live-team.js';
+import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError, StoreError } from '../../core/errors.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
@@ -115,6 +115,8 @@ export default defineCommand({
       allowEnv,
     });
     assertStoreFolderWritable(team.store);
+    // A missing API key stops the run here, before the store file is created.
+    checkTeamApiKeys(team);
     if (team.protocol.type !== 'debate') {
       // DRF and RAPS teams: same flags and guarantees, protocol-specific sessions and report.
       const { runProtocolTeam } = await import('./_run-protocol.js');
