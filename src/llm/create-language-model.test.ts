@@ -604,5 +604,15 @@ describe('API keys', () => {
     expect(() =>
       createLanguageModel({ provider: 'openai-compatible', model: 'm', baseURL: 'http://x/v1', timeoutMs: 0 }),
     ).toThrow(/timeoutMs/);
+    // A wait past 2^31 − 1 ms (24.8 days) would fire at once as a Node timer: refused, naming the option.
+    for (const option of ['initialDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const)
+      expect(() =>
+        createLanguageModel({
+          provider: 'openai-compatible',
+          model: 'm',
+          baseURL: 'http://x/v1',
+          retry: { [option]: 2_147_483_648 },
+        }),
+      ).toThrow(new RegExp(`retry\\.${option} must be in \\[0, 2147483647\\]`));
   });
 });

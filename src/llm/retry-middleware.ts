@@ -1,7 +1,7 @@
 import { APICallError, type LanguageModelV3Middleware, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
-import { assertInRange, assertInteger, assertNonNegative } from '../core/validate.js';
+import { assertInRange, assertInteger } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
 import { parseRetryAfter } from './_retry-after.js';
 import { containsSecret, createRedactor, redactValue } from './_secrets.js';
@@ -95,11 +95,13 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
     onRetry,
   } = options;
   assertInteger('retry.maxRetries', maxRetries, 0, 100, 'pass e.g. { maxRetries: 2 }');
-  assertNonNegative('retry.initialDelayMs', initialDelayMs);
+  // Waits longer than a Node timer can hold (2^31 − 1 ms, about 24.8 days) would fire at once.
+  const longestWait = 2_147_483_647;
+  assertInRange('retry.initialDelayMs', initialDelayMs, 0, longestWait, { hint: 'pass milliseconds, e.g. 500' });
   assertInRange('retry.backoffFactor', backoffFactor, 1, 100);
-  assertNonNegative('retry.maxDelayMs', maxDelayMs);
+  assertInRange('retry.maxDelayMs', maxDelayMs, 0, longestWait, { hint: 'pass milliseconds, e.g. 30000' });
   assertInRange('retry.jitter', jitter, 0, 1);
-  assertNonNegative('retry.maxRetryAfterMs', maxRetryAfterMs);
+  assertInRange('retry.maxRetryAfterMs', maxRetryAfterMs, 0, longestWait, { hint: 'pass milliseconds, e.g. 120000' });
   const redact = createRedactor(secrets);
   const hasSecrets = secrets.some((secret) => typeof secret === 'string' && secret.length > 0);
 
