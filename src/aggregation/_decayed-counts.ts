@@ -74,6 +74,24 @@ export function createDecayedCounts(
         });
       }
       const restored = new Map<AgentId, { agree: number; seen: number }>();
+      snapshot.agents.forEach((entry, index) => {
+        // A non-array entry used to throw a bare TypeError, and numeric strings passed the range check
+        // ("0.5" >= 0) and were later concatenated into p instead of added.
+        if (
+          !Array.isArray(entry) ||
+          typeof entry[0] !== 'string' ||
+          entry[0].length === 0 ||
+          typeof entry[1] !== 'number' ||
+          !Number.isFinite(entry[1]) ||
+          typeof entry[2] !== 'number' ||
+          !Number.isFinite(entry[2])
+        )
+          throw new InvalidArgumentError({
+            parameter: `snapshot.agents[${index}]`,
+            value: entry,
+            message: `snapshot.agents[${index}] must be [agent id, decayed sum of observations, decayed number of observations] with finite numbers, from ${name}.snapshot()`,
+          });
+      });
       for (const [agentId, agree, seen] of snapshot.agents) {
         if (!(agree >= 0 && seen >= agree))
           throw new InvalidArgumentError({

@@ -491,10 +491,25 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)',
         });
       }
-      if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
-      if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
-      if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
-        posteriorHistory.restore(snapshot.posteriorHistory);
+      // All or nothing: each part validates before it replaces its state, but a bad posterior history
+      // used to throw after the bloc tracker had already been replaced; put back what was restored.
+      const before = {
+        bloc: tracker?.snapshot(),
+        peerHistory: peerHistory?.snapshot(),
+        posteriorHistory: posteriorHistory?.snapshot(),
+      };
+      try {
+        if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
+        if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
+        if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
+          posteriorHistory.restore(snapshot.posteriorHistory);
+      } catch (error) {
+        if (tracker !== undefined && before.bloc !== undefined) tracker.restore(before.bloc);
+        if (peerHistory !== undefined && before.peerHistory !== undefined) peerHistory.restore(before.peerHistory);
+        if (posteriorHistory !== undefined && before.posteriorHistory !== undefined)
+          posteriorHistory.restore(before.posteriorHistory);
+        throw error;
+      }
       state.externalFeedback = external;
     },
     feedback(

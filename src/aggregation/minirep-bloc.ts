@@ -195,12 +195,14 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       const next: PairState[] = [];
       const nextIndex = new Map<AgentId, Map<AgentId, PairState>>();
       snapshot.pairs.forEach((entry, index) => {
-        const [first, second, both, agree] = entry;
+        // Array.isArray first: destructuring a non-array entry threw a bare TypeError, and a count given
+        // as a string ("0.5" >= 0 is true) was accepted and later concatenated instead of added.
+        const [first, second, both, agree] = Array.isArray(entry) ? entry : [];
         if (
           typeof first !== 'string' ||
           typeof second !== 'string' ||
-          !(both >= 0) ||
-          !(agree >= 0) ||
+          !isCount(both) ||
+          !isCount(agree) ||
           agree > both + 1e-9
         ) {
           throw new InvalidArgumentError({
@@ -220,8 +222,8 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
         });
       }
       (snapshot.isolation ?? []).forEach((entry, index) => {
-        const [agentId, seen, alone] = entry;
-        if (typeof agentId !== 'string' || !(seen >= 0) || !(alone >= 0) || alone > seen + 1e-9) {
+        const [agentId, seen, alone] = Array.isArray(entry) ? entry : [];
+        if (typeof agentId !== 'string' || !isCount(seen) || !isCount(alone) || alone > seen + 1e-9) {
           throw new InvalidArgumentError({
             parameter: `snapshot.isolation[${index}]`,
             value: entry,
@@ -235,6 +237,11 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       state.isolation = nextIsolation;
     },
   };
+}
+
+/** A decayed count read from a snapshot: a finite number ≥ 0 (not a numeric string). */
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
 /** A tracker's mutable state; the functions below take it, so each has one shared compiled body. */

@@ -102,6 +102,14 @@ describe('createPosteriorHistory', () => {
     expect(() => copy.restore({ schemaVersion: 1, agents: [['x', 3, 1]] })).toThrow(
       expect.objectContaining({ parameter: 'snapshot.agents.x' }),
     );
+    // A non-array entry threw a bare TypeError; numeric strings passed ("0.5" >= 0, "1" >= "0.5") and
+    // then made p = ("0.5" + 2) / ... from a concatenated string.
+    const kept = JSON.stringify(copy.snapshot());
+    for (const entry of [null, ['x', '0.5', '1'], ['x', 0.5, '1'], [7, 0.5, 1], ['x', 0.5]])
+      expect(() => copy.restore({ schemaVersion: 1, agents: [entry] } as never), JSON.stringify(entry)).toThrow(
+        expect.objectContaining({ name: 'InvalidArgumentError', parameter: 'snapshot.agents[0]' }),
+      );
+    expect(JSON.stringify(copy.snapshot())).toBe(kept);
   });
 });
 

@@ -175,10 +175,14 @@ describe('DRF Eqs. 7–8 reputation update', () => {
       fc.property(
         fc.array(fc.array(rating, { maxLength: 8 }), { maxLength: 10 }),
         fc.double({ min: 0.05, max: 1, noNaN: true }),
-        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        // β = 1 with decayNormalization 'w0' takes the whole reputation off for a round score of 0,
+        // where rounding once left R at −1.1e-16.
+        fc.oneof(fc.double({ min: 0.05, max: 1, noNaN: true }), fc.constant(1)),
         fc.double({ min: 0.5, max: 4, noNaN: true }),
         fc.constantFrom('corrected' as const, 'printed' as const),
-        (rounds, w0, beta, r0, variant) => {
+        fc.constantFrom('none' as const, 'w0' as const),
+        fc.constantFrom('delta' as const, 'beta' as const),
+        (rounds, w0, beta, r0, variant, decayNormalization, increment) => {
           let reputations: Record<string, number> = Object.fromEntries(agents.map((agent) => [agent, r0 / 2]));
           for (const round of rounds) {
             reputations = drfReputationStep({
@@ -188,6 +192,8 @@ describe('DRF Eqs. 7–8 reputation update', () => {
               beta,
               r0,
               variant,
+              decayNormalization,
+              increment,
             }).reputations;
             for (const value of Object.values(reputations)) {
               expect(value).toBeGreaterThanOrEqual(0);
@@ -285,6 +291,21 @@ describe('DRF reputation model', () => {
     restored.observe([ratingEvidence('a', 'b', 1)]);
     expect(restored.score('b')).toBeCloseTo(0.55, 15);
     expect(restored.parameters.increment).toBe('beta');
+  });
+
+  it('keeps R at exactly 0, restorable, when β = 1 and ÷ w0 take all of it (rounding once left −1.1e-16)', () => {
+    // w0 = 0.2, β = 1, ÷ w0. Round 1, b rated 1: 0.5 + 0.7·(1 − 0.2)·(1 − 0.5) = 0.78.
+    // Round 2, b rated 0: 0.78 − (1·(0.2 − 0)·0.78)/0.2 = 0.78 − 0.78 = 0, but (0.2·0.78)/0.2 rounds to
+    // 0.7800000000000001, so R came out −1.1102230246251565e-16: a negative score and a snapshot that
+    // restore refused (snapshot.state.reputations[1][1] must be in [0, 1]).
+    const model = createDrfModel({ agents: ['a', 'b'], beta: 1, w0: 0.2, decayNormalization: 'w0' });
+    model.observe([ratingEvidence('a', 'b', 1)]);
+    expect(model.reputation('b')).toBeCloseTo(0.78, 15);
+    model.observe([ratingEvidence('a', 'b', 0)]);
+    expect(model.score('b')).toBe(0);
+    const copy = createDrfModel({ agents: ['z'] });
+    copy.restore(JSON.parse(JSON.stringify(model.snapshot())));
+    expect(copy.scores()).toEqual(model.scores());
   });
 
   it('reads outcomes with an observer as ratings and ignores the rest', () => {

@@ -186,6 +186,9 @@ export function drfRoundScores({
  * w < w0 (Eq. 8), corrected: R ← R − β·(w0 − w)·R, decaying more the further w is below w0.
  * w < w0 (Eq. 8), printed: R ← R − w·R·β, which decays less for a worse score (the review's point).
  * `decayNormalization: 'w0'` (ours) divides either decay term by w0.
+ * The result is clamped to [0, R0]: with β = 1 and `decayNormalization: 'w0'`, (β·(w0 − w)·R)/w0 can
+ * round one ulp above R (R = 0.78, w = 0, w0 = 0.2 gave −1.1e-16), and a reputation outside
+ * [0, R0] is refused by `restore` and `drfReputationStep`. Inside the range the clamp changes nothing.
  */
 export function drfUpdateReputation({
   reputation,
@@ -204,15 +207,20 @@ export function drfUpdateReputation({
   if (roundScore >= w0) {
     const step = increment === 'beta' ? beta : delta;
     // Eq. 7: R_j ← R_j + δ·(w_j − w0)·(R0 − R_j)   (β instead of δ with increment 'beta')
-    return reputation + step * (roundScore - w0) * (r0 - reputation);
+    return clampReputation(reputation + step * (roundScore - w0) * (r0 - reputation), r0);
   }
   const scale = decayNormalization === 'w0' ? w0 : 1;
   if (variant === 'corrected') {
     // Eq. 8 corrected: R_j ← R_j − β·(w0 − w_j)·R_j   (÷ w0 with decayNormalization 'w0')
-    return reputation - (beta * (w0 - roundScore) * reputation) / scale;
+    return clampReputation(reputation - (beta * (w0 - roundScore) * reputation) / scale, r0);
   }
   // Eq. 8 printed: R_j ← R_j − w_j·R_j·β   (÷ w0 with decayNormalization 'w0')
-  return reputation - (roundScore * reputation * beta) / scale;
+  return clampReputation(reputation - (roundScore * reputation * beta) / scale, r0);
+}
+
+/** R clamped to [0, R0] against rounding at the ends of the range (the identity inside it). */
+function clampReputation(reputation: number, r0: number): number {
+  return Math.min(r0, Math.max(0, reputation));
 }
 
 /**
