@@ -224,10 +224,14 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   });
 }
 
-/** A reply with no content but blank text or reasoning (e.g. `"content": null`). */
+/**
+ * A reply with nothing to answer from (`complete` refuses it as empty): no non-blank text part and no
+ * tool call. Reasoning alone counts as empty (a reasoning model that put everything in
+ * `reasoning_content`), so the next run asks again instead of replaying the failure.
+ */
 function isEmptyReply(result: LanguageModelV3GenerateResult): boolean {
-  return result.content.every(
-    (part) => (part.type === 'text' || part.type === 'reasoning') && part.text.trim().length === 0,
+  return !result.content.some(
+    (part) => (part.type === 'text' && part.text.trim().length > 0) || part.type === 'tool-call',
   );
 }
 

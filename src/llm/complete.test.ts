@@ -133,6 +133,9 @@ describe('createCompletion on an empty reply', () => {
   it.each([
     ['null content', 'null'],
     ['empty content', '""'],
+    // A reasoning model that put everything in reasoning_content: recorded before, so every rerun
+    // replayed the failure without asking again.
+    ['reasoning only', '"","reasoning_content":"Let me think: 2 + 2 = 4"'],
   ])(
     'throws a ProviderError instead of answering with nothing (%s), and does not record it',
     async (_label, content) => {

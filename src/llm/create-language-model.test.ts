@@ -515,6 +515,17 @@ describe('API keys', () => {
     expect(`${String((errors[0] as Error).message)} ${JSON.stringify(errors[0])}`).not.toContain(sentinel);
   });
 
+  it("leaves a local endpoint's placeholder key in the model's answers (replies are scrubbed of real keys only)", async () => {
+    // A placeholder key `1` used to be cut out of "The answer is 12" ("The answer is [redacted]2"), and cached so.
+    process.env[variable] = '1';
+    const server = await serve(() => ({ type: 'reply', text: 'The answer is 12' }));
+    const store = memoryStore();
+    const { model } = localModel(server, { apiKeyEnv: variable, cache: store, ledger: store });
+    expect((await ask(model, 'q')).text).toBe('The answer is 12');
+    expect((await ask(model, 'q')).text).toBe('The answer is 12');
+    expect(server.requestCount).toBe(1);
+  });
+
   it('redacts a key that the error message would cut in two (redaction before shortening)', async () => {
     process.env[variable] = sentinel;
     // 180 characters before the echoed header: shortened to 200 before redaction, the message kept "Bearer sk-SEN…".

@@ -7,6 +7,12 @@ import { parseRetryAfter } from './_retry-after.js';
 import { containsSecret, createRedactor, redactValue } from './_secrets.js';
 import { AttemptTimeoutError } from './timeout-middleware.js';
 
+/**
+ * Shortest key removed from successful replies (provider keys are 40+ characters; a shorter one is a
+ * local endpoint's placeholder, which can be an ordinary word or digit of an answer).
+ */
+export const minimumReplySecretLength = 16;
+
 /** Waits `ms` milliseconds; rejects when `signal` aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -103,7 +109,14 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   assertInRange('retry.jitter', jitter, 0, 1);
   assertInRange('retry.maxRetryAfterMs', maxRetryAfterMs, 0, longestWait, { hint: 'pass milliseconds, e.g. 120000' });
   const redact = createRedactor(secrets);
-  const hasSecrets = secrets.some((secret) => typeof secret === 'string' && secret.length > 0);
+  // Replies are scrubbed of real keys only: a local endpoint's placeholder key (`1`, `none`) would
+  // otherwise be cut out of the model's own answers, and the damaged answer cached. Errors are
+  // scrubbed of every key, whatever its length.
+  const replySecrets = secrets.filter(
+    (secret) => typeof secret === 'string' && secret.length >= minimumReplySecretLength,
+  );
+  const redactReply = createRedactor(replySecrets);
+  const hasSecrets = replySecrets.length > 0;
 
   /** Runs the wrapped call (generate, or opening a stream) with retries; errors name the model. */
   async function withRetries<T>(
@@ -159,7 +172,7 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
       const result = await withRetries(doGenerate, params, model);
-      return hasSecrets ? redactValue(result, secrets, redact) : result;
+      return hasSecrets ? redactValue(result, replySecrets, redactReply) : result;
     },
     // Only opening the stream is retried; a stream that fails midway reports its error part.
     async wrapStream({ doStream, params, model }) {
@@ -168,11 +181,11 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
       const stream = result.stream.pipeThrough(
         new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
           transform(part, controller) {
-            controller.enqueue(redactValue(part, secrets, redact));
+            controller.enqueue(redactValue(part, replySecrets, redactReply));
           },
         }),
       );
-      return { ...redactValue({ ...result, stream: undefined }, secrets, redact), stream };
+      return { ...redactValue({ ...result, stream: undefined }, replySecrets, redactReply), stream };
     },
   };
 }

@@ -134,7 +134,9 @@ describe('openStore', () => {
     try {
       expect(() => openStore({ path })).toThrow(StoreError);
       expect(() => openStore({ path })).toThrow(
-        new RegExp(`store ${path} is read-only .*make it writable.*or open it with \\{ readonly: true \\}`),
+        new RegExp(
+          `store ${path} is read-only .*make it writable.*openStore\\(\\{ path, readonly: true \\}\\) reads it`,
+        ),
       );
       const reader = openStore({ path, readonly: true });
       expect(reader.listRuns().map((run) => run.id)).toEqual(['r']);

@@ -360,7 +360,7 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
       throw new StoreError(
-        `store ${path} is read-only (${(error as Error).message}); make it writable (the file and its folder), or open it with { readonly: true } to read it, or use another store file (repute run --store PATH)`,
+        `store ${path} is read-only (${(error as Error).message}); make it writable (the file and its folder), or use another store file (--store PATH; in the library, openStore({ path, readonly: true }) reads it)`,
         { cause: error },
       );
     }
@@ -417,5 +417,10 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
  * the caller learns it at open and not at its first write, mid-run.
  */
 function probeWrite(db: Database.Database): void {
-  db.transaction(() => db.prepare('DELETE FROM schema_version WHERE 0').run()).immediate();
+  try {
+    db.transaction(() => db.prepare('DELETE FROM schema_version WHERE 0').run()).immediate();
+  } catch (error) {
+    // Another connection holding the write lock past the busy timeout: the file is writable, only busy.
+    if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
+  }
 }

@@ -83,6 +83,23 @@ describe('repute replay', () => {
     expect(result.stderr).toContain(
       `warning: --tasks 99 asks for more tasks than the ${summary.data.splitTasks} of the heldout split; replayed all ${summary.data.sampledTasks}`,
     );
+    // The default (100) is not something the user asked for: no warning naming --tasks then.
+    const byDefault = runCli(
+      fixture,
+      '--methods',
+      'majority',
+      '--compositions',
+      'pool',
+      '--workers',
+      '1',
+      '--key-cache',
+      'none',
+      '--json',
+      '--out',
+      join(directory, 'out-default-tasks'),
+    );
+    expect(byDefault.status).toBe(0);
+    expect(byDefault.stderr).not.toContain('asks for more tasks');
   });
 
   it('prints summary.json with --json and writes the three outputs', () => {

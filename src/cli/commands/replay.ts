@@ -198,7 +198,7 @@ export default defineCommand({
       valueHint: 'DIR|none',
     },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     {
       const format =
         args.format === undefined || args.format === ''
@@ -282,7 +282,9 @@ export default defineCommand({
         if (use.problem !== undefined) process.stderr.write(`warning: answer-key cache ${use.problem}\n`);
       }
       const { sampledTasks, splitTasks } = report.summary.data;
-      if (sampledTasks < tasks)
+      // Only a --tasks the user typed (citty fills in the default 100, which is no request).
+      const tasksGiven = rawArgs.some((token) => token === '--tasks' || token.startsWith('--tasks='));
+      if (tasksGiven && sampledTasks < tasks)
         // The sample is capped at the split's size (documented); say so rather than replay fewer tasks unannounced.
         process.stderr.write(
           `warning: --tasks ${tasks} asks for more tasks than the ${splitTasks} of the ${report.summary.options.split} split; replayed all ${sampledTasks}${report.summary.options.split === 'all' ? '' : ' (--split all samples from every task)'}\n`,

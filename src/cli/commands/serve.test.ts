@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,33 @@ describe('repute serve', () => {
     const runs = (await (await fetch(`${server.url}/api/runs`)).json()) as { runs: Array<{ id: string }> };
     expect(runs.runs.map((run) => run.id)).toEqual(['r1']);
     // The CLI contract: a command stopped by SIGTERM exits 143 after winding down.
+    expect(await server.stop()).toBe(143);
+  }, 30_000);
+
+  it('serves a store it cannot write when no team is given (it only reads then)', async (context) => {
+    const dir = temporaryDirectory('repute-serve-ro-');
+    const path = join(dir, 'repute.db');
+    const store = openStore({ path });
+    store.createRun({ id: 'r1', kind: 'run', team: 't', config: {} });
+    store.close();
+    // chmod does not stop root: the immutable flag does, where the file system has it.
+    chmodSync(path, 0o444);
+    const root = process.getuid?.() === 0;
+    if (root) {
+      try {
+        execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
+      } catch {
+        context.skip();
+      }
+    }
+    onTestFinished(() => {
+      if (root) execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
+      chmodSync(path, 0o644);
+    });
+    // The store's write check at open refused this with "store ... is read-only" (exit 3).
+    const server = await startCli(['--store', path, '--port', '0']);
+    const runs = (await (await fetch(`${server.url}/api/runs`)).json()) as { runs: Array<{ id: string }> };
+    expect(runs.runs.map((run) => run.id)).toEqual(['r1']);
     expect(await server.stop()).toBe(143);
   }, 30_000);
 

@@ -71,7 +71,8 @@ export default defineCommand({
         message: `no folder at ${replayDir}; pass --replay-dir <the folder holding repute replay --out outputs>`,
       });
     }
-    const store = openStore({ path: storePath });
+    // Without a team the server only reads: a read-only store file is fine then.
+    const store = openStore({ path: storePath, readonly: team === undefined });
     let server: RunningServer;
     // The run of the served team, marked interrupted when the server stops.
     let servedRunId: string | undefined;

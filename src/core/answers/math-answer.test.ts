@@ -191,6 +191,9 @@ describe('math answer kind: equivalence table', () => {
     expect(mathAnswerKind.equivalent('x=1, y=2', '1, 2')).toBe(false);
     // The solutions of one equation: x = 1 or x = -2, the same as the bare list.
     expect(mathAnswerKind.canonicalKey('x=1, x=-2')).toBe('-2, 1');
+    // In set braces too, a grouped value after = is one number: x = 1000, y = 2.
+    expect(mathAnswerKind.canonicalKey('\\{x=1,000, y=2\\}')).toBe('\\{x=1000,y=2\\}');
+    expect(mathAnswerKind.equivalent('\\{x=1,000, y=2\\}', 'x = 1,000, y = 2')).toBe(true);
     expect(mathAnswerKind.equivalent('x=1, x=-2', '-2, 1')).toBe(true);
     // Not every part names an unknown: the values, as before.
     expect(mathAnswerKind.canonicalKey('x=1, y=2, 5')).toBe('1, 2, 5');

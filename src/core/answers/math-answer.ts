@@ -530,8 +530,9 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     if (matrix !== undefined) return matrix;
     const brackets = outerBrackets(text);
     if (brackets !== null) {
-      const parts = splitTopLevel(brackets.inner, ',');
       const isSet = brackets.open === '\\{';
+      // A set's answers follow a bare list's thousands rule (`\\{x=1,000, y=2\\}`); a tuple's commas all separate.
+      const parts = isSet ? splitList(brackets.inner) : splitTopLevel(brackets.inner, ',');
       if (parts.length > 1 || isSet) {
         // `\{x=1, y=2\}` keeps the names like the bare list `x=1, y=2`.
         const assignments = isSet
