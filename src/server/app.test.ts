@@ -563,7 +563,8 @@ describe('createApp: /v1/chat/completions input', () => {
 describe('createApp: DNS rebinding', () => {
   it('without a token, answers only requests addressed to a loopback host name', async () => {
     const app = createApp({ store: fixture(), team: countingTeam() });
-    for (const host of ['localhost', '127.0.0.1:8787', '127.0.0.2', '[::1]:8787', 'localhost:8787'])
+    // `localhost.` is the fully qualified form of localhost (it got a 403).
+    for (const host of ['localhost', '127.0.0.1:8787', '127.0.0.2', '[::1]:8787', 'localhost:8787', 'localhost.:8787'])
       expect((await app.request(`http://${host}/health`)).status, host).toBe(200);
     // evil.example resolving to 127.0.0.1 makes the browser treat this server as that site.
     const rebound = await json(await app.request('http://evil.example:8787/api/runs'));
