@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, closeSync, openSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -10,6 +10,7 @@ import { createTracer } from '../core/trace.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { openStore, type Store } from './store.js';
 import { createStoreTraceSink } from './store-trace-sink.js';
+import { makeReadOnly, makeWritable } from '../testing/_test-read-only.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 const snapshot = (value: number): ReputationSnapshot => ({
@@ -23,29 +24,6 @@ let directory: string;
 beforeEach(() => {
   directory = temporaryDirectory('repute-store-');
 });
-
-/** Makes `path` unwritable (chmod, or the immutable flag for root); false when this machine cannot. */
-function makeReadOnly(path: string): boolean {
-  chmodSync(path, 0o444);
-  if (process.getuid?.() === 0) {
-    try {
-      execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
-    } catch {
-      return false;
-    }
-  }
-  try {
-    closeSync(openSync(path, 'r+'));
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-function makeWritable(path: string): void {
-  if (process.getuid?.() === 0) execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
-  chmodSync(path, 0o644);
-}
 
 function memoryStore(): { store: Store; tick: () => number } {
   let time = 1000;

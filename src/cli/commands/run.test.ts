@@ -1,43 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/store.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { killRunOnceCommitted, runJson, runToExit } from '../../testing/_test-cli-run.js';
+import { makeReadOnly, makeWritable } from '../../testing/_test-read-only.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
 
 /** Four agents (`weak` is off by one) on `tasks` sums, with the cache on, debating under majority, beta and minirep. */
 function writeTeam(dir: string, baseURL: string, tasks: number, agentExtra = ''): string {
   return writeSumTeam(dir, { baseURL, tasks, methods: ['majority', 'beta', 'minirep'], agentExtra, cache: true });
-}
-
-/** Makes a file or folder unwritable (chmod, or the immutable flag for root); false when this machine cannot. */
-function makeReadOnly(path: string, isFolder: boolean): boolean {
-  chmodSync(path, isFolder ? 0o555 : 0o444);
-  if (process.getuid?.() === 0) {
-    try {
-      execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
-    } catch {
-      return false;
-    }
-  }
-  try {
-    if (isFolder) {
-      const probe = join(path, '.probe');
-      closeSync(openSync(probe, 'w'));
-      unlinkSync(probe);
-    } else closeSync(openSync(path, 'r+'));
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-function makeWritable(path: string, isFolder: boolean): void {
-  if (process.getuid?.() === 0) execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
-  chmodSync(path, isFolder ? 0o755 : 0o644);
 }
 
 let server: OpenAICompatibleServer | undefined;
@@ -274,7 +247,7 @@ describe('repute run', () => {
       const result = await runToExit([team, '--methods', 'majority', '--run-id', 'second']);
       expect(result.code).toBe(3);
       expect(result.stderr).toContain(`repute run: StoreError: store ${store} is read-only`);
-      expect(result.stderr).toMatch(/make it writable .*or use another store file \(repute run --store PATH\)/);
+      expect(result.stderr).toMatch(/make it writable .*or use another store file \(--store PATH/);
     } finally {
       makeWritable(store, false);
     }

@@ -1,10 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openStore } from '../../store/store.js';
+import { makeReadOnly, makeWritable } from '../../testing/_test-read-only.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -63,20 +64,8 @@ describe('repute serve', () => {
     const store = openStore({ path });
     store.createRun({ id: 'r1', kind: 'run', team: 't', config: {} });
     store.close();
-    // chmod does not stop root: the immutable flag does, where the file system has it.
-    chmodSync(path, 0o444);
-    const root = process.getuid?.() === 0;
-    if (root) {
-      try {
-        execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
-      } catch {
-        context.skip();
-      }
-    }
-    onTestFinished(() => {
-      if (root) execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
-      chmodSync(path, 0o644);
-    });
+    if (!makeReadOnly(path)) context.skip();
+    onTestFinished(() => makeWritable(path));
     // The store's write check at open refused this with "store ... is read-only" (exit 3).
     const server = await startCli(['--store', path, '--port', '0']);
     const runs = (await (await fetch(`${server.url}/api/runs`)).json()) as { runs: Array<{ id: string }> };
