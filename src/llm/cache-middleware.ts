@@ -10,6 +10,7 @@ import { markCached } from './_cached-marks.js';
 import { observeStream } from './_observe-stream.js';
 import { stableStringify } from './_stable-json.js';
 import { withoutCallContext } from './call-context.js';
+import { raceAbort } from '../core/_race-abort.js';
 
 /** `record`: serve hits, call the provider on misses and store the reply; `replay-only`: a miss throws; `off`: bypass. */
 export type CacheMode = 'record' | 'replay-only' | 'off';
@@ -142,7 +143,7 @@ export function createCacheMiddleware({
         const pending = inFlight.get(key);
         if (pending === undefined) break;
         try {
-          return markCached(decodeGenerate((await untilAborted(pending.reply, signal)).payload));
+          return markCached(decodeGenerate((await raceAbort(pending.reply, signal)).payload));
         } catch (error) {
           // Our own caller gave up, or the shared call failed: that failure is ours too (retrying
           // it once per waiting caller would multiply the requests to a failing endpoint)...
@@ -202,26 +203,6 @@ export function createCacheMiddleware({
       return { ...result, stream };
     },
   };
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**

@@ -515,8 +515,8 @@ describe('API keys', () => {
     expect(`${String((errors[0] as Error).message)} ${JSON.stringify(errors[0])}`).not.toContain(sentinel);
   });
 
-  it("leaves a local endpoint's placeholder key in the model's answers (replies are scrubbed of real keys only)", async () => {
-    // A placeholder key `1` used to be cut out of "The answer is 12" ("The answer is [redacted]2"), and cached so.
+  it("leaves a local endpoint's stand-in key in the model's answers (replies are scrubbed of real keys only)", async () => {
+    // A stand-in key `1` used to be cut out of "The answer is 12" ("The answer is [redacted]2"), and cached so.
     process.env[variable] = '1';
     const server = await serve(() => ({ type: 'reply', text: 'The answer is 12' }));
     const store = memoryStore();

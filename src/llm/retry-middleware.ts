@@ -9,7 +9,7 @@ import { AttemptTimeoutError } from './timeout-middleware.js';
 
 /**
  * Shortest key removed from successful replies (provider keys are 40+ characters; a shorter one is a
- * local endpoint's placeholder, which can be an ordinary word or digit of an answer).
+ * local endpoint's stand-in, which can be an ordinary word or digit of an answer).
  */
 export const minimumReplySecretLength = 16;
 
@@ -109,7 +109,7 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   assertInRange('retry.jitter', jitter, 0, 1);
   assertInRange('retry.maxRetryAfterMs', maxRetryAfterMs, 0, longestWait, { hint: 'pass milliseconds, e.g. 120000' });
   const redact = createRedactor(secrets);
-  // Replies are scrubbed of real keys only: a local endpoint's placeholder key (`1`, `none`) would
+  // Replies are scrubbed of real keys only: a local endpoint's stand-in key (`1`, `none`) would
   // otherwise be cut out of the model's own answers, and the damaged answer cached. Errors are
   // scrubbed of every key, whatever its length.
   const replySecrets = secrets.filter(

@@ -1,7 +1,7 @@
 // `repute raps <scenario>`: runs a built-in RAPS scenario and prints a table (or JSON).
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { raceAbort } from '../../eval/raps-scenarios/_race-abort.js';
+import { raceAbort } from '../../core/_race-abort.js';
 import {
   rapsScenarioNames,
   runRapsScenario,

@@ -61,22 +61,24 @@ describe('repute replay', () => {
 
   it('says so when --tasks asks for more tasks than the split holds', () => {
     // The fixture's 40 tasks hold fewer than 99 held-out ones: the run replayed them all without a word.
-    const result = runCli(
-      fixture,
-      '--tasks',
-      '99',
-      '--methods',
-      'majority',
-      '--compositions',
-      'pool',
-      '--workers',
-      '1',
-      '--key-cache',
-      'none',
-      '--json',
-      '--out',
-      join(directory, 'out-tasks'),
-    );
+    // One small grid (majority on the pool), with or without a --tasks of its own.
+    const replayPool = (out: string, ...tasks: string[]) =>
+      runCli(
+        fixture,
+        ...tasks,
+        '--methods',
+        'majority',
+        '--compositions',
+        'pool',
+        '--workers',
+        '1',
+        '--key-cache',
+        'none',
+        '--json',
+        '--out',
+        join(directory, out),
+      );
+    const result = replayPool('out-tasks', '--tasks', '99');
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout) as { data: { sampledTasks: number; splitTasks: number } };
     expect(summary.data.sampledTasks).toBeLessThan(99);
@@ -84,20 +86,7 @@ describe('repute replay', () => {
       `warning: --tasks 99 asks for more tasks than the ${summary.data.splitTasks} of the heldout split; replayed all ${summary.data.sampledTasks}`,
     );
     // The default (100) is not something the user asked for: no warning naming --tasks then.
-    const byDefault = runCli(
-      fixture,
-      '--methods',
-      'majority',
-      '--compositions',
-      'pool',
-      '--workers',
-      '1',
-      '--key-cache',
-      'none',
-      '--json',
-      '--out',
-      join(directory, 'out-default-tasks'),
-    );
+    const byDefault = replayPool('out-default-tasks');
     expect(byDefault.status).toBe(0);
     expect(byDefault.stderr).not.toContain('asks for more tasks');
   });

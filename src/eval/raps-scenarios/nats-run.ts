@@ -8,7 +8,7 @@ import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import { createEnvRedactor } from './_env-redactor.js';
-import { ignore, raceAbort } from './_race-abort.js';
+import { ignore, raceAbort } from '../../core/_race-abort.js';
 import {
   createRapsScenario,
   runRapsScenario,

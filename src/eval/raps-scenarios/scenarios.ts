@@ -15,7 +15,7 @@ import {
   type ReviewFinding,
 } from './code-review.js';
 import { buildQaTeam, type QaTeam } from './qa-team.js';
-import { raceAbort } from './_race-abort.js';
+import { raceAbort } from '../../core/_race-abort.js';
 
 /** Names of the built-in RAPS scenarios. */
 export type RapsScenarioName = 'adversarial' | 'scaling' | 'code-review';

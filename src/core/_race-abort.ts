@@ -1,5 +1,6 @@
-// Internal: lets a run that does not watch an AbortSignal be abandoned at once when it aborts, so
-// the caller's `finally` (stopping child processes, a private nats-server) runs before the CLI exits.
+// Internal: lets a caller stop waiting for work that does not watch its AbortSignal as soon as the
+// signal aborts: a run whose caller's `finally` (stopping child processes, a private nats-server) must
+// run before the CLI exits, or a cached LLM call that waits on an identical request in flight.
 
 /** Swallows a rejection nobody waits for any more. */
 export const ignore = (): void => {};
