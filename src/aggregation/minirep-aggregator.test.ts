@@ -640,12 +640,10 @@ describe('coordinated-bloc tracker', () => {
     }
   });
 
-  // Known bug, NOT fixed (reported): recordBloc sums the isolation weights u_k in the order of the
-  // proposals array, so reordering the proposals changes the pair rates in the last bit, and from
-  // there the suspicion, risk, weights and support of later tasks. Summing in a canonical order would
-  // change the bits of the replay benchmark (its teams are in rank order, not id order), so the fix is
-  // left to a decision on that. `it.fails` turns red once the decision stops depending on the order.
-  it.fails('decides the same whatever the order of the proposals, across tasks (bloc rates)', () => {
+  // recordBloc summed the isolation weights u_k in the order of the proposals array, so reordering
+  // the proposals changed the pair rates in the last bit, and from there the suspicion, risk, weights
+  // and support of later tasks. The sums now run in agent-id order.
+  it('decides the same whatever the order of the proposals, across tasks (bloc rates)', () => {
     const groups = [0, 2, 2, 2, 2, 0, 2, 1, 2];
     const answers = [
       ['1', '3', '1', '2', '9', '1', '2', '1', '2'],
@@ -671,6 +669,67 @@ describe('coordinated-bloc tracker', () => {
     // On t3, a0's risk is 0.5053045767218913 in proposal order and 0.5053045767218914 reversed, and
     // support('2') 0.02092606757534104 against 0.02092606757534103.
     expect(run(true)).toStrictEqual(run(false));
+  });
+});
+
+describe('MiniRep aggregator: the order of the proposals does not matter (property)', () => {
+  // Six answers: agents often answer alone, so the isolation weights u_k are fractional.
+  const answerKeys = ['1', '2', '3', '4', '5', '6', null] as const;
+  const scenario = fc.integer({ min: 4, max: 12 }).chain((size) =>
+    fc.record({
+      groups: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: size, maxLength: size }),
+      tasks: fc.array(
+        fc.record({
+          answers: fc.array(fc.constantFrom(...answerKeys), { minLength: size, maxLength: size }),
+          // A permutation of the team per task: sort positions by these random keys.
+          order: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: size, maxLength: size }),
+          truth: fc.constantFrom(...answerKeys),
+          external: fc.boolean(),
+        }),
+        { minLength: 2, maxLength: 12 },
+      ),
+    }),
+  );
+  const variants: Array<[string, Partial<Parameters<typeof createMiniRepAggregator>[0]>]> = [
+    ['ema', {}],
+    ['log-odds', { history: 'log-odds' }],
+    ['posterior', { history: 'posterior', bloc: { minSize: 3 } }],
+  ];
+
+  it.each(variants)('%s: every task is decided the same, bit for bit, in team order or shuffled', (_name, options) => {
+    fc.assert(
+      fc.property(scenario, ({ groups, tasks }) => {
+        const team: AgentIdentity[] = groups.map((group, index) => ({ id: `a${index}`, model: `m${group}` }));
+        const run = (shuffled: boolean) => {
+          const model = createMiniRepModel({ agents: team.map((agent) => agent.id) });
+          const aggregator = createMiniRepAggregator({ model, ...options });
+          const decisions = tasks.map((spec, index) => {
+            const proposals = spec.answers.map((answer, at) => propose(`t${index}`, `a${at}`, answer));
+            const positions = proposals.map((_, at) => at);
+            if (shuffled) positions.sort((left, right) => (spec.order[left] as number) - (spec.order[right] as number));
+            const decision = aggregator.aggregate({
+              task: task(`t${index}`),
+              proposals: positions.map((at) => proposals[at] as Proposal),
+              agents: positions.map((at) => team[at] as AgentIdentity),
+            });
+            const truth = spec.external
+              ? Object.fromEntries(spec.answers.map((answer, at) => [`a${at}`, answer === spec.truth ? 1 : 0]))
+              : undefined;
+            model.observe(aggregator.feedback(decision, truth));
+            // Reasons compared by agent: their list order may follow the input.
+            const reasons = [...decision.reasons].sort((left, right) => (left.agentId < right.agentId ? -1 : 1));
+            return { answer: decision.answer, support: decision.support, reasons };
+          });
+          // The bloc state behind later tasks, pair by pair (the snapshot lists pairs in first-seen order).
+          const pairs = [...(aggregator.snapshot().bloc?.pairs ?? [])].sort((left, right) =>
+            `${left[0]} ${left[1]}` < `${right[0]} ${right[1]}` ? -1 : 1,
+          );
+          return { decisions, pairs };
+        };
+        expect(run(true)).toStrictEqual(run(false));
+      }),
+      { numRuns: 60, seed: 20274 },
+    );
   });
 });
 
@@ -746,6 +805,42 @@ describe('MiniRep aggregator snapshot/restore mid-run (property)', () => {
       );
     },
   );
+
+  it('refuses a snapshot of an aggregator created with other options, naming the part', () => {
+    // Restoring an 'ema' aggregator's snapshot into a 'posterior' one used to keep the posterior
+    // history it had, and a 'posterior' snapshot restored into a bloc: false aggregator dropped the bloc.
+    const team: AgentIdentity[] = ['a', 'b', 'c'].map((id) => ({ id, model: `m-${id}` }));
+    const snapshotOf = (options: Partial<Parameters<typeof createMiniRepAggregator>[0]>) => {
+      const model = createMiniRepModel({ agents: ['a', 'b', 'c'] });
+      const aggregator = createMiniRepAggregator({ model, ...options });
+      const decision = aggregator.aggregate({
+        task: task('t1'),
+        proposals: ['1', '1', '2'].map((answer, index) => propose('t1', team[index]!.id, answer)),
+        agents: team,
+      });
+      model.observe(aggregator.feedback(decision));
+      return { aggregator, snapshot: JSON.parse(JSON.stringify(aggregator.snapshot())) };
+    };
+    const cases: Array<[from: object, into: object, parameter: string]> = [
+      [{}, { history: 'posterior' }, 'snapshot.posteriorHistory'],
+      [{ history: 'posterior' }, {}, 'snapshot.posteriorHistory'],
+      [{}, { history: 'log-odds' }, 'snapshot.peerHistory'],
+      [{ bloc: false }, {}, 'snapshot.bloc'],
+      [{}, { bloc: false }, 'snapshot.bloc'],
+    ];
+    for (const [from, into, parameter] of cases) {
+      const { snapshot } = snapshotOf(from);
+      const { aggregator } = snapshotOf(into);
+      const before = JSON.stringify(aggregator.snapshot());
+      expect(() => aggregator.restore(snapshot), `${JSON.stringify(from)} into ${JSON.stringify(into)}`).toThrow(
+        expect.objectContaining({ name: 'InvalidArgumentError', parameter }),
+      );
+      expect(JSON.stringify(aggregator.snapshot())).toBe(before);
+    }
+    // Same options: restored.
+    const { snapshot } = snapshotOf({ history: 'posterior' });
+    expect(() => snapshotOf({ history: 'posterior' }).aggregator.restore(snapshot)).not.toThrow();
+  });
 
   it('leaves its state alone when a snapshot is refused part-way (bloc valid, posterior history not)', () => {
     // restore used to replace the bloc tracker before the posterior history threw on its bad entry.

@@ -491,6 +491,32 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           message: 'snapshot.externalFeedback must be an integer >= 0 (tasks with external feedback)',
         });
       }
+      // A part this aggregator keeps must be in the snapshot, and a part it does not keep must not be:
+      // either way the snapshot comes from an aggregator configured otherwise, and restoring it would
+      // keep this one's own state for the missing part (or drop the extra one) without a word.
+      const parts: Array<[part: string, kept: boolean, value: unknown, keptBy: string]> = [
+        ['bloc', tracker !== undefined, snapshot.bloc, 'the bloc check, on unless options.bloc is false'],
+        [
+          'peerHistory',
+          peerHistory !== undefined,
+          snapshot.peerHistory,
+          "the log-odds history of options.history 'log-odds'",
+        ],
+        [
+          'posteriorHistory',
+          posteriorHistory !== undefined,
+          snapshot.posteriorHistory,
+          "the posterior history of options.history 'posterior'",
+        ],
+      ];
+      for (const [part, kept, value, keptBy] of parts) {
+        if (kept === (value !== undefined)) continue;
+        throw new InvalidArgumentError({
+          parameter: `snapshot.${part}`,
+          value: value === undefined ? undefined : '(present)',
+          message: `snapshot.${part} is ${kept ? 'missing' : 'present'}, but this aggregator keeps ${kept ? 'one' : 'none'} (${keptBy}): the snapshot comes from an aggregator created with other options; restore it into one created with the same options`,
+        });
+      }
       // All or nothing: each part validates before it replaces its state, but a bad posterior history
       // used to throw after the bloc tracker had already been replaced; put back what was restored.
       const before = {

@@ -354,6 +354,10 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
   if (isolated)
     for (let index = 0; index < valid.length; index++)
       weightsU[index] = 1 - isolationRate(state, (valid[index] as BlocEntry).agentId) ** 2;
+  // The rest's u_k are summed in agent-id order, not entry order: floating-point addition is not
+  // associative, so summing in the order the proposals came in made the pair rates, and from them
+  // later tasks' decisions, depend on that order in the last bit.
+  const byId = isolated ? sortedPositions(valid) : [];
   for (let left = 0; left < valid.length; left++) {
     for (let right = left + 1; right < valid.length; right++) {
       const first = valid[left] as BlocEntry;
@@ -361,12 +365,13 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
       if (first.group === second.group) continue;
       let exclusive = 0;
       if (first.answer === second.answer) {
-        // rest = the parseable agents outside both groups, summed in entry order
+        // rest = the parseable agents outside both groups, summed in agent-id order
         if (isolated) {
           // exclusivity = 1 − Σ_{holders} u_k / Σ_{rest} u_k, u_k = 1 − ι_k²
           let total = 0;
           let held = 0;
-          for (let index = 0; index < valid.length; index++) {
+          for (let at = 0; at < byId.length; at++) {
+            const index = byId[at] as number;
             const entry = valid[index] as BlocEntry;
             if (entry.group === first.group || entry.group === second.group) continue;
             const u = weightsU[index] as number;
@@ -416,4 +421,14 @@ function recordBloc(state: BlocState, entries: readonly BlocEntry[]): void {
       counts.alone = settings.decay * counts.alone + alone;
     }
   }
+}
+
+/** Positions of `entries` ordered by agent id (then position, for an agent given twice). */
+function sortedPositions(entries: readonly BlocEntry[]): number[] {
+  const positions = entries.map((_, index) => index);
+  positions.sort(
+    (left, right) =>
+      compareKeys((entries[left] as BlocEntry).agentId, (entries[right] as BlocEntry).agentId) || left - right,
+  );
+  return positions;
 }

@@ -222,6 +222,18 @@ export function readNumber(value: unknown, parameter: string, min = -Infinity, m
   return value;
 }
 
+/** Reads a count from a snapshot: an integer ≥ 0 (a count of tasks, flags or evidence). */
+export function readCount(value: unknown, parameter: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidArgumentError({
+      parameter,
+      value,
+      message: `${parameter} must be an integer >= 0 (a count), got ${describe(value)}; pass a snapshot produced by model.snapshot()`,
+    });
+  }
+  return value;
+}
+
 /** Reads a known agent id from a snapshot. */
 export function readAgentId(value: unknown, parameter: string, agents: AgentRoster): AgentId {
   assertNonEmptyString(parameter, value);

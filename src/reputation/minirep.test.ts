@@ -146,3 +146,29 @@ describe('minirep model: options and registry', () => {
     expect(model.scores()).toEqual({ a: 0.5, b: 0.5 });
   });
 });
+
+describe('minirep model: restore', () => {
+  it('refuses fractional or negative counts (cooldown, clean streak, flags, evidence) naming the field', () => {
+    const model = createMiniRepModel({ agents: ['a'] });
+    model.observe([behaviour('t1', 'a', { flagged: true, risk: 0.6, quality: 0 })]);
+    const good = JSON.parse(JSON.stringify(model.snapshot()));
+    // A cooldown of 2.5 tasks used to be accepted: it counted down 2.5 → 1.5 → 0.5 → 0, and `explain`
+    // said "in cooldown for 0.5 more task(s)". (A negative count was refused before too.)
+    for (const [field, value] of [
+      ['cooldown', 2.5],
+      ['cleanStreak', 1.5],
+      ['flags', -1],
+      ['evidenceCount', 0.25],
+    ] as const) {
+      const snapshot = JSON.parse(JSON.stringify(good));
+      snapshot.state.agents[0][field] = value;
+      const target = createMiniRepModel({ agents: ['a'] });
+      expect(() => target.restore(snapshot)).toThrow(
+        expect.objectContaining({ name: 'InvalidArgumentError', parameter: `snapshot.state.agents[0].${field}` }),
+      );
+    }
+    const copy = createMiniRepModel({ agents: ['a'] });
+    copy.restore(good);
+    expect(copy.cooldown('a')).toBe(3);
+  });
+});

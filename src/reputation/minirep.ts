@@ -13,6 +13,7 @@ import { assertInRange, assertInteger } from '../core/validate.js';
 import {
   RosterReputationModel,
   readArray,
+  readCount,
   readNumber,
   readObject,
   readSnapshotEnvelope,
@@ -289,10 +290,10 @@ export class MiniRepReputationModel extends RosterReputationModel {
         records: readArray(record.records, `${path}.records`).map((value, recordIndex) =>
           readNumber(value, `${path}.records[${recordIndex}]`, 0, 1),
         ),
-        cooldown: readNumber(record.cooldown, `${path}.cooldown`, 0),
-        cleanStreak: readNumber(record.cleanStreak, `${path}.cleanStreak`, 0),
-        flags: readNumber(record.flags, `${path}.flags`, 0),
-        evidenceCount: readNumber(record.evidenceCount, `${path}.evidenceCount`, 0),
+        cooldown: readCount(record.cooldown, `${path}.cooldown`),
+        cleanStreak: readCount(record.cleanStreak, `${path}.cleanStreak`),
+        flags: readCount(record.flags, `${path}.flags`),
+        evidenceCount: readCount(record.evidenceCount, `${path}.evidenceCount`),
       });
     });
     this.#parameters = parameters;
