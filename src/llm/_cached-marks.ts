@@ -1,3 +1,5 @@
+import type { LanguageModelV3Usage } from '@ai-sdk/provider';
+
 // Results served from the record/replay cache, so the ledger can book them as cached without
 // adding any field to what the caller sees.
 const cachedResults = new WeakSet<object>();
@@ -37,4 +39,22 @@ export function markBooked<T extends object>(result: T, usage: BookedUsage): T {
 /** The ledger's booking of a result, or `undefined` when no ledger middleware saw it. */
 export function bookedUsage(result: object): BookedUsage | undefined {
   return bookedResults.get(result);
+}
+
+// Errors raised after the provider call they belong to succeeded (the reply could not be cached):
+// the call was paid for, so the ledger books it before passing the error on.
+const paidFailures = new WeakMap<object, { readonly usage: LanguageModelV3Usage | undefined }>();
+
+/**
+ * Marks an error as raised after a successful (paid) provider call. `usage` is the call's usage
+ * for a generate call; a stream's ledger already saw it in the finish part.
+ */
+export function markPaidFailure<T extends object>(error: T, usage?: LanguageModelV3Usage): T {
+  paidFailures.set(error, { usage });
+  return error;
+}
+
+/** The paid call an error was raised after, or `undefined` when the error is a failed call. */
+export function paidFailure(error: unknown): { readonly usage: LanguageModelV3Usage | undefined } | undefined {
+  return typeof error === 'object' && error !== null ? paidFailures.get(error) : undefined;
 }

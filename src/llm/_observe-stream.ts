@@ -1,4 +1,8 @@
-/** How a stream ended: read to the end, errored, or cancelled by its reader. */
+/**
+ * How a stream ended: read to the end, errored, or cancelled by its reader. A stream that carried
+ * an error part (the AI SDK's way of failing midway) ends as `error` with that part's error, even
+ * though it was read to the end: it is a failed call, not a finished one.
+ */
 export type StreamEnd =
   | { readonly type: 'done' }
   | { readonly type: 'error'; readonly error: unknown }
@@ -14,6 +18,8 @@ export function observeStream<T>(
 ): ReadableStream<T> {
   const reader = source.getReader();
   let ended = false;
+  // The first error part, if any: it decides how the stream ended.
+  let errorPart: { readonly error: unknown } | undefined;
   const end = (value: StreamEnd) => {
     if (ended) return;
     ended = true;
@@ -30,10 +36,11 @@ export function observeStream<T>(
         return;
       }
       if (next.done) {
-        end({ type: 'done' });
+        end(errorPart === undefined ? { type: 'done' } : { type: 'error', error: errorPart.error });
         controller.close();
         return;
       }
+      if (errorPart === undefined && isErrorPart(next.value)) errorPart = { error: next.value.error };
       onPart?.(next.value);
       controller.enqueue(next.value);
     },
@@ -42,4 +49,8 @@ export function observeStream<T>(
       return reader.cancel(reason);
     },
   });
+}
+
+function isErrorPart(part: unknown): part is { readonly type: 'error'; readonly error: unknown } {
+  return typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'error';
 }

@@ -5,10 +5,10 @@ import type {
   LanguageModelV3Middleware,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { DataFormatError, InvalidArgumentError, NotFoundError } from '../core/errors.js';
-import { markCached } from './_cached-marks.js';
-import { observeStream } from './_observe-stream.js';
+import { DataFormatError, InvalidArgumentError, NotFoundError, StoreError } from '../core/errors.js';
+import { markCached, markPaidFailure } from './_cached-marks.js';
 import { stableStringify } from './_stable-json.js';
+import { readTokenUsage } from './_token-usage.js';
 import { withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
 
@@ -73,7 +73,10 @@ export function requestCacheKey({
  * provider calls and gets identical results (the recording call also gets the decoded stored
  * copy, so first and later runs see the same object). Identical requests in flight at the same
  * time share one provider call (and its failure, unless the caller that made it aborted). A generate
- * reply with no content (blank text at most) is passed on but not recorded.
+ * reply with no content (blank text at most), or whose usage holds a count that is no token count,
+ * is passed on but not recorded. When storing a reply fails, the caller whose call it was gets a
+ * `StoreError` marked as raised after a paid call (so the ledger still books the call); callers
+ * waiting on the same call get the reply.
  *
  * @example
  * const store = openStore({ path: 'repute.db' });
@@ -152,17 +155,31 @@ export function createCacheMiddleware({
           if (inFlight.get(key) === pending) inFlight.delete(key);
         }
       }
-      const call = (async (): Promise<CachedReply> => {
+      const call = (async (): Promise<{ reply: CachedReply; writeError?: { error: unknown } }> => {
         const result = await doGenerate();
         const reply: CachedReply = { schemaVersion: 1, type: 'generate', payload: encodeGenerate(result) };
-        // An empty reply is a failure of the endpoint, not an answer to replay on every rerun.
-        if (!isEmptyReply(result)) cache.putCachedResponse({ key, value: reply, model: model.modelId });
-        return reply;
+        // An empty reply, or one whose usage is no usage, is a failure of the endpoint, not an answer
+        // to replay on every rerun.
+        if (isEmptyReply(result) || readTokenUsage(result.usage).problems.length > 0) return { reply };
+        try {
+          cache.putCachedResponse({ key, value: reply, model: model.modelId });
+        } catch (error) {
+          // The call is made and paid for: keep its reply for this caller's ledger and the waiters.
+          return { reply, writeError: { error } };
+        }
+        return { reply };
       })();
-      const entry = { reply: call, signal };
+      const reply = call.then((outcome) => outcome.reply);
+      // Waiters await `reply`; when there are none, the maker's own await below handles the failure.
+      reply.catch(() => {});
+      const entry = { reply, signal };
       inFlight.set(key, entry);
       try {
-        return decodeGenerate((await call).payload);
+        const outcome = await call;
+        const decoded = decodeGenerate(outcome.reply.payload);
+        if (outcome.writeError !== undefined)
+          throw markPaidFailure(cacheWriteError(outcome.writeError.error, key, model.modelId), decoded.usage);
+        return decoded;
       } finally {
         if (inFlight.get(key) === entry) inFlight.delete(key);
       }
@@ -184,25 +201,47 @@ export function createCacheMiddleware({
       const result = await doStream();
       const parts: LanguageModelV3StreamPart[] = [];
       let failed = false;
-      const stream = observeStream(result.stream, {
-        onPart(part) {
-          if (part.type === 'error') failed = true;
-          if (part.type !== 'raw') parts.push(part);
-        },
-        onEnd(end) {
-          // Only complete, error-free streams are worth replaying.
-          if (end.type === 'done' && !failed) {
-            cache.putCachedResponse({
-              key,
-              value: { schemaVersion: 1, type: 'stream', payload: encode(parts) } satisfies CachedReply,
-              model: model.modelId,
-            });
-          }
-        },
-      });
+      let usageRefused = false;
+      const stream = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          transform(part, controller) {
+            if (part.type === 'error') failed = true;
+            if (part.type === 'finish' && readTokenUsage(part.usage).problems.length > 0) usageRefused = true;
+            if (part.type !== 'raw') parts.push(part);
+            controller.enqueue(part);
+          },
+          // Runs only when the source ended normally (not on error or cancel): only complete,
+          // error-free streams with a real usage are worth replaying.
+          flush(controller) {
+            if (failed || usageRefused) return;
+            try {
+              cache.putCachedResponse({
+                key,
+                value: { schemaVersion: 1, type: 'stream', payload: encode(parts) } satisfies CachedReply,
+                model: model.modelId,
+              });
+            } catch (error) {
+              // Reported the way a stream failing at its end reports, marked so the ledger books the paid call.
+              controller.enqueue({
+                type: 'error',
+                error: markPaidFailure(cacheWriteError(error, key, model.modelId)),
+              });
+            }
+          },
+        }),
+      );
       return { ...result, stream };
     },
   };
+}
+
+/** The error of a reply that could not be stored: names the model and key, keeps the store's error as cause. */
+function cacheWriteError(error: unknown, key: string, modelId: string): StoreError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StoreError(
+    `recording the reply of model ${JSON.stringify(modelId)} in the cache failed (key ${key.slice(0, 16)}…): ${reason}; the provider call succeeded and the ledger books it as paid, but a rerun will ask the provider again; check that the store is open, writable and its disk has room`,
+    { cause: error },
+  );
 }
 
 /**

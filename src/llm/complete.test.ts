@@ -237,6 +237,18 @@ describe('createCompletion on other stacks', () => {
     expect(model.calls[0]!.providerOptions).toEqual({ repute: { agentId: 'a1', taskId: 't1', act: 'propose' } });
   });
 
+  it('refuses a bare model reply whose usage is no token count, naming the field, like the ledger', async () => {
+    const model = new ScriptedModel({ replies: [{ text: 'ok', usage: { inputTokens: 40, outputTokens: -3 } }] });
+    const error = await createCompletion({ model, price: { perCall: 0.5 } })(request('t1')).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).reason).toBe('malformed');
+    expect((error as ProviderError).message).toContain(
+      'reported usage.outputTokens.total = -3, which is not a token count',
+    );
+  });
+
   it('detects cache hits through a stack with a cache but no ledger', async () => {
     const store = memoryStore();
     const scripted = new ScriptedModel({ replies: ['first'] });

@@ -3,7 +3,8 @@ import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { assertNonEmptyString, assertNonNegative } from '../core/validate.js';
 import { bookedUsage, isCached } from './_cached-marks.js';
 import { llmCallOptions } from './call-context.js';
-import { priceCall, tokenCount, type LlmPrice } from './ledger-middleware.js';
+import { priceCall, type LlmPrice } from './ledger-middleware.js';
+import { readTokenUsage, usageError } from './_token-usage.js';
 import type { LanguageModelV3 } from './language-model-types.js';
 
 /** Options of {@link createCompletion}. */
@@ -100,10 +101,16 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
     }
     const booked = bookedUsage(result);
     if (booked !== undefined) return { text, usage: { ...booked } };
-    // No ledger middleware saw this result: book it the way the ledger would.
+    // No ledger middleware saw this result: book it the way the ledger would, refusing the same counts.
     const cached = isCached(result);
-    const inputTokens = tokenCount(result.usage.inputTokens.total);
-    const outputTokens = tokenCount(result.usage.outputTokens.total);
+    const { inputTokens, outputTokens, problems } = readTokenUsage(result.usage);
+    if (problems.length > 0)
+      throw usageError({
+        provider: model.provider,
+        modelId: model.modelId,
+        problems,
+        seenBy: 'completion',
+      });
     return {
       text,
       usage: { inputTokens, outputTokens, cost: cached ? 0 : priceCall(price, inputTokens, outputTokens), cached },

@@ -58,8 +58,12 @@ export interface LlmPlumbingOptions {
   readonly limiter?: ProviderLimiter;
   /** Concurrent requests to this endpoint, integer ≥ 1. @default the limiter's default (8) */
   readonly maxConcurrency?: number;
-  /** Per-attempt timeout in ms. @default 60000 */
+  /** Per-attempt timeout in ms (a generate call, opening a stream, each wait for a stream's next part). @default 60000 */
   readonly timeoutMs?: number;
+  /** Longest a stream may run once open, in ms; past it the stream ends with a `StreamLimitError`. @default 600000 */
+  readonly maxStreamDurationMs?: number;
+  /** Most characters of text, reasoning and tool-input deltas one stream may deliver; past it, a `StreamLimitError`. @default 1000000 */
+  readonly maxStreamOutputChars?: number;
   /** Retry settings (count, backoff, jitter rng, sleep, clock). @default { maxRetries: 2 } */
   readonly retry?: Omit<RetryOptions, 'provider' | 'modelId' | 'secrets' | 'apiKeyEnv'>;
   /** Clock for call durations, in ms. @default Date.now */
@@ -180,6 +184,8 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     limiter = sharedProviderLimiter,
     maxConcurrency,
     timeoutMs = 60_000,
+    maxStreamDurationMs,
+    maxStreamOutputChars,
     retry = {},
     now,
     onCall,
@@ -228,7 +234,11 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     createConcurrencyMiddleware({
       semaphore: limiter.semaphore(endpointKey(provider, options.baseURL), maxConcurrency),
     }),
-    createTimeoutMiddleware({ timeoutMs }),
+    createTimeoutMiddleware({
+      timeoutMs,
+      ...(maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs }),
+      ...(maxStreamOutputChars === undefined ? {} : { maxStreamOutputChars }),
+    }),
     stripCallContextMiddleware,
   );
   return wrapLanguageModel({ model, middleware });

@@ -24,7 +24,14 @@ export type {
 } from './ledger-middleware.js';
 export { createRetryMiddleware, defaultSleep } from './retry-middleware.js';
 export type { RetryEvent, RetryOptions, Sleep } from './retry-middleware.js';
-export { createTimeoutMiddleware, AttemptTimeoutError } from './timeout-middleware.js';
+export {
+  createTimeoutMiddleware,
+  AttemptTimeoutError,
+  StreamLimitError,
+  defaultMaxStreamDurationMs,
+  defaultMaxStreamOutputChars,
+} from './timeout-middleware.js';
+export type { StreamLimit, TimeoutMiddlewareOptions } from './timeout-middleware.js';
 export { createConcurrencyMiddleware } from './concurrency-middleware.js';
 export { createSemaphore, createProviderLimiter, endpointKey } from './semaphore.js';
 export type { ProviderLimiter, ProviderLimiterOptions, Semaphore } from './semaphore.js';

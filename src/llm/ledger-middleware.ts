@@ -1,8 +1,9 @@
-import type { LanguageModelV3Middleware, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type { LanguageModelV3Middleware, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { assertNonNegative } from '../core/validate.js';
 import type { SpanData } from '../core/trace.js';
-import { isCached, markBooked } from './_cached-marks.js';
+import { isCached, markBooked, paidFailure } from './_cached-marks.js';
 import { observeStream } from './_observe-stream.js';
+import { readTokenUsage, usageError } from './_token-usage.js';
 import { readCallContext, type LlmCallContext } from './call-context.js';
 
 /** Prices of one model; every field ≥ 0 and defaults to 0. */
@@ -83,7 +84,12 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
 /**
  * Books every finished call in a token and cost ledger, per run, agent, task and act. Calls served
  * by the cache middleware (placed inside this one) are booked with `cached: true` and cost 0.
- * Failed calls are not booked.
+ * Failed calls are not booked; a stream that carried an error part is a failed call. A call that
+ * succeeded at the provider and failed afterwards (its reply could not be cached) is booked, then
+ * its error passed on. A reported token count that is not an integer in [0, 100 000 000] is booked
+ * as 0, the rest of the call as reported, and the call then fails with a `ProviderError` (reason
+ * `malformed`) naming the field and value: a generate call throws it, a stream carries it as an
+ * error part just before its finish part.
  *
  * @example
  * wrapLanguageModel({ model, middleware: [createLedgerMiddleware({ ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { runId, agentId } }), createCacheMiddleware({ cache: store })] });
@@ -106,9 +112,8 @@ export function createLedgerMiddleware({
     usage: LanguageModelV3Usage | undefined,
     cached: boolean,
     startedAt: number,
-  ) => {
-    const inputTokens = tokenCount(usage?.inputTokens.total);
-    const outputTokens = tokenCount(usage?.outputTokens.total);
+  ): LlmUsageEntry => {
+    const { inputTokens, outputTokens } = readTokenUsage(usage);
     const merged = { ...context, ...callContext };
     const entry: LlmUsageEntry = {
       runId: merged.runId ?? null,
@@ -130,7 +135,16 @@ export function createLedgerMiddleware({
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
       const startedAt = now();
-      const result = await doGenerate();
+      let result: Awaited<ReturnType<typeof doGenerate>>;
+      try {
+        result = await doGenerate();
+      } catch (error) {
+        // The provider answered (and was paid) before something inside failed: book the call anyway.
+        const paid = paidFailure(error);
+        if (paid !== undefined)
+          book(model.provider, model.modelId, readCallContext(params), paid.usage, false, startedAt);
+        throw error;
+      }
       const entry = book(
         model.provider,
         model.modelId,
@@ -139,6 +153,14 @@ export function createLedgerMiddleware({
         isCached(result),
         startedAt,
       );
+      const { problems } = readTokenUsage(result.usage);
+      if (problems.length > 0)
+        throw usageError({
+          provider: model.provider,
+          modelId: model.modelId,
+          problems,
+          seenBy: 'ledger',
+        });
       // createCompletion reads this back, so what an agent reports is what the ledger holds.
       return markBooked(result, {
         inputTokens: entry.inputTokens,
@@ -152,21 +174,41 @@ export function createLedgerMiddleware({
       const result = await doStream();
       const cached = isCached(result);
       let usage: LanguageModelV3Usage | undefined;
-      const stream = observeStream(result.stream, {
-        onPart(part) {
-          if (part.type === 'finish') usage = part.usage;
-        },
+      let failed = false;
+      let refused: unknown;
+      const checked = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          transform(part, controller) {
+            if (part.type === 'error') failed = true;
+            if (part.type === 'finish') {
+              usage = part.usage;
+              const { problems } = readTokenUsage(usage);
+              // A stream that already failed is not booked; its usage is not worth a second error.
+              if (problems.length > 0 && !failed) {
+                refused = usageError({
+                  provider: model.provider,
+                  modelId: model.modelId,
+                  problems,
+                  seenBy: 'ledger',
+                });
+                controller.enqueue({ type: 'error', error: refused });
+              }
+            }
+            controller.enqueue(part);
+          },
+        }),
+      );
+      const stream = observeStream(checked, {
         onEnd(end) {
-          if (end.type === 'done')
-            book(model.provider, model.modelId, readCallContext(params), usage, cached, startedAt);
+          // Booked: streams read to the end, and paid ones that failed only afterwards (refused
+          // usage, a reply the cache could not store). Not booked: failed or cancelled streams.
+          const paid =
+            end.type === 'done' ||
+            (end.type === 'error' && (end.error === refused || paidFailure(end.error) !== undefined));
+          if (paid) book(model.provider, model.modelId, readCallContext(params), usage, cached, startedAt);
         },
       });
       return { ...result, stream };
     },
   };
-}
-
-/** A provider's token count as the ledger books it: a finite positive number rounded, else 0. */
-export function tokenCount(value: number | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }

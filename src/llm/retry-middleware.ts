@@ -1,9 +1,10 @@
-import { APICallError, type LanguageModelV3Middleware, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
 import { parseRetryAfter } from './_retry-after.js';
+import { createStreamRedactor } from './_redact-stream.js';
 import { containsSecret, createRedactor, redactValue } from './_secrets.js';
 import { AttemptTimeoutError } from './timeout-middleware.js';
 
@@ -178,13 +179,8 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
     async wrapStream({ doStream, params, model }) {
       const result = await withRetries(doStream, params, model);
       if (!hasSecrets) return result;
-      const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
-          transform(part, controller) {
-            controller.enqueue(redactValue(part, replySecrets, redactReply));
-          },
-        }),
-      );
+      // Deltas are redacted across their boundaries: a key split over two deltas is caught too.
+      const stream = result.stream.pipeThrough(createStreamRedactor(replySecrets, redactReply));
       return { ...redactValue({ ...result, stream: undefined }, replySecrets, redactReply), stream };
     },
   };

@@ -1,0 +1,114 @@
+import { generateText, streamText } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { StoreError } from '../core/errors.js';
+import { ScriptedModel } from '../testing/scripted-model.js';
+import type { ResponseCache } from './cache-middleware.js';
+import { wrapWithPlumbing } from './create-language-model.js';
+import type { LlmCallRecord, LlmUsageEntry } from './ledger-middleware.js';
+import { createProviderLimiter } from './semaphore.js';
+
+/** A cache that reads fine and refuses every write, the way a full disk or a closed store would. */
+function unwritableCache(): ResponseCache & { writes: number } {
+  const cache = {
+    writes: 0,
+    getCachedResponse: () => undefined,
+    putCachedResponse: () => {
+      cache.writes += 1;
+      throw new Error('SQLITE_FULL: database or disk is full');
+    },
+  };
+  return cache;
+}
+
+// 1000 × 2 / 10⁶ + 500 × 8 / 10⁶ = 0.002 + 0.004 = 0.006
+const price = { inputPerMillion: 2, outputPerMillion: 8 };
+const usage = { inputTokens: 1000, outputTokens: 500 };
+
+describe('cache middleware: a failed cache write after a paid call', () => {
+  it('still books the paid generate call, and reports the write failure as a StoreError', async () => {
+    const cache = unwritableCache();
+    const entries: LlmUsageEntry[] = [];
+    const records: LlmCallRecord[] = [];
+    const scripted = new ScriptedModel({ replies: [{ text: 'paid answer', usage }] });
+    const model = wrapWithPlumbing({
+      model: scripted,
+      cache,
+      ledger: { recordUsage: (entry) => entries.push(entry) },
+      onCall: (record) => records.push(record),
+      price,
+      context: { runId: 'r1', agentId: 'a1' },
+      limiter: createProviderLimiter(),
+    });
+    const error = await generateText({ model, prompt: 'hi', maxRetries: 0 }).catch((caught: unknown) => caught);
+    expect(entries).toHaveLength(1);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).message).toMatch(/recording the reply .* in the cache failed.*SQLITE_FULL/);
+    expect((error as StoreError).message).toMatch(/the provider call succeeded and the ledger books it as paid/);
+    expect([scripted.calls.length, cache.writes]).toEqual([1, 1]);
+    expect(entries[0]).toMatchObject({
+      runId: 'r1',
+      agentId: 'a1',
+      inputTokens: 1000,
+      outputTokens: 500,
+      cached: false,
+    });
+    expect(entries[0]!.cost).toBeCloseTo(0.006, 12);
+    expect(records).toHaveLength(1);
+  });
+
+  it('books the paid call once when identical calls in flight shared it (the waiter is booked as cached)', async () => {
+    const cache = unwritableCache();
+    const entries: LlmUsageEntry[] = [];
+    const scripted = new ScriptedModel({ replies: [{ text: 'shared answer', usage, delayMs: 20 }] });
+    const model = wrapWithPlumbing({
+      model: scripted,
+      cache,
+      ledger: { recordUsage: (entry) => entries.push(entry) },
+      price,
+      limiter: createProviderLimiter(),
+    });
+    const [maker, waiter] = await Promise.allSettled([
+      generateText({ model, prompt: 'same', maxRetries: 0 }),
+      generateText({ model, prompt: 'same', maxRetries: 0 }),
+    ]);
+    // The caller whose call wrote the cache hears about the failure; the waiter got its answer.
+    expect(maker.status).toBe('rejected');
+    expect((maker as PromiseRejectedResult).reason).toBeInstanceOf(StoreError);
+    expect(waiter.status === 'fulfilled' ? waiter.value.text : waiter.reason).toBe('shared answer');
+    expect(scripted.calls).toHaveLength(1);
+    expect(entries.map((entry) => [entry.inputTokens, entry.outputTokens, entry.cached])).toEqual([
+      [1000, 500, false],
+      [1000, 500, true],
+    ]);
+    expect(entries.map((entry) => entry.cost)).toEqual([expect.closeTo(0.006, 12), 0]);
+  });
+
+  it('still books the paid stream, and ends it with the write failure as an error part', async () => {
+    const cache = unwritableCache();
+    const entries: LlmUsageEntry[] = [];
+    const scripted = new ScriptedModel({ replies: [{ text: 'streamed and paid', usage }] });
+    const model = wrapWithPlumbing({
+      model: scripted,
+      cache,
+      ledger: { recordUsage: (entry) => entries.push(entry) },
+      price,
+      limiter: createProviderLimiter(),
+    });
+    const errors: unknown[] = [];
+    const result = streamText({
+      model,
+      prompt: 'hi',
+      maxRetries: 0,
+      onError: ({ error }) => {
+        errors.push(error);
+      },
+    });
+    await result.consumeStream();
+    expect(cache.writes).toBe(1);
+    expect(entries).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(StoreError);
+    expect(entries[0]).toMatchObject({ inputTokens: 1000, outputTokens: 500, cached: false });
+    expect(entries[0]!.cost).toBeCloseTo(0.006, 12);
+  });
+});
