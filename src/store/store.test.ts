@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -122,6 +122,80 @@ describe('openStore', () => {
     } finally {
       makeWritable(path);
     }
+  });
+
+  it('refuses at open, with a StoreError saying what to do, a store in a folder it cannot write', (context) => {
+    const folder = join(directory, 'locked');
+    mkdirSync(folder);
+    const existing = join(folder, 'existing.db');
+    const writer = openStore({ path: existing });
+    writer.createRun({ id: 'r', kind: 'k', config: null });
+    writer.close();
+    // SQLite keeps its WAL journal beside the store. Old: "cannot initialise store …: unable to open
+    // database file" for an existing store and "cannot open store …" for a new one, naming no folder.
+    if (!makeReadOnly(folder, true)) context.skip();
+    try {
+      for (const path of [existing, join(folder, 'new.db')]) {
+        const error = (() => {
+          try {
+            openStore({ path }).close();
+          } catch (caught) {
+            return caught;
+          }
+          return new Error('opened');
+        })();
+        expect(error).toBeInstanceOf(StoreError);
+        expect((error as StoreError).message).toMatch(
+          new RegExp(
+            `^cannot write in the folder ${folder} of store ${path} \\((EACCES|EPERM|EROFS)\\); SQLite keeps the store's journal there: make the folder writable or pass --store <a \\.db path in a writable folder> \\(library: openStore\\(\\{ path \\}\\) with such a path\\)$`,
+          ),
+        );
+      }
+    } finally {
+      makeWritable(folder, true);
+    }
+    expect(readdirSync(folder)).toEqual(['existing.db']);
+    // A relative path names its folder as an absolute one.
+    const relativePath = relative(process.cwd(), join(folder, 'relative.db'));
+    if (!makeReadOnly(folder, true)) context.skip();
+    try {
+      expect(() => openStore({ path: relativePath })).toThrow(
+        `cannot write in the folder ${folder} of store ${relativePath} (`,
+      );
+    } finally {
+      makeWritable(folder, true);
+    }
+  });
+
+  it('opens a store whose write lock another connection holds past the busy timeout, and writes once it is free', () => {
+    const path = join(directory, 'busy.db');
+    openStore({ path }).close();
+    // Another connection (here in this process: the lock is SQLite's, per connection) holds the
+    // write lock until it commits.
+    const holder = new Database(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const start = performance.now();
+      const store = openStore({ path, busyTimeoutMs: 25 });
+      const waited = performance.now() - start;
+      // The write probe at open waited its 25 ms for the lock (not the default 5 s), then took the
+      // store as writable but busy rather than failing the open.
+      expect(waited).toBeGreaterThanOrEqual(20);
+      expect(waited).toBeLessThan(2500);
+      expect(store.listRuns()).toEqual([]);
+      // A write while the lock is held waits as long, then fails busy.
+      expect(() => store.createRun({ id: 'r', kind: 'k', config: null })).toThrow(/database is locked/);
+      holder.exec('COMMIT');
+      expect(store.createRun({ id: 'r', kind: 'k', config: null }).id).toBe('r');
+      store.close();
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(() => openStore({ path, busyTimeoutMs: -1 })).toThrow(InvalidArgumentError);
+    expect(() => openStore({ path, busyTimeoutMs: 1.5 })).toThrow(
+      'busyTimeoutMs must be an integer in [0, 2147483647], got 1.5; pass the wait for a locked store in milliseconds, e.g. 5000',
+    );
   });
 
   it('says what to do with a file that is not a store or is damaged', () => {

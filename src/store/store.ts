@@ -7,13 +7,14 @@ import { StoreError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
 import type { ResponseCache } from '../llm/cache-middleware.js';
 import type { UsageLedger } from '../llm/ledger-middleware.js';
-import { assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { createEventsTable } from './_events.js';
 import { createLlmCacheTable } from './_llm-cache.js';
 import { createReputationTable } from './_reputation-snapshots.js';
 import { createRunsTable } from './_runs.js';
 import { LATEST_SCHEMA_VERSION, migrate } from './_schema.js';
+import { assertStoreFolderWritable } from './_store-folder.js';
 import type { StoreContext } from './_store-context.js';
 import { createTaskResultsTable } from './_task-results.js';
 import { createTeamsTable } from './_teams.js';
@@ -226,6 +227,11 @@ export interface OpenStoreOptions {
   readonly now?: () => number;
   /** Open an existing file read-only (no migrations run; the file must be current). @default false */
   readonly readonly?: boolean;
+  /**
+   * How long a statement waits for a lock another connection holds (SQLite's `busy_timeout`) before
+   * it fails with "database is locked", in milliseconds, an integer in [0, 2^31 - 1]. @default 5000
+   */
+  readonly busyTimeoutMs?: number;
 }
 
 /**
@@ -311,7 +317,9 @@ export interface Store extends ResponseCache, UsageLedger {
 }
 
 /**
- * Opens (and migrates) a SQLite store in WAL mode.
+ * Opens (and migrates) a SQLite store in WAL mode. Unless `readonly`, a store that cannot be written
+ * (its file, or its folder, where SQLite keeps the journal) is refused here with a `StoreError`
+ * saying what to do, not at its first write.
  *
  * @example
  * const store = openStore({ path: 'repute.db' });
@@ -321,8 +329,16 @@ export interface Store extends ResponseCache, UsageLedger {
  * store.recordTaskResult({ runId: run.id, method: 'drf', taskId: 't1', result: { correct: true }, events: [] });
  * store.close();
  */
-export function openStore({ path, now = Date.now, readonly = false }: OpenStoreOptions): Store {
+export function openStore({ path, now = Date.now, readonly = false, busyTimeoutMs = 5000 }: OpenStoreOptions): Store {
   assertNonEmptyString('path', path, "pass a file path such as 'repute.db' or ':memory:'");
+  assertInteger(
+    'busyTimeoutMs',
+    busyTimeoutMs,
+    0,
+    2_147_483_647,
+    'pass the wait for a locked store in milliseconds, e.g. 5000',
+  );
+  if (!readonly) assertStoreFolderWritable(path);
   let db: Database.Database;
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
@@ -334,7 +350,7 @@ export function openStore({ path, now = Date.now, readonly = false }: OpenStoreO
   }
   let schemaVersion: number;
   try {
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
     if (!readonly) {
       db.pragma('journal_mode = WAL');
@@ -420,7 +436,8 @@ function probeWrite(db: Database.Database): void {
   try {
     db.transaction(() => db.prepare('DELETE FROM schema_version WHERE 0').run()).immediate();
   } catch (error) {
-    // Another connection holding the write lock past the busy timeout: the file is writable, only busy.
+    // Another connection holding the write lock past the busy timeout: the file is writable, only
+    // busy. The store opens; its writes wait for the lock like any other (store.test.ts pins this).
     if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
   }
 }

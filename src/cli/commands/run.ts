@@ -1,15 +1,14 @@
 // `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
 // each finished task, so an interrupted run resumes where it stopped.
-import { accessSync, constants, existsSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { defineCommand } from 'citty';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
-import { RunFailedError, StoreError } from '../../core/errors.js';
+import { RunFailedError } from '../../core/errors.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
+import { assertStoreFolderWritable } from '../../store/_store-folder.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
 import {
@@ -114,6 +113,7 @@ export default defineCommand({
       ...(args.store === undefined ? {} : { store: args.store }),
       allowEnv,
     });
+    // Before the lock, which is written beside the store (openStore checks again for every writer).
     assertStoreFolderWritable(team.store);
     // A missing API key stops the run here, before the store file is created.
     checkTeamApiKeys(team);
@@ -254,24 +254,6 @@ export default defineCommand({
     }
   },
 });
-
-/**
- * The run writes its lock file beside the store, and SQLite its journal: a folder that exists but
- * cannot be written is refused here, before any work, with what to do (not a bare EPERM/EACCES).
- */
-function assertStoreFolderWritable(storePath: string): void {
-  if (storePath === ':memory:') return;
-  const folder = dirname(storePath);
-  if (!existsSync(folder)) return; // created with the lock
-  try {
-    accessSync(folder, constants.W_OK);
-  } catch (error) {
-    throw new StoreError(
-      `cannot write in the folder ${folder} of store ${storePath} (${(error as NodeJS.ErrnoException).code ?? 'not writable'}); make the folder writable or pass --store <a .db path in a writable folder>`,
-      { cause: error },
-    );
-  }
-}
 
 function accuracyOf(records: readonly DebateTaskRecord[]): number | null {
   const graded = records.filter((record) => record.correct !== null);

@@ -381,22 +381,95 @@ describe('awkward input files', () => {
     expect((await loadDataset(mmlu)).tasks.map((entry) => entry.id)).toEqual(['1']);
   });
 
-  it('reads bare CR (classic Mac) line ends like LF, in detection and in every loader', async () => {
+  it('ends records at LF and CRLF only: a raw CR between tokens is whitespace, one in a string an error naming its line', async () => {
     const plain = await loadDataset(zeroevalDir('ze-lf', [task('t1'), task('t2', '2')]));
     const directory = zeroevalDir('ze-cr', []);
-    writeFileSync(join(directory, 'proposals.jsonl'), `\r${task('t1')}\r\r${task('t2', '2')}\r`);
+    // JSON allows a CR between tokens. Old: the CR ended the line, so detection failed ("cannot detect
+    // the dataset format") and --format zeroeval read two broken halves.
+    const spread = (text: string) => text.replace(',"proposals"', ',\r"proposals"');
+    writeFileSync(join(directory, 'proposals.jsonl'), `${spread(task('t1'))}\r\n${spread(task('t2', '2'))}\n`);
     expect(detectDatasetFormat(directory)).toBe('zeroeval');
-    const loaded = await loadDataset(directory);
-    expect(loaded.tasks).toEqual(plain.tasks);
-    // A task whose line is malformed is named by its CR-counted line: \r, t1, \r, {oops → line 4.
-    writeFileSync(join(directory, 'proposals.jsonl'), `\r${task('t1')}\r\r{oops\r`);
-    await expect(loadDataset(directory)).rejects.toThrow(/proposals\.jsonl:4: malformed JSON/);
+    expect((await loadDataset(directory)).tasks).toEqual(plain.tasks);
+    // A CR does not count as a line: the malformed record is on line 3 (old: line 5).
+    writeFileSync(join(directory, 'proposals.jsonl'), `${spread(task('t1'))}\n\n{oops\n`);
+    await expect(loadDataset(directory)).rejects.toThrow(/proposals\.jsonl:3: malformed JSON/);
+    // A raw CR inside a string (an answer written unescaped) is invalid JSON: the error says where and what to do.
+    writeFileSync(join(directory, 'proposals.jsonl'), `${task('t1')}\n${task('t2', '2~0').replace('~', '\r')}\n`);
+    await expect(loadDataset(directory)).rejects.toThrow(
+      /proposals\.jsonl:2: malformed JSON .*raw carriage return \(\\r\) at column 60: only LF and CRLF end a record/,
+    );
+    // A classic Mac file (CR line ends only) is one line: refused, saying to convert it.
+    writeFileSync(join(directory, 'proposals.jsonl'), `${task('t1')}\r${task('t2', '2')}\r`);
+    await expect(loadDataset(directory)).rejects.toThrow(
+      /proposals\.jsonl:1: malformed JSON .*classic Mac \(CR\) line ends needs converting first/,
+    );
+    // The same in MMLU-Pro's CSV. Old: CR-only rows loaded as rows, and a CR inside a row split it.
     const mmlu = mmluDir('mm-cr', []);
+    writeFileSync(
+      join(mmlu, 'preds.csv'),
+      'question_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\r\n1,math,B,B,,NA\r\n2,law,C,A,C\rC\r\n',
+    );
+    await expect(loadDataset(mmlu)).rejects.toThrow(
+      /preds\.csv:3: a raw carriage return \(\\r\) at column 12; rows end at LF or CRLF only and no cell may hold a CR: .*tr '\\r' '\\n'/,
+    );
     writeFileSync(
       join(mmlu, 'preds.csv'),
       'question_id,category,answer,Llama-7B,Llama-7B-Instruct,Other\r1,math,B,B,,NA\r2,law,C,A,C,C\r',
     );
-    expect((await loadDataset(mmlu)).tasks.map((entry) => entry.id)).toEqual(['1', '2']);
+    await expect(loadDataset(mmlu)).rejects.toThrow(/preds\.csv:1: a raw carriage return \(\\r\) at column 61/);
+  });
+
+  it('refuses a key given twice in one record of every loader, naming the file, line and key', async () => {
+    // Old: JSON.parse kept the last value, so each of these loaded with a different answer, reference or family.
+    const twiceMessage = (key: string, where: string) =>
+      new RegExp(`key "${key}" appears twice ${where}: .*; JSON keeps only the last value`);
+    const zeroeval = zeroevalDir('ze-twice-key', [task('t1')]);
+    writeFileSync(
+      join(zeroeval, 'proposals.jsonl'),
+      `${task('t1')}\n{"id":"t2","reference":"1","proposals":{"m1@p":{"answer":"1","correct":true},"m1@p":{"answer":"2","correct":false}}}\n`,
+    );
+    await expect(loadDataset(zeroeval)).rejects.toThrow(
+      /proposals\.jsonl:2: key "m1@p" appears twice in "proposals": \{"answer":"1","correct":true\}, then \{"answer":"2","correct":false\}/,
+    );
+    writeFileSync(join(zeroeval, 'proposals.jsonl'), `${task('t1')}\n`);
+    writeFileSync(
+      join(zeroeval, 'models.json'),
+      '{"task":"gsm","models":[{"model":"m1@p","family":"m1"},{"model":"m2","family":"m2","family":"m1"}]}',
+    );
+    await expect(loadDataset(zeroeval)).rejects.toThrow(
+      /models\.json:1: key "family" appears twice in "models\[1\]": "m2", then "m1"/,
+    );
+
+    const jsonl = join(root, 'twice-key.jsonl');
+    writeFileSync(
+      jsonl,
+      '{"schemaVersion":1,"format":"repute-proposals","models":{"a":"m1"}}\n{"id":"t1","kind":"number","kind":"exact","proposals":{"a":{"answer":"1"}}}\n',
+    );
+    await expect(loadDataset(jsonl)).rejects.toThrow(twiceMessage('kind', 'at the top level of the record'));
+    await expect(loadDataset(jsonl)).rejects.toThrow(/twice-key\.jsonl:2: /);
+
+    const items = [{ question_id: 1, question: 'Q1?', options: ['x', 'y'] }];
+    const mmlu = mmluDir('mm-twice-key', ['1,math,B,B,B,B'], items);
+    writeFileSync(
+      join(mmlu, 'items.jsonl.gz'),
+      gzipSync('{"question_id":1,"question":"Q1?","options":["x","y"],"options":["x","y","z"]}\n'),
+    );
+    await expect(loadDataset(mmlu)).rejects.toThrow(/items\.jsonl\.gz:1: key "options" appears twice/);
+
+    const mathVista = join(root, 'mv-twice-key');
+    mkdirSync(mathVista);
+    writeFileSync(join(mathVista, 'models.json'), JSON.stringify({ agents: [{ agent: 'a', base_model: 'a' }] }));
+    writeFileSync(
+      join(mathVista, 'items.jsonl'),
+      `${JSON.stringify({ pid: '1', answer: '1', question_type: 'free_form', answer_type: 'integer' })}\n`,
+    );
+    writeFileSync(
+      join(mathVista, 'proposals.jsonl'),
+      '{"pid":"1","proposals":{"a":{"prediction":"1","correct":true,"prediction":"2"}}}\n',
+    );
+    await expect(loadDataset(mathVista)).rejects.toThrow(
+      /proposals\.jsonl:1: key "prediction" appears twice in "proposals\.a"/,
+    );
   });
 
   it('detects a format from a first line of several MB or with spaces around the keys', async () => {

@@ -115,8 +115,15 @@ export async function loadMmluPro(directory: string): Promise<ProposalsDataset> 
   for await (const numbered of readLines(predsFile, {
     expected: 'a header row question_id,category,answer,<agents...>, then one row per item',
   })) {
-    const cells = splitCsvRow(numbered.text);
     const fail = (message: string) => new DataFormatError({ file: predsFile, line: numbered.line, message });
+    // A CR that is no CRLF would end up in a cell (`C\r` reads as `C` once trimmed, `1\r` as no known
+    // question): refused, as the lines of a file that only uses CR would be read as one row.
+    const carriage = numbered.text.indexOf('\r');
+    if (carriage !== -1)
+      throw fail(
+        `a raw carriage return (\\r) at column ${carriage + 1}; rows end at LF or CRLF only and no cell may hold a CR: remove it, or convert a file with classic Mac (CR) line ends first, e.g. tr '\\r' '\\n' < old.csv > preds.csv`,
+      );
+    const cells = splitCsvRow(numbered.text);
     if (cells === null) throw fail('unterminated quoted cell');
     if (header === null) {
       header = cells;

@@ -2,6 +2,7 @@ import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSy
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { DataFormatError, NotFoundError } from '../../core/errors.js';
+import { findRepeatedKey, type RepeatedKey } from './_repeated-keys.js';
 
 /** One non-blank line of a text file with its 1-based line number. */
 export interface NumberedLine {
@@ -55,39 +56,23 @@ function decodeLine(file: string, line: number, bytes: Buffer): string {
 }
 
 /**
- * Splits a byte stream into lines at LF, CRLF or a bare CR, one chunk at a time: `push` returns the
- * bytes of the lines a chunk completes (without their line ends), `end` the last line when the
- * stream does not end with a line end. A CRLF split across two chunks is one line end.
+ * Splits a byte stream into lines at LF or CRLF, one chunk at a time: `push` returns the bytes of
+ * the lines a chunk completes (without their line ends), `end` the last line when the stream does
+ * not end with a line end. A bare CR is no line end: it stays in its line (JSON reads it as
+ * whitespace between tokens and refuses it inside a string), as JSON Lines asks.
  */
 class LineSplitter {
   private pending: Buffer[] = [];
-  // The previous chunk ended with a CR: an LF that starts the next chunk completes that CRLF.
-  private afterCarriageReturn = false;
 
   push(chunk: Buffer): Buffer[] {
     const lines: Buffer[] = [];
     let start = 0;
-    if (this.afterCarriageReturn && chunk.length > 0) {
-      this.afterCarriageReturn = false;
-      if (chunk[0] === lineFeed) start = 1;
-    }
-    // Each kind of line end is searched for only past the last one found, so a chunk without CR
-    // (the common LF file) is scanned for CR once.
-    let nextFeed = chunk.indexOf(lineFeed, start);
-    let nextReturn = chunk.indexOf(carriageReturn, start);
-    while (nextFeed !== -1 || nextReturn !== -1) {
-      const end = nextReturn === -1 || (nextFeed !== -1 && nextFeed < nextReturn) ? nextFeed : nextReturn;
+    for (let end = chunk.indexOf(lineFeed); end !== -1; end = chunk.indexOf(lineFeed, start)) {
       const piece = chunk.subarray(start, end);
-      lines.push(this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece]));
+      // A CRLF split across two chunks has its CR at the end of the pending bytes: stripped the same.
+      lines.push(withoutCarriageReturn(this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece])));
       this.pending = [];
       start = end + 1;
-      if (end === nextReturn) {
-        // CRLF is one line end: skip its LF, here or at the start of the next chunk.
-        if (start === chunk.length) this.afterCarriageReturn = true;
-        else if (chunk[start] === lineFeed) start++;
-        nextReturn = chunk.indexOf(carriageReturn, start);
-      }
-      if (nextFeed !== -1 && nextFeed < start) nextFeed = chunk.indexOf(lineFeed, start);
     }
     if (start < chunk.length) this.pending.push(chunk.subarray(start));
     return lines;
@@ -98,10 +83,15 @@ class LineSplitter {
   }
 }
 
+/** The line without the CR of its CRLF line end. */
+function withoutCarriageReturn(line: Buffer): Buffer {
+  return line.length > 0 && line[line.length - 1] === carriageReturn ? line.subarray(0, line.length - 1) : line;
+}
+
 /**
  * Streams the non-blank lines of a UTF-8 text file (gunzipped when the name ends in `.gz`), with
- * their 1-based line numbers, without reading the whole file into memory. A line ends at LF, CRLF
- * or a bare CR (classic Mac), each counted as one line end; accepts a byte order mark and a last
+ * their 1-based line numbers, without reading the whole file into memory. A line ends at LF or
+ * CRLF only (a bare CR stays in the line, as JSON Lines asks); accepts a byte order mark and a last
  * line without a line end. A 0-byte regular file has no lines (even a `.gz` one, which holds no gzip
  * header); a named pipe is read to its end. Throws {@link DataFormatError} naming the line for invalid UTF-8 or an unreadable file,
  * and naming the file when `options.expected` is given and the file has no non-blank line.
@@ -158,9 +148,9 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
 
 /**
  * The first non-blank line of a (plain) text file, read synchronously however long it is, without
- * a byte order mark; lines end at LF, CRLF or a bare CR as in {@link readLines}. `''` for a file
- * with no such line. Format detection only: bytes that are not UTF-8 become U+FFFD here, and the
- * loader reports them with their line.
+ * a byte order mark; lines end at LF or CRLF as in {@link readLines}. `''` for a file with no such
+ * line. Format detection only: bytes that are not UTF-8 become U+FFFD here, and the loader reports
+ * them with their line.
  */
 export function readFirstLine(file: string): string {
   const handle = openSync(file, 'r');
@@ -174,10 +164,9 @@ export function readFirstLine(file: string): string {
       position += read;
       const chunk = buffer.subarray(0, read);
       let start = 0;
-      // Blank lines are skipped, so a CRLF may count as two line ends here.
-      for (let end = nextLineEnd(chunk, start); end !== -1; end = nextLineEnd(chunk, start)) {
+      for (let end = chunk.indexOf(lineFeed); end !== -1; end = chunk.indexOf(lineFeed, start)) {
         chunks.push(Buffer.from(chunk.subarray(start, end)));
-        const text = firstLineText(Buffer.concat(chunks));
+        const text = firstLineText(withoutCarriageReturn(Buffer.concat(chunks)));
         if (text.trim().length > 0) return text;
         chunks.length = 0;
         start = end + 1;
@@ -190,37 +179,83 @@ export function readFirstLine(file: string): string {
   }
 }
 
-/** Index of the first LF or CR in `chunk` at or after `from`, or -1. */
-function nextLineEnd(chunk: Buffer, from: number): number {
-  const feed = chunk.indexOf(lineFeed, from);
-  const carriage = chunk.indexOf(carriageReturn, from);
-  return feed === -1 ? carriage : carriage === -1 ? feed : Math.min(feed, carriage);
-}
-
 function firstLineText(bytes: Buffer): string {
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   return text.trim().length > 0 ? text : '';
 }
 
-/** Parses one JSON line; a syntax error becomes a {@link DataFormatError} naming the file and line. */
+/**
+ * Where a raw carriage return sits in a line JSON refused, and what to do; `''` for a line without
+ * one. A CR between tokens is JSON whitespace, so it matters only inside a string, or as the line
+ * end of a classic Mac file, which is one line here.
+ */
+function carriageReturnHint(text: string): string {
+  const index = text.indexOf('\r');
+  if (index === -1) return '';
+  return `; the line holds a raw carriage return (\\r) at column ${index + 1}: only LF and CRLF end a record, and inside a string a carriage return must be written \\r; a file with classic Mac (CR) line ends needs converting first, e.g. tr '\\r' '\\n' < old.jsonl > new.jsonl`;
+}
+
+/**
+ * Text for a message with its control characters escaped (`\r`, `\t`, `\u0000`): a raw CR printed
+ * to a terminal would move back over the message, a raw LF split it.
+ */
+function escapeControl(text: string): string {
+  return text.replace(/[\u0000-\u001f]/g, (char) => JSON.stringify(char).slice(1, -1));
+}
+
+/** The first `length` characters of a text for a message, `…` marking a cut. */
+function excerpt(text: string, length: number): string {
+  return `${escapeControl(text.slice(0, length))}${text.length > length ? '…' : ''}`;
+}
+
+/** The message for a key a JSON text gives twice in one object. */
+function repeatedKeyMessage(repeated: RepeatedKey, whole: string): string {
+  const where = repeated.path === '' ? `at the top level of the ${whole}` : `in ${JSON.stringify(repeated.path)}`;
+  return `key ${JSON.stringify(repeated.key)} appears twice ${where}: ${excerpt(repeated.first, 60)}, then ${excerpt(repeated.second, 60)}; JSON keeps only the last value, so the first would be lost without a word: give each key once`;
+}
+
+/**
+ * Parses one JSON line. A syntax error becomes a {@link DataFormatError} naming the file and line
+ * (and a raw carriage return, when the line holds one); so does a key given twice in one object
+ * (JSON.parse would keep the last value and drop the first), naming the key, its object and both values.
+ */
 export function parseJsonLine(file: string, numbered: NumberedLine): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(numbered.text);
+    value = JSON.parse(numbered.text);
   } catch (error) {
     throw new DataFormatError({
       file,
       line: numbered.line,
-      message: `malformed JSON (${(error as Error).message}); each record must be one JSON object on one line: ${numbered.text.slice(0, 80)}${numbered.text.length > 80 ? '…' : ''}`,
+      message: `malformed JSON (${(error as Error).message}); each record must be one JSON object on one line: ${excerpt(numbered.text, 80)}${carriageReturnHint(numbered.text)}`,
       cause: error,
     });
   }
+  const repeated = findRepeatedKey(numbered.text, value);
+  if (repeated !== undefined)
+    throw new DataFormatError({ file, line: numbered.line, message: repeatedKeyMessage(repeated, 'record') });
+  return value;
 }
 
-/** Reads a whole JSON file (a byte order mark allowed); throws {@link DataFormatError} naming it on bad JSON. */
+/**
+ * Reads a whole JSON file (a byte order mark allowed); throws {@link DataFormatError} naming it on
+ * bad JSON, and naming the line on a key given twice in one object.
+ */
 export function readJsonFile(file: string): unknown {
+  let text: string;
+  let value: unknown;
   try {
-    return JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    value = JSON.parse(text);
   } catch (error) {
     throw new DataFormatError({ file, message: `malformed JSON: ${(error as Error).message}`, cause: error });
   }
+  const repeated = findRepeatedKey(text, value);
+  if (repeated !== undefined) {
+    let line = 1;
+    for (let index = text.indexOf('\n'); index !== -1 && index < repeated.offset; index = text.indexOf('\n', index + 1))
+      line++;
+    throw new DataFormatError({ file, line, message: repeatedKeyMessage(repeated, 'file') });
+  }
+  return value;
 }

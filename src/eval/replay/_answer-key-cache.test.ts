@@ -6,7 +6,9 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
+  truncateSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -20,6 +22,7 @@ import {
   answerCodeFingerprint,
   defaultCacheDirectory,
   loadAnswerKeyCache,
+  maxCacheBytes,
   saveAnswerKeyCache,
 } from './_answer-key-cache.js';
 import { emptyAnswerTables, memoizeAnswerOps } from './_memo-answer-ops.js';
@@ -79,6 +82,30 @@ describe('answer-key cache', () => {
     expect(broken.summary).toEqual(first.summary);
     // Rewritten whole: the next run reads every answer again.
     expect((await replay(cacheDirectory)).keyCache?.loaded).toBe(first.keyCache?.computed);
+  });
+
+  it('does not read a file larger than any cache this code writes, says why in the report, and replaces it', async () => {
+    const cacheDirectory = join(directory, 'oversize');
+    const first = await replay(cacheDirectory);
+    const file = first.keyCache?.file as string;
+    // 33 MB (sparse: no disk used): past the 32 MB a cache of this code can reach.
+    truncateSync(file, 33 * 2 ** 20);
+    expect(loadAnswerKeyCache(cacheDirectory, fixturePath).ignored).toBe(
+      '33.0 MB, larger than the 32 MB a cache can reach in this version (a run removes one that would grow past it), so this version did not write it; not read: the run computes its answers and writes them in its place',
+    );
+    // Old: the report said only "larger than 32 MB".
+    const oversize = await replay(cacheDirectory);
+    expect(oversize.keyCache?.problem).toBe(
+      `ignored ${file}: 33.0 MB, larger than the 32 MB a cache can reach in this version (a run removes one that would grow past it), so this version did not write it; not read: the run computes its answers and writes them in its place`,
+    );
+    expect(oversize.keyCache?.loaded).toBe(0);
+    expect(oversize.keyCache?.computed).toBe(first.keyCache?.computed);
+    expect(oversize.summary).toEqual(first.summary);
+    // Replaced by this run's answers: the next run reads them all.
+    expect(statSync(file).size).toBeLessThan(maxCacheBytes);
+    const next = await replay(cacheDirectory);
+    expect(next.keyCache?.loaded).toBe(first.keyCache?.computed);
+    expect(next.keyCache?.problem).toBeUndefined();
   });
 
   it('refuses a file whose entries have the wrong shape, naming the section', () => {

@@ -28,7 +28,10 @@ import { emptyAnswerTables, type AnswerTables } from './_memo-answer-ops.js';
 
 /** Shape version of the cache file. */
 const cacheSchemaVersion = 1;
-/** A cache that would grow past this size is removed instead of written; the next run starts it over. */
+/**
+ * A cache that would grow past this size is removed instead of written; the next run starts it over.
+ * So no cache file of this code is larger, and a larger file at its name is not read.
+ */
 export const maxCacheBytes = 32 * 1024 * 1024;
 /** Cache files of other fingerprints (other code versions) kept beside the current ones. */
 const keptOtherVersions = 3;
@@ -120,7 +123,10 @@ export interface AnswerKeyCache {
   readonly tables: AnswerTables;
   /** Answers read from the file. */
   readonly loaded: number;
-  /** Why a file that existed was not used (unreadable, another shape); `undefined` when it was, or there was none. */
+  /**
+   * Why a file that existed was not used (unreadable, another shape, larger than {@link maxCacheBytes}),
+   * in words for the run's report; `undefined` when it was, or there was none.
+   */
   readonly ignored: string | undefined;
 }
 
@@ -139,9 +145,13 @@ export function loadAnswerKeyCache(directory: string, dataset: string): AnswerKe
   try {
     const stat = statSync(file, { throwIfNoEntry: false });
     if (stat === undefined) return empty(undefined);
-    // Not read at all: a directory or pipe in its place, or a file larger than any this code writes.
+    // Not read at all: a directory or pipe in its place, or a file larger than any this code writes
+    // (reading it would only spend memory on a file that cannot be this code's cache).
     if (!stat.isFile()) return empty('not a file');
-    if (stat.size > maxCacheBytes) return empty(`larger than ${maxCacheBytes / 2 ** 20} MB`);
+    if (stat.size > maxCacheBytes)
+      return empty(
+        `${(stat.size / 2 ** 20).toFixed(1)} MB, larger than the ${maxCacheBytes / 2 ** 20} MB a cache can reach in this version (a run removes one that would grow past it), so this version did not write it; not read: the run computes its answers and writes them in its place`,
+      );
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty(undefined);
