@@ -6,7 +6,8 @@ import { requireEntry } from '../../core/entry.js';
 import { createTracer, type Tracer } from '../../core/trace.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { createHashedNgramEmbedder } from '../../embeddings/hashed-ngram.js';
-import { type BetaReputationModel, createBetaModel } from '../../reputation/beta.js';
+import { type BetaModelOptions, type BetaReputationModel, createBetaModel } from '../../reputation/beta.js';
+import type { ReputationSnapshot } from '../../reputation/reputation-model.js';
 import { createInProcessBus } from '../../transport/in-process-bus.js';
 import type { Transport } from '../../transport/transport.js';
 import { createReputationPlurality } from './_reputation-plurality.js';
@@ -92,8 +93,10 @@ export async function createRapsContext(options: RunRapsOptions): Promise<RapsCo
   const firstHand = createBetaModel({ agents: order, ...(options.beta ?? {}) });
   const reported = new Map<string, string>(Object.entries(options.initialState?.reported ?? {}));
   if (options.initialState) {
-    model.restore(options.initialState.beliefs);
-    firstHand.restore(options.initialState.firstHand);
+    // The saved counts carry over; λ, δ, ω, τ and witness credibility are this run's options (a
+    // snapshot's own parameters would silently override them, e.g. a team file's new τ).
+    model.restore(withParameters(options.initialState.beliefs, model.parameters));
+    firstHand.restore(withParameters(options.initialState.firstHand, firstHand.parameters));
   }
   const tau = model.parameters.tau;
   const { topK, coverageSlots } = settings;
@@ -166,4 +169,11 @@ export function viewOf(context: RapsContext, observer: AgentId): Record<AgentId,
       subject === observer ? 1 : context.model.belief(observer, subject).expectation,
     ]),
   );
+}
+
+/** `snapshot` with its Beta parameters replaced by `parameters` (a malformed state is left for `restore` to refuse). */
+function withParameters(snapshot: ReputationSnapshot, parameters: BetaModelOptions): ReputationSnapshot {
+  const state = snapshot?.state;
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) return snapshot;
+  return { ...snapshot, state: { ...state, parameters } };
 }

@@ -4,7 +4,7 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { validateTeam } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
-import { assertInRange, assertInteger, assertNonEmptyString } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertNonEmptyString, assertNonNegative } from '../../core/validate.js';
 import type { TrustPolicy } from './broker.js';
 import type { RunRapsOptions } from './raps-options.js';
 import type { WitnessBehaviour } from './watchdog.js';
@@ -101,13 +101,42 @@ export function resolveRapsSettings(options: RunRapsOptions): ResolvedRapsOption
       message: 'tasks must be a non-empty list of tasks',
     });
   for (const agentId of order) {
-    if (typeof options.subscriptions?.[agentId] !== 'string') {
+    const text = options.subscriptions?.[agentId];
+    if (typeof text !== 'string') {
       throw new InvalidArgumentError({
         parameter: `subscriptions.${agentId}`,
-        value: options.subscriptions?.[agentId],
+        value: text,
         message: `every agent needs an initial subscription text; subscriptions.${agentId} is missing`,
       });
     }
+    // A blank intent embeds to nothing and matches no publication (refinement refuses blank texts too).
+    if (text.trim() === '')
+      throw new InvalidArgumentError({
+        parameter: `subscriptions.${agentId}`,
+        value: text,
+        message: `subscriptions.${agentId} is blank; declare what the agent wants to hear, e.g. 'arithmetic answers with their reasoning'`,
+      });
+  }
+  assertInteger('maxWitnesses', settings.maxWitnesses, 0, Number.POSITIVE_INFINITY, 'pass e.g. { maxWitnesses: 3 }');
+  assertNonNegative('witnessMinDirectEvidence', settings.witnessMinDirectEvidence, 'pass e.g. 2, or 0 for off');
+  for (const [agentId, behaviour] of Object.entries(settings.witnessBehaviour)) {
+    if (!order.includes(agentId))
+      throw new InvalidArgumentError({
+        parameter: `witnessBehaviour.${agentId}`,
+        value: agentId,
+        message: `witnessBehaviour.${agentId}: ${JSON.stringify(agentId)} is not one of the agents (${order.join(', ')}); name only agents of this team`,
+      });
+    assertOneOf(`witnessBehaviour.${agentId}`, behaviour, ['honest', 'inverted']);
+  }
+  for (const key of ['beliefs', 'firstHand'] as const) {
+    const saved = options.initialState?.[key]?.agents;
+    // A state of another team would fail deep inside a round, after messages went out: refuse it here.
+    if (saved !== undefined && (saved.length !== order.length || !order.every((agentId) => saved.includes(agentId))))
+      throw new InvalidArgumentError({
+        parameter: `initialState.${key}.agents`,
+        value: saved,
+        message: `initialState.${key} was saved for agents ${saved.join(', ')}, not for this team (${order.join(', ')}); pass the state of a run of this team, or none`,
+      });
   }
   assertInteger('maxRounds', settings.maxRounds, 1, 1000);
   assertInRange('doneQuorum', settings.doneQuorum, 0, 1, { minExclusive: true });
@@ -125,8 +154,8 @@ export function resolveRapsSettings(options: RunRapsOptions): ResolvedRapsOption
   return { settings, order, decider };
 }
 
-function assertOneOf(parameter: string, value: string, allowed: readonly string[]): void {
-  if (!allowed.includes(value))
+function assertOneOf(parameter: string, value: unknown, allowed: readonly string[]): void {
+  if (!(allowed as readonly unknown[]).includes(value))
     throw new InvalidArgumentError({
       parameter,
       value,

@@ -5,7 +5,7 @@ import type { RapsExchange } from './_raps-exchange.js';
 import type { RapsTaskState } from './publish-step.js';
 import type { RapsDelivery } from './route-step.js';
 import { type AuditRecord, auditEvidence } from './watchdog.js';
-import { commandId, type RapsCommand } from './wire.js';
+import { commandId, type RapsCommand, type RapsReport } from './wire.js';
 
 /** What the audits of one round produced. */
 export interface AuditOutput {
@@ -18,9 +18,22 @@ export interface AuditOutput {
 }
 
 /**
+ * Why an audit report cannot answer the delivery `command` (`undefined` when it can): the auditor
+ * must be the recipient, the subject the delivered message's publisher, the message id its id.
+ */
+function auditMismatch(report: Extract<RapsReport, { kind: 'audited' }>, command: RapsCommand): string | undefined {
+  if (command.kind !== 'deliver') return undefined;
+  const { message } = command;
+  if (report.agentId === command.agentId && report.subject === message.from && report.messageId === message.id)
+    return undefined;
+  return `audit report for message ${report.messageId} names auditor ${JSON.stringify(report.agentId)} and subject ${JSON.stringify(report.subject)}; expected auditor ${JSON.stringify(command.agentId)} and subject ${JSON.stringify(message.from)} of the delivered message ${message.id}; the verdict is ignored`;
+}
+
+/**
  * Step 3: each recipient receives its deliveries and audits them; the verdicts update both the
  * beliefs and the first-hand evidence, r ← λr + reliable, s ← λs + (1 − reliable), in a canonical
- * order (see {@link auditEvidence}). A missing or failed audit counts as an agent error. Writes an
+ * order (see {@link auditEvidence}). A missing or failed audit, or a report that does not match its
+ * delivery (another auditor, subject or message), counts as an agent error and is ignored. Writes an
  * `audit` span and event per verdict, with the auditor's belief after it.
  */
 export async function auditStep(
@@ -47,7 +60,11 @@ export async function auditStep(
   const audits: AuditRecord[] = [];
   for (const command of commands) {
     const report = audited.get(command.id)?.report;
-    if (report?.kind === 'audited')
+    const mismatch = report?.kind === 'audited' ? auditMismatch(report, command) : undefined;
+    if (mismatch !== undefined)
+      // Applied, it would write evidence into another observer's watchdog or about another subject.
+      reportAgentError(context, { taskId: task.id, round, agentId: command.agentId, report, missing: mismatch });
+    else if (report?.kind === 'audited')
       audits.push({
         auditor: report.agentId,
         subject: report.subject,

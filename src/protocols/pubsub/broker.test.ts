@@ -145,3 +145,137 @@ describe('createBroker', () => {
     );
   });
 });
+
+describe('createBroker edge cases', () => {
+  it('refuses NaN and infinite entries, naming the entry (a NaN similarity passed every floor)', () => {
+    const broker = createBroker({ dimensions: 2, topK: 2, floor: 0.1 });
+    broker.subscribe('a', [1, 0]);
+    expect(() => broker.subscribe('b', [Number.NaN, 1])).toThrow(
+      expect.objectContaining({ code: 'invalid_argument', parameter: 'vector[0]', value: Number.NaN }),
+    );
+    expect(() => broker.subscribe('b', [Number.NaN, 1])).toThrow(/vector\[0\] must be a finite number, got NaN/);
+    expect(broker.subscribers()).toEqual(['a']);
+    expect(() => broker.route('p', [1, Number.POSITIVE_INFINITY], () => 1)).toThrow(
+      expect.objectContaining({ parameter: 'publication[1]', value: Number.POSITIVE_INFINITY }),
+    );
+    expect(() => broker.similarities([Number.NaN, 0])).toThrow(/publication\[0\] must be a finite number/);
+  });
+
+  it('gives a zero vector similarity 0: below any positive floor, and ties broken by subscription order', () => {
+    // cos is undefined for a zero vector; the broker's convention is sim = 0 (the property test above models it).
+    const broker = createBroker({ dimensions: 2, topK: 2, floor: 0 });
+    broker.subscribe('z', [0, 0]);
+    broker.subscribe('a', [1, 0]);
+    expect(broker.route('p', [1, 0], () => 1).recipients).toEqual(['a', 'z']);
+    expect(broker.route('p', [0, 0], () => 1).recipients).toEqual(['z', 'a']);
+    const positive = createBroker({ dimensions: 2, topK: 2, floor: 0.05 });
+    positive.subscribe('z', [0, 0]);
+    expect(positive.route('p', [1, 0], () => 1).recipients).toEqual([]);
+  });
+
+  it('keeps ties with the earlier-subscribed agent after an unsubscribe', () => {
+    // a, b, c, d subscribe the same vector; a leaves. Top-1 of the tie b = c = d is b, the earliest left.
+    const broker = createBroker({ dimensions: 2, topK: 1, floor: 0 });
+    for (const id of ['a', 'b', 'c', 'd']) broker.subscribe(id, [1, 0]);
+    broker.unsubscribe('a');
+    expect(broker.subscribers()).toEqual(['b', 'c', 'd']);
+    expect(broker.route('p', [1, 0], () => 1).recipients).toEqual(['b']);
+    broker.unsubscribe('c');
+    broker.subscribe('e', [0, 1]);
+    expect(broker.subscribers()).toEqual(['b', 'd', 'e']);
+    expect(Array.from(broker.vectorOf('d'))).toEqual([1, 0]);
+    expect(Array.from(broker.vectorOf('e'))).toEqual([0, 1]);
+    expect(() => broker.unsubscribe('c')).toThrow(/subscriber/);
+  });
+
+  it('lists as distrusted only receivers kept away by distrust, whatever the subscription order', () => {
+    // top-1. x (sim 0.3) distrusts p, y (sim 0.9) trusts it: y is the recipient, and x would not have been one
+    // even if it trusted p (0.3 < 0.9), so nobody was kept away by distrust. w (sim 0.95) distrusts p: had it
+    // trusted p, it would have won (0.95 > 0.9), so it is listed.
+    const vectors: Record<string, number[]> = {
+      x: [0.3, Math.sqrt(1 - 0.09)],
+      y: [0.9, Math.sqrt(1 - 0.81)],
+      w: [0.95, Math.sqrt(1 - 0.9025)],
+    };
+    const trust = (receiver: string) => (receiver === 'y' ? 0.9 : 0.1);
+    for (const trustPolicy of ['filter', 'down-rank'] as const)
+      for (const order of [
+        ['x', 'y'],
+        ['y', 'x'],
+        ['x', 'w', 'y'],
+        ['y', 'w', 'x'],
+      ]) {
+        const broker = createBroker({ dimensions: 2, topK: 1, floor: 0, trustPolicy });
+        for (const id of order) broker.subscribe(id, vectors[id] as number[]);
+        const decision = broker.route('p', [1, 0], trust);
+        const label = `${trustPolicy} ${order.join()}`;
+        expect(decision.recipients, label).toEqual(['y']);
+        expect(decision.distrusted, label).toEqual(order.includes('w') ? ['w'] : []);
+      }
+  });
+
+  it('lists every distrusting receiver above the floor when fewer than k trust the publisher', () => {
+    // top-3, filter: x and w distrust, y trusts: one recipient, and both others would have made the top-3.
+    const broker = createBroker({ dimensions: 2, topK: 3, floor: 0 });
+    broker.subscribe('y', [0.9, Math.sqrt(1 - 0.81)]);
+    broker.subscribe('x', [0.3, Math.sqrt(1 - 0.09)]);
+    broker.subscribe('w', [0.95, Math.sqrt(1 - 0.9025)]);
+    const decision = broker.route('p', [1, 0], (receiver) => (receiver === 'y' ? 0.9 : 0.1));
+    expect(decision.recipients).toEqual(['y']);
+    expect(decision.distrusted).toEqual(['x', 'w']);
+  });
+
+  it('lists the same distrusted receivers as a brute force, in any subscription order (property)', () => {
+    // Similarities are distinct multiples of 0.01 (2-D unit vectors), the floor sits between two of them,
+    // and a distrusting receiver's trust is 0.4·√½, so a down-ranked score sim·√½ (sim·(2 − √½) below 0)
+    // never equals another similarity: Float32 storage cannot reorder anything. Expected: a receiver
+    // above the floor with trust < τ is kept away iff it is no recipient and fewer than k others
+    // out-score its similarity (trusting ones by sim; filter: distrusting ones drop out; down-rank:
+    // they keep their lowered score), i.e. it would have been a recipient had it trusted the publisher.
+    const low = 0.4 * Math.SQRT1_2;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: -100, max: 100 }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: -100, max: 99 }),
+        fc.constantFrom('filter' as const, 'down-rank' as const),
+        fc.integer(),
+        (hundredths, trusts, topK, floorHundredths, trustPolicy, shuffleSeed) => {
+          const floor = (floorHundredths + 0.5) / 100;
+          const entries = hundredths.map((value, index) => ({
+            id: `s${index}`,
+            sim: value / 100,
+            trust: trusts[index] ? 0.9 : low,
+          }));
+          const trust = (receiver: string) => entries.find((entry) => entry.id === receiver)?.trust ?? 0.5;
+          const candidates = entries
+            .filter((entry) => entry.sim >= floor)
+            .map((entry) => ({
+              ...entry,
+              score: entry.trust >= 0.4 ? entry.sim : entry.sim - (1 - entry.trust / 0.4) * Math.abs(entry.sim),
+            }));
+          const competing = candidates.filter((entry) => entry.trust >= 0.4 || trustPolicy === 'down-rank');
+          const shuffled = entries
+            .map((entry, index) => ({ entry, key: ((index + 1) * 2654435761 + shuffleSeed) >>> 0 }))
+            .sort((left, right) => left.key - right.key)
+            .map(({ entry }) => entry);
+          for (const order of [entries, shuffled]) {
+            const broker = createBroker({ dimensions: 2, topK, floor, tau: 0.4, trustPolicy });
+            for (const entry of order) broker.subscribe(entry.id, [entry.sim, Math.sqrt(1 - entry.sim ** 2)]);
+            const decision = broker.route('p', [1, 0], trust);
+            const expected = candidates
+              .filter((entry) => entry.trust < 0.4 && !decision.recipients.includes(entry.id))
+              .filter(
+                (entry) => competing.filter((other) => other.id !== entry.id && other.score > entry.sim).length < topK,
+              )
+              .map((entry) => entry.id)
+              .sort();
+            expect(decision.distrusted.slice().sort()).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -49,10 +49,16 @@ export interface RouteDecision {
   /** One reason per recipient (components: similarity, trust, score). */
   readonly reasons: readonly WeightReason[];
   /**
-   * Receivers that would have made the top-k on similarity but distrust the publisher: removed
-   * (filter) or pushed out of the top-k (down-rank). Only such candidates are asked for trust.
+   * Receivers kept away by distrust (E_receiver[publisher] < τ, no delivery): each would have been
+   * a recipient had it trusted the publisher (its similarity beats the k-th recipient's score, or
+   * fewer than k were found), and was removed (filter) or pushed out of the top-k (down-rank).
+   * Subscription order, not scan order, decides ties; receivers on probation are not listed.
    */
   readonly distrusted: readonly AgentId[];
+  /** One reason per `distrusted` receiver, in the same order (components: similarity, trust). */
+  readonly distrustReasons: readonly WeightReason[];
+  /** Subscribers other than the publisher whose similarity is below the floor (never asked for trust), ≥ 0. */
+  readonly belowFloor: number;
   /** Subscribers that broadcast would have reached: everyone but the publisher. */
   readonly broadcast: number;
 }
@@ -106,6 +112,16 @@ export function createBroker(options: BrokerOptions) {
         message: `${parameter} must have ${dimensions} entries, got ${String(vector?.length)}; embed with the same embedder the broker was built for`,
       });
     }
+    // A NaN entry makes sim NaN, and NaN < floor is false: it would pass every floor and be routed.
+    for (let index = 0; index < dimensions; index++) {
+      const value = vector[index];
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new InvalidArgumentError({
+          parameter: `${parameter}[${index}]`,
+          value,
+          message: `${parameter}[${index}] must be a finite number, got ${String(value)}; the embedder returned a broken vector (check its provider or input text)`,
+        });
+    }
   };
 
   return {
@@ -143,19 +159,17 @@ export function createBroker(options: BrokerOptions) {
       const offset = row * dimensions;
       for (let index = 0; index < dimensions; index++) vectors[offset + index] = (vector[index] as number) * scale;
     },
-    /** Removes a subscription (the last row moves into its place). */
+    /**
+     * Removes a subscription. The rows after it move up one, so rows stay in subscription order
+     * and ties still go to the earlier-subscribed agent (O(n·d), like one routing pass).
+     */
     unsubscribe(agentId: AgentId): void {
       const row = rowOf.get(agentId);
       if (row === undefined) throw new NotFoundError({ entity: 'subscriber', id: agentId });
-      const last = ids.length - 1;
-      if (row !== last) {
-        vectors.copyWithin(row * dimensions, last * dimensions, (last + 1) * dimensions);
-        const moved = ids[last] as AgentId;
-        ids[row] = moved;
-        rowOf.set(moved, row);
-      }
-      ids.pop();
+      vectors.copyWithin(row * dimensions, (row + 1) * dimensions, ids.length * dimensions);
+      ids.splice(row, 1);
       rowOf.delete(agentId);
+      for (let moved = row; moved < ids.length; moved++) rowOf.set(ids[moved] as AgentId, moved);
     },
     /** A copy of one stored (normalised) subscription vector. */
     vectorOf(agentId: AgentId): Float32Array {
@@ -202,7 +216,11 @@ export function createBroker(options: BrokerOptions) {
       const n = ids.length;
       const publisherRow = rowOf.get(publisher) ?? -1;
       let filled = 0;
-      const distrusted: AgentId[] = [];
+      let belowFloor = 0;
+      // Receivers whose trust was below τ (row, similarity, trust), checked against the final top-k below.
+      const distrustedRows: number[] = [];
+      const distrustedSimilarities: number[] = [];
+      const distrustedTrusts: number[] = [];
       // Locals keep the hot loop free of closure-variable loads.
       const data = vectors;
       const query = publication instanceof Float32Array ? publication : Float32Array.from(publication);
@@ -214,7 +232,10 @@ export function createBroker(options: BrokerOptions) {
         const offset = row * width;
         for (let index = 0; index < width; index++) sum += (data[offset + index] as number) * (query[index] as number);
         const sim = sum * scale;
-        if (sim < floor) continue;
+        if (sim < floor) {
+          belowFloor++;
+          continue;
+        }
         // Trust only lowers a score, so a candidate that cannot enter the top-k is skipped unasked.
         if (filled === topK && sim <= (topScores[topK - 1] as number)) continue;
         const receiver = ids[row] as AgentId;
@@ -223,7 +244,11 @@ export function createBroker(options: BrokerOptions) {
         if (belief < tau) {
           const onProbation =
             trustPolicy === 'filter' && probation > 0 && draw !== undefined && draw(receiver) < probation;
-          if (!onProbation) distrusted.push(receiver);
+          if (!onProbation) {
+            distrustedRows.push(row);
+            distrustedSimilarities.push(sim);
+            distrustedTrusts.push(belief);
+          }
           if (trustPolicy === 'filter' && !onProbation) continue;
           // sim·(trust/τ) for sim ≥ 0; a negative sim is pushed down by the same share (sim·(2 − trust/τ)),
           // so distrust lowers every score (scaling a negative sim by trust/τ < 1 would raise it).
@@ -263,11 +288,38 @@ export function createBroker(options: BrokerOptions) {
               : `similarity ${sim.toFixed(3)} >= floor ${floor}, trust ${belief.toFixed(3)} >= tau ${tau}`,
         });
       }
+      // Distrust kept a receiver away iff, scored by its similarity alone (as if it trusted the
+      // publisher), it would have entered the final top-k: fewer than k recipients, or it beats the
+      // k-th (ties to the earlier row). Receivers asked early in the scan whose similarity the final
+      // top-k outgrew are not listed, so the list does not depend on the subscription order.
+      const distrusted: AgentId[] = [];
+      const distrustReasons: WeightReason[] = [];
+      const lastScore = topScores[topK - 1] as number;
+      const lastRow = topRows[topK - 1] as number;
+      distrustedRows.forEach((row, index) => {
+        const sim = distrustedSimilarities[index] as number;
+        const belief = distrustedTrusts[index] as number;
+        const wouldEnter = filled < topK || sim > lastScore || (sim === lastScore && row < lastRow);
+        const receiver = ids[row] as AgentId;
+        if (!wouldEnter || recipients.includes(receiver)) return;
+        distrusted.push(receiver);
+        distrustReasons.push({
+          agentId: receiver,
+          weight: 0,
+          components: { similarity: sim, trust: belief },
+          note:
+            trustPolicy === 'filter'
+              ? `filtered: trust ${belief.toFixed(3)} < tau ${tau}, similarity ${sim.toFixed(3)} would have made the top-${topK}`
+              : `down-ranked out of the top-${topK}: trust ${belief.toFixed(3)} < tau ${tau}, similarity ${sim.toFixed(3)}`,
+        });
+      });
       return {
         publisher,
         recipients,
         reasons,
-        distrusted: trustPolicy === 'filter' ? distrusted : distrusted.filter((agent) => !recipients.includes(agent)),
+        distrusted,
+        distrustReasons,
+        belowFloor,
         broadcast: n - (publisherRow >= 0 ? 1 : 0),
       };
     },

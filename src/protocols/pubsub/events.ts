@@ -15,7 +15,12 @@ export type RapsEvent =
       readonly answer: string | null;
       readonly done: boolean;
     }
-  /** The broker routed `messageId` to `recipients` (best first); `distrusted` were removed or down-ranked, `broadcast` counts the subscribers broadcast would reach. */
+  /**
+   * The broker routed `messageId` to `recipients` (best first, with `reasons`); `distrusted` were kept
+   * away by distrust (removed or down-ranked out of the top-k; `distrustReasons` give their trust and
+   * similarity), `belowFloor` subscribers matched less than the floor, `broadcast` counts the
+   * subscribers broadcast would reach. A publication that reached nobody says why through these.
+   */
   | {
       readonly schemaVersion: 1;
       readonly type: 'route';
@@ -26,7 +31,24 @@ export type RapsEvent =
       readonly recipients: readonly AgentId[];
       readonly reasons: readonly WeightReason[];
       readonly distrusted: readonly AgentId[];
+      readonly distrustReasons: readonly WeightReason[];
+      readonly belowFloor: number;
       readonly broadcast: number;
+    }
+  /**
+   * Recovery (ours): `receiver` kept `publisher` away this round, so its belief was aged towards the
+   * prior, r ← ρr, s ← ρs; `beliefBefore` and `beliefAfter` are E_receiver[publisher] in [0, 1].
+   */
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'recovery';
+      readonly taskId: string;
+      readonly round: number;
+      readonly receiver: AgentId;
+      readonly publisher: AgentId;
+      readonly rho: number;
+      readonly beliefBefore: number;
+      readonly beliefAfter: number;
     }
   /** `auditor` judged `subject`'s message `messageId`; `beliefAfter` is its updated trust E_auditor[subject] in [0, 1]. */
   | {

@@ -16,9 +16,23 @@ export interface RapsTaskState {
 }
 
 /**
+ * Why a publication cannot answer `command` (`undefined` when it can): it must come from the agent
+ * the command went to, for the command's task and round. Its id was matched to the command already.
+ */
+function publicationMismatch(message: Message, command: RapsCommand): string | undefined {
+  if (message.from !== command.agentId)
+    return `publication ${message.id} claims to be from ${JSON.stringify(message.from)}; an agent publishes only as itself (${command.agentId}), so it was not routed: check that the node runs with its own agent id`;
+  const taskId = command.kind === 'publish' ? command.task.id : undefined;
+  if (message.round !== command.round || message.taskId !== taskId)
+    return `publication ${message.id} is for task ${JSON.stringify(message.taskId)} round ${message.round}, not task ${JSON.stringify(taskId)} round ${command.round}; it was not routed`;
+  return undefined;
+}
+
+/**
  * Step 1: every agent publishes, given its own last publication and what it received last round.
- * A missing or failed publication counts as an agent error. Writes `publish` and `agent-error`
- * events in roster order.
+ * A missing or failed publication, or one that does not answer its command (another sender, task
+ * or round), counts as an agent error and is not routed. Writes `publish` and `agent-error` events
+ * in roster order.
  */
 export async function publishStep(
   context: RapsContext,
@@ -48,7 +62,17 @@ export async function publishStep(
   const publications: Message[] = [];
   for (const command of commands) {
     const reply = published.get(command.id);
-    if (reply?.message) {
+    const mismatch = reply?.message === undefined ? undefined : publicationMismatch(reply.message, command);
+    if (mismatch !== undefined) {
+      // Routed, it would be audited as another agent's work: impersonation could slander or praise that agent.
+      reportAgentError(context, {
+        taskId: task.id,
+        round,
+        agentId: command.agentId,
+        report: undefined,
+        missing: mismatch,
+      });
+    } else if (reply?.message) {
       publications.push(reply.message);
       last.set(command.agentId, reply.message);
       emit({

@@ -16,7 +16,7 @@ import type { WitnessBehaviour, peerReputation } from './watchdog.js';
 export interface RunRapsOptions {
   /** Team members in a fixed order (ties and canonical orders follow it). */
   agents: readonly { readonly id: AgentId; readonly model: string }[];
-  /** Initial subscription (standing intent) text per agent. */
+  /** Initial subscription (standing intent) text per agent; not blank. */
   subscriptions: Readonly<Record<AgentId, string>>;
   /** Tasks, worked one after another; beliefs carry over. */
   tasks: readonly Task[];
@@ -116,7 +116,9 @@ export interface RunRapsOptions {
   trace?: TraceSink;
   /**
    * State carried over from an earlier run of the same team (beliefs, subscriptions), as handed to
-   * `onTaskDone`; a session resumes from the state after its last finished task. @default none (the prior)
+   * `onTaskDone`; a session resumes from the state after its last finished task. Its Beta counts
+   * carry over, but λ, δ, ω, τ and witness credibility are this run's `beta` options; a state of
+   * another set of agents is refused. @default none (the prior)
    */
   initialState?: RapsCarriedState;
   /**

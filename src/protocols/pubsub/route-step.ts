@@ -90,6 +90,8 @@ export async function routeStep(
       recipients: decision.recipients,
       reasons: decision.reasons,
       distrusted: decision.distrusted,
+      distrustReasons: decision.distrustReasons,
+      belowFloor: decision.belowFloor,
       broadcast: decision.broadcast,
     });
   }

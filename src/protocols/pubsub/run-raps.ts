@@ -47,10 +47,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
         const routed = await routeStep(context, task.id, round, publications);
         const audited = await auditStep(context, exchange, state, round, routed.deliveries);
         const witnessed = witnessStep(context, task.id, round, audited.heardFrom);
-        // Recovery (ours): filtered-away beliefs age towards the prior, r ← ρ·r, s ← ρ·s.
-        if (settings.recovery < 1)
-          for (const { receiver, publisher } of routed.filteredAway)
-            model.relaxTowardPrior(receiver, publisher, settings.recovery);
+        if (settings.recovery < 1) recover(context, task.id, round, routed.filteredAway);
         await refineStep(context, exchange, task.id, round, audited.received);
 
         // Termination check: a quorum of this round's publishers said DONE.
@@ -106,6 +103,34 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
   } finally {
     await exchange.close();
     if (context.ownsTransport) await context.transport.close();
+  }
+}
+
+/**
+ * Recovery (ours): each belief of a receiver about a publisher it kept away this round ages towards
+ * the prior, r ← ρ·r, s ← ρ·s; a `recovery` event per belief.
+ */
+function recover(
+  context: RapsContext,
+  taskId: string,
+  round: number,
+  filteredAway: ReadonlyArray<{ receiver: AgentId; publisher: AgentId }>,
+): void {
+  const { model, settings, emit } = context;
+  for (const { receiver, publisher } of filteredAway) {
+    const beliefBefore = model.belief(receiver, publisher).expectation;
+    model.relaxTowardPrior(receiver, publisher, settings.recovery);
+    emit({
+      schemaVersion: 1,
+      type: 'recovery',
+      taskId,
+      round,
+      receiver,
+      publisher,
+      rho: settings.recovery,
+      beliefBefore,
+      beliefAfter: model.belief(receiver, publisher).expectation,
+    });
   }
 }
 

@@ -211,4 +211,88 @@ describe('watchdog', () => {
     // With tau = 0.45 the same belief (0.4246) is below tau: not asked.
     expect(reportsAt(0.45)).toEqual([]);
   });
+
+  it('never lets a witness report about itself or about the observer', () => {
+    // b holds first-hand counts about a (the observer), about itself and about c; a hears from b. Only the
+    // report about c is made: b's one reliable audit of c, (1, 0).
+    const order = ['a', 'b', 'c'];
+    const model = createBetaModel({ agents: order });
+    model.observe([
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'a', success: 0 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'b', success: 1 },
+      { type: 'outcome', taskId: 't', observer: 'b', subject: 'c', success: 1 },
+    ]);
+    expect(witnessReports({ model, order, heardFrom: new Map([['a', new Set(['a', 'b'])]]) })).toEqual([
+      { type: 'witness', observer: 'a', witness: 'b', subject: 'c', positive: 1, negative: 0 },
+    ]);
+  });
+
+  it('decays first-hand evidence per audit, not per round, and merges reports without decay (hand-computed)', () => {
+    // λ = 0.8, ω = 0.5. a audits b: reliable, unreliable, reliable.
+    //   (1, 0) -> (0.8, 1) -> (0.8·0.8 + 1, 0.8·1) = (1.64, 0.8): E = 2.64 / 4.44.
+    // Then c reports (2, 0) about b: E_w = 3/4, Var_w = 3·1 / (16·5) = 0.0375; E_l = 2.64/4.44 = 0.594595,
+    // Var_l = 2.64·1.8 / (4.44²·5.44) = 4.752 / 107.241984 = 0.044311; D = 0.155405 / sqrt(0.081811) = 0.155405 / 0.286027 = 0.54333 < 1.5:
+    // merged, (1.64 + 0.5·2, 0.8) = (2.64, 0.8), E = 3.64 / 5.44; no λ on the merge.
+    const model = createBetaModel({ agents: ['a', 'b', 'c'], lambda: 0.8, omega: 0.5 });
+    const audit = (reliable: boolean, messageId: string) => ({
+      auditor: 'a',
+      subject: 'b',
+      reliable,
+      messageId,
+      reason: '',
+    });
+    for (const [index, reliable] of [true, false, true].entries())
+      model.observe(auditEvidence([audit(reliable, `m${index}`)], 't', ['a', 'b', 'c']));
+    expect(model.counts('a', 'b').positive).toBeCloseTo(1.64, 12);
+    expect(model.counts('a', 'b').negative).toBeCloseTo(0.8, 12);
+    expect(model.belief('a', 'b').expectation).toBeCloseTo(2.64 / 4.44, 12);
+    const report = { type: 'witness' as const, observer: 'a', witness: 'c', subject: 'b', positive: 2, negative: 0 };
+    expect(model.assessWitness(report).deviation).toBeCloseTo(0.54333, 4);
+    model.observe([report]);
+    expect(model.belief('a', 'b').expectation).toBeCloseTo(3.64 / 5.44, 12);
+  });
+
+  it('RAPS base: three colluding witnesses starve a peer the observer never audited, not one it audited once', () => {
+    // x, y, z each audited h three times as unreliable: s = 1 + 0.9 + 0.81 = 2.71, E_w = 1 / 4.71. o holds no
+    // evidence about h (E = 1/2, Var = 1/12) and hears from x, y, z (trust_of prior 1/2 >= τ). Reports in roster
+    // order, each checked against o's belief after the previous merges (ω = 0.3, s += 0.813 each):
+    //   D1 = |1/4.71 − 1/2| / sqrt(3.71 / (4.71²·5.71) + 1/12) = 0.857249 -> merged, s = 0.813
+    //   D2 = 0.478921 (E_l = 1/2.813) -> merged, s = 1.626;  D3 = 0.235788 (E_l = 1/3.626) -> merged, s = 2.439
+    // E_o[h] = 1 / 4.439 = 0.225276 < τ = 0.4: h is filtered from o without o ever hearing it.
+    const order = ['o', 'h', 'x', 'y', 'z'];
+    const slander = (observer: string) =>
+      [0, 1, 2].map(() => ({ type: 'outcome' as const, taskId: 't', observer, subject: 'h', success: 0 }));
+    const setUp = () => {
+      const model = createBetaModel({ agents: order });
+      const firstHand = createBetaModel({ agents: order });
+      for (const colluder of ['x', 'y', 'z']) {
+        model.observe(slander(colluder));
+        firstHand.observe(slander(colluder));
+      }
+      return { model, firstHand };
+    };
+    const heardFrom = new Map([['o', new Set(['x', 'y', 'z'])]]);
+    const { model, firstHand } = setUp();
+    const reports = witnessReports({ model, order, heardFrom, firstHand });
+    const deviations = reports.map((report) => {
+      const { deviation } = model.assessWitness(report);
+      model.observe([report]);
+      return deviation;
+    });
+    expect(deviations).toEqual([expect.closeTo(0.857249, 5), expect.closeTo(0.478921, 5), expect.closeTo(0.235788, 5)]);
+    expect(model.counts('o', 'h').negative).toBeCloseTo(2.439, 12);
+    expect(model.belief('o', 'h').expectation).toBeCloseTo(1 / 4.439, 12);
+    expect(model.isTrusted('o', 'h')).toBe(false);
+    // One reliable audit of h by o first: E_l = 2/3, Var_l = 2 / (9·4) = 1/18; each report then deviates by
+    // D = |1/4.71 − 2/3| / sqrt(0.029289 + 1/18) = 0.454353 / 0.291281 = 1.559848 >= δ = 1.5: all refused.
+    const audited = setUp();
+    audited.model.observe([{ type: 'outcome', taskId: 't', observer: 'o', subject: 'h', success: 1 }]);
+    for (const report of witnessReports({ model: audited.model, order, heardFrom, firstHand: audited.firstHand })) {
+      const check = audited.model.assessWitness(report);
+      expect(check.deviation).toBeCloseTo(1.559848, 5);
+      expect(check.accepted).toBe(false);
+      audited.model.observe([report]);
+    }
+    expect(audited.model.belief('o', 'h').expectation).toBeCloseTo(2 / 3, 12);
+  });
 });
