@@ -243,6 +243,180 @@ describe('math answer kind: equivalence table', () => {
     expect(mathAnswerKind.equivalent('\\{x=1, y=2\\}', 'y=2, x=1')).toBe(true);
   });
 
+  it('reads (x,y)=(1,2) as the named list x=1, y=2, not as the tuple (1,2)', () => {
+    expect(mathAnswerKind.canonicalKey('(x,y)=(1,2)')).toBe('x=1, y=2');
+    expect(mathAnswerKind.canonicalKey('(x, y) = \\left(\\frac{1}{2}, -3\\right)')).toBe('x=0.5, y=-3');
+    expect(mathAnswerKind.equivalent('(x,y)=(1,2)', 'y = 2, x = 1')).toBe(true);
+    expect(mathAnswerKind.equivalent('(x,y)=(1,2)', '(y,x)=(2,1)')).toBe(true);
+    expect(mathAnswerKind.equivalent('(x,y)=(1,2)', '(x,y)=(2,1)')).toBe(false);
+    // Like x=1, y=2, it does not say the tuple (1,2) is meant in the question's order.
+    expect(mathAnswerKind.equivalent('(x,y)=(1,2)', '(1,2)')).toBe(false);
+    // Names and values must pair up one to one: two names and three values, or a name twice, stay a tuple.
+    expect(mathAnswerKind.canonicalKey('(x,y)=(1,2,3)')).toBe('(1,2,3)');
+    expect(mathAnswerKind.canonicalKey('(x,x)=(1,2)')).toBe('(1,2)');
+    // An interval on the right is not a list of values.
+    expect(mathAnswerKind.canonicalKey('(x,y)=[1,2)')).toBe('[1,2)');
+    // Two solutions of a system are two tuples, as before, not x = 3, y = 4 read from `(x,y)` to the last `=`.
+    expect(mathAnswerKind.canonicalKey('(x,y)=(1,2), (x,y)=(3,4)')).toBe('(1,2), (3,4)');
+    expect(mathAnswerKind.canonicalKey('(x, y) = (a, b) = (1, 2)')).toBe('x=1, y=2');
+  });
+
+  it('reads semicolon-separated assignments like the comma list: x=1;y=2 is x=1, y=2', () => {
+    // The x=1 part used to be lost: everything before the last `=` was dropped, leaving 2.
+    expect(mathAnswerKind.canonicalKey('x=1;y=2')).toBe('x=1, y=2');
+    expect(mathAnswerKind.canonicalKey('x = 1; y = 2')).toBe('x=1, y=2');
+    expect(mathAnswerKind.equivalent('x=1;y=2', 'x=2;y=1')).toBe(false);
+    expect(mathAnswerKind.equivalent('x=1; y=2', 'y=2, x=1')).toBe(true);
+    // The thousands rule of the comma list holds: x = 1000 and y = 2.
+    expect(mathAnswerKind.canonicalKey('x = 1,000; y = 2')).toBe('x=1000, y=2');
+    // Values of one unknown stay a bare list, as with commas.
+    expect(mathAnswerKind.canonicalKey('x=1; x=-2')).toBe('-2, 1');
+    // In set braces too; a key is its own key.
+    expect(mathAnswerKind.canonicalKey('\\{x=1; y=2\\}')).toBe('\\{x=1,y=2\\}');
+    for (const answer of ['x=1;y=2', '\\{x=1; y=2\\}', 'x = 1,000; y = 2']) {
+      const key = mathAnswerKind.canonicalKey(answer) as string;
+      expect(mathAnswerKind.canonicalKey(key), answer).toBe(key);
+    }
+    // Not every part assigns: the text is not a list (no key change for such answers).
+    expect(mathAnswerKind.canonicalKey('1; 2')).toBe('1;2');
+    // Two solutions of a system separated by `;` are the two tuples of the comma form, not x = 3, y = 4 read from
+    // the first `(x, y)` to the last `=`.
+    expect(mathAnswerKind.canonicalKey('(x, y) = (1, 2); (x, y) = (3, 4)')).toBe('(1,2), (3,4)');
+    // In parentheses too, like `(x=1, y=2)`.
+    expect(mathAnswerKind.canonicalKey('(x=1; y=2)')).toBe('x=1, y=2');
+  });
+
+  it('reads a parenthesised named list like the bare one: (x=1,000, y=2) is x=1000, y=2', () => {
+    // Its commas used to all separate tuple elements: (1,0,2).
+    expect(mathAnswerKind.canonicalKey('(x=1,000, y=2)')).toBe('x=1000, y=2');
+    expect(mathAnswerKind.equivalent('(x=1,000, y=2)', 'x = 1,000, y = 2')).toBe(true);
+    // The names are kept: (x=1, y=2) was the tuple (1,2), the same as (y=1, x=2).
+    expect(mathAnswerKind.canonicalKey('(x=1, y=2)')).toBe('x=1, y=2');
+    expect(mathAnswerKind.equivalent('(x=1, y=2)', '(y=1, x=2)')).toBe(false);
+    expect(mathAnswerKind.equivalent('(x=1, y=2)', '(y=2, x=1)')).toBe(true);
+    // Values of one unknown in parentheses stay a tuple, as before.
+    expect(mathAnswerKind.canonicalKey('(x=1, x=2)')).toBe('(1,2)');
+  });
+
+  it('reads a Greek command with a letter (\\Delta x) as the name of an unknown', () => {
+    expect(mathAnswerKind.canonicalKey('\\Delta x = 3, \\Delta y = 4')).toBe('\\Delta x=3, \\Delta y=4');
+    expect(mathAnswerKind.equivalent('\\Delta x = 3, \\Delta y = 4', '\\Delta x = 4, \\Delta y = 3')).toBe(false);
+    expect(mathAnswerKind.equivalent('\\Delta x = 3, y = 2', 'y=2, \\Delta x=3')).toBe(true);
+    // It used to be no name, so the list fell back to its bare values 2, 3.
+    expect(mathAnswerKind.canonicalKey('\\Delta x = 3, y = 2')).toBe('\\Delta x=3, y=2');
+    for (const answer of ['\\Delta x = 3, \\Delta y = 4', '\\Delta x = 3, y = 2']) {
+      const key = mathAnswerKind.canonicalKey(answer) as string;
+      expect(mathAnswerKind.canonicalKey(key), answer).toBe(key);
+    }
+  });
+
+  it('drops commentary after the answer: 42 (since 6 \\times 7 = 42) is 42, x = 5, which is positive is 5', () => {
+    // The comment was keyed as text (42(since6\\times7=42)) or as a second answer (5, whichispositive).
+    expect(mathAnswerKind.canonicalKey('42 (since 6 \\times 7 = 42)')).toBe('42');
+    expect(mathAnswerKind.canonicalKey('x = 5, which is positive')).toBe('5');
+    expect(mathAnswerKind.canonicalKey('x = 1, y = 2, which satisfies both equations')).toBe('x=1, y=2');
+    expect(mathAnswerKind.canonicalKey('\\frac{1}{2} (because f(1) = \\frac{1}{2})')).toBe('0.5');
+    // A paragraph is not cut at its `which`: that would leave one of its numbers (100) as the answer.
+    expect(mathAnswerKind.canonicalKey('The total is 100, which gives 21')).toBe('Thetotalis100, whichgives21');
+    // Without a comma, trailing words were already dropped like unit words.
+    expect(mathAnswerKind.canonicalKey('x = 5 which is positive')).toBe('5');
+    // A bracket that is not commentary stays: a product, a tuple element.
+    expect(mathAnswerKind.canonicalKey('2 (3)')).toBe('6');
+    expect(mathAnswerKind.canonicalKey('(x+1)(x-1)')).toBe('(x-1)(x+1)');
+    // After a bracketed answer the comment goes; a `, which` inside brackets is not cut, which would leave the
+    // bracket open (`(5`, `\{1`): the text is keyed as before.
+    expect(mathAnswerKind.canonicalKey('(1, 2), which is the only solution')).toBe('(1,2)');
+    expect(mathAnswerKind.canonicalKey('(5, which is positive)')).toBe('(5,whichispositive)');
+    expect(mathAnswerKind.canonicalKey('\\{1, where x \\}')).toBe('\\{1,wherex\\}');
+  });
+
+  it('extracts an answer line with a comment after it, which reads as prose only with the comment', () => {
+    // These gave null: the prose check saw `which is positive`.
+    expect(mathAnswerKind.extract('The answer is x = 5, which is positive.')).toBe('5');
+    expect(mathAnswerKind.extract('{"answer": "2a^2, where a is any non-zero real number"}')).toBe('2a^2');
+    expect(mathAnswerKind.extract('p + 14, where p is any real number')).toBe('p+14');
+    // A paragraph stays a paragraph.
+    expect(mathAnswerKind.extract('The total is 100, which gives 21')).toBeNull();
+  });
+
+  it('keys a value within half the absolute tolerance of 0 as 0, the key counterpart of the tolerance', () => {
+    // Default absoluteTolerance 1e-12: a value keys as 0 when all values its 10-digit key stands for are within
+    // 5e-13 of 0, so any two values keyed 0 are at most 1e-12 apart and equal keys still mean equivalent. 1e-13
+    // was keyed 1e-13 though equivalent to 0.
+    expect(mathAnswerKind.canonicalKey('1e-13')).toBe('0');
+    expect(mathAnswerKind.canonicalKey('0.0000000000001')).toBe('0');
+    expect(mathAnswerKind.canonicalKey('-4.999999999e-13')).toBe('0');
+    expect(mathAnswerKind.equivalent('1e-13', '0')).toBe(true);
+    // The key 5e-13 stands for values up to 5.0000000005e-13, beyond 5e-13: it stays, and so does the key of
+    // 5.0000000001e-13 (10 digits: 5e-13), which must be its own key.
+    expect(mathAnswerKind.canonicalKey('-5e-13')).toBe('-5e-13');
+    expect(mathAnswerKind.canonicalKey('5.0000000001e-13')).toBe('5e-13');
+    expect(mathAnswerKind.canonicalKey('5e-13')).toBe('5e-13');
+    // -5e-13 and 5e-13 are 1e-12 ≤ 1e-12 apart: equivalent, with keys of their own.
+    expect(mathAnswerKind.equivalent('-5e-13', '5e-13')).toBe(true);
+    // 1e-12 is above 5e-13: its own key, yet within 1e-12 of 0 (equivalent), and 2e-12 from -1e-12 (not).
+    expect(mathAnswerKind.canonicalKey('1e-12')).toBe('1e-12');
+    expect(mathAnswerKind.equivalent('1e-12', '0')).toBe(true);
+    expect(mathAnswerKind.equivalent('1e-12', '-1e-12')).toBe(false);
+    // Tuple elements and list values follow the same rule: (1e-13, 1) is (0, 1).
+    expect(mathAnswerKind.canonicalKey('(1e-13, 1)')).toBe('(0,1)');
+    // The bound follows the option: 1e-6 keys values within 5e-7 of 0 as 0; 4e-7 and -4e-7 are 8e-7 ≤ 1e-6 apart.
+    const loose = createMathAnswerKind({ absoluteTolerance: 1e-6 });
+    expect(loose.canonicalKey('4e-7')).toBe('0');
+    expect(loose.canonicalKey('6e-7')).toBe('6e-7');
+    expect(loose.equivalent('4e-7', '-4e-7')).toBe(true);
+  });
+
+  it('evaluates tiny values with the engine by the same rule: the engine no longer sets |v| ≤ 1e-10 to 0', () => {
+    // 10^{-11} was 0, not the key 1e-11 of `1e-11`, and not equivalent to it (1e-11 > 1e-12 apart).
+    expect(mathAnswerKind.canonicalKey('10^{-11}')).toBe('1e-11');
+    expect(mathAnswerKind.equivalent('10^{-11}', '1e-11')).toBe(true);
+    expect(mathAnswerKind.equivalent('10^{-11}', '0')).toBe(false);
+    // The engine set its intermediate 10^{-11} to 0: 10^{-11}·10^{20} = 10^9 came out 0.
+    expect(mathAnswerKind.canonicalKey('10^{-11}\\cdot 10^{20}')).toBe('1000000000');
+    // 2^{-40} = 9.094947017729282e-13 → 9.094947018e-13 at 10 digits.
+    expect(mathAnswerKind.canonicalKey('2^{-40}')).toBe('9.094947018e-13');
+    // Rounding noise of an exact 0 still keys 0.
+    expect(mathAnswerKind.canonicalKey('\\sin\\pi')).toBe('0');
+    expect(mathAnswerKind.canonicalKey('\\cos 90^\\circ')).toBe('0');
+    // At the bound the engine decides nothing itself: 5·10^{-13} keys like the literal 5e-13 (it was 0).
+    expect(mathAnswerKind.canonicalKey('5\\cdot 10^{-13}')).toBe('5e-13');
+    expect(mathAnswerKind.canonicalKey('4\\cdot 10^{-13}')).toBe('0');
+  });
+
+  it('keys tiny values so that equal keys are within the documented tolerance: generated values near 0', () => {
+    const tiny = fc.double({ min: -1e-11, max: 1e-11, noNaN: true });
+    fc.assert(
+      fc.property(tiny, tiny, (a, b) => {
+        const left = String(a);
+        const right = String(b);
+        // |a| ≤ 4.99999999e-13 rounds to a key r ≤ 4.999999999e-13, which stands for values up to
+        // 4.9999999995e-13 ≤ 5e-13: keyed 0, as the rule above says.
+        if (Math.abs(a) <= 4.99999999e-13) expect(mathAnswerKind.canonicalKey(left)).toBe('0');
+        if (mathAnswerKind.canonicalKey(left) === mathAnswerKind.canonicalKey(right)) {
+          // |a − b| ≤ max(1e-12, 1e-8·max(|a|, |b|)) (docs/answers.md).
+          expect(Math.abs(a - b)).toBeLessThanOrEqual(Math.max(1e-12, 1e-8 * Math.max(Math.abs(a), Math.abs(b))));
+          expect(mathAnswerKind.equivalent(left, right)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('keys values at the zero bound so that a key is its own key and keys of 0 are within the tolerance', () => {
+    // 5e-13 · (1 + k·1e-11): values around the bound 5e-13 whose 10-digit keys land on either side of it.
+    const nearBound = fc
+      .tuple(fc.integer({ min: -1000, max: 1000 }), fc.boolean())
+      .map(([step, negative]) => (negative ? -1 : 1) * 5e-13 * (1 + step * 1e-11));
+    fc.assert(
+      fc.property(nearBound, nearBound, (a, b) => {
+        const left = mathAnswerKind.canonicalKey(String(a)) as string;
+        expect(mathAnswerKind.canonicalKey(left), String(a)).toBe(left);
+        if (left === '0' && mathAnswerKind.canonicalKey(String(b)) === '0')
+          expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-12);
+      }),
+    );
+  });
+
   it('keeps a \\text{..} that is a list or tuple element; only one after a value is a unit', () => {
     expect(mathAnswerKind.equivalent('\\text{(A)}, \\text{(C)}', '\\text{(B)}, \\text{(D)}')).toBe(false);
     expect(mathAnswerKind.equivalent('\\text{(A)}, \\text{(C)}', '\\text{(C)}, \\text{(A)}')).toBe(true);

@@ -17,7 +17,7 @@ import {
 export interface MathAnswerOptions {
   /** Relative tolerance on numeric values: |a − b| ≤ relative·max(|a|, |b|). @default 1e-8 */
   relativeTolerance?: number;
-  /** Absolute tolerance on numeric values, for answers near 0. @default 1e-12 */
+  /** Absolute tolerance on numeric values, for answers near 0; a value whose key stands for values within half of it of 0 keys as `0`. @default 1e-12 */
   absoluteTolerance?: number;
   /** Most parsed answers kept in the cache (oldest dropped first). @default 50000 */
   cacheSize?: number;
@@ -115,8 +115,9 @@ const PLAIN_INTEGER = /^-?\d{1,15}$/;
  * commands (never the `\\` row break), `$`/`\$`, `%`, degree marks (`30^\circ` = `30`, the MATH
  * convention; inside a trigonometric function `30^\circ` becomes `\frac{30\pi}{180}`), `\text{..}`
  * units after a value with their exponent (`5\text{ cm}^2` → `5`; a `\text{X}` that follows no value
- * keeps X), thousands separators (`1{,}000`, `1,\!000`, `1,000` → `1000`) and everything before a
- * top-level `=` (`x=5` → `5`, done per answer). Exported for tests and docs.
+ * keeps X), a closing comment (`42 (since 6 \times 7 = 42)`, `x = 5, which is positive`), thousands separators
+ * (`1{,}000`, `1,\!000`, `1,000` → `1000`) and everything before a top-level `=` (`x=5` → `5`, done per answer).
+ * Exported for tests and docs.
  */
 export function normalizeMathAnswer(answer: string): string {
   const stripped = stripMathDelimiters(undoubleBackslashes(answer));
@@ -161,11 +162,44 @@ export function normalizeMathAnswer(answer: string): string {
     )
     .replace(/\\mathrm\s*\{([^{}]*)\}/g, '$1');
   text = trimCharacters(text.replace(/\s+/g, ' ').trim(), '.;', { start: false }).trim();
+  text = dropTrailingComment(text);
   // Unit words after a value: `47 feet`, `12 square units`.
   text = text.replace(/([\d}])\s+[a-zA-Z]{2,}(?:[\s.]+[a-zA-Z]{2,})*\.?$/, '$1');
   // Thousands separators never have spaces: `1, 000` stays a list of two answers.
   if (GROUPED_PATTERN.test(text)) text = text.replace(/,/g, '');
   return text;
+}
+
+// A group in parentheses at the end opened by a word that gives a reason (one level of brackets inside), and the
+// first `, which ...` or `, where ...` outside brackets (to the end): neither word starts an answer.
+const REASON_IN_PARENTHESES = /\s+\((?:since|because|as|from|by|using|i\.e\.|e\.g\.)\s(?:[^()]|\([^()]*\))*\)$/;
+const RELATIVE_CLAUSE = /^,\s*(?:which|where)\s/;
+
+/**
+ * Drops a comment closing an answer: `42 (since 6 \times 7 = 42)` → `42`, `x = 5, which is positive` → `x = 5`,
+ * `p + 14, where p is any real number` → `p + 14`. Only after an answer: when the text before the comment reads as
+ * prose, the whole text is a paragraph, and cutting it at a `which` would leave one of its numbers as the answer.
+ * Whitespace in `text` is single spaces.
+ */
+function dropTrailingComment(text: string): string {
+  const reason = REASON_IN_PARENTHESES.exec(text);
+  const start = Math.min(reason?.index ?? text.length, relativeClauseStart(text));
+  const answer = text.slice(0, start).trimEnd();
+  return start < text.length && !looksLikeProse(answer) ? answer : text;
+}
+
+/**
+ * Index of the first `, which ` or `, where ` outside brackets, else `text.length`. One inside brackets
+ * (`(5, which is positive)`) is not cut: that would leave the bracket open.
+ */
+function relativeClauseStart(text: string): number {
+  let depth = 0;
+  for (let index = 0; index < text.length; index += bracketStepWidth(text, index)) {
+    // Whitespace is single spaces here, so 16 characters hold `, which ` or `, where `.
+    if (depth === 0 && text[index] === ',' && RELATIVE_CLAUSE.test(text.slice(index, index + 16))) return index;
+    depth += bracketDelta(text, index);
+  }
+  return text.length;
 }
 
 // `30^\circ`, `30^{\circ}`, `30\circ`, `30\degree` (`°` is rewritten to `^\circ` first).
@@ -251,11 +285,18 @@ function splitList(text: string): string[] {
   return parts;
 }
 
+// Greek letters that can open a two-part name such as `\\Delta x`; `\\pi` is left out, since `\\pi r` is a product.
+const GREEK_PREFIXES =
+  'alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|rho|varrho|sigma|varsigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Upsilon|Phi|Psi|Omega';
+
 /**
- * The name of an unknown on the left of `=`: a letter or a Greek letter (`\\alpha`), with optional primes
- * and subscript (`x`, `x_1`, `a_{n}`, `y'`, `x_1'`).
+ * The name of an unknown on the left of `=`: a letter, a Greek letter (`\\alpha`) or a Greek letter before a
+ * letter (`\\Delta x`, written with one space as {@link compactLatex} leaves it), with optional primes and
+ * subscript (`x`, `x_1`, `a_{n}`, `y'`, `x_1'`).
  */
-const UNKNOWN_NAME_PATTERN = /^(?:[a-zA-Z]|\\[a-zA-Z]+)'*(?:_(?:[a-zA-Z0-9]|\{[a-zA-Z0-9]+\}))?'*$/;
+const UNKNOWN_NAME_PATTERN = new RegExp(
+  String.raw`^(?:[a-zA-Z]|\\[a-zA-Z]+|\\(?:${GREEK_PREFIXES}) [a-zA-Z])'*(?:_(?:[a-zA-Z0-9]|\{[a-zA-Z0-9]+\}))?'*$`,
+);
 
 /** The unknown `side` names (`x_{1}` read as `x_1`, `y^\\prime` as `y'`), or `null` when it names none. */
 function unknownName(side: string): string | null {
@@ -475,11 +516,21 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
   assertNonNegative('options.relativeTolerance', resolved.relativeTolerance, 'pass e.g. { relativeTolerance: 1e-8 }');
   assertNonNegative('options.absoluteTolerance', resolved.absoluteTolerance, 'pass e.g. { absoluteTolerance: 1e-12 }');
   assertInteger('options.cacheSize', resolved.cacheSize, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { cacheSize: 50000 }');
+  // The key counterpart of absoluteTolerance, as 10 significant digits are of relativeTolerance: a value within
+  // half of it of 0 keys as 0. Any two values keyed 0 are then within the tolerance of each other, so equal keys
+  // stay equivalent; `1e-13` no longer has a key of its own beside `0`, to which it is equivalent.
+  const zeroKeyBound = resolved.absoluteTolerance / 2;
   let engine: ComputeEngine | null = null;
   const cache = new Map<string, MathValue | null>();
 
   const getEngine = (): ComputeEngine => {
-    engine ??= new ComputeEngine();
+    if (engine === null) {
+      engine = new ComputeEngine();
+      // The engine sets every result within its tolerance (1e-10 by default) to 0, also inside a computation:
+      // `10^{-11} \cdot 10^{20}` came out 0, not 10^9. Ours decides what is 0 (see partKey); the engine's half of
+      // the bound only drops rounding noise, and never a value that partKey would key otherwise.
+      engine.tolerance = zeroKeyBound / 2;
+    }
     return engine;
   };
 
@@ -528,11 +579,23 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     if (depth > 4 || !balanced(text)) return { type: 'text', key: compactLatex(text) };
     const matrix = parseMatrix(text, depth, verify);
     if (matrix !== undefined) return matrix;
+    // The whole answer only (as set braces below): inside a list or tuple the names of its parts would run together.
+    if (depth === 0) {
+      // `x=1; y=2` is the list `x=1, y=2`: before, everything up to the last `=` was dropped, leaving 2.
+      const assignmentList = semicolonAssignments(text);
+      if (assignmentList !== null) return parseNormalized(assignmentList, depth, verify);
+      // `(x, y) = (1, 2)` and `(x = 1, y = 2)` name their values like `x=1, y=2`.
+      const named = parseNamedTuple(text, verify);
+      if (named !== undefined) return named;
+    }
     const brackets = outerBrackets(text);
     if (brackets !== null) {
       const isSet = brackets.open === '\\{';
-      // A set's answers follow a bare list's thousands rule (`\\{x=1,000, y=2\\}`); a tuple's commas all separate.
-      const parts = isSet ? splitList(brackets.inner) : splitTopLevel(brackets.inner, ',');
+      // A set's answers follow a bare list's rules: the thousands rule (`\\{x=1,000, y=2\\}`) and `;` between
+      // assignments. A tuple's commas all separate.
+      const parts = isSet
+        ? splitList(semicolonAssignments(brackets.inner) ?? brackets.inner)
+        : splitTopLevel(brackets.inner, ',');
       if (parts.length > 1 || isSet) {
         // `\{x=1, y=2\}` keeps the names like the bare list `x=1, y=2`.
         const assignments = isSet
@@ -635,6 +698,33 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     return makeSet(items, open, close);
   };
 
+  // `(x, y) = (1, 2)`, names and values paired one to one, and `(x = 1, y = 2)`, with a bare list's thousands rule
+  // (`(x=1,000, y=2)` is x = 1000, y = 2): both keyed as the bare named list. `undefined` for anything else.
+  const parseNamedTuple = (text: string, verify: boolean): MathValue | null | undefined => {
+    const brackets = outerBrackets(text);
+    if (brackets !== null) {
+      if (brackets.open !== '(' || brackets.close !== ')') return undefined;
+      // `;` between assignments as in a set (`(x=1; y=2)`).
+      const parts = splitList(semicolonAssignments(brackets.inner) ?? brackets.inner).filter((part) => part.length > 0);
+      return parts.length > 1 ? parseAssignments(parts, 0, verify, '', '', text) : undefined;
+    }
+    // `(x,y)=(1,2), (x,y)=(3,4)` is a list of two answers, not one from `(x,y)` to `(3,4)`; so is it with `;`.
+    if (splitTopLevel(text, ',').length > 1 || splitTopLevel(text, ';').length > 1) return undefined;
+    const sides = splitTopLevel(text, '=');
+    if (sides.length < 2) return undefined;
+    const names = outerBrackets(sides[0] as string);
+    const values = outerBrackets(sides[sides.length - 1] as string);
+    if (names === null || values === null || names.open !== '(' || names.close !== ')') return undefined;
+    if (values.open !== '(' || values.close !== ')') return undefined;
+    const nameTexts = splitTopLevel(names.inner, ',');
+    const valueTexts = splitTopLevel(values.inner, ',');
+    if (nameTexts.length < 2 || nameTexts.length !== valueTexts.length) return undefined;
+    // A name given twice (`(x, x) = (1, 2)`) pairs nothing one to one: the tuple, as before.
+    if (new Set(nameTexts.map(unknownName)).size !== nameTexts.length) return undefined;
+    const parts = nameTexts.map((name, index) => `${name}=${valueTexts[index]}`);
+    return parseAssignments(parts, 0, verify, '', '', text);
+  };
+
   const makeSet = (items: MathValue[], open: string, close: string): MathValue => {
     const sorted = items.slice().sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
     // A bare list joins with `, ` so that its key cannot read as a thousands-grouped number (`5,500.5`).
@@ -707,16 +797,13 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     try {
       const numeric = expression.N();
       if (numeric.isNumberLiteral) {
-        const re = numeric.re;
+        // `re` of a bignum sets |re| ≤ 1e-10 to 0 whatever the tolerance (`10^{-11}` was 0, `1e-11` not).
+        const re = numeric.bignumRe?.toNumber() ?? numeric.re;
         const im = numeric.im;
-        if (Number.isFinite(re) && (im === 0 || Number.isNaN(im))) return numberValue(re) as MathValue;
+        // An imaginary part that keys as 0 leaves a real number.
+        if (Number.isFinite(re) && (Number.isNaN(im) || partKey(im) === '0')) return numberValue(re) as MathValue;
         if (Number.isFinite(re) && Number.isFinite(im)) {
-          return {
-            type: 'complex',
-            re,
-            im,
-            key: `${formatNumberKey(re)}${im < 0 ? '-' : '+'}${formatNumberKey(Math.abs(im))}i`,
-          };
+          return { type: 'complex', re, im, key: `${partKey(re)}${im < 0 ? '-' : '+'}${partKey(Math.abs(im))}i` };
         }
         const big = bigNumberKey(numeric.json);
         if (big !== null) return { type: 'text', key: big };
@@ -727,9 +814,20 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     return { type: 'expression', expression, key: safeLatex(expression, compact) };
   };
 
+  // The rule is on the key, so that a key is its own key: it is 0 when every value it stands for (up to half a
+  // unit in its 10th digit beyond it) is within zeroKeyBound of 0. `4.999999999e-13` → `0`; `5e-13` and
+  // `5.0000000001e-13` → `5e-13`, which stands for values up to 5.0000000005e-13.
+  const partKey = (value: number): string => {
+    const key = formatNumberKey(value);
+    const magnitude = Math.abs(Number(key));
+    // `toExponential(9)` writes the key's 10 digits, so its exponent places the 10th digit.
+    const exponent = Number(magnitude.toExponential(9).split('e')[1]);
+    return magnitude + 0.5 * 10 ** (exponent - 9) <= zeroKeyBound ? '0' : key;
+  };
+
   const numberValue = (value: number): MathValue | null => {
     if (!Number.isFinite(value)) return null;
-    return { type: 'number', value, key: formatNumberKey(value) };
+    return { type: 'number', value, key: partKey(value) };
   };
 
   const valuesEquivalent = (left: MathValue, right: MathValue): boolean => {
@@ -814,12 +912,12 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     canonicalKey,
     extract(text) {
       const key = firstKey([...jsonAnswers(text), lastBoxed(text), lastAnswerLine(text)], (candidate) =>
-        looksLikeProse(candidate) ? null : canonicalKey(candidate),
+        looksLikeAnswerProse(candidate) ? null : canonicalKey(candidate),
       );
       if (key !== null) return key;
       // Replayed data often holds the bare answer: take a short single-line text whole.
       const trimmed = text.trim();
-      if (trimmed.length > 0 && trimmed.length <= 200 && !trimmed.includes('\n') && !looksLikeProse(trimmed))
+      if (trimmed.length > 0 && trimmed.length <= 200 && !trimmed.includes('\n') && !looksLikeAnswerProse(trimmed))
         return canonicalKey(trimmed);
       return null;
     },
@@ -832,6 +930,34 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
     cacheSize: () => cache.size,
     engineDiagnostics: () => diagnostics,
   };
+}
+
+/**
+ * `x=1; y=2` as the comma list `x=1, y=2` when every `;`-separated part assigns a value to a named unknown or to a
+ * tuple of them (`(x, y) = (1, 2); (x, y) = (3, 4)`, read as its comma form), else `null`. Empty parts
+ * (`x=1;; y=2`) are left out.
+ */
+function semicolonAssignments(text: string): string | null {
+  const parts = splitTopLevel(text, ';').filter((part) => part.length > 0);
+  if (parts.length < 2) return null;
+  const names = (side: string): boolean => {
+    const brackets = outerBrackets(side);
+    if (brackets === null || brackets.open !== '(' || brackets.close !== ')') return unknownName(side) !== null;
+    return splitTopLevel(brackets.inner, ',').every((name) => unknownName(name) !== null);
+  };
+  const assigns = (part: string): boolean => {
+    const sides = splitTopLevel(part, '=');
+    return sides.length > 1 && names(sides[0] as string);
+  };
+  return parts.every(assigns) ? parts.join(', ') : null;
+}
+
+/**
+ * True when an answer candidate reads as prose once a closing comment is dropped, as the key drops it: `x = 5, which
+ * is positive` is the answer 5, `The total is 100, which gives 21` a sentence.
+ */
+function looksLikeAnswerProse(candidate: string): boolean {
+  return looksLikeProse(dropTrailingComment(stripMathDelimiters(candidate).replace(/\s+/g, ' ')));
 }
 
 /** Removes whitespace except a single space where it separates a command from a letter (`\pi r`). */
