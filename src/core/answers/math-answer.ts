@@ -17,7 +17,7 @@ import {
 export interface MathAnswerOptions {
   /** Relative tolerance on numeric values: |a − b| ≤ relative·max(|a|, |b|). @default 1e-8 */
   relativeTolerance?: number;
-  /** Absolute tolerance on numeric values, for answers near 0; a value whose key stands for values within half of it of 0 keys as `0`. @default 1e-12 */
+  /** Absolute tolerance on numeric values, for answers near 0; a value within half of it of 0 keys as `0`. @default 1e-12 */
   absoluteTolerance?: number;
   /** Most parsed answers kept in the cache (oldest dropped first). @default 50000 */
   cacheSize?: number;

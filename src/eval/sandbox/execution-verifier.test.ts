@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
@@ -40,6 +41,40 @@ describe('createExecutionVerifier (injected runner)', () => {
     expect(
       await verifier.verify({ task: { id: 'add', kind: 'number', prompt: '' }, proposal: propose('a', '5') }),
     ).toBeUndefined();
+  });
+
+  it('runs at most `concurrency` programs at once (by default one per CPU)', async () => {
+    // Every run is CPU-bound: running a whole team's programs at once on a few cores made their
+    // wall-clock timeouts depend on the team size (and each sandbox holds up to 2 x memoryMb).
+    const track = () => {
+      let active = 0;
+      let peak = 0;
+      const run = async () => {
+        active += 1;
+        peak = Math.max(peak, active);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        active -= 1;
+        return { correct: true };
+      };
+      return { run, peak: () => peak };
+    };
+    const proposals = Array.from({ length: 8 }, (_, index) => propose(`agent${index}`, right));
+    const bounded = track();
+    const verifier = createExecutionVerifier({ tests: () => 'assert True', run: bounded.run, concurrency: 3 });
+    expect(Object.keys(await verifyProposals({ verifier, task: codeTask, proposals }))).toHaveLength(8);
+    expect(bounded.peak()).toBe(3);
+    const byDefault = track();
+    const defaultVerifier = createExecutionVerifier({ tests: () => 'assert True', run: byDefault.run });
+    await verifyProposals({ verifier: defaultVerifier, task: codeTask, proposals });
+    expect(byDefault.peak()).toBe(Math.min(8, availableParallelism()));
+    expect(() => createExecutionVerifier({ tests: () => 'assert True', concurrency: 0 })).toThrow(/concurrency/);
+  });
+
+  it('refuses empty test code, which every program would pass', async () => {
+    const verifier = createExecutionVerifier({ tests: () => '  \n', run: async () => ({ correct: true }) });
+    await expect(verifier.verify({ task: codeTask, proposal: propose('a', 'print(1)') })).rejects.toThrow(
+      /tests for task add are empty/,
+    );
   });
 
   it('refuses options without tests', () => {

@@ -1,8 +1,11 @@
 // An execution-based verifier: a code proposal is judged by running it against tests in the sandbox
 // (the execution feedback of CodeT, Chen et al. 2022, and of AlphaCode's filtering, Li et al. 2022).
+import { availableParallelism } from 'node:os';
 import type { Task } from '../../core/task.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { assertInteger } from '../../core/validate.js';
 import type { Verifier } from '../../aggregation/verifier.js';
+import { createSemaphore } from '../../llm/semaphore.js';
 import { scoreCodeAnswer, type RunCodeTestsOptions } from './run-code-tests.js';
 
 /** Options of {@link createExecutionVerifier}. */
@@ -10,7 +13,8 @@ export interface ExecutionVerifierOptions {
   /**
    * The tests a proposal for `task` runs against, or `undefined` when the task has none (the verifier
    * then has no opinion). Use tests the agents could see (public examples), not the hidden grading
-   * tests, or the verifier leaks the reference into the decision.
+   * tests, or the verifier leaks the reference into the decision. Empty test code is refused (every
+   * program would pass it).
    */
   tests: (task: Task) => string | undefined;
   /** Sandbox limits passed to every run (timeout, memory, tools). @default the sandbox defaults */
@@ -22,14 +26,21 @@ export interface ExecutionVerifierOptions {
   run?: (input: { text: string; test: string }) => Promise<{ correct: boolean }>;
   /** Name shown in reasons. @default 'execution' */
   name?: string;
+  /**
+   * Programs run at once, integer ≥ 1. Runs are CPU-bound: more at once than there are CPUs only
+   * slows each one towards its wall-clock timeout (and each sandbox holds up to 2 × `memoryMb`).
+   * @default os.availableParallelism()
+   */
+  concurrency?: number;
 }
 
 /**
  * Creates a verifier that runs each `code` proposal against its task's tests: 1 when they pass, 0
  * when they fail or time out, no opinion for other answer kinds or tasks without tests. Unparseable
  * proposals are judged 0 without running. It never runs code outside the sandbox: without one, the
- * default runner throws `SandboxUnavailableError`. Asynchronous: collect verdicts with
- * `verifyProposals` before aggregating.
+ * default runner throws `SandboxUnavailableError`; empty tests, and tests that do not compile,
+ * throw `InvalidArgumentError`. At most `concurrency` programs run at once. Asynchronous: collect
+ * verdicts with `verifyProposals` before aggregating.
  *
  * @example
  * const verifier = createExecutionVerifier({ tests: (task) => publicTests[task.id] });
@@ -44,6 +55,9 @@ export function createExecutionVerifier(options: ExecutionVerifierOptions): Veri
         'options.tests must be a function (task) => test code or undefined; pass e.g. { tests: (task) => publicTests[task.id] }',
     });
   }
+  const concurrency = options.concurrency ?? availableParallelism();
+  assertInteger('concurrency', concurrency, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { concurrency: 4 }');
+  const gate = createSemaphore(concurrency);
   const run =
     options.run ?? ((input: { text: string; test: string }) => scoreCodeAnswer({ ...options.sandbox, ...input }));
   return {
@@ -52,8 +66,14 @@ export function createExecutionVerifier(options: ExecutionVerifierOptions): Veri
       if (task.kind !== 'code') return undefined;
       const test = options.tests(task);
       if (test === undefined) return undefined;
+      if (typeof test === 'string' && test.trim() === '')
+        throw new InvalidArgumentError({
+          parameter: 'options.tests',
+          value: test,
+          message: `the tests for task ${task.id} are empty, and every program passes empty tests; return undefined from options.tests for a task without tests`,
+        });
       if (proposal.answer === null) return 0;
-      const { correct } = await run({ text: proposal.text, test });
+      const { correct } = await gate.run(() => run({ text: proposal.text, test }));
       return correct ? 1 : 0;
     },
   };

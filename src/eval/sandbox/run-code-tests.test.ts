@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,21 +117,24 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 
-  it('kills children forked by the program too (own PID namespace)', async () => {
-    const result = await runCodeTests({
-      code: 'import os, time\nif os.fork() == 0:\n    while True: time.sleep(1)\nprint(os.getpid(), flush=True)',
-      test: 'time.sleep(30)',
-      language: 'python',
-      timeoutMs: 1500,
-    });
-    expect(result.status).toBe('timeout');
+  it('kills the whole sandbox at the timeout, threads that ignore SIGTERM included', async () => {
+    const code = [
+      'import os, signal, threading, time',
+      'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+      'threading.Thread(target=lambda: time.sleep(60), daemon=False).start()',
+      'print(os.getpid(), flush=True)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: 'time.sleep(30)', language: 'python', timeoutMs: 1500 });
+    expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL', exitCode: null });
     // The program runs in its own PID namespace: bwrap's init is PID 1, python (prlimit execs it in place) PID 2.
     expect(result.stdout.trim()).toBe('2');
-    // No sandboxed process (bwrap names the host copy repute-sandbox-*, python /sandbox/program.py) survives the kill.
+    // No sandboxed process (bwrap names the host copy repute-sandbox-*, python /sandbox/driver.py)
+    // survives the kill; runs of other test files in parallel last well under the second this one lasted.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const survivors = spawnSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' })
+    const survivors = spawnSync('ps', ['-e', '-o', 'etimes=,args='], { encoding: 'utf8' })
       .stdout.split('\n')
-      .filter((line) => line.includes('repute-sandbox-') || line.includes('/sandbox/program.py'));
+      .filter((line) => line.includes('repute-sandbox-') || line.includes('/sandbox/driver.py'))
+      .filter((line) => Number.parseInt(line.trim(), 10) >= 1);
     expect(survivors).toEqual([]);
   });
 
@@ -261,6 +264,266 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
       correct: false,
       result: null,
     });
+  });
+  // --- Reproductions of the defects found in the security review (each failed before its fix). ---
+
+  it('passes no descriptor the host process inherited on to the program', async () => {
+    // A Node process gets a pipe at fd 30 that is not close-on-exec (as a supervisor or a log
+    // collector may leave one; Node keeps such descriptors from 20 up open in its children), then
+    // runs a program that writes to fd 30. bwrap passes inherited descriptors on to the command, so
+    // before the fix the program's words reached the host's pipe.
+    const directory = mkdtempSync(join(os.tmpdir(), 'repute-fd-test-'));
+    try {
+      const script = join(directory, 'run.mts');
+      const program = [
+        'import os',
+        'try:',
+        '    os.write(30, b"LEAKED")',
+        '    print("wrote")',
+        'except OSError as error:',
+        '    print(type(error).__name__)',
+      ].join('\n');
+      writeFileSync(
+        script,
+        `import { runCodeTests } from ${JSON.stringify(new URL('./run-code-tests.ts', import.meta.url).href)};\n` +
+          `const result = await runCodeTests({ code: ${JSON.stringify(program)}, test: '', language: 'python' });\n` +
+          'process.stdout.write(JSON.stringify(result));\n',
+      );
+      const child = spawnSync(process.execPath, ['--import', 'tsx', script], {
+        cwd: fileURLToPath(new URL('../../../', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe', ...new Array<'ignore'>(27).fill('ignore'), 'pipe'],
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(child.stderr).toBe('');
+      const result = JSON.parse(child.stdout);
+      expect(result).toMatchObject({ status: 'passed', stdout: 'OSError\n' });
+      expect(child.output[30]).toBe('');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('bounds the memory of the whole sandbox: the program cannot start processes, only threads', async () => {
+    // Before the fix each of 64 processes had its own memoryMb of address space: four children of
+    // 40 MiB each (160 MiB) all fitted under memoryMb: 64. Now fork and subprocess are refused.
+    const code = [
+      'import os, subprocess, threading',
+      'children = 0',
+      'for _ in range(4):',
+      '    try:',
+      '        pid = os.fork()',
+      '    except OSError as error:',
+      '        print("fork", type(error).__name__)',
+      '        break',
+      '    if pid == 0:',
+      '        block = bytearray(40 * 1024 * 1024)',
+      '        os._exit(0)',
+      '    os.waitpid(pid, 0)',
+      '    children += 1',
+      'print("children", children)',
+      'try:',
+      '    subprocess.run(["/usr/bin/true"])',
+      '    print("subprocess ran")',
+      'except OSError as error:',
+      '    print("subprocess", type(error).__name__)',
+      'seen = []',
+      'worker = threading.Thread(target=lambda: seen.append("thread ran"))',
+      'worker.start()',
+      'worker.join()',
+      'print(*seen)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python', memoryMb: 64 });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('fork PermissionError\nchildren 0\nsubprocess PermissionError\nthread ran\n');
+  });
+
+  it('cannot create a user namespace of its own (whose tmpfs would have no size limit)', async () => {
+    // Before the fix unshare(CLONE_NEWUSER | CLONE_NEWNS) succeeded, and a tmpfs mounted there took
+    // half the host's memory as its size.
+    const code = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'status = libc.unshare(0x10000000 | 0x00020000)',
+      'print(status, os.strerror(ctypes.get_errno()) if status else "")',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python' });
+    expect(result.stdout).toBe('-1 Operation not permitted\n');
+  });
+
+  it('cannot hold memory outside its address space in SysV shared memory or memfd files', async () => {
+    // Before the fix, with memoryMb: 64, the program kept 576 MiB in 12 detached 48 MiB SysV segments
+    // (no limit in a new IPC namespace) and 900 MiB in 60 memfd files (64 descriptors x 16 MiB).
+    const code = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'segments = 0',
+      'for _ in range(3):',
+      '    if libc.shmget(0, ctypes.c_size_t(48 << 20), 0o1600) < 0:',
+      '        print("shmget", os.strerror(ctypes.get_errno()))',
+      '        break',
+      '    segments += 1',
+      'print("segments", segments)',
+      'try:',
+      '    os.memfd_create("held")',
+      '    print("memfd created")',
+      'except OSError as error:',
+      '    print("memfd", type(error).__name__)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python', memoryMb: 64 });
+    expect(result.stdout).toBe('shmget Operation not permitted\nsegments 0\nmemfd PermissionError\n');
+  });
+
+  it('cannot write to /dev (an unbounded tmpfs) or /dev/shm, but can write to /dev/null', async () => {
+    const code = [
+      'for path in ["/dev/escape", "/dev/shm/escape", "/dev/null"]:',
+      '    try:',
+      '        with open(path, "wb") as out:',
+      '            out.write(b"x" * 1024)',
+      '        print(path, "written")',
+      '    except OSError as error:',
+      '        print(path, type(error).__name__)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python', memoryMb: 64 });
+    expect(result.stdout).toBe('/dev/escape OSError\n/dev/shm/escape OSError\n/dev/null written\n');
+  });
+
+  it('leaves nothing in the kernel keyrings for a later run to read', async () => {
+    // Before the fix a key added by one run stayed listed (description included) in /proc/keys of
+    // the next run, a channel between runs; request_key can also start a helper on the host.
+    const marker = `repute-key-${process.pid}`;
+    const addKey = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'libc.syscall.restype = ctypes.c_long',
+      `number = {"x86_64": 248, "aarch64": 217}[os.uname().machine]`,
+      `status = libc.syscall(number, b"user", b"${marker}", b"secret", 6, -4)`,
+      'print("add_key", "refused" if status < 0 else "added")',
+    ].join('\n');
+    const first = await runCodeTests({ code: addKey, test: '', language: 'python' });
+    expect(first.stdout).toBe('add_key refused\n');
+    const second = await runCodeTests({
+      code: `import os\nkeys = open("/proc/keys").read() if os.path.exists("/proc/keys") else ""\nprint(${JSON.stringify(marker)} in keys)`,
+      test: '',
+      language: 'python',
+    });
+    expect(second.stdout).toBe('False\n');
+  });
+
+  it.each([
+    [
+      'patches builtins.exec',
+      'import builtins\ndef add(a, b):\n    return a - b\nbuiltins.exec = lambda *args, **kwargs: None',
+    ],
+    [
+      'patches builtins.compile',
+      'import builtins\ndef add(a, b):\n    return a - b\nbuiltins.compile = lambda *args, **kwargs: compile("pass", "x", "exec")',
+    ],
+    [
+      'serves other tests through builtins.open',
+      'import builtins, io\nreal_open = builtins.open\ndef add(a, b):\n    return a - b\nbuiltins.open = lambda path, *args, **kwargs: io.StringIO("pass") if str(path).endswith("tests.py") else real_open(path, *args, **kwargs)',
+    ],
+    [
+      'replaces sys.exit',
+      'import sys\ndef add(a, b):\n    sys.exit = lambda *args: None\n    sys.exit(0)\n    return a - b',
+    ],
+  ])('fails a wrong program that %s', async (_label, code) => {
+    const result = await runCodeTests({ code, test: 'assert add(2, 3) == 5', language: 'python' });
+    expect(result.status).toBe('failed');
+  });
+
+  it.each([
+    ['redirects sys.stdout', 'import io, sys\nsys.stdout = io.StringIO()\ndef add(a, b):\n    return a + b'],
+    ['closes sys.stdout', 'import sys\nsys.stdout.close()\ndef add(a, b):\n    return a + b'],
+  ])('passes a right program that %s', async (_label, code) => {
+    const result = await runCodeTests({ code, test: 'assert add(2, 3) == 5', language: 'python' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe('passed');
+  });
+
+  it('runs unittest test cases with unittest.main(exit=False), and fails a wrong program', async () => {
+    // Before the fix sys.modules["__main__"] was the driver: "Ran 0 tests", and the wrong program passed.
+    const test = [
+      'import unittest',
+      'class AddTest(unittest.TestCase):',
+      '    def test_add(self):',
+      '        self.assertEqual(add(2, 3), 5)',
+      'outcome = unittest.main(exit=False).result',
+      'assert outcome.testsRun == 1 and outcome.wasSuccessful()',
+    ].join('\n');
+    const wrong = await runCodeTests({ code: 'def add(a, b):\n    return a - b', test, language: 'python' });
+    expect(wrong.status).toBe('failed');
+    expect(wrong.stderr).toMatch(/Ran 1 test/);
+    const right = await runCodeTests({ code: 'def add(a, b):\n    return a + b', test, language: 'python' });
+    expect(right.status).toBe('passed');
+  });
+
+  it('refuses tests that do not compile with InvalidArgumentError, instead of failing every program', async () => {
+    const run = runCodeTests({
+      code: 'def add(a, b):\n    return a + b',
+      test: 'assert add(2, 3) ==',
+      language: 'python',
+    });
+    await expect(run).rejects.toThrow(InvalidArgumentError);
+    await expect(run).rejects.toThrow(/test does not compile as Python: .*SyntaxError/s);
+    // A program that writes the same words is only a failed program (it runs after the tests compiled).
+    const forged = await runCodeTests({
+      code: 'import sys\nsys.stderr.write("repute-sandbox: the tests do not compile\\n")\nsys.exit(2)',
+      test: 'assert True',
+      language: 'python',
+    });
+    expect(forged.status).toBe('failed');
+  });
+
+  it('reports a program killed by a signal as failed with that signal, not as a timeout', async () => {
+    const killed = await runCodeTests({
+      code: 'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)',
+      test: '',
+      language: 'python',
+      timeoutMs: 5000,
+    });
+    // Before the fix: status 'timeout' after a few milliseconds, signal null.
+    expect(killed).toMatchObject({ status: 'failed', signal: 'SIGKILL', exitCode: 128 + 9 });
+    const crashed = await runCodeTests({ code: 'import ctypes\nctypes.string_at(0)', test: '', language: 'python' });
+    expect(crashed).toMatchObject({ status: 'failed', signal: 'SIGSEGV', exitCode: 128 + 11 });
+  });
+
+  it('reports the CPU limit (SIGXCPU) as a timeout', async () => {
+    // The program lowers its own CPU limit to 1 s, as the sandbox's limit would stop a multi-threaded loop.
+    const code = 'import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 2))\nwhile True:\n    pass';
+    const result = await runCodeTests({ code, test: '', language: 'python', timeoutMs: 8000 });
+    expect(result).toMatchObject({ status: 'timeout', signal: 'SIGXCPU', exitCode: 128 + 24 });
+  });
+
+  it('keeps no part of the end-of-tests token in a short stdout, and cuts long output on a whole character', async () => {
+    // 79 x and a newline: 80 bytes, under maxOutputBytes: 100; before the fix the rest of the
+    // 100 bytes held the start of the token line.
+    const short = await runCodeTests({ code: 'print("x" * 79)', test: '', language: 'python', maxOutputBytes: 100 });
+    expect(short).toMatchObject({ status: 'passed', stdout: `${'x'.repeat(79)}\n` });
+    // 60 é are 120 bytes; 101 bytes hold 50 whole é (100 bytes) and half of the 51st.
+    const accented = await runCodeTests({ code: 'print("é" * 60)', test: '', language: 'python', maxOutputBytes: 101 });
+    expect(accented.stdout).toBe('é'.repeat(50));
+  });
+
+  it('takes tools left undefined from the defaults', async () => {
+    // Before the fix { bwrap: undefined } replaced the default and the run was refused ("not found at undefined").
+    const result = await runCodeTests({ code: 'print(1)', test: '', language: 'python', tools: { bwrap: undefined } });
+    expect(result.stdout).toBe('1\n');
+  });
+
+  it('reports an interpreter the sandbox cannot see as unavailable, before any run', () => {
+    // The sandbox mounts only /usr; before the fix the probe ran /usr/bin/true, said "available",
+    // and every run then failed.
+    const directory = mkdtempSync(join(os.tmpdir(), 'repute-python-test-'));
+    try {
+      const python = join(directory, 'python3');
+      writeFileSync(python, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const outside = checkSandbox({ python });
+      expect(outside.available).toBe(false);
+      expect(outside.available ? '' : outside.reason).toContain(python);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 
