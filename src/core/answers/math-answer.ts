@@ -708,21 +708,9 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       const parts = splitList(semicolonAssignments(brackets.inner) ?? brackets.inner).filter((part) => part.length > 0);
       return parts.length > 1 ? parseAssignments(parts, 0, verify, '', '', text) : undefined;
     }
-    // `(x,y)=(1,2), (x,y)=(3,4)` is a list of two answers, not one from `(x,y)` to `(3,4)`; so is it with `;`.
-    if (splitTopLevel(text, ',').length > 1 || splitTopLevel(text, ';').length > 1) return undefined;
-    const sides = splitTopLevel(text, '=');
-    if (sides.length < 2) return undefined;
-    const names = outerBrackets(sides[0] as string);
-    const values = outerBrackets(sides[sides.length - 1] as string);
-    if (names === null || values === null || names.open !== '(' || names.close !== ')') return undefined;
-    if (values.open !== '(' || values.close !== ')') return undefined;
-    const nameTexts = splitTopLevel(names.inner, ',');
-    const valueTexts = splitTopLevel(values.inner, ',');
-    if (nameTexts.length < 2 || nameTexts.length !== valueTexts.length) return undefined;
-    // A name given twice (`(x, x) = (1, 2)`) pairs nothing one to one: the tuple, as before.
-    if (new Set(nameTexts.map(unknownName)).size !== nameTexts.length) return undefined;
-    const parts = nameTexts.map((name, index) => `${name}=${valueTexts[index]}`);
-    return parseAssignments(parts, 0, verify, '', '', text);
+    // `(x, y) = (1, 2)` stays the tuple `(1,2)`: it is how answers to "enter the ordered pair (x, y)" are
+    // written, and its reference is the bare tuple; a named list would no longer match it.
+    return undefined;
   };
 
   const makeSet = (items: MathValue[], open: string, close: string): MathValue => {
