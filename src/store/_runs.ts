@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
-import { isConstraint, setConditions, type StoreContext, toJson, wrapError } from './_store-context.js';
+import { isConstraint, setConditions, type StoreContext, toJson } from './_store-context.js';
 import type { CreateRunInput, RunRecord, RunStatus, Store } from './store.js';
 
 const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'interrupted'];
@@ -57,7 +57,8 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
             message: `run ${JSON.stringify(id)} already exists in store ${path}; pick a new id or resume it with store.ensureRun(...)`,
           });
         }
-        throw wrapError(path, error, `create run ${id}`);
+        // The store's method wrapper explains SQLite's other failures (a held lock, a full disk).
+        throw error;
       }
       return toRun(requireRun(id));
     },

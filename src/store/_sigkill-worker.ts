@@ -1,6 +1,7 @@
 // Child process for the SIGKILL test in store.test.ts: works through tasks t0..t{n-1} of one run,
-// skipping those already recorded, writing each task's result with its events and ledger entries
-// in one transaction and printing `done <taskId>` after each commit. The test kills it mid-run.
+// skipping those already recorded, writing each task's result with its events, reputation snapshot
+// and ledger entries in one transaction and printing `done <taskId>` after each commit. The test
+// kills it mid-run.
 import { openStore } from './store.js';
 
 const [path, countText, delayText] = process.argv.slice(2);
@@ -31,6 +32,14 @@ for (let index = 0; index < count; index++) {
       { type: 'task', taskId },
       { type: 'proposal', taskId, round: 0, agentId: 'a1', answer: String(index) },
       { type: 'vote', taskId, answer: String(index), support: { [String(index)]: 1 }, reasons: [] },
+    ],
+    // The state after this task: a resumed run must continue from the last finished task's.
+    reputation: [
+      {
+        scope: { runId: run.id },
+        name: 'm',
+        snapshot: { schemaVersion: 1, model: 'count', agents: ['a1'], state: { done: index + 1 } },
+      },
     ],
     usage: [
       {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { InvalidArgumentError, StoreError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors.js';
 
 /** What every table family of an open store shares: the connection, its clock and the open/transaction guards. */
 export interface StoreContext {
@@ -41,11 +41,6 @@ export function toJson(parameter: string, value: unknown): string {
 /** Whether `error` is a SQLite constraint failure with this code, e.g. `SQLITE_CONSTRAINT_PRIMARYKEY`. */
 export function isConstraint(error: unknown, code: string): boolean {
   return error instanceof Database.SqliteError && error.code === code;
-}
-
-/** A `StoreError` saying which operation on which store failed. */
-export function wrapError(path: string, error: unknown, what: string): StoreError {
-  return new StoreError(`store ${path}: cannot ${what}: ${(error as Error).message}`, { cause: error });
 }
 
 /**

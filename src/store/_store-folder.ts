@@ -1,8 +1,23 @@
-// Internal: the check every writer of a store file runs before it opens one (openStore, and
-// `repute run` before it takes its lock file beside the store).
+// Internal: the store's folder, and the check every writer of a store file runs before it opens one
+// (openStore, and `repute run` before it takes its lock file beside the store).
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StoreError } from '../core/errors.js';
+
+/** The absolute folder a store file lives in (SQLite keeps its journal and shared-memory files there). */
+export function storeFolder(path: string): string {
+  return dirname(resolve(path));
+}
+
+/** Whether this process may create files in the store's folder (`false` when the folder is missing too). */
+export function isStoreFolderWritable(path: string): boolean {
+  try {
+    accessSync(storeFolder(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Refuses a store whose folder exists but cannot be written, with a {@link StoreError} naming the
@@ -13,7 +28,7 @@ import { StoreError } from '../core/errors.js';
  */
 export function assertStoreFolderWritable(path: string): void {
   if (path === ':memory:') return;
-  const folder = dirname(resolve(path));
+  const folder = storeFolder(path);
   if (!existsSync(folder)) return;
   try {
     accessSync(folder, constants.W_OK);

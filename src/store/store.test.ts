@@ -183,7 +183,8 @@ describe('openStore', () => {
       expect(waited).toBeGreaterThanOrEqual(20);
       expect(waited).toBeLessThan(2500);
       expect(store.listRuns()).toEqual([]);
-      // A write while the lock is held waits as long, then fails busy.
+      // A write while the lock is held waits as long, then fails busy (store-failures.test.ts pins the message).
+      expect(() => store.createRun({ id: 'r', kind: 'k', config: null })).toThrow(StoreError);
       expect(() => store.createRun({ id: 'r', kind: 'k', config: null })).toThrow(/database is locked/);
       holder.exec('COMMIT');
       expect(store.createRun({ id: 'r', kind: 'k', config: null }).id).toBe('r');
@@ -656,6 +657,8 @@ describe('crash safety', () => {
       expect(now.length).toBeGreaterThanOrEqual(recorded.length + killAfter);
       expect(now).toEqual(Array.from({ length: now.length }, (_, index) => `t${index}`));
       expect(middle.events('run-kill')).toHaveLength(3 * now.length);
+      // The reputation saved is the last finished task's, neither older nor from a task cut short.
+      expect(middle.loadReputation({ scope: { runId: 'run-kill' }, name: 'm' })?.state).toEqual({ done: now.length });
       expect(middle.getRun('run-kill')?.status).toBe('running');
       middle.close();
       recorded = now;
@@ -682,6 +685,7 @@ describe('crash safety', () => {
     expect(total?.calls).toBe(count);
     expect(total?.inputTokens).toBe(15_000);
     expect(total?.cost).toBeCloseTo(1.5, 9);
+    expect(store.loadReputation({ scope: { runId: 'run-kill' }, name: 'm' })?.state).toEqual({ done: count });
     expect(store.getRun('run-kill')?.status).toBe('completed');
     store.close();
   });

@@ -1,9 +1,11 @@
 // The store's public shapes and `openStore`, which composes one module per table family (`_runs.ts`,
 // `_task-results.ts`, `_events.ts`, `_reputation-snapshots.ts`, `_teams.ts`, `_llm-cache.ts`, `_usage.ts`) over one
 // connection; the schema and its migrations live in `_schema.ts`.
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AgentIdentity } from '../core/agent-identity.js';
-import { StoreError } from '../core/errors.js';
+import { InvalidArgumentError, StoreError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
 import type { ResponseCache } from '../llm/cache-middleware.js';
 import type { UsageLedger } from '../llm/ledger-middleware.js';
@@ -14,7 +16,8 @@ import { createLlmCacheTable } from './_llm-cache.js';
 import { createReputationTable } from './_reputation-snapshots.js';
 import { createRunsTable } from './_runs.js';
 import { LATEST_SCHEMA_VERSION, migrate } from './_schema.js';
-import { assertStoreFolderWritable } from './_store-folder.js';
+import { explainSqliteFailure, findSqliteError, type StoreFailureContext, withStoreErrors } from './_store-errors.js';
+import { assertStoreFolderWritable, isStoreFolderWritable, storeFolder } from './_store-folder.js';
 import type { StoreContext } from './_store-context.js';
 import { createTaskResultsTable } from './_task-results.js';
 import { createTeamsTable } from './_teams.js';
@@ -225,11 +228,16 @@ export interface OpenStoreOptions {
   readonly path: string;
   /** Clock for every timestamp, in milliseconds. @default Date.now */
   readonly now?: () => number;
-  /** Open an existing file read-only (no migrations run; the file must be current). @default false */
+  /**
+   * Open an existing file read-only: no migrations run, the file must be at the current schema, and
+   * write methods throw `StoreError`. Its folder must be writable unless its `-shm` file is there
+   * (SQLite creates it to read a WAL store). @default false
+   */
   readonly readonly?: boolean;
   /**
    * How long a statement waits for a lock another connection holds (SQLite's `busy_timeout`) before
-   * it fails with "database is locked", in milliseconds, an integer in [0, 2^31 - 1]. @default 5000
+   * the call fails with a `StoreError` saying so ("database is locked"), in milliseconds, an integer in
+   * [0, 2^31 - 1]. @default 5000
    */
   readonly busyTimeoutMs?: number;
 }
@@ -237,8 +245,10 @@ export interface OpenStoreOptions {
 /**
  * The SQLite store every protocol uses: runs, task results, event logs, reputation, team agents,
  * the LLM record/replay cache and the cost ledger. Methods are synchronous (better-sqlite3) and
- * each write is atomic. It implements the `ResponseCache` and `UsageLedger` that `src/llm` declares (llm
- * never imports the store).
+ * each write is atomic. What SQLite reports (a lock held too long, a full disk, a damaged file) leaves
+ * every method as a `StoreError` naming the store file, the method and what to do, with SQLite's error
+ * as its `cause`; a write that fails wrote nothing. It implements the `ResponseCache` and `UsageLedger`
+ * that `src/llm` declares (llm never imports the store).
  */
 export interface Store extends ResponseCache, UsageLedger {
   /** The path the store was opened with. */
@@ -319,7 +329,8 @@ export interface Store extends ResponseCache, UsageLedger {
 /**
  * Opens (and migrates) a SQLite store in WAL mode. Unless `readonly`, a store that cannot be written
  * (its file, or its folder, where SQLite keeps the journal) is refused here with a `StoreError`
- * saying what to do, not at its first write.
+ * saying what to do, not at its first write; so are a folder, a damaged file, a store of a newer
+ * schema and another program's SQLite database (Repute adds no tables to it).
  *
  * @example
  * const store = openStore({ path: 'repute.db' });
@@ -338,11 +349,31 @@ export function openStore({ path, now = Date.now, readonly = false, busyTimeoutM
     2_147_483_647,
     'pass the wait for a locked store in milliseconds, e.g. 5000',
   );
+  if (readonly && path === ':memory:') {
+    throw new InvalidArgumentError({
+      parameter: 'readonly',
+      value: readonly,
+      message:
+        "readonly needs a store file; a new ':memory:' store is empty: drop readonly, or pass the path of a store file",
+    });
+  }
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new StoreError(
+      `store ${path} is a folder, not a store file; pass the path of a file, e.g. ${join(path, 'repute.db')}`,
+    );
+  }
   if (!readonly) assertStoreFolderWritable(path);
+  const failureContext: StoreFailureContext = { path, readonly, busyTimeoutMs };
   let db: Database.Database;
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (error) {
+    if (readonly && !existsSync(path)) {
+      throw new StoreError(
+        `store ${path} does not exist; a read-only open reads an existing store: check the path, or open it without readonly to create it`,
+        { cause: error },
+      );
+    }
     throw new StoreError(
       `cannot open store ${path}: ${(error as Error).message}; check that the directory exists and is writable`,
       { cause: error },
@@ -352,6 +383,8 @@ export function openStore({ path, now = Date.now, readonly = false, busyTimeoutM
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
+    // Before anything writes (WAL mode rewrites the file header): Repute's tables never go into another program's database.
+    assertNoForeignTables(db, path);
     if (!readonly) {
       db.pragma('journal_mode = WAL');
       // NORMAL in WAL mode survives a killed process (only an OS crash can lose the last commit).
@@ -359,32 +392,11 @@ export function openStore({ path, now = Date.now, readonly = false, busyTimeoutM
       schemaVersion = migrate(db, path, now);
       probeWrite(db);
     } else {
-      const row = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
-      schemaVersion =
-        row === undefined
-          ? 0
-          : (db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number }).version;
-      if (schemaVersion !== LATEST_SCHEMA_VERSION) {
-        throw new StoreError(
-          `store ${path} has schema version ${schemaVersion}, expected ${LATEST_SCHEMA_VERSION}; open it once without readonly to migrate it`,
-        );
-      }
+      schemaVersion = readSchemaVersion(db, path);
     }
   } catch (error) {
     db.close();
-    if (error instanceof StoreError) throw error;
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
-      throw new StoreError(
-        `store ${path} is read-only (${(error as Error).message}); make it writable (the file and its folder), or use another store file (--store PATH; in the library, openStore({ path, readonly: true }) reads it)`,
-        { cause: error },
-      );
-    }
-    const advice =
-      code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT'
-        ? '; it is not a Repute store or it is damaged: pass the path of an existing store or of a new file (restore a damaged one from a backup)'
-        : '';
-    throw new StoreError(`cannot initialise store ${path}: ${(error as Error).message}${advice}`, { cause: error });
+    throw openFailure(error, failureContext);
   }
 
   let closed = false;
@@ -408,23 +420,99 @@ export function openStore({ path, now = Date.now, readonly = false, busyTimeoutM
     recordUsage: usage.recordUnchecked,
   });
 
-  return {
-    path,
-    schemaVersion,
-    ...runs.methods,
-    ...taskResults,
-    ...events.methods,
-    ...reputation.methods,
-    ...createTeamsTable(context),
-    ...createLlmCacheTable(context),
-    ...usage.methods,
-    transaction,
-    close() {
-      if (closed) return;
-      closed = true;
-      db.close();
+  return withStoreErrors<Store>(
+    {
+      path,
+      schemaVersion,
+      ...runs.methods,
+      ...taskResults,
+      ...events.methods,
+      ...reputation.methods,
+      ...createTeamsTable(context),
+      ...createLlmCacheTable(context),
+      ...usage.methods,
+      transaction,
+      close() {
+        if (closed) return;
+        closed = true;
+        db.close();
+      },
     },
-  };
+    failureContext,
+  );
+}
+
+/**
+ * Refuses a SQLite database that another program made: it has tables but not the `schema_version`
+ * table, which a Repute store creates before any other.
+ */
+function assertNoForeignTables(db: Database.Database, path: string): void {
+  const tables = db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
+  if (tables.length === 0 || tables.includes('schema_version')) return;
+  const named =
+    tables.length === 1
+      ? `the table ${tables[0]}`
+      : `the tables ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ` and ${tables.length - 5} more` : ''}`;
+  throw new StoreError(
+    `${path} is a SQLite database but not a Repute store (it has ${named} and no schema_version); pass the path of a Repute store or of a new file`,
+  );
+}
+
+/** The schema version of a store opened read-only, which must be this Repute's (no migration can run). */
+function readSchemaVersion(db: Database.Database, path: string): number {
+  const row = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  const version =
+    row === undefined
+      ? 0
+      : (db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number }).version;
+  if (version > LATEST_SCHEMA_VERSION) {
+    throw new StoreError(
+      `store ${path} has schema version ${version}, newer than this Repute supports (${LATEST_SCHEMA_VERSION}); upgrade Repute or open a different store file`,
+    );
+  }
+  if (version < LATEST_SCHEMA_VERSION) {
+    throw new StoreError(
+      `store ${path} has schema version ${version}, expected ${LATEST_SCHEMA_VERSION}; open it once without readonly to migrate it`,
+    );
+  }
+  return version;
+}
+
+/** The StoreError `openStore` throws when preparing an opened database failed: what happened and what to do. */
+function openFailure(error: unknown, context: StoreFailureContext): StoreError {
+  const { path, readonly } = context;
+  const sqliteError = findSqliteError(error);
+  const code = sqliteError?.code ?? '';
+  // A WAL store's readers need its -shm file; SQLite creates it beside the store, and says only "unable to open database file".
+  if (readonly && code === 'SQLITE_CANTOPEN' && !existsSync(`${path}-shm`) && !isStoreFolderWritable(path)) {
+    const journal = existsSync(`${path}-wal`) ? ` and ${path}-wal` : '';
+    return new StoreError(
+      `cannot read store ${path} read-only: SQLite must create its shared-memory index ${path}-shm beside it, even to read a store in WAL mode, but the folder ${storeFolder(path)} is not writable; make the folder writable, or copy ${path}${journal} to a writable folder and open the copy`,
+      { cause: error },
+    );
+  }
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new StoreError(
+      `store ${path} is read-only (${sqliteError?.message}); make it writable (the file and its folder), or use another store file (--store PATH; in the library, openStore({ path, readonly: true }) reads it)`,
+      { cause: error },
+    );
+  }
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new StoreError(
+      `cannot initialise store ${path}: ${sqliteError?.message}; it is not a Repute store or it is damaged: pass the path of an existing store or of a new file (restore a damaged one from a backup)`,
+      { cause: error },
+    );
+  }
+  // A held lock, a full disk, an I/O error: said as for any store method.
+  const explained = sqliteError && explainSqliteFailure(context, 'openStore', sqliteError, false);
+  if (explained !== undefined) return explained;
+  if (error instanceof StoreError) return error;
+  return new StoreError(`cannot initialise store ${path}: ${(error as Error).message}`, { cause: error });
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   loadAnswerKeyCache,
   maxCacheBytes,
   saveAnswerKeyCache,
+  writeBackAnswerKeyCache,
 } from './_answer-key-cache.js';
 import { emptyAnswerTables, memoizeAnswerOps } from './_memo-answer-ops.js';
 import { generateReplayFixture } from './fixture.js';
@@ -277,6 +278,47 @@ describe('answer-key cache', () => {
     expect(second.keyCache?.problem).toMatch(/^could not save .*EISDIR/);
     // Nothing was written, so no saved answer left the cache: the file it could not replace keeps them.
     expect(second.keyCache?.dropped).toBe(0);
+  });
+
+  it('reports every problem of a write-back in order: an ignored file, then a failed or oversize save', () => {
+    // Ops that key each answer as itself, trimmed: one call computes one answer.
+    const trimmingOps = (saved = emptyAnswerTables()) =>
+      memoizeAnswerOps(
+        { canonical: (_kind, raw) => raw.trim(), equivalent: () => false, score: () => ({ exact: 0, f1: 0 }) },
+        saved,
+      );
+    // A directory in the file's place: the load ignores it, then the save cannot rename over it.
+    const blocked = loadAnswerKeyCache(join(directory, 'two-problems'), fixturePath);
+    mkdirSync(join(blocked.file, 'in-the-way'), { recursive: true });
+    const cache = loadAnswerKeyCache(join(directory, 'two-problems'), fixturePath);
+    const ops = trimmingOps();
+    ops.canonical('number', ' 8 ');
+    const failed = writeBackAnswerKeyCache(cache, ops, true);
+    // Old (run-replay's saveKeyCache): the save's problem replaced the load's, so "not a file" was lost.
+    expect(failed.problem).toMatch(/^ignored .*: not a file; then could not save .*: EISDIR/);
+    expect(failed.problem?.startsWith(`ignored ${cache.file}: not a file; then could not save ${cache.file}: `)).toBe(
+      true,
+    );
+    expect(failed).toMatchObject({ file: cache.file, loaded: 0, computed: 1, dropped: 0 });
+    // A file of other answer code, then a save past the limit (40 bytes here; the header alone is longer).
+    const other = join(directory, 'two-problems-oversize');
+    const stale = loadAnswerKeyCache(other, fixturePath);
+    mkdirSync(other, { recursive: true });
+    writeFileSync(stale.file, JSON.stringify({ schemaVersion: 1, fingerprint: '0000000000000000' }));
+    const ignored = loadAnswerKeyCache(other, fixturePath);
+    expect(writeBackAnswerKeyCache(ignored, ops, true, 40).problem).toBe(
+      `ignored ${stale.file}: written by other answer code; then removed ${stale.file}: it would pass 40 bytes; the next run starts it over`,
+    );
+    expect(existsSync(stale.file)).toBe(false);
+    // Nothing went wrong: no problem.
+    const clean = loadAnswerKeyCache(join(directory, 'two-problems-clean'), fixturePath);
+    expect(writeBackAnswerKeyCache(clean, ops, true)).toEqual({
+      file: clean.file,
+      loaded: 0,
+      computed: 1,
+      dropped: 0,
+      problem: undefined,
+    });
   });
 
   it('writes every answer, removes a cache that would pass the size limit, and keeps 3 other versions', () => {

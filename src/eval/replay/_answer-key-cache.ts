@@ -24,7 +24,7 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { answerKinds, type AnswerKind } from '../../core/answers/answer-kind.js';
-import { emptyAnswerTables, type AnswerTables } from './_memo-answer-ops.js';
+import { emptyAnswerTables, mergeAnswerTables, type AnswerTables, type MemoizedAnswerOps } from './_memo-answer-ops.js';
 
 /** Shape version of the cache file. */
 const cacheSchemaVersion = 1;
@@ -327,6 +327,65 @@ export function saveAnswerKeyCache(cache: AnswerKeyCache, tables: AnswerTables, 
   }
   removeStaleFiles(directory);
   return written;
+}
+
+/** What a run did with the answer-key cache, for its report (the fields of the replay report's `keyCache`). */
+export interface AnswerKeyCacheWriteBack {
+  /** The cache file of this code version. */
+  readonly file: string;
+  /** Answers read from it. */
+  readonly loaded: number;
+  /** Answers the run computed (not in the cache). */
+  readonly computed: number;
+  /** Saved answers the run never asked for, left out of the file it wrote; 0 when it stopped early or wrote nothing. */
+  readonly dropped: number;
+  /**
+   * Every problem, in the order they happened, joined by `; then ` (the file read was ignored, then the
+   * save failed, say): `undefined` when there was none.
+   */
+  readonly problem: string | undefined;
+}
+
+/**
+ * Saves the run's answers to the key cache and says what happened. A finished run writes its working set
+ * (every answer it asked for, read or computed) when it computed any or left saved answers unasked: the
+ * file then holds what this run needs, so it does not grow with every other seed or sample ever
+ * replayed on the dataset. A run that stopped early keeps the unasked answers too. A cache that
+ * cannot be written does not fail the run (the results do not depend on it); `problem` says why, after
+ * why the file read was ignored, if it was: no problem replaces an earlier one.
+ */
+export function writeBackAnswerKeyCache(
+  cache: AnswerKeyCache,
+  ops: Pick<MemoizedAnswerOps, 'tables' | 'computed' | 'reused'>,
+  finished: boolean,
+  maxBytes = maxCacheBytes,
+): AnswerKeyCacheWriteBack {
+  const problems: string[] = [];
+  if (cache.ignored !== undefined) problems.push(`ignored ${cache.file}: ${cache.ignored}`);
+  const computed = ops.computed();
+  // The saved answers the run never asked for.
+  const unasked = cache.loaded - ops.reused();
+  let dropped = finished ? unasked : 0;
+  if (computed > 0 || dropped > 0) {
+    try {
+      const tables = finished ? ops.tables : mergeAnswerTables(ops.tables, cache.tables);
+      if (saveAnswerKeyCache(cache, tables, maxBytes) === 0) {
+        const limit = maxBytes >= 2 ** 20 ? `${maxBytes / 2 ** 20} MB` : `${maxBytes} bytes`;
+        problems.push(`removed ${cache.file}: it would pass ${limit}; the next run starts it over`);
+      }
+    } catch (error) {
+      // Nothing was written back: the file (if the failure left it) still holds every saved answer.
+      dropped = 0;
+      problems.push(`could not save ${cache.file}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    file: cache.file,
+    loaded: cache.loaded,
+    computed,
+    dropped,
+    problem: problems.length === 0 ? undefined : problems.join('; then '),
+  };
 }
 
 // Of the cache files of other code versions, keeps the 3 most recent; removes temporary files a killed
