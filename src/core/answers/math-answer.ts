@@ -1,5 +1,6 @@
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import { resolveOptions } from '../options.js';
+import { indexEngineDictionary } from './_engine-dictionary-index.js';
 import { assertInteger, assertNonNegative } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, GROUPED_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
@@ -530,6 +531,8 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
       // `10^{-11} \cdot 10^{20}` came out 0, not 10^9. Ours decides what is 0 (see partKey); the engine's half of
       // the bound only drops rounding noise, and never a value that partKey would key otherwise.
       engine.tolerance = zeroKeyBound / 2;
+      // The same parses, about a third faster: the parser's dictionary lookups from an index.
+      indexEngineDictionary(engine);
     }
     return engine;
   };

@@ -17,8 +17,8 @@ import {
 } from './audit-keys.js';
 import type { AnswerOps } from './answer-ops.js';
 import { createDefaultAnswerOps } from './default-answer-ops.js';
-import { memoizeAnswerOps, mergeAnswerTables, type MemoizedAnswerOps } from './_memo-answer-ops.js';
-import { loadAnswerKeyCache, maxCacheBytes, saveAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
+import { memoizeAnswerOps } from './_memo-answer-ops.js';
+import { loadAnswerKeyCache, writeBackAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethodNames, resolveReplayMethods } from './methods.js';
@@ -46,6 +46,7 @@ import type {
 import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
+import { keyAnswersInTwoThreads } from './_key-answers-in-two-threads.js';
 import { createGridSchedule } from './_grid-schedule.js';
 
 /** Options of {@link runReplay}. */
@@ -503,6 +504,8 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
             tasks: loaded.tasks.map((task) => ({ ...task, kind })),
             kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})`,
           };
+    // A first run on the dataset keys its math answers in two threads (the worker would wait anyway).
+    if (options.ops === undefined) await keyAnswersInTwoThreads({ dataset, ops, pool });
     audit = auditKeys({ dataset, ops });
   } catch (error) {
     await pool?.close();
@@ -658,7 +661,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     keyCacheUse =
       cache === undefined
         ? cacheFailure && { ...cacheFailure, computed: ops.computed() }
-        : saveKeyCache(cache, ops, finished);
+        : writeBackAnswerKeyCache(cache, ops, finished);
   }
 
   const combined = combineSeeds(perSeedSummaries);
@@ -730,31 +733,4 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     timing: { loadMs, prepareMs, planMs, gridMs, workerCpuMs, proposalsEvaluated },
     ...(keyCacheUse === undefined ? {} : { keyCache: keyCacheUse }),
   };
-}
-
-/**
- * Saves the run's answers to the key cache. A finished run writes its working set (every answer it
- * asked for, read or computed) when it computed any or left saved answers unasked: the file then holds
- * what this run needs, so it does not grow with every other seed or sample ever replayed on the
- * dataset. A run that stopped early keeps the unasked answers too. A cache that cannot be written does
- * not fail the run (the results do not depend on it); the report says why in `problem`.
- */
-function saveKeyCache(cache: AnswerKeyCache, ops: MemoizedAnswerOps, finished: boolean): KeyCacheUse {
-  let problem = cache.ignored === undefined ? undefined : `ignored ${cache.file}: ${cache.ignored}`;
-  const computed = ops.computed();
-  // The saved answers the run never asked for.
-  const unasked = cache.loaded - ops.reused();
-  let dropped = finished ? unasked : 0;
-  if (computed > 0 || dropped > 0) {
-    try {
-      const tables = finished ? ops.tables : mergeAnswerTables(ops.tables, cache.tables);
-      if (saveAnswerKeyCache(cache, tables) === 0)
-        problem = `removed ${cache.file}: it would pass ${maxCacheBytes / 2 ** 20} MB; the next run starts it over`;
-    } catch (error) {
-      // Nothing was written back: the file (if the failure left it) still holds every saved answer.
-      dropped = 0;
-      problem = `could not save ${cache.file}: ${(error as Error).message}`;
-    }
-  }
-  return { file: cache.file, loaded: cache.loaded, computed, dropped, problem };
 }
