@@ -14,7 +14,8 @@ interface ArchitectureSyscalls {
   /**
    * Refused outright, in this order: process creation other than `clone`, new namespaces; memory
    * that the address-space limit does not count once unmapped (SysV IPC, memfd files, BPF maps);
-   * the kernel keyrings.
+   * the kernel keyrings; reaching into another process (`ptrace`, `process_vm_readv`,
+   * `process_vm_writev`, `pidfd_getfd`).
    */
   readonly refused: readonly number[];
   /** Numbers from here up belong to another ABI on the same architecture (x32 on x64). */
@@ -23,18 +24,24 @@ interface ArchitectureSyscalls {
 
 const architectures: Readonly<Record<string, ArchitectureSyscalls>> = {
   // arch/x86/entry/syscalls/syscall_64.tbl: shmget 29, clone 56, fork 57, vfork 58, semget 64,
-  // msgget 68, add_key 248, request_key 249, keyctl 250, unshare 272, memfd_create 319, bpf 321,
-  // clone3 435.
+  // msgget 68, ptrace 101, add_key 248, request_key 249, keyctl 250, unshare 272, process_vm_readv
+  // 310, process_vm_writev 311, memfd_create 319, bpf 321, clone3 435, pidfd_getfd 438.
   x64: {
     audit: 0xc000003e,
     clone: 56,
     clone3: 435,
-    refused: [57, 58, 272, 29, 64, 68, 319, 321, 248, 249, 250],
+    refused: [57, 58, 272, 29, 64, 68, 319, 321, 248, 249, 250, 101, 310, 311, 438],
     foreignAbiFrom: 0x40000000,
   },
-  // include/uapi/asm-generic/unistd.h: unshare 97, msgget 186, semget 190, shmget 194, add_key 217,
-  // request_key 218, keyctl 219, clone 220, memfd_create 279, bpf 280, clone3 435 (no fork or vfork).
-  arm64: { audit: 0xc00000b7, clone: 220, clone3: 435, refused: [97, 186, 190, 194, 279, 280, 217, 218, 219] },
+  // include/uapi/asm-generic/unistd.h: unshare 97, ptrace 117, msgget 186, semget 190, shmget 194,
+  // add_key 217, request_key 218, keyctl 219, clone 220, process_vm_readv 270, process_vm_writev
+  // 271, memfd_create 279, bpf 280, clone3 435, pidfd_getfd 438 (no fork or vfork).
+  arm64: {
+    audit: 0xc00000b7,
+    clone: 220,
+    clone3: 435,
+    refused: [97, 186, 190, 194, 279, 280, 217, 218, 219, 117, 270, 271, 438],
+  },
 };
 
 const BPF_LD_W_ABS = 0x20;
@@ -66,14 +73,24 @@ export function syscallFilterSupports(architecture: string): boolean {
 }
 
 /**
- * The filter for `architecture` (a Node `process.arch`): threads may be created (`clone` with
- * `CLONE_THREAD`), but not processes (`fork`, `vfork`, other `clone`s: EPERM; `clone3`: ENOSYS, so
- * the C library falls back to `clone`), nor namespaces (`unshare`), nor memory outside the address
- * space (`shmget`, `semget`, `msgget`, `memfd_create`, `bpf`), nor keys (`add_key`, `request_key`,
- * `keyctl`: the keyrings outlive the run, and `request_key` can start a helper on the host), all
- * EPERM. A system call of another ABI (32-bit x86, x32) kills the process.
+ * Which of the two filters: `'sandbox'`, loaded by bwrap for the whole sandbox, still lets the
+ * driver fork its one child (`clone` without `CLONE_NEWUSER`); `'program'`, which the driver stacks
+ * on it in both of its processes right after that fork (before any test or program code runs),
+ * lets them start threads only.
  */
-export function syscallFilter(architecture: string): Buffer {
+export type SyscallFilterStage = 'sandbox' | 'program';
+
+/**
+ * The filter for `architecture` (a Node `process.arch`) at `stage`: threads may be created (`clone`
+ * with `CLONE_THREAD`), processes only at stage `'sandbox'` (a `clone` without it; `fork` and
+ * `vfork` never: EPERM; `clone3`: ENOSYS, so the C library falls back to `clone`), and never
+ * namespaces (`unshare`, `CLONE_NEWUSER`), memory outside the address space (`shmget`, `semget`,
+ * `msgget`, `memfd_create`, `bpf`), keys (`add_key`, `request_key`, `keyctl`: the keyrings outlive
+ * the run, and `request_key` can start a helper on the host), nor another process's memory or
+ * descriptors (`ptrace`, `process_vm_readv`, `process_vm_writev`, `pidfd_getfd`), all EPERM. A
+ * system call of another ABI (32-bit x86, x32) kills the process.
+ */
+export function syscallFilter(architecture: string, stage: SyscallFilterStage): Buffer {
   const syscalls = architectures[architecture];
   if (syscalls === undefined)
     throw new InternalError(
@@ -93,7 +110,7 @@ export function syscallFilter(architecture: string): Buffer {
     // The flags are clone's first argument on both architectures; they fit in its low 32 bits.
     { code: BPF_LD_W_ABS, k: OFFSET_ARG0_LOW },
     { code: BPF_JMP_JSET_K, k: CLONE_NEWUSER, ifTrue: 'deny', ifFalse: 'next' },
-    { code: BPF_JMP_JSET_K, k: CLONE_THREAD, ifTrue: 'allow', ifFalse: 'deny' },
+    { code: BPF_JMP_JSET_K, k: CLONE_THREAD, ifTrue: 'allow', ifFalse: stage === 'sandbox' ? 'allow' : 'deny' },
     { label: 'allow' },
     { code: BPF_RET_K, k: SECCOMP_RET_ALLOW },
     { label: 'deny' },

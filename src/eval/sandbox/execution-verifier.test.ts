@@ -45,7 +45,7 @@ describe('createExecutionVerifier (injected runner)', () => {
 
   it('runs at most `concurrency` programs at once (by default one per CPU)', async () => {
     // Every run is CPU-bound: running a whole team's programs at once on a few cores made their
-    // wall-clock timeouts depend on the team size (and each sandbox holds up to 2 x memoryMb).
+    // wall-clock timeouts depend on the team size (and each sandbox holds up to 3 x memoryMb).
     const track = () => {
       let active = 0;
       let peak = 0;

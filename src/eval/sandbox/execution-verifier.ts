@@ -28,7 +28,8 @@ export interface ExecutionVerifierOptions {
   name?: string;
   /**
    * Programs run at once, integer ≥ 1. Runs are CPU-bound: more at once than there are CPUs only
-   * slows each one towards its wall-clock timeout (and each sandbox holds up to 2 × `memoryMb`).
+   * slows each one towards its wall-clock timeout (and each sandbox holds up to 3 × `memoryMb`:
+   * the program's process, the tests' process and /tmp).
    * @default os.availableParallelism()
    */
   concurrency?: number;

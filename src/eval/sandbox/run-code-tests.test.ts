@@ -90,7 +90,10 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
       language: 'python',
     });
     expect(result.status).toBe('failed');
-    expect(result.stderr).toBe('bwrap: sandbox exploded\n');
+    // Then the supervisor says why the run failed.
+    expect(result.stderr).toBe(
+      "bwrap: sandbox exploded\nrepute-sandbox: the program's process ended before the tests finished\n",
+    );
   });
 
   it('bounds its /tmp: writing more than memoryMb there fails', async () => {
@@ -126,7 +129,8 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     ].join('\n');
     const result = await runCodeTests({ code, test: 'time.sleep(30)', language: 'python', timeoutMs: 1500 });
     expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL', exitCode: null });
-    // The program runs in its own PID namespace: bwrap's init is PID 1, python (prlimit execs it in place) PID 2.
+    // The program runs in its own PID namespace: the supervisor (python, which prlimit execs in
+    // place; bwrap --as-pid-1 starts no init of its own) is PID 1, the program's process PID 2.
     expect(result.stdout.trim()).toBe('2');
     // No sandboxed process (bwrap names the host copy repute-sandbox-*, python /sandbox/driver.py)
     // survives the kill; runs of other test files in parallel last well under the second this one lasted.
@@ -228,6 +232,28 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     expect(added).toEqual([]);
   });
 
+  it('sees only the parts of /usr that Python needs, and the standard library still works', async () => {
+    // Before, the whole of /usr was visible: other programs, headers, documentation, /usr/local/bin.
+    const hidden = ['/usr/include', '/usr/share/doc', '/usr/bin/env', '/usr/bin/perl', '/usr/local/bin', '/usr/sbin'];
+    // Control: they are there on the host (a path the host lacks would prove nothing).
+    const present = hidden.filter((file) => existsSync(file));
+    expect(present.length).toBeGreaterThanOrEqual(3);
+    const code = [
+      'import os',
+      `for path in ${JSON.stringify(present)}:`,
+      '    print(path, os.path.exists(path))',
+      'import ctypes, datetime, hashlib, sqlite3, ssl, zlib, zoneinfo',
+      'print(datetime.datetime(2024, 7, 1, tzinfo=zoneinfo.ZoneInfo("Europe/Paris")).utcoffset())',
+      'print(sqlite3.connect(":memory:").execute("select 1 + 1").fetchone(), zlib.crc32(b"x"), ctypes.sizeof(ctypes.c_int))',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python' });
+    expect(result.stderr).toBe('');
+    // Paris is UTC+2 in July; crc32(b"x") = 2363233923.
+    expect(result.stdout).toBe(
+      [...present.map((file) => `${file} False`), '2:00:00', '(2,) 2363233923 4', ''].join('\n'),
+    );
+  });
+
   it("sees only its own processes in /proc, not the host's", async () => {
     const result = await runCodeTests({
       code:
@@ -239,7 +265,7 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     });
     expect(result.status).toBe('passed');
     const [pids, host] = result.stdout.trim().split('\n');
-    // bwrap's init (1) and python (2): nothing of the host.
+    // The supervisor (1) and the program's process (2): nothing of the host.
     expect(pids).toBe('[1, 2]');
     expect(host).toBe('False');
   });
@@ -524,6 +550,381 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * Programs that try to make a wrong `add` pass; each of them faked a pass against the driver that
+ * ran the tests in the program's own interpreter (the token it wrote after the tests sat in its
+ * frame, in memory and on stdout, and the tests' comparisons, builtins and unittest were the
+ * program's to change).
+ */
+const forgeries: [string, string, string][] = [
+  [
+    "reads the end token from the driver's frame (sys._getframe, f_back, f_locals)",
+    [
+      'import os, sys',
+      'def add(a, b):',
+      '    frame = sys._getframe()',
+      '    while frame is not None:',
+      '        for value in list(frame.f_locals.values()):',
+      '            if isinstance(value, str) and value.startswith("repute-tests-done-"):',
+      '                os.write(1, ("\\n" + value + "\\n").encode())',
+      '                os._exit(0)',
+      '        frame = frame.f_back',
+      '    return a - b',
+    ].join('\n'),
+    'assert add(2, 3) == 5',
+  ],
+  [
+    "reads the end token from inspect.stack() and a traceback's frames",
+    [
+      'import inspect, os',
+      'def forge(frames):',
+      '    for frame in frames:',
+      '        for value in list(frame.f_locals.values()):',
+      '            if isinstance(value, str) and value.startswith("repute-tests-done-"):',
+      '                os.write(1, ("\\n" + value + "\\n").encode())',
+      '                os._exit(0)',
+      'def add(a, b):',
+      '    forge(info.frame for info in inspect.stack())',
+      '    try:',
+      '        raise RuntimeError',
+      '    except RuntimeError as error:',
+      '        frame = error.__traceback__.tb_frame',
+      '    chain = []',
+      '    while frame is not None:',
+      '        chain.append(frame)',
+      '        frame = frame.f_back',
+      '    forge(chain)',
+      '    return a - b',
+    ].join('\n'),
+    'assert add(2, 3) == 5',
+  ],
+  [
+    "raises an exception whose __str__ walks the driver's frames while it reports the failure",
+    [
+      'import os, sys',
+      'class Failure(Exception):',
+      '    def __str__(self):',
+      '        frame = sys._getframe()',
+      '        while frame is not None:',
+      '            for value in list(frame.f_locals.values()):',
+      '                if isinstance(value, str) and value.startswith("repute-tests-done-"):',
+      '                    os.write(1, ("\\n" + value + "\\n").encode())',
+      '                    os._exit(0)',
+      '            frame = frame.f_back',
+      '        return "failure"',
+      'def add(a, b):',
+      '    raise Failure()',
+    ].join('\n'),
+    'assert add(2, 3) == 5',
+  ],
+  [
+    'finds the end token in its own memory (/proc/*/mem) and writes it to every descriptor and /proc/*/fd it can open',
+    [
+      'import os, re',
+      'pattern = re.compile(rb"repute-tests-done-[0-9a-f]{32}")',
+      'def tokens():',
+      '    found = set()',
+      '    for pid in [name for name in os.listdir("/proc") if name.isdigit()]:',
+      '        try:',
+      '            regions = open(f"/proc/{pid}/maps").read().splitlines()',
+      '            memory = open(f"/proc/{pid}/mem", "rb")',
+      '        except OSError:',
+      '            continue',
+      '        for region in regions:',
+      '            span, permissions = region.split()[:2]',
+      '            start, end = (int(part, 16) for part in span.split("-"))',
+      '            if permissions[0] != "r" or end - start > 1 << 28:',
+      '                continue',
+      '            try:',
+      '                memory.seek(start)',
+      '                found.update(pattern.findall(memory.read(end - start)))',
+      '            except (OSError, OverflowError, ValueError):',
+      '                pass',
+      '    return found',
+      'def forge():',
+      '    for token in tokens():',
+      '        line = b"\\n" + token + b"\\n"',
+      '        for fd in range(1, 64):',
+      '            try:',
+      '                os.write(fd, line)',
+      '            except OSError:',
+      '                pass',
+      '        for pid in [name for name in os.listdir("/proc") if name.isdigit()]:',
+      '            try:',
+      '                for fd in os.listdir(f"/proc/{pid}/fd"):',
+      '                    try:',
+      '                        descriptor = os.open(f"/proc/{pid}/fd/{fd}", os.O_WRONLY)',
+      '                        os.write(descriptor, line)',
+      '                    except OSError:',
+      '                        pass',
+      '            except OSError:',
+      '                pass',
+      '    os._exit(0)',
+      'def add(a, b):',
+      '    forge()',
+    ].join('\n'),
+    'assert add(2, 3) == 5',
+  ],
+  [
+    'returns an object equal to everything',
+    [
+      'class Anything:',
+      '    def __eq__(self, other):',
+      '        return True',
+      '    __hash__ = object.__hash__',
+      'def add(a, b):',
+      '    return Anything()',
+    ].join('\n'),
+    'assert add(2, 3) == 5\nassert add(1, 1) == 2',
+  ],
+  [
+    'returns an int subclass equal to everything',
+    [
+      'class Number(int):',
+      '    def __eq__(self, other):',
+      '        return True',
+      '    __hash__ = int.__hash__',
+      'def add(a, b):',
+      '    return Number(a - b)',
+    ].join('\n'),
+    'assert add(2, 3) == 5\nassert add(1, 1) == 2',
+  ],
+  [
+    'patches a builtin the tests use (abs)',
+    'import builtins\nbuiltins.abs = lambda value: 0\ndef add(a, b):\n    return a - b',
+    'assert abs(add(2, 3) - 5) < 1e-9',
+  ],
+  [
+    'defines a global named like a builtin the tests use (abs)',
+    'def abs(value):\n    return 0\ndef add(a, b):\n    return a - b',
+    'assert abs(add(2, 3) - 5) < 1e-9',
+  ],
+  [
+    'replaces a function of a standard module it imported (math.isclose)',
+    'import math\nmath.isclose = lambda *args, **kwargs: True\ndef add(a, b):\n    return a - b',
+    'assert math.isclose(add(2, 3), 5)',
+  ],
+  [
+    'exits inside the tested function, under tests that catch BaseException',
+    'import sys\ndef add(a, b):\n    sys.exit(0)',
+    'try:\n    assert add(2, 3) == 5\nexcept BaseException:\n    pass',
+  ],
+  [
+    'patches unittest.TestCase.assertEqual',
+    'import unittest\nunittest.TestCase.assertEqual = lambda *args, **kwargs: None\ndef add(a, b):\n    return a - b',
+    [
+      'import unittest',
+      'class AddTest(unittest.TestCase):',
+      '    def test_add(self):',
+      '        self.assertEqual(add(2, 3), 5)',
+      'outcome = unittest.main(exit=False).result',
+      'assert outcome.testsRun == 1 and outcome.wasSuccessful()',
+    ].join('\n'),
+  ],
+  [
+    'reads the tests (from /sandbox, /proc/*/fd and /proc/*/mem) and answers from them',
+    [
+      'import os, re',
+      'pattern = re.compile(rb"assert add\\((\\d+), (\\d+)\\) == (\\d+)")',
+      'answers = {}',
+      'def learn(data):',
+      '    for a, b, expected in pattern.findall(data):',
+      '        answers[(int(a), int(b))] = int(expected)',
+      'for root, _, names in os.walk("/sandbox"):',
+      '    for name in names:',
+      '        try:',
+      '            learn(open(os.path.join(root, name), "rb").read())',
+      '        except OSError:',
+      '            pass',
+      'for pid in [name for name in os.listdir("/proc") if name.isdigit()]:',
+      '    try:',
+      '        for fd in os.listdir(f"/proc/{pid}/fd"):',
+      '            try:',
+      '                learn(os.read(os.open(f"/proc/{pid}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK), 1 << 20))',
+      '            except OSError:',
+      '                pass',
+      '    except OSError:',
+      '        pass',
+      '    try:',
+      '        regions = open(f"/proc/{pid}/maps").read().splitlines()',
+      '        memory = open(f"/proc/{pid}/mem", "rb")',
+      '    except OSError:',
+      '        continue',
+      '    for region in regions:',
+      '        span, permissions = region.split()[:2]',
+      '        start, end = (int(part, 16) for part in span.split("-"))',
+      '        if permissions[0] == "r" and end - start <= 1 << 28:',
+      '            try:',
+      '                memory.seek(start)',
+      '                learn(memory.read(end - start))',
+      '            except (OSError, OverflowError, ValueError):',
+      '                pass',
+      'def add(a, b):',
+      '    return answers.get((a, b), a - b)',
+    ].join('\n'),
+    'assert add(2, 3) == 5\nassert add(10, 20) == 30',
+  ],
+];
+
+describe.skipIf(!status.available)('runCodeTests against programs that try to fake a pass', () => {
+  it.each(forgeries)('fails a wrong program that %s', async (_label, code, test) => {
+    const result = await runCodeTests({ code, test, language: 'python' });
+    expect(result.status).toBe('failed');
+    expect(result.passed).toBe(false);
+  });
+
+  it("cannot reach the supervisor's memory, descriptors or process from the program's process", async () => {
+    const code = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'supervisor = os.getppid()',
+      'for part in ("mem", "fd", "maps", "environ"):',
+      '    try:',
+      '        path = f"/proc/{supervisor}/{part}"',
+      '        os.listdir(path) if part == "fd" else open(path, "rb").read(1)',
+      '        print(part, "open")',
+      '    except OSError as error:',
+      '        print(part, type(error).__name__)',
+      '# PTRACE_ATTACH = 16',
+      'print("ptrace", libc.ptrace(16, supervisor, None, None), os.strerror(ctypes.get_errno()))',
+      'kinds = []',
+      'for fd in sorted(int(fd) for fd in os.listdir("/proc/self/fd")):',
+      '    try:',
+      '        kinds.append(os.readlink(f"/proc/self/fd/{fd}").split(":")[0]) if fd > 2 else None',
+      '    except OSError:',
+      '        pass',
+      'print("descriptors", kinds)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python' });
+    // Beyond stdin, stdout and stderr it holds only its two pipes to the supervisor: neither the
+    // tests' descriptor nor the verdict's.
+    expect(result.stdout).toBe(
+      [
+        'mem PermissionError',
+        'fd PermissionError',
+        'maps PermissionError',
+        'environ PermissionError',
+        'ptrace -1 Operation not permitted',
+        "descriptors ['pipe', 'pipe']",
+        '',
+      ].join('\n'),
+    );
+    expect(result.status).toBe('passed');
+  });
+
+  it('cannot open the memory of any other process in the sandbox', async () => {
+    // Before, bwrap's own init was PID 1: dumpable, of the same user, outside prlimit's limits, and
+    // the program could open its /proc/1/mem for writing (and so run code there).
+    const code = [
+      'import os',
+      'for pid in sorted(int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid()):',
+      '    try:',
+      '        os.close(os.open(f"/proc/{pid}/mem", os.O_RDWR))',
+      '        print(pid, "opened")',
+      '    except OSError as error:',
+      '        print(pid, type(error).__name__)',
+    ].join('\n');
+    const result = await runCodeTests({ code, test: '', language: 'python' });
+    expect(result.stdout).toBe('1 PermissionError\n');
+  });
+
+  it('fails the run for good when the program exits, even if the tests go on', async () => {
+    const code = 'import os\ndef add(a, b):\n    os._exit(0)';
+    const result = await runCodeTests({
+      code,
+      test: 'try:\n    add(2, 3)\nexcept BaseException:\n    pass\nprint("tests went on")',
+      language: 'python',
+    });
+    expect(result).toMatchObject({ status: 'failed', stdout: 'tests went on\n' });
+    expect(result.stderr).toBe("repute-sandbox: the program's process ended before the tests finished\n");
+  });
+
+  it('stops a program that makes more files in /tmp than maxTmpFiles', async () => {
+    // Before the cap the program made its 100 000 empty files (kernel memory no limit counted) and passed.
+    const code = 'for index in range(100_000):\n    open(f"/tmp/{index}", "w").close()\nprint("made them all")';
+    const result = await runCodeTests({ code, test: '', language: 'python', maxTmpFiles: 1000 });
+    expect(result).toMatchObject({ status: 'failed', stdout: '' });
+    expect(result.stderr).toMatch(
+      /^repute-sandbox: the run made \d+ files and directories in \/tmp, more than maxTmpFiles = 1000\n$/,
+    );
+    const fewer = await runCodeTests({
+      code: code.replace('100_000', '900'),
+      test: '',
+      language: 'python',
+      maxTmpFiles: 1000,
+    });
+    expect(fewer).toMatchObject({ status: 'passed', stdout: 'made them all\n' });
+  });
+});
+
+describe.skipIf(!status.available)('runCodeTests across the process boundary (honest programs)', () => {
+  it('lets the tests use generators, classes, module objects and exceptions of the program', async () => {
+    const code = [
+      'import math',
+      'from collections import OrderedDict, namedtuple',
+      'Point = namedtuple("Point", "x y")',
+      'def count(n):',
+      '    yield from range(n)',
+      'class Stack:',
+      '    def __init__(self):',
+      '        self.items = []',
+      '    def push(self, item):',
+      '        self.items.append(item)',
+      '    def pop(self):',
+      '        if not self.items:',
+      '            raise IndexError("pop from an empty stack")',
+      '        return self.items.pop()',
+      '    def __len__(self):',
+      '        return len(self.items)',
+      'def point():',
+      '    return Point(1, 2)',
+      'def table():',
+      '    return OrderedDict(b=2, a=1)',
+      'def big():',
+      '    return 3 ** 10_000',
+    ].join('\n');
+    const test = [
+      'assert list(count(3)) == [0, 1, 2] and 2 in count(3) and 5 not in count(3)',
+      'stack = Stack()',
+      'stack.push(4)',
+      'assert len(stack) == 1 and stack.items == [4] and stack.pop() == 4 and not stack',
+      'try:',
+      '    stack.pop()',
+      '    raise AssertionError("no IndexError")',
+      'except IndexError as error:',
+      '    assert str(error) == "pop from an empty stack"',
+      'assert point() == (1, 2) and table() == {"a": 1, "b": 2} and math.isclose(math.pi, 3.14159, abs_tol=1e-5)',
+      'assert big() == 3 ** 10_000',
+      'assert stack == stack and stack != Stack()',
+    ].join('\n');
+    const result = await runCodeTests({ code, test, language: 'python' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe('passed');
+  });
+
+  it("lets the program call functions the tests pass to it, in the tests' process", async () => {
+    const code = 'def apply(function, value):\n    return function(value) + 1';
+    const test = [
+      'assert apply(lambda value: value * 2, 3) == 7',
+      'try:',
+      '    apply(lambda value: 1 / value, 0)',
+      'except ZeroDivisionError:',
+      '    print("raised across both processes")',
+    ].join('\n');
+    const result = await runCodeTests({ code, test, language: 'python' });
+    expect(result).toMatchObject({ status: 'passed', stdout: 'raised across both processes\n' });
+  });
+
+  it('keeps the order of the output of both processes', async () => {
+    const result = await runCodeTests({
+      code: 'print("program loads")\ndef say(text):\n    print("program:", text)',
+      test: 'print("tests start")\nsay("one")\nprint("tests between")\nsay("two")',
+      language: 'python',
+    });
+    expect(result.stdout).toBe('program loads\ntests start\nprogram: one\ntests between\nprogram: two\n');
   });
 });
 

@@ -8,7 +8,9 @@ import type { Readable, Writable } from 'node:stream';
 import { extractAnswer } from '../../core/answers/answers.js';
 import { InvalidArgumentError, ReputeError } from '../../core/errors.js';
 import { assertInteger } from '../../core/validate.js';
+import { INVALID_TESTS_EXIT, INVALID_TESTS_LINE, STARTED_LINE, TESTS_FD, VERDICT_FD, driverSource } from './_driver.js';
 import { syscallFilter, syscallFilterSupports } from './_syscall-filter.js';
+import { usrMounts } from './_usr-mounts.js';
 
 /** The sandbox cannot run here (tool missing, namespaces refused); nothing was executed. */
 export class SandboxUnavailableError extends ReputeError {
@@ -29,13 +31,20 @@ export interface SandboxTools {
   python?: string | undefined;
 }
 
-/** What to run: a program, then its tests in the program's namespace. */
+/** What to run: a program, then its tests against the program's names. */
 export interface RunCodeTestsOptions {
   /** The candidate program (untrusted). */
   code: string;
   /**
-   * Test code run after the program, in its namespace (asserts, `check(entry_point)` calls, or
-   * `unittest.main(exit=False)`). Tests that do not compile throw {@link InvalidArgumentError}.
+   * Test code run after the program (asserts, `check(entry_point)` calls, or
+   * `unittest.main(exit=False)`), as `__main__` in a process of its own where the program's global
+   * names are bound: plain values (None, bool, int, float, str, bytes, complex, Fraction, Decimal,
+   * range and containers of them) by value, anything else (functions, classes, objects, iterators)
+   * as a reference whose calls, attributes, items, `len`, `bool`, iteration, `repr` and `str` the
+   * program answers. `==`, hashing and ordering of a reference are the tests' own (identity), so
+   * compare what the program returns with plain values. Arguments reach the program as copies;
+   * functions passed to it run in the tests' process when it calls them. The program never sees
+   * the tests. Tests that do not compile throw {@link InvalidArgumentError}.
    */
   test: string;
   /** Only Python is supported. */
@@ -43,12 +52,19 @@ export interface RunCodeTestsOptions {
   /** Wall-clock limit in milliseconds; the sandbox is killed after it. @default 10000 */
   timeoutMs?: number;
   /**
-   * Memory in MiB: the program's address space (one process: it cannot start others), and as much
-   * again for files in its /tmp. @default 512
+   * Memory in MiB: the program's address space (one process: it cannot start others), as much for
+   * the tests' process, and as much again for files in /tmp. @default 512
    */
   memoryMb?: number;
   /** Bytes of stdout and of stderr kept in the result. @default 65536 */
   maxOutputBytes?: number;
+  /**
+   * Files and directories the run may make in its /tmp, integer ≥ 0; past it the program's process
+   * is killed and the run fails (checked every 5 ms, so a fast program may overshoot by what it
+   * makes in that time). Each costs kernel memory that neither `memoryMb` nor the tmpfs size counts.
+   * @default 10000
+   */
+  maxTmpFiles?: number;
   /** Tool paths, merged over the default installs (`undefined` keeps the default). @default /usr/bin/{bwrap,prlimit,setpriv,python3} */
   tools?: SandboxTools;
 }
@@ -57,15 +73,16 @@ export interface RunCodeTestsOptions {
 export interface CodeTestResult {
   readonly schemaVersion: 1;
   /**
-   * `passed` = the tests ran to their end and the process exited 0 in time; `failed` = anything else
-   * that ended in time (an assertion, an exception, the memory limit, a crash, or an exit before the
-   * tests finished: `sys.exit(0)` or `os._exit(0)` in the program fails); `timeout` = stopped at the
-   * wall-clock limit or the CPU limit (`SIGXCPU`).
+   * `passed` = the tests' process ran them to their end and vouched for it on a descriptor only it
+   * holds, in time; `failed` = anything else that ended in time (an assertion, an exception, the
+   * memory limit, a crash, more than `maxTmpFiles` in /tmp, or an exit of the program before the
+   * tests finished: `sys.exit(0)` or `os._exit(0)` fails the run even when the tests catch it);
+   * `timeout` = stopped at the wall-clock limit or the CPU limit (`SIGXCPU`).
    */
   readonly status: 'passed' | 'failed' | 'timeout';
   /** Same as `status === 'passed'`. */
   readonly passed: boolean;
-  /** Exit code of the sandbox (the program's own, or 128 + n when signal n ended it), or `null` when killed at the timeout. */
+  /** Exit code of the sandbox (0 on a pass; 1 when the tests failed; the program's own when it exited; 128 + n when signal n ended it), or `null` when killed at the timeout. */
   readonly exitCode: number | null;
   /** Signal that ended the program (`SIGSEGV` for a crash, `SIGXCPU` at the CPU limit, `SIGKILL` at the timeout), or `null`. */
   readonly signal: string | null;
@@ -89,132 +106,34 @@ const defaultTools: ResolvedTools = {
 const NOBODY_UID = 65534;
 const NOGROUP_GID = 65534;
 
-/** Where the run's files are mounted (read-only) inside the sandbox: the driver, the program and the tests. */
+/** Where the run's files are mounted (read-only) inside the sandbox: the driver, its second filter and the program (not the tests). */
 const SANDBOX_DIRECTORY = '/sandbox';
 
-/** The descriptor on which bwrap reads the seccomp filter (see `_syscall-filter.ts`). */
+/** The descriptor on which bwrap reads the seccomp filter of stage `'sandbox'` (see `_syscall-filter.ts`). */
 const FILTER_FD = 3;
 
-/** Exit code of the driver when the tests do not compile (the program did not run). */
-const INVALID_TESTS_EXIT = 2;
-
 /**
- * The Python driver inside the sandbox. Before any untrusted code it closes every descriptor but
- * stdin, stdout and stderr (bwrap hands the command whatever the host process inherited), reads a
- * one-time token from stdin (then at its end, as /dev/null was), compiles the tests (when they do
- * not compile it says so as its first line on stderr and exits 2), and says on stderr that it
- * started, so a failure without that line is the sandbox's and a program cannot fake either line.
- * It runs the program and then the tests in one module registered in `sys.modules` (the program as
- * `__repute_program__`, so its main guard does not run; the tests as `__main__`, so
- * `unittest.main(exit=False)` and `doctest.testmod()` find them), and writes the token as the last
- * line of stdout, on descriptor 1 itself, only once the tests are done. It holds its own references
- * to what it uses, so a program that replaces `builtins.exec`, `open`, `sys.stdout` or `sys.exit`
- * changes nothing for it. An exit from the program or the tests (`SystemExit`, even with code 0, so
- * tests must not call `sys.exit` or a plain `unittest.main()`) is a failure, and `os._exit` skips
- * the token, so no exit passes without the tests. This stops programs that exit early or disturb
- * the driver by accident; it does not make hostile code safe to grade (in one interpreter, code can
- * always fake the tests' comparisons, or find the token in the driver's frame).
- */
-const DRIVER = `import builtins, os, sys, traceback, types
-
-def _repute_run():
-    for name in os.listdir("/proc/self/fd"):
-        if int(name) > 2:
-            try:
-                os.close(int(name))
-            except OSError:
-                pass
-    token = sys.stdin.readline().strip()
-    write, end, run, stdout, stderr = os.write, os._exit, exec, sys.stdout, sys.stderr
-    format_exception, format_exception_only = traceback.format_exception, traceback.format_exception_only
-
-    def say(text):
-        for stream in (stdout, stderr, sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:
-                pass
-        data = text.encode("utf-8", "replace")
-        while data:
-            try:
-                data = data[write(2, data):]
-            except OSError:
-                return
-
-    def load(label):
-        path = "${SANDBOX_DIRECTORY}/" + label + ".py"
-        with open(path, encoding="utf-8") as source:
-            return compile(source.read(), path, "exec", dont_inherit=True)
-
-    try:
-        tests = load("tests")
-    except BaseException as error:
-        say("repute-sandbox: the tests do not compile\\n" + "".join(format_exception_only(type(error), error)))
-        end(${INVALID_TESTS_EXIT})
-    say("repute-sandbox: started\\n")
-    try:
-        program = load("program")
-    except BaseException as error:
-        say("repute-sandbox: the program does not compile\\n" + "".join(format_exception_only(type(error), error)))
-        end(1)
-    module = types.ModuleType("__repute_program__")
-    namespace = module.__dict__
-    namespace["__builtins__"] = builtins
-    modules = sys.modules
-    modules["__repute_program__"] = module
-    for label, code in (("program", program), ("tests", tests)):
-        if label == "tests":
-            namespace["__name__"] = "__main__"
-            modules["__main__"] = module
-        try:
-            run(code, namespace)
-        except SystemExit as stop:
-            say("repute-sandbox: the " + label + " exited (code " + repr(stop.code) + ") before the tests finished\\n")
-            end(1)
-        except BaseException as error:
-            # The traceback without the driver's own frame.
-            try:
-                say("".join(format_exception(type(error), error, error.__traceback__.tb_next)))
-            except BaseException:
-                say("repute-sandbox: the " + label + " raised " + type(error).__name__ + "\\n")
-            end(1)
-    say("")
-    data = ("\\n" + token + "\\n").encode("ascii")
-    while data:
-        try:
-            data = data[write(1, data):]
-        except OSError as error:
-            say("repute-sandbox: could not write to stdout after the tests: " + str(error) + "\\n")
-            end(1)
-    end(0)
-
-_repute_run()
-`;
-
-/** The driver's first line on stderr once Python runs and the tests compiled; anything after it may be the program's. */
-const STARTED_LINE = 'repute-sandbox: started\n';
-
-/** The driver's first line on stderr when the tests do not compile (then the compiler's message). */
-const INVALID_TESTS_LINE = 'repute-sandbox: the tests do not compile\n';
-
-/**
- * The bwrap command line: a root holding only /usr (read-only, with the merged-/usr symlinks), its
+ * The bwrap command line: a root holding only the parts of /usr in `usr` (read-only, see
+ * `_usr-mounts.ts`; with the merged-/usr symlinks), its
  * own /proc, a read-only /dev (its device nodes still work), a private tmpfs /tmp of at most `tmpMb`
  * MiB (gone with the sandbox; its pages are memory the address-space limit does not count) as
  * working directory, the run's files bound read-only at /sandbox, every namespace unshared (no
- * network: only a down loopback), no capabilities, the seccomp filter read from {@link FILTER_FD}
- * (no new processes, namespaces or keys), an empty environment, and the process killed with its parent.
+ * network: only a down loopback), no capabilities, the stage-`'sandbox'` seccomp filter read from
+ * {@link FILTER_FD} (no namespaces, keys or memory outside the address space; the driver stacks the
+ * one that forbids processes after its fork), an empty environment, and the process killed with its parent.
  */
-function bwrapArgs(files: string, tmpMb: number): string[] {
+function bwrapArgs(files: string, tmpMb: number, usr: readonly string[]): string[] {
   return [
     '--unshare-all',
+    // No bwrap reaper as PID 1: it would be a dumpable process of the same user, outside prlimit's
+    // limits, whose memory the program could write through /proc/1/mem. The supervisor is PID 1
+    // (non-dumpable); when it exits, the kernel kills the rest of the PID namespace.
+    '--as-pid-1',
     '--die-with-parent',
     '--new-session',
     '--cap-drop',
     'ALL',
-    '--ro-bind',
-    '/usr',
-    '/usr',
+    ...usr.flatMap((tree) => ['--ro-bind', tree, tree]),
     '--symlink',
     'usr/bin',
     '/bin',
@@ -308,8 +227,10 @@ function resolveTools(tools: SandboxTools | undefined): ResolvedTools {
 
 /**
  * Reports whether the sandbox can run here, and why not: Linux on x64 or arm64 (the system-call
- * filter's architectures), bubblewrap and the other tools present, and a probe that starts the
- * interpreter inside the same sandbox, under the same filter and limits (as nobody when root).
+ * filter's architectures), bubblewrap and the other tools present, the interpreter and prlimit
+ * under /usr (the interpreter, run once outside the sandbox with `-I`, names the trees of /usr it
+ * needs), and a probe that starts the interpreter inside the same sandbox, under the same filter
+ * and limits (as nobody when root).
  *
  * @example
  * const status = checkSandbox();
@@ -334,16 +255,18 @@ export function checkSandbox(tools?: SandboxTools): { available: true } | { avai
         reason: `sandbox tool ${name} not found at ${file}; install bubblewrap, util-linux and python3 (apt-get install bubblewrap util-linux python3) or pass tools.${name}`,
       };
   }
+  const usr = usrMounts(resolved.python, resolved.prlimit);
+  if ('reason' in usr) return { available: false, reason: usr.reason };
   const directory = mkdtempSync(path.join(os.tmpdir(), 'repute-sandbox-probe-'));
   try {
     const filterFile = path.join(directory, 'filter.bpf');
-    writeFileSync(filterFile, syscallFilter(process.arch));
+    writeFileSync(filterFile, syscallFilter(process.arch, 'sandbox'));
     const filter = openSync(filterFile, 'r');
     try {
       const chain = [
         ...dropPrivileges(resolved),
         resolved.bwrap,
-        ...bwrapArgs('/dev/null', 16),
+        ...bwrapArgs('/dev/null', 16, usr.paths),
         '--',
         ...prlimitArgs(resolved.prlimit, 256, 10),
         resolved.python,
@@ -361,7 +284,7 @@ export function checkSandbox(tools?: SandboxTools): { available: true } | { avai
         const detail = probe.stderr?.toString().trim() || probe.error?.message || `exit ${probe.status}`;
         return {
           available: false,
-          reason: `the sandbox probe (${resolved.python} under bubblewrap) failed: ${detail.slice(0, 500)}; check that bubblewrap can create namespaces here (allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, or use a container that permits them) and that tools.python is an interpreter under /usr, the only tree the sandbox mounts`,
+          reason: `the sandbox probe (${resolved.python} under bubblewrap) failed: ${detail.slice(0, 500)}; check that bubblewrap can create namespaces here (allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, or use a container that permits them) and that tools.python is an interpreter under /usr, the only tree the sandbox shows parts of`,
         };
       }
     } finally {
@@ -370,25 +293,30 @@ export function checkSandbox(tools?: SandboxTools): { available: true } | { avai
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+  probedTools.set(JSON.stringify(resolved), usr.paths);
   return { available: true };
 }
 
-/** Tool sets whose probe succeeded in this process; the probe blocks for tens of milliseconds, so runs skip it once it passed. */
-const probedTools = new Set<string>();
+/** Tool sets whose probe succeeded in this process, with the parts of /usr they need; the probe blocks for tens of milliseconds, so runs skip it once it passed. */
+const probedTools = new Map<string, readonly string[]>();
 
 /**
  * Runs untrusted Python code plus its tests in a sandbox and reports pass/fail. The code runs
- * under bubblewrap: it sees only /usr (read-only), its own /proc (its own processes only), a
+ * under bubblewrap: it sees only the parts of /usr that Python needs (read-only: the interpreter,
+ * its standard library, site-packages and library directory), its own /proc (its own processes only), a
  * read-only /dev and a private tmpfs /tmp (at most `memoryMb` MiB) that disappears with it; no
  * repository, data, home or host /tmp; no network (only a down loopback); no capabilities; no
  * descriptor of the host process but its stdin, stdout and stderr; an empty environment (no API
- * keys). A seccomp filter lets it start threads but no process, namespace or kernel key, and keep
- * no memory outside its address space (SysV IPC, memfd files, BPF maps), so `memoryMb` bounds it as
- * a whole (plus as much in /tmp). Started as root, it first drops to nobody:nogroup with no groups
- * and no new privileges. Inside, `prlimit` caps the address space (`memoryMb`), CPU seconds
+ * keys). Started as root, it first drops to nobody:nogroup with no groups and no new privileges.
+ * Inside, `prlimit` caps each process's address space (`memoryMb`), CPU seconds
  * (ceil(timeoutMs/1000)+1), threads (64), file size (16 MiB), open files (64) and core dumps (0),
- * and `python3 -I -B` runs a driver that runs the program, then the tests, and marks their end (see
- * {@link CodeTestResult.status}). A wall-clock timeout kills the sandbox.
+ * and `python3 -I -B` runs a driver in two processes: a supervisor that runs the tests and alone can
+ * report a pass, and the program's process, forked from it, that answers the tests' calls with
+ * plain data (see {@link RunCodeTestsOptions.test} and `_driver.ts`). After that fork a seccomp
+ * filter lets both start threads but no process, namespace or kernel key, reach into another
+ * process, or keep memory outside their address space (SysV IPC, memfd files, BPF maps), so
+ * `memoryMb` bounds each (plus as much in /tmp, of at most `maxTmpFiles` entries). A wall-clock
+ * timeout kills the sandbox.
  * It never runs code unsandboxed: when the sandbox is unavailable it throws
  * {@link SandboxUnavailableError}; tests that do not compile throw {@link InvalidArgumentError}.
  *
@@ -397,7 +325,15 @@ const probedTools = new Set<string>();
  * result.passed; // true
  */
 export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTestResult> {
-  const { code, test, language, timeoutMs = 10_000, memoryMb = 512, maxOutputBytes = 65_536 } = options;
+  const {
+    code,
+    test,
+    language,
+    timeoutMs = 10_000,
+    memoryMb = 512,
+    maxOutputBytes = 65_536,
+    maxTmpFiles = 10_000,
+  } = options;
   if (typeof code !== 'string')
     throw new InvalidArgumentError({
       parameter: 'code',
@@ -415,14 +351,15 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
   assertInteger('timeoutMs', timeoutMs, 100, 600_000, 'pass e.g. { timeoutMs: 10000 }');
   assertInteger('memoryMb', memoryMb, 16, 65_536, 'pass e.g. { memoryMb: 512 }');
   assertInteger('maxOutputBytes', maxOutputBytes, 0, 100_000_000);
+  assertInteger('maxTmpFiles', maxTmpFiles, 0, 10_000_000, 'pass e.g. { maxTmpFiles: 10000 }');
   const tools = resolveTools(options.tools);
   const toolsKey = JSON.stringify(tools);
   if (!probedTools.has(toolsKey)) {
     const status = checkSandbox(tools);
     if (!status.available)
       throw new SandboxUnavailableError(`refusing to run untrusted code without a sandbox: ${status.reason}`);
-    probedTools.add(toolsKey);
   }
+  const usr = probedTools.get(toolsKey) as readonly string[];
 
   // The host side holds only the run's three files (read-only inside) and the filter, and is removed afterwards.
   const directory = await mkdtemp(path.join(os.tmpdir(), 'repute-sandbox-'));
@@ -431,15 +368,17 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
     const files = path.join(directory, 'files');
     await mkdir(files, { mode: 0o755 });
     await chmod(files, 0o755);
-    await writeFile(path.join(files, 'driver.py'), DRIVER, { mode: 0o644 });
+    await writeFile(path.join(files, 'driver.py'), driverSource(SANDBOX_DIRECTORY, maxTmpFiles), { mode: 0o644 });
     await writeFile(path.join(files, 'program.py'), `${code}\n`, { mode: 0o644 });
-    await writeFile(path.join(files, 'tests.py'), `${test}\n`, { mode: 0o644 });
+    // The tests never become a file: the supervisor reads them from a descriptor after its fork,
+    // so the program's process holds no copy of them.
+    await writeFile(path.join(files, 'filter.bpf'), syscallFilter(process.arch, 'program'), { mode: 0o644 });
     const filterFile = path.join(directory, 'filter.bpf');
-    await writeFile(filterFile, syscallFilter(process.arch), { mode: 0o600 });
+    await writeFile(filterFile, syscallFilter(process.arch, 'sandbox'), { mode: 0o600 });
     const chain = [
       ...dropPrivileges(tools),
       tools.bwrap,
-      ...bwrapArgs(files, memoryMb),
+      ...bwrapArgs(files, memoryMb, usr),
       '--',
       ...prlimitArgs(tools.prlimit, memoryMb, Math.ceil(timeoutMs / 1000) + 1),
       tools.python,
@@ -447,7 +386,8 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
       '-B',
       `${SANDBOX_DIRECTORY}/driver.py`,
     ];
-    // A fresh token per run: the program cannot know it, so it cannot print the end of the tests.
+    // A fresh token per run, known only to the supervisor (not to the program's process): it
+    // comes back on the verdict descriptor when the tests passed.
     const token = `repute-tests-done-${randomBytes(16).toString('hex')}`;
     const filter = await open(filterFile, 'r');
     try {
@@ -456,6 +396,7 @@ export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTe
         timeoutMs,
         maxOutputBytes,
         token,
+        test,
         filterFd: filter.fd,
       });
       if (outcome.invalidTests !== undefined)
@@ -484,27 +425,34 @@ function execute(
     timeoutMs,
     maxOutputBytes,
     token,
+    test,
     filterFd,
-  }: { cwd: string; timeoutMs: number; maxOutputBytes: number; token: string; filterFd: number },
+  }: { cwd: string; timeoutMs: number; maxOutputBytes: number; token: string; test: string; filterFd: number },
 ): Promise<Execution> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    // stdin is /dev/null; TESTS_FD carries the token and the tests to the supervisor, VERDICT_FD
+    // brings the token back from it (and from nothing else: the program's process closed both).
+    const stdio: ('ignore' | 'pipe' | number)[] = ['ignore', 'pipe', 'pipe', filterFd, 'pipe', 'pipe'];
     const child = spawn(command, args, {
       cwd,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe', filterFd],
+      stdio,
       env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
     });
-    // stdio[0..2] are 'pipe', so Node always creates these three streams.
-    const [input, output, errors] = [child.stdin, child.stdout, child.stderr] as [Writable, Readable, Readable];
-    // The token, then end of input (the program reads EOF, as from /dev/null). A sandbox that dies
-    // before reading it closes the pipe: that error is the exit's to report, not this write's.
-    input.on('error', () => {});
-    input.end(`${token}\n`);
-    const doneLine = `\n${token}\n`;
-    const stdout = collect(output, maxOutputBytes + doneLine.length, doneLine.length);
+    // These stdio entries are 'pipe', so Node always creates these four streams.
+    const [output, errors] = [child.stdout, child.stderr] as [Readable, Readable];
+    const testsInput = child.stdio[TESTS_FD] as Writable;
+    const verdictOutput = (child.stdio as unknown as (Readable | null)[])[VERDICT_FD] as Readable;
+    // A sandbox that dies before reading the tests closes the pipe: that error is the exit's to
+    // report, not this write's.
+    testsInput.on('error', () => {});
+    testsInput.end(`${token}\n${test}\n`);
+    const verdictLine = `${token}\n`;
+    const verdict = collect(verdictOutput, verdictLine.length + 1);
+    const stdout = collect(output, maxOutputBytes);
     // Room for the driver's first line, or for the compiler's message on tests that do not compile.
-    const stderr = collect(errors, maxOutputBytes + 4096, 0);
+    const stderr = collect(errors, maxOutputBytes + 4096);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -536,12 +484,11 @@ function execute(
         );
         return;
       }
-      // bwrap exits with 128 + n when signal n ended the program, as a shell reports it.
+      // bwrap exits with 128 + n when signal n ended the program, as a shell reports it (the
+      // supervisor passes its child's fate on the same way).
       const signal = hostSignal ?? (exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null);
-      const finished = stdout.tail().endsWith(doneLine);
-      const status = timedOut || signal === 'SIGXCPU' ? 'timeout' : exitCode === 0 && finished ? 'passed' : 'failed';
-      // The program's own output is what came before the end line.
-      const outputBytes = stdout.bytes().subarray(0, Math.max(0, stdout.total() - (finished ? doneLine.length : 0)));
+      const vouched = verdict.bytes().toString('utf8') === verdictLine;
+      const status = timedOut || signal === 'SIGXCPU' ? 'timeout' : exitCode === 0 && vouched ? 'passed' : 'failed';
       resolve({
         result: {
           schemaVersion: 1,
@@ -549,7 +496,7 @@ function execute(
           passed: status === 'passed',
           exitCode,
           signal,
-          stdout: decodePrefix(outputBytes, maxOutputBytes),
+          stdout: decodePrefix(stdout.bytes(), maxOutputBytes),
           stderr: decodePrefix(ran ? errorBytes.subarray(Buffer.byteLength(STARTED_LINE)) : errorBytes, maxOutputBytes),
           durationMs: performance.now() - started,
         },
@@ -573,28 +520,17 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** The first `limit` bytes of a stream, its total length and its last `tailBytes` bytes (however long it ran). */
-function collect(
-  stream: NodeJS.ReadableStream,
-  limit: number,
-  tailBytes: number,
-): { bytes(): Buffer; total(): number; tail(): string } {
+/** The first `limit` bytes of a stream (plus one, so that more than `limit` shows), however long it ran. */
+function collect(stream: NodeJS.ReadableStream, limit: number): { bytes(): Buffer } {
   const chunks: Buffer[] = [];
   let size = 0;
-  let total = 0;
-  let tail = Buffer.alloc(0);
   stream.on('data', (chunk: Buffer) => {
-    total += chunk.length;
-    if (tailBytes > 0) {
-      const joined = Buffer.concat([tail, chunk]);
-      tail = joined.subarray(Math.max(0, joined.length - tailBytes));
-    }
-    if (size >= limit) return;
-    const part = chunk.subarray(0, limit - size);
+    if (size > limit) return;
+    const part = chunk.subarray(0, limit + 1 - size);
     chunks.push(part);
     size += part.length;
   });
-  return { bytes: () => Buffer.concat(chunks), total: () => total, tail: () => tail.toString('utf8') };
+  return { bytes: () => Buffer.concat(chunks) };
 }
 
 /** The first `limit` bytes as text; when that cuts a UTF-8 character, the cut character is left out. */
