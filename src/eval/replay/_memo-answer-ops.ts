@@ -59,13 +59,6 @@ export interface MemoizedAnswerOps extends AnswerOps {
   computed(): number;
   /** Saved answers this run asked for (copied into {@link MemoizedAnswerOps.tables}). */
   reused(): number;
-  /** Whether `canonical(kind, raw)` would be answered from a table (this run's or the saved one) without computing. */
-  knowsCanonical(kind: AnswerKind, raw: string): boolean;
-  /**
-   * Records a canonical key computed elsewhere this run (another thread running the same ops), as if
-   * `canonical(kind, raw)` had computed it: it counts as computed.
-   */
-  learnCanonical(kind: AnswerKind, raw: string, key: string | null): void;
 }
 
 // Tables nest per argument (kind, then each string) rather than joining the arguments into one key:
@@ -97,14 +90,6 @@ export function memoizeAnswerOps(ops: AnswerOps, saved: AnswerTables = emptyAnsw
     tables,
     computed: () => computed,
     reused: () => reused,
-    knowsCanonical: (kind, raw) =>
-      canonical.get(kind)?.get(raw) !== undefined || saved.canonical.get(kind)?.get(raw) !== undefined,
-    learnCanonical(kind, raw, key) {
-      const table = inner(canonical, kind, newTable<string | null>);
-      if (table.get(raw) !== undefined) return;
-      table.set(raw, key);
-      computed++;
-    },
     canonical(kind: AnswerKind, raw: string): string | null {
       const table = inner(canonical, kind, newTable<string | null>);
       let value = table.get(raw);

@@ -1,17 +1,15 @@
 // Worker thread of the replay grid: receives each seed's prepared replay and conditions (an `init`
 // message), then replays one unit per `run` message (a condition for the methods it names; the
 // condition's attack plan comes with it) and posts its result back. Started by worker-pool.ts, once
-// per replay run: it serves every seed. Its grid work never needs the answer engine (every answer
-// decision is in the plan); before the first seed, while the calling thread keys the dataset's
-// answers, it may be asked to key some of them too (a `keys` message), and loads the engine for that.
+// per replay run: it serves every seed. It never loads the answer engine: every answer decision is
+// in the plan.
 import { parentPort } from 'node:worker_threads';
 import { InternalError, ReputeError } from '../../core/errors.js';
 import { threadCpuMs } from './_thread-cpu.js';
 import { resolveReplayMethods } from './methods.js';
 import type { ReplayMethod } from './method.js';
 import { runCondition, type ConditionSettings } from './run-condition.js';
-import type { AnswerOps } from './answer-ops.js';
-import type { KeyRequest, WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
 // The current seed's grid, from its `init` message; every `run` until the next `init` belongs to it.
 let current: { init: WorkerInit; settings: ConditionSettings } | undefined;
@@ -27,37 +25,7 @@ function methodsOf(names: readonly string[]): ReplayMethod[] {
   return methods;
 }
 
-function errorReply(error: unknown): WorkerReply {
-  const known = error instanceof ReputeError ? error.code : undefined;
-  return {
-    type: 'error',
-    name: (error as Error).name,
-    ...(known ? { code: known } : {}),
-    message: (error as Error).message,
-  };
-}
-
-// The default answer operations, loaded on the first `keys` request (the engine is a large module).
-let answerOps: AnswerOps | undefined;
-async function canonicalKeys(answers: readonly KeyRequest[]): Promise<WorkerReply> {
-  try {
-    if (answerOps === undefined) {
-      const { createDefaultAnswerOps } = await import('./default-answer-ops.js');
-      answerOps = createDefaultAnswerOps();
-    }
-    const ops = answerOps;
-    return { type: 'keys', keys: answers.map(([kind, raw]) => ops.canonical(kind, raw)) };
-  } catch (error) {
-    return errorReply(error);
-  }
-}
-
 parentPort?.on('message', (message: WorkerRequest) => {
-  if (message.type === 'keys') {
-    // The caller waits for this reply before it sends anything else.
-    void canonicalKeys(message.answers).then((reply) => parentPort?.postMessage(reply));
-    return;
-  }
   let reply: WorkerReply;
   try {
     if (message.type === 'init') {
@@ -83,7 +51,13 @@ parentPort?.on('message', (message: WorkerRequest) => {
     const cpuMs = threadCpuMs();
     reply = { type: 'result', result, ...(cpuMs === undefined ? {} : { threadCpuMs: cpuMs }) };
   } catch (error) {
-    reply = errorReply(error);
+    const known = error instanceof ReputeError ? error.code : undefined;
+    reply = {
+      type: 'error',
+      name: (error as Error).name,
+      ...(known ? { code: known } : {}),
+      message: (error as Error).message,
+    };
   }
   parentPort?.postMessage(reply);
 });

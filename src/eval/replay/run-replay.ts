@@ -46,7 +46,6 @@ import type {
 import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
-import { keyAnswersInTwoThreads } from './_key-answers-in-two-threads.js';
 import { createGridSchedule } from './_grid-schedule.js';
 
 /** Options of {@link runReplay}. */
@@ -504,8 +503,6 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
             tasks: loaded.tasks.map((task) => ({ ...task, kind })),
             kindSource: `--kind ${kind} (the dataset says: ${loaded.kindSource ?? 'nothing'})`,
           };
-    // A first run on the dataset keys its math answers in two threads (the worker would wait anyway).
-    if (options.ops === undefined) await keyAnswersInTwoThreads({ dataset, ops, pool });
     audit = auditKeys({ dataset, ops });
   } catch (error) {
     await pool?.close();

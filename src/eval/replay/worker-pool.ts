@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ReputeError, InternalError } from '../../core/errors.js';
-import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import type { GridUnit } from './_grid-schedule.js';
 import type { GridPlan } from './plan-grid.js';
 import type { Condition, ConditionResult, FeedbackMode, PreparedReplay, ReplayVerifierSettings } from './types.js';
@@ -47,11 +46,7 @@ export const conditionsAhead = 2;
  */
 export type WorkerRequest =
   | { readonly type: 'init'; readonly init: WorkerInit }
-  | { readonly type: 'run'; readonly unit: GridUnit; readonly plan: GridPlan }
-  | { readonly type: 'keys'; readonly answers: readonly KeyRequest[] };
-
-/** A recorded answer to key with the default answer operations: its kind and raw text. */
-export type KeyRequest = readonly [kind: AnswerKind, raw: string];
+  | { readonly type: 'run'; readonly unit: GridUnit; readonly plan: GridPlan };
 
 /** Messages from a worker. */
 export type WorkerReply =
@@ -61,8 +56,6 @@ export type WorkerReply =
       /** CPU time the worker's thread has used so far (start-up included), in ms; Linux only. */
       readonly threadCpuMs?: number;
     }
-  /** The canonical key of each answer of a `keys` request, in its order. */
-  | { readonly type: 'keys'; readonly keys: readonly (string | null)[] }
   | { readonly type: 'error'; readonly name: string; readonly code?: string; readonly message: string };
 
 /**
@@ -98,12 +91,6 @@ export interface WorkerPool {
     planFor: (index: number) => GridPlan,
     onResult: (result: ConditionResult) => void,
   ): Promise<{ threadCpuMs: number[] }>;
-  /**
-   * Keys `answers` with the default answer operations in the first worker thread (which loads the
-   * answer engine for it), while the calling thread does other work; resolves with one key per
-   * answer, in order. Not while a grid runs.
-   */
-  canonicalKeys(answers: readonly KeyRequest[]): Promise<(string | null)[]>;
   /** Stops every worker. */
   close(): Promise<void>;
 }
@@ -133,30 +120,13 @@ export function createWorkerPool(workers: number): WorkerPool {
   let closing = false;
   // The current seed's handlers; a crash or an exit outside a run fails the next run.
   let active: { fail(error: Error): void; reply(thread: number, message: WorkerReply): void } | undefined;
-  // A `keys` request's handlers until its reply (only the first thread keys answers).
-  let keying: { resolve(keys: (string | null)[]): void; reject(error: Error): void } | undefined;
   let broken: Error | undefined;
   const fail = (error: Error) => {
     broken ??= error;
     active?.fail(error);
-    keying?.reject(error);
-    keying = undefined;
   };
-  const replyError = (reply: Extract<WorkerReply, { type: 'error' }>) =>
-    reply.code
-      ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name })
-      : new InternalError(`replay worker failed: ${reply.name}: ${reply.message}`);
   threads.forEach((worker, thread) => {
-    worker.on('message', (message: WorkerReply) => {
-      if (keying !== undefined && thread === 0 && (message.type === 'keys' || message.type === 'error')) {
-        const { resolve, reject } = keying;
-        keying = undefined;
-        if (message.type === 'keys') resolve(message.keys.slice());
-        else reject(replyError(message));
-        return;
-      }
-      active?.reply(thread, message);
-    });
+    worker.on('message', (message: WorkerReply) => active?.reply(thread, message));
     worker.on('error', (error) => fail(new InternalError(`replay worker crashed: ${error.message}`, { cause: error })));
     worker.on('exit', (code) => {
       if (!closing) fail(new InternalError(`replay worker ${thread} exited with code ${code} before the run ended`));
@@ -204,12 +174,11 @@ export function createWorkerPool(workers: number): WorkerPool {
             if (failed) return;
             if (reply.type === 'error') {
               failed = true;
-              finish(replyError(reply));
-              return;
-            }
-            if (reply.type !== 'result') {
-              failed = true;
-              finish(new InternalError(`replay worker ${thread} sent a ${reply.type} reply during a run`));
+              finish(
+                reply.code
+                  ? Object.assign(new ReputeError(reply.code as never, reply.message), { name: reply.name })
+                  : new InternalError(`replay worker failed: ${reply.name}: ${reply.message}`),
+              );
               return;
             }
             inFlight--;
@@ -235,21 +204,8 @@ export function createWorkerPool(workers: number): WorkerPool {
         if (inFlight === 0 && !failed) finish();
       });
     },
-    canonicalKeys(answers) {
-      if (broken !== undefined) return Promise.reject(broken);
-      if (active !== undefined || keying !== undefined)
-        return Promise.reject(
-          new InternalError('replay worker pool: keys are asked for outside a run, one request at a time'),
-        );
-      return new Promise((resolve, reject) => {
-        keying = { resolve, reject };
-        threads[0]?.postMessage({ type: 'keys', answers } satisfies WorkerRequest);
-      });
-    },
     async close() {
       closing = true;
-      keying?.reject(new InternalError('replay worker pool closed before the keys came back'));
-      keying = undefined;
       active = undefined;
       await Promise.all(threads.map((worker) => worker.terminate()));
     },
