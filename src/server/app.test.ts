@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StoreError } from '../core/errors.js';
 import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
 import { createApp } from './app.js';
@@ -582,5 +583,38 @@ describe('createApp: DNS rebinding', () => {
     expect(
       (await guarded.request('http://repute.example/health', { headers: { authorization: `Bearer ${token}` } })).status,
     ).toBe(200);
+  });
+});
+
+describe('createApp: a failing store', () => {
+  /** The fixture store whose listRuns fails as the store does when SQLite reports `code`. */
+  const failingStore = (code: string): Store => {
+    const store = fixture();
+    const cause = Object.assign(new Error('database is locked'), { code });
+    return {
+      ...store,
+      listRuns: () => {
+        throw new StoreError('store repute.db: listRuns failed: another connection kept it locked', { cause });
+      },
+    };
+  };
+
+  it('answers 503 with Retry-After while another writer holds the lock, 500 for other store failures', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      for (const code of ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_SNAPSHOT']) {
+        const response = await createApp({ store: failingStore(code) }).request('/api/runs');
+        expect(response.status, code).toBe(503);
+        expect(response.headers.get('retry-after'), code).toBe('1');
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('store');
+      }
+      for (const code of ['SQLITE_CORRUPT', 'SQLITE_BUSYNESS']) {
+        const response = await createApp({ store: failingStore(code) }).request('/api/runs');
+        expect(response.status, code).toBe(500);
+        expect(response.headers.get('retry-after'), code).toBeNull();
+      }
+    } finally {
+      log.mockRestore();
+    }
   });
 });

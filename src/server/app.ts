@@ -5,7 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { InvalidArgumentError, ReputeError, type ReputeErrorCode } from '../core/errors.js';
+import { InvalidArgumentError, ReputeError, StoreError, type ReputeErrorCode } from '../core/errors.js';
 import { isLoopbackHost } from './_loopback.js';
 import type { CreateAppOptions, ServerContext } from './context.js';
 import { apiRoutes } from './routes/api.js';
@@ -26,6 +26,20 @@ const statusOf: Record<ReputeErrorCode, ContentfulStatusCode> = {
   run_failed: 500,
   interrupted: 503,
 };
+
+/**
+ * Whether a store failure is another writer holding the store's lock past its busy timeout (SQLite's
+ * `SQLITE_BUSY` or `SQLITE_LOCKED`, extended codes included, as the StoreError's cause): the request
+ * may succeed when retried, so it is answered 503 with `Retry-After`, not 500.
+ */
+function storeBusy(error: unknown): boolean {
+  if (!(error instanceof StoreError)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code);
+}
+
+/** Seconds a client is told to wait before it retries a request that met a busy store. */
+export const storeBusyRetryAfterSeconds = 1;
 
 /** `code` of the JSON error body for the statuses the middleware answers itself. */
 const httpCodes: Partial<Record<number, string>> = {
@@ -100,7 +114,9 @@ export function createApp(options: CreateAppOptions): Hono {
         : c.json({ error: { code: httpCodes[error.status] ?? 'http_error', message } }, error.status);
     }
     const known = error instanceof ReputeError;
-    const status = known ? statusOf[error.code] : 500;
+    const busy = storeBusy(error);
+    const status = busy ? 503 : known ? statusOf[error.code] : 500;
+    if (busy) c.header('Retry-After', String(storeBusyRetryAfterSeconds));
     const message = known ? error.message : 'internal error; see the server log';
     if (!known || (status >= 500 && status !== 502)) console.error(error);
     const parameter = error instanceof InvalidArgumentError ? error.parameter : undefined;
