@@ -136,14 +136,21 @@ function validateRunInput(input: CreateRunInput): { id: string; kind: string; te
 /** At most this many differences are named; the rest are counted. */
 const MAX_NAMED_DIFFERENCES = 5;
 
+/** Config keys whose values a message never quotes (an API key or token a library caller put in a config). */
+const SECRET_KEY =
+  /(api[_-]?key|secret|password|passwd|authorization|cookie|credentials?)$|^(key|token)$|(access|auth|bearer|refresh|api|session|id)[_-]?token$/i;
+
 /**
  * Where two JSON configs differ, as `path: stored-value stored, given-value given` (values as JSON,
- * cut to 80 characters; `(none)` for a missing key), so a refused resume says what changed.
+ * cut to 80 characters; `(none)` for a missing key; `[redacted]` under a key named like a secret,
+ * e.g. `apiKey` or `headers.authorization`), so a refused resume says what changed.
  */
 function configDifferences(stored: unknown, given: unknown): string[] {
   const found: string[] = [];
+  let secret = false;
   const show = (value: unknown): string => {
     if (value === undefined) return '(none)';
+    if (secret) return '[redacted]';
     const text = JSON.stringify(value);
     return text.length > 80 ? `${text.slice(0, 77)}...` : text;
   };
@@ -160,6 +167,7 @@ function configDifferences(stored: unknown, given: unknown): string[] {
         visit((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], [...path, key]);
       return;
     }
+    secret = path.some((key) => SECRET_KEY.test(key));
     found.push(
       `${path.length === 0 ? '(the whole config)' : path.join('.')}: ${show(left)} stored, ${show(right)} given`,
     );

@@ -272,6 +272,45 @@ describe('runs', () => {
     expect(store.getRun('nope')).toBeUndefined();
   });
 
+  it('never quotes a config value under a key named like a secret in a refused resume', () => {
+    const store = openStore({ path: ':memory:' });
+    try {
+      store.createRun({
+        id: 'r',
+        kind: 'run',
+        config: {
+          apiKey: 'sk-stored-0123456789',
+          maxTokens: 100,
+          provider: { headers: { Authorization: 'Bearer abc' } },
+          apiKeyEnv: 'OPENAI_API_KEY',
+        },
+      });
+      let message = '';
+      try {
+        store.ensureRun({
+          id: 'r',
+          kind: 'run',
+          config: {
+            apiKey: 'sk-given-9876543210',
+            maxTokens: 200,
+            provider: { headers: { Authorization: 'Bearer xyz' } },
+            apiKeyEnv: 'OTHER_KEY',
+          },
+        });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      // Key names end in a secret's name (apiKey, Authorization): redacted; maxTokens and apiKeyEnv (a variable's name) are shown.
+      expect(message).toContain('apiKey: [redacted] stored, [redacted] given');
+      expect(message).toContain('provider.headers.Authorization: [redacted] stored, [redacted] given');
+      expect(message).toContain('maxTokens: 100 stored, 200 given');
+      expect(message).toContain('apiKeyEnv: "OPENAI_API_KEY" stored, "OTHER_KEY" given');
+      expect(message).not.toMatch(/sk-|Bearer/);
+    } finally {
+      store.close();
+    }
+  });
+
   it('rejects configs that are not JSON', () => {
     const { store } = memoryStore();
     expect(() => store.createRun({ id: 'r', kind: 'k', config: { big: 1n } })).toThrow(InvalidArgumentError);
