@@ -74,8 +74,29 @@ export type SpanData =
       readonly reasons: readonly WeightReason[];
       readonly taskId?: TaskId;
       readonly round?: number;
+      /** Receivers kept away by distrust (trust in the publisher below τ). */
       readonly distrusted?: readonly AgentId[];
+      /**
+       * One reason per `distrusted` receiver, same order (components: similarity, trust). Absent in
+       * events recorded before it existed: there, why a receiver was kept away was not recorded.
+       */
+      readonly distrustReasons?: readonly WeightReason[];
+      /** Subscribers below the similarity floor, ≥ 0. Absent in events recorded before it existed. */
+      readonly belowFloor?: number;
+      /** Subscribers broadcast would have reached. */
       readonly broadcast?: number;
+    }
+  | {
+      /** A receiver's belief about a publisher it kept away was aged towards the prior by ρ in [0, 1] (RAPS recovery, ours). */
+      readonly type: 'recovery';
+      readonly taskId: TaskId;
+      readonly round: number;
+      readonly receiver: AgentId;
+      readonly publisher: AgentId;
+      readonly rho: number;
+      /** E_receiver[publisher] before and after, in [0, 1]. */
+      readonly beliefBefore: number;
+      readonly beliefAfter: number;
     }
   | {
       readonly type: 'audit';

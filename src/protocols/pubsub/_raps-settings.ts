@@ -4,7 +4,13 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { validateTeam } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
-import { assertInRange, assertInteger, assertNonEmptyString, assertNonNegative } from '../../core/validate.js';
+import {
+  assertFinite,
+  assertInRange,
+  assertInteger,
+  assertNonEmptyString,
+  assertNonNegative,
+} from '../../core/validate.js';
 import type { TrustPolicy } from './broker.js';
 import type { RunRapsOptions } from './raps-options.js';
 import type { WitnessBehaviour } from './watchdog.js';
@@ -26,6 +32,7 @@ export interface RapsSettings {
   witness: boolean;
   maxWitnesses: number;
   witnessMinDirectEvidence: number;
+  witnessSubjectMinDirectEvidence: number;
   attention: 'all' | 'trusted';
   teamView: 'all' | 'informed';
   recovery: number;
@@ -48,6 +55,7 @@ const rapsDefaults: Required<RapsSettings> = {
   witness: true,
   maxWitnesses: 3,
   witnessMinDirectEvidence: 0,
+  witnessSubjectMinDirectEvidence: 0,
   attention: 'all',
   teamView: 'all',
   recovery: 1,
@@ -119,6 +127,11 @@ export function resolveRapsSettings(options: RunRapsOptions): ResolvedRapsOption
   }
   assertInteger('maxWitnesses', settings.maxWitnesses, 0, Number.POSITIVE_INFINITY, 'pass e.g. { maxWitnesses: 3 }');
   assertNonNegative('witnessMinDirectEvidence', settings.witnessMinDirectEvidence, 'pass e.g. 2, or 0 for off');
+  assertNonNegative(
+    'witnessSubjectMinDirectEvidence',
+    settings.witnessSubjectMinDirectEvidence,
+    'pass e.g. 1, or 0 for off',
+  );
   for (const [agentId, behaviour] of Object.entries(settings.witnessBehaviour)) {
     if (!order.includes(agentId))
       throw new InvalidArgumentError({
@@ -148,6 +161,18 @@ export function resolveRapsSettings(options: RunRapsOptions): ResolvedRapsOption
       value: decider,
       message: `decider ${JSON.stringify(decider)} is not one of the agents (${order.join(', ')})`,
     });
+  for (const [parameter, value] of [
+    ['witness', settings.witness],
+    ['refine', settings.refine],
+  ] as const)
+    if (typeof value !== 'boolean')
+      throw new InvalidArgumentError({
+        parameter,
+        value,
+        message: `${parameter} must be true or false, got ${JSON.stringify(value)}; a string such as 'false' would switch the step on`,
+      });
+  // Probation draws derive from String(seed): NaN or Infinity (a failed parse) would pass silently.
+  assertFinite('seed', settings.seed, 'pass e.g. { seed: 2027 }');
   assertOneOf('attention', settings.attention, ['all', 'trusted']);
   assertOneOf('teamView', settings.teamView, ['all', 'informed']);
   assertInRange('recovery', settings.recovery, 0, 1);

@@ -4,10 +4,16 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { requireEntry } from '../../core/entry.js';
 import type { Message } from '../../core/message.js';
 import { type Broker, createBroker, type RouteDecision } from './broker.js';
-import type { RapsEvent } from './events.js';
 import type { RouteSelector } from './route-selector.js';
 
-/** Lets `selector` choose up to top-k recipients among the candidates the similarity router accepts. */
+/**
+ * Lets `selector` choose up to top-k recipients among the candidates the similarity router accepts
+ * (floor, trust policy and probation as in plain routing, with the same `draw`).
+ * The selector is part of the broker: when it throws or returns something other than a list of ids,
+ * `similarity` (the broker's own decision) stands and `reportError(error, true)` is called; ids
+ * outside the candidates are ignored and reported with `reportError(error, false)`. Neither is the
+ * publisher's fault, so neither is reported as an agent error.
+ */
 export async function selectWithRouter(
   selector: RouteSelector,
   broker: Broker,
@@ -15,10 +21,10 @@ export async function selectWithRouter(
   vector: Float32Array,
   trust: (receiver: AgentId, publisher: AgentId) => number,
   subscriptions: Readonly<Record<AgentId, string>>,
-  emit: (event: RapsEvent) => unknown,
-  taskId: string,
-  round: number,
-) {
+  similarity: RouteDecision,
+  reportError: (error: string, fallback: boolean) => unknown,
+  draw?: (receiver: AgentId) => number,
+): Promise<RouteDecision> {
   // Candidates: everyone the similarity router would accept, without the top-k cut.
   const wide = createBroker({
     dimensions: broker.dimensions,
@@ -26,28 +32,41 @@ export async function selectWithRouter(
     floor: broker.options.floor,
     tau: broker.options.tau,
     trustPolicy: broker.options.trustPolicy,
+    // Probation applies to the candidates as it does to plain top-k (the same draw per message and receiver).
+    probation: broker.options.probation,
   });
   for (const agentId of broker.subscribers()) wide.subscribe(agentId, broker.vectorOf(agentId));
-  const candidates = wide.route(message.from, vector, trust);
+  const candidates = wide.route(message.from, vector, trust, draw);
   const offered = candidates.reasons.map((reason) => ({
     agentId: reason.agentId,
     subscription: subscriptions[reason.agentId] ?? '',
     similarity: reason.components?.similarity ?? 0,
     trust: reason.components?.trust ?? 0,
   }));
-  const chosen = await selector({ publication: message, candidates: offered, topK: broker.options.topK });
+  let chosen: unknown;
+  try {
+    chosen = await selector({ publication: message, candidates: offered, topK: broker.options.topK });
+  } catch (error) {
+    reportError(
+      `route selector failed on ${message.id}: ${error instanceof Error ? error.message : String(error)}; routed by similarity instead`,
+      true,
+    );
+    return similarity;
+  }
+  if (!Array.isArray(chosen) || !chosen.every((agentId) => typeof agentId === 'string')) {
+    reportError(
+      `route selector returned ${describe(chosen)} for ${message.id}, not a list of agent ids; routed by similarity instead`,
+      true,
+    );
+    return similarity;
+  }
   const allowed = new Set(offered.map((candidate) => candidate.agentId));
-  const recipients = [...new Set(chosen)].filter((agentId) => allowed.has(agentId)).slice(0, broker.options.topK);
-  const refused = chosen.filter((agentId) => !allowed.has(agentId));
+  const recipients = [...new Set(chosen as AgentId[])]
+    .filter((agentId) => allowed.has(agentId))
+    .slice(0, broker.options.topK);
+  const refused = (chosen as AgentId[]).filter((agentId) => !allowed.has(agentId));
   if (refused.length > 0)
-    emit({
-      schemaVersion: 1,
-      type: 'agent-error',
-      taskId,
-      round,
-      agentId: message.from,
-      error: `route selector chose ${refused.join(', ')}, not among the candidates; ignored`,
-    });
+    reportError(`route selector chose ${refused.join(', ')}, not among the candidates; ignored`, false);
   return {
     ...candidates,
     recipients,
@@ -55,6 +74,11 @@ export async function selectWithRouter(
       .filter((reason) => recipients.includes(reason.agentId))
       .map((reason) => ({ ...reason, note: `chosen by route selector; ${reason.note ?? ''}` })),
   };
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'a list with a non-string entry';
+  return value === null ? 'null' : typeof value;
 }
 
 /**

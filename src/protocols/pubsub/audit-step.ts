@@ -81,22 +81,19 @@ export async function auditStep(
   firstHand.observe(evidence);
   totals.audits += audits.length;
   for (const audit of audits) {
+    const beliefAfter = model.belief(audit.auditor, audit.subject).expectation;
     tracer.record({
       type: 'audit',
+      taskId: task.id,
+      round,
       auditor: audit.auditor,
       subject: audit.subject,
       messageId: audit.messageId,
       reliable: audit.reliable,
       reason: audit.reason,
+      beliefAfter,
     });
-    emit({
-      schemaVersion: 1,
-      type: 'audit',
-      taskId: task.id,
-      round,
-      ...audit,
-      beliefAfter: model.belief(audit.auditor, audit.subject).expectation,
-    });
+    emit({ schemaVersion: 1, type: 'audit', taskId: task.id, round, ...audit, beliefAfter });
   }
   const received = new Map<AgentId, Message[]>();
   const heardFrom = new Map<AgentId, Set<AgentId>>();

@@ -36,6 +36,23 @@ export type RapsEvent =
       readonly broadcast: number;
     }
   /**
+   * The broker's route selector failed on `messageId` (`source` names the failing part): it threw
+   * or returned no list of ids (`fallback` true: the similarity top-k was used instead), or it chose
+   * ids outside the candidates (`fallback` false: those were ignored). A fault of the broker's
+   * configuration, not of `publisher`: no agent error is counted and no belief changes.
+   */
+  | {
+      readonly schemaVersion: 1;
+      readonly type: 'route-error';
+      readonly taskId: string;
+      readonly round: number;
+      readonly publisher: AgentId;
+      readonly messageId: string;
+      readonly source: 'route-selector';
+      readonly error: string;
+      readonly fallback: boolean;
+    }
+  /**
    * Recovery (ours): `receiver` kept `publisher` away this round, so its belief was aged towards the
    * prior, r ← ρr, s ← ρs; `beliefBefore` and `beliefAfter` are E_receiver[publisher] in [0, 1].
    */

@@ -64,6 +64,14 @@ export interface RunRapsOptions {
    */
   witnessMinDirectEvidence?: number;
   /**
+   * Ours, not RAPS: merge a witness's report about a subject only when the observer's own
+   * first-hand (audit) evidence about that subject is at least this many (decayed) verdicts, so that
+   * colluding witnesses cannot push below τ, and starve, a peer the observer never heard itself
+   * (docs/raps.md, "What falls short"); the cost is that warnings about a peer reach only observers
+   * that audited it. 0 = off (the RAPS base). @default 0
+   */
+  witnessSubjectMinDirectEvidence?: number;
+  /**
    * Ours, not RAPS: what a receiver attends to when it revises. `'all'`: every message delivered
    * last round; `'trusted'`: only those whose publisher it still trusts after that round's audits
    * and witness checks (E_receiver[publisher] ≥ τ), so a message the receiver just judged
@@ -112,7 +120,7 @@ export interface RunRapsOptions {
    * return value is ignored. @default no-op
    */
   onEvent?: (event: RapsEvent) => unknown;
-  /** Trace sink for `route` and `audit` spans. @default no-op */
+  /** Trace sink for `route`, `audit` and `recovery` spans (each with its task and round). @default no-op */
   trace?: TraceSink;
   /**
    * State carried over from an earlier run of the same team (beliefs, subscriptions), as handed to

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../core/task.js';
 import type { RapsEvent } from './events.js';
-import { createPromptRouteSelector } from './route-selector.js';
+import { createPromptRouteSelector, type RouteSelector } from './route-selector.js';
 import { runRaps } from './run-raps.js';
 import { createScriptedAgent } from './_test-agents.js';
 
@@ -52,9 +52,99 @@ describe('createPromptRouteSelector', () => {
       'D->A',
     ]);
     expect(routes[0]?.reasons[0]?.note).toMatch(/^chosen by route selector/);
-    expect(
-      events.filter((event) => event.type === 'agent-error').map((event) => (event as { error: string }).error)[0],
-    ).toMatch(/route selector chose Z, not among the candidates; ignored/);
+    // A bad choice is the selector's (the broker's configuration's) fault, not the publisher's: no agent error.
+    expect(events.filter((event) => event.type === 'agent-error')).toEqual([]);
+    const routeErrors = events.filter(
+      (event): event is Extract<RapsEvent, { type: 'route-error' }> => event.type === 'route-error',
+    );
+    expect(routeErrors.map((event) => [event.publisher, event.source, event.fallback])).toEqual([
+      ['A', 'route-selector', false],
+      ['B', 'route-selector', false],
+      ['C', 'route-selector', false],
+    ]);
+    expect(routeErrors[0]?.error).toMatch(/route selector chose Z, not among the candidates; ignored/);
     expect(result.totals.routed).toBe(4);
+    expect(result.totals.agentErrors).toBe(0);
+  });
+
+  it('blames a failing route selector on the broker, not on the publisher: similarity routing, no belief changes', async () => {
+    const team = () => [
+      createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'] }),
+      createScriptedAgent({ id: 'B', answer: '4', distrusts: ['C'] }),
+      createScriptedAgent({ id: 'C', answer: '9', distrusts: ['A', 'B'] }),
+    ];
+    const task: Task = { id: 't', kind: 'number', prompt: '2 + 2' };
+    const run = async (routeSelector?: RouteSelector) => {
+      const agents = team();
+      const events: RapsEvent[] = [];
+      const result = await runRaps({
+        agents: agents.map((agent) => agent.identity),
+        hostAgents: agents,
+        subscriptions: { A: 'numbers', B: 'numbers', C: 'numbers' },
+        tasks: [task],
+        topK: 2,
+        floor: -1,
+        maxRounds: 2,
+        doneQuorum: 1,
+        refine: false,
+        witness: false,
+        ...(routeSelector === undefined ? {} : { routeSelector }),
+        onEvent: (event) => events.push(event),
+      });
+      return { result, events };
+    };
+    const plain = await run();
+    for (const broken of [
+      async () => {
+        throw new Error('selector model unreachable');
+      },
+      // Not a list of ids (a selector written against another contract).
+      async () => 'A' as unknown as readonly string[],
+    ] satisfies RouteSelector[]) {
+      const { result, events } = await run(broken);
+      // Each publication falls back to the broker's similarity top-k, so the run is the plain run:
+      // round 0 all 6 deliveries, round 1 only A -> B and B -> A (C is below tau for both); same beliefs.
+      expect(result.rounds.map((round) => round.routed)).toEqual([6, 2]);
+      expect(result.beliefs).toEqual(plain.result.beliefs);
+      expect(result.decisions).toEqual(plain.result.decisions);
+      expect(result.totals.agentErrors).toBe(0);
+      expect(events.filter((event) => event.type === 'agent-error')).toEqual([]);
+      const routeErrors = events.filter(
+        (event): event is Extract<RapsEvent, { type: 'route-error' }> => event.type === 'route-error',
+      );
+      // One per publication: 3 publishers x 2 rounds.
+      expect(routeErrors).toHaveLength(6);
+      expect(routeErrors[0]).toMatchObject({ source: 'route-selector', fallback: true, publisher: 'A', round: 0 });
+    }
+  });
+
+  it('keeps probation when a route selector chooses: a distrusting receiver on probation is still a candidate', async () => {
+    const agents = [
+      createScriptedAgent({ id: 'A', answer: '4', distrusts: ['C'] }),
+      createScriptedAgent({ id: 'B', answer: '4', distrusts: ['C'] }),
+      createScriptedAgent({ id: 'C', answer: '9', distrusts: ['A', 'B'] }),
+    ];
+    const offered: string[] = [];
+    const result = await runRaps({
+      agents: agents.map((agent) => agent.identity),
+      hostAgents: agents,
+      subscriptions: { A: 'numbers', B: 'numbers', C: 'numbers' },
+      tasks: [{ id: 't', kind: 'number', prompt: '2 + 2' }],
+      topK: 2,
+      floor: -1,
+      maxRounds: 2,
+      doneQuorum: 1,
+      refine: false,
+      witness: false,
+      // Probation 1: every distrusting receiver is re-tested, so round 1 delivers all 6 as round 0 did
+      // (E_A[C] = E_B[C] = E_C[A] = E_C[B] = 1/3 < 0.4 after round 0, but each draw < 1 keeps it).
+      probation: 1,
+      routeSelector: async ({ publication, candidates }) => {
+        offered.push(`${publication.id}:${candidates.map((candidate) => candidate.agentId).join(',')}`);
+        return candidates.map((candidate) => candidate.agentId);
+      },
+    });
+    expect(offered.filter((entry) => entry.startsWith('t:1:'))).toEqual(['t:1:A:B,C', 't:1:B:A,C', 't:1:C:A,B']);
+    expect(result.rounds.map((round) => round.routed)).toEqual([6, 6]);
   });
 });

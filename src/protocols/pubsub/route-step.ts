@@ -28,6 +28,9 @@ export interface RouteOutput {
  * publication's embedding to their subscriptions, under the trust policy on the receiver's belief
  * E_receiver[publisher] (probation draws seeded per message and receiver); then the coverage slots
  * (ours) or a route selector adjust the recipients. Writes a `route` span and event per publication.
+ * A route selector that throws or answers badly is the broker's fault, never the publisher's: the
+ * publication keeps the similarity decision (or the valid part of the choice) and a `route-error`
+ * event reports it; no agent is charged with an error and no belief changes.
  */
 export async function routeStep(
   context: RapsContext,
@@ -64,9 +67,20 @@ export async function routeStep(
         vector,
         trust,
         context.subscriptions,
-        emit,
-        taskId,
-        round,
+        decision,
+        (error, fallback) =>
+          emit({
+            schemaVersion: 1,
+            type: 'route-error',
+            taskId,
+            round,
+            publisher: message.from,
+            messageId: message.id,
+            source: 'route-selector',
+            error,
+            fallback,
+          }),
+        draw,
       );
     routed += decision.recipients.length;
     broadcast += decision.broadcast;
@@ -75,10 +89,16 @@ export async function routeStep(
       if (!decision.recipients.includes(receiver)) filteredAway.push({ receiver, publisher: message.from });
     tracer.record({
       type: 'route',
+      taskId,
+      round,
       publisher: message.from,
       messageId: message.id,
       recipients: decision.recipients,
       reasons: decision.reasons,
+      distrusted: decision.distrusted,
+      distrustReasons: decision.distrustReasons,
+      belowFloor: decision.belowFloor,
+      broadcast: decision.broadcast,
     });
     emit({
       schemaVersion: 1,

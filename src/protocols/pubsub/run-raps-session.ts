@@ -20,6 +20,7 @@ import {
   type SessionProgress,
   type SessionSummary,
 } from '../session.js';
+import { betaDefaults } from '../../reputation/beta.js';
 import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../debate/run-debate-session.js';
 import type { DebateFailure } from '../debate/types.js';
@@ -54,6 +55,11 @@ export interface RapsSessionProtocol {
   readonly delta?: number;
   /** Weight ω of accepted witness reports, in [0, 1]. @default 0.3 */
   readonly omega?: number;
+  /**
+   * Ours, not RAPS: recovery factor ρ in [0, 1]; beliefs about publishers a receiver kept away age
+   * towards the prior, r ← ρ·r, s ← ρ·s (see `runRaps`). 1 = off. @default 1
+   */
+  readonly recovery?: number;
   /** Second-hand witness checks. @default true */
   readonly witness?: boolean;
   /** Reactive subscription refinement through each agent's model. @default true */
@@ -180,6 +186,12 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
     reputationStart === 'team'
       ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-first-hand` })
       : undefined;
+  // Which witness reports the observers already merged: without it a new run would merge every
+  // unchanged report again (teams saved before it was kept start with none, as they did).
+  const teamReported =
+    reputationStart === 'team'
+      ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-witness-memory` })
+      : undefined;
   const initialState: RapsCarriedState | undefined =
     records.at(-1)?.state ??
     (teamBeliefs && teamFirstHand && sameRoster(teamBeliefs.agents, ids)
@@ -187,7 +199,7 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
           schemaVersion: 1,
           beliefs: teamBeliefs,
           firstHand: teamFirstHand,
-          reported: {},
+          reported: teamReported && sameRoster(teamReported.agents, ids) ? witnessMemory(teamReported.state) : {},
           subscriptions: {},
           globalRound: 0,
         }
@@ -224,6 +236,7 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
         ...(protocol.floor === undefined ? {} : { floor: protocol.floor }),
         ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
         ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
+        ...(protocol.recovery === undefined ? {} : { recovery: protocol.recovery }),
         ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
         beta: {
           ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }),
@@ -301,11 +314,22 @@ export async function runRapsSession(options: RunRapsSessionOptions): Promise<Ra
               runId,
               reputation,
               state.beliefs.agents.length > 0 ? decision.eligible : [],
+              protocol.tau ?? betaDefaults.tau,
             ).map((event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` })),
             reputation: [
               { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
               { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
               { scope: { team }, name: `${RAPS_METHOD}-first-hand`, snapshot: state.firstHand },
+              {
+                scope: { team },
+                name: `${RAPS_METHOD}-witness-memory`,
+                snapshot: {
+                  schemaVersion: 1,
+                  model: `${RAPS_METHOD}-witness-memory`,
+                  agents: state.beliefs.agents,
+                  state: state.reported,
+                },
+              },
             ],
           });
           records.push(record);
@@ -340,13 +364,24 @@ class RestartAfterFailedTask extends Error {
   }
 }
 
+/** The saved witness-report memory (observer, witness, subject → counts reported); entries of another shape are dropped. */
+function witnessMemory(state: unknown): Record<string, string> {
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) return {};
+  return Object.fromEntries(
+    Object.entries(state as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+}
+
 function sameRoster(saved: readonly string[] | undefined, ids: readonly string[]): boolean {
   return saved !== undefined && saved.length === ids.length && ids.every((agentId) => saved.includes(agentId));
 }
 
 /**
- * RAPS events as store events: publications as `proposal`, routing and audits with their reasons,
- * witness checks and refinements as themselves, each round's reputation as `reputation-update`, the
+ * RAPS events as store events: publications as `proposal`, routing (with why receivers were kept
+ * away: `distrustReasons`, `belowFloor`) and audits with their reasons, recovery ageing, witness
+ * checks and refinements as themselves, route-selector failures as `run` events with their error, each round's reputation as `reputation-update`, the
  * decision as `vote` (reasons: eligible or not by peer reputation), failures with their error.
  */
 function toStoredEvents(
@@ -354,6 +389,7 @@ function toStoredEvents(
   runId: string,
   finalReputation: Readonly<Record<AgentId, number>>,
   eligible: readonly AgentId[],
+  tau: number,
 ): Array<{ data: SpanData; error?: string | null }> {
   const stored: Array<{ data: SpanData; error?: string | null }> = [];
   let before: Readonly<Record<AgentId, number>> | undefined;
@@ -381,8 +417,44 @@ function toStoredEvents(
             recipients: event.recipients,
             reasons: event.reasons,
             distrusted: event.distrusted,
+            distrustReasons: event.distrustReasons,
+            belowFloor: event.belowFloor,
             broadcast: event.broadcast,
           },
+        });
+        break;
+      case 'recovery':
+        stored.push({
+          data: {
+            type: 'recovery',
+            taskId: event.taskId,
+            round: event.round,
+            receiver: event.receiver,
+            publisher: event.publisher,
+            rho: event.rho,
+            beliefBefore: event.beliefBefore,
+            beliefAfter: event.beliefAfter,
+          },
+        });
+        break;
+      case 'route-error':
+        // The broker's fault, not an agent's: stored with its error, not counted among the task's failures.
+        stored.push({
+          data: {
+            type: 'run',
+            runId,
+            method: RAPS_METHOD,
+            detail: {
+              event: 'route-error',
+              source: event.source,
+              taskId: event.taskId,
+              round: event.round,
+              publisher: event.publisher,
+              messageId: event.messageId,
+              fallback: event.fallback,
+            },
+          },
+          error: event.error,
         });
         break;
       case 'audit':
@@ -439,13 +511,17 @@ function toStoredEvents(
         before = event.reputation;
         break;
       case 'decision': {
+        // With nobody at τ the decision falls back to every publisher (decide-step.ts): say so, not ">= tau".
+        const noneTrusted = eligible.every((agentId) => (finalReputation[agentId] ?? 0) < tau);
         const reasons: WeightReason[] = Object.entries(finalReputation).map(([agentId, reputation]) => ({
           agentId,
           weight: eligible.includes(agentId) ? reputation : 0,
           components: { reputation },
-          note: eligible.includes(agentId)
-            ? 'peer reputation >= tau: its answer counts'
-            : 'peer reputation < tau: left out of the decision',
+          note: !eligible.includes(agentId)
+            ? 'peer reputation < tau: left out of the decision'
+            : noneTrusted
+              ? `no agent reached tau ${tau}: every publisher counts, weighted by its peer reputation`
+              : 'peer reputation >= tau: its answer counts',
         }));
         stored.push({
           data: { type: 'vote', taskId: event.taskId, answer: event.answer, support: event.support, reasons },

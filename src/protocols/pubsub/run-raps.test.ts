@@ -515,12 +515,37 @@ describe('runRaps', () => {
     expect(published).toEqual([]);
   });
 
+  it('merges witness reports only about subjects the observer audited itself with witnessSubjectMinDirectEvidence (ours)', async () => {
+    // Round 0 of team(): everyone hears everyone, so each observer audits each peer once (r + s = 1). Round 0's
+    // witness step then has reports about the third agent from both others, e.g. A hears B about C.
+    const base = await runRaps(options(team(), { witness: true }));
+    expect(base.totals.witnessChecks).toBeGreaterThan(0);
+    // m = 1: every report is about a subject the observer audited once (r + s = 1 >= 1): nothing is withheld.
+    const one = await runRaps(options(team(), { witness: true, witnessSubjectMinDirectEvidence: 1 }));
+    expect(one.totals.witnessChecks).toBe(base.totals.witnessChecks);
+    expect(one.beliefs).toEqual(base.beliefs);
+    // m = 3: two rounds give at most 1 + 0.9 = 1.9 verdicts about anyone, so no report is merged.
+    const three = await runRaps(options(team(), { witness: true, witnessSubjectMinDirectEvidence: 3 }));
+    expect(three.totals.witnessChecks).toBe(0);
+    expect(three.beliefs).toEqual((await runRaps(options(team(), { witness: false }))).beliefs);
+  });
+
   it('refuses bad witness options and blank subscriptions, naming the field', async () => {
     const cases: Array<[Partial<RunRapsOptions>, string, RegExp]> = [
       [{ maxWitnesses: -1 }, 'maxWitnesses', /maxWitnesses must be an integer in \[0, /],
       [{ maxWitnesses: Number.NaN }, 'maxWitnesses', /got NaN/],
       [{ maxWitnesses: 1.5 }, 'maxWitnesses', /got 1.5/],
       [{ witnessMinDirectEvidence: -2 }, 'witnessMinDirectEvidence', /must be a finite number >= 0, got -2/],
+      // A string is truthy: 'false' from a config file would have switched the step on.
+      [{ witness: 'false' as never }, 'witness', /witness must be true or false, got "false"/],
+      [{ refine: 'no' as never }, 'refine', /refine must be true or false, got "no"/],
+      // NaN (e.g. Number('abc')) would seed every probation draw with the same string 'NaN'.
+      [{ seed: Number.NaN }, 'seed', /seed must be a finite number, got NaN/],
+      [
+        { witnessSubjectMinDirectEvidence: Number.NaN },
+        'witnessSubjectMinDirectEvidence',
+        /must be a finite number >= 0, got NaN/,
+      ],
       [{ witnessBehaviour: { Z: 'inverted' } }, 'witnessBehaviour.Z', /"Z" is not one of the agents \(A, B, C\)/],
       [
         { witnessBehaviour: { A: 'liar' as never } },

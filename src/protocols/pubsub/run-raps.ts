@@ -108,7 +108,7 @@ export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
 
 /**
  * Recovery (ours): each belief of a receiver about a publisher it kept away this round ages towards
- * the prior, r ← ρ·r, s ← ρ·s; a `recovery` event per belief.
+ * the prior, r ← ρ·r, s ← ρ·s; a `recovery` span and event per belief.
  */
 function recover(
   context: RapsContext,
@@ -116,13 +116,11 @@ function recover(
   round: number,
   filteredAway: ReadonlyArray<{ receiver: AgentId; publisher: AgentId }>,
 ): void {
-  const { model, settings, emit } = context;
+  const { model, settings, emit, tracer } = context;
   for (const { receiver, publisher } of filteredAway) {
     const beliefBefore = model.belief(receiver, publisher).expectation;
     model.relaxTowardPrior(receiver, publisher, settings.recovery);
-    emit({
-      schemaVersion: 1,
-      type: 'recovery',
+    const recovery = {
       taskId,
       round,
       receiver,
@@ -130,7 +128,9 @@ function recover(
       rho: settings.recovery,
       beliefBefore,
       beliefAfter: model.belief(receiver, publisher).expectation,
-    });
+    };
+    tracer.record({ type: 'recovery', ...recovery });
+    emit({ schemaVersion: 1, type: 'recovery', ...recovery });
   }
 }
 

@@ -295,4 +295,39 @@ describe('watchdog', () => {
     }
     expect(audited.model.belief('o', 'h').expectation).toBeCloseTo(2 / 3, 12);
   });
+
+  it('with witnessSubjectMinDirectEvidence (ours) takes no report about a peer the observer never audited itself', () => {
+    // The colluders of the test above: x, y, z each hold s = 2.71 about h; o holds no evidence about h.
+    const order = ['o', 'h', 'x', 'y', 'z'];
+    const model = createBetaModel({ agents: order });
+    const firstHand = createBetaModel({ agents: order });
+    for (const colluder of ['x', 'y', 'z']) {
+      const slander = [0, 1, 2].map(() => ({
+        type: 'outcome' as const,
+        taskId: 't',
+        observer: colluder,
+        subject: 'h',
+        success: 0,
+      }));
+      model.observe(slander);
+      firstHand.observe(slander);
+    }
+    const heardFrom = new Map([['o', new Set(['x', 'y', 'z'])]]);
+    const reported = new Map<string, string>();
+    const gated = () => witnessReports({ model, order, heardFrom, firstHand, reported, subjectMinDirectEvidence: 1 });
+    // o's first-hand r + s about h is 0 < 1: no report about h is asked for, so E_o[h] stays at the prior 1/2.
+    expect(gated()).toEqual([]);
+    expect(model.belief('o', 'h').expectation).toBeCloseTo(1 / 2, 12);
+    // Nor is the withheld report remembered as made: once o audited h (one reliable verdict, r + s = 1 >= 1),
+    // all three come, and the deviation test refuses each (D = 1.559848 >= 1.5, computed in the test above).
+    const audit = [{ type: 'outcome' as const, taskId: 't', observer: 'o', subject: 'h', success: 1 }];
+    model.observe(audit);
+    firstHand.observe(audit);
+    const reports = gated();
+    // s_w = 1 + 0.9 + 0.81 = 2.71 from each colluder.
+    expect(reports.map((report) => [report.witness, report.subject, report.negative])).toEqual(
+      ['x', 'y', 'z'].map((witness) => [witness, 'h', expect.closeTo(2.71, 12)]),
+    );
+    for (const report of reports) expect(model.assessWitness(report).accepted).toBe(false);
+  });
 });

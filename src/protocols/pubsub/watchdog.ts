@@ -76,6 +76,7 @@ export function witnessReports({
   firstHand,
   reported,
   minDirectEvidence = 0,
+  subjectMinDirectEvidence = 0,
   tau = 0.4,
 }: {
   model: Pick<BetaReputationModel, 'counts' | 'isTrusted' | 'belief' | 'isCredible' | 'trustOf'>;
@@ -91,6 +92,13 @@ export function witnessReports({
    * trusted only through accepted reports is not asked. 0 = off (requires `firstHand`). @default 0
    */
   minDirectEvidence?: number;
+  /**
+   * Ours, not RAPS: report about a subject only to an observer whose own first-hand evidence about
+   * it (r + s of its audits, in `firstHand`) is at least this; a withheld report is not remembered
+   * in `reported`, so it comes once the observer has audited the subject. 0 = off (requires
+   * `firstHand`). @default 0
+   */
+  subjectMinDirectEvidence?: number;
   /** τ of the first-hand gate (the model's τ). @default 0.4 */
   tau?: number;
 }): WitnessEvidence[] {
@@ -121,6 +129,11 @@ export function witnessReports({
     for (const witness of chosen) {
       for (const subject of order) {
         if (subject === observer || subject === witness) continue;
+        if (subjectMinDirectEvidence > 0 && firstHand !== undefined) {
+          // subject gate: r_d + s_d ≥ m on the observer's own audits of the subject
+          const own = firstHand.counts(observer, subject);
+          if (own.positive + own.negative < subjectMinDirectEvidence) continue;
+        }
         const counts = source.counts(witness, subject);
         if (counts.positive + counts.negative === 0) continue;
         if (reported) {

@@ -35,6 +35,7 @@ export function witnessStep(
       firstHand: context.firstHand,
       reported: context.reported,
       minDirectEvidence: settings.witnessMinDirectEvidence,
+      subjectMinDirectEvidence: settings.witnessSubjectMinDirectEvidence,
       tau: context.tau,
     });
     for (const report of reports) {
