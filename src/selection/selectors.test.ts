@@ -70,6 +70,36 @@ describe('top-k selector', () => {
     expect([...seen].sort()).toEqual(['a', 'c']);
   });
 
+  it('selects the same team whatever the order of the pool (tieBreak id, property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 8 }).chain((ids) =>
+          fc.record({
+            ids: fc.constant(ids.map((id) => `agent-${id}`)),
+            // Few distinct values, so that ties are common.
+            reputations: fc.array(fc.constantFrom(0, 0.3, 0.3, 0.7, 1), {
+              minLength: ids.length,
+              maxLength: ids.length,
+            }),
+            order: fc.array(fc.double({ noNaN: true }), { minLength: ids.length, maxLength: ids.length }),
+            k: fc.integer({ min: 1, max: ids.length }),
+          }),
+        ),
+        ({ ids, reputations, order, k }) => {
+          const agents = ids.map((id) => ({ id, model: 'm' }));
+          const reputationMap = Object.fromEntries(ids.map((id, index) => [id, reputations[index] as number]));
+          const shuffled = agents
+            .map((agent, index) => ({ agent, key: order[index] as number }))
+            .sort((left, right) => left.key - right.key)
+            .map(({ agent }) => agent);
+          const select = (pool: typeof agents) =>
+            createTopKSelector().select({ pool, reputation: reputationMap, k, rng: createRng(1) });
+          expect(select(shuffled)).toEqual(select(agents));
+        },
+      ),
+    );
+  });
+
   it('refuses a missing reputation, naming the agent', () => {
     expect(() =>
       createTopKSelector().select({ pool, reputation: { a: 1, b: 1, c: 1 }, k: 1, rng: createRng(1) }),

@@ -208,3 +208,100 @@ describe('UCB selector properties', () => {
     );
   });
 });
+
+describe('UCB selector: admitted agents, snapshots and input order', () => {
+  it('reports an agent admitted below the threshold with its score, since it is on the team', () => {
+    // a (r 0.9) reaches threshold 0.5, b (r 0.1) does not; k = 2 admits b. Costs 0, δ = 0.7, c = 1.
+    // t = 1: both untried and selected. t = 2: n_b = 1, so b's score is
+    //   δ·r − (1 − δ)·c + sqrt(2 ln 2 / 1) = 0.07 − 0 + 1.1774100225 = 1.2474100225.
+    const two: AgentIdentity[] = [
+      { id: 'a', model: 'm1' },
+      { id: 'b', model: 'm2' },
+    ];
+    const selector = createUcbSelector({ threshold: 0.5 });
+    const input = { pool: two, reputation: { a: 0.9, b: 0.1 }, k: 2, rng: createRng(1) };
+    selector.select(input);
+    const second = selector.select(input);
+    expect(second.selected).toEqual(['a', 'b']);
+    expect(second.excluded).toEqual([]);
+    const admitted = second.reasons.find((reason) => reason.agentId === 'b');
+    expect(admitted?.note).toMatch(/admitted below threshold/);
+    expect(admitted?.weight).toBeCloseTo(1.2474100225, 9);
+  });
+
+  it('refuses a snapshot whose counts are missing or not a record, naming snapshot.counts', () => {
+    for (const counts of [undefined, null, [2], 3]) {
+      const selector = createUcbSelector();
+      const snapshot = { schemaVersion: 1, selector: 'ucb', selections: 2, counts } as never;
+      expect(() => selector.restore(snapshot)).toThrow(InvalidArgumentError);
+      try {
+        selector.restore(snapshot);
+      } catch (error) {
+        expect((error as InvalidArgumentError).parameter).toBe('snapshot.counts');
+        expect((error as Error).message).toMatch(/snapshot.counts must be a record/);
+      }
+      // The refused snapshot left the selector as it was.
+      expect(selector.snapshot()).toEqual({ schemaVersion: 1, selector: 'ucb', selections: 0, counts: {} });
+    }
+  });
+
+  const agentsArbitrary = fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 7 }).chain((ids) =>
+    fc.record({
+      agents: fc.tuple(
+        ...ids.map((id) =>
+          fc.record({
+            id: fc.constant(`agent-${id}`),
+            cost: fc.oneof(fc.constant(0), fc.constant(1), fc.double({ min: 0, max: 5, noNaN: true })),
+            // Few distinct values, so that ties in reputation, cost and score are common.
+            reputation: fc.constantFrom(0, 0.1, 0.2, 0.5, 0.5, 0.9, 1),
+          }),
+        ),
+      ),
+      k: fc.integer({ min: 1, max: ids.length }),
+      // Sort keys of a permutation of the pool.
+      order: fc.array(fc.double({ noNaN: true }), { minLength: ids.length, maxLength: ids.length }),
+      rounds: fc.integer({ min: 1, max: 6 }),
+      threshold: fc.constantFrom(0, 0.2, 0.5),
+      variant: fc.constantFrom('corrected' as const, 'printed' as const),
+    }),
+  );
+
+  it('selects the same team whatever the order of the pool (tieBreak id)', () => {
+    fc.assert(
+      fc.property(agentsArbitrary, fc.integer({ min: 0, max: 1000 }), (input, seed) => {
+        const pool = input.agents.map((agent) => ({ id: agent.id, model: 'm', cost: agent.cost }));
+        const reputation = Object.fromEntries(input.agents.map((agent) => [agent.id, agent.reputation]));
+        const shuffled = pool
+          .map((agent, index) => ({ agent, key: input.order[index] as number }))
+          .sort((left, right) => left.key - right.key)
+          .map(({ agent }) => agent);
+        const forward = createUcbSelector({ threshold: input.threshold, variant: input.variant });
+        const backward = createUcbSelector({ threshold: input.threshold, variant: input.variant });
+        for (let round = 0; round < input.rounds; round++) {
+          const one = forward.select({ pool, reputation, k: input.k, rng: createRng(seed + round) });
+          const two = backward.select({ pool: shuffled, reputation, k: input.k, rng: createRng(seed + round) });
+          expect(two.selected).toEqual(one.selected);
+          expect([...two.excluded].sort()).toEqual([...one.excluded].sort());
+        }
+        expect(backward.snapshot()).toEqual(forward.snapshot());
+      }),
+    );
+  });
+
+  it('continues identically after a JSON snapshot round trip at any point', () => {
+    fc.assert(
+      fc.property(agentsArbitrary, fc.integer({ min: 0, max: 6 }), (input, cut) => {
+        const pool = input.agents.map((agent) => ({ id: agent.id, model: 'm', cost: agent.cost }));
+        const reputation = Object.fromEntries(input.agents.map((agent) => [agent.id, agent.reputation]));
+        const options = { threshold: input.threshold, variant: input.variant, tieBreak: 'random' as const };
+        const original = createUcbSelector(options);
+        const context = (round: number) => ({ pool, reputation, k: input.k, rng: createRng(round) });
+        for (let round = 0; round < cut; round++) original.select(context(round));
+        const copy = createUcbSelector(options);
+        copy.restore(JSON.parse(JSON.stringify(original.snapshot())));
+        for (let round = cut; round < cut + input.rounds; round++)
+          expect(copy.select(context(round))).toEqual(original.select(context(round)));
+      }),
+    );
+  });
+});

@@ -150,7 +150,8 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
 
       const reasons: WeightReason[] = [...eligible, ...below].map((entry) => ({
         agentId: entry.agent.id,
-        weight: entry.eligible ? entry.score : 0,
+        // An admitted agent is on the team with its score like any other member; only excluded agents weigh 0.
+        weight: entry.eligible || admittedIds.has(entry.agent.id) ? entry.score : 0,
         components: {
           reputation: entry.reputation,
           cost: entry.cost,
@@ -203,8 +204,16 @@ export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelecto
           message: `snapshot.selections must be an integer >= 0, got ${String(snapshot.selections)}`,
         });
       }
+      if (snapshot.counts === null || typeof snapshot.counts !== 'object' || Array.isArray(snapshot.counts)) {
+        // Without counts every agent would look untried again (bonus +∞) at t = selections + 1.
+        throw new InvalidArgumentError({
+          parameter: 'snapshot.counts',
+          value: snapshot.counts,
+          message: `snapshot.counts must be a record { agentId: times selected }, got ${JSON.stringify(snapshot.counts) ?? String(snapshot.counts)}; pass the snapshot() of a UCB selector ({} before any selection)`,
+        });
+      }
       const restored = new Map<string, number>();
-      for (const [agentId, count] of Object.entries(snapshot.counts ?? {})) {
+      for (const [agentId, count] of Object.entries(snapshot.counts)) {
         if (!Number.isInteger(count) || count < 0 || count > snapshot.selections) {
           throw new InvalidArgumentError({
             parameter: `snapshot.counts.${agentId}`,

@@ -26,7 +26,7 @@ export type DebateMethodName = (typeof debateMethodNames)[number];
 export interface CreateDebateMethodOptions {
   /** The pool. */
   readonly agents: readonly AgentIdentity[];
-  /** Agents per task for `random-k`, `drf` and the MiniRep pool, in [1, pool size]. @default min(7, pool size) */
+  /** Agents per task for `random-k`, `drf` and the MiniRep pool, an integer ≥ 1; a larger k than the pool is capped at the pool size. @default min(7, pool size) */
   readonly k?: number;
 }
 
@@ -47,6 +47,14 @@ export interface CreateDebateMethodOptions {
  * const method = createDebateMethod('beta', { agents: team.map((agent) => agent.identity) });
  */
 export function createDebateMethod(name: DebateMethodName, { agents, k }: CreateDebateMethodOptions): DebateMethod {
+  if (k !== undefined && !(Number.isInteger(k) && k >= 1)) {
+    // Checked here, not at the first task: by then a session has already written its run.
+    throw new InvalidArgumentError({
+      parameter: 'k',
+      value: k,
+      message: `k must be an integer >= 1 (agents per task, capped at the pool of ${agents.length}), got ${String(k)}; pass e.g. { k: ${Math.min(3, agents.length)} }`,
+    });
+  }
   const size = Math.min(k ?? 7, agents.length);
   switch (name) {
     case 'majority':

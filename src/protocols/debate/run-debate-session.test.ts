@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSimulatedAgent } from '../../agents/simulated-agent.js';
 import { createSimulationWorld } from '../../agents/simulation-world.js';
 import { createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import { createBetaModel } from '../../reputation/beta.js';
 import { openStore } from '../../store/store.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
@@ -80,6 +81,23 @@ describe('runDebateSession', () => {
       full.records.map((record) => record.participants),
     );
     expect(resumed.records).toEqual(full.records);
+  });
+
+  it('refuses bad rounds or method.k before it writes the run or the team', async () => {
+    const store = openStore({ path: ':memory:' });
+    const cases: Array<[Partial<RunDebateSessionOptions>, string, unknown]> = [
+      [{ rounds: 21 }, 'rounds', 21],
+      [{ rounds: -1 }, 'rounds', -1],
+      [{ method: { ...method(), k: 5 } }, 'method.k', 5],
+      [{ method: { ...method(), k: 0 } }, 'method.k', 0],
+    ];
+    for (const [options, parameter, value] of cases) {
+      const run = runSession({ store, method: method(), ...options });
+      await expect(run).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(run).rejects.toMatchObject({ parameter, value });
+    }
+    expect(store.getRun('r')).toBeUndefined();
+    expect(store.loadTeam('team')).toBeUndefined();
   });
 
   it('starts a new run of the same team from the saved reputation', async () => {

@@ -3,7 +3,7 @@ import type { Aggregator } from '../../aggregation/aggregator.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { SpanData } from '../../core/trace.js';
-import { assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
+import { assertInteger, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import {
@@ -184,6 +184,10 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
     'agents',
   );
   assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  // runDebate checks these too, but only at the first task, after the run and team are written.
+  assertInteger('rounds', rounds, 0, 20, 'pass e.g. { rounds: 2 } for two debate rounds after Propose');
+  if (method.k !== undefined)
+    assertInteger('method.k', method.k, 1, agents.length, `k must not exceed the team size ${agents.length}`);
 
   const { resumed } = store.ensureRun({ id: runId, kind, team, config });
   store.saveTeam(

@@ -195,6 +195,57 @@ describe('runDebate', () => {
     );
   });
 
+  it('stops at an abort even when the agents ignore the signal: no further round, no reputation update', async () => {
+    // a aborts the run while it proposes, then answers anyway (as an agent that ignores its signal would).
+    const controller = new AbortController();
+    const calls: string[] = [];
+    const ignoring = (id: string, onPropose?: () => void): Agent => {
+      const base = scripted(id, ['42']);
+      return {
+        ...base,
+        propose: async (request) => {
+          calls.push(`propose:${id}`);
+          onPropose?.();
+          return base.propose(request);
+        },
+        revise: async (request) => {
+          calls.push(`revise:${id}`);
+          return base.revise(request);
+        },
+      };
+    };
+    const reputation = createBetaModel({ agents: ['a', 'b'] });
+    const before = reputation.snapshot();
+    const sink = createMemoryTraceSink();
+    const run = runDebate({
+      team: [ignoring('a', () => controller.abort(new Error('stop'))), ignoring('b')],
+      task,
+      rounds: 2,
+      aggregator: createPluralityAggregator(),
+      reputation,
+      rng: createRng(1),
+      tracer: createTracer({ sink }),
+      signal: controller.signal,
+    });
+    await expect(run).rejects.toThrow('stop');
+    expect(calls).toEqual(['propose:a', 'propose:b']);
+    expect(reputation.snapshot()).toEqual(before);
+    expect(sink.spans.find((span) => span.data.type === 'task')?.error).toBe('stop');
+
+    // A signal aborted before the call: nothing is selected or asked.
+    calls.length = 0;
+    await expect(
+      runDebate({
+        team: [ignoring('a'), ignoring('b')],
+        task,
+        aggregator: createPluralityAggregator(),
+        rng: createRng(1),
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow('stop');
+    expect(calls).toEqual([]);
+  });
+
   it('refuses bad rounds and k', async () => {
     const team = [scripted('a', ['1'])];
     await expect(

@@ -45,7 +45,7 @@ export interface RunDebateOptions {
   readonly rng: Rng;
   /** Where events go. @default a tracer with a no-op sink */
   readonly tracer?: Tracer;
-  /** Aborts every pending act. @default none */
+  /** Aborts every pending act, and the debate between its steps (before any reputation update). @default none */
   readonly signal?: AbortSignal;
   /** Parent span of this debate's events. @default null */
   readonly parentId?: string | null;
@@ -87,6 +87,8 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
   if (typeof task?.id !== 'string' || typeof task.prompt !== 'string') {
     throw new InvalidArgumentError({ parameter: 'task', value: task, message: 'task must have an id and a prompt' });
   }
+  // An abort is honoured between steps too, not only by agents that watch the signal.
+  signal?.throwIfAborted();
   const byId = new Map(team.map((agent) => [agent.identity.id, agent]));
   const reputationBefore = reputation ? reputation.scores() : {};
   const taskSpan = tracer.start({ type: 'task', taskId: task.id }, parentId);
@@ -125,6 +127,7 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
     roundsOut.push(proposed.proposals);
     usage.push(...proposed.usage);
     failures.push(...proposed.failures);
+    signal?.throwIfAborted();
     for (let round = 1; round <= rounds && participants.length > 1; round++) {
       const latest = roundsOut[round - 1] as Proposal[];
       let visible: Set<string> | undefined;
@@ -157,6 +160,7 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
       roundsOut.push(revised.proposals);
       usage.push(...revised.usage);
       failures.push(...revised.failures);
+      signal?.throwIfAborted();
     }
     const final = roundsOut.at(-1) as Proposal[];
     const history = roundsOut.slice(0, -1).flat();
@@ -174,6 +178,8 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
         : { ratings: [], usage: [], failures: [] };
     usage.push(...rated.usage);
     failures.push(...rated.failures);
+    // Aborted during the last acts: decide nothing and leave reputation as it was.
+    signal?.throwIfAborted();
 
     const weights = reputation ? reputation.weights(selection.selected) : undefined;
     const decision = decideStep({

@@ -214,4 +214,92 @@ describe('DRF protocol with the drf model and UCB with cost', () => {
       selections(plain, 'x') + selections(plain, 'y'),
     );
   });
+
+  it('excludes an agent every peer rates 0 after five rounds with the default rules and threshold (docs/drf.md)', async () => {
+    // Default drf model: R = 0.5, w0 = 0.5, β = 0.2. z answers '2', a and b answer '1', and peers rate
+    // by agreement, so w_z = 0 every round and Eq. 8 (corrected) gives R ← R − β·(w0 − 0)·R = 0.9·R:
+    //   0.45, 0.405, 0.3645, 0.32805, 0.295245 — below the threshold 0.3 first after round 5.
+    const count = 6;
+    const pool = [
+      scriptedAgent('a', constant(count, '1')),
+      scriptedAgent('b', constant(count, '1')),
+      scriptedAgent('z', constant(count, '2')),
+    ];
+    const result = await runDrf({
+      pool,
+      tasks: tasks(5),
+      k: 3,
+      threshold: 0.3,
+      selector: ucb(),
+      reputation: createDrfModel({ agents: ['a', 'b', 'z'] }),
+      rng: createRng(1),
+    });
+    const expected = [0.45, 0.405, 0.3645, 0.32805, 0.295245];
+    result.rounds.forEach((round, index) => {
+      expect(round.reputationAfter.z).toBeCloseTo(expected[index] as number, 12);
+    });
+    expect(result.rounds[3]?.reputationAfter.z).toBeGreaterThanOrEqual(0.3);
+    expect(result.excluded).toEqual(['z']);
+  });
+
+  it('gives the same result for the same seed, and the same teams whatever the pool order (property)', async () => {
+    // Threshold 0 filters nobody, so every choice is the UCB's (ties by id) and the plurality's (ties
+    // by team order, which the UCB fixes); per-round costs are drawn per (seed, agent, round).
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 5 }).chain((size) =>
+          fc.record({
+            answers: fc.array(fc.array(fc.constantFrom('1', '2', '3', null), { minLength: 5, maxLength: 5 }), {
+              minLength: size,
+              maxLength: size,
+            }),
+            prices: fc.array(fc.constantFrom(0, 0.5, 1, 2), { minLength: size, maxLength: size }),
+            order: fc.array(fc.double({ noNaN: true }), { minLength: size, maxLength: size }),
+            k: fc.integer({ min: 1, max: size }),
+            costModel: fc.constantFrom('per-agent' as const, 'per-round' as const),
+            defence: fc.constantFrom('none' as const, 'rater-credibility' as const),
+          }),
+        ),
+        async ({ answers, prices, order, k, costModel, defence }) => {
+          const makePool = () =>
+            answers.map((list, index) =>
+              scriptedAgent(`g${index}`, Object.fromEntries(list.map((answer, task) => [`t${task}`, answer])), {
+                cost: prices[index] as number,
+              }),
+            );
+          const run = (pool: ReturnType<typeof makePool>) =>
+            runDrf({
+              pool,
+              tasks: tasks(5),
+              k,
+              threshold: 0,
+              costModel,
+              costSeed: 5,
+              defence,
+              selector: ucb(),
+              reputation: createDrfModel({ agents: pool.map((agent) => agent.identity.id) }),
+              ratingSource: agreementRatingSource(),
+              rng: createRng(3),
+            });
+          const first = await run(makePool());
+          expect(await run(makePool())).toEqual(first);
+          const shuffled = makePool()
+            .map((agent, index) => ({ agent, key: order[index] as number }))
+            .sort((left, right) => left.key - right.key)
+            .map(({ agent }) => agent);
+          const reordered = await run(shuffled);
+          expect(reordered.rounds.map((round) => round.team)).toEqual(first.rounds.map((round) => round.team));
+          expect(reordered.rounds.map((round) => round.teamCosts)).toEqual(
+            first.rounds.map((round) => round.teamCosts),
+          );
+          expect(reordered.rounds.map((round) => round.decision.answer)).toEqual(
+            first.rounds.map((round) => round.decision.answer),
+          );
+          for (const [agentId, score] of Object.entries(first.reputation))
+            expect(reordered.reputation[agentId]).toBeCloseTo(score, 12);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });

@@ -4,7 +4,7 @@ import type { Acted, Agent } from '../../agents/agent.js';
 import type { Decision } from '../../aggregation/aggregator.js';
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { Proposal } from '../../core/proposal.js';
-import type { Rating } from '../../core/rating.js';
+import { validateRating, type Rating } from '../../core/rating.js';
 import { createRng, deriveSeed, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Span, Tracer, WeightReason } from '../../core/trace.js';
@@ -272,8 +272,11 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
     components: { reputation: score(agentId), threshold },
     note: `excluded: reputation ${score(agentId).toFixed(4)} < threshold ${threshold}`,
   }));
+  // A kept agent the selector explained already has its reason (with the note added below); the
+  // filter's own reason covers only kept agents the selector left unexplained.
+  const explained = new Set(selection.reasons.map((reason) => reason.agentId));
   const keptReasons: WeightReason[] = kept
-    .filter((agent) => !selection.selected.includes(agent.identity.id))
+    .filter((agent) => !explained.has(agent.identity.id) && !selection.selected.includes(agent.identity.id))
     .map((agent) => ({
       agentId: agent.identity.id,
       weight: 0,
@@ -315,6 +318,7 @@ async function collectProposals(
   return settled.map((result, index) => {
     const agentId = (members[index] as Agent).identity.id;
     let proposal: Proposal;
+    let failure: string | undefined;
     if (
       result.status === 'fulfilled' &&
       result.value.value.agentId === agentId &&
@@ -329,9 +333,15 @@ async function collectProposals(
           : `proposal names agent ${result.value.value.agentId} on task ${result.value.value.taskId}, expected ${agentId} on ${task.id}`;
       if (result.status === 'fulfilled') account(agentId, result.value);
       failures.push({ agentId, act: 'propose', message });
+      failure = message;
       proposal = { agentId, taskId: task.id, round: 0, text: '', answer: null };
     }
-    tracer.record({ type: 'proposal', taskId: task.id, round: 0, agentId, answer: proposal.answer }, parent.id);
+    // The event carries why the act failed, so that a stored run keeps the reason (not only a count).
+    const span = tracer.start(
+      { type: 'proposal', taskId: task.id, round: 0, agentId, answer: proposal.answer },
+      parent.id,
+    );
+    tracer.end(span, failure);
     return proposal;
   });
 }
@@ -372,10 +382,34 @@ async function collectRatings(
     }
     account(raterId, result.value);
     const rating = result.value.value;
+    const problem = ratingProblem(rating, raterId, job.proposal.agentId, task.id, ratingSource.name);
+    if (problem !== undefined) {
+      // Any rating source, not only Agent.rate, may reply out of range or about other agents; such a
+      // rating never reaches the reputation model (it would fail the batch or credit the wrong agent).
+      failures.push({ agentId: raterId, act: 'rate', ratee: job.proposal.agentId, message: problem });
+      return;
+    }
     ratings.push(rating);
     recordRating(tracer, task.id, rating, parent.id);
   });
   return ratings;
+}
+
+/** Why a rating source's reply cannot enter the rating network, or `undefined` when it can. */
+function ratingProblem(
+  rating: Rating,
+  raterId: AgentId,
+  rateeId: AgentId,
+  taskId: string,
+  source: string,
+): string | undefined {
+  try {
+    validateRating(rating, `rating from ${raterId}`);
+  } catch (error) {
+    return errorMessage(error);
+  }
+  if (rating.rater === raterId && rating.ratee === rateeId && rating.taskId === taskId) return undefined;
+  return `InvalidArgumentError: rating source ${source} returned a rating for rater ${rating.rater} -> ratee ${rating.ratee} on task ${rating.taskId}, expected ${raterId} -> ${rateeId} on ${taskId}; a rating source must echo the request's ids`;
 }
 
 function errorMessage(error: unknown): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../agents/agent.js';
-import { DataFormatError, ProviderError } from '../../core/errors.js';
+import { DataFormatError, InvalidArgumentError, ProviderError } from '../../core/errors.js';
 import type { Task } from '../../core/task.js';
 import { openStore } from '../../store/store.js';
 import type { TaskFailure } from '../debate/run-debate-session.js';
@@ -120,6 +120,26 @@ describe('runDrfSession with failing model calls', () => {
     ).rejects.toBe(budget);
     expect(store.taskResults('stopped').map((record) => record.taskId)).toEqual(['t1']);
     expect(store.taskFailures('stopped').map((record) => record.taskId)).toEqual(['t2']);
+    store.close();
+  });
+
+  it('refuses a price for an agent that is not in the pool (a misspelt id would make the real agent free)', async () => {
+    const store = openStore({ path: ':memory:', now: () => 0 });
+    const pool = [scriptedAgent('a', answers), scriptedAgent('b', answers)];
+    const run = runDrfSession({
+      store,
+      runId: 'priced',
+      team: 'team',
+      agents: pool,
+      tasks,
+      protocol: { k: 2 },
+      prices: { a: { perCall: 1 }, gpt4o: { perCall: 5 } },
+      seed: 7,
+    });
+    await expect(run).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(run).rejects.toMatchObject({ parameter: 'prices.gpt4o', value: { perCall: 5 } });
+    await expect(run).rejects.toThrow(/prices names agent "gpt4o", which is not in the pool \(a, b\)/);
+    expect(store.getRun('priced')).toBeUndefined();
     store.close();
   });
 });

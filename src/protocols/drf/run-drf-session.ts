@@ -8,7 +8,7 @@
 import type { Acted, Agent, ActUsage } from '../../agents/agent.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId } from '../../core/agent-identity.js';
-import { ProviderError } from '../../core/errors.js';
+import { InvalidArgumentError, ProviderError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
@@ -130,7 +130,7 @@ export interface RunDrfSessionOptions extends SessionOptions<SessionProgress<Drf
   readonly agents: readonly Agent[];
   /** DRF settings. @default all defaults */
   readonly protocol?: DrfSessionProtocol;
-  /** Price per agent for the expected cost c_i and list-price spend. @default all 0 */
+  /** Price per agent, keyed by pool agent id, for the expected cost c_i and list-price spend. @default all 0 */
   readonly prices?: Readonly<Record<AgentId, CallPrice>>;
   /** Aggregators compared on DRF's proposals (names of {@link drfCompareAggregators}). @default [] */
   readonly compare?: readonly string[];
@@ -188,6 +188,15 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
   const ids = identities.map((identity) => identity.id);
   assertUniqueTaskIds(tasks, 'the store keys results by task id');
   assertKnownNames('compare', compare, drfCompareAggregators, 'aggregator to compare');
+  for (const [agentId, price] of Object.entries(prices)) {
+    // The ledger prices agents by id; a price under any other key would leave the agent it was meant for free.
+    if (!ids.includes(agentId))
+      throw new InvalidArgumentError({
+        parameter: `prices.${agentId}`,
+        value: price,
+        message: `prices names agent ${JSON.stringify(agentId)}, which is not in the pool (${ids.join(', ')}); key prices by the agents' ids`,
+      });
+  }
   const resolved = resolveDrfProtocolOptions(
     definedOnly({
       ...protocol,

@@ -70,6 +70,23 @@ describe('decideTeamAnswer', () => {
     expect(decideTeamAnswer({ taskId: 't', proposals: [proposal('a', null)], weights: { a: 1 } }).answer).toBeNull();
   });
 
+  it('uses equal votes when every member with a parsed answer has reputation 0, whatever unparsed members have', () => {
+    // Voters x, y, z all at 0; w (0.8) gave no answer. Equal votes: '7' has y and z (2) against '5' with x (1).
+    const decision = decideTeamAnswer({
+      taskId: 't',
+      proposals: [proposal('x', '5'), proposal('y', '7'), proposal('z', '7'), proposal('w', null)],
+      weights: { x: 0, y: 0, z: 0, w: 0.8 },
+    });
+    expect(decision.answer).toBe('7');
+    expect(decision.support).toEqual({ '5': 1, '7': 2 });
+    expect(decision.reasons.map((reason) => [reason.agentId, reason.weight, reason.note])).toEqual([
+      ['x', 1, 'all reputations 0: equal vote'],
+      ['y', 1, 'all reputations 0: equal vote'],
+      ['z', 1, 'all reputations 0: equal vote'],
+      ['w', 0, 'unparsed proposal: no vote'],
+    ]);
+  });
+
   it('groups answers with a custom equality', () => {
     const decision = decideTeamAnswer({
       taskId: 't',

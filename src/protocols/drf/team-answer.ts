@@ -11,7 +11,7 @@ export interface TeamAnswerInput {
   readonly taskId: string;
   /** The team's proposals, best-ranked member first (ties go to the earlier one). */
   readonly proposals: readonly Proposal[];
-  /** Reputation per team member, ≥ 0; all zero (or missing) means equal weights. */
+  /** Reputation per team member, ≥ 0; all zero (or missing) among the members with a parsed answer means equal weights. */
   readonly weights: Readonly<Record<AgentId, number>>;
   /** Equality of canonical answer keys. @default string equality */
   readonly sameAnswer?: (left: string, right: string) => boolean;
@@ -30,7 +30,11 @@ export function decideTeamAnswer({
   sameAnswer = (left, right) => left === right,
 }: TeamAnswerInput): Decision {
   for (const proposal of proposals) assertNonNegative(`weights.${proposal.agentId}`, weights[proposal.agentId] ?? 0);
-  const total = proposals.reduce((sum, proposal) => sum + (weights[proposal.agentId] ?? 0), 0);
+  // Only members with a parsed answer vote, so only their reputation decides between weighted and equal votes.
+  const total = proposals.reduce(
+    (sum, proposal) => (proposal.answer === null ? sum : sum + (weights[proposal.agentId] ?? 0)),
+    0,
+  );
   const weightOf = (agentId: AgentId) => (total > 0 ? (weights[agentId] ?? 0) : 1);
   const groups: Array<{ key: string; support: number; strongest: number; first: number }> = [];
   proposals.forEach((proposal, index) => {
