@@ -24,6 +24,8 @@ export interface BookedUsage {
   /** Cost as booked, ≥ 0; 0 when cached. */
   readonly cost: number;
   readonly cached: boolean;
+  /** Provider attempts the call made, retries included; 0 when cached. */
+  readonly attempts: number;
 }
 
 // Booked usage per result, so a caller of the plumbed model can report exactly what the ledger

@@ -26,24 +26,33 @@ export interface TokenUsage {
   readonly outputTokens: number;
   /** One entry per refused count; empty when every count is valid or not reported. */
   readonly problems: readonly UsageProblem[];
+  /**
+   * True when both counts were reported and valid; false when one is missing or refused, so that
+   * the 0 booked for it is not taken for a true zero.
+   */
+  readonly reported: boolean;
 }
 
 /**
  * Reads a reply's token counts: an integer in [0, {@link maxReportedTokens}] is taken as is, a count
- * the provider did not report (`undefined`) is 0, and anything else (negative, NaN, ±Infinity,
+ * the provider did not report (`undefined`) is 0 with `reported` false, and anything else (negative, NaN, ±Infinity,
  * fractional, too large, not a number) is 0 plus a {@link UsageProblem} naming it.
  */
 export function readTokenUsage(usage: LanguageModelV3Usage | undefined): TokenUsage {
   const problems: UsageProblem[] = [];
+  let missing = 0;
   const count = (field: string, value: unknown): number => {
-    if (value === undefined || value === null) return 0;
+    if (value === undefined || value === null) {
+      missing += 1;
+      return 0;
+    }
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= maxReportedTokens) return value;
     problems.push({ field, value });
     return 0;
   };
   const inputTokens = count('usage.inputTokens.total', usage?.inputTokens?.total);
   const outputTokens = count('usage.outputTokens.total', usage?.outputTokens?.total);
-  return { inputTokens, outputTokens, problems };
+  return { inputTokens, outputTokens, problems, reported: missing === 0 && problems.length === 0 };
 }
 
 /**
@@ -55,10 +64,13 @@ export function usageError({
   modelId,
   problems,
   seenBy,
+  attempts = 1,
 }: {
   provider: string;
   modelId: string;
   problems: readonly UsageProblem[];
+  /** Provider attempts the call made (retries included). @default 1 */
+  attempts?: number;
   /** `ledger`: the call was booked with 0 for each refused count; `completion`: a bare model's reply is refused. */
   seenBy: 'ledger' | 'completion';
 }): ProviderError {
@@ -68,11 +80,11 @@ export function usageError({
     .join(' and ');
   const outcome =
     seenBy === 'ledger'
-      ? `the call was booked in the ledger with ${zeros} (its cost priced from the counts booked) and its reply was not cached`
+      ? `the call was booked in the ledger with ${zeros} (its cost priced from the counts booked), marked failed with its usage unreported, and its reply was not cached`
       : 'the reply is refused, since its usage and cost cannot be reported';
   return new ProviderError({
     provider,
-    attempts: 1,
+    attempts,
     reason: 'malformed',
     message: `${provider} model ${JSON.stringify(modelId)} reported ${listed}, which is not a token count (an integer in [0, ${maxReportedTokens}]); ${outcome}; check the usage the endpoint reports, or report it to the provider`,
   });

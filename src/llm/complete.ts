@@ -76,12 +76,15 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
         ...(context.taskId === undefined ? {} : { taskId: context.taskId }),
       }),
     });
+    // The ledger's booking, when a ledger middleware saw the call: it knows the attempts made.
+    const booked = bookedUsage(result);
+    const attempts = booked?.attempts ?? 1;
     // A reply the model did not finish is no answer: a number in cut-off working would be taken for one.
     const finish = result.finishReason?.unified;
     if (finish === 'length' || finish === 'content-filter') {
       throw new ProviderError({
         provider: model.provider,
-        attempts: 1,
+        attempts,
         reason: 'incomplete',
         message:
           finish === 'length'
@@ -94,13 +97,15 @@ export function createCompletion({ model, runId, price = {} }: CreateCompletionO
     if (text.trim().length === 0) {
       throw new ProviderError({
         provider: model.provider,
-        attempts: 1,
+        attempts,
         reason: 'malformed',
         message: `${model.provider} model ${JSON.stringify(model.modelId)} returned an empty reply (${context.act} by ${context.agentId}, finish reason ${finish ?? 'unknown'}); check that the endpoint serves this model and that its logs show no error`,
       });
     }
-    const booked = bookedUsage(result);
-    if (booked !== undefined) return { text, usage: { ...booked } };
+    if (booked !== undefined) {
+      const { inputTokens, outputTokens, cost, cached } = booked;
+      return { text, usage: { inputTokens, outputTokens, cost, cached } };
+    }
     // No ledger middleware saw this result: book it the way the ledger would, refusing the same counts.
     const cached = isCached(result);
     const { inputTokens, outputTokens, problems } = readTokenUsage(result.usage);

@@ -1,4 +1,5 @@
 import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
+import { attemptLogOf } from './_attempt-log.js';
 import { observeStream } from './_observe-stream.js';
 import type { Semaphore } from './semaphore.js';
 
@@ -16,10 +17,20 @@ export function createConcurrencyMiddleware({ semaphore }: { semaphore: Semaphor
   return {
     specificationVersion: 'v3',
     wrapGenerate({ doGenerate, params }) {
-      return semaphore.run(async () => doGenerate(), params.abortSignal);
+      // Tells the ledger (through the retry middleware's log) whether an abort caught the call
+      // before its request was sent (still queued here: nothing billed) or after.
+      const log = attemptLogOf(params);
+      if (log !== undefined) log.queued = true;
+      return semaphore.run(async () => {
+        if (log !== undefined) log.queued = false;
+        return doGenerate();
+      }, params.abortSignal);
     },
     async wrapStream({ doStream, params }) {
+      const log = attemptLogOf(params);
+      if (log !== undefined) log.queued = true;
       const release = await semaphore.acquire(params.abortSignal);
+      if (log !== undefined) log.queued = false;
       try {
         const result = await doStream();
         return { ...result, stream: observeStream(result.stream, { onEnd: release }) };

@@ -273,7 +273,10 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
       parts.push(part.type === 'error' ? `error: ${String((part.error as Error).message)}` : part.type);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(parts).toContain('text-delta');
-    expect(parts.filter((part) => part.startsWith('error'))).toEqual(['error: attempt timed out after 200 ms']);
+    // Old: 'attempt timed out after 200 ms', naming neither the model nor the attempts.
+    expect(parts.filter((part) => part.startsWith('error'))).toEqual([
+      'error: openai-compatible model "test-model" stream failed after 1 attempt (last: timed out after 200 ms waiting for the next part); the provider fell silent midway; raise timeoutMs if it thinks that long, or check that the endpoint is up',
+    ]);
     expect(limiter.semaphore(`openai-compatible|${server.baseURL}`).active).toBe(0);
   });
 
@@ -413,7 +416,16 @@ describe('createLanguageModel against a local OpenAI-compatible server', () => {
     expect(server.requestCount).toBe(1);
     expect((await second.usage).inputTokens).toBe(7);
     expect(store.usageSummary({ by: 'run' })).toEqual([
-      { key: 'r', calls: 2, cachedCalls: 1, inputTokens: 14, outputTokens: 6, cost: 0 },
+      {
+        key: 'r',
+        calls: 2,
+        cachedCalls: 1,
+        inputTokens: 14,
+        outputTokens: 6,
+        cost: 0,
+        failedCalls: 0,
+        unreportedUsageCalls: 0,
+      },
     ]);
   });
 });
@@ -460,7 +472,10 @@ describe('API keys', () => {
     expect(error.message).toMatch(/check the API key in the environment variable REPUTE_TEST_SENTINEL_KEY/);
     expect(error.message).not.toContain(sentinel);
     expect(String(error.stack)).not.toContain(sentinel);
-    expect(error.cause).toBeUndefined();
+    // The cause is kept, with the key removed (old: dropped, taking the status and body with it).
+    expect(error.cause).toMatchObject({ name: 'AI_APICallError', statusCode: 401 });
+    expect(`${String((error.cause as Error).message)} ${JSON.stringify(error.cause)}`).not.toContain(sentinel);
+    expect(String((error.cause as Error).stack)).not.toContain(sentinel);
     expect(JSON.stringify(retries)).not.toContain(sentinel);
     expect(JSON.stringify(store.usageEntries())).not.toContain(sentinel);
     expect(JSON.stringify(store.events('r'))).not.toContain(sentinel);

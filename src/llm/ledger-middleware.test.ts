@@ -154,7 +154,8 @@ describe('ledger middleware: absurd usage reported by the provider', () => {
 });
 
 describe('ledger middleware: a stream that fails', () => {
-  it('does not book a stream that ends with an error part, like a failed generate call', async () => {
+  it('books a stream that ends with an error part after output as failed, its usage unreported', async () => {
+    // Old: not booked, although "half an ans" was generated and billed.
     const { model, entries, records } = plumbed(
       streamingModel([
         { type: 'stream-start', warnings: [] },
@@ -173,12 +174,16 @@ describe('ledger middleware: a stream that fails', () => {
       },
     }).consumeStream();
     expect(errors).toHaveLength(1);
-    expect(entries).toEqual([]);
-    expect(records).toEqual([]);
+    // Nothing reported: 0 tokens as a lower bound, cost the per-call price 0.001.
+    expect(entries.map((entry) => [entry.status, entry.usageReported, entry.inputTokens, entry.outputTokens])).toEqual([
+      ['failed', false, 0, 0],
+    ]);
+    expect(entries[0]!.cost).toBeCloseTo(0.001, 12);
+    expect(records).toHaveLength(1);
   });
 
-  it('does not book a stream whose error part is followed by a finish part (as openai-compatible sends it)', async () => {
-    const { model, entries, records } = plumbed(
+  it('books a stream whose error part is followed by a finish part (as openai-compatible sends it) with that usage', async () => {
+    const { model, entries } = plumbed(
       streamingModel([
         { type: 'stream-start', warnings: [] },
         { type: 'error', error: new Error('Response stream ended without a finish reason.') },
@@ -186,8 +191,11 @@ describe('ledger middleware: a stream that fails', () => {
       ]),
     );
     await streamText({ model, prompt: 'hi', maxRetries: 0, onError: () => {} }).consumeStream();
-    expect(entries).toEqual([]);
-    expect(records).toEqual([]);
+    // Old: not booked. 10 × 2 / 10⁶ + 0.001 = 0.00102
+    expect(entries.map((entry) => [entry.status, entry.usageReported, entry.inputTokens, entry.outputTokens])).toEqual([
+      ['failed', true, 10, 0],
+    ]);
+    expect(entries[0]!.cost).toBeCloseTo(0.00102, 12);
   });
 
   it('books a clean stream once', async () => {

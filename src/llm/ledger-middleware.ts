@@ -1,6 +1,7 @@
 import type { LanguageModelV3Middleware, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { assertNonNegative } from '../core/validate.js';
 import type { SpanData } from '../core/trace.js';
+import { takeAttemptLog } from './_attempt-log.js';
 import { isCached, markBooked, paidFailure } from './_cached-marks.js';
 import { observeStream } from './_observe-stream.js';
 import { readTokenUsage, usageError } from './_token-usage.js';
@@ -27,17 +28,34 @@ export interface LlmUsageEntry {
   readonly inputTokens: number;
   /** Integer ≥ 0. */
   readonly outputTokens: number;
-  /** Cost of the call, ≥ 0; 0 when served from the cache. */
+  /** Cost of the call, ≥ 0; 0 when served from the cache. A lower bound when `usageReported` is false. */
   readonly cost: number;
   readonly cached: boolean;
+  /**
+   * `ok`: the caller got the reply. `failed`: the call ended in an error or was cancelled, after the
+   * provider may have billed it (it reported usage, generated output, timed out or answered outside
+   * the protocol). Calls that failed with nothing billed (an HTTP error, no connection) are not booked.
+   */
+  readonly status: LlmCallStatus;
+  /**
+   * False when the provider did not report a valid count for input or output tokens, or a failed
+   * attempt of the call may have been billed without a report: the tokens booked (0 for a missing
+   * count) and the cost are then lower bounds, not true zeros.
+   */
+  readonly usageReported: boolean;
+  /** Provider attempts the call made, retries included, integer ≥ 0; 0 when served from the cache. */
+  readonly attempts: number;
 }
+
+/** How a booked call ended; see {@link LlmUsageEntry.status}. */
+export type LlmCallStatus = 'ok' | 'failed';
 
 /** Where ledger entries go; the SQLite `Store` has this method. */
 export interface UsageLedger {
   recordUsage(entry: LlmUsageEntry): unknown;
 }
 
-/** One finished call as reported to {@link LedgerMiddlewareOptions.onCall}. */
+/** One booked call as reported to {@link LedgerMiddlewareOptions.onCall}. */
 export interface LlmCallRecord extends LlmUsageEntry {
   readonly provider: string;
   /** Wall time of the call by the injected clock, in ms. */
@@ -46,7 +64,7 @@ export interface LlmCallRecord extends LlmUsageEntry {
 
 /** Options of {@link createLedgerMiddleware}. */
 export interface LedgerMiddlewareOptions {
-  /** Receives one entry per finished call. @default none */
+  /** Receives one entry per booked call (see {@link createLedgerMiddleware} for which are booked). @default none */
   readonly ledger?: UsageLedger;
   /** Prices of the wrapped model. @default all 0 */
   readonly price?: LlmPrice;
@@ -54,7 +72,7 @@ export interface LedgerMiddlewareOptions {
   readonly context?: LlmCallContext;
   /** Clock for `durationMs`. @default Date.now */
   readonly now?: () => number;
-  /** Called after every finished call (logs, trace spans). @default none */
+  /** Called after every booked call (logs, trace spans). @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
 }
 
@@ -82,14 +100,20 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
 }
 
 /**
- * Books every finished call in a token and cost ledger, per run, agent, task and act. Calls served
- * by the cache middleware (placed inside this one) are booked with `cached: true` and cost 0.
- * Failed calls are not booked; a stream that carried an error part is a failed call. A call that
- * succeeded at the provider and failed afterwards (its reply could not be cached) is booked, then
- * its error passed on. A reported token count that is not an integer in [0, 100 000 000] is booked
- * as 0, the rest of the call as reported, and the call then fails with a `ProviderError` (reason
- * `malformed`) naming the field and value: a generate call throws it, a stream carries it as an
- * error part just before its finish part.
+ * Books every call the provider may have billed in a token and cost ledger, per run, agent, task and
+ * act. Calls served by the cache middleware (placed inside this one) are booked with `cached: true`,
+ * cost 0 and 0 attempts. A call that fails is booked with `status: 'failed'` when the provider may
+ * have billed it: a stream that reported usage or produced output before its error part (or before
+ * its reader cancelled it), a call that timed out, was aborted in flight or got a reply outside the
+ * protocol, and a call that succeeded at the provider but failed afterwards (its reply could not be
+ * cached). A call that failed with nothing billed (an HTTP error status, no connection) is not
+ * booked. Usage the provider did not report is booked as 0 with `usageReported: false`, never as a
+ * silent zero; so is a call with a failed attempt that may have been billed (its tokens are then a
+ * lower bound). `attempts` counts the provider attempts the retry middleware (inside this one) made.
+ * A reported token count that is not an integer in [0, 100 000 000] is booked as 0, the rest of the
+ * call as reported, and the call then fails with a `ProviderError` (reason `malformed`) naming the
+ * field and value: a generate call throws it, a stream carries it as an error part just before its
+ * finish part.
  *
  * @example
  * wrapLanguageModel({ model, middleware: [createLedgerMiddleware({ ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { runId, agentId } }), createCacheMiddleware({ cache: store })] });
@@ -105,29 +129,43 @@ export function createLedgerMiddleware({
   assertNonNegative('price.outputPerMillion', price.outputPerMillion ?? 0);
   assertNonNegative('price.perCall', price.perCall ?? 0);
 
-  const book = (
-    provider: string,
-    modelId: string,
-    callContext: LlmCallContext,
-    usage: LanguageModelV3Usage | undefined,
-    cached: boolean,
-    startedAt: number,
-  ): LlmUsageEntry => {
-    const { inputTokens, outputTokens } = readTokenUsage(usage);
-    const merged = { ...context, ...callContext };
+  const book = ({
+    model,
+    params,
+    usage,
+    cached,
+    status,
+    attempts,
+    unreportedFailures,
+    startedAt,
+  }: {
+    model: { readonly provider: string; readonly modelId: string };
+    params: Parameters<typeof readCallContext>[0];
+    usage: LanguageModelV3Usage | undefined;
+    cached: boolean;
+    status: LlmCallStatus;
+    attempts: number;
+    unreportedFailures: number;
+    startedAt: number;
+  }): LlmUsageEntry => {
+    const { inputTokens, outputTokens, reported } = readTokenUsage(usage);
+    const merged = { ...context, ...readCallContext(params) };
     const entry: LlmUsageEntry = {
       runId: merged.runId ?? null,
       agentId: merged.agentId ?? null,
       taskId: merged.taskId ?? null,
       act: merged.act ?? null,
-      model: modelId,
+      model: model.modelId,
       inputTokens,
       outputTokens,
       cost: cached ? 0 : priceCall(price, inputTokens, outputTokens),
       cached,
+      status,
+      usageReported: reported && unreportedFailures === 0,
+      attempts: cached ? 0 : attempts,
     };
     ledger?.recordUsage(entry);
-    onCall?.({ ...entry, provider, durationMs: now() - startedAt });
+    onCall?.({ ...entry, provider: model.provider, durationMs: now() - startedAt });
     return entry;
   };
 
@@ -135,31 +173,50 @@ export function createLedgerMiddleware({
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
       const startedAt = now();
+      // A log left by an earlier call with the same options object is not this call's.
+      takeAttemptLog(params);
       let result: Awaited<ReturnType<typeof doGenerate>>;
       try {
         result = await doGenerate();
       } catch (error) {
-        // The provider answered (and was paid) before something inside failed: book the call anyway.
+        const log = takeAttemptLog(params);
+        const attempts = log?.attempts ?? 1;
+        const unreportedFailures = log?.unreportedFailures ?? 0;
+        // The provider answered (and was paid) before something inside failed, or an attempt may
+        // have been billed without a report (a timeout, an abort in flight, a malformed reply).
         const paid = paidFailure(error);
-        if (paid !== undefined)
-          book(model.provider, model.modelId, readCallContext(params), paid.usage, false, startedAt);
+        if (paid !== undefined || unreportedFailures > 0)
+          book({
+            model,
+            params,
+            usage: paid?.usage,
+            cached: false,
+            status: 'failed',
+            attempts,
+            unreportedFailures: paid === undefined ? Math.max(1, unreportedFailures) : unreportedFailures,
+            startedAt,
+          });
         throw error;
       }
-      const entry = book(
-        model.provider,
-        model.modelId,
-        readCallContext(params),
-        result.usage,
-        isCached(result),
-        startedAt,
-      );
+      const log = takeAttemptLog(params);
       const { problems } = readTokenUsage(result.usage);
+      const entry = book({
+        model,
+        params,
+        usage: result.usage,
+        cached: isCached(result),
+        status: problems.length > 0 ? 'failed' : 'ok',
+        attempts: log?.attempts ?? 1,
+        unreportedFailures: log?.unreportedFailures ?? 0,
+        startedAt,
+      });
       if (problems.length > 0)
         throw usageError({
           provider: model.provider,
           modelId: model.modelId,
           problems,
           seenBy: 'ledger',
+          attempts: entry.attempts,
         });
       // createCompletion reads this back, so what an agent reports is what the ledger holds.
       return markBooked(result, {
@@ -167,29 +224,57 @@ export function createLedgerMiddleware({
         outputTokens: entry.outputTokens,
         cost: entry.cost,
         cached: entry.cached,
+        attempts: entry.attempts,
       });
     },
     async wrapStream({ doStream, params, model }) {
       const startedAt = now();
-      const result = await doStream();
+      takeAttemptLog(params);
+      let result: Awaited<ReturnType<typeof doStream>>;
+      try {
+        result = await doStream();
+      } catch (error) {
+        // Opening failed: booked when an attempt may have been billed (e.g. timed out waiting for headers).
+        const log = takeAttemptLog(params);
+        if (log !== undefined && log.unreportedFailures > 0)
+          book({
+            model,
+            params,
+            usage: undefined,
+            cached: false,
+            status: 'failed',
+            attempts: log.attempts,
+            unreportedFailures: log.unreportedFailures,
+            startedAt,
+          });
+        throw error;
+      }
+      const log = takeAttemptLog(params);
+      const attempts = log?.attempts ?? 1;
+      const unreportedFailures = log?.unreportedFailures ?? 0;
       const cached = isCached(result);
       let usage: LanguageModelV3Usage | undefined;
+      let finished = false;
+      let produced = false;
       let failed = false;
       let refused: unknown;
       const checked = result.stream.pipeThrough(
         new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
           transform(part, controller) {
             if (part.type === 'error') failed = true;
+            if (producesOutput(part)) produced = true;
             if (part.type === 'finish') {
+              finished = true;
               usage = part.usage;
               const { problems } = readTokenUsage(usage);
-              // A stream that already failed is not booked; its usage is not worth a second error.
+              // A stream that already failed is booked as failed anyway; its usage is not worth a second error.
               if (problems.length > 0 && !failed) {
                 refused = usageError({
                   provider: model.provider,
                   modelId: model.modelId,
                   problems,
                   seenBy: 'ledger',
+                  attempts,
                 });
                 controller.enqueue({ type: 'error', error: refused });
               }
@@ -200,15 +285,41 @@ export function createLedgerMiddleware({
       );
       const stream = observeStream(checked, {
         onEnd(end) {
-          // Booked: streams read to the end, and paid ones that failed only afterwards (refused
-          // usage, a reply the cache could not store). Not booked: failed or cancelled streams.
-          const paid =
-            end.type === 'done' ||
+          // Read to the end (or cancelled once its finish part was read) without an error: a success.
+          const succeeded = end.type === 'done' || (end.type === 'cancel' && finished && !failed);
+          // Otherwise booked when the provider may have billed it: it reported usage, produced
+          // output, an opening attempt may have been billed, or it failed only after a paid call.
+          const billed =
+            finished ||
+            produced ||
+            unreportedFailures > 0 ||
             (end.type === 'error' && (end.error === refused || paidFailure(end.error) !== undefined));
-          if (paid) book(model.provider, model.modelId, readCallContext(params), usage, cached, startedAt);
+          if (!succeeded && !billed) return;
+          book({
+            model,
+            params,
+            usage,
+            cached,
+            status: succeeded ? 'ok' : 'failed',
+            attempts,
+            unreportedFailures,
+            startedAt,
+          });
         },
       });
       return { ...result, stream };
     },
   };
+}
+
+/** Whether a stream part shows that the model generated something (so the call was billed). */
+function producesOutput(part: LanguageModelV3StreamPart): boolean {
+  return (
+    part.type === 'text-delta' ||
+    part.type === 'reasoning-delta' ||
+    part.type === 'tool-input-start' ||
+    part.type === 'tool-input-delta' ||
+    part.type === 'tool-call' ||
+    part.type === 'file'
+  );
 }

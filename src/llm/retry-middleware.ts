@@ -1,12 +1,13 @@
-import { APICallError, type LanguageModelV3Middleware } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV3Middleware, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
+import { startAttemptLog, type AttemptLog } from './_attempt-log.js';
 import { parseRetryAfter } from './_retry-after.js';
 import { createStreamRedactor } from './_redact-stream.js';
-import { containsSecret, createRedactor, redactValue } from './_secrets.js';
-import { AttemptTimeoutError } from './timeout-middleware.js';
+import { createRedactor, redactedError, redactValue } from './_secrets.js';
+import { AttemptTimeoutError, StreamLimitError } from './timeout-middleware.js';
 
 /**
  * Shortest key removed from successful replies (provider keys are 40+ characters; a shorter one is a
@@ -73,6 +74,8 @@ interface Failure {
   readonly reason: string;
   readonly hint: string;
   readonly retryAfterMs: number | undefined;
+  /** Whether the provider may have billed the attempt without reporting usage (it timed out, or answered outside the protocol). */
+  readonly mayBeBilled: boolean;
 }
 
 /**
@@ -119,11 +122,15 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
   const redactReply = createRedactor(replySecrets);
   const hasSecrets = replySecrets.length > 0;
 
-  /** Runs the wrapped call (generate, or opening a stream) with retries; errors name the model. */
+  /**
+   * Runs the wrapped call (generate, or opening a stream) with retries; errors name the model. Each
+   * attempt, and each failed one the provider may have billed, is counted in `log` (the ledger reads it).
+   */
   async function withRetries<T>(
     call: () => PromiseLike<T>,
     params: { readonly abortSignal?: AbortSignal | undefined },
     model: { readonly provider: string; readonly modelId: string },
+    log: AttemptLog,
   ): Promise<T> {
     const signal = params.abortSignal;
     const provider = options.provider ?? model.provider;
@@ -131,11 +138,19 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
     let attempt = 0;
     for (;;) {
       attempt += 1;
+      log.attempts = attempt;
+      log.queued = false;
       try {
         return await call();
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (signal?.aborted) {
+          // Aborted while the request was in flight (not still waiting for a concurrency slot): the
+          // provider may have billed what it generated.
+          if (!log.queued) log.unreportedFailures += 1;
+          throw error;
+        }
         const failure = classify(error, now(), apiKeyEnv, redact);
+        if (failure.mayBeBilled) log.unreportedFailures += 1;
         const label = `${provider} model ${JSON.stringify(modelId)}`;
         const fail = (extra = '') =>
           new ProviderError({
@@ -146,7 +161,7 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
             message: redact(
               `${label} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} (last: ${failure.reason})${extra}; ${failure.hint}`,
             ),
-            cause: containsSecret(error, secrets) ? undefined : error,
+            cause: redactedError(error, secrets, redact),
           });
         if (!failure.retryable || attempt > maxRetries) throw fail();
         let delayMs: number;
@@ -167,20 +182,82 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
     }
   }
 
+  /**
+   * The error a stream's error part carries once its attempts are known: a {@link StreamLimitError}
+   * again with the real attempt count, any other error a {@link ProviderError} naming the model, the
+   * attempts and what went wrong, with the original (secrets removed) as its cause.
+   */
+  function streamError(
+    error: unknown,
+    model: { readonly provider: string; readonly modelId: string },
+    attempts: number,
+  ): unknown {
+    if (error instanceof StreamLimitError) {
+      if (error.attempts === attempts) return error;
+      return new StreamLimitError({
+        provider: error.provider,
+        modelId: options.modelId ?? model.modelId,
+        limit: error.limit,
+        value: error.value,
+        attempts,
+      });
+    }
+    if (error instanceof ProviderError) return error;
+    const provider = options.provider ?? model.provider;
+    const modelId = options.modelId ?? model.modelId;
+    const failure = classifyStreamError(error, now(), apiKeyEnv, redact);
+    return new ProviderError({
+      provider,
+      ...(failure.status === undefined ? {} : { status: failure.status }),
+      attempts,
+      reason: failure.kind,
+      message: redact(
+        `${provider} model ${JSON.stringify(modelId)} stream failed after ${attempts} attempt${attempts === 1 ? '' : 's'} (last: ${failure.reason}); ${failure.hint}`,
+      ),
+      cause: redactedError(error, secrets, redact),
+    });
+  }
+
   // A server may quote the key back in a successful reply or a stream's error part: remove it
   // there too, before the cache records the reply or the caller sees it.
   return {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
-      const result = await withRetries(doGenerate, params, model);
+      const result = await withRetries(doGenerate, params, model, startAttemptLog(params));
       return hasSecrets ? redactValue(result, replySecrets, redactReply) : result;
     },
-    // Only opening the stream is retried; a stream that fails midway reports its error part.
+    // Only opening the stream is retried; a stream that fails midway reports its error part, which
+    // names the attempts it took to open.
     async wrapStream({ doStream, params, model }) {
-      const result = await withRetries(doStream, params, model);
-      if (!hasSecrets) return result;
-      // Deltas are redacted across their boundaries: a key split over two deltas is caught too.
-      const stream = result.stream.pipeThrough(createStreamRedactor(replySecrets, redactReply));
+      const log = startAttemptLog(params);
+      const result = await withRetries(doStream, params, model, log);
+      const attempts = log.attempts;
+      // A stream that errors (the connection broke while reading the body) ends the way a stream
+      // failing midway reports: an error part, then the end; so the redactor and the ledger see it too.
+      const reader = result.stream.getReader();
+      const named = new ReadableStream<LanguageModelV3StreamPart>({
+        async pull(controller) {
+          let next: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            next = await reader.read();
+          } catch (error) {
+            controller.enqueue({ type: 'error', error: streamError(error, model, attempts) });
+            controller.close();
+            return;
+          }
+          if (next.done) return controller.close();
+          const part = next.value;
+          controller.enqueue(
+            part.type === 'error' ? { ...part, error: streamError(part.error, model, attempts) } : part,
+          );
+        },
+        cancel(reason) {
+          return reader.cancel(reason);
+        },
+      });
+      if (!hasSecrets) return { ...result, stream: named };
+      // Deltas and raw chunks are redacted across their boundaries: a key split over two is caught too.
+      const stream = named.pipeThrough(createStreamRedactor(replySecrets, redactReply));
       return { ...redactValue({ ...result, stream: undefined }, replySecrets, redactReply), stream };
     },
   };
@@ -206,6 +283,7 @@ function classify(
       reason: `timed out after ${error.timeoutMs} ms`,
       hint: 'raise timeoutMs, lower maxConcurrency, or check that the endpoint is up',
       retryAfterMs: undefined,
+      mayBeBilled: true,
     };
   }
   if (APICallError.isInstance(error)) {
@@ -219,6 +297,7 @@ function classify(
         reason: `network error: ${short}`,
         hint: 'check the base URL and that the server is running and reachable',
         retryAfterMs: undefined,
+        mayBeBilled: false,
       };
     }
     if (status >= 200 && status < 300) {
@@ -229,6 +308,7 @@ function classify(
         reason: `HTTP ${status} with a malformed body: ${short}`,
         hint: 'the endpoint did not answer in the provider protocol; check that baseURL points at its API root (e.g. http://127.0.0.1:11434/v1)',
         retryAfterMs: undefined,
+        mayBeBilled: true,
       };
     }
     if (status === 429) {
@@ -239,6 +319,7 @@ function classify(
         reason: `HTTP 429: ${short}`,
         hint: 'the provider is rate limiting; lower maxConcurrency or raise maxRetries',
         retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
+        mayBeBilled: false,
       };
     }
     if (status === 408 || status === 409) {
@@ -253,6 +334,7 @@ function classify(
             ? 'the provider timed out reading the request; try again later or lower maxConcurrency'
             : 'the provider reported a conflicting request; try again later',
         retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
+        mayBeBilled: false,
       };
     }
     if (status >= 500) {
@@ -264,6 +346,7 @@ function classify(
         reason: `HTTP ${status}: ${short}`,
         hint: 'the provider is failing; try again later or use another endpoint',
         retryAfterMs: parseRetryAfter(error.responseHeaders, nowMs),
+        mayBeBilled: false,
       };
     }
     const hint =
@@ -279,6 +362,7 @@ function classify(
       reason: `HTTP ${status}: ${short}`,
       hint,
       retryAfterMs: undefined,
+      mayBeBilled: false,
     };
   }
   if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError')) {
@@ -289,6 +373,7 @@ function classify(
       reason: `malformed response: ${shortened(error.message)}`,
       hint: 'the endpoint did not answer in the provider protocol; check the base URL',
       retryAfterMs: undefined,
+      mayBeBilled: true,
     };
   }
   const name = error instanceof Error ? error.name : typeof error;
@@ -302,6 +387,7 @@ function classify(
       reason: `malformed response (${name}): ${shortened(message)}`,
       hint: 'the endpoint did not answer in the provider protocol; check the base URL and the model id',
       retryAfterMs: undefined,
+      mayBeBilled: true,
     };
   }
   // Anything else failed before an answer came back (e.g. a header value fetch refuses to send).
@@ -312,10 +398,72 @@ function classify(
     reason: `the request could not be made (${name}): ${shortened(message)}`,
     hint: 'check the provider settings: base URL, headers and the API key variable',
     retryAfterMs: undefined,
+    mayBeBilled: false,
   };
 }
 
+/**
+ * Classifies the error part of a stream that opened: a wait for the next part that timed out, the
+ * AI SDK's own errors as {@link classify} does, anything else a stream that broke off midway.
+ */
+function classifyStreamError(
+  error: unknown,
+  nowMs: number,
+  apiKeyEnv: string | undefined,
+  redact: (text: string) => string,
+): Failure {
+  if (error instanceof AttemptTimeoutError) {
+    return {
+      ...classify(error, nowMs, apiKeyEnv, redact),
+      reason: `timed out after ${error.timeoutMs} ms waiting for the next part`,
+      hint: 'the provider fell silent midway; raise timeoutMs if it thinks that long, or check that the endpoint is up',
+    };
+  }
+  if (error instanceof Error) {
+    if (APICallError.isInstance(error) || error.name.startsWith('AI_'))
+      return classify(error, nowMs, apiKeyEnv, redact);
+    return {
+      kind: 'network',
+      retryable: false,
+      status: undefined,
+      reason: `the stream broke off (${error.name}): ${shortMessage(redact(error.message))}`,
+      hint: 'the connection or the provider failed midway through the reply; try again, and check the endpoint if it keeps happening',
+      retryAfterMs: undefined,
+      mayBeBilled: true,
+    };
+  }
+  // Not an Error: an error event the provider sent in the stream (e.g. `{ message: 'overloaded' }`).
+  const inner = (error as { message?: unknown } | null)?.message;
+  return {
+    kind: 'incomplete',
+    retryable: false,
+    status: undefined,
+    reason: `the provider sent an error event: ${shortMessage(redact(typeof inner === 'string' ? inner : showJson(error)))}`,
+    hint: 'the provider stopped the reply midway; try again, and check the model id and the provider status if it keeps happening',
+    retryAfterMs: undefined,
+    mayBeBilled: true,
+  };
+}
+
+function showJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Longest provider message quoted in an error, in characters. */
+const maxQuotedMessage = 1000;
+
+/**
+ * The provider's message as quoted in an error: its first non-blank line, cut at
+ * {@link maxQuotedMessage} characters, saying how much was left out and where the rest is.
+ */
 function shortMessage(message: string): string {
-  const line = message.split('\n')[0] ?? message;
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+  const first = message.split('\n').find((line) => line.trim().length > 0) ?? '';
+  if (first.length > maxQuotedMessage)
+    return `${first.slice(0, maxQuotedMessage)}… (${message.length - maxQuotedMessage} more characters in error.cause)`;
+  const rest = message.trim().length - first.trim().length;
+  return rest > 0 ? `${first} (… ${rest} more characters on further lines in error.cause)` : first;
 }

@@ -32,7 +32,7 @@ function endlessModel(delta: string, everyMs: number) {
 }
 
 describe('timeout middleware: caps on an endless stream', () => {
-  it('stops a stream past maxStreamOutputChars with a StreamLimitError, frees its slot and books nothing', {
+  it('stops a stream past maxStreamOutputChars with a StreamLimitError, frees its slot and books it as failed', {
     timeout: 5000,
   }, async () => {
     const { scripted, state } = endlessModel('abcdefghij', 1);
@@ -64,7 +64,10 @@ describe('timeout middleware: caps on an endless stream', () => {
     expect(error.message).toMatch(/more than maxStreamOutputChars = 100 characters.*raise maxStreamOutputChars/);
     expect(state.cancelled).toBe(true);
     expect(limiter.semaphore(endpointKey('scripted', undefined)).active).toBe(0);
-    expect(entries).toEqual([]);
+    // Old: nothing booked, although 100 characters were generated (and billed). The stream reported no usage.
+    expect(entries.map((entry) => [entry.status, entry.usageReported, entry.inputTokens, entry.outputTokens])).toEqual([
+      ['failed', false, 0, 0],
+    ]);
   });
 
   it('stops a stream that runs past maxStreamDurationMs with a StreamLimitError', { timeout: 5000 }, async () => {

@@ -42,11 +42,19 @@ export class StreamLimitError extends ProviderError {
     modelId,
     limit,
     value,
-  }: { provider: string; modelId: string; limit: StreamLimit; value: number }) {
-    const label = `${provider} model ${JSON.stringify(modelId)}`;
+    attempts = 1,
+  }: {
+    provider: string;
+    modelId: string;
+    limit: StreamLimit;
+    value: number;
+    /** Attempts the stream took to open (the retry middleware fills it in). @default 1 */
+    attempts?: number;
+  }) {
+    const label = `${provider} model ${JSON.stringify(modelId)}${attempts > 1 ? ` (its stream opened after ${attempts} attempts)` : ''}`;
     super({
       provider,
-      attempts: 1,
+      attempts,
       reason: limit === 'maxStreamDurationMs' ? 'timeout' : 'incomplete',
       message:
         limit === 'maxStreamDurationMs'

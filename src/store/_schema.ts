@@ -109,6 +109,17 @@ const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'cost ledger: status of each call, whether its usage was reported, attempts',
+    // Rows booked before this step keep status 'ok' (older Repute booked failed calls only when the
+    // provider call itself succeeded) and NULL for what was not recorded then (usage reported, attempts).
+    sql: `
+      ALTER TABLE cost_ledger ADD COLUMN status TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'failed'));
+      ALTER TABLE cost_ledger ADD COLUMN usage_reported INTEGER CHECK (usage_reported IN (0, 1));
+      ALTER TABLE cost_ledger ADD COLUMN attempts INTEGER CHECK (attempts >= 0);
+    `,
+  },
 ];
 
 /** Highest schema version this build of Repute knows. */

@@ -1,7 +1,45 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertInteger, assertNonNegative } from '../core/validate.js';
 import type { StoreContext } from './_store-context.js';
-import type { Store, UsageEntry, UsageGroup } from './store.js';
+import type { Store, UsageEntry, UsageGroup, UsageRecord, UsageSummaryRow } from './store.js';
+
+/** How a booked call ended: `ok` (the caller got the reply) or `failed` (an error or cancel after the provider may have billed it). */
+export type UsageStatus = 'ok' | 'failed';
+
+const USAGE_STATUSES: readonly UsageStatus[] = ['ok', 'failed'];
+
+/**
+ * Ledger fields added by schema version 3, accepted on every entry beside the `UsageEntry` fields
+ * (the ledger middleware's `LlmUsageEntry` carries them all).
+ */
+export interface UsageEntryOutcome {
+  /** How the call ended. @default 'ok' */
+  readonly status?: UsageStatus;
+  /**
+   * False when the provider did not report a valid token count (0 was booked for it) or a failed
+   * attempt may have been billed unreported: tokens and cost are lower bounds. @default true
+   */
+  readonly usageReported?: boolean;
+  /** Provider attempts the call made, retries included, integer ≥ 0 (0 for a cache hit). @default null (not known) */
+  readonly attempts?: number | null;
+}
+
+/** What `usageEntries` returns per row beside the `UsageRecord` fields. */
+export interface UsageRecordOutcome {
+  readonly status: UsageStatus;
+  /** `null` for rows booked before schema version 3, which did not record it. */
+  readonly usageReported: boolean | null;
+  /** `null` when not known (rows booked before schema version 3, or entries that did not say). */
+  readonly attempts: number | null;
+}
+
+/** What `usageSummary` returns per group beside the `UsageSummaryRow` fields. */
+export interface UsageSummaryOutcome {
+  /** Entries with status `failed`. */
+  readonly failedCalls: number;
+  /** Entries whose usage the provider did not (fully) report: their tokens and cost are lower bounds. */
+  readonly unreportedUsageCalls: number;
+}
 
 interface UsageRow {
   id: number;
@@ -15,6 +53,9 @@ interface UsageRow {
   cost: number;
   cached: number;
   created_at: number;
+  status: UsageStatus;
+  usage_reported: number | null;
+  attempts: number | null;
 }
 
 const GROUP_COLUMNS: Record<UsageGroup, string> = {
@@ -28,20 +69,24 @@ const GROUP_COLUMNS: Record<UsageGroup, string> = {
 /** Appends ledger entries without the open check (the caller holds a transaction); `parameter` names them in errors. */
 export type RecordUsage = (entries: readonly UsageEntry[], parameter: string) => void;
 
-/** The `cost_ledger` table: one row per LLM call or cache hit. */
+/**
+ * The `cost_ledger` table: one row per LLM call the provider may have billed, or cache hit. Rows
+ * carry the schema 3 fields of {@link UsageEntryOutcome}; `usageEntries` and `usageSummary` return
+ * them beside the fields `store.ts` declares ({@link UsageRecordOutcome}, {@link UsageSummaryOutcome}).
+ */
 export function createUsageTable({ db, now, guard, transaction }: StoreContext): {
   methods: Pick<Store, 'recordUsage' | 'usageEntries' | 'usageSummary'>;
   recordUnchecked: RecordUsage;
 } {
   const statements = {
     insertUsage: db.prepare(
-      'INSERT INTO cost_ledger (run_id, agent_id, task_id, act, model, input_tokens, output_tokens, cost, cached, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO cost_ledger (run_id, agent_id, task_id, act, model, input_tokens, output_tokens, cost, cached, created_at, status, usage_reported, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
   };
 
   const recordUnchecked: RecordUsage = (entries, parameter) => {
     const createdAt = now();
-    for (const [index, entry] of entries.entries()) {
+    for (const [index, entry] of entries.entries() as IterableIterator<[number, UsageEntry & UsageEntryOutcome]>) {
       const field = `${parameter}[${index}]`;
       assertInteger(`${field}.inputTokens`, entry.inputTokens, 0);
       assertInteger(`${field}.outputTokens`, entry.outputTokens, 0);
@@ -53,6 +98,31 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
           message: `${field}.cached must be a boolean, got ${String(entry.cached)}`,
         });
       }
+      const status = entry.status ?? 'ok';
+      if (!USAGE_STATUSES.includes(status)) {
+        throw new InvalidArgumentError({
+          parameter: `${field}.status`,
+          value: status,
+          message: `${field}.status must be one of ${USAGE_STATUSES.join(', ')}, got ${JSON.stringify(status)}; pass 'failed' for a call that ended in an error after the provider may have billed it`,
+        });
+      }
+      const usageReported = entry.usageReported ?? true;
+      if (typeof usageReported !== 'boolean') {
+        throw new InvalidArgumentError({
+          parameter: `${field}.usageReported`,
+          value: usageReported,
+          message: `${field}.usageReported must be a boolean, got ${String(usageReported)}; pass false when the provider did not report the token counts`,
+        });
+      }
+      const attempts = entry.attempts ?? null;
+      if (attempts !== null)
+        assertInteger(
+          `${field}.attempts`,
+          attempts,
+          0,
+          Number.MAX_SAFE_INTEGER,
+          'pass the provider attempts the call made, or leave it out',
+        );
       statements.insertUsage.run(
         entry.runId ?? null,
         entry.agentId ?? null,
@@ -64,6 +134,9 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         entry.cost,
         entry.cached ? 1 : 0,
         createdAt,
+        status,
+        usageReported ? 1 : 0,
+        attempts,
       );
     }
   };
@@ -82,7 +155,7 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
           ? db.prepare('SELECT * FROM cost_ledger ORDER BY id').all()
           : db.prepare('SELECT * FROM cost_ledger WHERE run_id = ? ORDER BY id').all(filter.runId)
       ) as UsageRow[];
-      return rows.map((row) => ({
+      return rows.map((row): UsageRecord & UsageRecordOutcome => ({
         id: row.id,
         runId: row.run_id,
         agentId: row.agent_id,
@@ -94,6 +167,9 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         cost: row.cost,
         cached: row.cached === 1,
         createdAt: row.created_at,
+        status: row.status,
+        usageReported: row.usage_reported === null ? null : row.usage_reported === 1,
+        attempts: row.attempts,
       }));
     },
 
@@ -111,7 +187,8 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
       const rows = db
         .prepare(
           `SELECT ${column} AS key, COUNT(*) AS calls, SUM(cached) AS cached_calls, SUM(input_tokens) AS input_tokens,
-                  SUM(output_tokens) AS output_tokens, SUM(cost) AS cost
+                  SUM(output_tokens) AS output_tokens, SUM(cost) AS cost,
+                  SUM(status = 'failed') AS failed_calls, SUM(usage_reported = 0) AS unreported_usage_calls
            FROM cost_ledger ${where} GROUP BY ${column} ORDER BY ${column}`,
         )
         .all(...(runId === undefined ? [] : [runId])) as Array<{
@@ -121,14 +198,19 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         input_tokens: number;
         output_tokens: number;
         cost: number;
+        failed_calls: number;
+        unreported_usage_calls: number | null;
       }>;
-      return rows.map((row) => ({
+      return rows.map((row): UsageSummaryRow & UsageSummaryOutcome => ({
         key: row.key,
         calls: row.calls,
         cachedCalls: row.cached_calls,
         inputTokens: row.input_tokens,
         outputTokens: row.output_tokens,
         cost: row.cost,
+        failedCalls: row.failed_calls,
+        // SUM over rows whose usage_reported is all NULL (booked before schema 3) is NULL: none counted.
+        unreportedUsageCalls: row.unreported_usage_calls ?? 0,
       }));
     },
   };

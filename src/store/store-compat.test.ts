@@ -48,10 +48,10 @@ describe('a store written by the previous version (schema 1)', () => {
     const path = writeOldStore();
     // Read-only opening never migrates, so it refuses the old file and says how to upgrade it.
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 1, expected 2; open it once without readonly to migrate it/,
+      /has schema version 1, expected 3; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 2000 });
-    expect(store.schemaVersion).toBe(2);
+    expect(store.schemaVersion).toBe(3);
     // Schema 2 added task_failures: empty for the old run.
     expect(store.taskFailures('run-1')).toEqual([]);
     expect(store.getRun('run-1')).toEqual({
@@ -98,8 +98,27 @@ describe('a store written by the previous version (schema 1)', () => {
     expect(store.getCachedResponse('hash-1')).toEqual({ text: '4' });
     expect(store.countCachedResponses()).toBe(1);
     // Totals by hand: 120 + 80 = 200 input, 30 + 20 = 50 output tokens, cost 0.002 + 0, one cached call of two.
+    // Schema 3 added status, usage reported and attempts: old rows are successes that did not record the other two.
     expect(store.usageSummary({ by: 'agent', runId: 'run-1' })).toEqual([
-      { key: 'a', calls: 2, cachedCalls: 1, inputTokens: 200, outputTokens: 50, cost: 0.002 },
+      {
+        key: 'a',
+        calls: 2,
+        cachedCalls: 1,
+        inputTokens: 200,
+        outputTokens: 50,
+        cost: 0.002,
+        failedCalls: 0,
+        unreportedUsageCalls: 0,
+      },
+    ]);
+    expect(
+      store.usageEntries().map((entry) => {
+        const { status, usageReported, attempts } = entry as typeof entry & Record<string, unknown>;
+        return [status, usageReported, attempts];
+      }),
+    ).toEqual([
+      ['ok', null, null],
+      ['ok', null, null],
     ]);
     store.close();
   });
@@ -137,6 +156,76 @@ describe('a store written by the previous version (schema 1)', () => {
     expect(versions).toEqual([
       { version: 1, applied_at: 1000 },
       { version: 2, applied_at: 2000 },
+      { version: 3, applied_at: 2000 },
     ]);
+  });
+});
+
+// Migration 2 as released (frozen copy, like SCHEMA_V1): a store of schema version 2 is SCHEMA_V1 plus this.
+const SCHEMA_V2_STEP = `
+  CREATE TABLE task_failures (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, method TEXT NOT NULL, task_id TEXT NOT NULL, failure TEXT NOT NULL, attempts INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (run_id, method, task_id));
+  INSERT INTO schema_version VALUES (2, 'failed tasks: kept apart from results so a rerun redoes them', 1300);
+`;
+
+describe('a store written before the ledger kept call status (schema 2)', () => {
+  it('adds status, usage reported and attempts to the ledger, keeping the old rows and totals', () => {
+    const path = join(temporaryDirectory('repute-store-v2-'), 'old.db');
+    const db = new Database(path);
+    db.exec(SCHEMA_V1);
+    db.exec(SCHEMA_V2_STEP);
+    db.close();
+    expect(() => openStore({ path, readonly: true })).toThrow(
+      /has schema version 2, expected 3; open it once without readonly to migrate it/,
+    );
+    const store = openStore({ path, now: () => 3000 });
+    expect(store.schemaVersion).toBe(3);
+    store.recordUsage({
+      runId: 'run-1',
+      agentId: 'a',
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: 0.001,
+      cached: false,
+      status: 'failed',
+      usageReported: false,
+      attempts: 2,
+    } as never);
+    // Old rows: ok, not recorded (null); the new row: failed, unreported, 2 attempts.
+    expect(
+      store.usageEntries({ runId: 'run-1' }).map((entry) => {
+        const { status, usageReported, attempts } = entry as typeof entry & Record<string, unknown>;
+        return [entry.id, status, usageReported, attempts, entry.inputTokens];
+      }),
+    ).toEqual([
+      [1, 'ok', null, null, 120],
+      [2, 'ok', null, null, 80],
+      [3, 'failed', false, 2, 0],
+    ]);
+    // Totals: 120 + 80 + 0 = 200 input tokens; 0.002 + 0 + 0.001 = 0.003; one failed call, one unreported.
+    const [total] = store.usageSummary({ by: 'run', runId: 'run-1' });
+    expect(total).toMatchObject({
+      calls: 3,
+      cachedCalls: 1,
+      inputTokens: 200,
+      failedCalls: 1,
+      unreportedUsageCalls: 1,
+    });
+    expect(total!.cost).toBeCloseTo(0.003, 12);
+    store.close();
+    // The new columns refuse what they cannot hold, even from outside Repute.
+    const raw = new Database(path);
+    expect(() =>
+      raw
+        .prepare(
+          "INSERT INTO cost_ledger (input_tokens, output_tokens, cost, cached, created_at, status) VALUES (1, 1, 0, 0, 1, 'maybe')",
+        )
+        .run(),
+    ).toThrow(/CHECK constraint failed/);
+    expect(raw.prepare('SELECT version, applied_at FROM schema_version ORDER BY version').all()).toEqual([
+      { version: 1, applied_at: 1000 },
+      { version: 2, applied_at: 1300 },
+      { version: 3, applied_at: 3000 },
+    ]);
+    raw.close();
   });
 });

@@ -32,10 +32,10 @@ function memoryStore(): { store: Store; tick: () => number } {
 }
 
 describe('openStore', () => {
-  it('creates the schema at the latest version (2) in WAL mode and reopens without migrating again', () => {
+  it('creates the schema at the latest version (3) in WAL mode and reopens without migrating again', () => {
     const path = join(directory, 'a.db');
     const store = openStore({ path, now: () => 5 });
-    expect(store.schemaVersion).toBe(2);
+    expect(store.schemaVersion).toBe(3);
     store.createRun({ id: 'r1', kind: 'demo', config: { seed: 1 } });
     store.close();
     const reopened = openStore({ path, now: () => 6 });
@@ -46,6 +46,7 @@ describe('openStore', () => {
     expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([
       { version: 1, applied_at: 5 },
       { version: 2, applied_at: 5 },
+      { version: 3, applied_at: 5 },
     ]);
     raw.close();
   });
@@ -597,8 +598,26 @@ describe('llm cache and cost ledger', () => {
     });
     // Agent a in r1: 100 + 50 input, 10 + 5 output, 0.5 + 0 cost, 2 calls of which 1 cached.
     expect(store.usageSummary({ by: 'agent', runId: 'r1' })).toEqual([
-      { key: 'a', calls: 2, cachedCalls: 1, inputTokens: 150, outputTokens: 15, cost: 0.5 },
-      { key: 'b', calls: 1, cachedCalls: 0, inputTokens: 200, outputTokens: 20, cost: 1.25 },
+      {
+        key: 'a',
+        calls: 2,
+        cachedCalls: 1,
+        inputTokens: 150,
+        outputTokens: 15,
+        cost: 0.5,
+        failedCalls: 0,
+        unreportedUsageCalls: 0,
+      },
+      {
+        key: 'b',
+        calls: 1,
+        cachedCalls: 0,
+        inputTokens: 200,
+        outputTokens: 20,
+        cost: 1.25,
+        failedCalls: 0,
+        unreportedUsageCalls: 0,
+      },
     ]);
     // Task t1 across runs: 100 + 200 + 1 input, 10 + 20 + 1 output, 0.5 + 1.25 + 2 = 3.75.
     expect(store.usageSummary({ by: 'task' })[0]).toEqual({
@@ -608,6 +627,8 @@ describe('llm cache and cost ledger', () => {
       inputTokens: 301,
       outputTokens: 31,
       cost: 3.75,
+      failedCalls: 0,
+      unreportedUsageCalls: 0,
     });
     expect(store.usageSummary({ by: 'run' }).map((row) => [row.key, row.cost])).toEqual([
       ['r1', 1.75],
@@ -622,6 +643,57 @@ describe('llm cache and cost ledger', () => {
     expect(() => store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: Number.NaN, cached: false })).toThrow(
       /entries\[0\]\.cost/,
     );
+  });
+
+  it('keeps failed calls, unreported usage and attempts apart, and counts them per group', () => {
+    const { store } = memoryStore();
+    store.recordUsage([
+      { runId: 'r', inputTokens: 100, outputTokens: 10, cost: 0.5, cached: false },
+      {
+        runId: 'r',
+        inputTokens: 0,
+        outputTokens: 0,
+        cost: 0.1,
+        cached: false,
+        status: 'failed',
+        usageReported: false,
+        attempts: 3,
+      } as never,
+      {
+        runId: 'r',
+        inputTokens: 40,
+        outputTokens: 4,
+        cost: 0.2,
+        cached: false,
+        status: 'failed',
+        usageReported: true,
+        attempts: 1,
+      } as never,
+    ]);
+    const rows = store.usageEntries() as unknown as Array<{
+      status: string;
+      usageReported: boolean;
+      attempts: number | null;
+    }>;
+    // Entries that do not say are successes with reported usage and unknown attempts.
+    expect(rows.map((row) => [row.status, row.usageReported, row.attempts])).toEqual([
+      ['ok', true, null],
+      ['failed', false, 3],
+      ['failed', true, 1],
+    ]);
+    // 3 calls, 2 failed, 1 with unreported usage; 100 + 0 + 40 = 140 input tokens, 0.5 + 0.1 + 0.2 = 0.8.
+    const [total] = store.usageSummary({ by: 'run' });
+    expect(total).toMatchObject({ calls: 3, failedCalls: 2, unreportedUsageCalls: 1, inputTokens: 140 });
+    expect(total!.cost).toBeCloseTo(0.8, 12);
+    expect(() =>
+      store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: 0, cached: false, status: 'broken' } as never),
+    ).toThrow(/entries\[0\]\.status must be one of ok, failed, got "broken"/);
+    expect(() =>
+      store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: 0, cached: false, attempts: -1 } as never),
+    ).toThrow(/entries\[0\]\.attempts must be an integer/);
+    expect(() =>
+      store.recordUsage({ inputTokens: 1, outputTokens: 1, cost: 0, cached: false, usageReported: 'yes' } as never),
+    ).toThrow(/entries\[0\]\.usageReported must be a boolean/);
   });
 
   it('joins nested transactions and rolls back on error', () => {

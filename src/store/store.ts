@@ -2,6 +2,7 @@
 // `_task-results.ts`, `_events.ts`, `_reputation-snapshots.ts`, `_teams.ts`, `_llm-cache.ts`, `_usage.ts`) over one
 // connection; the schema and its migrations live in `_schema.ts`.
 import { existsSync, statSync } from 'node:fs';
+import type { UsageEntryOutcome, UsageRecordOutcome, UsageSummaryOutcome } from './_usage.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AgentIdentity } from '../core/agent-identity.js';
@@ -139,8 +140,8 @@ export interface SaveReputationInput {
   readonly snapshot: ReputationSnapshot;
 }
 
-/** One LLM call (or cache hit) in the cost ledger. */
-export interface UsageEntry {
+/** One LLM call (or cache hit) in the cost ledger; how it ended (status, reported usage, attempts) since schema version 3. */
+export interface UsageEntry extends UsageEntryOutcome {
   /** Run the call belongs to, if any. @default null */
   readonly runId?: string | null;
   /** Agent that made the call, if any. @default null */
@@ -162,7 +163,11 @@ export interface UsageEntry {
 }
 
 /** A persisted {@link UsageEntry}. */
-export interface UsageRecord extends Required<{ [K in keyof UsageEntry]: Exclude<UsageEntry[K], undefined> }> {
+export interface UsageRecord
+  extends Required<{
+      [K in Exclude<keyof UsageEntry, keyof UsageEntryOutcome>]: Exclude<UsageEntry[K], undefined>;
+    }>,
+    UsageRecordOutcome {
   /** Auto-increment row id, integer ≥ 1; increases with insertion order. */
   readonly id: number;
   /** Milliseconds from the store's clock. */
@@ -173,7 +178,7 @@ export interface UsageRecord extends Required<{ [K in keyof UsageEntry]: Exclude
 export type UsageGroup = 'run' | 'agent' | 'task' | 'act' | 'model';
 
 /** Totals of one group of ledger entries. */
-export interface UsageSummaryRow {
+export interface UsageSummaryRow extends UsageSummaryOutcome {
   /** The group's key (`null` when entries had none). */
   readonly key: string | null;
   /** Entries in the group. */

@@ -209,6 +209,10 @@ export interface RunUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cost: number;
+  /** Calls that failed after the provider may have billed them (booked with status `failed`). */
+  readonly failedCalls: number;
+  /** Calls whose usage the provider did not (fully) report: the tokens and cost are lower bounds. */
+  readonly unreportedUsageCalls: number;
 }
 
 /** Sums the store's usage rows of one run. */
@@ -220,12 +224,20 @@ export function runUsage(store: Store, runId: string): RunUsage {
       inputTokens: sum.inputTokens + row.inputTokens,
       outputTokens: sum.outputTokens + row.outputTokens,
       cost: sum.cost + row.cost,
+      failedCalls: sum.failedCalls + row.failedCalls,
+      unreportedUsageCalls: sum.unreportedUsageCalls + row.unreportedUsageCalls,
     }),
-    { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 },
+    { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0, failedCalls: 0, unreportedUsageCalls: 0 },
   );
 }
 
 /** The usage line of a run's summary table. */
 export function formatUsageLine(usage: RunUsage): string {
-  return `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}`;
+  const caveats = [
+    ...(usage.failedCalls > 0 ? [`${usage.failedCalls} failed but possibly billed`] : []),
+    ...(usage.unreportedUsageCalls > 0
+      ? [`${usage.unreportedUsageCalls} with usage the provider did not report: tokens and cost are lower bounds`]
+      : []),
+  ];
+  return `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}${caveats.length > 0 ? ` (${caveats.join('; ')})` : ''}`;
 }
