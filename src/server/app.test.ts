@@ -618,3 +618,25 @@ describe('createApp: a failing store', () => {
     }
   });
 });
+
+describe('createApp: usage totals', () => {
+  it('counts calls booked as failed and calls whose usage the provider did not report', async () => {
+    const store = openStore({ path: ':memory:' });
+    stores.push(store);
+    store.createRun({ id: 'u', kind: 'run', config: null });
+    store.recordUsage({ runId: 'u', inputTokens: 100, outputTokens: 10, cost: 0.002, cached: false });
+    store.recordUsage({ runId: 'u', inputTokens: 80, outputTokens: 5, cost: 0.001, cached: false, status: 'failed' });
+    store.recordUsage({ runId: 'u', inputTokens: 0, outputTokens: 0, cost: 0, cached: false, usageReported: false });
+    const response = await createApp({ store }).request('/api/runs/u');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { usage: Record<string, number> };
+    // 3 calls, 180 in / 15 out; one failed, one with unreported usage.
+    expect(body.usage).toMatchObject({
+      calls: 3,
+      inputTokens: 180,
+      outputTokens: 15,
+      failedCalls: 1,
+      unreportedUsageCalls: 1,
+    });
+  });
+});

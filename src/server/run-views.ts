@@ -19,6 +19,10 @@ export interface UsageTotals {
   readonly outputTokens: number;
   /** Cost in US dollars (or the team's price unit). */
   readonly cost: number;
+  /** Entries booked as failed after the provider may have billed them. */
+  readonly failedCalls: number;
+  /** Entries whose usage the provider did not (fully) report: tokens and cost are lower bounds. */
+  readonly unreportedUsageCalls: number;
 }
 
 /** Results of one method in a run. */
@@ -63,7 +67,15 @@ type StoredResult = Partial<DebateTaskRecord> &
     readonly failures?: number;
   };
 
-const zeroUsage: UsageTotals = { calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
+const zeroUsage: UsageTotals = {
+  calls: 0,
+  cachedCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cost: 0,
+  failedCalls: 0,
+  unreportedUsageCalls: 0,
+};
 
 function addUsage(total: UsageTotals, entry: UsageRecord): UsageTotals {
   return {
@@ -72,6 +84,9 @@ function addUsage(total: UsageTotals, entry: UsageRecord): UsageTotals {
     inputTokens: total.inputTokens + entry.inputTokens,
     outputTokens: total.outputTokens + entry.outputTokens,
     cost: total.cost + entry.cost,
+    failedCalls: total.failedCalls + (entry.status === 'failed' ? 1 : 0),
+    // Rows booked before schema 3 did not record it (null): not counted.
+    unreportedUsageCalls: total.unreportedUsageCalls + (entry.usageReported === false ? 1 : 0),
   };
 }
 

@@ -68,6 +68,8 @@ export const usageTotals = z.object({
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   cost: z.number(),
+  failedCalls: z.number().int(),
+  unreportedUsageCalls: z.number().int(),
 });
 
 /** One method of a run. */

@@ -11,7 +11,7 @@ afterEach(() => {
 describe('the usage line of a run', () => {
   it('says how many calls failed after billing and how many left their usage unreported', () => {
     store = openStore({ path: ':memory:' });
-    store.createRun({ id: 'r', kind: 'run' });
+    store.createRun({ id: 'r', kind: 'run', config: null });
     store.recordUsage({ runId: 'r', inputTokens: 100, outputTokens: 10, cost: 0.002, cached: false });
     store.recordUsage({ runId: 'r', inputTokens: 80, outputTokens: 5, cost: 0.001, cached: false, status: 'failed' });
     store.recordUsage({
