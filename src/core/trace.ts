@@ -137,6 +137,12 @@ export type SpanData =
       readonly outputTokens?: number;
       readonly costUsd?: number;
       readonly durationMs?: number;
+      /** `failed`: the call ended in an error after the provider may have billed it. @default 'ok' */
+      readonly status?: 'ok' | 'failed';
+      /** False when the provider did not report the usage: tokens and cost are lower bounds. @default true */
+      readonly usageReported?: boolean;
+      /** Provider attempts, retries included (0 for a cache hit; absent when not known). */
+      readonly attempts?: number;
     };
 
 /** One traced unit of work. */

@@ -96,6 +96,9 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
     outputTokens: record.outputTokens,
     costUsd: record.cost,
     durationMs: record.durationMs,
+    status: record.status,
+    usageReported: record.usageReported,
+    ...(record.attempts === null || record.attempts === undefined ? {} : { attempts: record.attempts }),
   };
 }
 

@@ -137,6 +137,10 @@ describe('plumbing around a ScriptedModel', () => {
       outputTokens: 5,
       costUsd: 0.25,
       durationMs: 10,
+      // The scripted model answered the first attempt and reported its usage.
+      status: 'ok',
+      usageReported: true,
+      attempts: 1,
     });
     store.close();
   });
