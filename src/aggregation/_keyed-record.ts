@@ -31,3 +31,6 @@ export function supportRecord(sums: ReadonlyMap<string, number>): Record<string,
   for (const key of sums.keys()) setKey(record, key, sums.get(key) as number);
   return record;
 }
+
+/** The `support` of a decision built with `support: false`: empty, shared and frozen. */
+export const noSupport: Readonly<Record<string, number>> = Object.freeze(keyedRecord());

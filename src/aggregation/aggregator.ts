@@ -27,6 +27,12 @@ export interface AggregationInput {
    * components are the same either way; for hot loops that read only the numbers. @default true
    */
   readonly notes?: boolean;
+  /**
+   * Whether to write the decision's `support` record: `false` lets an aggregator leave it empty (`{}`),
+   * while the answer and the reasons are the same either way; for hot loops that never read it (a
+   * record keyed by answers costs more to build than the vote itself). @default true
+   */
+  readonly support?: boolean;
 }
 
 /** The team's decision on a task. */

@@ -361,7 +361,7 @@ describe('createMiniRepAggregator properties', () => {
     );
   });
 
-  it('decides, weights and feeds back the same with notes: false, only without the text', () => {
+  it('decides, weights and feeds back the same with notes: false (and support: false), only without the text (and support)', () => {
     const rounds = fc.array(
       fc.array(fc.option(fc.constantFrom('1', '2', '3'), { nil: null }), { minLength: 6, maxLength: 6 }),
       {
@@ -376,8 +376,8 @@ describe('createMiniRepAggregator properties', () => {
         (tasks, verdictValues) => {
           const agents = ['A', 'A', 'B', 'B', 'C', 'D'].map((model, index) => ({ id: `a${index}`, model }));
           const ids = agents.map((agent) => agent.id);
-          const models = [createMiniRepModel({ agents: ids }), createMiniRepModel({ agents: ids })];
-          const [explained, silent] = models.map((model) => createMiniRepAggregator({ model, k: 4 }));
+          const models = [0, 1, 2].map(() => createMiniRepModel({ agents: ids }));
+          const [explained, silent, bare] = models.map((model) => createMiniRepAggregator({ model, k: 4 }));
           tasks.forEach((answers, taskIndex) => {
             const taskId = `t${taskIndex}`;
             const proposals = answers.map((answer, index) => propose(taskId, `a${index}`, answer));
@@ -396,10 +396,13 @@ describe('createMiniRepAggregator properties', () => {
               ...explained!.analysis(taskId),
               proposals: explained!.analysis(taskId)?.proposals.map((entry) => ({ ...entry, reasons: [] })),
             });
+            // support: false as well leaves the support record out, and nothing else.
+            const numbersOnly = bare!.aggregate({ ...input, notes: false, support: false });
+            expect(numbersOnly).toEqual({ ...without, support: {} });
             const feedback = explained!.feedback(withText);
             expect(silent!.feedback(without)).toEqual(feedback);
-            models[0]!.observe(feedback);
-            models[1]!.observe(feedback);
+            expect(bare!.feedback(numbersOnly)).toEqual(feedback);
+            for (const model of models) model.observe(feedback);
           });
         },
       ),

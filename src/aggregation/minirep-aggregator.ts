@@ -36,8 +36,8 @@ import {
   type PosteriorHistoryOptions,
   type PosteriorHistorySnapshot,
 } from './minirep-posterior-history.js';
-import { supportRecord } from './_keyed-record.js';
-import { compareKeys, pickWinner } from './plurality.js';
+import { noSupport, supportRecord } from './_keyed-record.js';
+import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
 /** Options of {@link createMiniRepAggregator}. */
@@ -690,8 +690,8 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       (sums.get(entry.answer) ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0),
     );
   }
-  const support = supportRecord(sums);
-  const answer = pickWinner(support);
+  const support = input.support === false ? noSupport : supportRecord(sums);
+  const answer = winnerOf(sums);
   const reasons: WeightReason[] = analysis.proposals.map((entry) => {
     const part = parts.get(entry.agentId) as MiniRepWeightParts;
     const inPool = pool.has(entry.agentId);

@@ -204,6 +204,8 @@ describe('plurality aggregators', () => {
           const input = { task, proposals, agents: team.map((id) => ({ id, model: id })) };
           const one = plain.aggregate(input);
           expect(one).toStrictEqual(reference(proposals, () => 1, 'one vote'));
+          // support: false leaves only the support record out.
+          expect(plain.aggregate({ ...input, support: false })).toStrictEqual({ ...one, support: {} });
           expect(Object.keys(one.support)).toEqual(Object.keys(reference(proposals, () => 1, 'one vote').support));
           const total = proposals.reduce(
             (sum, proposal) => sum + (proposal.answer === null ? 0 : (weightRecord[proposal.agentId] as number)),
@@ -215,6 +217,10 @@ describe('plurality aggregators', () => {
               : reference(proposals, (id) => weightRecord[id] as number, 'input weight');
           const decided = weighted.aggregate({ ...input, weights: weightRecord });
           expect(decided).toStrictEqual(expected);
+          expect(weighted.aggregate({ ...input, weights: weightRecord, support: false })).toStrictEqual({
+            ...expected,
+            support: {},
+          });
           expect(Object.keys(decided.support)).toEqual(Object.keys(expected.support));
         }
       }),

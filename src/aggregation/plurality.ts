@@ -4,7 +4,7 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { WeightReason } from '../core/trace.js';
-import { supportRecord } from './_keyed-record.js';
+import { noSupport, supportRecord } from './_keyed-record.js';
 import { validateProposals } from './_proposals.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 
@@ -71,6 +71,23 @@ export function pickWinner(support: Readonly<Record<string, number>>): string | 
   // same positive support and sorts first (what a scan of the sorted keys with `>` would keep).
   for (const key of Object.keys(support)) {
     const value = support[key] ?? 0;
+    if (value > bestSupport || (value === bestSupport && best !== null && compareKeys(key, best) < 0)) {
+      best = key;
+      bestSupport = value;
+    }
+  }
+  return best;
+}
+
+/**
+ * {@link pickWinner} over support sums kept in a map: the key with the largest positive sum, exact ties
+ * to the key that sorts first. The order of the map does not matter.
+ */
+export function winnerOf(sums: ReadonlyMap<string, number>): string | null {
+  let best: string | null = null;
+  let bestSupport = 0;
+  for (const key of sums.keys()) {
+    const value = sums.get(key) as number;
     if (value > bestSupport || (value === bestSupport && best !== null && compareKeys(key, best) < 0)) {
       best = key;
       bestSupport = value;
@@ -154,18 +171,8 @@ function decide(
     };
   }
   // The support record gets its keys in first-vote order, as the running sums would have added them.
-  const support = supportRecord(sums);
-  let answer: string | null = null;
-  let best = 0;
-  for (const key of sums.keys()) {
-    const value = sums.get(key) as number;
-    // The largest positive support; exact ties to the key that sorts first (as pickWinner).
-    if (value > best || (value === best && answer !== null && compareKeys(key, answer) < 0)) {
-      answer = key;
-      best = value;
-    }
-  }
-  return { taskId: input.task.id, answer, support, reasons };
+  const support = input.support === false ? noSupport : supportRecord(sums);
+  return { taskId: input.task.id, answer: winnerOf(sums), support, reasons };
 }
 
 /**

@@ -141,16 +141,18 @@ function scoreIn(frame: ConditionFrame, task: PreparedTask, taskIndex: number, k
 }
 
 // Each pool member's honest proposal on each task, built once per prepared replay and shared by every
-// condition and method (proposals are read-only inputs of the decision paths).
-const honestCache = new WeakMap<PreparedReplay, Proposal[][]>();
+// condition and method (proposals are read-only inputs of the decision paths). One flat table, task-major
+// (task t, pool position p at t·n + p): rows filled in different orders would be arrays of different
+// element kinds, and the optimised task loop would be deoptimised at every switch between them.
+const honestCache = new WeakMap<PreparedReplay, (Proposal | undefined)[]>();
 function honestProposal(prepared: PreparedReplay, taskIndex: number, position: number): Proposal {
   let table = honestCache.get(prepared);
   if (table === undefined) {
-    table = prepared.tasks.map(() => []);
+    table = new Array<Proposal | undefined>(prepared.tasks.length * prepared.agents.length).fill(undefined);
     honestCache.set(prepared, table);
   }
-  const row = table[taskIndex] as Proposal[];
-  let proposal = row[position];
+  const at = taskIndex * prepared.agents.length + position;
+  let proposal = table[at];
   if (proposal === undefined) {
     const task = prepared.tasks[taskIndex] as PreparedTask;
     proposal = {
@@ -160,7 +162,7 @@ function honestProposal(prepared: PreparedReplay, taskIndex: number, position: n
       text: task.texts[position] ?? '',
       answer: task.keys[position] ?? null,
     };
-    row[position] = proposal;
+    table[at] = proposal;
   }
   return proposal;
 }
@@ -168,14 +170,17 @@ function honestProposal(prepared: PreparedReplay, taskIndex: number, position: n
 function viewOf(frame: ConditionFrame, taskIndex: number, attack: AttackPlan): TaskView {
   const taskId = (frame.prepared.tasks[taskIndex] as PreparedTask).id;
   const team = frame.condition.team;
-  const proposals: Proposal[] = new Array(team.length);
+  // Pushed, not written into `new Array(n)`: a packed array, like the filtered participants of
+  // methods that select, so the task loop sees one kind of array.
+  const proposals: Proposal[] = [];
   for (let slot = 0; slot < team.length; slot++) {
     const agent = team[slot] as AgentId;
     const payload = attack.payloads[agent];
-    proposals[slot] =
+    proposals.push(
       payload === undefined
         ? honestProposal(frame.prepared, taskIndex, frame.positions[slot] as number)
-        : { agentId: agent, taskId, round: 0, text: payload, answer: payload };
+        : { agentId: agent, taskId, round: 0, text: payload, answer: payload },
+    );
   }
   return { proposals, attacked: Object.keys(attack.payloads) };
 }
@@ -319,8 +324,9 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
       agents: agents as AgentIdentity[],
       ...(weights === undefined ? {} : { weights }),
       ...(verdicts === undefined ? {} : { verdicts }),
-      // Replay reads the decision's numbers only, never its explanation text.
+      // Replay reads the decision's answer and reasons only: no explanation text, no support record.
       notes: false,
+      support: false,
     });
     run.proposals += participants.length;
     const decided = scoreIn(frame, prepTask, taskIndex, decision.answer);
