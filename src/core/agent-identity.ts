@@ -50,9 +50,11 @@ export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agen
       message: `${parameter} must be a non-empty list of agents; pass e.g. [{ id: 'a1', model: 'gpt-4o' }]`,
     });
   }
-  const seen = new Set<string>();
   // Valid agents pass a quick check without building a field path per check; anything else takes
-  // the full check below, which throws the named error.
+  // the full check below, which throws the named error. A team-sized list is checked for repeated ids
+  // pair by pair, which allocates nothing (teams are checked on every task of a run); a longer one
+  // through a set.
+  const seen = agents.length > smallTeam ? new Set<string>() : undefined;
   let plain = true;
   for (let index = 0; plain && index < agents.length; index++) {
     const agent = agents[index] as AgentIdentity | undefined;
@@ -66,24 +68,34 @@ export function validateTeam(agents: readonly AgentIdentity[], parameter = 'agen
       agent.model.length > 0 &&
       (agent.cost === undefined ||
         (typeof agent.cost === 'number' && Number.isFinite(agent.cost) && agent.cost >= 0)) &&
-      !seen.has(agent.id);
-    if (plain) seen.add((agent as AgentIdentity).id);
+      (seen === undefined ? !repeatsEarlier(agents, index) : !seen.has(agent.id));
+    if (plain) seen?.add((agent as AgentIdentity).id);
   }
   if (plain) return;
-  seen.clear();
+  const ids = new Set<string>();
   agents.forEach((agent, index) => {
     assertAgentId(`${parameter}[${index}].id`, agent?.id);
     assertNonEmptyString(`${parameter}[${index}].model`, agent.model);
     if (agent.cost !== undefined) assertNonNegative(`${parameter}[${index}].cost`, agent.cost);
-    if (seen.has(agent.id)) {
+    if (ids.has(agent.id)) {
       throw new InvalidArgumentError({
         parameter: `${parameter}[${index}].id`,
         value: agent.id,
         message: `duplicate agent id ${JSON.stringify(agent.id)}; agent ids must be unique within a team`,
       });
     }
-    seen.add(agent.id);
+    ids.add(agent.id);
   });
+}
+
+/** Teams up to this size are checked for repeated ids pair by pair. */
+const smallTeam = 16;
+
+/** Whether an agent before `agents[index]` has its id (both already checked to be agents with string ids). */
+function repeatsEarlier(agents: readonly AgentIdentity[], index: number): boolean {
+  const id = (agents[index] as AgentIdentity).id;
+  for (let earlier = 0; earlier < index; earlier++) if ((agents[earlier] as AgentIdentity).id === id) return true;
+  return false;
 }
 
 /** Groups agent ids by underlying model: each entry is one clone group. */

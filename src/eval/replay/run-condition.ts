@@ -336,19 +336,17 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     const attacked = view.attacked;
     const isActive = attack.active && attacked.length > 0;
     run.active[taskIndex] = isActive ? 1 : 0;
-    // The decision's reasons by agent (the last one where an agent has several), built at most once.
-    let reasons: Map<AgentId, WeightReason> | undefined;
-    const reasonsByAgent = () => {
-      if (reasons === undefined) {
-        reasons = new Map();
-        for (const reason of decision.reasons) reasons.set(reason.agentId, reason);
-      }
-      return reasons;
+    // The decision's reason for an agent (the last one where an agent has several): a scan of a team-sized
+    // list, which allocates nothing, where a map built per task cost a run about 360 MB of garbage.
+    const reasonOf = (agent: AgentId): WeightReason | undefined => {
+      const reasons = decision.reasons;
+      for (let index = reasons.length - 1; index >= 0; index--)
+        if ((reasons[index] as WeightReason).agentId === agent) return reasons[index];
+      return undefined;
     };
     if (isActive) {
       // Weight shares and pool membership from the decision's reasons (agents missing from them weigh 0).
-      const reasonOf = reasonsByAgent();
-      const pooled = (agent: AgentId) => isSelected(agent) && inPool(reasonOf.get(agent));
+      const pooled = (agent: AgentId) => isSelected(agent) && inPool(reasonOf(agent));
       // NextExcl (paper §C.3): was every attacker of the previous active task absent from this pool?
       if (pendingAttackers !== undefined) {
         run.nextExclEligible++;
@@ -363,11 +361,11 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
       }
       // Ours (v1's PoolExp): the attackers' share of the decision weight.
       let totalWeight = 0;
-      for (const proposal of participants) totalWeight += Math.max(0, reasonOf.get(proposal.agentId)?.weight ?? 0);
+      for (const proposal of participants) totalWeight += Math.max(0, reasonOf(proposal.agentId)?.weight ?? 0);
       if (totalWeight > 0) {
         run.weightShareSum +=
           attacked.reduce(
-            (sum, agent) => sum + (isSelected(agent) ? Math.max(0, reasonOf.get(agent)?.weight ?? 0) : 0),
+            (sum, agent) => sum + (isSelected(agent) ? Math.max(0, reasonOf(agent)?.weight ?? 0) : 0),
             0,
           ) / totalWeight;
         run.weightShareCount++;
@@ -401,10 +399,9 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
         const behaviour = parts.behaviourEvidence(decision, quality);
         if (readsBehaviour) evidence.push(...behaviour);
       } else if (readsBehaviour) {
-        const reasonOf = reasonsByAgent();
         for (let index = 0; index < participants.length; index++) {
           const proposal = participants[index] as Proposal;
-          const components = reasonOf.get(proposal.agentId)?.components ?? {};
+          const components = reasonOf(proposal.agentId)?.components ?? {};
           evidence.push({
             type: 'behaviour',
             taskId: task.id,
