@@ -125,6 +125,30 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   });
 
   it('shows a finished run: methods, the reputation chart with every task, and why each agent was trusted', async () => {
+    // Two calls the run's provider would have billed: one failed, one without reported usage.
+    store.recordUsage([
+      {
+        runId: 'finished',
+        model: 'm',
+        inputTokens: 3,
+        outputTokens: 0,
+        cost: 0,
+        cached: false,
+        status: 'failed',
+        usageReported: false,
+        attempts: 2,
+      },
+      {
+        runId: 'finished',
+        model: 'm',
+        inputTokens: 0,
+        outputTokens: 0,
+        cost: 0,
+        cached: false,
+        usageReported: false,
+        attempts: 1,
+      },
+    ]);
     const page = await open('#/runs/finished');
     await page.locator('[data-testid=reputation-chart] canvas').waitFor();
     // The chart holds minirep's reputation after each of the run's tasks, one series per agent.
@@ -138,6 +162,15 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await expect
       .poll(() => page.locator('[data-testid=methods] tr[data-method=majority] td').nth(2).textContent())
       .toBe('100.0%');
+
+    // The run's footer counts them (the sum team's own calls all succeed with reported usage).
+    const ledger = store.usageEntries({ runId: 'finished' });
+    const footer = page.locator('[data-testid=methods] tfoot');
+    expect(await footer.locator('td[data-usage=failed]').textContent()).toBe(
+      String(ledger.filter((entry) => entry.status === 'failed').length),
+    );
+    expect(await footer.locator('td[data-usage=failed]').textContent()).toBe('1');
+    expect(await footer.locator('td[data-usage=unreported]').textContent()).toBe('2');
 
     await page.locator('[data-testid=tasks] tr[data-task=t2]').click();
     const explorer = page.locator('[data-testid=decision-minirep]');

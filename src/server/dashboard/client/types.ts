@@ -6,6 +6,10 @@ export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
   cost: number;
+  /** Calls booked as failed after the provider may have billed them. */
+  failedCalls: number;
+  /** Calls whose usage the provider did not report: tokens and cost are lower bounds. */
+  unreportedUsageCalls: number;
 }
 export interface MethodView {
   name: string;
