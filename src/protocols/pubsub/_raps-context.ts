@@ -145,6 +145,7 @@ export async function createRapsContext(options: RunRapsOptions): Promise<RapsCo
       malformed: 0,
       duplicates: 0,
       agentErrors: 0,
+      routeErrors: 0,
     },
     subscriptions: {},
     subscriptionVectors: new Map(),

@@ -104,6 +104,11 @@ export interface RapsResult {
     readonly duplicates: number;
     /** Agent acts that failed. */
     readonly agentErrors: number;
+    /**
+     * Publications whose route selector threw or answered badly (`route-error` events): routed by
+     * similarity or the valid part of the choice, and charged to no agent.
+     */
+    readonly routeErrors: number;
   };
   /** Final subscription text per agent. */
   readonly subscriptions: Readonly<Record<AgentId, string>>;

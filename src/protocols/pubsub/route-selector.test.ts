@@ -65,6 +65,7 @@ describe('createPromptRouteSelector', () => {
     expect(routeErrors[0]?.error).toMatch(/route selector chose Z, not among the candidates; ignored/);
     expect(result.totals.routed).toBe(4);
     expect(result.totals.agentErrors).toBe(0);
+    expect(result.totals.routeErrors).toBe(3);
   });
 
   it('blames a failing route selector on the broker, not on the publisher: similarity routing, no belief changes', async () => {
@@ -114,6 +115,7 @@ describe('createPromptRouteSelector', () => {
       );
       // One per publication: 3 publishers x 2 rounds.
       expect(routeErrors).toHaveLength(6);
+      expect(result.totals.routeErrors).toBe(6);
       expect(routeErrors[0]).toMatchObject({ source: 'route-selector', fallback: true, publisher: 'A', round: 0 });
     }
   });

@@ -68,7 +68,8 @@ export async function routeStep(
         trust,
         context.subscriptions,
         decision,
-        (error, fallback) =>
+        (error, fallback) => {
+          totals.routeErrors++;
           emit({
             schemaVersion: 1,
             type: 'route-error',
@@ -79,7 +80,8 @@ export async function routeStep(
             source: 'route-selector',
             error,
             fallback,
-          }),
+          });
+        },
         draw,
       );
     routed += decision.recipients.length;
