@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
@@ -44,6 +45,59 @@ describe('runDrfRound: what the round reports', () => {
       'c',
       'd',
     ]);
+  });
+
+  it('keeps the same below-threshold agents eligible whatever the order of the pool (ties by agent id)', async () => {
+    // Reputations from few levels, so ties among the agents below the threshold are common. A selector
+    // that takes every candidate shows the eligible set; excluded = the filtered rest.
+    const ids = ['e', 'b', 'd', 'a', 'c', 'f'];
+    const takeAll = {
+      name: 'all-candidates',
+      select: ({ pool: candidates }: { pool: readonly { id: string }[] }) => ({
+        selected: candidates.map((candidate) => candidate.id),
+        excluded: [],
+        reasons: [],
+      }),
+    };
+    // Second method: sort the below-threshold ids by (reputation desc, id asc) and keep the first
+    // minEligible − |above| of them.
+    const expectedEligible = (reputation: Record<string, number>, minEligible: number) => {
+      const above = ids.filter((id) => (reputation[id] as number) >= 0.5);
+      const below = ids
+        .filter((id) => (reputation[id] as number) < 0.5)
+        .sort((left, right) => (reputation[right] as number) - (reputation[left] as number) || (left < right ? -1 : 1));
+      return [...above, ...below.slice(0, Math.max(0, minEligible - above.length))].sort();
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(0.1, 0.2, 0.6), { minLength: ids.length, maxLength: ids.length }),
+        fc.integer({ min: 1, max: ids.length }),
+        fc.shuffledSubarray(ids, { minLength: ids.length, maxLength: ids.length }),
+        async (levels, minEligible, order) => {
+          const reputation = Object.fromEntries(ids.map((id, index) => [id, levels[index] as number]));
+          const round = async (poolOrder: readonly string[]) =>
+            (
+              await runDrf({
+                pool: poolOrder.map((id) => scriptedAgent(id, { t0: '1' })),
+                tasks: [task],
+                k: ids.length,
+                minEligible,
+                threshold: 0.5,
+                selector: takeAll,
+                reputation: fakeReputation(reputation),
+                rng: createRng(1),
+              })
+            ).rounds[0];
+          const [given, shuffled] = [await round(ids), await round(order)];
+          const eligible = expectedEligible(reputation, minEligible);
+          expect([...(given?.team ?? [])].sort()).toEqual(eligible);
+          expect([...(shuffled?.team ?? [])].sort()).toEqual(eligible);
+          expect([...(shuffled?.excluded ?? [])].sort()).toEqual([...(given?.excluded ?? [])].sort());
+          expect(shuffled?.fallback).toBe(given?.fallback);
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('keeps the kept-eligible reason for agents the selector gives no reason for', async () => {

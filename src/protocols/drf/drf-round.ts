@@ -9,6 +9,7 @@ import { createRng, deriveSeed, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Span, Tracer, WeightReason } from '../../core/trace.js';
 import type { Evidence, ReputationModel } from '../../reputation/reputation-model.js';
+import { compareIds } from '../../selection/_validate.js';
 import type { Selector } from '../../selection/selector.js';
 import { recordRating } from '../_record-rating.js';
 import type { CostLedger } from './cost-ledger.js';
@@ -242,11 +243,14 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
 
   const score = (agentId: AgentId) => reputation[agentId] ?? 0;
   const above = pool.filter((agent) => score(agent.identity.id) >= threshold);
+  // Best-reputed first; equal reputations in agent-id order (code units), so which of them stays
+  // eligible does not depend on the order of the pool.
   const below = pool
-    .map((agent, index) => ({ agent, index }))
-    .filter(({ agent }) => score(agent.identity.id) < threshold)
-    .sort((left, right) => score(right.agent.identity.id) - score(left.agent.identity.id) || left.index - right.index)
-    .map(({ agent }) => agent);
+    .filter((agent) => score(agent.identity.id) < threshold)
+    .sort(
+      (left, right) =>
+        score(right.identity.id) - score(left.identity.id) || compareIds(left.identity.id, right.identity.id),
+    );
   // Too few agents above the threshold: keep the best-reputed of the rest eligible so that the team
   // does not shrink below `minEligible` (with minEligible = 1 this is DRF's strict filter).
   const missing = Math.max(0, Math.min(input.minEligible, pool.length) - above.length);
