@@ -100,6 +100,56 @@ describe('runDrfRound: what the round reports', () => {
     );
   });
 
+  it('picks the same team and records the same selection event for the same seed whatever the order of the pool', async () => {
+    // UCB with tieBreak 'random' draws one rng() per candidate in the order it is offered. With no
+    // costs and reputations from few levels, untried agents tie on score and δ·r, so those draws
+    // decide; the round offers candidates in agent-id order, so a reordered pool sees the same draws.
+    const ids = ['e', 'b', 'd', 'a', 'c', 'f'];
+    const tasks: Task[] = ['t0', 't1', 't2'].map((id) => ({ id, kind: 'number', prompt: id }));
+    const seededShuffle = (items: readonly string[], seed: number): string[] => {
+      // Fisher–Yates driven by a seeded stream.
+      const rng = createRng(seed);
+      const shuffled = [...items];
+      for (let index = shuffled.length - 1; index > 0; index -= 1) {
+        const other = Math.floor(rng() * (index + 1));
+        [shuffled[index], shuffled[other]] = [shuffled[other] as string, shuffled[index] as string];
+      }
+      return shuffled;
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(0.4, 0.6, 0.8), { minLength: ids.length, maxLength: ids.length }),
+        fc.integer({ min: 1, max: ids.length - 1 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (levels, k, shuffleSeed, seed) => {
+          const reputation = Object.fromEntries(ids.map((id, index) => [id, levels[index] as number]));
+          const run = async (poolOrder: readonly string[]) => {
+            const sink = createMemoryTraceSink();
+            const result = await runDrf({
+              pool: poolOrder.map((id) => scriptedAgent(id, { t0: '1', t1: id < 'c' ? '1' : '2', t2: '2' })),
+              tasks,
+              k,
+              threshold: 0.5,
+              selector: createUcbSelector({ threshold: 0, tieBreak: 'random' }),
+              reputation: fakeReputation(reputation),
+              rng: createRng(seed),
+              tracer: createTracer({ sink }),
+            });
+            return {
+              teams: result.rounds.map((round) => round.team),
+              selections: sink.spans.filter((span) => span.data.type === 'selection').map((span) => span.data),
+            };
+          };
+          const [given, shuffled] = [await run(ids), await run(seededShuffle(ids, shuffleSeed))];
+          expect(shuffled.teams).toEqual(given.teams);
+          expect(shuffled.selections).toEqual(given.selections);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('keeps the kept-eligible reason for agents the selector gives no reason for', async () => {
     // A selector that explains nothing: the filter's reasons still cover the kept and filtered agents.
     const pool = ['a', 'b', 'c'].map((id) => scriptedAgent(id, { t0: '1' }));

@@ -259,10 +259,11 @@ function selectTeam(input: DrfRoundInput, reputation: Readonly<Record<AgentId, n
   const keptIds = new Set(kept.map((agent) => agent.identity.id));
   const eligible = pool.filter((agent) => score(agent.identity.id) >= threshold || keptIds.has(agent.identity.id));
   const filtered = below.filter((agent) => !keptIds.has(agent.identity.id)).map((agent) => agent.identity.id);
-  const candidates: AgentIdentity[] = eligible.map((agent) => ({
-    ...agent.identity,
-    cost: selectionCost(agent.identity.id),
-  }));
+  // Offered in agent-id order: a selector that draws per candidate (UCB or top-k with tieBreak
+  // 'random') then picks the same team for the same seed however the pool is listed.
+  const candidates: AgentIdentity[] = eligible
+    .map((agent) => ({ ...agent.identity, cost: selectionCost(agent.identity.id) }))
+    .sort((left, right) => compareIds(left.id, right.id));
   const k = Math.min(input.k, candidates.length);
   const selection = input.selector.select({
     pool: candidates,
