@@ -43,6 +43,16 @@ describe('DRF experiments on small seeded runs', () => {
     expect(formatCapabilityTable(result)).toMatch(/Spearman/);
   });
 
+  it("capability: the seed table of the review's rules is printed when they were run, and left out when not (tune's grid)", async () => {
+    const withReview = await runCapabilityExperiment({ seeds: 2, tasks: 5, configs: [drfReviewConfig] });
+    expect(formatCapabilityTable(withReview)).toMatch(/seed 1, review's rules \(default\):\nagent {2}true accuracy/);
+    const withoutReview = await runCapabilityExperiment({ seeds: 2, tasks: 5, configs: [drfPrintedConfig] });
+    expect(withoutReview.example).toEqual([]);
+    const table = formatCapabilityTable(withoutReview);
+    expect(table).not.toMatch(/review's rules|final reputation/);
+    expect(table.split('\n').at(-1)).toMatch(/^intervals: /);
+  });
+
   it('capability: a figure undefined in every seed is reported as undefined with its count, not a crash', async () => {
     // 5 tasks × k = 4 = 20 selections over 10 agents; UCB tries every agent before repeating one,
     // so each agent is selected 20 / 10 = 2 times: times selected is constant and Spearman(times

@@ -153,9 +153,8 @@ export function formatCapabilityTable(result: CapabilityExperimentResult): strin
   return [
     `DRF capability experiment: ${settings.agents} agents, skills ~ U(${settings.skillLow},${settings.skillHigh}) hidden from the protocol, k = ${settings.k}, ${settings.tasks} tasks, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1}`,
     table,
-    '',
-    `seed ${settings.baseSeed}, review's rules (default):`,
-    example,
+    // The seed table shows the `review (default)` configuration; a grid without it (tune) has none.
+    ...(result.example.length > 0 ? ['', `seed ${settings.baseSeed}, review's rules (default):`, example] : []),
     `intervals: ${settings.interval}`,
   ].join('\n');
 }
