@@ -1,11 +1,13 @@
 /**
  * How a stream ended: read to the end, errored, or cancelled by its reader. A stream that carried
  * an error part (the AI SDK's way of failing midway) ends as `error` with that part's error, even
- * though it was read to the end: it is a failed call, not a finished one.
+ * though it was read to the end: it is a failed call, not a finished one. `from` says which:
+ * `part` for an error part the provider sent, `stream` for a stream that broke (its read failed: a
+ * connection reset, an abort, a timeout).
  */
 export type StreamEnd =
   | { readonly type: 'done' }
-  | { readonly type: 'error'; readonly error: unknown }
+  | { readonly type: 'error'; readonly error: unknown; readonly from: 'part' | 'stream' }
   | { readonly type: 'cancel'; readonly reason: unknown };
 
 /**
@@ -31,12 +33,12 @@ export function observeStream<T>(
       try {
         next = await reader.read();
       } catch (error) {
-        end({ type: 'error', error });
+        end({ type: 'error', error, from: 'stream' });
         controller.error(error);
         return;
       }
       if (next.done) {
-        end(errorPart === undefined ? { type: 'done' } : { type: 'error', error: errorPart.error });
+        end(errorPart === undefined ? { type: 'done' } : { type: 'error', error: errorPart.error, from: 'part' });
         controller.close();
         return;
       }

@@ -121,6 +121,33 @@ describe('ledger: a stream that fails after the provider billed it', () => {
     expect(entries).toEqual([]);
   });
 
+  it('books a stream that broke off after it opened (a connection reset), with or without text, as failed with unreported usage', async () => {
+    // Old: booked only when text had arrived; a reset while the model was still thinking (hidden
+    // reasoning is billed but not streamed) was not booked at all.
+    for (const text of [[], ['partial']]) {
+      const scripted = new ScriptedModel({ replies: () => 'unused' });
+      scripted.doStream = async () => ({
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            for (const delta of text) {
+              controller.enqueue({ type: 'text-start', id: '1' });
+              controller.enqueue({ type: 'text-delta', id: '1', delta });
+            }
+            setTimeout(() => controller.error(new Error('read ECONNRESET')), 1);
+          },
+        }),
+      });
+      const { model, entries } = plumbed(scripted);
+      const errors = await streamErrors(model);
+      expect(errors.length).toBeGreaterThan(0);
+      expect(String(errors[0])).toMatch(/ECONNRESET/);
+      // Tokens unknown: 0 booked, a lower bound; the per-call price is still paid: 0.001.
+      expect(entries.map(booking)).toEqual([['failed', false, 1, 0, 0]]);
+      expect(entries[0]!.cost).toBeCloseTo(0.001, 12);
+    }
+  });
+
   it('books a stream its reader cancelled after text arrived, as failed with unreported usage', async () => {
     const scripted = new ScriptedModel({ replies: () => 'unused' });
     scripted.doStream = async () => ({

@@ -107,7 +107,8 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
  * act. Calls served by the cache middleware (placed inside this one) are booked with `cached: true`,
  * cost 0 and 0 attempts. A call that fails is booked with `status: 'failed'` when the provider may
  * have billed it: a stream that reported usage or produced output before its error part (or before
- * its reader cancelled it), a call that timed out, was aborted in flight or got a reply outside the
+ * its reader cancelled it), a stream that broke off after it opened (a connection reset: the provider
+ * had accepted the request), a call that timed out, was aborted in flight or got a reply outside the
  * protocol, and a call that succeeded at the provider but failed afterwards (its reply could not be
  * cached). A call that failed with nothing billed (an HTTP error status, no connection) is not
  * booked. Usage the provider did not report is booked as 0 with `usageReported: false`, never as a
@@ -291,12 +292,16 @@ export function createLedgerMiddleware({
           // Read to the end (or cancelled once its finish part was read) without an error: a success.
           const succeeded = end.type === 'done' || (end.type === 'cancel' && finished && !failed);
           // Otherwise booked when the provider may have billed it: it reported usage, produced
-          // output, an opening attempt may have been billed, or it failed only after a paid call.
+          // output, an opening attempt may have been billed, it failed only after a paid call, or the
+          // stream broke after the provider accepted the request (a connection reset or an abort
+          // while it may have been generating, e.g. hidden reasoning; an error part the provider
+          // sends before any output is a refusal, not booked).
           const billed =
             finished ||
             produced ||
             unreportedFailures > 0 ||
-            (end.type === 'error' && (end.error === refused || paidFailure(end.error) !== undefined));
+            (end.type === 'error' &&
+              (end.from === 'stream' || end.error === refused || paidFailure(end.error) !== undefined));
           if (!succeeded && !billed) return;
           book({
             model,

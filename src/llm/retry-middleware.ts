@@ -3,6 +3,7 @@ import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
+import { markPaidFailure } from './_cached-marks.js';
 import { startAttemptLog, type AttemptLog } from './_attempt-log.js';
 import { parseRetryAfter } from './_retry-after.js';
 import { createStreamRedactor } from './_redact-stream.js';
@@ -241,7 +242,11 @@ export function createRetryMiddleware(options: RetryOptions = {}): LanguageModel
           try {
             next = await reader.read();
           } catch (error) {
-            controller.enqueue({ type: 'error', error: streamError(error, model, attempts) });
+            // The stream broke after it opened: the provider had accepted the request and may have
+            // been generating (hidden reasoning is billed but not streamed), so the ledger books it.
+            const broke = streamError(error, model, attempts);
+            const marked = typeof broke === 'object' && broke !== null ? markPaidFailure(broke) : broke;
+            controller.enqueue({ type: 'error', error: marked });
             controller.close();
             return;
           }
