@@ -109,7 +109,14 @@ describe('createOpenAICompatibleEmbedder (real AI SDK client against a local end
     expect([error.status, error.attempts, requests.length - before]).toEqual([401, 1, 1]);
     expect(error.message).toContain('invalid key: Bearer [redacted]');
     expect(`${error.message} ${String(error.stack)}`).not.toContain('sk-EMBED-SENTINEL-77');
-    expect(error.cause).toBeUndefined();
+    // The cause is kept as a redacted copy (it was dropped): the status and the server's words stay.
+    const cause = error.cause as Error & { statusCode?: number; responseBody?: string };
+    expect(cause).toBeInstanceOf(Error);
+    expect([cause.statusCode, cause.responseBody]).toEqual([
+      401,
+      JSON.stringify({ error: { message: 'invalid key: Bearer [redacted]' } }),
+    ]);
+    expect(JSON.stringify(cause, Object.getOwnPropertyNames(cause))).not.toContain('sk-EMBED-SENTINEL-77');
   });
 
   it('refuses a missing API key variable before any request', () => {

@@ -3,7 +3,7 @@ import { embedMany, type EmbeddingModel } from 'ai';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import { containsSecret, createRedactor, readApiKey } from './_secrets.js';
+import { createRedactor, readApiKey, redactedError } from './_secrets.js';
 
 /** Options of {@link createAiSdkEmbedder}. */
 export interface AiSdkEmbedderOptions {
@@ -17,7 +17,7 @@ export interface AiSdkEmbedderOptions {
   maxRetries?: number;
   /** Concurrent requests when the texts are split into several batches. @default 4 */
   maxParallelCalls?: number;
-  /** Strings removed from error messages (e.g. the API key; a cause holding one is dropped). @default [] */
+  /** Strings removed from error messages (e.g. the API key; a cause holding one is replaced by a copy with its message, URL and response body redacted). @default [] */
   secrets?: readonly string[];
 }
 
@@ -63,7 +63,7 @@ export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
           message: redact(
             `embedding request to ${name} failed after ${attempts} attempt(s)${status === undefined ? '' : ` (HTTP ${status})`}: ${(error as Error).message}; check the base URL, model name and API key variable`,
           ),
-          cause: containsSecret(error, secrets) ? undefined : error,
+          cause: redactedError(error, secrets, redact),
         });
       }
       if (embeddings.length !== texts.length) {
