@@ -12,7 +12,8 @@ export type StreamEnd =
 
 /**
  * Passes a stream through unchanged, calling `onPart` for every part and `onEnd` exactly once
- * when it ends, errors or is cancelled (so slots and ledgers are settled on every path).
+ * when it ends, errors or is cancelled (so slots and ledgers are settled on every path). When
+ * `onEnd` throws at the end of the stream or at its error, the stream errors with what it threw.
  */
 export function observeStream<T>(
   source: ReadableStream<T>,
@@ -33,7 +34,13 @@ export function observeStream<T>(
       try {
         next = await reader.read();
       } catch (error) {
-        end({ type: 'error', error, from: 'stream' });
+        // What onEnd throws (a ledger that cannot book) replaces the error: it is thrown holding it.
+        try {
+          end({ type: 'error', error, from: 'stream' });
+        } catch (failure) {
+          controller.error(failure);
+          return;
+        }
         controller.error(error);
         return;
       }

@@ -1,7 +1,7 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { generateText, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../core/errors.js';
+import { ProviderError, StoreError } from '../core/errors.js';
 import { openStore } from '../store/store.js';
 import { ScriptedModel } from '../testing/scripted-model.js';
 import { wrapWithPlumbing, type WrapWithPlumbingOptions } from './create-language-model.js';
@@ -347,3 +347,27 @@ describe('ledger: usage the provider did not report', () => {
     }
   });
 });
+
+describe('ledger: a ledger that throws while booking a failed call', () => {
+  const brokenLedger = {
+    recordUsage: () => {
+      throw new Error('SQLITE_FULL: database or disk is full');
+    },
+  };
+
+  it('fails a generate call with a StoreError that holds both the call error and the ledger error', async () => {
+    // Old: the ledger's error replaced the call's, so why the call failed was lost.
+    const malformed = Object.assign(new Error('Invalid JSON response'), { name: 'AI_JSONParseError' });
+    const { model } = plumbed(new ScriptedModel({ replies: [{ error: malformed }] }), { ledger: brokenLedger });
+    const error = (await generateText({ model, prompt: 'hi', maxRetries: 0 }).catch(
+      (caught: unknown) => caught,
+    )) as StoreError;
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error.message).toMatch(/SQLITE_FULL/);
+    expect(error.message).toMatch(/Invalid JSON response/);
+    const both = (error.cause as AggregateError).errors;
+    expect(both.map((item: unknown) => (item as Error).constructor.name)).toEqual(['ProviderError', 'Error']);
+    expect((both[0] as ProviderError).reason).toBe('malformed');
+  });
+});
+

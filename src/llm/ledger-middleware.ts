@@ -1,4 +1,5 @@
 import type { LanguageModelV3Middleware, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
+import { StoreError } from '../core/errors.js';
 import { assertNonNegative } from '../core/validate.js';
 import type { SpanData } from '../core/trace.js';
 import { takeAttemptLog } from './_attempt-log.js';
@@ -117,7 +118,9 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
  * A reported token count that is not an integer in [0, 100 000 000] is booked as 0, the rest of the
  * call as reported, and the call then fails with a `ProviderError` (reason `malformed`) naming the
  * field and value: a generate call throws it, a stream carries it as an error part just before its
- * finish part.
+ * finish part. A ledger that throws while booking fails the call with its error; when a generate
+ * call had failed already, with a `StoreError` whose cause is an `AggregateError` of [the call's
+ * error, the ledger's], so neither is lost.
  *
  * @example
  * wrapLanguageModel({ model, middleware: [createLedgerMiddleware({ ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { runId, agentId } }), createCacheMiddleware({ cache: store })] });
@@ -173,6 +176,19 @@ export function createLedgerMiddleware({
     return entry;
   };
 
+  // Books a call that failed with `callError`. When the ledger throws too, the call fails with a
+  // StoreError that carries both, so the booking failure does not hide why the call failed.
+  const bookFailed = (callError: unknown, booking: Parameters<typeof book>[0]): void => {
+    try {
+      book(booking);
+    } catch (ledgerError) {
+      throw new StoreError(
+        `the ledger could not book a failed call to ${booking.model.provider} model ${JSON.stringify(booking.model.modelId)} (${messageOf(ledgerError)}); the call itself failed: ${messageOf(callError)}. Check the ledger's store (disk, permissions); the cause holds both errors`,
+        { cause: new AggregateError([callError, ledgerError], 'the call failed, then booking it failed') },
+      );
+    }
+  };
+
   return {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
@@ -190,7 +206,7 @@ export function createLedgerMiddleware({
         // have been billed without a report (a timeout, an abort in flight, a malformed reply).
         const paid = paidFailure(error);
         if (paid !== undefined || unreportedFailures > 0)
-          book({
+          bookFailed(error, {
             model,
             params,
             usage: paid?.usage,
@@ -241,7 +257,7 @@ export function createLedgerMiddleware({
         // Opening failed: booked when an attempt may have been billed (e.g. timed out waiting for headers).
         const log = takeAttemptLog(params);
         if (log !== undefined && log.unreportedFailures > 0)
-          book({
+          bookFailed(error, {
             model,
             params,
             usage: undefined,
@@ -303,16 +319,18 @@ export function createLedgerMiddleware({
             (end.type === 'error' &&
               (end.from === 'stream' || end.error === refused || paidFailure(end.error) !== undefined));
           if (!succeeded && !billed) return;
-          book({
+          const booking = {
             model,
             params,
             usage,
             cached,
-            status: succeeded ? 'ok' : 'failed',
+            status: succeeded ? ('ok' as const) : ('failed' as const),
             attempts,
             unreportedFailures,
             startedAt,
-          });
+          };
+          if (end.type === 'error') bookFailed(end.error, booking);
+          else book(booking);
         },
       });
       return { ...result, stream };
@@ -330,4 +348,8 @@ function producesOutput(part: LanguageModelV3StreamPart): boolean {
     part.type === 'tool-call' ||
     part.type === 'file'
   );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
