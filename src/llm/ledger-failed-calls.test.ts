@@ -370,4 +370,3 @@ describe('ledger: a ledger that throws while booking a failed call', () => {
     expect((both[0] as ProviderError).reason).toBe('malformed');
   });
 });
-
