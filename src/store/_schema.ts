@@ -147,6 +147,12 @@ export function migrate(db: Database.Database, path: string, now: () => number):
   for (const migration of migrations) {
     if (migration.version <= current) continue;
     const apply = db.transaction(() => {
+      // Read again under the write lock: another process opening the same new store may have
+      // applied this step between our first read and this transaction.
+      const applied = (
+        db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version').get() as { version: number }
+      ).version;
+      if (applied >= migration.version) return;
       db.exec(migration.sql);
       insertVersion.run(migration.version, migration.description, appliedAt);
     });
