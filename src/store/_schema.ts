@@ -133,9 +133,9 @@ export function migrate(db: Database.Database, path: string, now: () => number):
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, description TEXT NOT NULL, applied_at INTEGER NOT NULL)',
   );
-  const current = (
-    db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version').get() as { version: number }
-  ).version;
+  const readVersion = db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version');
+  const versionNow = () => (readVersion.get() as { version: number }).version;
+  const current = versionNow();
   if (current > LATEST_SCHEMA_VERSION) {
     throw new StoreError(
       `store ${path} has schema version ${current}, newer than this Repute supports (${LATEST_SCHEMA_VERSION}); upgrade Repute or open a different store file`,
@@ -149,10 +149,7 @@ export function migrate(db: Database.Database, path: string, now: () => number):
     const apply = db.transaction(() => {
       // Read again under the write lock: another process opening the same new store may have
       // applied this step between our first read and this transaction.
-      const applied = (
-        db.prepare('SELECT COALESCE(MAX(version), 0) AS version FROM schema_version').get() as { version: number }
-      ).version;
-      if (applied >= migration.version) return;
+      if (versionNow() >= migration.version) return;
       db.exec(migration.sql);
       insertVersion.run(migration.version, migration.description, appliedAt);
     });

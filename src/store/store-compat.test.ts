@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { LATEST_SCHEMA_VERSION, migrate } from './_schema.js';
 import { openStore } from './store.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
@@ -227,5 +228,30 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
       { version: 3, applied_at: 3000 },
     ]);
     raw.close();
+  });
+});
+
+describe('two processes opening the same new store at once', () => {
+  it('apply each schema step once: the second skips a step the first applied after its first read', () => {
+    const path = join(temporaryDirectory('repute-store-race-'), 'new.db');
+    const first = new Database(path);
+    const second = new Database(path);
+    // `now` is read after the version check and before the first step's transaction: the window in
+    // which another process may finish the whole upgrade. Before the fix the second connection then
+    // applied step 1 again and failed with "table runs already exists".
+    const version = migrate(second, path, () => {
+      expect(migrate(first, path, () => 1000)).toBe(LATEST_SCHEMA_VERSION);
+      return 2000;
+    });
+    expect(version).toBe(LATEST_SCHEMA_VERSION);
+    const rows = second.prepare('SELECT version, applied_at FROM schema_version ORDER BY version').all();
+    const expected = Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => ({
+      version: index + 1,
+      applied_at: 1000,
+    }));
+    expect(rows).toEqual(expected);
+    first.close();
+    second.close();
+    openStore({ path }).close();
   });
 });
