@@ -369,4 +369,30 @@ describe('ledger: a ledger that throws while booking a failed call', () => {
     expect(both.map((item: unknown) => (item as Error).constructor.name)).toEqual(['ProviderError', 'Error']);
     expect((both[0] as ProviderError).reason).toBe('malformed');
   });
+
+  it('fails a stream that broke off with a StoreError that holds both, after the error part', async () => {
+    // The reader sees the stream's own error first (an error part), then the read fails with the
+    // ledger's StoreError; `text` rejects with it. Before 9c1b78b the ledger's error alone ended the stream.
+    const { scripted } = streamingModel([
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: '1' },
+      { type: 'text-delta', id: '1', delta: 'half' },
+      { type: 'error', error: new Error('upstream reset') },
+    ]);
+    const { model } = plumbed(scripted, { ledger: brokenLedger });
+    const result = streamText({ model, prompt: 'hi', maxRetries: 0, onError: () => {} });
+    const seen: string[] = [];
+    const thrown = await (async () => {
+      for await (const part of result.fullStream) seen.push(part.type);
+    })().catch((caught: unknown) => caught);
+    expect(seen).toContain('error');
+    expect(seen).not.toContain('finish');
+    expect(thrown).toBeInstanceOf(StoreError);
+    const error = thrown as StoreError;
+    expect(error.message).toMatch(/SQLITE_FULL/);
+    expect(error.message).toMatch(/upstream reset/);
+    const both = (error.cause as AggregateError).errors;
+    expect(both.map((item: unknown) => (item as Error).constructor.name)).toEqual(['ProviderError', 'Error']);
+    await expect(result.text).rejects.toBeInstanceOf(StoreError);
+  });
 });
