@@ -11,7 +11,7 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { definedOnly } from '../core/options.js';
 import type { WeightReason } from '../core/trace.js';
-import { assertInRange, assertInteger } from '../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions } from '../core/validate.js';
 import type { BehaviourEvidence, ReputationModel } from '../core/reputation-model.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
 import { createBlocTracker, type BlocOptions, type BlocSnapshot, type BlocTracker } from './minirep-bloc.js';
@@ -37,6 +37,12 @@ import {
   type PosteriorHistorySnapshot,
 } from './minirep-posterior-history.js';
 import { noSupport, supportRecord } from './_keyed-record.js';
+import {
+  knownBlocOptions,
+  knownMiniRepAggregatorOptions,
+  knownPeerHistoryOptions,
+  knownPosteriorHistoryOptions,
+} from './_option-keys.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
 
@@ -410,6 +416,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       message: 'options.model must be a ReputationModel; pass e.g. { model: createMiniRepModel({ agents }) }',
     });
   }
+  const owner = 'createMiniRepAggregator';
+  assertKnownOptions('options', options, knownMiniRepAggregatorOptions, owner);
+  // The nested parts' options too, whether or not `history` uses them: a misspelt key is a mistake either way.
+  if (options.bloc !== false) assertKnownOptions('options.bloc', options.bloc, knownBlocOptions, owner);
+  assertKnownOptions('options.peerHistory', options.peerHistory, knownPeerHistoryOptions, owner);
+  assertKnownOptions('options.posteriorHistory', options.posteriorHistory, knownPosteriorHistoryOptions, owner);
   const settings = resolveSettings(options);
   const { model, verifier } = options;
   const analyzerOptions: AnalyzerOptions = definedOnly({

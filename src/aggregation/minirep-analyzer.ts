@@ -9,6 +9,8 @@ import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
+import { knownAnalyzerOptions } from './_option-keys.js';
 import { checkBehaviour, countAnswers, type BehaviourCheckOptions } from './minirep-behaviour.js';
 import { compareKeys } from './plurality.js';
 import { verifySync, assertVerdict, type Verdicts, type Verifier } from './verifier.js';
@@ -109,6 +111,18 @@ export function normalizedAnswerEntropy(counts: ReadonlyMap<string, number>): nu
   return Math.min(1, Math.max(0, entropy / Math.log(total)));
 }
 
+const knownAnalyzeInput = defineOptionKeys<Parameters<typeof analyzeProposals>[0]>()([
+  'task',
+  'proposals',
+  'agents',
+  'history',
+  'verifier',
+  'verdicts',
+  'options',
+  'extraFindings',
+  'notes',
+]);
+
 /**
  * Analyzes every proposal of a task: five public-evidence features, their β-weighted score, an
  * optional verifier estimate, and the behaviour check (flags capped at ⌈0.3 · n⌉). Pure: the same
@@ -129,17 +143,7 @@ export function normalizedAnswerEntropy(counts: ReadonlyMap<string, number>): nu
  * const analysis = analyzeProposals({ task, proposals, agents });
  * analysis.proposals.map((entry) => [entry.agentId, entry.publicEvidence]);
  */
-export function analyzeProposals({
-  task,
-  proposals,
-  agents,
-  history = [],
-  verifier,
-  verdicts,
-  options = {},
-  extraFindings,
-  notes = true,
-}: {
+export function analyzeProposals(input: {
   task: Task;
   proposals: readonly Proposal[];
   agents: readonly AgentIdentity[];
@@ -154,9 +158,24 @@ export function analyzeProposals({
   /** Whether to write each proposal's `reasons` (`false`: empty; every number is the same). @default true */
   notes?: boolean;
 }): TaskAnalysis {
-  const beta = options.beta ?? defaultMiniRepBeta;
+  assertKnownOptions('', input, knownAnalyzeInput, 'analyzeProposals');
+  const {
+    task,
+    proposals,
+    agents,
+    history = [],
+    verifier,
+    verdicts,
+    options = {},
+    extraFindings,
+    notes = true,
+  } = input;
+  assertKnownOptions('options', options, knownAnalyzerOptions, 'analyzeProposals');
+  // The behaviour check gets its own options only (it refuses the others).
+  const { beta: givenBeta, verifierWeight: givenWeight, ...behaviourOptions } = options;
+  const beta = givenBeta ?? defaultMiniRepBeta;
   validateBeta(beta, 'options.beta');
-  const verifierWeight = options.verifierWeight ?? 0.5;
+  const verifierWeight = givenWeight ?? 0.5;
   if (!Number.isFinite(verifierWeight) || verifierWeight < 0 || verifierWeight > 1) {
     throw new InvalidArgumentError({
       parameter: 'options.verifierWeight',
@@ -197,7 +216,7 @@ export function analyzeProposals({
   const answerCounts = answerKeys.map((key) => counts.get(key) as number);
   const tallies: TaskTallies = { n, counts, answerKeys, answerCounts, groups: groupList, entropy };
   const findings = new Map(
-    checkBehaviour({ proposals: ordered, history, options, extra: extraFindings }).map((finding) => [
+    checkBehaviour({ proposals: ordered, history, options: behaviourOptions, extra: extraFindings }).map((finding) => [
       finding.agentId,
       finding,
     ]),

@@ -5,6 +5,8 @@
 // Attack") and Xu et al. 2024 ("The Earth is Flat because...: persuasion in LLM debate").
 import type { AgentId } from '../core/agent-identity.js';
 import type { Proposal } from '../core/proposal.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
+import { knownBehaviourCheckOptions } from './_option-keys.js';
 import { compareKeys } from './plurality.js';
 
 /** Suspicion in [0, 1] assigned to each kind of finding, and the flag cap. */
@@ -66,6 +68,13 @@ const overridePatterns: ReadonlyArray<{ readonly pattern: RegExp; readonly label
 const agreementClaim =
   /\b(?:everyone|everybody|all\s+(?:the\s+)?(?:other\s+)?(?:agents|models|experts|participants)|all\s+of\s+us|we\s+all|the\s+(?:whole\s+)?team|unanimous(?:ly)?|consensus)\b[^.!?\n]{0,60}?\b(?:agree[sd]?|agreement|concur[s]?|confirm(?:s|ed)?|says?|said|is|are|answered)\b|\bunanimous(?:ly)?\b/i;
 
+const knownCheckInput = defineOptionKeys<Parameters<typeof checkBehaviour>[0]>()([
+  'proposals',
+  'history',
+  'options',
+  'extra',
+]);
+
 /**
  * Finds instruction-override text (`ignore previous instructions`, `you must answer`, `system:`),
  * claims of agreement that the proposals contradict (the claim is taken to be about the proposer's
@@ -79,18 +88,16 @@ const agreementClaim =
  * @example
  * checkBehaviour({ proposals, history }).filter((finding) => finding.flagged);
  */
-export function checkBehaviour({
-  proposals,
-  history = [],
-  options,
-  extra,
-}: {
+export function checkBehaviour(input: {
   proposals: readonly Proposal[];
   history?: readonly Proposal[];
   options?: BehaviourCheckOptions;
   /** Findings from checks across tasks (the coordinated-bloc check), merged before the cap. */
   extra?: ReadonlyMap<AgentId, { suspicion: number; reason: string }> | undefined;
 }): BehaviourFinding[] {
+  assertKnownOptions('', input, knownCheckInput, 'checkBehaviour');
+  const { proposals, history = [], options, extra } = input;
+  assertKnownOptions('options', options, knownBehaviourCheckOptions, 'checkBehaviour');
   const settings = { ...defaultBehaviourCheckOptions, ...stripUndefined(options) };
   const current = countAnswers(proposals);
   const validCount = proposals.filter((proposal) => proposal.answer !== null).length;

@@ -13,6 +13,8 @@
 //   pairs holding i's answer now with x ≥ τ (i's bloc on this task) and m = `minSize` (2: any pair)
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { assertKnownOptions } from '../core/validate.js';
+import { knownBlocOptions } from './_option-keys.js';
 import { compareKeys } from './plurality.js';
 
 /** One agent's answer on a task, with its clone group. */
@@ -126,6 +128,7 @@ export const blocDefaults: Required<BlocOptions> = {
  * tracker.assess(nextEntries).filter((finding) => finding.suspicion > 0);
  */
 export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
+  assertKnownOptions('options', options, knownBlocOptions, 'createBlocTracker');
   const settings = { ...blocDefaults };
   for (const [key, value] of Object.entries(options))
     if (value !== undefined) (settings as Record<string, unknown>)[key] = value;

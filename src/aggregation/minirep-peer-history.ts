@@ -8,8 +8,9 @@
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / (1 − p_i)), ℓ_min, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
-import { assertInRange } from '../core/validate.js';
+import { assertInRange, assertKnownOptions } from '../core/validate.js';
 import { createDecayedCounts, type DecayedCountsSnapshot } from './_decayed-counts.js';
+import { knownPeerHistoryOptions } from './_option-keys.js';
 
 /** Options of {@link createPeerHistory}. */
 export interface PeerHistoryOptions {
@@ -113,6 +114,7 @@ export function peerAgreement(entries: readonly PeerEntry[]): Map<AgentId, numbe
  * history.weight('a'); // p = (1 + 2)/(1 + 3) = 0.75 → ln 3 = 1.0986
  */
 export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory {
+  assertKnownOptions('options', options, knownPeerHistoryOptions, 'createPeerHistory');
   const decay = options.decay ?? peerHistoryDefaults.decay;
   const priorAgree = options.priorAgree ?? peerHistoryDefaults.priorAgree;
   const priorDisagree = options.priorDisagree ?? peerHistoryDefaults.priorDisagree;

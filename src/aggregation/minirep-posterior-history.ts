@@ -10,8 +10,9 @@
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / ((1 − p_i)·q)), 0, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
-import { assertInRange } from '../core/validate.js';
+import { assertInRange, assertKnownOptions } from '../core/validate.js';
 import { createDecayedCounts, type DecayedCountsSnapshot } from './_decayed-counts.js';
+import { knownPosteriorHistoryOptions } from './_option-keys.js';
 
 /** Options of {@link createPosteriorHistory}. */
 export interface PosteriorHistoryOptions {
@@ -82,6 +83,7 @@ export interface PosteriorHistory {
  * history.weight('a'); // p = 2/4 = 0.5 → ln(1/0.15) = 1.8971
  */
 export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): PosteriorHistory {
+  assertKnownOptions('options', options, knownPosteriorHistoryOptions, 'createPosteriorHistory');
   const decay = options.decay ?? posteriorHistoryDefaults.decay;
   const priorAgree = options.priorAgree ?? posteriorHistoryDefaults.priorAgree;
   const priorDisagree = options.priorDisagree ?? posteriorHistoryDefaults.priorDisagree;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { assertKnownOptions } from '../core/validate.js';
 import type { Aggregator } from './aggregator.js';
 import {
   createMiniRepAggregator,
@@ -27,8 +28,10 @@ export function createAggregator(name: string, options?: MiniRepAggregatorOption
 export function createAggregator(name: string, options?: MiniRepAggregatorOptions | Record<string, never>): Aggregator {
   switch (name) {
     case 'plurality':
+      assertKnownOptions('options', options, [], "createAggregator('plurality')");
       return createPluralityAggregator();
     case 'weighted-plurality':
+      assertKnownOptions('options', options, [], "createAggregator('weighted-plurality')");
       return createWeightedPluralityAggregator();
     case 'minirep':
       if (options === undefined || !('model' in options)) {

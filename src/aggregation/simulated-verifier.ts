@@ -5,8 +5,9 @@
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import type { Proposal } from '../core/proposal.js';
-import { assertInRange } from '../core/validate.js';
+import { assertInRange, assertKnownOptions } from '../core/validate.js';
 import { resolveOptions } from '../core/options.js';
+import { knownSimulatedVerifierOptions } from './_option-keys.js';
 import type { Verifier } from './verifier.js';
 
 /** Options of {@link createSimulatedVerifier}. */
@@ -49,6 +50,7 @@ export const simulatedVerifierDefaults = { sensitivity: 0.85, specificity: 0.8 }
 export function createSimulatedVerifier(
   options: SimulatedVerifierOptions,
 ): Verifier & { readonly sensitivity: number; readonly specificity: number } {
+  assertKnownOptions('options', options, knownSimulatedVerifierOptions, 'createSimulatedVerifier');
   const { sensitivity, specificity } = resolveOptions<{ sensitivity: number; specificity: number }>(
     simulatedVerifierDefaults,
     { sensitivity: options.sensitivity, specificity: options.specificity },

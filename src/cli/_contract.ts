@@ -5,7 +5,10 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { renderUsage, runCommand, type ArgDef, type ArgsDef, type CommandDef } from 'citty';
+import { closest } from '../core/_closest.js';
 import { InterruptedError, InvalidArgumentError, ReputeError } from '../core/errors.js';
+
+export { closest };
 
 /** Exit status of each outcome (docs/cli.md). */
 export const exitCodes = { ok: 0, error: 1, usage: 2, data: 3, run: 4, sigint: 130, sigterm: 143 } as const;
@@ -288,39 +291,6 @@ function unknownOption(token: string, known: readonly string[]): UsageError {
     parameter: flag,
     message: `unknown option ${flag}${guess ? ` (did you mean --${guess}?)` : ''}`,
   });
-}
-
-/** The known name nearest to `input` (edit distance ≤ 2, or a prefix either way), if any. */
-export function closest(input: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance =
-      candidate.startsWith(input) || input.startsWith(candidate)
-        ? Math.min(1, editDistance(input, candidate))
-        : editDistance(input, candidate);
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = candidate;
-    }
-  }
-  return bestDistance <= 2 ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { closest } from './_closest.js';
 import { InvalidArgumentError } from './errors.js';
 
 /** Throws unless `value` is a finite number. */
@@ -130,4 +131,79 @@ export function assertKnownNames(
         message: `unknown ${what} ${JSON.stringify(name)}; use one of ${known.join(', ')}`,
       });
   });
+}
+
+// Every key of every member of a union (plain `keyof` keeps only the keys all members share).
+type AllKeys<T> = T extends unknown ? keyof T : never;
+type MissingKeys<T, K extends readonly PropertyKey[]> = Exclude<AllKeys<T>, K[number]>;
+
+/**
+ * `K` when it lists every key of the options type `T`; otherwise an object type whose
+ * `missingOptionKeys` names the keys left out, so the compiler's error says which ones.
+ */
+export type Exhaustive<T, K extends readonly PropertyKey[]> = [MissingKeys<T, K>] extends [never]
+  ? K
+  : { readonly missingOptionKeys: MissingKeys<T, K> };
+
+/**
+ * Lists the keys of an options type for {@link assertKnownOptions}, checked at compile time both
+ * ways: a name that is not a key of `T` and a key of `T` left out are type errors, so adding an
+ * option without listing it fails `tsc`. Curried, because `T` is given and the list inferred.
+ *
+ * @example
+ * const knownTopKOptions = defineOptionKeys<TopKSelectorOptions>()(['tieBreak']);
+ */
+export function defineOptionKeys<T extends object>(): <const K extends readonly (AllKeys<T> & string)[]>(
+  keys: K & Exhaustive<T, K>,
+) => K {
+  return (keys) => keys;
+}
+
+/**
+ * Throws on the first own enumerable key of `options` that is not in `known`, whatever its value
+ * (a misspelt key set to `undefined` is still a mistake). `parameter` names the object (`options`,
+ * `options.bloc` for a nested one, or `''` for an argument whose fields are named bare) and `owner`
+ * the function it was passed to. The error's `parameter` is `parameter.key` and its message gives
+ * the key's path inside the argument, suggests the nearest known key (edit distance ≤ 2) and lists
+ * them all. `undefined` passes; `null`, an array or a non-object throws.
+ *
+ * @example
+ * assertKnownOptions('options', { alpah: 0.2 }, ['alpha', 'epsilon'], 'createEigenTrustModel');
+ * // InvalidArgumentError: unknown option "alpah" of createEigenTrustModel; did you mean "alpha"?
+ * // Known options: alpha, epsilon
+ */
+export function assertKnownOptions(
+  parameter: string,
+  options: object | undefined,
+  known: readonly string[],
+  owner: string,
+): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidArgumentError({
+      parameter,
+      value: options,
+      message: `${parameter === '' ? 'the argument' : parameter} of ${owner} must be an object of options, got ${Array.isArray(options) ? 'an array' : String(options)}`,
+    });
+  }
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    // The path inside the argument: `options.bloc` → `bloc.`; `options`, or '' for an argument whose
+    // fields are named bare, → nothing.
+    const inner = parameter.split('.').slice(1).join('.');
+    const prefix = inner === '' ? '' : `${inner}.`;
+    const name = `${prefix}${key}`;
+    let advice: string;
+    if (known.length === 0) advice = `${inner === '' ? owner : `${inner} of ${owner}`} takes no options; remove it`;
+    else {
+      const guess = closest(key, known);
+      const list = `Known ${inner === '' ? '' : `${inner} `}options: ${known.join(', ')}`;
+      advice = guess === undefined ? `remove it. ${list}` : `did you mean "${prefix}${guess}"? ${list}`;
+    }
+    throw new InvalidArgumentError({
+      parameter: parameter === '' ? key : `${parameter}.${key}`,
+      value: (options as Record<string, unknown>)[key],
+      message: `unknown option ${JSON.stringify(name)} of ${owner}; ${advice}`,
+    });
+  }
 }

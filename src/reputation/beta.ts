@@ -6,7 +6,7 @@
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
-import { assertInRange } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import {
   RosterReputationModel,
   readArray,
@@ -197,6 +197,15 @@ export function resolveBetaOptions(
   return resolved;
 }
 
+const knownBetaModelOptions = defineOptionKeys<{ agents: unknown } & BetaModelOptions>()([
+  'agents',
+  'lambda',
+  'delta',
+  'omega',
+  'tau',
+  'witnessCredibility',
+]);
+
 /**
  * Beta reputation (Jøsang & Ismail 2002) with forgetting and the RAPS second-hand witness check.
  *
@@ -225,8 +234,10 @@ export class BetaReputationModel extends RosterReputationModel {
   // trust_of: testimony credibility per (observer, witness), used only with witnessCredibility 'separate'.
   #trust = new Map<AgentId, Map<AgentId, BetaCounts>>();
 
-  constructor({ agents, ...options }: { agents: readonly AgentId[] } & BetaModelOptions) {
-    const parameters = resolveBetaOptions(options);
+  constructor(options: { agents: readonly AgentId[] } & BetaModelOptions) {
+    assertKnownOptions('options', options, knownBetaModelOptions, 'new BetaReputationModel');
+    const { agents, ...modelOptions } = options;
+    const parameters = resolveBetaOptions(modelOptions);
     super(agents);
     this.#parameters = parameters;
   }
@@ -504,6 +515,7 @@ export function createBetaModel(options: { agents: readonly AgentId[] } & BetaMo
       message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}`,
     });
   }
+  assertKnownOptions('options', options, knownBetaModelOptions, 'createBetaModel');
   return new BetaReputationModel(options);
 }
 

@@ -15,7 +15,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import type { Rating } from '../core/rating.js';
 import { validateRating } from '../core/rating.js';
-import { assertInRange } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import {
   assertModelOptions,
   collectScores,
@@ -223,6 +223,18 @@ function clampReputation(reputation: number, r0: number): number {
   return Math.min(r0, Math.max(0, reputation));
 }
 
+const knownDrfStepInput = defineOptionKeys<{ reputations: unknown; ratings: unknown } & DrfParameters>()([
+  'reputations',
+  'ratings',
+  'w0',
+  'beta',
+  'delta',
+  'increment',
+  'decayNormalization',
+  'r0',
+  'variant',
+]);
+
 /**
  * One DRF round as a pure function: round scores by Eq. 6, then Eq. 7 or 8 for every agent that
  * was rated by someone else. Throws `InvalidArgumentError` for parameters out of range,
@@ -235,11 +247,11 @@ function clampReputation(reputation: number, r0: number): number {
  *   ratings: [{ rater: 'a', ratee: 'b', taskId: 't1', score: 1 }],
  * }).reputations.b; // Eq. 7: 0.5 + 0.7·(1 − 0.5)·(1 − 0.5) = 0.675
  */
-export function drfReputationStep({
-  reputations,
-  ratings,
-  ...options
-}: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] } & DrfParameters): DrfStepResult {
+export function drfReputationStep(
+  input: { reputations: Readonly<Record<AgentId, number>>; ratings: readonly Rating[] } & DrfParameters,
+): DrfStepResult {
+  assertKnownOptions('input', input, knownDrfStepInput, 'drfReputationStep');
+  const { reputations, ratings, ...options } = input;
   const parameters = resolveDrfParameters(options);
   if (reputations === null || typeof reputations !== 'object') {
     throw new InvalidArgumentError({
@@ -356,6 +368,18 @@ function assertVariant(parameter: string, variant: unknown): asserts variant is 
   }
 }
 
+const knownDrfModelOptions = defineOptionKeys<{ agents: unknown } & DrfModelOptions>()([
+  'agents',
+  'initialReputation',
+  'w0',
+  'beta',
+  'delta',
+  'increment',
+  'decayNormalization',
+  'r0',
+  'variant',
+]);
+
 /**
  * DRF's reputation iteration (arXiv 2509.05764, Eqs. 6–8) as a reputation model; one `observe`
  * batch is one round.
@@ -378,8 +402,10 @@ export class DrfReputationModel extends RosterReputationModel {
   #lastRoundScores = new Map<AgentId, number>();
   #rounds = 0;
 
-  constructor({ agents, ...options }: { agents: readonly AgentId[] } & DrfModelOptions) {
-    const parameters = resolveDrfModelOptions(options, 'options');
+  constructor(options: { agents: readonly AgentId[] } & DrfModelOptions) {
+    assertKnownOptions('options', options, knownDrfModelOptions, 'new DrfReputationModel');
+    const { agents, ...modelOptions } = options;
+    const parameters = resolveDrfModelOptions(modelOptions, 'options');
     super(agents);
     this.#parameters = parameters;
     this.#initialReputation = parameters.initialReputation;
@@ -505,5 +531,6 @@ function resolveDrfModelOptions(options: DrfModelOptions, parameter: string): Re
  */
 export function createDrfModel(options: { agents: readonly AgentId[] } & DrfModelOptions): DrfReputationModel {
   assertModelOptions(options);
+  assertKnownOptions('options', options, knownDrfModelOptions, 'createDrfModel');
   return new DrfReputationModel(options);
 }

@@ -4,7 +4,7 @@
 import type { AgentId } from '../core/agent-identity.js';
 import { ConvergenceError, InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
-import { assertFinite, assertInRange, assertInteger } from '../core/validate.js';
+import { assertFinite, assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import {
   AgentRoster,
   assertModelOptions,
@@ -139,6 +139,14 @@ export function normalizeLocalTrust(
   });
 }
 
+const knownEigenTrustInput = defineOptionKeys<EigenTrustInput>()([
+  'localTrust',
+  'preTrust',
+  'alpha',
+  'epsilon',
+  'maxIterations',
+]);
+
 /**
  * Runs EigenTrust and reports the iterations it took; see {@link eigentrust}.
  * Throws `ConvergenceError` when the budget runs out; it never returns an unconverged iterate.
@@ -151,6 +159,7 @@ export function computeEigentrust(input: EigenTrustInput): EigenTrustResult {
       message: `eigentrust takes an object { localTrust, preTrust, alpha?, epsilon?, maxIterations? }, got ${describe(input)}`,
     });
   }
+  assertKnownOptions('input', input, knownEigenTrustInput, 'computeEigentrust');
   const { alpha, epsilon, maxIterations } = resolveEigenTrustOptions(input);
   const size = validateLocalTrust(input.localTrust);
   const preTrust = normalizePreTrust(input.preTrust, size);
@@ -212,6 +221,8 @@ function iterateEigentrust(
  * eigentrust({ localTrust: [[0, 1], [1, 0]], preTrust: [1, 1] }); // [0.5, 0.5]
  */
 export function eigentrust(input: EigenTrustInput): number[] {
+  if (input !== null && typeof input === 'object')
+    assertKnownOptions('input', input, knownEigenTrustInput, 'eigentrust');
   return computeEigentrust(input).trust;
 }
 
@@ -246,6 +257,14 @@ export interface EigenTrustModelOptions extends EigenTrustOptions {
   readonly preTrusted?: readonly AgentId[];
 }
 
+const knownEigenTrustModelOptions = defineOptionKeys<{ agents: unknown } & EigenTrustModelOptions>()([
+  'agents',
+  'preTrusted',
+  'alpha',
+  'epsilon',
+  'maxIterations',
+]);
+
 /**
  * EigenTrust (Kamvar et al. 2003) as a reputation model.
  *
@@ -270,8 +289,10 @@ export class EigenTrustReputationModel extends RosterReputationModel {
   #normalized: Float64Array;
   #cache: { result: EigenTrustResult; maxTrust: number } | null = null;
 
-  constructor({ agents, preTrusted, ...options }: { agents: readonly AgentId[] } & EigenTrustModelOptions) {
-    const parameters = resolveEigenTrustOptions(options, 'options');
+  constructor(options: { agents: readonly AgentId[] } & EigenTrustModelOptions) {
+    assertKnownOptions('options', options, knownEigenTrustModelOptions, 'new EigenTrustReputationModel');
+    const { agents, preTrusted, ...modelOptions } = options;
+    const parameters = resolveEigenTrustOptions(modelOptions, 'options');
     super(agents);
     this.#parameters = parameters;
     this.#preTrusted = preTrusted === undefined ? null : readPreTrusted(preTrusted, this.roster, 'options.preTrusted');
@@ -474,6 +495,7 @@ export function createEigenTrustModel(
   options: { agents: readonly AgentId[] } & EigenTrustModelOptions,
 ): EigenTrustReputationModel {
   assertModelOptions(options);
+  assertKnownOptions('options', options, knownEigenTrustModelOptions, 'createEigenTrustModel');
   return new EigenTrustReputationModel(options);
 }
 

@@ -9,7 +9,7 @@
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
-import { assertInRange, assertInteger } from '../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import {
   RosterReputationModel,
   readArray,
@@ -107,6 +107,19 @@ interface Observation {
   outcomeSum: number;
 }
 
+const knownMiniRepModelOptions = defineOptionKeys<{ agents: unknown } & MiniRepModelOptions>()([
+  'agents',
+  'longTermRate',
+  'recentRate',
+  'longTermWeight',
+  'prior',
+  'cooldownTasks',
+  'cleanStreak',
+  'suspicionDecay',
+  'cleanRiskThreshold',
+  'flaggedRisk',
+]);
+
 /**
  * The `minirep` reputation model. It uses `behaviour` evidence (validity, flag, risk, quality of an
  * agent's proposal once the task's answer is fixed) and `outcome` evidence (its `success` is the
@@ -131,8 +144,10 @@ export class MiniRepReputationModel extends RosterReputationModel {
   #parameters: Required<MiniRepModelOptions>;
   #states = new Map<AgentId, MiniRepAgentState>();
 
-  constructor({ agents, ...options }: { agents: readonly AgentId[] } & MiniRepModelOptions) {
-    const parameters = resolveMiniRepOptions(options);
+  constructor(options: { agents: readonly AgentId[] } & MiniRepModelOptions) {
+    assertKnownOptions('options', options, knownMiniRepModelOptions, 'new MiniRepReputationModel');
+    const { agents, ...modelOptions } = options;
+    const parameters = resolveMiniRepOptions(modelOptions);
     super(agents);
     this.#parameters = parameters;
   }
@@ -408,6 +423,7 @@ export function createMiniRepModel(
       message: `options must be an object like { agents: ['a1', 'a2'] }, got ${String(options)}`,
     });
   }
+  assertKnownOptions('options', options, knownMiniRepModelOptions, 'createMiniRepModel');
   return new MiniRepReputationModel(options);
 }
 

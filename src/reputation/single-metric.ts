@@ -3,7 +3,7 @@
 // "single quality score" baseline that DRF and MiniRep compare against).
 import type { AgentId } from '../core/agent-identity.js';
 import { resolveOptions } from '../core/options.js';
-import { assertInRange } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import {
   assertModelOptions,
   formatScore,
@@ -56,6 +56,12 @@ export function resolveSingleMetricOptions(
   return resolved;
 }
 
+const knownSingleMetricOptions = defineOptionKeys<{ agents: unknown } & SingleMetricOptions>()([
+  'agents',
+  'eta',
+  'initialQuality',
+]);
+
 /**
  * Single-metric reputation: q_j ← (1 − η)·q_j + η·success for every `outcome` about agent j (with or
  * without an observer), in batch order. `rating`, `behaviour` and `witness` evidence are ignored.
@@ -66,8 +72,10 @@ export class SingleMetricReputationModel extends RosterReputationModel {
   #parameters: Required<SingleMetricOptions>;
   #quality = new Map<AgentId, number>();
 
-  constructor({ agents, ...options }: { agents: readonly AgentId[] } & SingleMetricOptions) {
-    const parameters = resolveSingleMetricOptions(options);
+  constructor(options: { agents: readonly AgentId[] } & SingleMetricOptions) {
+    assertKnownOptions('options', options, knownSingleMetricOptions, 'new SingleMetricReputationModel');
+    const { agents, ...modelOptions } = options;
+    const parameters = resolveSingleMetricOptions(modelOptions);
     super(agents);
     this.#parameters = parameters;
   }
@@ -137,5 +145,6 @@ export function createSingleMetricModel(
   options: { agents: readonly AgentId[] } & SingleMetricOptions,
 ): SingleMetricReputationModel {
   assertModelOptions(options);
+  assertKnownOptions('options', options, knownSingleMetricOptions, 'createSingleMetricModel');
   return new SingleMetricReputationModel(options);
 }

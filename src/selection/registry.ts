@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
+import { assertKnownOptions } from '../core/validate.js';
 import { createAllSelector } from './all.js';
 import { createRandomKSelector } from './random-k.js';
 import type { Selector } from './selector.js';
@@ -29,8 +30,10 @@ export interface SelectorOptionsByName {
 export function createSelector<Name extends SelectorName>(name: Name, options?: SelectorOptionsByName[Name]): Selector {
   switch (name as SelectorName) {
     case 'all':
+      assertKnownOptions('options', options, [], "createSelector('all')");
       return createAllSelector();
     case 'random-k':
+      assertKnownOptions('options', options, [], "createSelector('random-k')");
       return createRandomKSelector();
     case 'top-k':
       return createTopKSelector(options as TopKSelectorOptions | undefined);

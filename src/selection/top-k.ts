@@ -1,4 +1,4 @@
-import { assertOneOf } from '../core/validate.js';
+import { assertKnownOptions, assertOneOf, defineOptionKeys } from '../core/validate.js';
 import { resolveOptions } from '../core/options.js';
 import type { WeightReason } from '../core/trace.js';
 import { compareIds, validateSelectionContext } from './_validate.js';
@@ -13,6 +13,8 @@ export interface TopKSelectorOptions {
   tieBreak?: 'id' | 'random';
 }
 
+const knownTopKOptions = defineOptionKeys<TopKSelectorOptions>()(['tieBreak']);
+
 /**
  * Selects the k agents with the highest reputation, best first; ties broken by id (or randomly
  * with `tieBreak: 'random'`). Reasons carry reputation, cost and rank.
@@ -21,6 +23,7 @@ export interface TopKSelectorOptions {
  * createTopKSelector().select({ pool, reputation: { a: 0.9, b: 0.4, c: 0.7 }, k: 2, rng }).selected; // ['a', 'c']
  */
 export function createTopKSelector(options?: TopKSelectorOptions): Selector {
+  assertKnownOptions('options', options, knownTopKOptions, 'createTopKSelector');
   const { tieBreak } = resolveOptions<TopKSelectorOptions>({ tieBreak: 'id' }, options);
   assertOneOf('options.tieBreak', tieBreak, ['id', 'random']);
   return {

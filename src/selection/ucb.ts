@@ -5,7 +5,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import type { WeightReason } from '../core/trace.js';
-import { assertInRange, assertNonNegative } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, assertNonNegative, defineOptionKeys } from '../core/validate.js';
 import { compareIds, validateSelectionContext } from './_validate.js';
 import type { Selection, SelectionContext, Selector } from './selector.js';
 
@@ -47,6 +47,15 @@ export interface StatefulSelector<TSnapshot> extends Selector {
   restore(snapshot: TSnapshot): void;
 }
 
+const knownUcbOptions = defineOptionKeys<UcbSelectorOptions>()([
+  'delta',
+  'exploration',
+  'threshold',
+  'variant',
+  'whenTooFew',
+  'tieBreak',
+]);
+
 const defaultUcbOptions: Required<UcbSelectorOptions> = {
   delta: 0.7,
   exploration: 1,
@@ -70,6 +79,7 @@ const defaultUcbOptions: Required<UcbSelectorOptions> = {
  * const { selected, reasons } = selector.select({ pool, reputation: model.scores(), k: 3, rng });
  */
 export function createUcbSelector(options?: UcbSelectorOptions): StatefulSelector<UcbSelectorSnapshot> {
+  assertKnownOptions('options', options, knownUcbOptions, 'createUcbSelector');
   const resolved = resolveOptions(defaultUcbOptions, options);
   assertInRange('options.delta', resolved.delta, 0, 1, { hint: 'pass e.g. { delta: 0.7 }' });
   assertNonNegative('options.exploration', resolved.exploration, 'pass e.g. { exploration: 1 }');
