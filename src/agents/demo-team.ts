@@ -1,4 +1,5 @@
 import type { AgentIdentity } from '../core/agent-identity.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import type { Agent } from './agent.js';
 import { createSimulatedAgent, type SimulatedProfile } from './simulated-agent.js';
 import type { SimulationWorld } from './simulation-world.js';
@@ -29,6 +30,14 @@ export const demoTeam: readonly DemoMember[] = [
   { identity: { id: 'sable', model: 'sable-9b', cost: 0.001 }, profile: { skill: 0.45 }, adversarial: true },
 ];
 
+const knownDemoTeamOptions = defineOptionKeys<Parameters<typeof createDemoTeam>[0]>()([
+  'world',
+  'seed',
+  'attacked',
+  'latencyMs',
+  'members',
+]);
+
 /**
  * Builds the demo team over a world. Under attack the adversarial members push one shared wrong
  * payload per task and claim that the whole team agrees with it; otherwise they answer honestly
@@ -37,19 +46,15 @@ export const demoTeam: readonly DemoMember[] = [
  * @example
  * const agents = createDemoTeam({ world, seed: 2027, attacked: true });
  */
-export function createDemoTeam({
-  world,
-  seed,
-  attacked,
-  latencyMs = 0,
-  members = demoTeam,
-}: {
+export function createDemoTeam(options: {
   world: SimulationWorld;
   seed: number;
   attacked: boolean;
   latencyMs?: number;
   members?: readonly DemoMember[];
 }): Agent[] {
+  assertKnownOptions('', options, knownDemoTeamOptions, 'createDemoTeam');
+  const { world, seed, attacked, latencyMs = 0, members = demoTeam } = options;
   return members.map((member) =>
     createSimulatedAgent({
       identity: member.identity,

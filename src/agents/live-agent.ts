@@ -6,6 +6,7 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import type {
   Acted,
   ActUsage,
@@ -121,6 +122,21 @@ function safeExtract(kind: AnswerKind, text: string): string | null {
   }
 }
 
+const knownLiveAgentOptions = defineOptionKeys<LiveAgentOptions>()([
+  'identity',
+  'complete',
+  'prompts',
+  'peerTextLimit',
+]);
+const knownPromptKeys = defineOptionKeys<LivePrompts>()([
+  'system',
+  'propose',
+  'revise',
+  'rate',
+  'audit',
+  'refineSubscription',
+]);
+
 /**
  * Creates an agent backed by a language model: one prompt template per act, JSON replies parsed
  * with zod, answers extracted per the task's answer kind. An unparseable proposal has answer
@@ -131,7 +147,10 @@ function safeExtract(kind: AnswerKind, text: string): string | null {
  * const agent = createLiveAgent({ identity: { id: 'qwen-1', model: 'qwen2.5:7b' }, complete: createCompletion({ model }) });
  * const { value } = await agent.propose({ task });
  */
-export function createLiveAgent({ identity, complete, prompts = {}, peerTextLimit = 600 }: LiveAgentOptions): Agent {
+export function createLiveAgent(options: LiveAgentOptions): Agent {
+  assertKnownOptions('', options, knownLiveAgentOptions, 'createLiveAgent');
+  assertKnownOptions('prompts', options.prompts, knownPromptKeys, 'createLiveAgent');
+  const { identity, complete, prompts = {}, peerTextLimit = 600 } = options;
   validateTeam([identity], 'identity');
   if (typeof complete !== 'function') {
     throw new InvalidArgumentError({

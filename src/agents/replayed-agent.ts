@@ -5,6 +5,7 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import type { TaskId } from '../core/task.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import type {
   Acted,
   ActUsage,
@@ -41,6 +42,8 @@ export interface ReplayedAgent extends Agent {
 
 const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: false };
 
+const knownReplayedAgentOptions = defineOptionKeys<ReplayedAgentOptions>()(['identity', 'answers']);
+
 /**
  * Creates an agent that answers from recorded proposals. A task without a record gets an
  * unparseable proposal (answer `null`) and is counted in `missing()`; debate rounds repeat the
@@ -50,7 +53,9 @@ const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: 
  * @example
  * const agent = createReplayedAgent({ identity: { id: 'gpt-4o', model: 'gpt-4o' }, answers: new Map([['t1', { text: '42', answer: '42' }]]) });
  */
-export function createReplayedAgent({ identity, answers }: ReplayedAgentOptions): ReplayedAgent {
+export function createReplayedAgent(options: ReplayedAgentOptions): ReplayedAgent {
+  assertKnownOptions('', options, knownReplayedAgentOptions, 'createReplayedAgent');
+  const { identity, answers } = options;
   validateTeam([identity], 'identity');
   if (!(answers instanceof Map)) {
     throw new InvalidArgumentError({

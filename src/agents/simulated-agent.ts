@@ -6,7 +6,13 @@ import type { Message } from '../core/message.js';
 import type { Proposal } from '../core/proposal.js';
 import { createRng, deriveSeed, type Rng } from '../core/rng.js';
 import type { Task } from '../core/task.js';
-import { assertInRange, assertNonNegative, assertOneOf } from '../core/validate.js';
+import {
+  assertInRange,
+  assertKnownOptions,
+  assertNonNegative,
+  assertOneOf,
+  defineOptionKeys,
+} from '../core/validate.js';
 import type {
   Acted,
   ActUsage,
@@ -92,6 +98,31 @@ export function simulatedAccuracy(profile: SimulatedProfile, difficulty: number)
   return 1 / (1 + Math.exp(-(logit - (profile.slope ?? 6) * (difficulty - 0.5))));
 }
 
+const knownSimulatedAgentOptions = defineOptionKeys<SimulatedAgentOptions>()([
+  'identity',
+  'profile',
+  'world',
+  'seed',
+  'latencyMs',
+]);
+const knownProfileKeys = defineOptionKeys<SimulatedProfile>()([
+  'skill',
+  'slope',
+  'cloneCorrelation',
+  'parseFailureRate',
+  'idiosyncraticRate',
+  'distractorDecay',
+  'judgeAccuracy',
+  'conformity',
+  'adversary',
+]);
+const knownAdversaryKeys = defineOptionKeys<AdversaryProfile>()([
+  'strategy',
+  'coalition',
+  'claimAgreement',
+  'injection',
+]);
+
 /**
  * Creates a simulated agent with a seeded capability profile. Every draw comes from an RNG derived
  * from (seed, agent or clone group, task, act, round), so results do not depend on call order.
@@ -101,7 +132,9 @@ export function simulatedAccuracy(profile: SimulatedProfile, difficulty: number)
  * const agent = createSimulatedAgent({ identity: { id: 'a1', model: 'm1' }, profile: { skill: 0.7 }, world, seed: 7 });
  * const { value } = await agent.propose({ task: tasks[0].task });
  */
-export function createSimulatedAgent({ identity, profile, world, seed, latencyMs = 0 }: SimulatedAgentOptions): Agent {
+export function createSimulatedAgent(options: SimulatedAgentOptions): Agent {
+  assertKnownOptions('', options, knownSimulatedAgentOptions, 'createSimulatedAgent');
+  const { identity, profile, world, seed, latencyMs = 0 } = options;
   validateTeam([identity], 'identity');
   validateProfile(profile);
   assertNonNegative('latencyMs', latencyMs);
@@ -287,6 +320,9 @@ function validateProfile(profile: SimulatedProfile): void {
       message: `profile must be an object such as { skill: 0.7 }, got ${JSON.stringify(profile)}`,
     });
   }
+  assertKnownOptions('profile', profile, knownProfileKeys, 'createSimulatedAgent');
+  if (profile.adversary !== undefined)
+    assertKnownOptions('profile.adversary', profile.adversary, knownAdversaryKeys, 'createSimulatedAgent');
   assertInRange('profile.skill', profile.skill, 0, 1, {
     minExclusive: true,
     maxExclusive: true,

@@ -3,6 +3,7 @@ import { createRng, deriveSeed, shuffle } from '../core/rng.js';
 import type { ReferencedTask, Task, TaskId } from '../core/task.js';
 import type { Message } from '../core/message.js';
 import { canonicalAnswerKey } from '../core/answers/answers.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /**
  * The ground truth behind simulated agents: reference answers, plausible wrong answers and the
@@ -46,6 +47,13 @@ export interface SimulationWorldOptions {
   readonly answerKey?: (task: Task, reference: string) => string;
 }
 
+const knownSimulationWorldOptions = defineOptionKeys<SimulationWorldOptions>()([
+  'tasks',
+  'seed',
+  'distractorCount',
+  'answerKey',
+]);
+
 /**
  * Builds a {@link SimulationWorld} over referenced tasks.
  *
@@ -53,12 +61,9 @@ export interface SimulationWorldOptions {
  * const world = createSimulationWorld({ tasks: generateTasks({ count: 100, seed: 1 }), seed: 1 });
  * world.distractors(world.task('gen-0001').id); // ['13', '11', '-12', ...]
  */
-export function createSimulationWorld({
-  tasks,
-  seed,
-  distractorCount = 6,
-  answerKey = defaultAnswerKey,
-}: SimulationWorldOptions): SimulationWorld {
+export function createSimulationWorld(options: SimulationWorldOptions): SimulationWorld {
+  assertKnownOptions('', options, knownSimulationWorldOptions, 'createSimulationWorld');
+  const { tasks, seed, distractorCount = 6, answerKey = defaultAnswerKey } = options;
   if (!Number.isInteger(distractorCount) || distractorCount < 1) {
     throw new InvalidArgumentError({
       parameter: 'distractorCount',

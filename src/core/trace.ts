@@ -1,5 +1,6 @@
 import type { AgentId } from './agent-identity.js';
 import type { TaskId } from './task.js';
+import { assertKnownOptions, defineOptionKeys } from './validate.js';
 
 /** Why one agent got its weight or selection score. */
 export interface WeightReason {
@@ -201,6 +202,12 @@ export function combineTraceSinks(...sinks: TraceSink[]): TraceSink {
   };
 }
 
+const knownTracerOptions = defineOptionKeys<NonNullable<Parameters<typeof createTracer>[0]>>()([
+  'sink',
+  'now',
+  'generateId',
+]);
+
 /**
  * Creates spans with an injected clock and id maker; `record` emits a zero-length span.
  *
@@ -209,15 +216,15 @@ export function combineTraceSinks(...sinks: TraceSink[]): TraceSink {
  * const span = tracer.start({ type: 'task', taskId: 't1' }); // span.id === 'span-1'
  * tracer.end(span);
  */
-export function createTracer({
-  sink = noopTraceSink,
-  now = () => 0,
-  generateId,
-}: {
-  sink?: TraceSink | undefined;
-  now?: (() => number) | undefined;
-  generateId?: (() => string) | undefined;
-} = {}) {
+export function createTracer(
+  options: {
+    sink?: TraceSink | undefined;
+    now?: (() => number) | undefined;
+    generateId?: (() => string) | undefined;
+  } = {},
+) {
+  assertKnownOptions('', options, knownTracerOptions, 'createTracer');
+  const { sink = noopTraceSink, now = () => 0, generateId } = options;
   let counter = 0;
   const makeId = generateId ?? (() => `span-${++counter}`);
   return {

@@ -93,9 +93,10 @@ describe('assertKnownOptions', () => {
     expect(outer).toThrow(
       'unknown option "verdict" of f; did you mean "verdicts"? Known options: task, verdicts, options',
     );
-    // `options` is then the first segment, the argument's own options: its keys are named bare.
-    expect(() => assertKnownOptions('options', { bta: 1 }, ['beta'], 'f')).toThrow(
-      'unknown option "bta" of f; did you mean "beta"?',
+    const nested = () => assertKnownOptions('profile', { skil: 0.5 }, ['skill', 'slope'], 'f');
+    expect(nested).toThrow(expect.objectContaining({ parameter: 'profile.skil' }));
+    expect(nested).toThrow(
+      'unknown option "profile.skil" of f; did you mean "profile.skill"? Known profile options: skill, slope',
     );
     expect(() => assertKnownOptions('', null as unknown as object, [], 'f')).toThrow(
       'the argument of f must be an object of options, got null',

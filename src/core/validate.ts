@@ -162,10 +162,11 @@ export function defineOptionKeys<T extends object>(): <const K extends readonly 
 /**
  * Throws on the first own enumerable key of `options` that is not in `known`, whatever its value
  * (a misspelt key set to `undefined` is still a mistake). `parameter` names the object (`options`,
- * `options.bloc` for a nested one, or `''` for an argument whose fields are named bare) and `owner`
- * the function it was passed to. The error's `parameter` is `parameter.key` and its message gives
- * the key's path inside the argument, suggests the nearest known key (edit distance ≤ 2) and lists
- * them all. `undefined` passes; `null`, an array or a non-object throws.
+ * `options.bloc` for a nested one, `''` for an argument whose fields are named bare, `profile` for a
+ * nested one there) and `owner` the function it was passed to. The error's `parameter` is
+ * `parameter.key`; its message gives the key's path without a leading `options` or `input` (the
+ * argument's name), suggests the nearest known key (edit distance ≤ 2) and lists them all.
+ * `undefined` passes; `null`, an array or a non-object throws.
  *
  * @example
  * assertKnownOptions('options', { alpah: 0.2 }, ['alpha', 'epsilon'], 'createEigenTrustModel');
@@ -188,9 +189,10 @@ export function assertKnownOptions(
   }
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
-    // The path inside the argument: `options.bloc` → `bloc.`; `options`, or '' for an argument whose
-    // fields are named bare, → nothing.
-    const inner = parameter.split('.').slice(1).join('.');
+    // The path inside the argument: the argument's own name (`options`, `input`) is left out, so
+    // `options.bloc` → `bloc.`, `options` or '' → nothing, and `profile` (a field of an argument
+    // whose fields are named bare) stays `profile.`.
+    const inner = parameter.replace(/^(?:options|input)(?:\.|$)/, '');
     const prefix = inner === '' ? '' : `${inner}.`;
     const name = `${prefix}${key}`;
     let advice: string;

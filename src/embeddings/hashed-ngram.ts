@@ -2,7 +2,7 @@
 // sublinear TF-IDF (Salton & Buckley 1988), L2-normalised. No model weights, no network.
 import { resolveOptions } from '../core/options.js';
 import { hashString } from '../core/rng.js';
-import { assertInteger } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
 
@@ -29,6 +29,13 @@ const defaults: Required<HashedNgramEmbedderOptions> = {
   signedHashing: true,
 };
 
+const knownHashedNgramOptions = defineOptionKeys<HashedNgramEmbedderOptions>()([
+  'dimensions',
+  'ngramSizes',
+  'corpus',
+  'signedHashing',
+]);
+
 /**
  * Creates the default, deterministic offline embedder: lower-cased, punctuation-collapsed text is cut
  * into character n-grams (padded with a space at both ends, so word starts and ends count), each
@@ -42,6 +49,7 @@ const defaults: Required<HashedNgramEmbedderOptions> = {
 export function createHashedNgramEmbedder(
   options?: HashedNgramEmbedderOptions,
 ): Embedder & { embedSync(text: string): Float32Array } {
+  assertKnownOptions('options', options, knownHashedNgramOptions, 'createHashedNgramEmbedder');
   const resolved = resolveOptions(defaults, options);
   assertInteger('options.dimensions', resolved.dimensions, 1, 65536);
   if (!Array.isArray(resolved.ngramSizes) || resolved.ngramSizes.length === 0) {

@@ -11,6 +11,7 @@ import { stableStringify } from './_stable-json.js';
 import { readTokenUsage } from './_token-usage.js';
 import { withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** `record`: serve hits, call the provider on misses and store the reply; `replay-only`: a miss throws; `off`: bypass. */
 export type CacheMode = 'record' | 'replay-only' | 'off';
@@ -68,6 +69,8 @@ export function requestCacheKey({
   return createHash('sha256').update(text).digest('hex');
 }
 
+const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', 'mode', 'namespace']);
+
 /**
  * Record/replay cache keyed by {@link requestCacheKey}: a rerun of the same requests makes zero
  * provider calls and gets identical results (the recording call also gets the decoded stored
@@ -82,11 +85,9 @@ export function requestCacheKey({
  * const store = openStore({ path: 'repute.db' });
  * wrapLanguageModel({ model, middleware: createCacheMiddleware({ cache: store, mode: 'record' }) });
  */
-export function createCacheMiddleware({
-  cache,
-  mode = 'record',
-  namespace,
-}: CacheMiddlewareOptions): LanguageModelV3Middleware {
+export function createCacheMiddleware(options: CacheMiddlewareOptions): LanguageModelV3Middleware {
+  assertKnownOptions('', options, knownCacheOptions, 'createCacheMiddleware');
+  const { cache, mode = 'record', namespace } = options;
   if (!CACHE_MODES.includes(mode)) {
     throw new InvalidArgumentError({
       parameter: 'cacheMode',

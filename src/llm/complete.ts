@@ -1,9 +1,9 @@
 import type { Complete } from '../agents/live-agent.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
-import { assertNonEmptyString, assertNonNegative } from '../core/validate.js';
+import { assertKnownOptions, assertNonEmptyString, assertNonNegative, defineOptionKeys } from '../core/validate.js';
 import { bookedUsage, isCached } from './_cached-marks.js';
 import { llmCallOptions } from './call-context.js';
-import { priceCall, type LlmPrice } from './ledger-middleware.js';
+import { knownPriceKeys, priceCall, type LlmPrice } from './ledger-middleware.js';
 import { readTokenUsage, usageError } from './_token-usage.js';
 import type { LanguageModelV3 } from './language-model-types.js';
 
@@ -24,6 +24,8 @@ export interface CreateCompletionOptions {
   readonly price?: LlmPrice;
 }
 
+const knownCompletionOptions = defineOptionKeys<CreateCompletionOptions>()(['model', 'runId', 'price']);
+
 /**
  * Adapts an AI SDK language model to the `complete` function live agents take: a system and a
  * user message at temperature 0, each call tagged with run, agent, task and act for the ledger. A
@@ -43,7 +45,10 @@ export interface CreateCompletionOptions {
  * const agent = createLiveAgent({ identity: { id: 'qwen-1', model: 'qwen2.5:7b' }, complete: createCompletion({ model, runId: 'run-1' }) });
  * const { usage } = await agent.propose({ task }); // { inputTokens, outputTokens, cost, cached }
  */
-export function createCompletion({ model, runId, price = {} }: CreateCompletionOptions): Complete {
+export function createCompletion(options: CreateCompletionOptions): Complete {
+  assertKnownOptions('', options, knownCompletionOptions, 'createCompletion');
+  assertKnownOptions('price', options.price, knownPriceKeys, 'createCompletion');
+  const { model, runId, price = {} } = options;
   if (
     model === null ||
     typeof model !== 'object' ||

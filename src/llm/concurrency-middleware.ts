@@ -1,7 +1,10 @@
 import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { attemptLogOf } from './_attempt-log.js';
 import { observeStream } from './_observe-stream.js';
 import type { Semaphore } from './semaphore.js';
+
+const knownConcurrencyOptions = defineOptionKeys<Parameters<typeof createConcurrencyMiddleware>[0]>()(['semaphore']);
 
 /**
  * Holds a slot of `semaphore` for every call: a generate call until it returns, a stream until it
@@ -13,7 +16,9 @@ import type { Semaphore } from './semaphore.js';
  * const gate = createSemaphore(4);
  * wrapLanguageModel({ model, middleware: createConcurrencyMiddleware({ semaphore: gate }) });
  */
-export function createConcurrencyMiddleware({ semaphore }: { semaphore: Semaphore }): LanguageModelV3Middleware {
+export function createConcurrencyMiddleware(options: { semaphore: Semaphore }): LanguageModelV3Middleware {
+  assertKnownOptions('', options, knownConcurrencyOptions, 'createConcurrencyMiddleware');
+  const { semaphore } = options;
   return {
     specificationVersion: 'v3',
     wrapGenerate({ doGenerate, params }) {

@@ -4,11 +4,17 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
 import { InvalidArgumentError } from '../core/errors.js';
-import { assertInteger, assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../core/validate.js';
 import { createCacheMiddleware, CACHE_MODES, type CacheMode, type ResponseCache } from './cache-middleware.js';
 import { withoutCallContext, type LlmCallContext } from './call-context.js';
 import { createConcurrencyMiddleware } from './concurrency-middleware.js';
-import { createLedgerMiddleware, type LlmCallRecord, type LlmPrice, type UsageLedger } from './ledger-middleware.js';
+import {
+  createLedgerMiddleware,
+  knownPriceKeys,
+  type LlmCallRecord,
+  type LlmPrice,
+  type UsageLedger,
+} from './ledger-middleware.js';
 import { createRetryMiddleware, type RetryOptions } from './retry-middleware.js';
 import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
@@ -103,6 +109,57 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
+  'cache',
+  'cacheMode',
+  'ledger',
+  'price',
+  'context',
+  'limiter',
+  'maxConcurrency',
+  'timeoutMs',
+  'maxStreamDurationMs',
+  'maxStreamOutputChars',
+  'retry',
+  'now',
+  'onCall',
+]);
+const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
+  ...knownPlumbingOptions,
+  'provider',
+  'model',
+  'baseURL',
+  'apiKeyEnv',
+  'headers',
+]);
+const knownWrapOptions = defineOptionKeys<WrapWithPlumbingOptions>()([
+  ...knownPlumbingOptions,
+  'model',
+  'provider',
+  'baseURL',
+  'apiKeyEnv',
+  'secrets',
+]);
+const knownPlumbingRetry = defineOptionKeys<NonNullable<LlmPlumbingOptions['retry']>>()([
+  'maxRetries',
+  'initialDelayMs',
+  'backoffFactor',
+  'maxDelayMs',
+  'jitter',
+  'maxRetryAfterMs',
+  'rng',
+  'sleep',
+  'now',
+  'onRetry',
+]);
+
+/** Checks the keys of the options and of their nested `retry` and `price`. */
+function assertKnownLlmOptions(options: LlmPlumbingOptions, known: readonly string[], owner: string): void {
+  assertKnownOptions('', options, known, owner);
+  assertKnownOptions('retry', options.retry, knownPlumbingRetry, owner);
+  assertKnownOptions('price', options.price, knownPriceKeys, owner);
+}
+
 /**
  * Builds an AI SDK language model for a provider and wraps it in Repute's plumbing (outermost
  * first): ledger → cache → retries → concurrency bound → per-attempt timeout → provider. The API key
@@ -118,7 +175,9 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
  * const { text } = await generateText({ model, prompt: '2 + 2 = ?', maxRetries: 0, ...llmCallOptions({ taskId: 't1', act: 'propose' }) });
  */
 export function createLanguageModel(options: CreateLanguageModelOptions): LanguageModelV3 {
-  const { provider, model, baseURL, headers } = options;
+  assertKnownLlmOptions(options, knownCreateOptions, 'createLanguageModel');
+  // `headers` goes to the provider; the rest is wrapWithPlumbing's.
+  const { provider, model, baseURL, headers, ...plumbing } = options;
   if (!LLM_PROVIDERS.includes(provider)) {
     throw new InvalidArgumentError({
       parameter: 'provider',
@@ -158,7 +217,7 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
       break;
   }
   return wrapWithPlumbing({
-    ...options,
+    ...plumbing,
     model: base,
     provider,
     ...(baseURL === undefined ? {} : { baseURL }),
@@ -175,6 +234,7 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
  * const model = wrapWithPlumbing({ model: new ScriptedModel({ replies: ['4'] }), cache: store, ledger: store });
  */
 export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageModelV3 {
+  assertKnownLlmOptions(options, knownWrapOptions, 'wrapWithPlumbing');
   const {
     model,
     cache,

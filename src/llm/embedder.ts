@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { embedMany, type EmbeddingModel } from 'ai';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
-import { assertInteger, assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../core/validate.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { createRedactor, readApiKey, redactedError } from './_secrets.js';
 
@@ -21,6 +21,15 @@ export interface AiSdkEmbedderOptions {
   secrets?: readonly string[];
 }
 
+const knownAiSdkEmbedderOptions = defineOptionKeys<AiSdkEmbedderOptions>()([
+  'model',
+  'dimensions',
+  'name',
+  'maxRetries',
+  'maxParallelCalls',
+  'secrets',
+]);
+
 /**
  * Wraps an AI SDK embedding model (`embedMany`) as an {@link Embedder}. A vector of the wrong
  * length or a failed request raises a {@link ProviderError} naming the provider.
@@ -29,6 +38,7 @@ export interface AiSdkEmbedderOptions {
  * const embedder = createAiSdkEmbedder({ model: openai.embeddingModel('text-embedding-3-small'), dimensions: 1536 });
  */
 export function createAiSdkEmbedder(options: AiSdkEmbedderOptions): Embedder {
+  assertKnownOptions('options', options, knownAiSdkEmbedderOptions, 'createAiSdkEmbedder');
   assertInteger('options.dimensions', options.dimensions, 1, 1 << 20, 'pass the vector length of your embedding model');
   const { model, dimensions, name = 'ai-sdk', maxRetries = 2, maxParallelCalls = 4, secrets = [] } = options;
   const redact = createRedactor(secrets);
@@ -101,6 +111,14 @@ export interface OpenAICompatibleEmbedderOptions {
   maxRetries?: number;
 }
 
+const knownOpenAICompatibleEmbedderOptions = defineOptionKeys<OpenAICompatibleEmbedderOptions>()([
+  'baseURL',
+  'model',
+  'dimensions',
+  'apiKeyEnv',
+  'maxRetries',
+]);
+
 /**
  * An {@link Embedder} for any OpenAI-compatible `/embeddings` endpoint (Ollama, vLLM, llama.cpp
  * server, LM Studio, OpenAI). The key is read from `process.env[apiKeyEnv]` and never logged.
@@ -109,6 +127,7 @@ export interface OpenAICompatibleEmbedderOptions {
  * const embedder = createOpenAICompatibleEmbedder({ baseURL: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', dimensions: 768 });
  */
 export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): Embedder {
+  assertKnownOptions('options', options, knownOpenAICompatibleEmbedderOptions, 'createOpenAICompatibleEmbedder');
   assertNonEmptyString('options.baseURL', options.baseURL, "pass e.g. 'http://127.0.0.1:11434/v1'");
   assertNonEmptyString('options.model', options.model, "pass e.g. 'nomic-embed-text'");
   const apiKey =

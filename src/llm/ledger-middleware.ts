@@ -1,6 +1,6 @@
 import type { LanguageModelV3Middleware, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { StoreError } from '../core/errors.js';
-import { assertNonNegative } from '../core/validate.js';
+import { assertKnownOptions, assertNonNegative, defineOptionKeys } from '../core/validate.js';
 import type { SpanData } from '../core/trace.js';
 import { takeAttemptLog } from './_attempt-log.js';
 import { isCached, markBooked, paidFailure } from './_cached-marks.js';
@@ -103,6 +103,10 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
   };
 }
 
+const knownLedgerOptions = defineOptionKeys<LedgerMiddlewareOptions>()(['ledger', 'price', 'context', 'now', 'onCall']);
+/** The keys of {@link LlmPrice}; internal (the llm barrel names what it exports). */
+export const knownPriceKeys = defineOptionKeys<LlmPrice>()(['inputPerMillion', 'outputPerMillion', 'perCall']);
+
 /**
  * Books every call the provider may have billed in a token and cost ledger, per run, agent, task and
  * act. Calls served by the cache middleware (placed inside this one) are booked with `cached: true`,
@@ -125,13 +129,10 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
  * @example
  * wrapLanguageModel({ model, middleware: [createLedgerMiddleware({ ledger: store, price: { inputPerMillion: 0.15, outputPerMillion: 0.6 }, context: { runId, agentId } }), createCacheMiddleware({ cache: store })] });
  */
-export function createLedgerMiddleware({
-  ledger,
-  price = {},
-  context = {},
-  now = Date.now,
-  onCall,
-}: LedgerMiddlewareOptions = {}): LanguageModelV3Middleware {
+export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): LanguageModelV3Middleware {
+  assertKnownOptions('', options, knownLedgerOptions, 'createLedgerMiddleware');
+  assertKnownOptions('price', options.price, knownPriceKeys, 'createLedgerMiddleware');
+  const { ledger, price = {}, context = {}, now = Date.now, onCall } = options;
   assertNonNegative('price.inputPerMillion', price.inputPerMillion ?? 0);
   assertNonNegative('price.outputPerMillion', price.outputPerMillion ?? 0);
   assertNonNegative('price.perCall', price.perCall ?? 0);

@@ -1,7 +1,7 @@
 import { APICallError, type LanguageModelV3Middleware, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
 import { createRng, type Rng } from '../core/rng.js';
-import { assertInRange, assertInteger } from '../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
 import { markPaidFailure } from './_cached-marks.js';
 import { startAttemptLog, type AttemptLog } from './_attempt-log.js';
@@ -79,6 +79,23 @@ interface Failure {
   readonly mayBeBilled: boolean;
 }
 
+const knownRetryOptions = defineOptionKeys<RetryOptions>()([
+  'maxRetries',
+  'initialDelayMs',
+  'backoffFactor',
+  'maxDelayMs',
+  'jitter',
+  'maxRetryAfterMs',
+  'rng',
+  'sleep',
+  'now',
+  'provider',
+  'modelId',
+  'apiKeyEnv',
+  'secrets',
+  'onRetry',
+]);
+
 /**
  * Retries failed calls with exponential backoff and jitter, honouring `Retry-After` on 429 (and on
  * 408, 409 and 5xx when sent). It retries 408, 409, 429, 5xx, timeouts and network errors; other
@@ -91,6 +108,7 @@ interface Failure {
  * const model = wrapLanguageModel({ model: base, middleware: createRetryMiddleware({ maxRetries: 3 }) });
  */
 export function createRetryMiddleware(options: RetryOptions = {}): LanguageModelV3Middleware {
+  assertKnownOptions('', options, knownRetryOptions, 'createRetryMiddleware');
   const {
     maxRetries = 2,
     initialDelayMs = 500,

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { assertInteger } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** A counting semaphore with a FIFO wait queue. */
 export interface Semaphore {
@@ -103,6 +103,8 @@ export interface ProviderLimiterOptions {
   readonly limits?: Readonly<Record<string, number>>;
 }
 
+const knownLimiterOptions = defineOptionKeys<ProviderLimiterOptions>()(['defaultLimit', 'limits']);
+
 /**
  * Creates a registry of per-endpoint semaphores, so that all agents calling the same provider and
  * base URL share one concurrency bound.
@@ -111,7 +113,9 @@ export interface ProviderLimiterOptions {
  * const limiter = createProviderLimiter({ defaultLimit: 4 });
  * const model = createLanguageModel({ provider: 'openai', model: 'gpt-4o-mini', limiter });
  */
-export function createProviderLimiter({ defaultLimit = 8, limits = {} }: ProviderLimiterOptions = {}): ProviderLimiter {
+export function createProviderLimiter(options: ProviderLimiterOptions = {}): ProviderLimiter {
+  assertKnownOptions('', options, knownLimiterOptions, 'createProviderLimiter');
+  const { defaultLimit = 8, limits = {} } = options;
   assertInteger('defaultLimit', defaultLimit, 1, Number.MAX_SAFE_INTEGER);
   for (const [key, limit] of Object.entries(limits))
     assertInteger(`limits[${JSON.stringify(key)}]`, limit, 1, Number.MAX_SAFE_INTEGER);

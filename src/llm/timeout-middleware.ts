@@ -1,6 +1,6 @@
 import type { LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ProviderError } from '../core/errors.js';
-import { assertInteger } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** One attempt took longer than its timeout (the retry middleware retries it). */
 export class AttemptTimeoutError extends Error {
@@ -79,6 +79,12 @@ export interface TimeoutMiddlewareOptions {
   readonly maxStreamOutputChars?: number;
 }
 
+const knownTimeoutOptions = defineOptionKeys<TimeoutMiddlewareOptions>()([
+  'timeoutMs',
+  'maxStreamDurationMs',
+  'maxStreamOutputChars',
+]);
+
 /**
  * Aborts each attempt that runs longer than `timeoutMs` (an `AbortSignal` joined with the
  * caller's) and throws {@link AttemptTimeoutError}. For streams the timeout covers opening the
@@ -92,11 +98,13 @@ export interface TimeoutMiddlewareOptions {
  * @example
  * wrapLanguageModel({ model, middleware: [createRetryMiddleware(), createTimeoutMiddleware({ timeoutMs: 30_000, maxStreamDurationMs: 120_000 })] });
  */
-export function createTimeoutMiddleware({
-  timeoutMs,
-  maxStreamDurationMs = defaultMaxStreamDurationMs,
-  maxStreamOutputChars = defaultMaxStreamOutputChars,
-}: TimeoutMiddlewareOptions): LanguageModelV3Middleware {
+export function createTimeoutMiddleware(options: TimeoutMiddlewareOptions): LanguageModelV3Middleware {
+  assertKnownOptions('', options, knownTimeoutOptions, 'createTimeoutMiddleware');
+  const {
+    timeoutMs,
+    maxStreamDurationMs = defaultMaxStreamDurationMs,
+    maxStreamOutputChars = defaultMaxStreamOutputChars,
+  } = options;
   assertInteger('timeoutMs', timeoutMs, 1, 2_147_483_647, 'pass the per-attempt timeout in milliseconds, e.g. 60000');
   assertInteger(
     'maxStreamDurationMs',

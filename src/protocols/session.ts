@@ -4,6 +4,7 @@
 import type { AgentId } from '../core/agent-identity.js';
 import type { Task } from '../core/task.js';
 import { createTracer, type Span, type Tracer } from '../core/trace.js';
+import { defineOptionKeys } from '../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../reputation/reputation-model.js';
 import type { DebateSessionStore } from './debate/run-debate-session.js';
 
@@ -54,6 +55,21 @@ export interface SessionOptions<TProgress> {
    */
   readonly signal?: AbortSignal;
 }
+
+/** The keys of {@link SessionOptions}, with which each session's list of known options starts. */
+export const sessionOptionKeys = defineOptionKeys<SessionOptions<unknown>>()([
+  'store',
+  'runId',
+  'team',
+  'tasks',
+  'seed',
+  'config',
+  'kind',
+  'grade',
+  'reputationStart',
+  'onProgress',
+  'signal',
+]);
 
 /** What every session did; each protocol's summary extends it. */
 export interface SessionSummary<TRecord> {

@@ -1,4 +1,5 @@
 import type { Span, SpanData, TraceSink } from '../core/trace.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import type { EventInput, Store } from './store.js';
 
 /** Options of {@link createStoreTraceSink}. */
@@ -25,6 +26,8 @@ export interface StoreTraceSink extends TraceSink {
   take(filter?: { taskId?: string }): EventInput[];
 }
 
+const knownStoreTraceSinkOptions = defineOptionKeys<StoreTraceSinkOptions>()(['store', 'runId', 'mode', 'method']);
+
 /**
  * Creates a trace sink backed by the store, writing each ended span as one event.
  *
@@ -34,12 +37,9 @@ export interface StoreTraceSink extends TraceSink {
  * // ... decide task t1, tracing into `tracer` ...
  * store.recordTaskResult({ runId, method: 'drf', taskId: 't1', result, events: sink.take({ taskId: 't1' }) });
  */
-export function createStoreTraceSink({
-  store,
-  runId,
-  mode = 'immediate',
-  method = null,
-}: StoreTraceSinkOptions): StoreTraceSink {
+export function createStoreTraceSink(options: StoreTraceSinkOptions): StoreTraceSink {
+  assertKnownOptions('', options, knownStoreTraceSinkOptions, 'createStoreTraceSink');
+  const { store, runId, mode = 'immediate', method = null } = options;
   let buffer: EventInput[] = [];
   return {
     onSpanStart() {},

@@ -10,7 +10,7 @@ import { InvalidArgumentError, StoreError } from '../core/errors.js';
 import type { SpanData } from '../core/trace.js';
 import type { ResponseCache } from '../llm/cache-middleware.js';
 import type { UsageLedger } from '../llm/ledger-middleware.js';
-import { assertInteger, assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { createEventsTable } from './_events.js';
 import { createLlmCacheTable } from './_llm-cache.js';
@@ -331,6 +331,8 @@ export interface Store extends ResponseCache, UsageLedger {
   close(): void;
 }
 
+const knownOpenStoreOptions = defineOptionKeys<OpenStoreOptions>()(['path', 'now', 'readonly', 'busyTimeoutMs']);
+
 /**
  * Opens (and migrates) a SQLite store in WAL mode. Unless `readonly`, a store that cannot be written
  * (its file, or its folder, where SQLite keeps the journal) is refused here with a `StoreError`
@@ -345,7 +347,9 @@ export interface Store extends ResponseCache, UsageLedger {
  * store.recordTaskResult({ runId: run.id, method: 'drf', taskId: 't1', result: { correct: true }, events: [] });
  * store.close();
  */
-export function openStore({ path, now = Date.now, readonly = false, busyTimeoutMs = 5000 }: OpenStoreOptions): Store {
+export function openStore(options: OpenStoreOptions): Store {
+  assertKnownOptions('', options, knownOpenStoreOptions, 'openStore');
+  const { path, now = Date.now, readonly = false, busyTimeoutMs = 5000 } = options;
   assertNonEmptyString('path', path, "pass a file path such as 'repute.db' or ':memory:'");
   assertInteger(
     'busyTimeoutMs',

@@ -1,4 +1,4 @@
-import { assertInteger } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { createRng, deriveSeed, randomInt, shuffle, type Rng } from '../core/rng.js';
 import type { ReferencedTask } from '../core/task.js';
 
@@ -19,6 +19,8 @@ interface Generated {
   readonly reference: string;
 }
 
+const knownGenerateTasksOptions = defineOptionKeys<GenerateTasksOptions>()(['count', 'seed', 'idPrefix']);
+
 /**
  * Generates arithmetic and algebra problems with verifiable answers and graded difficulty. The
  * difficulties are spread evenly over [0, 1] (stratified, one per 1/count slice) and the order is
@@ -30,11 +32,9 @@ interface Generated {
  * const tasks = generateTasks({ count: 100, seed: 2027 });
  * tasks[0]; // { task: { id: 'gen-0001', kind: 'number', prompt: 'Solve for x: ...', difficulty: 0.43 }, reference: '7' }
  */
-export function generateTasks({
-  count = 100,
-  seed = 2027,
-  idPrefix = 'gen',
-}: GenerateTasksOptions = {}): ReferencedTask[] {
+export function generateTasks(options: GenerateTasksOptions = {}): ReferencedTask[] {
+  assertKnownOptions('', options, knownGenerateTasksOptions, 'generateTasks');
+  const { count = 100, seed = 2027, idPrefix = 'gen' } = options;
   assertInteger('count', count, 1, 100_000, 'pass e.g. { count: 100 }');
   const orderRng = createRng(deriveSeed(seed, 'task-order'));
   const difficulties = shuffle(

@@ -1,7 +1,14 @@
 import { InvalidArgumentError, TransportError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import type { Rng } from '../core/rng.js';
-import { assertInRange, assertInteger, assertNonEmptyString, assertNonNegative } from '../core/validate.js';
+import {
+  assertInRange,
+  assertInteger,
+  assertKnownOptions,
+  assertNonEmptyString,
+  assertNonNegative,
+  defineOptionKeys,
+} from '../core/validate.js';
 import { assertSubject, subjectMatches } from './subject.js';
 import type { Transport, TransportHandler, TransportStats, TransportSubscription } from './transport.js';
 import { createTransportCounters } from './_transport-counters.js';
@@ -41,6 +48,13 @@ interface Consumer {
   readonly deliveries: Map<number, number>;
 }
 
+const knownInProcessBusOptions = defineOptionKeys<InProcessBusOptions>()([
+  'maxDeliver',
+  'redeliveryDelayMs',
+  'lostAckRate',
+  'rng',
+]);
+
 /**
  * The default RAPS transport: an in-process message log with durable, at-least-once consumers that
  * behave like JetStream's (messages published while a durable subscriber is away wait for it; a
@@ -53,6 +67,7 @@ interface Consumer {
  * await bus.publish('raps.run.pub', new TextEncoder().encode('{}'), { id: 'm1' });
  */
 export function createInProcessBus(options?: InProcessBusOptions): Transport {
+  assertKnownOptions('options', options, knownInProcessBusOptions, 'createInProcessBus');
   const resolved = resolveOptions<InProcessBusOptions>(
     { maxDeliver: 20, redeliveryDelayMs: 5, lostAckRate: 0, rng: undefined as unknown as Rng },
     options,

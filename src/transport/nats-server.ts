@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransportError } from '../core/errors.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** A nats-server child process started by {@link startNatsServer}. */
 export interface NatsServerProcess {
@@ -46,6 +47,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
+const knownNatsServerOptions = defineOptionKeys<StartNatsServerOptions>()(['binary', 'port', 'storeDir']);
+
 /**
  * Starts `nats-server -js -sd <dir> -a 127.0.0.1 -p <port>` as a child process and waits until it
  * accepts connections (tests, `repute raps --transport nats` without `--nats-url`).
@@ -55,6 +58,7 @@ export async function freePort(): Promise<number> {
  * const transport = await connectNatsTransport({ servers: server.url, stream: 'S', subjects: ['raps.>'] });
  */
 export async function startNatsServer(options: StartNatsServerOptions = {}): Promise<NatsServerProcess> {
+  assertKnownOptions('options', options, knownNatsServerOptions, 'startNatsServer');
   const binary = options.binary ?? process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
   const port = options.port && options.port > 0 ? options.port : await freePort();
   const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'repute-nats-'));

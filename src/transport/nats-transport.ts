@@ -1,7 +1,7 @@
 // NATS JetStream transport. `nats` is imported dynamically, so importing Repute never loads it
 // unless this transport is used.
 import { InvalidArgumentError, TransportError } from '../core/errors.js';
-import { assertInteger, assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../core/validate.js';
 import { retrying, wallTime } from './_retrying.js';
 import { assertSubject } from './subject.js';
 import type { Transport, TransportHandler, TransportStats, TransportSubscription } from './transport.js';
@@ -37,6 +37,20 @@ export interface NatsTransportOptions {
   stopTimeoutMs?: number;
 }
 
+const knownNatsTransportOptions = defineOptionKeys<NatsTransportOptions>()([
+  'servers',
+  'stream',
+  'subjects',
+  'name',
+  'ackWaitMs',
+  'maxDeliver',
+  'duplicateWindowMs',
+  'storage',
+  'publishTimeoutMs',
+  'now',
+  'stopTimeoutMs',
+]);
+
 /**
  * Connects to NATS and returns a {@link Transport} over JetStream: every subject lives in one
  * stream; `subscribe` creates (or re-attaches to) a durable pull consumer with explicit acks, so a
@@ -52,6 +66,7 @@ export interface NatsTransportOptions {
  * const transport = await connectNatsTransport({ servers: 'nats://127.0.0.1:4222', stream: 'RAPS_demo', subjects: ['raps.demo.>'] });
  */
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<Transport> {
+  assertKnownOptions('options', options, knownNatsTransportOptions, 'connectNatsTransport');
   const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
   if (servers.length === 0)
     throw new InvalidArgumentError({

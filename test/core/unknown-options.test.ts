@@ -1,32 +1,97 @@
 import { describe, expect, it } from 'vitest';
 import {
+  agreementRatingSource,
   analyzeProposals,
   BetaReputationModel,
+  buildQaTeam,
   checkBehaviour,
   computeEigentrust,
+  connectNatsTransport,
   createAggregator,
+  createAiSdkEmbedder,
   createBetaModel,
   createBlocTracker,
+  createBroker,
+  createCacheMiddleware,
+  createCompletion,
+  createConcurrencyMiddleware,
+  createDebateMethod,
+  createDemoTeam,
   createDrfModel,
+  createDrfParts,
   createEigenTrustModel,
+  createExactAnswerKind,
+  createExecutionVerifier,
+  createExpectedCostLedger,
+  createHashedNgramEmbedder,
+  createInProcessBus,
+  createLanguageModel,
+  createLedgerMiddleware,
+  createLiveAgent,
+  createLlmJudgeVerifier,
+  createMathAnswerKind,
   createMiniRepAggregator,
   createMiniRepModel,
+  createNumberAnswerKind,
+  createOpenAICompatibleEmbedder,
   createPeerHistory,
   createPosteriorHistory,
+  createPromptRouteSelector,
+  createProviderLimiter,
+  createRapsScenario,
+  createReplayedAgent,
   createReputationModel,
+  createRetryMiddleware,
+  createReviewerAgent,
   createSelector,
+  createSimulatedAgent,
   createSimulatedVerifier,
+  createSimulationWorld,
   createSingleMetricModel,
+  createStoreTraceSink,
+  createTimeoutMiddleware,
   createTopKSelector,
+  createTracer,
   createUcbSelector,
-  drfReputationStep,
   DrfReputationModel,
+  drfReputationStep,
   eigentrust,
   EigenTrustReputationModel,
+  generateTasks,
   InvalidArgumentError,
+  miniRepPeerFilter,
   MiniRepReputationModel,
+  normalizeExactAnswer,
+  openStore,
+  readLines,
+  reputationPeerFilter,
+  runAdversarialSeeds,
+  runCapabilityExperiment,
+  runCodeTests,
+  runCollusionExperiment,
+  runCostExperiment,
+  runDebate,
+  runDebateSession,
+  runDemo,
+  runDrf,
+  runDrfSession,
+  runDrfTuning,
+  runRaps,
+  runRapsScenario,
+  runRapsScenarioOverNats,
+  runRapsSession,
+  runReplay,
+  runScaling,
+  runSignExperiment,
+  scoreCodeAnswer,
+  serveRapsNodeOverNats,
+  simulatedJudgeRatingSource,
   SingleMetricReputationModel,
+  spawnRapsNodeProcess,
+  startNatsServer,
+  startRapsNode,
   type Task,
+  wrapWithPlumbing,
 } from '../../src/index.js';
 
 // Every public factory that takes an options object refuses a key it does not know, naming it in
@@ -40,6 +105,7 @@ type Loose = any;
 const agents = ['a1', 'a2'];
 const task: Task = { id: 't1', kind: 'exact', prompt: 'q' };
 const model = () => createMiniRepModel({ agents });
+const identity = { id: 'a1', model: 'm1' };
 
 interface Case {
   /** The call, misspelt. */
@@ -232,6 +298,413 @@ const cases: Record<string, Case> = {
     parameter: 'options.flagCap',
     message:
       'unknown option "flagCap" of checkBehaviour; did you mean "flagCapFraction"? Known options: overrideSuspicion, falseClaimSuspicion, flipSuspicion, flagCapFraction',
+  },
+
+  // Agents.
+  createLiveAgent: {
+    call: () => createLiveAgent({ identity, complete: async () => ({}), peerTextLimt: 100 } as Loose),
+    parameter: 'peerTextLimt',
+    message:
+      'unknown option "peerTextLimt" of createLiveAgent; did you mean "peerTextLimit"? Known options: identity, complete, prompts, peerTextLimit',
+  },
+  'createLiveAgent prompts': {
+    call: () => createLiveAgent({ identity, complete: async () => ({}), prompts: { proposal: () => '' } } as Loose),
+    parameter: 'prompts.proposal',
+    message:
+      'unknown option "prompts.proposal" of createLiveAgent; did you mean "prompts.propose"? Known prompts options: system, propose, revise, rate, audit, refineSubscription',
+  },
+  createReplayedAgent: {
+    call: () => createReplayedAgent({ identity, answer: new Map() } as Loose),
+    parameter: 'answer',
+    message: 'unknown option "answer" of createReplayedAgent; did you mean "answers"? Known options: identity, answers',
+  },
+  createSimulatedAgent: {
+    call: () => createSimulatedAgent({ identity, profile: { skill: 0.7 }, world: {}, seed: 1, latency: 5 } as Loose),
+    parameter: 'latency',
+    message: 'unknown option "latency" of createSimulatedAgent; did you mean "latencyMs"?',
+  },
+  'createSimulatedAgent profile': {
+    call: () =>
+      createSimulatedAgent({ identity, profile: { skill: 0.7, conformaty: 0.3 }, world: {}, seed: 1 } as Loose),
+    parameter: 'profile.conformaty',
+    message: 'unknown option "profile.conformaty" of createSimulatedAgent; did you mean "profile.conformity"?',
+  },
+  'createSimulatedAgent profile.adversary': {
+    call: () =>
+      createSimulatedAgent({
+        identity,
+        profile: { skill: 0.7, adversary: { strategy: 'payload', coalitoin: 'x' } },
+        world: {},
+        seed: 1,
+      } as Loose),
+    parameter: 'profile.adversary.coalitoin',
+    message:
+      'unknown option "profile.adversary.coalitoin" of createSimulatedAgent; did you mean "profile.adversary.coalition"? Known profile.adversary options: strategy, coalition, claimAgreement, injection',
+  },
+  createSimulationWorld: {
+    call: () => createSimulationWorld({ tasks: [], seed: 1, distractors: 6 } as Loose),
+    parameter: 'distractors',
+    message:
+      'unknown option "distractors" of createSimulationWorld; remove it. Known options: tasks, seed, distractorCount, answerKey',
+  },
+  createDemoTeam: {
+    call: () => createDemoTeam({ world: {}, seed: 1, attacked: false, attack: true } as Loose),
+    parameter: 'attack',
+    message: 'unknown option "attack" of createDemoTeam; did you mean "attacked"?',
+  },
+
+  // Store, tasks, tracing, answer kinds, embeddings, transport.
+  openStore: {
+    call: () => openStore({ path: ':memory:', readOnly: true } as Loose),
+    parameter: 'readOnly',
+    message:
+      'unknown option "readOnly" of openStore; did you mean "readonly"? Known options: path, now, readonly, busyTimeoutMs',
+  },
+  createStoreTraceSink: {
+    call: () => createStoreTraceSink({ store: {}, runId: 'r1', methd: 'drf' } as Loose),
+    parameter: 'methd',
+    message: 'unknown option "methd" of createStoreTraceSink; did you mean "method"?',
+  },
+  generateTasks: {
+    call: () => generateTasks({ cout: 5 } as Loose),
+    parameter: 'cout',
+    message: 'unknown option "cout" of generateTasks; did you mean "count"? Known options: count, seed, idPrefix',
+  },
+  createTracer: {
+    call: () => createTracer({ clock: () => 0 } as Loose),
+    parameter: 'clock',
+    message: 'unknown option "clock" of createTracer; remove it. Known options: sink, now, generateId',
+  },
+  createExactAnswerKind: {
+    call: () => createExactAnswerKind({ ignorecase: true } as Loose),
+    parameter: 'options.ignorecase',
+    message: 'unknown option "ignorecase" of createExactAnswerKind; did you mean "ignoreCase"?',
+  },
+  normalizeExactAnswer: {
+    call: () => normalizeExactAnswer('The cat', { removeArticle: true } as Loose),
+    parameter: 'options.removeArticle',
+    message: 'unknown option "removeArticle" of normalizeExactAnswer; did you mean "removeArticles"?',
+  },
+  createNumberAnswerKind: {
+    call: () => createNumberAnswerKind({ relativeTolerence: 1e-6 } as Loose),
+    parameter: 'options.relativeTolerence',
+    message: 'unknown option "relativeTolerence" of createNumberAnswerKind; did you mean "relativeTolerance"?',
+  },
+  createMathAnswerKind: {
+    call: () => createMathAnswerKind({ cachesize: 10 } as Loose),
+    parameter: 'options.cachesize',
+    message: 'unknown option "cachesize" of createMathAnswerKind; did you mean "cacheSize"?',
+  },
+  createHashedNgramEmbedder: {
+    call: () => createHashedNgramEmbedder({ dimension: 64 } as Loose),
+    parameter: 'options.dimension',
+    message: 'unknown option "dimension" of createHashedNgramEmbedder; did you mean "dimensions"?',
+  },
+  createInProcessBus: {
+    call: () => createInProcessBus({ maxDelivery: 3 } as Loose),
+    parameter: 'options.maxDelivery',
+    message: 'unknown option "maxDelivery" of createInProcessBus; did you mean "maxDeliver"?',
+  },
+  connectNatsTransport: {
+    call: () => connectNatsTransport({ servers: 'nats://127.0.0.1:1', stream: 'S', subjects: [], ackWait: 5 } as Loose),
+    parameter: 'options.ackWait',
+    message: 'unknown option "ackWait" of connectNatsTransport; did you mean "ackWaitMs"?',
+  },
+  startNatsServer: {
+    call: () => startNatsServer({ bin: '/nowhere' } as Loose),
+    parameter: 'options.bin',
+    message: 'unknown option "bin" of startNatsServer; did you mean "binary"? Known options: binary, port, storeDir',
+  },
+
+  // Protocols.
+  runDebate: {
+    call: () => runDebate({ team: [], task, aggregator: {}, rng: () => 0, round: 2 } as Loose),
+    parameter: 'round',
+    message: 'unknown option "round" of runDebate; did you mean "rounds"?',
+  },
+  runDebateSession: {
+    call: () => runDebateSession({ agents: [], roundz: 1 } as Loose),
+    parameter: 'roundz',
+    message: 'unknown option "roundz" of runDebateSession; did you mean "rounds"?',
+  },
+  'runDebateSession method': {
+    call: () => runDebateSession({ agents: [], method: { name: 'm', aggregator: {}, ratngs: true } } as Loose),
+    parameter: 'method.ratngs',
+    message: 'unknown option "method.ratngs" of runDebateSession; did you mean "method.ratings"?',
+  },
+  createDebateMethod: {
+    call: () => createDebateMethod('majority', { agents: [], size: 3 } as Loose),
+    parameter: 'options.size',
+    message: 'unknown option "size" of createDebateMethod; remove it. Known options: agents, k',
+  },
+  reputationPeerFilter: {
+    call: () => reputationPeerFilter(model(), { threshold: 0.5 } as Loose),
+    parameter: 'options.threshold',
+    message: 'unknown option "threshold" of reputationPeerFilter; remove it. Known options: relativeThreshold',
+  },
+  miniRepPeerFilter: {
+    call: () => miniRepPeerFilter(model(), { suspicion: 0.5 } as Loose),
+    parameter: 'options.suspicion',
+    message: 'unknown option "suspicion" of miniRepPeerFilter; did you mean "suspicionThreshold"?',
+  },
+  runDrf: {
+    call: () => runDrf({ pool: [], tasks: [], selector: {}, reputation: {}, rng: () => 0, treshold: 0.3 } as Loose),
+    parameter: 'treshold',
+    message: 'unknown option "treshold" of runDrf; did you mean "threshold"?',
+  },
+  runDrfSession: {
+    call: () => runDrfSession({ agents: [], comapre: [] } as Loose),
+    parameter: 'comapre',
+    message: 'unknown option "comapre" of runDrfSession; did you mean "compare"?',
+  },
+  // The team file's `type` is not a protocol option; the CLI leaves it out.
+  'runDrfSession protocol': {
+    call: () => runDrfSession({ agents: [], protocol: { type: 'drf', k: 3 } } as Loose),
+    parameter: 'protocol.type',
+    message:
+      'unknown option "protocol.type" of runDrfSession; remove it. Known protocol options: k, variant, delta, threshold, exploration, minEligible, defence, credibilityFloor, w0, beta, initialReputation, priorTokens',
+  },
+  createDrfParts: {
+    call: () => createDrfParts({ agents, exploraton: 1 } as Loose),
+    parameter: 'exploraton',
+    message: 'unknown option "exploraton" of createDrfParts; did you mean "exploration"?',
+  },
+  createExpectedCostLedger: {
+    call: () => createExpectedCostLedger({ agents, prices: {}, priorToken: { input: 1, output: 1 } } as Loose),
+    parameter: 'priorToken',
+    message: 'unknown option "priorToken" of createExpectedCostLedger; did you mean "priorTokens"?',
+  },
+  agreementRatingSource: {
+    call: () => agreementRatingSource({ distnce: 'exact' } as Loose),
+    parameter: 'distnce',
+    message:
+      'unknown option "distnce" of agreementRatingSource; did you mean "distance"? Known options: sameAnswer, variant, distance',
+  },
+  simulatedJudgeRatingSource: {
+    call: () => simulatedJudgeRatingSource({ isCorrect: () => true, seed: 1, acuracy: 0.8 } as Loose),
+    parameter: 'acuracy',
+    message: 'unknown option "acuracy" of simulatedJudgeRatingSource; did you mean "accuracy"?',
+  },
+  runRaps: {
+    call: () => runRaps({ agents: [], subscriptions: {}, tasks: [], topk: 2 } as Loose),
+    parameter: 'topk',
+    message: 'unknown option "topk" of runRaps; did you mean "topK"?',
+  },
+  'runRaps beta': {
+    call: () => runRaps({ agents: [], subscriptions: {}, tasks: [], beta: { lamda: 0.9 } } as Loose),
+    parameter: 'beta.lamda',
+    message:
+      'unknown option "beta.lamda" of runRaps; did you mean "beta.lambda"? Known beta options: lambda, delta, omega, tau, witnessCredibility',
+  },
+  'runRapsSession protocol': {
+    call: () => runRapsSession({ agents: [], protocol: { transport: 'nats' } } as Loose),
+    parameter: 'protocol.transport',
+    message: 'unknown option "protocol.transport" of runRapsSession; remove it. Known protocol options: topK, tau,',
+  },
+  createBroker: {
+    call: () => createBroker({ dimensions: 8, topk: 3 } as Loose),
+    parameter: 'options.topk',
+    message: 'unknown option "topk" of createBroker; did you mean "topK"?',
+  },
+  startRapsNode: {
+    call: () => startRapsNode({ transport: {}, runId: 'r1', agent: {}, onErr: () => {} } as Loose),
+    parameter: 'onErr',
+    message: 'unknown option "onErr" of startRapsNode; did you mean "onError"?',
+  },
+  createPromptRouteSelector: {
+    call: () => createPromptRouteSelector({ generate: async () => '[]', model: 'm' } as Loose),
+    parameter: 'model',
+    message: 'unknown option "model" of createPromptRouteSelector; remove it. Known options: generate',
+  },
+
+  // Evaluation entry points.
+  runReplay: {
+    call: () => runReplay({ path: 'nowhere', workerz: 2 } as Loose),
+    parameter: 'workerz',
+    message: 'unknown option "workerz" of runReplay; did you mean "workers"?',
+  },
+  runDemo: {
+    call: () => runDemo({ store: {}, round: 2 } as Loose),
+    parameter: 'round',
+    message: 'unknown option "round" of runDemo; did you mean "rounds"?',
+  },
+  runCapabilityExperiment: {
+    call: () => runCapabilityExperiment({ seed: 3 } as Loose),
+    parameter: 'seed',
+    message: 'unknown option "seed" of runCapabilityExperiment; did you mean "seeds"?',
+  },
+  runCollusionExperiment: {
+    call: () => runCollusionExperiment({ windw: 5 } as Loose),
+    parameter: 'windw',
+    message: 'unknown option "windw" of runCollusionExperiment; did you mean "window"?',
+  },
+  runCostExperiment: {
+    call: () => runCostExperiment({ name: 'd', agents: [], tasks: [] } as Loose, { poolsize: 3 } as Loose),
+    parameter: 'poolsize',
+    message: 'unknown option "poolsize" of runCostExperiment; did you mean "poolSize"?',
+  },
+  runSignExperiment: {
+    call: () => runSignExperiment({ cost: 'per-round' } as Loose),
+    parameter: 'cost',
+    message: 'unknown option "cost" of runSignExperiment; did you mean "costs"?',
+  },
+  runDrfTuning: {
+    call: () => runDrfTuning({ seed: 1 } as Loose),
+    parameter: 'seed',
+    message: 'unknown option "seed" of runDrfTuning; did you mean "seeds"? Known options: baseSeed, seeds, configs',
+  },
+  createRapsScenario: {
+    call: () => createRapsScenario('adversarial', { taskcount: 3 } as Loose),
+    parameter: 'parameters.taskcount',
+    message: 'unknown option "parameters.taskcount" of createRapsScenario; did you mean "parameters.taskCount"?',
+  },
+  runRapsScenario: {
+    call: () => runRapsScenario('adversarial', { replyTimeout: 5 } as Loose),
+    parameter: 'options.replyTimeout',
+    message: 'unknown option "replyTimeout" of runRapsScenario; did you mean "replyTimeoutMs"?',
+  },
+  runScaling: {
+    call: () => runScaling({ size: [10] } as Loose),
+    parameter: 'size',
+    message: 'unknown option "size" of runScaling; did you mean "sizes"?',
+  },
+  'runRapsScenarioOverNats parameters': {
+    call: () => runRapsScenarioOverNats('adversarial', { parameters: { sed: 1 } } as Loose),
+    parameter: 'options.parameters.sed',
+    message: 'unknown option "parameters.sed" of runRapsScenarioOverNats; did you mean "parameters.seed"?',
+  },
+  serveRapsNodeOverNats: {
+    call: () =>
+      serveRapsNodeOverNats({ servers: 'nats://127.0.0.1:1', runId: 'r1', agent: {}, secretEnvs: [] } as Loose),
+    parameter: 'secretEnvs',
+    message: 'unknown option "secretEnvs" of serveRapsNodeOverNats; did you mean "secretEnv"?',
+  },
+  spawnRapsNodeProcess: {
+    call: () =>
+      spawnRapsNodeProcess({
+        scenario: 'adversarial',
+        parameters: {},
+        agentId: 'a1',
+        natsUrl: 'nats://127.0.0.1:1',
+        onStdErr: () => {},
+      } as Loose),
+    parameter: 'onStdErr',
+    message: 'unknown option "onStdErr" of spawnRapsNodeProcess; did you mean "onStderr"?',
+  },
+  runAdversarialSeeds: {
+    call: () => runAdversarialSeeds({ seed: 1, witnesses: false } as Loose),
+    parameter: 'witnesses',
+    message: 'unknown option "witnesses" of runAdversarialSeeds; did you mean "witness"?',
+  },
+  buildQaTeam: {
+    call: () => buildQaTeam({ size: 5, adversaries: 1, seed: 1, taskCount: 3, skillLo: 0.5 } as Loose),
+    parameter: 'skillLo',
+    message: 'unknown option "skillLo" of buildQaTeam; did you mean "skillLow"?',
+  },
+  createReviewerAgent: {
+    call: () => createReviewerAgent({ identity, role: 'security', halucinating: true } as Loose),
+    parameter: 'halucinating',
+    message: 'unknown option "halucinating" of createReviewerAgent; did you mean "hallucinating"?',
+  },
+  createExecutionVerifier: {
+    call: () => createExecutionVerifier({ tests: () => undefined, concurency: 2 } as Loose),
+    parameter: 'options.concurency',
+    message: 'unknown option "concurency" of createExecutionVerifier; did you mean "concurrency"?',
+  },
+  'createExecutionVerifier sandbox': {
+    call: () => createExecutionVerifier({ tests: () => undefined, sandbox: { timeout: 5 } } as Loose),
+    parameter: 'options.sandbox.timeout',
+    message: 'unknown option "sandbox.timeout" of createExecutionVerifier; did you mean "sandbox.timeoutMs"?',
+  },
+  runCodeTests: {
+    call: () => runCodeTests({ code: '', test: '', language: 'python', timeout: 5 } as Loose),
+    parameter: 'timeout',
+    message: 'unknown option "timeout" of runCodeTests; did you mean "timeoutMs"?',
+  },
+  scoreCodeAnswer: {
+    call: () => scoreCodeAnswer({ text: '', test: '', memory: 64 } as Loose),
+    parameter: 'memory',
+    message: 'unknown option "memory" of scoreCodeAnswer; did you mean "memoryMb"?',
+  },
+  readLines: {
+    call: () => readLines('nowhere.jsonl', { expect: 'records' } as Loose).next(),
+    parameter: 'options.expect',
+    message: 'unknown option "expect" of readLines; did you mean "expected"? Known options: expected',
+  },
+
+  // LLM factories.
+  createLanguageModel: {
+    call: () => createLanguageModel({ provider: 'openai', model: 'm', apiKeyEnvv: 'KEY' } as Loose),
+    parameter: 'apiKeyEnvv',
+    message: 'unknown option "apiKeyEnvv" of createLanguageModel; did you mean "apiKeyEnv"?',
+  },
+  'createLanguageModel retry': {
+    call: () => createLanguageModel({ provider: 'openai', model: 'm', retry: { maxRetires: 1 } } as Loose),
+    parameter: 'retry.maxRetires',
+    message: 'unknown option "retry.maxRetires" of createLanguageModel; did you mean "retry.maxRetries"?',
+  },
+  wrapWithPlumbing: {
+    call: () => wrapWithPlumbing({ model: {}, headers: {} } as Loose),
+    parameter: 'headers',
+    message: 'unknown option "headers" of wrapWithPlumbing; remove it. Known options: cache, cacheMode, ledger,',
+  },
+  'wrapWithPlumbing price': {
+    call: () => wrapWithPlumbing({ model: {}, price: { inputPerMilion: 1 } } as Loose),
+    parameter: 'price.inputPerMilion',
+    message:
+      'unknown option "price.inputPerMilion" of wrapWithPlumbing; did you mean "price.inputPerMillion"? Known price options: inputPerMillion, outputPerMillion, perCall',
+  },
+  createCacheMiddleware: {
+    call: () => createCacheMiddleware({ cache: {}, namespce: 'x' } as Loose),
+    parameter: 'namespce',
+    message: 'unknown option "namespce" of createCacheMiddleware; did you mean "namespace"?',
+  },
+  createCompletion: {
+    call: () => createCompletion({ model: {}, runid: 'r1' } as Loose),
+    parameter: 'runid',
+    message: 'unknown option "runid" of createCompletion; did you mean "runId"? Known options: model, runId, price',
+  },
+  createLedgerMiddleware: {
+    call: () => createLedgerMiddleware({ onCal: () => {} } as Loose),
+    parameter: 'onCal',
+    message: 'unknown option "onCal" of createLedgerMiddleware; did you mean "onCall"?',
+  },
+  createRetryMiddleware: {
+    call: () => createRetryMiddleware({ maxDelay: 100 } as Loose),
+    parameter: 'maxDelay',
+    message: 'unknown option "maxDelay" of createRetryMiddleware; did you mean "maxDelayMs"?',
+  },
+  createTimeoutMiddleware: {
+    call: () => createTimeoutMiddleware({ timeout: 5 } as Loose),
+    parameter: 'timeout',
+    message: 'unknown option "timeout" of createTimeoutMiddleware; did you mean "timeoutMs"?',
+  },
+  createConcurrencyMiddleware: {
+    call: () => createConcurrencyMiddleware({ semaphore: {}, limit: 2 } as Loose),
+    parameter: 'limit',
+    message: 'unknown option "limit" of createConcurrencyMiddleware; remove it. Known options: semaphore',
+  },
+  createProviderLimiter: {
+    call: () => createProviderLimiter({ default: 4 } as Loose),
+    parameter: 'default',
+    message:
+      'unknown option "default" of createProviderLimiter; did you mean "defaultLimit"? Known options: defaultLimit, limits',
+  },
+  createAiSdkEmbedder: {
+    call: () => createAiSdkEmbedder({ model: {}, dimensions: 8, maxParallel: 2 } as Loose),
+    parameter: 'options.maxParallel',
+    message: 'unknown option "maxParallel" of createAiSdkEmbedder; did you mean "maxParallelCalls"?',
+  },
+  createOpenAICompatibleEmbedder: {
+    call: () => createOpenAICompatibleEmbedder({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', baseUrl: 'x' } as Loose),
+    parameter: 'options.baseUrl',
+    message: 'unknown option "baseUrl" of createOpenAICompatibleEmbedder; did you mean "baseURL"?',
+  },
+  createLlmJudgeVerifier: {
+    call: () => createLlmJudgeVerifier({ model: 'm', systemPrompt: 'judge' } as Loose),
+    parameter: 'systemPrompt',
+    message:
+      'unknown option "systemPrompt" of createLlmJudgeVerifier; did you mean "system"? Known options: model, name, runId, system',
   },
 };
 

@@ -128,6 +128,8 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         onConcurrentUpdate: (update) =>
           process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
       });
+      // The team file's `type` chose this session; the rest of the block is the session's protocol.
+      const { type: _type, ...drfProtocol } = protocol;
       const session = await runDrfSession({
         store: shared.store,
         runId,
@@ -135,7 +137,7 @@ export async function runProtocolTeam(team: ProtocolTeamFile, args: ProtocolRunA
         kind: 'run',
         agents,
         tasks: tasks.map((item) => item.task),
-        protocol,
+        protocol: drfProtocol,
         prices: Object.fromEntries(team.agents.map((agent) => [agent.id, agent.price ?? {}])),
         compare: methods,
         seed: team.seed,

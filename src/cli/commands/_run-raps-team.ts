@@ -68,6 +68,8 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
       await Promise.all(nodes.map((node) => node.ready));
       hostAgents = [];
     }
+    // `type`, `transport` and `natsUrl` chose and wired the session above; the rest is its protocol.
+    const { type: _type, transport: _transportKind, natsUrl: _natsUrl, ...rapsProtocol } = protocol;
     const session = await runRapsSession({
       store,
       runId,
@@ -82,7 +84,7 @@ export async function runRapsTeam(input: RunRapsTeamInput): Promise<{
       ...(transport === undefined ? {} : { transport }),
       wireRunId,
       tasks,
-      protocol,
+      protocol: rapsProtocol,
       compare: input.methods,
       seed: team.seed,
       config: input.config,

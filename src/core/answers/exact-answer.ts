@@ -1,4 +1,5 @@
 import { resolveOptions } from '../options.js';
+import { assertKnownOptions, defineOptionKeys } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import {
   firstKey,
@@ -19,12 +20,14 @@ export interface ExactAnswerOptions {
 }
 
 const defaultExactOptions: Required<ExactAnswerOptions> = { removeArticles: true, ignoreCase: true };
+const knownExactOptions = defineOptionKeys<ExactAnswerOptions>()(['removeArticles', 'ignoreCase']);
 
 // Punctuation and quotes stripped from both ends of an answer.
 const SURROUNDING = ' "\'`“”‘’.,;:!?()[]{}*_';
 
 /** Normalizes an isolated answer for exact comparison, or `null` when nothing is left. */
 export function normalizeExactAnswer(answer: string, options?: ExactAnswerOptions): string | null {
+  assertKnownOptions('options', options, knownExactOptions, 'normalizeExactAnswer');
   const resolved = resolveOptions(defaultExactOptions, options);
   let text = stripMathDelimiters(answer.normalize('NFKC')).replace(/\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}/g, '$1');
   if (resolved.ignoreCase) text = text.toLowerCase();
@@ -56,6 +59,7 @@ export function normalizeExactAnswer(answer: string, options?: ExactAnswerOption
  * createExactAnswerKind().equivalent('The Eiffel Tower.', 'eiffel tower'); // true
  */
 export function createExactAnswerKind(options?: ExactAnswerOptions): AnswerKindHandler {
+  assertKnownOptions('options', options, knownExactOptions, 'createExactAnswerKind');
   const resolved = resolveOptions(defaultExactOptions, options);
   const canonicalKey = (answer: string): string | null => normalizeExactAnswer(answer, resolved);
   return {

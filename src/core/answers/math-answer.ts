@@ -1,7 +1,7 @@
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import { resolveOptions } from '../options.js';
 import { indexEngineDictionary } from './_engine-dictionary-index.js';
-import { assertInteger, assertNonNegative } from '../validate.js';
+import { assertInteger, assertKnownOptions, assertNonNegative, defineOptionKeys } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, GROUPED_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
 import {
@@ -489,6 +489,8 @@ function containsError(node: unknown): boolean {
   return node.some(containsError);
 }
 
+const knownMathOptions = defineOptionKeys<MathAnswerOptions>()(['relativeTolerance', 'absoluteTolerance', 'cacheSize']);
+
 /**
  * Creates the `math` kind. Keys: a numeric value rounded to 10 significant digits when the answer
  * evaluates to a real number; `(a,b)` / `[a,b)` with element keys in order for tuples and
@@ -513,6 +515,7 @@ export function createMathAnswerKind(options?: MathAnswerOptions): AnswerKindHan
    */
   engineDiagnostics(): number;
 } {
+  assertKnownOptions('options', options, knownMathOptions, 'createMathAnswerKind');
   const resolved = resolveOptions(defaultMathOptions, options);
   assertNonNegative('options.relativeTolerance', resolved.relativeTolerance, 'pass e.g. { relativeTolerance: 1e-8 }');
   assertNonNegative('options.absoluteTolerance', resolved.absoluteTolerance, 'pass e.g. { absoluteTolerance: 1e-12 }');

@@ -1,5 +1,5 @@
 import { resolveOptions } from '../options.js';
-import { assertNonNegative } from '../validate.js';
+import { assertKnownOptions, assertNonNegative, defineOptionKeys } from '../validate.js';
 import type { AnswerKindHandler } from './answer-handler.js';
 import { DECIMAL_PATTERN, formatNumberKey, numbersClose, parseSimpleFraction } from './_number.js';
 import { firstKey, jsonAnswers, lastAnswerLine, lastBoxed, stripMathDelimiters, trimCharacters } from './_text.js';
@@ -65,6 +65,8 @@ export function lastNumberInText(text: string): number | null {
   return finiteOrNull(Number((tokens[tokens.length - 1] as string).replace(/,/g, '')));
 }
 
+const knownNumberOptions = defineOptionKeys<NumberAnswerOptions>()(['relativeTolerance', 'absoluteTolerance']);
+
 /**
  * Creates the `number` kind: key = the value rounded to 10 significant digits; equivalence =
  * |a − b| ≤ max(absoluteTolerance, relativeTolerance·max(|a|, |b|)). Extraction tries, in order,
@@ -77,6 +79,7 @@ export function lastNumberInText(text: string): number | null {
  * kind.equivalent('$12.00', '12'); // true
  */
 export function createNumberAnswerKind(options?: NumberAnswerOptions): AnswerKindHandler {
+  assertKnownOptions('options', options, knownNumberOptions, 'createNumberAnswerKind');
   const resolved = resolveOptions(defaultNumberOptions, options);
   assertNonNegative('options.relativeTolerance', resolved.relativeTolerance, 'pass e.g. { relativeTolerance: 1e-6 }');
   assertNonNegative('options.absoluteTolerance', resolved.absoluteTolerance, 'pass e.g. { absoluteTolerance: 1e-9 }');

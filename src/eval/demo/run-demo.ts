@@ -2,7 +2,7 @@ import { createDemoTeam, demoTeam, type DemoMember } from '../../agents/demo-tea
 import { createSimulationWorld } from '../../agents/simulation-world.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
 import {
   runDebateSession,
@@ -58,6 +58,17 @@ export interface RunDemoOptions {
   readonly now?: () => number;
 }
 
+const knownDemoOptions = defineOptionKeys<RunDemoOptions>()([
+  'store',
+  'seed',
+  'tasks',
+  'rounds',
+  'methods',
+  'members',
+  'onProgress',
+  'now',
+]);
+
 /**
  * The embedded main job: a simulated 10-agent team (clone groups, three adversaries) debates the
  * built-in tasks once per method, clean and under a coordinated attack (one shared wrong payload
@@ -68,16 +79,18 @@ export interface RunDemoOptions {
  * const summary = await runDemo({ store: openStore({ path: ':memory:' }), seed: 2027 });
  * summary.methods.minirep.attacked; // 0.8...
  */
-export async function runDemo({
-  store,
-  seed = 2027,
-  tasks: count = 100,
-  rounds = 2,
-  methods = debateMethodNames,
-  members = demoTeam,
-  onProgress,
-  now = () => performance.now(),
-}: RunDemoOptions): Promise<DemoSummary> {
+export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
+  assertKnownOptions('', options, knownDemoOptions, 'runDemo');
+  const {
+    store,
+    seed = 2027,
+    tasks: count = 100,
+    rounds = 2,
+    methods = debateMethodNames,
+    members = demoTeam,
+    onProgress,
+    now = () => performance.now(),
+  } = options;
   assertInteger('tasks', count, 1, 10_000);
   assertInteger('rounds', rounds, 0, 20);
   const started = now();

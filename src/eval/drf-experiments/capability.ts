@@ -4,7 +4,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { resolveOptions } from '../../core/options.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import { assertInRange, assertInteger } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { DrfVariant } from '../../reputation/drf.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { drfConfigParts, drfReviewConfig, drfStandardConfigs, type DrfConfig } from './drf-config.js';
@@ -101,6 +101,20 @@ const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | '
   threshold: 0.3,
 };
 
+const knownCapabilityOptions = defineOptionKeys<CapabilityExperimentOptions>()([
+  'seeds',
+  'baseSeed',
+  'agents',
+  'tasks',
+  'k',
+  'skillLow',
+  'skillHigh',
+  'delta',
+  'threshold',
+  'configs',
+  'selectorFactory',
+]);
+
 /**
  * Runs DRF on seeded simulated pools with hidden skills and correlates final reputation with true
  * accuracy (Spearman), for each DRF configuration (the paper as printed, the review's corrections,
@@ -113,6 +127,7 @@ const defaults: Required<Omit<CapabilityExperimentOptions, 'selectorFactory' | '
 export async function runCapabilityExperiment(
   options: CapabilityExperimentOptions = {},
 ): Promise<CapabilityExperimentResult> {
+  assertKnownOptions('', options, knownCapabilityOptions, 'runCapabilityExperiment');
   const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');

@@ -4,7 +4,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { resolveOptions } from '../../core/options.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import { assertInRange, assertInteger } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { DrfDefence } from '../../protocols/drf/drf-round.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { drfConfigParts, drfStandardConfigs, type DrfConfig } from './drf-config.js';
@@ -98,6 +98,20 @@ const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'c
   threshold: 0.3,
 };
 
+const knownCollusionOptions = defineOptionKeys<CollusionExperimentOptions>()([
+  'seeds',
+  'baseSeed',
+  'tasks',
+  'k',
+  'window',
+  'honestSkills',
+  'colluderSkill',
+  'delta',
+  'threshold',
+  'configs',
+  'selectorFactory',
+]);
+
 /**
  * Runs DRF (each configuration, UCB with equal costs) on a pool of honest simulated agents plus two
  * low-capability colluders, once without a defence and once with rater credibility, on the same
@@ -110,6 +124,7 @@ const defaults: Required<Omit<CollusionExperimentOptions, 'selectorFactory' | 'c
 export async function runCollusionExperiment(
   options: CollusionExperimentOptions = {},
 ): Promise<CollusionExperimentResult> {
+  assertKnownOptions('', options, knownCollusionOptions, 'runCollusionExperiment');
   const { selectorFactory: makeSelector, configs = drfStandardConfigs, ...rest } = options;
   const resolved = resolveOptions(defaults, rest);
   assertInteger('tasks', resolved.tasks, 1, 100_000);

@@ -11,7 +11,13 @@ import { resolveOptions } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed, shuffle } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import { assertInRange, assertInteger, assertOneOf } from '../../core/validate.js';
+import {
+  assertInRange,
+  assertInteger,
+  assertKnownOptions,
+  assertOneOf,
+  defineOptionKeys,
+} from '../../core/validate.js';
 import { taskSplit } from '../replay/splits.js';
 import { agreementRatingSource, simulatedJudgeRatingSource } from '../../protocols/drf/rating-source.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
@@ -146,6 +152,24 @@ const defaults: Omit<Required<CostExperimentOptions>, 'answerKey' | 'selectorFac
   strict: false,
 };
 
+const knownCostOptions = defineOptionKeys<CostExperimentOptions>()([
+  'seeds',
+  'baseSeed',
+  'poolSize',
+  'teamSizes',
+  'tasks',
+  'rating',
+  'judgeAccuracy',
+  'delta',
+  'threshold',
+  'answerKey',
+  'split',
+  'costs',
+  'configs',
+  'strict',
+  'selectorFactory',
+]);
+
 /**
  * Replays recorded answers through DRF with k = 3, 4, 5 of a 10-agent pool and through the full
  * team, on the same tasks and seeds. The pool: agents that answered every task, ranked by dataset
@@ -160,6 +184,7 @@ export async function runCostExperiment(
   data: ReplayData,
   options: CostExperimentOptions = {},
 ): Promise<CostExperimentResult> {
+  assertKnownOptions('', options, knownCostOptions, 'runCostExperiment');
   const memo = new Map<string, string | null>();
   const {
     answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer),

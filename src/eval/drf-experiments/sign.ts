@@ -3,7 +3,7 @@
 // S_i = δ·r_i − (1−δ)·c_i + x_i and with random selection on a simulated pool.
 import { resolveOptions } from '../../core/options.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import { assertInRange, assertInteger } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { createExperimentSelector } from './experiment-selector.js';
 import { drfConfigParts, drfPrintedConfig, drfReviewConfig } from './drf-config.js';
@@ -78,6 +78,19 @@ const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = {
   costs: 'per-round',
 };
 
+const knownSignOptions = defineOptionKeys<SignExperimentOptions>()([
+  'seeds',
+  'baseSeed',
+  'agents',
+  'tasks',
+  'k',
+  'delta',
+  'skillLow',
+  'skillHigh',
+  'costs',
+  'selectorFactory',
+]);
+
 /**
  * Runs DRF with the printed Eq. 9, the corrected Eq. 9 and random-k selection (the review's
  * reputation rules) and with every equation printed, on the same seeded pools (costs ~ U(0, 1) per
@@ -89,6 +102,7 @@ const defaults: Required<Omit<SignExperimentOptions, 'selectorFactory'>> = {
  * result.rows.find((row) => row.rule === 'printed')?.meanSelectedCost.mean;
  */
 export async function runSignExperiment(options: SignExperimentOptions = {}): Promise<SignExperimentResult> {
+  assertKnownOptions('', options, knownSignOptions, 'runSignExperiment');
   const { selectorFactory: makeSelector = createExperimentSelector, ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');

@@ -2,6 +2,7 @@ import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSy
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { DataFormatError, NotFoundError } from '../../core/errors.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { findRepeatedKey, type RepeatedKey } from './_repeated-keys.js';
 
 /** One non-blank line of a text file with its 1-based line number. */
@@ -88,6 +89,8 @@ function withoutCarriageReturn(line: Buffer): Buffer {
   return line.length > 0 && line[line.length - 1] === carriageReturn ? line.subarray(0, line.length - 1) : line;
 }
 
+const knownReadLinesOptions = defineOptionKeys<ReadLinesOptions>()(['expected']);
+
 /**
  * Streams the non-blank lines of a UTF-8 text file (gunzipped when the name ends in `.gz`), with
  * their 1-based line numbers, without reading the whole file into memory. A line ends at LF or
@@ -97,6 +100,7 @@ function withoutCarriageReturn(line: Buffer): Buffer {
  * and naming the file when `options.expected` is given and the file has no non-blank line.
  */
 export async function* readLines(file: string, options: ReadLinesOptions = {}): AsyncGenerator<NumberedLine> {
+  assertKnownOptions('options', options, knownReadLinesOptions, 'readLines');
   if (!existsSync(file))
     throw new NotFoundError({ entity: 'file', id: file, message: `file not found: ${file}; check the path` });
   let yielded = false;

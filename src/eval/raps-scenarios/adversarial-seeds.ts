@@ -11,7 +11,7 @@ import {
   type RapsScenarioParameters,
 } from './scenarios.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 
 /** One seed of {@link runAdversarialSeeds}; accuracies in [0, 1]. */
 export interface AdversarialSeedRow {
@@ -87,6 +87,17 @@ export type AdversarialRunner = (
   parameters: RapsScenarioParameters,
 ) => Promise<{ scenario: RapsScenario; result: RapsResult }>;
 
+const knownAdversarialSeedsOptions = defineOptionKeys<NonNullable<Parameters<typeof runAdversarialSeeds>[0]>>()([
+  'seed',
+  'seeds',
+  'taskCount',
+  'witness',
+  'additions',
+  'witnessCredibility',
+  'recovery',
+  'run',
+]);
+
 /**
  * Runs `adversarial` on `seeds` consecutive seeds from `seed`, each with its clean team and its
  * honest-only ceiling, and summarises per seed and on average.
@@ -95,25 +106,29 @@ export type AdversarialRunner = (
  * const summary = await runAdversarialSeeds({ seed: 1, seeds: 20 });
  * summary.average.gapToHonestOnly.mean;
  */
-export async function runAdversarialSeeds({
-  seed = 1,
-  seeds = 20,
-  taskCount,
-  witness = true,
-  additions = true,
-  witnessCredibility = 'separate',
-  recovery = 1,
-  run,
-}: {
-  /** First seed, any integer (seed i = seed + i). @default 1 */ seed?: number;
-  /** Number of seeds, ≥ 2 for intervals. @default 20 */ seeds?: number;
-  /** Tasks per seed. @default 30 */ taskCount?: number;
-  /** @default true */ witness?: boolean;
-  /** @default true */ additions?: boolean;
-  /** @default 'separate' */ witnessCredibility?: 'separate' | 'shared';
-  /** Recovery factor ρ in [0, 1] of filtered-away beliefs (ours, not RAPS); 1 = off. @default 1 */ recovery?: number;
-  /** Runs the adversarial run (to run it over NATS); clean and honest-only runs are in-process. @default in-process */ run?: AdversarialRunner;
-} = {}): Promise<AdversarialSeedsSummary> {
+export async function runAdversarialSeeds(
+  options: {
+    /** First seed, any integer (seed i = seed + i). @default 1 */ seed?: number;
+    /** Number of seeds, ≥ 2 for intervals. @default 20 */ seeds?: number;
+    /** Tasks per seed. @default 30 */ taskCount?: number;
+    /** @default true */ witness?: boolean;
+    /** @default true */ additions?: boolean;
+    /** @default 'separate' */ witnessCredibility?: 'separate' | 'shared';
+    /** Recovery factor ρ in [0, 1] of filtered-away beliefs (ours, not RAPS); 1 = off. @default 1 */ recovery?: number;
+    /** Runs the adversarial run (to run it over NATS); clean and honest-only runs are in-process. @default in-process */ run?: AdversarialRunner;
+  } = {},
+): Promise<AdversarialSeedsSummary> {
+  assertKnownOptions('', options, knownAdversarialSeedsOptions, 'runAdversarialSeeds');
+  const {
+    seed = 1,
+    seeds = 20,
+    taskCount,
+    witness = true,
+    additions = true,
+    witnessCredibility = 'separate',
+    recovery = 1,
+    run,
+  } = options;
   assertInteger('seeds', seeds, 1, 10_000);
   // Seed i is seed + i, as in the DRF experiments; any integer, negative too, as every other command
   // takes (only seed + seeds − 1 must stay a safe integer).

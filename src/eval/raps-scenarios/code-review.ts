@@ -3,6 +3,7 @@ import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { Message } from '../../core/message.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 
 /** The built-in diff the `code-review` scenario reviews (TypeScript, one file). */
 export const reviewDiff = `diff --git a/src/users.ts b/src/users.ts
@@ -233,23 +234,27 @@ export function findingKey(finding: ReviewFinding): string {
 
 const zeroUsage: ActUsage = { inputTokens: 0, outputTokens: 0, cost: 0, cached: false };
 
+const knownReviewerOptions = defineOptionKeys<Parameters<typeof createReviewerAgent>[0]>()([
+  'identity',
+  'role',
+  'hallucinating',
+  'diff',
+]);
+
 /**
  * A rule-based reviewer agent for the built-in diff. It publishes its role's findings; its audit
  * checks every finding of a received review against the diff (quoted code on the cited line) and
  * calls the review reliable when at least 80% of its findings are grounded. A `hallucinating`
  * reviewer publishes invented findings instead.
  */
-export function createReviewerAgent({
-  identity,
-  role,
-  hallucinating = false,
-  diff = reviewDiff,
-}: {
+export function createReviewerAgent(options: {
   identity: AgentIdentity;
   role: string;
   hallucinating?: boolean;
   diff?: string;
 }): Agent {
+  assertKnownOptions('', options, knownReviewerOptions, 'createReviewerAgent');
+  const { identity, role, hallucinating = false, diff = reviewDiff } = options;
   const lines = newFileLines(diff);
   const own = hallucinating
     ? hallucinated.map((finding) => ({ ...finding, category: role }))

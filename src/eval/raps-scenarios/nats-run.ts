@@ -8,7 +8,9 @@ import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import { createEnvRedactor } from './_env-redactor.js';
+import { knownScenarioParameters } from './_option-keys.js';
 import { ignore, raceAbort } from '../../core/_race-abort.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import {
   createRapsScenario,
   runRapsScenario,
@@ -22,6 +24,14 @@ export function natsStreamName(runId: string): string {
   return `RAPS_${runId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
+const knownServeNodeOptions = defineOptionKeys<Parameters<typeof serveRapsNodeOverNats>[0]>()([
+  'servers',
+  'runId',
+  'agent',
+  'secretEnv',
+  'onStop',
+]);
+
 /**
  * The body of a RAPS node process: connects to NATS (the run's JetStream stream), starts `agent`'s
  * node on the wire run `runId`, prints `ready <agent>` on stdout, writes agent errors to stderr and,
@@ -29,13 +39,7 @@ export function natsStreamName(runId: string): string {
  * The values of the variables in `secretEnv` (and of OPENAI_API_KEY and ANTHROPIC_API_KEY) are
  * removed from every failure the node reports and writes.
  */
-export async function serveRapsNodeOverNats({
-  servers,
-  runId,
-  agent,
-  secretEnv = [],
-  onStop,
-}: {
+export async function serveRapsNodeOverNats(options: {
   servers: string;
   runId: string;
   agent: Agent;
@@ -43,6 +47,8 @@ export async function serveRapsNodeOverNats({
   secretEnv?: readonly string[];
   onStop?: () => void;
 }): Promise<void> {
+  assertKnownOptions('', options, knownServeNodeOptions, 'serveRapsNodeOverNats');
+  const { servers, runId, agent, secretEnv = [], onStop } = options;
   const redact = createEnvRedactor(secretEnv);
   const transport = await connectNatsTransport({
     servers,
@@ -82,6 +88,14 @@ export interface RapsNodeProcess {
   stop(): Promise<void>;
 }
 
+const knownSpawnNodeOptions = defineOptionKeys<Parameters<typeof spawnRapsNodeProcess>[0]>()([
+  'scenario',
+  'parameters',
+  'agentId',
+  'natsUrl',
+  'onStderr',
+]);
+
 /**
  * Starts one scenario agent as a separate Node process that joins the run over NATS. The child runs
  * with the current process's loader flags (`--import tsx` under tsx), so it works from source and
@@ -91,19 +105,16 @@ export interface RapsNodeProcess {
  * const node = spawnRapsNodeProcess({ scenario: 'adversarial', parameters: { seed: 2027 }, agentId: 'agent-1', natsUrl: server.url });
  * await node.ready;
  */
-export function spawnRapsNodeProcess({
-  scenario,
-  parameters,
-  agentId,
-  natsUrl,
-  onStderr,
-}: {
+export function spawnRapsNodeProcess(options: {
   scenario: RapsScenarioName;
   parameters: RapsScenarioParameters;
   agentId: string;
   natsUrl: string;
   onStderr?: (text: string) => void;
 }): RapsNodeProcess {
+  assertKnownOptions('', options, knownSpawnNodeOptions, 'spawnRapsNodeProcess');
+  assertKnownOptions('parameters', options.parameters, knownScenarioParameters, 'spawnRapsNodeProcess');
+  const { scenario, parameters, agentId, natsUrl, onStderr } = options;
   const args = [
     '--scenario',
     scenario,
@@ -149,6 +160,15 @@ export interface RunOverNatsOptions {
   readonly signal?: AbortSignal;
 }
 
+const knownOverNatsOptions = defineOptionKeys<RunOverNatsOptions>()([
+  'parameters',
+  'natsUrl',
+  'processes',
+  'onEvent',
+  'replyTimeoutMs',
+  'signal',
+]);
+
 /**
  * Runs a built-in scenario with the NATS transport: a unique run id (so an existing server's
  * streams never collide), agent nodes as child processes or local nodes, the coordinator here.
@@ -161,6 +181,8 @@ export async function runRapsScenarioOverNats(
   name: RapsScenarioName,
   options: RunOverNatsOptions = {},
 ): Promise<{ scenario: RapsScenario; result: RapsResult; natsUrl: string }> {
+  assertKnownOptions('options', options, knownOverNatsOptions, 'runRapsScenarioOverNats');
+  assertKnownOptions('options.parameters', options.parameters, knownScenarioParameters, 'runRapsScenarioOverNats');
   const { signal } = options;
   signal?.throwIfAborted();
   const runId = `${name}-${options.parameters?.seed ?? 2027}-${Date.now().toString(36)}`;

@@ -4,7 +4,7 @@ import { createSimulationWorld, type SimulationWorld } from '../../agents/simula
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { generateTasks } from '../../tasks/generate-tasks.js';
 
 /** Standing intents a question-answering agent may start from (one per agent, cycling). */
@@ -37,6 +37,16 @@ export interface QaTeam {
   readonly world: SimulationWorld;
 }
 
+const knownQaTeamOptions = defineOptionKeys<Parameters<typeof buildQaTeam>[0]>()([
+  'size',
+  'adversaries',
+  'seed',
+  'taskCount',
+  'judgeAccuracy',
+  'skillLow',
+  'skillHigh',
+]);
+
 /**
  * Builds `size` simulated agents (the last `adversaries` push one coordinated wrong payload per task
  * and audit in their coalition's favour), the built-in task generator's first `taskCount` tasks and
@@ -45,15 +55,7 @@ export interface QaTeam {
  * @example
  * const team = buildQaTeam({ size: 5, adversaries: 3, seed: 2027, taskCount: 30 });
  */
-export function buildQaTeam({
-  size,
-  adversaries,
-  seed,
-  taskCount,
-  judgeAccuracy = 0.85,
-  skillLow = 0.7,
-  skillHigh = 0.9,
-}: {
+export function buildQaTeam(options: {
   size: number;
   adversaries: number;
   seed: number;
@@ -62,6 +64,8 @@ export function buildQaTeam({
   skillLow?: number;
   skillHigh?: number;
 }): QaTeam {
+  assertKnownOptions('', options, knownQaTeamOptions, 'buildQaTeam');
+  const { size, adversaries, seed, taskCount, judgeAccuracy = 0.85, skillLow = 0.7, skillHigh = 0.9 } = options;
   assertInteger('size', size, 2, 10_000);
   assertInteger('adversaries', adversaries, 0, size - 1);
   assertInteger('taskCount', taskCount, 1, 100_000);

@@ -2,7 +2,7 @@ import type { Agent } from '../../agents/agent.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { requireEntry } from '../../core/entry.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { runRaps, type RapsResult, type RunRapsOptions } from '../../protocols/pubsub/run-raps.js';
@@ -14,6 +14,7 @@ import {
   parseFindings,
   type ReviewFinding,
 } from './code-review.js';
+import { knownScenarioParameters } from './_option-keys.js';
 import { buildQaTeam, type QaTeam } from './qa-team.js';
 import { raceAbort } from '../../core/_race-abort.js';
 
@@ -84,6 +85,7 @@ export interface RapsScenario {
  * const scenario = createRapsScenario('adversarial', { seed: 2027 });
  */
 export function createRapsScenario(name: RapsScenarioName, parameters: RapsScenarioParameters = {}): RapsScenario {
+  assertKnownOptions('parameters', parameters, knownScenarioParameters, 'createRapsScenario');
   const seed = parameters.seed ?? 2027;
   const runId = (parameters.runId ?? `${name}-${seed}`).replace(/[^A-Za-z0-9_-]/g, '_');
   const additions = parameters.additions ?? true;
@@ -203,12 +205,29 @@ export interface RunRapsScenarioOptions extends RapsScenarioParameters {
   readonly replyTimeoutMs?: number;
 }
 
+const knownRunScenarioOptions = defineOptionKeys<RunRapsScenarioOptions>()([
+  ...knownScenarioParameters,
+  'transport',
+  'hostAgents',
+  'onEvent',
+  'replyTimeoutMs',
+]);
+
 /** Runs a scenario once and returns the raw RAPS result with the scenario. */
 export async function runRapsScenario(
   name: RapsScenarioName,
   options: RunRapsScenarioOptions = {},
 ): Promise<{ scenario: RapsScenario; result: RapsResult }> {
-  const scenario = createRapsScenario(name, options);
+  assertKnownOptions('options', options, knownRunScenarioOptions, 'runRapsScenario');
+  // The scenario gets its parameters only; the rest configure the run.
+  const {
+    transport: _transport,
+    hostAgents: _hostAgents,
+    onEvent: _onEvent,
+    replyTimeoutMs: _timeout,
+    ...parameters
+  } = options;
+  const scenario = createRapsScenario(name, parameters);
   const result = await runRaps({
     ...scenario.runOptions,
     ...(options.transport ? { transport: options.transport } : {}),
@@ -361,32 +380,36 @@ export interface ScalingRow {
   readonly witnessRejected: { readonly adversarial: number; readonly honest: number };
 }
 
+const knownScalingOptions = defineOptionKeys<NonNullable<Parameters<typeof runScaling>[0]>>()([
+  'seed',
+  'sizes',
+  'taskCount',
+  'topK',
+  'transport',
+  'runIdSuffix',
+  'witness',
+  'additions',
+  'witnessCredibility',
+  'signal',
+]);
+
 /** Runs `scaling` for each team size: top-k routing against broadcast on the same team and tasks. */
-export async function runScaling({
-  seed = 2027,
-  sizes = [10, 20, 50],
-  taskCount = 30,
-  topK,
-  transport,
-  runIdSuffix = '',
-  witness = true,
-  additions = true,
-  witnessCredibility,
-  signal,
-}: {
-  seed?: number;
-  sizes?: readonly number[];
-  taskCount?: number /** @default max(3, ⌈log2 n⌉) with additions, else 3 */;
-  topK?: number;
-  transport?: (runId: string) => Promise<Transport> | Transport;
-  runIdSuffix?: string;
-  witness?: boolean /** See {@link RapsScenarioParameters.additions}. @default true */;
-  additions?: boolean;
-  /** See {@link RapsScenarioParameters.witnessCredibility}. @default 'separate' (the model's default) */
-  witnessCredibility?: 'separate' | 'shared';
-  /** Aborting it rejects at once with its reason (the caller then stops what it started). @default never aborts */
-  signal?: AbortSignal;
-} = {}): Promise<{
+export async function runScaling(
+  options: {
+    seed?: number;
+    sizes?: readonly number[];
+    taskCount?: number /** @default max(3, ⌈log2 n⌉) with additions, else 3 */;
+    topK?: number;
+    transport?: (runId: string) => Promise<Transport> | Transport;
+    runIdSuffix?: string;
+    witness?: boolean /** See {@link RapsScenarioParameters.additions}. @default true */;
+    additions?: boolean;
+    /** See {@link RapsScenarioParameters.witnessCredibility}. @default 'separate' (the model's default) */
+    witnessCredibility?: 'separate' | 'shared';
+    /** Aborting it rejects at once with its reason (the caller then stops what it started). @default never aborts */
+    signal?: AbortSignal;
+  } = {},
+): Promise<{
   scenario: 'scaling';
   seed: number;
   tasks: number;
@@ -395,6 +418,19 @@ export async function runScaling({
   witnessCredibility: 'separate' | 'shared';
   rows: ScalingRow[];
 }> {
+  assertKnownOptions('', options, knownScalingOptions, 'runScaling');
+  const {
+    seed = 2027,
+    sizes = [10, 20, 50],
+    taskCount = 30,
+    topK,
+    transport,
+    runIdSuffix = '',
+    witness = true,
+    additions = true,
+    witnessCredibility,
+    signal,
+  } = options;
   const rows: ScalingRow[] = [];
   const run = async (size: number, k: number, onEvent?: (event: RapsEvent) => void) => {
     const runId = `scaling-${seed}-n${size}-k${k}${runIdSuffix}`;

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { DataFormatError, InternalError, InvalidArgumentError } from '../../core/errors.js';
-import { assertInRange, assertInteger } from '../../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { resolveOptions } from '../../core/options.js';
 import type { DatasetFormat } from '../proposals/format.js';
 import { loadDataset } from '../proposals/load-dataset.js';
@@ -369,6 +369,28 @@ function assertList(parameter: string, value: unknown, hint: string): asserts va
     });
 }
 
+const knownReplayOptions = defineOptionKeys<ReplayOptions>()([
+  'path',
+  'format',
+  'tasks',
+  'seed',
+  'seeds',
+  'split',
+  'compositions',
+  'feedback',
+  'verifier',
+  'verifierSensitivity',
+  'verifierSpecificity',
+  'methods',
+  'workers',
+  'onProgress',
+  'ops',
+  'keyCache',
+  'kind',
+  'strictKeys',
+  'onData',
+]);
+
 /**
  * Runs the attack-replay benchmark: loads the dataset, and per seed samples held-out tasks, builds
  * the grid (the paper's 4 compositions × (clean + 4 placements × 7 attacks) by default), replays
@@ -380,6 +402,10 @@ function assertList(parameter: string, value: unknown, hint: string): asserts va
  * summary.methods.minirep?.attacked;
  */
 export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
+  // The retired verifierAccuracy gets the message that says what replaced it, not the generic one.
+  const retired = (options as { verifierAccuracy?: unknown }).verifierAccuracy;
+  if (retired !== undefined) resolveReplayVerifier({ verifierAccuracy: retired });
+  assertKnownOptions('', options, knownReplayOptions, 'runReplay');
   const resolved = resolveOptions(defaults as unknown as Required<ReplayOptions>, options);
   assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
   assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');

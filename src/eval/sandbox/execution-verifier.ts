@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import type { Task } from '../../core/task.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { Verifier } from '../../aggregation/verifier.js';
 import { createSemaphore } from '../../llm/semaphore.js';
 import { scoreCodeAnswer, type RunCodeTestsOptions } from './run-code-tests.js';
@@ -35,6 +35,21 @@ export interface ExecutionVerifierOptions {
   concurrency?: number;
 }
 
+const knownExecutionVerifierOptions = defineOptionKeys<ExecutionVerifierOptions>()([
+  'tests',
+  'sandbox',
+  'run',
+  'name',
+  'concurrency',
+]);
+const knownSandboxOptions = defineOptionKeys<NonNullable<ExecutionVerifierOptions['sandbox']>>()([
+  'timeoutMs',
+  'memoryMb',
+  'maxOutputBytes',
+  'maxTmpFiles',
+  'tools',
+]);
+
 /**
  * Creates a verifier that runs each `code` proposal against its task's tests: 1 when they pass, 0
  * when they fail or time out, no opinion for other answer kinds or tasks without tests. Unparseable
@@ -56,6 +71,8 @@ export function createExecutionVerifier(options: ExecutionVerifierOptions): Veri
         'options.tests must be a function (task) => test code or undefined; pass e.g. { tests: (task) => publicTests[task.id] }',
     });
   }
+  assertKnownOptions('options', options, knownExecutionVerifierOptions, 'createExecutionVerifier');
+  assertKnownOptions('options.sandbox', options.sandbox, knownSandboxOptions, 'createExecutionVerifier');
   const concurrency = options.concurrency ?? availableParallelism();
   assertInteger('concurrency', concurrency, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { concurrency: 4 }');
   const gate = createSemaphore(concurrency);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { extractAnswer } from '../../core/answers/answers.js';
 import { InvalidArgumentError, ReputeError } from '../../core/errors.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { INVALID_TESTS_EXIT, INVALID_TESTS_LINE, STARTED_LINE, TESTS_FD, VERDICT_FD, driverSource } from './_driver.js';
 import { syscallFilter, syscallFilterSupports } from './_syscall-filter.js';
 import { usrMounts } from './_usr-mounts.js';
@@ -300,6 +300,18 @@ export function checkSandbox(tools?: SandboxTools): { available: true } | { avai
 /** Tool sets whose probe succeeded in this process, with the parts of /usr they need; the probe blocks for tens of milliseconds, so runs skip it once it passed. */
 const probedTools = new Map<string, readonly string[]>();
 
+const knownRunCodeTestsOptions = defineOptionKeys<RunCodeTestsOptions>()([
+  'code',
+  'test',
+  'language',
+  'timeoutMs',
+  'memoryMb',
+  'maxOutputBytes',
+  'maxTmpFiles',
+  'tools',
+]);
+const knownSandboxTools = defineOptionKeys<SandboxTools>()(['bwrap', 'prlimit', 'setpriv', 'python']);
+
 /**
  * Runs untrusted Python code plus its tests in a sandbox and reports pass/fail. The code runs
  * under bubblewrap: it sees only the parts of /usr that Python needs (read-only: the interpreter,
@@ -325,6 +337,8 @@ const probedTools = new Map<string, readonly string[]>();
  * result.passed; // true
  */
 export async function runCodeTests(options: RunCodeTestsOptions): Promise<CodeTestResult> {
+  assertKnownOptions('', options, knownRunCodeTestsOptions, 'runCodeTests');
+  assertKnownOptions('tools', options.tools, knownSandboxTools, 'runCodeTests');
   const {
     code,
     test,
@@ -540,6 +554,16 @@ function decodePrefix(bytes: Buffer, limit: number): string {
   return new TextDecoder('utf-8').decode(bytes.subarray(0, limit), { stream: true });
 }
 
+const knownScoreCodeOptions = defineOptionKeys<Parameters<typeof scoreCodeAnswer>[0]>()([
+  'text',
+  'test',
+  'timeoutMs',
+  'memoryMb',
+  'maxOutputBytes',
+  'maxTmpFiles',
+  'tools',
+]);
+
 /**
  * Grades a `code` answer: extracts the program from raw model text (last fenced block, else the
  * whole text) and runs it with the tests in the sandbox; unparseable text is wrong without running.
@@ -550,6 +574,7 @@ function decodePrefix(bytes: Buffer, limit: number): string {
 export async function scoreCodeAnswer(
   options: { text: string; test: string } & Omit<RunCodeTestsOptions, 'code' | 'test' | 'language'>,
 ): Promise<{ correct: boolean; result: CodeTestResult | null }> {
+  assertKnownOptions('', options, knownScoreCodeOptions, 'scoreCodeAnswer');
   const code = extractAnswer('code', options.text);
   if (code === null) return { correct: false, result: null };
   const { text: _text, ...rest } = options;

@@ -1,5 +1,6 @@
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { createReputationModel } from '../../reputation/registry.js';
 import type { MiniRepReputationModel } from '../../reputation/minirep.js';
@@ -30,6 +31,8 @@ export interface CreateDebateMethodOptions {
   readonly k?: number;
 }
 
+const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOptions>()(['agents', 'k']);
+
 /**
  * Builds one of the compared methods with a fresh reputation model:
  * - `majority`: everyone, plain plurality, no reputation;
@@ -46,7 +49,9 @@ export interface CreateDebateMethodOptions {
  * @example
  * const method = createDebateMethod('beta', { agents: team.map((agent) => agent.identity) });
  */
-export function createDebateMethod(name: DebateMethodName, { agents, k }: CreateDebateMethodOptions): DebateMethod {
+export function createDebateMethod(name: DebateMethodName, options: CreateDebateMethodOptions): DebateMethod {
+  assertKnownOptions('options', options, knownCreateDebateMethodOptions, 'createDebateMethod');
+  const { agents, k } = options;
   if (k !== undefined && !(Number.isInteger(k) && k >= 1)) {
     // Checked here, not at the first task: by then a session has already written its run.
     throw new InvalidArgumentError({

@@ -4,7 +4,7 @@ import type { Task } from '../../core/task.js';
 import type { WeightReason } from '../../core/trace.js';
 import { checkBehaviour } from '../../aggregation/minirep-behaviour.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
-import { assertInRange } from '../../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 
 /** What a peer filter sees before a debate round. */
 export interface PeerFilterInput {
@@ -30,6 +30,10 @@ export interface PeerScreen {
  */
 export type PeerFilter = (input: PeerFilterInput) => PeerScreen;
 
+const knownReputationFilterOptions = defineOptionKeys<NonNullable<Parameters<typeof reputationPeerFilter>[1]>>()([
+  'relativeThreshold',
+]);
+
 /**
  * Shows a peer when its reputation weight is at least `relativeThreshold` times the average weight
  * of the round's agents (w_i ≥ τ_rel / n with weights summing to 1), so it works for models whose
@@ -40,8 +44,10 @@ export type PeerFilter = (input: PeerFilterInput) => PeerScreen;
  */
 export function reputationPeerFilter(
   model: ReputationModel,
-  { relativeThreshold = 0.5 }: { /** @default 0.5 */ relativeThreshold?: number } = {},
+  options: { /** @default 0.5 */ relativeThreshold?: number } = {},
 ): PeerFilter {
+  assertKnownOptions('options', options, knownReputationFilterOptions, 'reputationPeerFilter');
+  const { relativeThreshold = 0.5 } = options;
   assertInRange('relativeThreshold', relativeThreshold, 0, 1);
   return ({ proposals }) => {
     const ids = proposals.map((proposal) => proposal.agentId);
@@ -61,6 +67,10 @@ export function reputationPeerFilter(
   };
 }
 
+const knownMiniRepFilterOptions = defineOptionKeys<NonNullable<Parameters<typeof miniRepPeerFilter>[1]>>()([
+  'suspicionThreshold',
+]);
+
 /**
  * MiniRep's gate on the debate: a proposal is not shown to peers when the behaviour check flags it
  * in this round (instruction override, an agreement claim the proposals contradict, an unexpected
@@ -72,8 +82,10 @@ export function reputationPeerFilter(
  */
 export function miniRepPeerFilter(
   model: ReputationModel,
-  { suspicionThreshold = 0.5 }: { /** @default 0.5 */ suspicionThreshold?: number } = {},
+  options: { /** @default 0.5 */ suspicionThreshold?: number } = {},
 ): PeerFilter {
+  assertKnownOptions('options', options, knownMiniRepFilterOptions, 'miniRepPeerFilter');
+  const { suspicionThreshold = 0.5 } = options;
   assertInRange('suspicionThreshold', suspicionThreshold, 0, 1);
   return ({ proposals, history }) => {
     const findings = new Map(checkBehaviour({ proposals, history }).map((finding) => [finding.agentId, finding]));

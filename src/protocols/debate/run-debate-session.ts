@@ -3,7 +3,13 @@ import type { Aggregator } from '../../aggregation/aggregator.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { SpanData } from '../../core/trace.js';
-import { assertInteger, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
+import {
+  assertInteger,
+  assertKnownOptions,
+  assertNonEmptyString,
+  assertUniqueTaskIds,
+  defineOptionKeys,
+} from '../../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import {
@@ -11,6 +17,7 @@ import {
   gradeAnswer,
   loadFinishedTasks,
   restoreReputation,
+  sessionOptionKeys,
   type SessionOptions,
   type SessionProgress,
   type SessionSummary,
@@ -146,6 +153,27 @@ export interface DebateSessionSummary extends SessionSummary<DebateTaskRecord> {
   readonly failed: readonly TaskFailure[];
 }
 
+const knownDebateSessionOptions = defineOptionKeys<RunDebateSessionOptions>()([
+  ...sessionOptionKeys,
+  'agents',
+  'method',
+  'rounds',
+  'recordUsage',
+  'now',
+  'onTaskFailure',
+]);
+const knownDebateMethodKeys = defineOptionKeys<DebateMethod>()([
+  'name',
+  'selector',
+  'k',
+  'aggregator',
+  'reputation',
+  'ratings',
+  'peerFilter',
+  'feedback',
+  'resume',
+]);
+
 /**
  * Runs a debate over many tasks with one method, persisting as it goes: the team's identities are
  * saved under the team key, reputation is restored from the run (resume) or else from the team
@@ -157,6 +185,8 @@ export interface DebateSessionSummary extends SessionSummary<DebateTaskRecord> {
  * await runDebateSession({ store, runId: 'r1', team: 'demo', agents, tasks, method: { name: 'majority', aggregator }, seed: 1 });
  */
 export async function runDebateSession(options: RunDebateSessionOptions): Promise<DebateSessionSummary> {
+  assertKnownOptions('', options, knownDebateSessionOptions, 'runDebateSession');
+  assertKnownOptions('method', options.method, knownDebateMethodKeys, 'runDebateSession');
   const {
     store,
     runId,

@@ -6,7 +6,7 @@ import type { Proposal } from '../../core/proposal.js';
 import type { Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Tracer } from '../../core/trace.js';
-import { assertInteger } from '../../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import { decideStep } from './decide-step.js';
@@ -51,6 +51,23 @@ export interface RunDebateOptions {
   readonly parentId?: string | null;
 }
 
+const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
+  'team',
+  'task',
+  'rounds',
+  'selector',
+  'k',
+  'aggregator',
+  'reputation',
+  'feedback',
+  'ratings',
+  'peerFilter',
+  'rng',
+  'tracer',
+  'signal',
+  'parentId',
+]);
+
 /**
  * Runs one task through Propose → Debate rounds → Decide, then updates reputation. Every
  * independent call of a round is issued at once, so a round takes as long as its slowest agent.
@@ -62,6 +79,7 @@ export interface RunDebateOptions {
  * result.decision.answer; // '42'
  */
 export async function runDebate(options: RunDebateOptions): Promise<DebateResult> {
+  assertKnownOptions('', options, knownRunDebateOptions, 'runDebate');
   const {
     team,
     task,

@@ -2,6 +2,7 @@
 // reputation model (Eqs. 6–8), the `ucb` selector (Eq. 9) and Eq. 2 on the ratings, so that
 // `variant: 'printed'` runs every equation as printed and δ is shared by Eq. 7 and Eq. 9 as in the paper.
 import type { AgentId } from '../../core/agent-identity.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import {
   createDrfModel,
   type DrfModelOptions,
@@ -37,6 +38,21 @@ export interface DrfParts {
   readonly ratingSource: RatingSource;
 }
 
+const knownDrfPartsOptions = defineOptionKeys<DrfPartsOptions>()([
+  'agents',
+  'variant',
+  'delta',
+  'exploration',
+  'tieBreak',
+  'ratingSource',
+  'initialReputation',
+  'w0',
+  'beta',
+  'increment',
+  'decayNormalization',
+  'r0',
+]);
+
 /**
  * Creates DRF's reputation model, UCB selector and rating source with one equation variant and
  * one δ (Eq. 7 and Eq. 9 share it, as printed).
@@ -45,15 +61,9 @@ export interface DrfParts {
  * const parts = createDrfParts({ agents: pool.map((agent) => agent.identity.id), variant: 'printed' });
  * await runDrf({ pool, tasks, k: 3, rng: createRng(1), ...parts });
  */
-export function createDrfParts({
-  agents,
-  variant = 'corrected',
-  delta = 0.7,
-  exploration,
-  tieBreak,
-  ratingSource,
-  ...model
-}: DrfPartsOptions): DrfParts {
+export function createDrfParts(options: DrfPartsOptions): DrfParts {
+  assertKnownOptions('', options, knownDrfPartsOptions, 'createDrfParts');
+  const { agents, variant = 'corrected', delta = 0.7, exploration, tieBreak, ratingSource, ...model } = options;
   return {
     reputation: createDrfModel({ agents, variant, delta, ...model }),
     selector: createUcbSelector({

@@ -9,7 +9,7 @@
 import type { ActUsage } from '../../agents/agent.js';
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { assertNonNegative } from '../../core/validate.js';
+import { assertKnownOptions, assertNonNegative, defineOptionKeys } from '../../core/validate.js';
 import type { CostLedger } from './cost-ledger.js';
 
 /** Price of one agent's model; every field ≥ 0, default 0 (the shape of a team file's `price`). */
@@ -61,6 +61,12 @@ export function priceOfCall(price: CallPrice, inputTokens: number, outputTokens:
   );
 }
 
+const knownExpectedCostLedgerOptions = defineOptionKeys<ExpectedCostLedgerOptions>()([
+  'agents',
+  'prices',
+  'priorTokens',
+]);
+
 /**
  * Creates the live cost ledger of DRF: every act's tokens are recorded (cache hits too, so a
  * replayed run selects exactly like the recorded one), and `costPerCall` returns the expected
@@ -70,11 +76,9 @@ export function priceOfCall(price: CallPrice, inputTokens: number, outputTokens:
  * const ledger = createExpectedCostLedger({ agents: ['a', 'b'], prices: { a: { inputPerMillion: 1, outputPerMillion: 2 }, b: { perCall: 0.001 } } });
  * ledger.costPerCall('a'); // (500·1 + 200·2) / 10⁶ = 0.0009 before any call
  */
-export function createExpectedCostLedger({
-  agents,
-  prices,
-  priorTokens = { input: 500, output: 200 },
-}: ExpectedCostLedgerOptions): ExpectedCostLedger {
+export function createExpectedCostLedger(options: ExpectedCostLedgerOptions): ExpectedCostLedger {
+  assertKnownOptions('', options, knownExpectedCostLedgerOptions, 'createExpectedCostLedger');
+  const { agents, prices, priorTokens = { input: 500, output: 200 } } = options;
   for (const [agentId, price] of Object.entries(prices)) {
     assertNonNegative(`prices.${agentId}.inputPerMillion`, price.inputPerMillion ?? 0);
     assertNonNegative(`prices.${agentId}.outputPerMillion`, price.outputPerMillion ?? 0);

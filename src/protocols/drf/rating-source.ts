@@ -5,7 +5,7 @@ import type { Proposal } from '../../core/proposal.js';
 import { validateRating, type Rating } from '../../core/rating.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import { assertInRange, assertOneOf } from '../../core/validate.js';
+import { assertInRange, assertKnownOptions, assertOneOf, defineOptionKeys } from '../../core/validate.js';
 import { drfAccuracy, drfRelativeDistance, type DrfVariant } from '../../reputation/drf.js';
 
 /** What a rating source is asked: `rater` judges `proposal` (someone else's) on `task`. */
@@ -82,6 +82,8 @@ export interface AgreementRatingOptions {
   readonly distance?: 'exact' | 'relative';
 }
 
+const knownAgreementRatingOptions = defineOptionKeys<AgreementRatingOptions>()(['sameAnswer', 'variant', 'distance']);
+
 /**
  * Replayed proposals: a rater scores a peer by DRF's Eq. 2 with its own answer as the reference,
  * s = A(d) with A = 1 − d (corrected, default) or A = d (printed), where d is 0 for the same answer
@@ -93,11 +95,13 @@ export interface AgreementRatingOptions {
  * const source = agreementRatingSource({ variant: 'corrected', distance: 'relative' });
  * // rater answered 10, peer 8: d = 0.2, rating 1 − 0.2 = 0.8
  */
-export function agreementRatingSource({
-  sameAnswer = (left: string, right: string) => left === right,
-  variant = 'corrected',
-  distance = 'exact',
-}: AgreementRatingOptions = {}): RatingSource {
+export function agreementRatingSource(options: AgreementRatingOptions = {}): RatingSource {
+  assertKnownOptions('', options, knownAgreementRatingOptions, 'agreementRatingSource');
+  const {
+    sameAnswer = (left: string, right: string) => left === right,
+    variant = 'corrected',
+    distance = 'exact',
+  } = options;
   assertOneOf('variant', variant, ['corrected', 'printed'], '(Eq. 2)');
   assertOneOf('distance', distance, ['exact', 'relative']);
   return {
@@ -180,12 +184,20 @@ export interface SimulatedJudgeOptions {
   readonly seed: number | string;
 }
 
+const knownSimulatedJudgeOptions = defineOptionKeys<SimulatedJudgeOptions>()([
+  'accuracy',
+  'accuracyByAgent',
+  'isCorrect',
+  'seed',
+]);
+
 /**
  * A simulated judge of stated accuracy for replayed proposals: with probability `accuracy` it
  * rates a correct proposal 1 and a wrong one 0, otherwise the reverse. Each verdict draws from its
  * own stream derived from (seed, rater, ratee, task), so verdicts do not depend on call order.
  */
 export function simulatedJudgeRatingSource(options: SimulatedJudgeOptions): RatingSource {
+  assertKnownOptions('', options, knownSimulatedJudgeOptions, 'simulatedJudgeRatingSource');
   const accuracy = options.accuracy ?? 0.8;
   assertInRange('accuracy', accuracy, 0, 1, { hint: 'pass the probability that a verdict is right, e.g. 0.8' });
   for (const [agentId, value] of Object.entries(options.accuracyByAgent ?? {})) {

@@ -12,7 +12,13 @@ import { InvalidArgumentError, ProviderError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
+import {
+  assertKnownNames,
+  assertKnownOptions,
+  assertNonEmptyString,
+  assertUniqueTaskIds,
+  defineOptionKeys,
+} from '../../core/validate.js';
 import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
 import { providerFailure } from '../debate/_act.js';
@@ -23,6 +29,7 @@ import {
   gradeAnswer,
   loadFinishedTasks,
   restoreReputation,
+  sessionOptionKeys,
   type SessionOptions,
   type SessionProgress,
   type SessionSummary,
@@ -152,6 +159,30 @@ export interface DrfSessionSummary extends SessionSummary<DrfTaskRecord> {
 /** Method name DRF sessions store their task records under. */
 export const DRF_METHOD = 'drf';
 
+const knownDrfSessionOptions = defineOptionKeys<RunDrfSessionOptions>()([
+  ...sessionOptionKeys,
+  'agents',
+  'protocol',
+  'prices',
+  'compare',
+  'now',
+  'onTaskFailure',
+]);
+const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
+  'k',
+  'variant',
+  'delta',
+  'threshold',
+  'exploration',
+  'minEligible',
+  'defence',
+  'credibilityFloor',
+  'w0',
+  'beta',
+  'initialReputation',
+  'priorTokens',
+]);
+
 /**
  * Runs DRF over many tasks with a live pool, persisting as it goes (see the file comment). The
  * cost c_i of Eq. 9 is the expected cost of the agent's next call from `prices` and the tokens
@@ -162,6 +193,8 @@ export const DRF_METHOD = 'drf';
  * await runDrfSession({ store, runId: 'r1', team: 'local', agents, tasks, protocol: { k: 3 }, prices: { a: { inputPerMillion: 0.15, outputPerMillion: 0.6 } }, seed: 2027 });
  */
 export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
+  assertKnownOptions('', options, knownDrfSessionOptions, 'runDrfSession');
+  assertKnownOptions('protocol', options.protocol, knownDrfSessionProtocol, 'runDrfSession');
   const {
     store,
     runId,

@@ -10,7 +10,13 @@ import { resolveOptions } from '../../core/options.js';
 import type { Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Tracer } from '../../core/trace.js';
-import { assertInRange, assertInteger, assertOneOf } from '../../core/validate.js';
+import {
+  assertInRange,
+  assertInteger,
+  assertKnownOptions,
+  assertOneOf,
+  defineOptionKeys,
+} from '../../core/validate.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import { createCostLedger, type CostSource } from './cost-ledger.js';
@@ -148,6 +154,29 @@ export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize:
   return resolved;
 }
 
+const knownRunDrfInput = defineOptionKeys<RunDrfInput>()([
+  'pool',
+  'tasks',
+  'selector',
+  'reputation',
+  'rng',
+  'tracer',
+  'ratingSource',
+  'outcome',
+  'sameAnswer',
+  'signal',
+  'onRound',
+  'k',
+  'threshold',
+  'minEligible',
+  'defence',
+  'credibilityFloor',
+  'costSource',
+  'costNormalization',
+  'costModel',
+  'costSeed',
+]);
+
 /**
  * Runs DRF over a task list, one round per task, and returns every round's record. Acts within a
  * round run concurrently (all proposals, then all k·(k − 1) ratings); a failed act is recorded in
@@ -163,6 +192,7 @@ export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize:
  * result.rounds[0].team; // ['a3', 'a1', 'a5']
  */
 export async function runDrf(input: RunDrfInput): Promise<DrfRunResult> {
+  assertKnownOptions('', input, knownRunDrfInput, 'runDrf');
   const identities = input.pool.map((agent) => agent.identity);
   validateTeam(identities, 'pool');
   const options = resolveDrfProtocolOptions(input, identities.length);

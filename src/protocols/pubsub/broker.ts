@@ -6,7 +6,13 @@ import { assertAgentId, type AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
 import type { WeightReason } from '../../core/trace.js';
-import { assertInRange, assertInteger, assertOneOf } from '../../core/validate.js';
+import {
+  assertInRange,
+  assertInteger,
+  assertKnownOptions,
+  assertOneOf,
+  defineOptionKeys,
+} from '../../core/validate.js';
 
 /** How the broker treats a receiver whose trust in the publisher is below τ. */
 export type TrustPolicy = 'filter' | 'down-rank';
@@ -72,6 +78,16 @@ const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = {
   probation: 0,
 };
 
+const knownBrokerOptions = defineOptionKeys<BrokerOptions>()([
+  'dimensions',
+  'topK',
+  'floor',
+  'tau',
+  'trustPolicy',
+  'initialCapacity',
+  'probation',
+]);
+
 /**
  * The RAPS broker: subscription vectors in one contiguous Float32Array (row i = subscriber i,
  * L2-normalised on insert), dot products in a tight loop, partial top-k by insertion into a k-slot
@@ -83,6 +99,7 @@ const defaults: Required<Omit<BrokerOptions, 'dimensions'>> = {
  * const decision = broker.route('a2', publicationVector, (receiver, publisher) => 0.5);
  */
 export function createBroker(options: BrokerOptions) {
+  assertKnownOptions('options', options, knownBrokerOptions, 'createBroker');
   assertInteger('options.dimensions', options.dimensions, 1, 1 << 20);
   const resolved = resolveOptions({ ...defaults, dimensions: options.dimensions }, options);
   const { dimensions, topK, floor, tau, trustPolicy, probation } = resolved;

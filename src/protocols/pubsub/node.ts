@@ -5,6 +5,7 @@ import { DataFormatError, InternalError, ProviderError } from '../../core/errors
 import type { Message } from '../../core/message.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createDeduplicator } from '../../transport/dedupe.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport, TransportSubscription } from '../../transport/transport.js';
@@ -56,6 +57,8 @@ export interface RapsNodeStats {
   readonly audited: string[];
 }
 
+const knownRapsNodeOptions = defineOptionKeys<RapsNodeOptions>()(['transport', 'runId', 'agent', 'onError', 'redact']);
+
 /**
  * Starts one RAPS agent node on a transport: it follows `raps.<run>.cmd.<agent>` under the durable
  * name `node-<agent>`, handles each command id once (a redelivered command re-sends its cached
@@ -66,13 +69,9 @@ export interface RapsNodeStats {
  * // ... run the coordinator ...
  * await node.stop();
  */
-export async function startRapsNode({
-  transport,
-  runId,
-  agent,
-  onError = () => {},
-  redact = (text) => text,
-}: RapsNodeOptions) {
+export async function startRapsNode(options: RapsNodeOptions) {
+  assertKnownOptions('', options, knownRapsNodeOptions, 'startRapsNode');
+  const { transport, runId, agent, onError = () => {}, redact = (text) => text } = options;
   const agentId = agent.identity.id;
   const subjects = rapsSubjects(runId);
   const token = subjectToken(agentId);

@@ -1,5 +1,6 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import type { Message } from '../../core/message.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 
 /** A candidate recipient offered to a {@link RouteSelector}. */
 export interface RouteCandidate {
@@ -23,6 +24,8 @@ export type RouteSelector = (input: {
   topK: number;
 }) => Promise<readonly AgentId[]>;
 
+const knownPromptRouteOptions = defineOptionKeys<Parameters<typeof createPromptRouteSelector>[0]>()(['generate']);
+
 /**
  * A {@link RouteSelector} that asks a text generator (an LLM behind `generate`) which subscribers
  * should receive the publication; the reply must contain a JSON array of agent ids.
@@ -30,11 +33,9 @@ export type RouteSelector = (input: {
  * @example
  * const selector = createPromptRouteSelector({ generate: async (prompt) => (await generateText({ model, prompt })).text });
  */
-export function createPromptRouteSelector({
-  generate,
-}: {
-  generate: (prompt: string) => Promise<string>;
-}): RouteSelector {
+export function createPromptRouteSelector(options: { generate: (prompt: string) => Promise<string> }): RouteSelector {
+  assertKnownOptions('', options, knownPromptRouteOptions, 'createPromptRouteSelector');
+  const { generate } = options;
   return async ({ publication, candidates, topK }) => {
     const lines = candidates.map((candidate) => `- ${candidate.agentId}: ${candidate.subscription}`);
     const prompt = [

@@ -11,11 +11,18 @@ import { createAggregator } from '../../aggregation/registry.js';
 import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
 import type { Task } from '../../core/task.js';
 import type { SpanData, WeightReason } from '../../core/trace.js';
-import { assertKnownNames, assertNonEmptyString, assertUniqueTaskIds } from '../../core/validate.js';
+import {
+  assertKnownNames,
+  assertKnownOptions,
+  assertNonEmptyString,
+  assertUniqueTaskIds,
+  defineOptionKeys,
+} from '../../core/validate.js';
 import type { Transport } from '../../transport/transport.js';
 import {
   gradeAnswer,
   loadFinishedTasks,
+  sessionOptionKeys,
   type SessionOptions,
   type SessionProgress,
   type SessionSummary,
@@ -134,6 +141,34 @@ export interface RapsSessionSummary extends SessionSummary<RapsTaskRecord> {
   readonly failed: readonly TaskFailure[];
 }
 
+const knownRapsSessionOptions = defineOptionKeys<RunRapsSessionOptions>()([
+  ...sessionOptionKeys,
+  'agents',
+  'hostAgents',
+  'redact',
+  'transport',
+  'wireRunId',
+  'protocol',
+  'compare',
+  'onTaskFailure',
+]);
+const knownRapsSessionProtocol = defineOptionKeys<RapsSessionProtocol>()([
+  'topK',
+  'tau',
+  'maxRounds',
+  'doneQuorum',
+  'floor',
+  'trustPolicy',
+  'lambda',
+  'delta',
+  'omega',
+  'recovery',
+  'witness',
+  'refine',
+  'subscriptions',
+  'replyTimeoutMs',
+]);
+
 /**
  * Runs RAPS over many tasks with a live team, persisting as it goes (see the file comment).
  *
@@ -142,6 +177,8 @@ export interface RapsSessionSummary extends SessionSummary<RapsTaskRecord> {
  * await runRapsSession({ store, runId: 'r1', team: 'local', agents: live.map((agent) => agent.identity), hostAgents: live, tasks, seed: 2027 });
  */
 export async function runRapsSession(options: RunRapsSessionOptions): Promise<RapsSessionSummary> {
+  assertKnownOptions('', options, knownRapsSessionOptions, 'runRapsSession');
+  assertKnownOptions('protocol', options.protocol, knownRapsSessionProtocol, 'runRapsSession');
   const {
     store,
     runId,

@@ -5,6 +5,8 @@
 // the replies matched in _raps-exchange.ts.
 import type { AgentId } from '../../core/agent-identity.js';
 import type { Message } from '../../core/message.js';
+import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
+import type { BetaModelOptions } from '../../reputation/beta.js';
 import { createRapsContext, type RapsContext, viewOf } from './_raps-context.js';
 import { createRapsExchange } from './_raps-exchange.js';
 import { auditStep } from './audit-step.js';
@@ -21,6 +23,51 @@ import { taskToWire } from './wire.js';
 export type { RunRapsOptions } from './raps-options.js';
 export type { RapsCarriedState, RapsDecision, RapsResult, RapsRoundStats } from './raps-types.js';
 
+const knownRunRapsOptions = defineOptionKeys<RunRapsOptions>()([
+  'agents',
+  'subscriptions',
+  'tasks',
+  'hostAgents',
+  'redact',
+  'transport',
+  'runId',
+  'embedder',
+  'maxRounds',
+  'doneQuorum',
+  'topK',
+  'floor',
+  'trustPolicy',
+  'probation',
+  'seed',
+  'beta',
+  'refine',
+  'witness',
+  'maxWitnesses',
+  'witnessMinDirectEvidence',
+  'witnessSubjectMinDirectEvidence',
+  'attention',
+  'teamView',
+  'recovery',
+  'coverageSlots',
+  'witnessBehaviour',
+  'routeSelector',
+  'decider',
+  'aggregator',
+  'replyTimeoutMs',
+  'onEvent',
+  'trace',
+  'initialState',
+  'onTaskDone',
+  'now',
+]);
+const knownBetaOptions = defineOptionKeys<BetaModelOptions>()([
+  'lambda',
+  'delta',
+  'omega',
+  'tau',
+  'witnessCredibility',
+]);
+
 /**
  * Runs RAPS over `tasks` with the given team.
  *
@@ -29,6 +76,8 @@ export type { RapsCarriedState, RapsDecision, RapsResult, RapsRoundStats } from 
  * result.decisions[0].answer;
  */
 export async function runRaps(options: RunRapsOptions): Promise<RapsResult> {
+  assertKnownOptions('', options, knownRunRapsOptions, 'runRaps');
+  assertKnownOptions('beta', options.beta, knownBetaOptions, 'runRaps');
   const context = await createRapsContext(options);
   const { order, model, settings } = context;
   const exchange = createRapsExchange(context);
