@@ -165,7 +165,8 @@ export function defineOptionKeys<T extends object>(): <const K extends readonly 
  * `options.bloc` for a nested one, `''` for an argument whose fields are named bare, `profile` for a
  * nested one there) and `owner` the function it was passed to. The error's `parameter` is
  * `parameter.key`; its message gives the key's path without a leading `options` or `input` (the
- * argument's name), suggests the nearest known key (edit distance ≤ 2) and lists them all.
+ * argument's name), suggests the nearest known key (edit distance ≤ 2) and lists them all. Its
+ * `value` is the key, never the key's value, which may be a secret passed in the wrong place.
  * `undefined` passes; `null`, an array or a non-object throws.
  *
  * @example
@@ -204,7 +205,9 @@ export function assertKnownOptions(
     }
     throw new InvalidArgumentError({
       parameter: parameter === '' ? key : `${parameter}.${key}`,
-      value: (options as Record<string, unknown>)[key],
+      // The key is what is refused. Its value is never carried: a misplaced secret (`apiKey:
+      // process.env.X` where the variable's name belongs) would otherwise ride along in the error.
+      value: key,
       message: `unknown option ${JSON.stringify(name)} of ${owner}; ${advice}`,
     });
   }

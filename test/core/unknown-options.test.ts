@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   agreementRatingSource,
@@ -719,5 +720,22 @@ describe('unknown option keys', () => {
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect(error).toMatchObject({ code: 'invalid_argument', parameter });
     expect((error as Error).message.startsWith(message), (error as Error).message).toBe(true);
+  });
+});
+
+describe('a secret passed under an unknown key', () => {
+  it('stays out of the error: its value is the key, and neither message nor inspection shows the secret', () => {
+    // The AI SDK's providers take `apiKey`; ours take the NAME of the variable. A user who passes the
+    // key itself must get an error that can be printed and logged as it is.
+    const secret = 'sk-test-0123456789abcdef';
+    let error: unknown;
+    try {
+      createLanguageModel({ provider: 'openai', model: 'm', apiKeyEnv: 'OPENAI_API_KEY', apiKey: secret } as Loose);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ parameter: 'apiKey', value: 'apiKey' });
+    expect(inspect(error, { depth: 8 })).not.toContain(secret);
+    expect(JSON.stringify(error)).not.toContain(secret);
   });
 });
