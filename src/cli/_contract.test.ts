@@ -87,6 +87,9 @@ describe('command-line contract (in process)', () => {
     expect(closest('task', ['tasks', 'json'])).toBe('tasks');
     expect(closest('runid', ['run-id', 'json'])).toBe('run-id');
     expect(closest('zzz', ['tasks', 'json'])).toBeUndefined();
+    // The input is a prefix of both: the one fewer edits away (1 against 6) wins, whatever the order.
+    expect(closest('task', ['tasks-file', 'tasks'])).toBe('tasks');
+    expect(closest('task', ['tasks', 'tasks-file'])).toBe('tasks');
   });
 
   it('maps errors to exit codes: 2 usage, 3 data, 4 provider or run failure, 130/143 interrupted, 1 else', () => {
