@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from './errors.js';
 import {
@@ -48,6 +49,35 @@ describe('assertOneOf', () => {
 
 describe('assertKnownOptions', () => {
   const known = ['alpha', 'epsilon', 'maxIterations'];
+
+  it('throws exactly when some key is unknown, naming the first one in key order, whatever the values', () => {
+    const name = fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9]{0,11}$/);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(name, { maxLength: 8 }),
+        fc.uniqueArray(name, { maxLength: 6 }),
+        fc.array(fc.anything(), { minLength: 8, maxLength: 8 }),
+        (keys, knownKeys, values) => {
+          const options = Object.fromEntries(keys.map((key, index) => [key, values[index]]));
+          const firstUnknown = Object.keys(options).find((key) => !knownKeys.includes(key));
+          let error: unknown;
+          try {
+            assertKnownOptions('options', options, knownKeys, 'f');
+          } catch (caught) {
+            error = caught;
+          }
+          if (firstUnknown === undefined) return error === undefined;
+          return (
+            error instanceof InvalidArgumentError &&
+            error.parameter === `options.${firstUnknown}` &&
+            error.value === firstUnknown &&
+            error.message.startsWith(`unknown option ${JSON.stringify(firstUnknown)} of f;`)
+          );
+        },
+      ),
+      { seed: 20261204, numRuns: 300 },
+    );
+  });
 
   it('accepts known keys, an empty object and no options at all', () => {
     expect(() => assertKnownOptions('options', { alpha: 0.2, maxIterations: 10 }, known, 'f')).not.toThrow();
