@@ -15,7 +15,7 @@ import {
   type LlmPrice,
   type UsageLedger,
 } from './ledger-middleware.js';
-import { createRetryMiddleware, type RetryOptions } from './retry-middleware.js';
+import { createRetryMiddleware, knownRetryPolicyOptions, type RetryPolicyOptions } from './retry-middleware.js';
 import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
 import { createTimeoutMiddleware } from './timeout-middleware.js';
@@ -71,7 +71,7 @@ export interface LlmPlumbingOptions {
   /** Most characters of text, reasoning and tool-input deltas one stream may deliver; past it, a `StreamLimitError`. @default 1000000 */
   readonly maxStreamOutputChars?: number;
   /** Retry settings (count, backoff, jitter rng, sleep, clock). @default { maxRetries: 2 } */
-  readonly retry?: Omit<RetryOptions, 'provider' | 'modelId' | 'secrets' | 'apiKeyEnv'>;
+  readonly retry?: RetryPolicyOptions;
   /** Clock for call durations, in ms. @default Date.now */
   readonly now?: () => number;
   /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
@@ -140,23 +140,11 @@ const knownWrapOptions = defineOptionKeys<WrapWithPlumbingOptions>()([
   'apiKeyEnv',
   'secrets',
 ]);
-const knownPlumbingRetry = defineOptionKeys<NonNullable<LlmPlumbingOptions['retry']>>()([
-  'maxRetries',
-  'initialDelayMs',
-  'backoffFactor',
-  'maxDelayMs',
-  'jitter',
-  'maxRetryAfterMs',
-  'rng',
-  'sleep',
-  'now',
-  'onRetry',
-]);
 
 /** Checks the keys of the options and of their nested `retry` and `price`. */
 function assertKnownLlmOptions(options: LlmPlumbingOptions, known: readonly string[], owner: string): void {
   assertKnownOptions('', options, known, owner);
-  assertKnownOptions('retry', options.retry, knownPlumbingRetry, owner);
+  assertKnownOptions('retry', options.retry, knownRetryPolicyOptions, owner);
   assertKnownOptions('price', options.price, knownPriceKeys, owner);
 }
 

@@ -79,7 +79,11 @@ interface Failure {
   readonly mayBeBilled: boolean;
 }
 
-const knownRetryOptions = defineOptionKeys<RetryOptions>()([
+/** The options a caller sets; the plumbing fills in the rest (`provider`, `modelId`, `secrets`, `apiKeyEnv`). */
+export type RetryPolicyOptions = Omit<RetryOptions, 'provider' | 'modelId' | 'secrets' | 'apiKeyEnv'>;
+
+/** Keys of {@link RetryPolicyOptions}, for the plumbing's check of its `retry` option. */
+export const knownRetryPolicyOptions = defineOptionKeys<RetryPolicyOptions>()([
   'maxRetries',
   'initialDelayMs',
   'backoffFactor',
@@ -89,11 +93,15 @@ const knownRetryOptions = defineOptionKeys<RetryOptions>()([
   'rng',
   'sleep',
   'now',
+  'onRetry',
+]);
+
+const knownRetryOptions = defineOptionKeys<RetryOptions>()([
+  ...knownRetryPolicyOptions,
   'provider',
   'modelId',
   'apiKeyEnv',
   'secrets',
-  'onRetry',
 ]);
 
 /**

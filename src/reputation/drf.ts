@@ -223,9 +223,7 @@ function clampReputation(reputation: number, r0: number): number {
   return Math.min(r0, Math.max(0, reputation));
 }
 
-const knownDrfStepInput = defineOptionKeys<{ reputations: unknown; ratings: unknown } & DrfParameters>()([
-  'reputations',
-  'ratings',
+const knownDrfParameters = defineOptionKeys<DrfParameters>()([
   'w0',
   'beta',
   'delta',
@@ -233,6 +231,11 @@ const knownDrfStepInput = defineOptionKeys<{ reputations: unknown; ratings: unkn
   'decayNormalization',
   'r0',
   'variant',
+]);
+const knownDrfStepInput = defineOptionKeys<{ reputations: unknown; ratings: unknown } & DrfParameters>()([
+  'reputations',
+  'ratings',
+  ...knownDrfParameters,
 ]);
 
 /**
@@ -371,13 +374,7 @@ function assertVariant(parameter: string, variant: unknown): asserts variant is 
 const knownDrfModelOptions = defineOptionKeys<{ agents: unknown } & DrfModelOptions>()([
   'agents',
   'initialReputation',
-  'w0',
-  'beta',
-  'delta',
-  'increment',
-  'decayNormalization',
-  'r0',
-  'variant',
+  ...knownDrfParameters,
 ]);
 
 /**
