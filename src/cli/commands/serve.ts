@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { NotFoundError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
@@ -48,11 +49,18 @@ export default defineCommand({
       description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)',
       valueHint: 'TOKEN',
     },
+    'allow-env': {
+      type: 'string',
+      description:
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
+      valueHint: 'NAMES',
+    },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
   },
   async run({ args }) {
     const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
-    const team = args.team === undefined ? undefined : readTeamFile(args.team);
+    const team =
+      args.team === undefined ? undefined : readTeamFile(args.team, { allowEnv: allowedEnvNames(args['allow-env']) });
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     // Without a team the server only reads: a store that does not exist is a typo, not a new store.
