@@ -209,3 +209,28 @@ describe('/v1 with the openai client', () => {
     expect(scores.weak!).toBeLessThan(Math.min(scores.alpha!, scores['beta-1']!, scores['beta-2']!));
   }, 60_000);
 });
+
+describe('one run per serve process', () => {
+  it('gives two services of one team on one store their own runs, so stopping one leaves the other running', async () => {
+    const provider = await startOpenAICompatibleServer({ script: (request: RecordedRequest) => sumReply(request) });
+    closers.push(() => provider.close());
+    const dir = temporaryDirectory('repute-v1-runs-');
+    const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1 }));
+    const store = openStore({ path: join(dir, 'repute.db') });
+    closers.push(() => store.close());
+    const services = [1, 2].map(() =>
+      createTeamService({ name: file.name, agents: createLiveTeam(file, store, 'unused'), store, kind: 'number' }),
+    );
+    const [first, second] = services as [TeamService, TeamService];
+    expect(first.runId).not.toBe(second.runId);
+    // Same team configuration: one prefix (the configuration's hash), then the instance.
+    expect(first.runId.slice(0, 'serve-sum-team-'.length + 8)).toBe(
+      second.runId.slice(0, 'serve-sum-team-'.length + 8),
+    );
+    await second.answer({ messages: [{ role: 'user', content: 'What is 1 + 2?' }] });
+    store.setRunStatus(first.runId, 'interrupted');
+    expect(store.getRun(second.runId)?.status).toBe('running');
+    expect(store.taskResults(second.runId)).toHaveLength(1);
+    expect(store.taskResults(first.runId)).toHaveLength(0);
+  });
+});

@@ -59,7 +59,16 @@ export const lastEventIdHeader = z
   .transform(Number)
   .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 /** Query of `GET /api/runs`. */
-export const runsQuery = z.object({ team: teamName.optional(), kind: name.optional() });
+export const runsQuery = z.object({
+  team: teamName.optional(),
+  kind: name.optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a non-negative integer')
+    .transform(Number)
+    .pipe(z.number().min(1).max(500).int())
+    .optional(),
+});
 
 /** Token, call and cost totals. */
 export const usageTotals = z.object({
@@ -191,9 +200,9 @@ export const replayView = z.object({
 /** `GET /health`. */
 export const health = z.object({
   status: z.literal('ok'),
-  version: z.string(),
-  store: z.string(),
-  schemaVersion: z.number().int(),
+  version: z.string().optional().describe('only with the bearer token, when one is set'),
+  store: z.string().optional().describe('only with the bearer token, when one is set'),
+  schemaVersion: z.number().int().optional().describe('only with the bearer token, when one is set'),
 });
 
 /** Error body of every failed JSON API call. */
