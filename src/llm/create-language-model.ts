@@ -76,6 +76,8 @@ export interface LlmPlumbingOptions {
   readonly now?: () => number;
   /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
+  /** Book each call's prompt and completion text in the ledger (the store's traces). @default true */
+  readonly captureContent?: boolean;
 }
 
 /** Options of {@link wrapWithPlumbing}. */
@@ -123,6 +125,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'retry',
   'now',
   'onCall',
+  'captureContent',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
@@ -237,6 +240,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     retry = {},
     now,
     onCall,
+    captureContent,
     apiKeyEnv,
     secrets = [],
   } = options;
@@ -267,6 +271,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
       ...(context === undefined ? {} : { context }),
       ...(now === undefined ? {} : { now }),
       ...(onCall === undefined ? {} : { onCall }),
+      ...(captureContent === undefined ? {} : { captureContent }),
     }),
   ];
   if (cacheMode !== 'off')

@@ -145,6 +145,38 @@ export const decisionPage = z.object({
   ),
 });
 
+/** Path parameters of `GET /api/runs/:id/tasks/:taskId/trace`. */
+export const taskParams = z.object({ id: name, taskId: name });
+
+/** `GET /api/runs/:id/tasks/:taskId/trace`: every LLM call of one task beside each method's decision. */
+export const taskTrace = z.object({
+  runId: z.string(),
+  taskId: z.string(),
+  startedAt: z.number().nullable(),
+  endedAt: z.number().nullable(),
+  calls: z.array(
+    z.object({
+      agentId: z.string().nullable(),
+      act: z.string().nullable(),
+      model: z.string().nullable(),
+      startedAt: z.number().nullable().describe('ms; null for calls booked before schema version 4'),
+      endedAt: z.number().nullable(),
+      inputTokens: z.number().int(),
+      outputTokens: z.number().int(),
+      cost: z.number(),
+      cached: z.boolean(),
+      status: z.enum(['ok', 'failed']),
+      messages: z
+        .array(z.object({ role: z.string(), content: z.string() }))
+        .nullable()
+        .describe('null when content capture was off'),
+      completion: z.string().nullable(),
+    }),
+  ),
+  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), cost: z.number() }),
+  methods: z.record(z.string(), methodDecision),
+});
+
 /** `GET /api/runs/:id/reputation`: each agent's score after every task, per method. */
 export const reputationSeries = z.object({
   runId: z.string(),

@@ -6,7 +6,16 @@ import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import { listReplays, readReplay } from '../replay-views.js';
 import { describeRun, listDecisions, reputationSeries } from '../run-views.js';
-import { decisionsQuery, replayParams, reputationQuery, runParams, runsQuery, teamParams } from '../schemas.js';
+import {
+  decisionsQuery,
+  replayParams,
+  reputationQuery,
+  runParams,
+  runsQuery,
+  taskParams,
+  teamParams,
+} from '../schemas.js';
+import { describeTaskTrace } from '../trace-views.js';
 import { describeTeamReputation, listTeams } from '../team-views.js';
 
 /** Routes under `/api` (and `/health`). */
@@ -72,6 +81,11 @@ export function apiRoutes(context: ServerContext): Hono {
         ...(query.taskId === undefined ? {} : { taskId: query.taskId }),
       }),
     );
+  });
+
+  app.get('/api/runs/:id/tasks/:taskId/trace', (c) => {
+    const { id, taskId } = parseInput(taskParams, c.req.param(), 'path');
+    return c.json(describeTaskTrace(store, id, taskId));
   });
 
   app.get('/api/runs/:id/reputation', (c) => {
