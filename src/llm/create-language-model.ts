@@ -73,6 +73,8 @@ export interface LlmPlumbingOptions {
   readonly now?: () => number;
   /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
+  /** Book each call's prompt and completion text in the ledger (the store's traces). @default true */
+  readonly captureContent?: boolean;
 }
 
 /** Options of {@link wrapWithPlumbing}. */
@@ -120,6 +122,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'retry',
   'now',
   'onCall',
+  'captureContent',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
@@ -234,6 +237,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     retry = {},
     now,
     onCall,
+    captureContent,
     apiKeyEnv,
     secrets = [],
   } = options;
@@ -264,6 +268,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
       ...(context === undefined ? {} : { context }),
       ...(now === undefined ? {} : { now }),
       ...(onCall === undefined ? {} : { onCall }),
+      ...(captureContent === undefined ? {} : { captureContent }),
     }),
   ];
   if (cacheMode !== 'off')

@@ -67,6 +67,9 @@ const teamSchema = z
     seed: z.number().int().default(2027),
     timeoutMs: z.number().int().min(1).default(60_000),
     maxRetries: z.number().int().min(0).max(10).default(2),
+    // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
+    // tokens, cost and timing.
+    captureContent: z.boolean().default(true),
     // `repute serve`: the method that decides chat requests and their default answer kind.
     serve: z
       .object({

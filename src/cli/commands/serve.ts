@@ -7,7 +7,7 @@ import { NotFoundError } from '../../core/errors.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
-import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
+import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { createLiveTeam } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
@@ -56,6 +56,11 @@ export default defineCommand({
       valueHint: 'NAMES',
     },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
+    'access-log': {
+      type: 'boolean',
+      description: 'One line per request on stderr (no content, no secrets); --no-access-log turns it off',
+      default: true,
+    },
   },
   async run({ args }) {
     const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
@@ -94,6 +99,7 @@ export default defineCommand({
           agents: team.agents.map((agent) => agent.id),
           ...(team.k === undefined ? {} : { k: team.k }),
           seed: team.seed,
+          instance: serveInstanceId(),
         });
         servedRunId = runId;
         served = createTeamService({
@@ -116,6 +122,7 @@ export default defineCommand({
         ...(replayDir === undefined ? {} : { replayDir }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),
+        ...(args['access-log'] === false ? {} : { accessLog: (line: string) => process.stderr.write(`${line}\n`) }),
       });
     } catch (error) {
       store.close();
