@@ -121,15 +121,18 @@ describe('runReplay', () => {
   it('resolves the verifier flags: --feedback verifier alone turns the simulated verifier on', () => {
     expect(resolveReplayVerifier({})).toEqual({
       feedback: 'consensus',
-      verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 },
+      verifier: { kind: 'none', model: 'correlated', sensitivity: 0.85, specificity: 0.8 },
     });
     expect(resolveReplayVerifier({ feedback: 'verifier' })).toEqual({
       feedback: 'verifier',
-      verifier: { kind: 'simulated', sensitivity: 0.85, specificity: 0.8 },
+      verifier: { kind: 'simulated', model: 'correlated', sensitivity: 0.85, specificity: 0.8 },
     });
     expect(
       resolveReplayVerifier({ verifier: 'simulated', verifierSensitivity: 0.9, verifierSpecificity: 0.7 }),
-    ).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.9, specificity: 0.7 } });
+    ).toEqual({
+      feedback: 'verifier',
+      verifier: { kind: 'simulated', model: 'correlated', sensitivity: 0.9, specificity: 0.7 },
+    });
     expect(resolveReplayVerifier({ verifier: 'simulated', feedback: 'consensus' }).feedback).toBe('consensus');
   });
 
@@ -146,7 +149,12 @@ describe('runReplay', () => {
     });
     const truth = await runReplay({ path: fixturePath, tasks: 8, workers: 1, methods, feedback: 'truth' });
     expect(perfect.rows.map((row) => row.exact)).toEqual(truth.rows.map((row) => row.exact));
-    expect(perfect.summary.options.verifier).toEqual({ kind: 'simulated', sensitivity: 1, specificity: 1 });
+    expect(perfect.summary.options.verifier).toEqual({
+      kind: 'simulated',
+      model: 'correlated',
+      sensitivity: 1,
+      specificity: 1,
+    });
   });
 
   it('runs several seeds: means over seeds, per-seed figures and bootstrap intervals around the mean', async () => {
@@ -192,7 +200,7 @@ describe('runReplay', () => {
       /verifierSensitivity must be in \[0, 1\]/,
     );
     await expect(runReplay({ path: fixturePath, verifier: 'oracle' as never })).rejects.toThrow(
-      /verifier must be one of none, simulated/,
+      /verifier must be none, simulated or judge:<agent>/,
     );
     // Rates without a simulated verifier would be ignored (and were recorded as if used).
     await expect(runReplay({ path: fixturePath, verifierSpecificity: 0.6 })).rejects.toThrow(
