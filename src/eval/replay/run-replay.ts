@@ -21,7 +21,12 @@ import { memoizeAnswerOps } from './_memo-answer-ops.js';
 import { loadAnswerKeyCache, writeBackAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
-import { replayMethodNames, resolveReplayMethods } from './methods.js';
+import {
+  replayMethodNames,
+  resolveReplayMethods,
+  verifierOnlyMethodNames,
+  verifierReplayMethodNames,
+} from './methods.js';
 import type {
   CompositionSummary,
   ConditionRow,
@@ -521,7 +526,18 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const { feedback, verifier } = resolveReplayVerifier(options);
   const workers = options.workers ?? Math.min(2, availableParallelism());
   assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
-  const requested = options.methods ?? replayMethodNames;
+  const requested = options.methods ?? (verifier.kind === 'none' ? replayMethodNames : verifierReplayMethodNames);
+  if (verifier.kind === 'none') {
+    const needy = requested.find((method) => typeof method === 'string' && verifierOnlyMethodNames.includes(method)) as
+      | string
+      | undefined;
+    if (needy !== undefined)
+      throw new InvalidArgumentError({
+        parameter: 'methods',
+        value: needy,
+        message: `method ${needy} votes over the proposals a verifier accepts, but this run has no verifier; pass --verifier simulated (or judge:<agent>), or leave ${needy} out`,
+      });
+  }
   assertList('methods', requested, `pass e.g. methods: ['majority', 'minirep']`);
   if (requested.length === 0)
     throw new InvalidArgumentError({
