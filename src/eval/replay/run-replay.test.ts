@@ -118,6 +118,40 @@ describe('runReplay', () => {
     expect(heldout.counts.sampledTasks).toBe(heldout.counts.splitTasks);
   });
 
+  it('runs a judge verifier: the judge leaves the pool, verifier-majority joins the methods, tasks all takes the whole split', async () => {
+    const { summary } = await runReplay({
+      path: fixturePath,
+      tasks: 'all',
+      seed: 2,
+      verifier: 'judge:a00',
+      compositions: ['all-strong'],
+      workers: 1,
+    });
+    // The fixture has 12 agents; without the judge the pool holds 11 and a00 sits in no team.
+    expect(summary.data.sampledTasks).toBe(summary.data.splitTasks);
+    expect(summary.grid.teams['all-strong']).not.toContain('a00');
+    expect(summary.options.verifier).toEqual({
+      kind: 'judge',
+      model: 'correlated',
+      sensitivity: 0.85,
+      specificity: 0.8,
+      judge: 'a00',
+    });
+    expect(summary.options.methods).toContain('verifier-majority');
+    expect(summary.verifier?.name).toBe('judge:a00');
+    expect(summary.verifier?.measured.sensitivity).toBeGreaterThan(0);
+    expect(summary.methods['verifier-majority']?.significantWins).toBeLessThanOrEqual(
+      summary.methods['verifier-majority']?.strictWins ?? 0,
+    );
+    expect(resolveReplayVerifier({ verifier: 'judge:a00' }).feedback).toBe('verifier');
+    await expect(runReplay({ path: fixturePath, methods: ['verifier-majority'] })).rejects.toThrow(
+      /this run has no verifier/,
+    );
+    await expect(runReplay({ path: fixturePath, verifier: 'judge:nobody', workers: 1 })).rejects.toThrow(
+      /is not an agent of the dataset/,
+    );
+  });
+
   it('resolves the verifier flags: --feedback verifier alone turns the simulated verifier on', () => {
     expect(resolveReplayVerifier({})).toEqual({
       feedback: 'consensus',

@@ -143,11 +143,17 @@ export interface ReplayDataAudit {
 export interface SeedFigures {
   /** The seed. */
   readonly seed: number;
-  /** Per method: clean, attacked, loss (in [0, 1]) and strict wins. */
+  /** Per method: clean, attacked, loss (in [0, 1]), strict and significant wins. */
   readonly methods: Readonly<
     Record<
       string,
-      { readonly clean: number; readonly attacked: number; readonly loss: number; readonly strictWins: number }
+      {
+        readonly clean: number;
+        readonly attacked: number;
+        readonly loss: number;
+        readonly strictWins: number;
+        readonly significantWins: number;
+      }
     >
   >;
 }
@@ -837,7 +843,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       methods: Object.fromEntries(
         Object.entries(seedSummary.methods).map(([name, method]) => [
           name,
-          { clean: method.clean, attacked: method.attacked, loss: method.loss, strictWins: method.strictWins },
+          {
+            clean: method.clean,
+            attacked: method.attacked,
+            loss: method.loss,
+            strictWins: method.strictWins,
+            significantWins: method.significantWins,
+          },
         ]),
       ),
     })),
