@@ -56,6 +56,7 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'k',
   'verifier',
   'rejectedFactor',
+  'verdictRule',
   'epsilon',
   'minGroups',
   'maxPerGroup',

@@ -266,7 +266,7 @@ describe('createMiniRepAggregator', () => {
     expect(() => aggregator.feedback(decision, 'oracle' as never)).toThrow(/'agreement' or 'verifier'/);
   });
 
-  it('lets pre-collected verdicts outvote a majority judged wrong, and refuses an asynchronous verifier inside aggregate', () => {
+  it('applies the verdict factor by the verdict rule (none without a finding under the paper’s rule, at most ⌈0.3n⌉ under the capped veto), and refuses an asynchronous verifier inside aggregate', () => {
     // Three agents of three groups say '1', two say '2'; the verifier judges every '1' wrong.
     const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
     const list = [
@@ -276,16 +276,24 @@ describe('createMiniRepAggregator', () => {
       propose('v', 'd', '2'),
       propose('v', 'e', '2'),
     ];
-    const fresh = () =>
+    const fresh = (verdictRule?: 'paper' | 'capped-veto') =>
       createMiniRepAggregator({
         model: createMiniRepModel({ agents: team.map((agent) => agent.id) }),
         k: 5,
         bloc: false,
+        ...(verdictRule === undefined ? {} : { verdictRule }),
       });
     expect(fresh().aggregate({ task: task('v'), proposals: list, agents: team }).answer).toBe('1');
-    // With verdicts, '1' weighs φ_v = 0.05 of its unrejected weight per agent: 3 · 0.05 < 2 at equal history.
     const verdicts = { a: 0, b: 0, c: 0, d: 1, e: 1 };
-    const decision = fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
+    const cut = (decision: {
+      reasons: readonly { agentId: string; components?: Readonly<Record<string, number>> }[];
+    }) => decision.reasons.filter((reason) => (reason.components?.rejected ?? 0) > 0).map((reason) => reason.agentId);
+    // The paper's rule: a verdict alone flags no parse-valid proposal, so φ_v cuts none of them.
+    expect(cut(fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts }))).toEqual([]);
+    // Capped veto (ours): φ_v cuts at most ⌈0.3 · 5⌉ = 2 of the three '1's (equal verdicts and quality:
+    // input order), so '1' weighs w + 2 · 0.05 · w against '2' at 2 · w' with the better quality of '2'.
+    const decision = fresh('capped-veto').aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
+    expect(cut(decision)).toEqual(['a', 'b']);
     expect(decision.answer).toBe('2');
     expect(decision.reasons.find((reason) => reason.agentId === 'a')?.note).toMatch(/judged wrong by the verifier/);
     const asynchronous = createMiniRepAggregator({
