@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
-import { debateMethodNames } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames } from '../../protocols/debate/methods.js';
 import {
   compareMethodNames,
   drfProtocolSchema,
@@ -55,7 +55,7 @@ const teamSchema = z
     // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
     // compared on the protocol's own proposals (the protocol's decision rule always runs).
     methods: z
-      .array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
+      .array(z.enum([...new Set([...allDebateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
       .min(1)
       .optional(),
     k: z.number().int().min(1).optional(),
@@ -69,7 +69,7 @@ const teamSchema = z
     // `repute serve`: the method that decides chat requests and their default answer kind.
     serve: z
       .object({
-        method: z.enum(debateMethodNames).default('minirep'),
+        method: z.enum(allDebateMethodNames).default('minirep'),
         kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
       })
       .strict()
@@ -146,7 +146,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   }
   const data = parsed.data;
   const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
-  const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
+  const allowed: readonly string[] = data.protocol.type === 'debate' ? allDebateMethodNames : compareMethodNames;
   methods.forEach((method, index) => {
     if (!allowed.includes(method))
       throw new DataFormatError({

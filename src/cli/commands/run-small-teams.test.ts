@@ -57,16 +57,18 @@ afterEach(async () => {
 });
 
 describe('repute run: MiniRep on small teams (issue 36)', () => {
+  // The 4-agent team also runs our variants, named in the team file's methods like any method.
   it.each([
-    ['4 agents: right 100%, 80%, 35%, 0%', ['right', 'good', 'weak', 'wrong']],
-    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong']],
-    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak']],
+    ['4 agents: right 100%, 80%, 35%, 0%', ['right', 'good', 'weak', 'wrong'], ['minirep-lo', 'minirep-ds']],
+    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], []],
+    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], []],
   ])(
     '%s: minirep is at least as accurate as majority',
-    async (_, agents) => {
+    async (_, agents, variants) => {
       server = await startOpenAICompatibleServer({ script: (request) => accuracyReply(request) });
       const dir = temporaryDirectory('repute-small-team-');
-      const team = writeSumTeam(dir, { baseURL: server.baseURL, tasks: 40, agents, methods: ['majority', 'minirep'] });
+      const methods = ['majority', 'minirep', ...variants];
+      const team = writeSumTeam(dir, { baseURL: server.baseURL, tasks: 40, agents, methods });
       const summary = await runJson(team, '--run-id', 'small', '--reputation', 'fresh');
       expect(summary.status).toBe('completed');
       const majority = summary.methods.majority.accuracy as number;
