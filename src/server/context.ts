@@ -38,6 +38,11 @@ export interface CreateAppOptions {
   readonly pollMs?: number;
   /** Package version reported by `/health`. @default '0.0.0' */
   readonly version?: string;
+  /**
+   * Receives one line per answered request: time, method, path (no query), status, duration and,
+   * for a served decision, its task id. Never a body, a query string or a header. @default none
+   */
+  readonly accessLog?: (line: string) => void;
 }
 
 /** Resolved settings shared by the route modules. */
@@ -49,4 +54,6 @@ export interface ServerContext {
   readonly assetsDir: string | undefined;
   readonly pollMs: number;
   readonly version: string;
+  /** Whether an `Authorization` header carries the server's token (always true when none is set). */
+  authorized(header: string | undefined): boolean;
 }

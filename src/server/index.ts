@@ -17,5 +17,5 @@ export { describeTeamReputation, listTeams } from './team-views.js';
 export type { TeamReputationView, TeamSummary } from './team-views.js';
 export { listReplays, readReplay, parseConditionsCsv } from './replay-views.js';
 export type { ReplayListing, ReplayView } from './replay-views.js';
-export { createTeamService, promptOf, serveRunId } from './team-service.js';
+export { createTeamService, promptOf, serveInstanceId, serveRunId } from './team-service.js';
 export type { ChatMessage, ServedWeight, TeamAnswer, TeamService, TeamServiceOptions } from './team-service.js';

@@ -43,6 +43,7 @@ export function createLiveTeam(team: TeamFile, store: Store, runId: string): Age
       context: { runId, agentId: agent.id },
       timeoutMs: team.timeoutMs,
       retry: { maxRetries: team.maxRetries },
+      captureContent: team.captureContent,
     });
     return createLiveAgent({
       identity: identities[index] as AgentIdentity,

@@ -6,6 +6,7 @@ import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
@@ -86,7 +87,7 @@ export default defineCommand({
     'allow-env': {
       type: 'string',
       description:
-        'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY',
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
       valueHint: 'NAMES',
     },
     'max-failures': {
@@ -98,13 +99,7 @@ export default defineCommand({
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv =
-      args['allow-env'] === undefined
-        ? []
-        : String(args['allow-env'])
-            .split(',')
-            .map((name) => name.trim())
-            .filter((name) => name.length > 0);
+    const allowEnv = allowedEnvNames(args['allow-env']);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
     // For debate, DRF and RAPS teams alike, checked before the team file is read.
     parseReputationFlag(args.reputation, 'continue');

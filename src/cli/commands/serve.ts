@@ -4,9 +4,10 @@
 import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { NotFoundError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
-import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
+import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { createLiveTeam } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
@@ -48,11 +49,23 @@ export default defineCommand({
       description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)',
       valueHint: 'TOKEN',
     },
+    'allow-env': {
+      type: 'string',
+      description:
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
+      valueHint: 'NAMES',
+    },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
+    'access-log': {
+      type: 'boolean',
+      description: 'One line per request on stderr (no content, no secrets); --no-access-log turns it off',
+      default: true,
+    },
   },
   async run({ args }) {
     const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
-    const team = args.team === undefined ? undefined : readTeamFile(args.team);
+    const team =
+      args.team === undefined ? undefined : readTeamFile(args.team, { allowEnv: allowedEnvNames(args['allow-env']) });
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     // Without a team the server only reads: a store that does not exist is a typo, not a new store.
@@ -86,6 +99,7 @@ export default defineCommand({
           agents: team.agents.map((agent) => agent.id),
           ...(team.k === undefined ? {} : { k: team.k }),
           seed: team.seed,
+          instance: serveInstanceId(),
         });
         servedRunId = runId;
         served = createTeamService({
@@ -108,6 +122,7 @@ export default defineCommand({
         ...(replayDir === undefined ? {} : { replayDir }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),
+        ...(args['access-log'] === false ? {} : { accessLog: (line: string) => process.stderr.write(`${line}\n`) }),
       });
     } catch (error) {
       store.close();

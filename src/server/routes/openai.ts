@@ -6,6 +6,8 @@ import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import { taskIdHeader } from '../_access-log.js';
+import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import { chatCompletionRequest, kindHeader } from '../schemas.js';
@@ -16,7 +18,10 @@ const headers = z.object({ 'x-repute-kind': kindHeader.optional() });
 
 function reputeField(answer: TeamAnswer) {
   const { content: _content, usage: _usage, ...repute } = answer;
-  return repute;
+  return {
+    ...repute,
+    degraded: repute.degraded.map((entry) => ({ ...entry, message: withoutVariableNames(entry.message) })),
+  };
 }
 
 /** Routes under `/v1`. */
@@ -78,6 +83,7 @@ export function openAIRoutes(context: ServerContext): Hono {
       signal: c.req.raw.signal,
     });
     const id = `chatcmpl-${answer.taskId}`;
+    c.header(taskIdHeader, answer.taskId);
     const model = body.model;
     const usage = {
       prompt_tokens: answer.usage.inputTokens,
