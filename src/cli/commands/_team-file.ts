@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
-import { debateMethodNames } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames } from '../../protocols/debate/methods.js';
 import {
   compareMethodNames,
   drfProtocolSchema,
@@ -56,7 +56,7 @@ const teamSchema = z
     // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
     // compared on the protocol's own proposals (the protocol's decision rule always runs).
     methods: z
-      .array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
+      .array(z.enum([...new Set([...allDebateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
       .min(1)
       .optional(),
     k: z.number().int().min(1).optional(),
@@ -73,7 +73,7 @@ const teamSchema = z
     // `repute serve`: the method that decides chat requests and their default answer kind.
     serve: z
       .object({
-        method: z.enum(debateMethodNames).default('minirep'),
+        method: z.enum(allDebateMethodNames).default('minirep'),
         kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
       })
       .strict()
@@ -153,7 +153,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   }
   const data = parsed.data;
   const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
-  const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
+  const allowed: readonly string[] = data.protocol.type === 'debate' ? allDebateMethodNames : compareMethodNames;
   methods.forEach((method, index) => {
     if (!allowed.includes(method))
       throw new DataFormatError({
