@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { NotFoundError } from '../../core/errors.js';
 import { openStore } from '../../store/store.js';
+import { isPostgresUrl } from '../../store/_postgres-url.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
@@ -28,7 +29,7 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store (default: the team file's store, else repute.db)",
+      description: "SQLite store file or postgres:// URL (default: the team file's store, else repute.db)",
       valueHint: 'FILE',
     },
     port: { type: 'string', description: 'TCP port (0 = any free port)', default: '8787', valueHint: 'N' },
@@ -56,7 +57,7 @@ export default defineCommand({
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     // Without a team the server only reads: a store that does not exist is a typo, not a new store.
-    if (team === undefined && storePath !== ':memory:' && !existsSync(storePath)) {
+    if (team === undefined && storePath !== ':memory:' && !isPostgresUrl(storePath) && !existsSync(storePath)) {
       throw new NotFoundError({
         entity: 'store',
         id: storePath,
@@ -116,7 +117,7 @@ export default defineCommand({
     // Runs until Ctrl-C or SIGTERM; the CLI contract then exits 130 or 143. Watched before the URL is
     // printed, so a signal sent as soon as the URL appears is handled too.
     const signal = interruptSignal();
-    process.stderr.write(`repute serve: store ${storePath}${team ? `, team ${team.name}` : ''}\n`);
+    process.stderr.write(`repute serve: store ${store.path}${team ? `, team ${team.name}` : ''}\n`);
     process.stdout.write(`${server.url}/\n`);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();
