@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
+import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
 import { allDebateMethodNames } from '../../protocols/debate/methods.js';
@@ -206,13 +207,19 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   const folder = dirname(resolve(file));
   const tasks =
     overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
+  const given = overrides.store ?? team.store;
+  if (isPostgresUrl(given) && postgresUrlHasPassword(given)) {
+    throw new DataFormatError({
+      file,
+      message: `field store: the PostgreSQL URL ${redactPostgresUrl(given)} holds a password; remove it from the URL and give it in the PGPASSWORD environment variable or ~/.pgpass`,
+    });
+  }
+  // A postgres:// URL names a server's database (docs/scaling.md), not a file: kept as written.
   const store =
-    overrides.store !== undefined
-      ? overrides.store === ':memory:'
-        ? overrides.store
-        : resolve(overrides.store)
-      : team.store === ':memory:'
-        ? team.store
+    given === ':memory:' || isPostgresUrl(given)
+      ? given
+      : overrides.store !== undefined
+        ? resolve(overrides.store)
         : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
 }

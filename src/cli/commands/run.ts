@@ -81,7 +81,8 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store; overrides the team file's store and may lie outside its folder",
+      description:
+        "SQLite store file or postgres:// URL; overrides the team file's store and may lie outside its folder",
       valueHint: 'FILE',
     },
     'allow-env': {
