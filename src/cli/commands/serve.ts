@@ -10,6 +10,7 @@ import { isPostgresUrl } from '../../store/_postgres-url.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { decisionTelemetryFromEnvironment } from '../../server/otel-telemetry.js';
 import { createLiveTeam } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
@@ -88,6 +89,8 @@ export default defineCommand({
     // Without a team the server only reads: a read-only store file is fine then.
     const store = openStore({ path: storePath, readonly: team === undefined });
     let server: RunningServer;
+    // Spans of served decisions when OTEL_EXPORTER_OTLP_ENDPOINT is set (GenAI semantic conventions).
+    const telemetry = team === undefined ? undefined : decisionTelemetryFromEnvironment();
     // The run of the served team, marked interrupted when the server stops.
     let servedRunId: string | undefined;
     try {
@@ -105,7 +108,7 @@ export default defineCommand({
         servedRunId = runId;
         served = createTeamService({
           name: team.name,
-          agents: createLiveTeam(team, store, runId),
+          agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
           store,
           method,
           kind: team.serve.kind as AnswerKind,
@@ -121,6 +124,7 @@ export default defineCommand({
         version: packageVersion(),
         ...(served === undefined ? {} : { team: served }),
         ...(replayDir === undefined ? {} : { replayDir }),
+        ...(telemetry === undefined ? {} : { telemetry }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),
         ...(args['access-log'] === false ? {} : { accessLog: (line: string) => process.stderr.write(`${line}\n`) }),
@@ -136,6 +140,11 @@ export default defineCommand({
     process.stdout.write(`${server.url}/\n`);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();
+    await telemetry?.shutdown().catch((error: unknown) => {
+      process.stderr.write(
+        `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
+      );
+    });
     if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
     store.close();
   },
