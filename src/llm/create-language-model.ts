@@ -16,6 +16,7 @@ import {
   type UsageLedger,
 } from './ledger-middleware.js';
 import { createRetryMiddleware, knownRetryPolicyOptions, type RetryPolicyOptions } from './retry-middleware.js';
+import { defaultApiKeyEnv } from './key-policy.js';
 import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
 import { createTimeoutMiddleware } from './timeout-middleware.js';
@@ -26,11 +27,7 @@ export type LlmProvider = 'openai-compatible' | 'openai' | 'anthropic';
 /** The providers, for validation and CLI help. */
 export const LLM_PROVIDERS: readonly LlmProvider[] = ['openai-compatible', 'openai', 'anthropic'];
 
-const DEFAULT_API_KEY_ENV: Record<LlmProvider, string | undefined> = {
-  'openai-compatible': undefined,
-  openai: 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-};
+const DEFAULT_API_KEY_ENV: Readonly<Record<LlmProvider, string | undefined>> = defaultApiKeyEnv;
 
 /**
  * Reads the API key {@link createLanguageModel} would read for this provider and `apiKeyEnv`, and

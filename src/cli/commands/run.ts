@@ -1,11 +1,12 @@
 // `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
 // each finished task, so an interrupted run resumes where it stopped.
 import { defineCommand } from 'citty';
-import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
@@ -70,7 +71,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods, overrides the file (${debateMethodNames.join(',')})`,
+      description: `Comma-separated methods, overrides the file (${allDebateMethodNames.join(',')})`,
       valueHint: 'LIST',
     },
     tasks: {
@@ -80,13 +81,14 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store; overrides the team file's store and may lie outside its folder",
+      description:
+        "SQLite store file or postgres:// URL; overrides the team file's store and may lie outside its folder",
       valueHint: 'FILE',
     },
     'allow-env': {
       type: 'string',
       description:
-        'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY',
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
       valueHint: 'NAMES',
     },
     'max-failures': {
@@ -98,13 +100,7 @@ export default defineCommand({
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv =
-      args['allow-env'] === undefined
-        ? []
-        : String(args['allow-env'])
-            .split(',')
-            .map((name) => name.trim())
-            .filter((name) => name.length > 0);
+    const allowEnv = allowedEnvNames(args['allow-env']);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
     // For debate, DRF and RAPS teams alike, checked before the team file is read.
     parseReputationFlag(args.reputation, 'continue');
@@ -124,7 +120,7 @@ export default defineCommand({
       return;
     }
     const protocol = team.protocol;
-    const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods as DebateMethodName[]);
+    const methods = parseListFlag('methods', args.methods, allDebateMethodNames, team.methods as DebateMethodName[]);
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
     const config = {

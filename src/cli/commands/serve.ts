@@ -4,7 +4,9 @@
 import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import { NotFoundError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
+import { isPostgresUrl } from '../../store/_postgres-url.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
@@ -29,7 +31,7 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store (default: the team file's store, else repute.db)",
+      description: "SQLite store file or postgres:// URL (default: the team file's store, else repute.db)",
       valueHint: 'FILE',
     },
     port: { type: 'string', description: 'TCP port (0 = any free port)', default: '8787', valueHint: 'N' },
@@ -49,6 +51,12 @@ export default defineCommand({
       description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)',
       valueHint: 'TOKEN',
     },
+    'allow-env': {
+      type: 'string',
+      description:
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
+      valueHint: 'NAMES',
+    },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
     'access-log': {
       type: 'boolean',
@@ -58,11 +66,12 @@ export default defineCommand({
   },
   async run({ args }) {
     const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
-    const team = args.team === undefined ? undefined : readTeamFile(args.team);
+    const team =
+      args.team === undefined ? undefined : readTeamFile(args.team, { allowEnv: allowedEnvNames(args['allow-env']) });
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     // Without a team the server only reads: a store that does not exist is a typo, not a new store.
-    if (team === undefined && storePath !== ':memory:' && !existsSync(storePath)) {
+    if (team === undefined && storePath !== ':memory:' && !isPostgresUrl(storePath) && !existsSync(storePath)) {
       throw new NotFoundError({
         entity: 'store',
         id: storePath,
@@ -127,7 +136,7 @@ export default defineCommand({
     // Runs until Ctrl-C or SIGTERM; the CLI contract then exits 130 or 143. Watched before the URL is
     // printed, so a signal sent as soon as the URL appears is handled too.
     const signal = interruptSignal();
-    process.stderr.write(`repute serve: store ${storePath}${team ? `, team ${team.name}` : ''}\n`);
+    process.stderr.write(`repute serve: store ${store.path}${team ? `, team ${team.name}` : ''}\n`);
     process.stdout.write(`${server.url}/\n`);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     await server.close();
