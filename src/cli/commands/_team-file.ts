@@ -38,6 +38,8 @@ const agentSchema = z
     price: priceSchema.optional(),
     cloneGroup: z.string().min(1).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
+    // Most bytes of one reply of this agent's endpoint (default 1 MiB), enforced while reading.
+    maxResponseBytes: z.number().int().min(1).optional(),
   })
   .strict();
 
