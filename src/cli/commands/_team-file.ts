@@ -3,6 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { closest } from '../../core/_closest.js';
 import { DataFormatError } from '../../core/errors.js';
 import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
@@ -39,6 +40,8 @@ const agentSchema = z
     price: priceSchema.optional(),
     cloneGroup: z.string().min(1).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
+    // Most bytes of one reply of this agent's endpoint (default 1 MiB), enforced while reading.
+    maxResponseBytes: z.number().int().min(1).optional(),
   })
   .strict();
 
@@ -147,7 +150,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
     const path = issue?.path.join('.') || '(top level)';
     const message =
       issue?.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}; allowed keys are listed in examples/team.yaml`
+        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}${suggestKeys(issue.keys, issue.path, value)}; allowed keys are listed in examples/team.yaml`
         : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
     // Values are never echoed: a team file may hold a pasted key anywhere.
     throw new DataFormatError({ file, message: `field ${path}: ${message}` });
@@ -222,6 +225,31 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         ? resolve(overrides.store)
         : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
+}
+
+/** ` (did you mean serve?)` for unknown keys close to a known key of the object they sit in; else ''. */
+function suggestKeys(keys: readonly string[], path: readonly PropertyKey[], root: unknown): string {
+  const known = knownKeysAt(path, root);
+  const hints = keys.flatMap((key) => {
+    const match = closest(key, known);
+    return match === undefined ? [] : [keys.length === 1 ? match : `${match} for ${key}`];
+  });
+  return hints.length === 0 ? '' : ` (did you mean ${hints.join(', ')}?)`;
+}
+
+/** The keys the schema allows in the object at `path` of the team file (top level, an agent, its price, serve, protocol). */
+function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
+  const [first, second, third] = path;
+  if (path.length === 0) return Object.keys(teamSchema.shape);
+  if (first === 'agents' && path.length === 2) return Object.keys(agentSchema.shape);
+  if (first === 'agents' && third === 'price' && path.length === 3) return Object.keys(priceSchema.shape);
+  if (first === 'serve' && path.length === 1) return ['method', 'kind'];
+  if (first === 'protocol' && path.length === 1 && second === undefined) {
+    const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
+    const schema = type === 'drf' ? drfProtocolSchema : type === 'raps' ? rapsProtocolSchema : undefined;
+    return schema === undefined ? ['type', 'rounds'] : Object.keys(schema.shape);
+  }
+  return [];
 }
 
 /** `apiKey`, `key`, `token`... anywhere in the file: refused with a pointer to `apiKeyEnv`, the value never shown. */
