@@ -49,10 +49,10 @@ describe('a store written by the previous version (schema 1)', () => {
     const path = writeOldStore();
     // Read-only opening never migrates, so it refuses the old file and says how to upgrade it.
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 1, expected 3; open it once without readonly to migrate it/,
+      /has schema version 1, expected 4; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 2000 });
-    expect(store.schemaVersion).toBe(3);
+    expect(store.schemaVersion).toBe(4);
     // Schema 2 added task_failures: empty for the old run.
     expect(store.taskFailures('run-1')).toEqual([]);
     expect(store.getRun('run-1')).toEqual({
@@ -176,10 +176,10 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
     db.exec(SCHEMA_V2_STEP);
     db.close();
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 2, expected 3; open it once without readonly to migrate it/,
+      /has schema version 2, expected 4; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 3000 });
-    expect(store.schemaVersion).toBe(3);
+    expect(store.schemaVersion).toBe(4);
     store.recordUsage({
       runId: 'run-1',
       agentId: 'a',
