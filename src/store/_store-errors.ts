@@ -30,6 +30,9 @@ const writeMethods: ReadonlySet<string> = new Set([
   'saveTeam',
   'putCachedResponse',
   'recordUsage',
+  'appendReputationEvent',
+  'acquireReputationLease',
+  'commitReputationFold',
 ]);
 
 /** The SqliteError in `error` or its `cause` (a StoreError that wrapped one), if any. */

@@ -52,7 +52,7 @@ describe('a store written by the previous version (schema 1)', () => {
       /has schema version 1, expected 4; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 2000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     // Schema 2 added task_failures: empty for the old run.
     expect(store.taskFailures('run-1')).toEqual([]);
     expect(store.getRun('run-1')).toEqual({
@@ -159,6 +159,7 @@ describe('a store written by the previous version (schema 1)', () => {
       { version: 2, applied_at: 2000 },
       { version: 3, applied_at: 2000 },
       { version: 4, applied_at: 2000 },
+      { version: 5, applied_at: 2000 },
     ]);
   });
 });
@@ -180,7 +181,7 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
       /has schema version 2, expected 4; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 3000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.recordUsage({
       runId: 'run-1',
       agentId: 'a',
@@ -228,6 +229,7 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
       { version: 2, applied_at: 1300 },
       { version: 3, applied_at: 3000 },
       { version: 4, applied_at: 3000 },
+      { version: 5, applied_at: 3000 },
     ]);
     raw.close();
   });
@@ -251,7 +253,7 @@ describe('a store written before the ledger kept call timing and content (schema
     db.close();
     expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 3, expected 4/);
     const store = openStore({ path, now: () => 5000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.recordUsage({
       runId: 'run-1',
       agentId: 'a',
