@@ -30,6 +30,7 @@ export const knownBlocOptions = defineOptionKeys<BlocOptions>()([
   'exclusivity',
   'verified',
   'minSize',
+  'maxShare',
 ]);
 
 export const knownPeerHistoryOptions = defineOptionKeys<PeerHistoryOptions>()([

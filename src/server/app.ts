@@ -82,6 +82,7 @@ export function createApp(options: CreateAppOptions): Hono {
     pollMs = 250,
     version = '0.0.0',
     accessLog,
+    telemetry,
   } = options;
   if (token !== undefined && token.length < 16) {
     throw new InvalidArgumentError({
@@ -106,7 +107,17 @@ export function createApp(options: CreateAppOptions): Hono {
   }
   const authorized = (header: string | undefined) =>
     token === undefined || tokenMatches(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '', token);
-  const context: ServerContext = { store, clock, team, replayDir, assetsDir, pollMs, version, authorized };
+  const context: ServerContext = {
+    store,
+    clock,
+    team,
+    replayDir,
+    assetsDir,
+    pollMs,
+    version,
+    telemetry,
+    authorized,
+  };
   const app = new Hono();
   if (accessLog !== undefined) app.use('*', accessLogMiddleware(accessLog, clock));
 

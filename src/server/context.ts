@@ -1,4 +1,5 @@
 // What every route reads: the store, the clock and the server's settings.
+import type { DecisionTelemetry } from './otel-telemetry.js';
 import type { TeamService } from './team-service.js';
 import type { Store } from '../store/store.js';
 
@@ -43,6 +44,11 @@ export interface CreateAppOptions {
    * for a served decision, its task id. Never a body, a query string or a header. @default none
    */
   readonly accessLog?: (line: string) => void;
+  /**
+   * Exports each served decision as OpenTelemetry spans (GenAI semantic conventions); its trace id
+   * is returned in the `traceparent` and `x-repute-trace-id` response headers. @default none
+   */
+  readonly telemetry?: DecisionTelemetry;
 }
 
 /** Resolved settings shared by the route modules. */
@@ -54,6 +60,7 @@ export interface ServerContext {
   readonly assetsDir: string | undefined;
   readonly pollMs: number;
   readonly version: string;
+  readonly telemetry: DecisionTelemetry | undefined;
   /** Whether an `Authorization` header carries the server's token (always true when none is set). */
   authorized(header: string | undefined): boolean;
 }

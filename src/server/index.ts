@@ -19,3 +19,10 @@ export { listReplays, readReplay, parseConditionsCsv } from './replay-views.js';
 export type { ReplayListing, ReplayView } from './replay-views.js';
 export { createTeamService, promptOf, serveInstanceId, serveRunId } from './team-service.js';
 export type { ChatMessage, ServedWeight, TeamAnswer, TeamService, TeamServiceOptions } from './team-service.js';
+export {
+  createDecisionTelemetry,
+  decisionTelemetryFromEnvironment,
+  type DecisionTelemetry,
+  type DecisionTelemetryOptions,
+  type ExportedDecision,
+} from './otel-telemetry.js';

@@ -15,7 +15,7 @@ import {
 } from '../testing/openai-compatible-server.js';
 import { sumReply, writeSumTeam } from '../testing/_test-sum-team.js';
 import { startServer, type RunningServer } from './start-server.js';
-import { createTeamService, type TeamService } from './team-service.js';
+import { createTeamService, type TeamService, type TeamServiceOptions } from './team-service.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 const closers: Array<() => Promise<void> | void> = [];
@@ -28,9 +28,11 @@ const agentOf = (request: RecordedRequest) => /You are agent (\S+),/.exec(JSON.s
 async function setup({
   agents,
   script = (request: RecordedRequest) => sumReply(request),
+  method,
 }: {
   agents?: string[];
   script?: (request: RecordedRequest) => ServerStep | string;
+  method?: TeamServiceOptions['method'];
 } = {}): Promise<{
   client: OpenAI;
   store: Store;
@@ -52,6 +54,7 @@ async function setup({
     kind: 'number',
     runId: 'serve',
     generateId: () => `chat-${++counter}`,
+    ...(method === undefined ? {} : { method }),
   });
   const server = await startServer({ store, team, port: 0, clock: { now: () => 1_700_000_000_000 } });
   closers.push(() => server.close());
@@ -208,6 +211,19 @@ describe('/v1 with the openai client', () => {
     const scores = model.scores();
     expect(scores.weak!).toBeLessThan(Math.min(scores.alpha!, scores['beta-1']!, scores['beta-2']!));
   }, 60_000);
+});
+
+describe('/v1 with our MiniRep variants as the team method', () => {
+  it.each(['minirep-lo', 'minirep-ds'] as const)('decides with %s and reports it', async (method) => {
+    const { client } = await setup({ method });
+    const completion = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 11 + 5?' }],
+    });
+    // 11 + 5 = 16: alpha, beta-1 and beta-2 say 16, weak says 17.
+    expect(completion.choices[0]?.message.content).toContain('"answer":"16"');
+    expect((completion as unknown as { repute: { method: string } }).repute.method).toBe(method);
+  });
 });
 
 describe('one run per serve process', () => {

@@ -9,7 +9,7 @@ import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
-import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../protocols/debate/methods.js';
+import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
 import { proposeStep } from '../protocols/debate/propose-step.js';
 import { rateStep } from '../protocols/debate/rate-step.js';
 import { decideStep } from '../protocols/debate/decide-step.js';
@@ -119,11 +119,11 @@ export function promptOf(messages: readonly ChatMessage[]): string {
  */
 export function createTeamService(options: TeamServiceOptions): TeamService {
   const { name, agents, store, method = 'minirep', kind = 'exact', seed = 2027, now = Date.now } = options;
-  if (!debateMethodNames.includes(method)) {
+  if (!allDebateMethodNames.includes(method)) {
     throw new InvalidArgumentError({
       parameter: 'method',
       value: method,
-      message: `method must be one of ${debateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
+      message: `method must be one of ${allDebateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
     });
   }
   if (agents.length === 0)

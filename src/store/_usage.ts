@@ -235,7 +235,8 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         .prepare(
           `SELECT ${column} AS key, COUNT(*) AS calls, SUM(cached) AS cached_calls, SUM(input_tokens) AS input_tokens,
                   SUM(output_tokens) AS output_tokens, SUM(cost) AS cost,
-                  SUM(status = 'failed') AS failed_calls, SUM(usage_reported = 0) AS unreported_usage_calls
+                  SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed_calls,
+                  SUM(CASE WHEN usage_reported = 0 THEN 1 ELSE 0 END) AS unreported_usage_calls
            FROM cost_ledger ${where} GROUP BY ${column} ORDER BY ${column}`,
         )
         .all(...(runId === undefined ? [] : [runId])) as Array<{
@@ -256,7 +257,7 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         outputTokens: row.output_tokens,
         cost: row.cost,
         failedCalls: row.failed_calls,
-        // SUM over rows whose usage_reported is all NULL (booked before schema 3) is NULL: none counted.
+        // Rows booked before schema 3 have usage_reported NULL: the CASE counts them as reported.
         unreportedUsageCalls: row.unreported_usage_calls ?? 0,
       }));
     },

@@ -1,6 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
+import { miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
@@ -126,12 +127,12 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
   'minirep-lo': miniRepMethod(
     'minirep-lo',
     `MiniRep-LO (ours, not the paper's design): as minirep, but each agent's history factor is the log-odds of its agreement with the other clone groups (of the verifier's or the truth's feedback once there is any), κ_lo = 8`,
-    { history: 'log-odds', logOddsQualityOffset: 8 },
+    miniRepVariantOptions['minirep-lo'],
   ),
   'minirep-ds': miniRepMethod(
     'minirep-ds',
     `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8; the bloc check flags blocs of ≥ 3 agents, not a lone pair`,
-    { history: 'posterior', bloc: { minSize: 3 } },
+    miniRepVariantOptions['minirep-ds'],
   ),
 };
 
