@@ -31,6 +31,8 @@ describe('repute zoo', () => {
       out,
     );
     expect(result.stderr).toContain('zoo teams');
+    // Off a terminal: a line per 5 % of the teams (4 teams: after each of the first 3, then the bar).
+    expect(result.stderr).toMatch(/zoo: 1\/4 teams \(simulated issue-4 n=4 seed 1\)/);
     expect(result.status).toBe(0);
     // 3 issue teams + flat at n = 3.
     expect(result.stdout).toContain('simulated flat n=3');

@@ -104,7 +104,16 @@ export default defineCommand({
       profiles: parseListFlag<SimulatedShapeName>('profiles', args.profiles, simulatedShapeNames, simulatedShapeNames),
       methods: parseListFlag('methods', args.methods, availableReplayMethodNames, zooMethodNames),
       feedback,
-      onProgress: (done, total) => progress.update('zoo teams', done, total),
+      onProgress: (done, total, label) => {
+        progress.update('zoo teams', done, total);
+        // Off a terminal the bar prints only at the end; a long run also reports every 5 % of its teams.
+        if (
+          !process.stderr.isTTY &&
+          done < total &&
+          Math.floor((20 * done) / total) > Math.floor((20 * (done - 1)) / total)
+        )
+          process.stderr.write(`zoo: ${done}/${total} teams (${label})\n`);
+      },
     });
     const files = await writeZooOutputs(String(args.out), summary);
     process.stderr.write(
