@@ -5,6 +5,7 @@ import type { SaveReputation } from './_reputation-snapshots.js';
 import type { RunRow } from './_runs.js';
 import { type StoreContext, toJson } from './_store-context.js';
 import type { RecordUsage } from './_usage.js';
+import type { AppendReputationEvent } from './_reputation-log.js';
 import type { RecordTaskResultInput, Store, TaskFailureRecord, TaskResultRecord } from './store.js';
 
 interface TaskRow {
@@ -44,6 +45,7 @@ export interface TaskResultWriters {
   readonly appendEvents: AppendEvents;
   readonly saveReputation: SaveReputation;
   readonly recordUsage: RecordUsage;
+  readonly appendReputationEvent: AppendReputationEvent;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface TaskResultWriters {
  * and usage; a failed task is kept apart until a result replaces it.
  */
 export function createTaskResultsTable(
-  { db, now, guard, transaction }: StoreContext,
+  { db, now, guard, transaction, lock }: StoreContext,
   writers: TaskResultWriters,
 ): Pick<Store, 'recordTaskResult' | 'completedTaskIds' | 'recordTaskFailure' | 'taskFailures' | 'taskResults'> {
   const statements = {
@@ -65,7 +67,7 @@ export function createTaskResultsTable(
     taskExists: db.prepare('SELECT 1 FROM task_results WHERE run_id = ? AND method = ? AND task_id = ?'),
     deleteFailure: db.prepare('DELETE FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
     upsertFailure: db.prepare(
-      'INSERT INTO task_failures (run_id, method, task_id, failure, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (run_id, method, task_id) DO UPDATE SET failure = excluded.failure, attempts = attempts + 1, updated_at = excluded.updated_at',
+      'INSERT INTO task_failures (run_id, method, task_id, failure, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (run_id, method, task_id) DO UPDATE SET failure = excluded.failure, attempts = task_failures.attempts + 1, updated_at = excluded.updated_at',
     ),
     getFailure: db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
     completed: db.prepare('SELECT task_id FROM task_results WHERE run_id = ? AND method = ? ORDER BY position'),
@@ -73,12 +75,13 @@ export function createTaskResultsTable(
   return {
     recordTaskResult<T>(input: RecordTaskResultInput<T>): TaskResultRecord<T> {
       guard();
-      const { runId, method, taskId, result, events = [], reputation = [], usage = [] } = input;
+      const { runId, method, taskId, result, events = [], reputation = [], usage = [], reputationEvents = [] } = input;
       assertNonEmptyString('runId', runId);
       assertNonEmptyString('method', method, "pass the method name, e.g. 'drf'");
       assertNonEmptyString('taskId', taskId);
       const resultJson = toJson('result', result);
       return transaction(() => {
+        lock(`run:${runId}`);
         writers.requireRun(runId);
         if (statements.taskExists.get(runId, method, taskId) !== undefined) {
           throw new StoreError(
@@ -92,6 +95,7 @@ export function createTaskResultsTable(
         writers.appendEvents(runId, events, { method, taskId });
         reputation.forEach((entry, index) => writers.saveReputation(entry, `reputation[${index}]`));
         writers.recordUsage(usage, 'usage');
+        reputationEvents.forEach((entry, index) => writers.appendReputationEvent(entry, `reputationEvents[${index}]`));
         return { schemaVersion: 1, runId, method, taskId, position, result: JSON.parse(resultJson) as T, createdAt };
       });
     },
@@ -109,6 +113,7 @@ export function createTaskResultsTable(
       assertNonEmptyString('taskId', taskId);
       const failureJson = toJson('failure', failure);
       return transaction(() => {
+        lock(`run:${runId}`);
         writers.requireRun(runId);
         if (statements.taskExists.get(runId, method, taskId) !== undefined) {
           throw new StoreError(
