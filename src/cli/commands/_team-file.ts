@@ -6,12 +6,8 @@ import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { debateMethodNames } from '../../protocols/debate/methods.js';
-import {
-  compareMethodNames,
-  drfProtocolSchema,
-  rapsProtocolSchema,
-  validateProtocolAgainstTeam,
-} from './_protocol-schemas.js';
+import type { ProtocolConfig } from '../../protocols/protocol.js';
+import { getProtocol, protocolTypes, UnknownProtocolError } from '../../protocols/registry.js';
 
 const priceSchema = z
   .object({
@@ -40,45 +36,50 @@ const agentSchema = z
   })
   .strict();
 
-const teamSchema = z
-  .object({
-    schemaVersion: z.literal(1).optional(),
-    name: z.string().min(1),
-    agents: z.array(agentSchema).min(1),
-    protocol: z
-      .discriminatedUnion('type', [
-        z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(),
-        drfProtocolSchema,
-        rapsProtocolSchema,
-      ])
-      .default({ type: 'debate', rounds: 1 }),
-    // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
-    // compared on the protocol's own proposals (the protocol's decision rule always runs).
-    methods: z
-      .array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
-      .min(1)
-      .optional(),
-    k: z.number().int().min(1).optional(),
-    tasks: z.string().min(1),
-    store: z.string().min(1).default('repute.db'),
-    cache: z.enum(['record', 'replay-only', 'off']).default('record'),
-    reputation: z.enum(['continue', 'fresh']).default('continue'),
-    seed: z.number().int().default(2027),
-    timeoutMs: z.number().int().min(1).default(60_000),
-    maxRetries: z.number().int().min(0).max(10).default(2),
-    // `repute serve`: the method that decides chat requests and their default answer kind.
-    serve: z
-      .object({
-        method: z.enum(debateMethodNames).default('minirep'),
-        kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
-      })
-      .strict()
-      .default({ method: 'minirep', kind: 'exact' }),
-  })
-  .strict();
+/**
+ * The team file's schema. `protocol` is checked here only for its `type`; the block is then parsed
+ * with the registered protocol's own schema, and `methods` against the names of every registered
+ * protocol (then against the chosen protocol's).
+ */
+function teamSchema() {
+  const methodNames = [...new Set(protocolTypes().flatMap((type) => getProtocol(type).methods.names))];
+  return z
+    .object({
+      schemaVersion: z.literal(1).optional(),
+      name: z.string().min(1),
+      agents: z.array(agentSchema).min(1),
+      protocol: z.looseObject({ type: z.string().min(1) }).default({ type: 'debate' }),
+      // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
+      // compared on the protocol's own proposals (the protocol's decision rule always runs).
+      methods: z
+        .array(z.enum(methodNames as [string, ...string[]]))
+        .min(1)
+        .optional(),
+      // Agents per task, for every command (DRF's team size unless protocol.k gives it; refused by RAPS).
+      k: z.number().int().min(1).optional(),
+      tasks: z.string().min(1),
+      store: z.string().min(1).default('repute.db'),
+      cache: z.enum(['record', 'replay-only', 'off']).default('record'),
+      reputation: z.enum(['continue', 'fresh']).default('continue'),
+      seed: z.number().int().default(2027),
+      timeoutMs: z.number().int().min(1).default(60_000),
+      maxRetries: z.number().int().min(0).max(10).default(2),
+      // `repute serve`: the method that decides chat requests and their default answer kind.
+      serve: z
+        .object({
+          method: z.enum(debateMethodNames).default('minirep'),
+          kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
+        })
+        .strict()
+        .default({ method: 'minirep', kind: 'exact' }),
+    })
+    .strict();
+}
 
 /** A validated team file; `tasks` and `store` are resolved (inside the file's folder unless given on the command line). */
-export type TeamFile = Omit<z.infer<typeof teamSchema>, 'methods'> & {
+export type TeamFile = Omit<z.infer<ReturnType<typeof teamSchema>>, 'methods' | 'protocol'> & {
+  /** The validated `protocol` block (its protocol's schema, defaults filled in). */
+  readonly protocol: ProtocolConfig;
   /** Debate: the methods compared (default `majority`, `minirep`); DRF and RAPS: aggregators compared on the protocol's proposals (default none). */
   readonly methods: string[];
   readonly file: string;
@@ -133,33 +134,34 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value))
     refuseInlineKeys(value as Record<string, unknown>, file);
-  const parsed = teamSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.join('.') || '(top level)';
-    const message =
-      issue?.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}; allowed keys are listed in examples/team.yaml`
-        : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
-    // Values are never echoed: a team file may hold a pasted key anywhere.
-    throw new DataFormatError({ file, message: `field ${path}: ${message}` });
-  }
+  const parsed = teamSchema().safeParse(value);
+  if (!parsed.success) throw schemaError(parsed.error, [], file);
   const data = parsed.data;
-  const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
-  const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
+  let protocol: ReturnType<typeof getProtocol>;
+  try {
+    protocol = getProtocol(data.protocol.type);
+  } catch (error) {
+    if (!(error instanceof UnknownProtocolError)) throw error;
+    throw new DataFormatError({ file, message: `field protocol.type: ${error.message}` });
+  }
+  const config = protocol.configSchema.safeParse(data.protocol);
+  if (!config.success) throw schemaError(config.error, ['protocol'], file);
+  const methods = data.methods ?? [...protocol.methods.defaults];
+  const allowed = protocol.methods.names;
   methods.forEach((method, index) => {
     if (!allowed.includes(method))
       throw new DataFormatError({
         file,
-        message: `field methods.${index}: not a method of protocol ${data.protocol.type}; use a subset of ${allowed.join(', ')}`,
+        message: `field methods.${index}: not a method of protocol ${protocol.type}; use a subset of ${allowed.join(', ')}`,
       });
   });
-  const team = { ...data, methods };
-  validateProtocolAgainstTeam(
-    team.protocol,
-    team.agents.map((agent) => agent.id),
-    file,
-  );
+  const team = { ...data, protocol: config.data, methods };
+  const problem = protocol.checkTeam?.({
+    config: config.data,
+    agentIds: team.agents.map((agent) => agent.id),
+    k: team.k,
+  });
+  if (problem !== undefined) throw new DataFormatError({ file, message: `field ${problem.field}: ${problem.message}` });
   const ids = new Map<string, number>();
   const allowEnv = new Set(overrides.allowEnv ?? []);
   team.agents.forEach((agent, index) => {
@@ -208,6 +210,18 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         ? team.store
         : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
+}
+
+/** The first issue of a failed parse as a `DataFormatError` naming the field (under `prefix`), never its value. */
+function schemaError(error: z.ZodError, prefix: readonly PropertyKey[], file: string): DataFormatError {
+  const issue = error.issues[0];
+  const path = [...prefix, ...(issue?.path ?? [])].map(String).join('.') || '(top level)';
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}; allowed keys are listed in examples/team.yaml`
+      : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
+  // Values are never echoed: a team file may hold a pasted key anywhere.
+  return new DataFormatError({ file, message: `field ${path}: ${message}` });
 }
 
 /** `apiKey`, `key`, `token`... anywhere in the file: refused with a pointer to `apiKeyEnv`, the value never shown. */
