@@ -16,6 +16,7 @@ import {
   type UsageLedger,
 } from './ledger-middleware.js';
 import { createRetryMiddleware, knownRetryPolicyOptions, type RetryPolicyOptions } from './retry-middleware.js';
+import { defaultApiKeyEnv } from './key-policy.js';
 import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
 import { createTimeoutMiddleware } from './timeout-middleware.js';
@@ -26,11 +27,7 @@ export type LlmProvider = 'openai-compatible' | 'openai' | 'anthropic';
 /** The providers, for validation and CLI help. */
 export const LLM_PROVIDERS: readonly LlmProvider[] = ['openai-compatible', 'openai', 'anthropic'];
 
-const DEFAULT_API_KEY_ENV: Record<LlmProvider, string | undefined> = {
-  'openai-compatible': undefined,
-  openai: 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-};
+const DEFAULT_API_KEY_ENV: Readonly<Record<LlmProvider, string | undefined>> = defaultApiKeyEnv;
 
 /**
  * Reads the API key {@link createLanguageModel} would read for this provider and `apiKeyEnv`, and
@@ -76,6 +73,8 @@ export interface LlmPlumbingOptions {
   readonly now?: () => number;
   /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
+  /** Book each call's prompt and completion text in the ledger (the store's traces). @default true */
+  readonly captureContent?: boolean;
 }
 
 /** Options of {@link wrapWithPlumbing}. */
@@ -123,6 +122,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'retry',
   'now',
   'onCall',
+  'captureContent',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
@@ -237,6 +237,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     retry = {},
     now,
     onCall,
+    captureContent,
     apiKeyEnv,
     secrets = [],
   } = options;
@@ -267,6 +268,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
       ...(context === undefined ? {} : { context }),
       ...(now === undefined ? {} : { now }),
       ...(onCall === undefined ? {} : { onCall }),
+      ...(captureContent === undefined ? {} : { captureContent }),
     }),
   ];
   if (cacheMode !== 'off')

@@ -4,8 +4,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DataFormatError } from '../../core/errors.js';
+import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
-import { debateMethodNames } from '../../protocols/debate/methods.js';
+import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
+import { allDebateMethodNames } from '../../protocols/debate/methods.js';
 import type { ProtocolConfig } from '../../protocols/protocol.js';
 import { getProtocol, protocolTypes, UnknownProtocolError } from '../../protocols/registry.js';
 
@@ -64,10 +66,13 @@ function teamSchema() {
       seed: z.number().int().default(2027),
       timeoutMs: z.number().int().min(1).default(60_000),
       maxRetries: z.number().int().min(0).max(10).default(2),
+      // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
+      // tokens, cost and timing.
+      captureContent: z.boolean().default(true),
       // `repute serve`: the method that decides chat requests and their default answer kind.
       serve: z
         .object({
-          method: z.enum(debateMethodNames).default('minirep'),
+          method: z.enum(allDebateMethodNames).default('minirep'),
           kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
         })
         .strict()
@@ -91,12 +96,15 @@ export interface TeamFileOverrides {
   readonly tasks?: string;
   /** Store from the command line: may be anywhere; overrides the file's `store`. */
   readonly store?: string;
-  /** Environment variable names allowed in `apiKeyEnv` although they do not end in _API_KEY, _TOKEN or _KEY. @default [] */
+  /**
+   * Key variables the person running the command allowed by name (`--allow-env`, `REPUTE_ALLOW_ENV`):
+   * each may be sent to any endpoint of the file. Without it, only a provider's own key to its
+   * official host is sent (`src/llm/key-policy.ts`). @default []
+   */
   readonly allowEnv?: readonly string[];
+  /** Set only by a process whose parent read the same file with the check (a RAPS agent process). @default false */
+  readonly keyDestinationsChecked?: boolean;
 }
-
-/** Suffixes an `apiKeyEnv` name must end with unless the command line allows it (`--allow-env`). */
-export const apiKeyEnvSuffixes = ['_API_KEY', '_TOKEN', '_KEY'] as const;
 
 /**
  * Reads a team YAML file; a bad field throws `DataFormatError` naming the file and the field and
@@ -163,7 +171,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   });
   if (problem !== undefined) throw new DataFormatError({ file, message: `field ${problem.field}: ${problem.message}` });
   const ids = new Map<string, number>();
-  const allowEnv = new Set(overrides.allowEnv ?? []);
+  const allowEnv = overrides.allowEnv ?? [];
   team.agents.forEach((agent, index) => {
     const earlier = ids.get(agent.id);
     if (earlier !== undefined)
@@ -187,27 +195,33 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         });
       }
     }
-    if (
-      agent.apiKeyEnv !== undefined &&
-      !apiKeyEnvSuffixes.some((suffix) => agent.apiKeyEnv?.endsWith(suffix)) &&
-      !allowEnv.has(agent.apiKeyEnv)
-    ) {
+    const variable = agent.apiKeyEnv ?? defaultApiKeyEnv[agent.provider];
+    const refusal =
+      variable === undefined || overrides.keyDestinationsChecked === true
+        ? undefined
+        : checkKeyDestination({ provider: agent.provider, variable, baseURL: agent.baseURL, allowEnv });
+    if (refusal !== undefined)
       throw new DataFormatError({
         file,
-        message: `field agents.${index}.apiKeyEnv: ${agent.apiKeyEnv} does not look like an API-key variable (names must end in ${apiKeyEnvSuffixes.join(', ')}), and its value would be sent as a bearer token to the agent's endpoint; rename the variable, or pass --allow-env ${agent.apiKeyEnv} if you mean it`,
+        message: `field agents.${index}.${agent.apiKeyEnv === undefined ? 'provider' : 'apiKeyEnv'}: ${refusal.message}`,
       });
-    }
   });
   const folder = dirname(resolve(file));
   const tasks =
     overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
+  const given = overrides.store ?? team.store;
+  if (isPostgresUrl(given) && postgresUrlHasPassword(given)) {
+    throw new DataFormatError({
+      file,
+      message: `field store: the PostgreSQL URL ${redactPostgresUrl(given)} holds a password; remove it from the URL and give it in the PGPASSWORD environment variable or ~/.pgpass`,
+    });
+  }
+  // A postgres:// URL names a server's database (docs/scaling.md), not a file: kept as written.
   const store =
-    overrides.store !== undefined
-      ? overrides.store === ':memory:'
-        ? overrides.store
-        : resolve(overrides.store)
-      : team.store === ':memory:'
-        ? team.store
+    given === ':memory:' || isPostgresUrl(given)
+      ? given
+      : overrides.store !== undefined
+        ? resolve(overrides.store)
         : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
 }

@@ -4,6 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import { defineCommand } from 'citty';
 import { RunFailedError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import { createEnvRedactor } from '../../llm/env-redactor.js';
 import type { ProtocolReport, ProtocolSessionResult } from '../../protocols/protocol.js';
 import { getProtocol, protocolTypes } from '../../protocols/registry.js';
@@ -114,13 +115,14 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store; overrides the team file's store and may lie outside its folder",
+      description:
+        "SQLite store file or postgres:// URL; overrides the team file's store and may lie outside its folder",
       valueHint: 'FILE',
     },
     'allow-env': {
       type: 'string',
       description:
-        'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY',
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
       valueHint: 'NAMES',
     },
     'max-failures': {
@@ -132,13 +134,7 @@ export default defineCommand({
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv =
-      args['allow-env'] === undefined
-        ? []
-        : String(args['allow-env'])
-            .split(',')
-            .map((name) => name.trim())
-            .filter((name) => name.length > 0);
+    const allowEnv = allowedEnvNames(args['allow-env']);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
     // For debate, DRF and RAPS teams alike, checked before the team file is read.
     parseReputationFlag(args.reputation, 'continue');

@@ -47,7 +47,7 @@ export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as cons
 export interface DrfSessionProtocol {
   /** Team size per task, in [1, pool]. @default min(3, pool) */
   readonly k?: number | undefined;
-  /** `corrected` (default) or `printed`: DRF's Eqs. 2, 8 and 9 as the review corrects them or as printed. @default 'corrected' */
+  /** `corrected` (default) or `printed`: DRF's Eqs. 8 and 9 as the review corrects them or as printed (Eq. 2 leaves ratings alone). @default 'corrected' */
   readonly variant?: DrfVariant;
   /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment), in (0, 1]. @default 0.7 */
   readonly delta?: number;
