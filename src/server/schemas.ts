@@ -47,6 +47,7 @@ export const decisionsQuery = z.object({
   limit: integerString(1, 500, 50),
   method: name.optional(),
   taskId: name.optional(),
+  order: z.enum(['asc', 'desc']).default('asc').describe('asc: first finished first; desc: newest first'),
 });
 /** Query of `GET /api/runs/:id/reputation`. */
 export const reputationQuery = z.object({ method: name.optional() });

@@ -118,6 +118,16 @@ const postgresMigrations: readonly PostgresMigration[] = [
       ALTER TABLE cost_ledger ADD COLUMN attempts INTEGER CHECK (attempts >= 0);
     `,
   },
+  {
+    version: 4,
+    description: 'cost ledger: when each call started and ended, and (when captured) its prompt and completion',
+    sql: `
+      ALTER TABLE cost_ledger ADD COLUMN started_at DOUBLE PRECISION;
+      ALTER TABLE cost_ledger ADD COLUMN ended_at DOUBLE PRECISION;
+      ALTER TABLE cost_ledger ADD COLUMN prompt TEXT;
+      ALTER TABLE cost_ledger ADD COLUMN completion TEXT;
+    `,
+  },
 ];
 
 if (postgresMigrations[postgresMigrations.length - 1]!.version !== LATEST_SCHEMA_VERSION) {

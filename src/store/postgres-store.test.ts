@@ -34,7 +34,7 @@ describe.skipIf(!postgresAvailable())('postgres store', () => {
 
   it('opens read-only only a migrated store, and refuses writes then', () => {
     const url = newPostgresStoreUrl();
-    expect(() => openStore({ path: url, readonly: true })).toThrow(/schema version 0, expected 3/);
+    expect(() => openStore({ path: url, readonly: true })).toThrow(/schema version 0, expected 4/);
     openStore({ path: url }).close();
     const reader = openStore({ path: url, readonly: true });
     try {
@@ -66,12 +66,12 @@ describe.skipIf(!postgresAvailable())('postgres store across processes', () => {
     // Children need ~1-2 s to load tsx; all start migrating at the same wall-clock instant after that.
     const startAt = Date.now() + 4000;
     const outputs = await Promise.all([0, 1, 2, 3].map(() => start(url, startAt)));
-    for (const output of outputs) expect(output).toContain('open 3\n');
+    for (const output of outputs) expect(output).toContain('open 4\n');
     const store = openStore({ path: url });
     try {
       // Each version applied exactly once, though four processes found an empty database.
       const versions = readVersions(url);
-      expect(versions).toEqual([1, 2, 3]);
+      expect(versions).toEqual([1, 2, 3, 4]);
     } finally {
       store.close();
     }

@@ -234,6 +234,32 @@ describe('parseTeamFile', () => {
     expect(message).not.toContain(canary);
   });
 
+  it('suggests the key meant for a typo, at the top level, in an agent, in serve and in the protocol', () => {
+    const cases: Array<[string, string]> = [
+      [
+        `name: t\ntasks: x\nmethod: [majority]\n${agent}`,
+        'field (top level): unknown key method (did you mean methods?)',
+      ],
+      [
+        'name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseUrl: http://127.0.0.1:1/v1\n',
+        'field agents.0: unknown key baseUrl (did you mean baseURL?)',
+      ],
+      [
+        `name: t\ntasks: x\nserve: { methd: majority }\n${agent}`,
+        'field serve: unknown key methd (did you mean method?)',
+      ],
+      [
+        `name: t\ntasks: x\nprotocol: { type: debate, round: 2 }\n${agent}`,
+        'field protocol: unknown key round (did you mean rounds?)',
+      ],
+    ];
+    for (const [text, expected] of cases) expect(messageOf(() => parseTeamFile(text, 'team.yaml'))).toContain(expected);
+    // Nothing close: no suggestion.
+    expect(messageOf(() => parseTeamFile(`name: t\ntasks: x\nzzzzzzzz: 1\n${agent}`, 'team.yaml'))).not.toContain(
+      'did you mean',
+    );
+  });
+
   it('lists unknown keys by name only', () => {
     const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nbudget: ${canary}\n${agent}`, 'team.yaml'));
     expect(message).toMatch(/field \(top level\): unknown key budget;/);

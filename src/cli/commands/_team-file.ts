@@ -3,6 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { closest } from '../../core/_closest.js';
 import { DataFormatError } from '../../core/errors.js';
 import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
@@ -35,6 +36,8 @@ const agentSchema = z
     price: priceSchema.optional(),
     cloneGroup: z.string().min(1).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
+    // Most bytes of one reply of this agent's endpoint (default 1 MiB), enforced while reading.
+    maxResponseBytes: z.number().int().min(1).optional(),
   })
   .strict();
 
@@ -143,7 +146,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   if (value !== null && typeof value === 'object' && !Array.isArray(value))
     refuseInlineKeys(value as Record<string, unknown>, file);
   const parsed = teamSchema().safeParse(value);
-  if (!parsed.success) throw schemaError(parsed.error, [], file);
+  if (!parsed.success) throw schemaError(parsed.error, [], file, value);
   const data = parsed.data;
   let protocol: ReturnType<typeof getProtocol>;
   try {
@@ -153,7 +156,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
     throw new DataFormatError({ file, message: `field protocol.type: ${error.message}` });
   }
   const config = protocol.configSchema.safeParse(data.protocol);
-  if (!config.success) throw schemaError(config.error, ['protocol'], file);
+  if (!config.success) throw schemaError(config.error, ['protocol'], file, value);
   const methods = data.methods ?? [...protocol.methods.defaults];
   const allowed = protocol.methods.names;
   methods.forEach((method, index) => {
@@ -227,15 +230,43 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
 }
 
 /** The first issue of a failed parse as a `DataFormatError` naming the field (under `prefix`), never its value. */
-function schemaError(error: z.ZodError, prefix: readonly PropertyKey[], file: string): DataFormatError {
+function schemaError(error: z.ZodError, prefix: readonly PropertyKey[], file: string, root: unknown): DataFormatError {
   const issue = error.issues[0];
-  const path = [...prefix, ...(issue?.path ?? [])].map(String).join('.') || '(top level)';
+  const fullPath = [...prefix, ...(issue?.path ?? [])];
+  const path = fullPath.map(String).join('.') || '(top level)';
   const message =
     issue?.code === 'unrecognized_keys'
-      ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}; allowed keys are listed in examples/team.yaml`
+      ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}${suggestKeys(issue.keys, fullPath, root)}; allowed keys are listed in examples/team.yaml`
       : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
   // Values are never echoed: a team file may hold a pasted key anywhere.
   return new DataFormatError({ file, message: `field ${path}: ${message}` });
+}
+
+/** ` (did you mean serve?)` for unknown keys close to a known key of the object they sit in; else ''. */
+function suggestKeys(keys: readonly string[], path: readonly PropertyKey[], root: unknown): string {
+  const known = knownKeysAt(path, root);
+  const hints = keys.flatMap((key) => {
+    const match = closest(key, known);
+    return match === undefined ? [] : [keys.length === 1 ? match : `${match} for ${key}`];
+  });
+  return hints.length === 0 ? '' : ` (did you mean ${hints.join(', ')}?)`;
+}
+
+/** The keys the schema allows in the object at `path` of the team file (top level, an agent, its price, serve, protocol). */
+function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
+  const [first, second, third] = path;
+  if (path.length === 0) return Object.keys(teamSchema().shape);
+  if (first === 'agents' && path.length === 2) return Object.keys(agentSchema.shape);
+  if (first === 'agents' && third === 'price' && path.length === 3) return Object.keys(priceSchema.shape);
+  if (first === 'serve' && path.length === 1) return ['method', 'kind'];
+  if (first === 'protocol' && path.length === 1 && second === undefined) {
+    const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
+    const known = typeof type === 'string' && protocolTypes().includes(type) ? getProtocol(type) : getProtocol('debate');
+    // A protocol's schema is a zod object (its keys are the block's), or another zod type (no hint).
+    const shape = (known.configSchema as { shape?: Record<string, unknown> }).shape;
+    return shape === undefined ? [] : Object.keys(shape);
+  }
+  return [];
 }
 
 /** `apiKey`, `key`, `token`... anywhere in the file: refused with a pointer to `apiKeyEnv`, the value never shown. */

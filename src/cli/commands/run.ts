@@ -16,7 +16,7 @@ import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
 import { startAgentProcesses } from './_agent-processes.js';
 import { openLockedStore } from './_run-lock.js';
-import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
+import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
 import {
   createProgressBar,
   createReferenceGrader,
@@ -53,6 +53,8 @@ export interface RunSummary {
       readonly failures: number;
     }
   >;
+  /** Bad replies per agent in this invocation (acts with no answer after a repair prompt; their tasks failed). */
+  readonly badReplies: Record<string, number>;
   readonly usage: RunUsage;
 }
 
@@ -281,6 +283,7 @@ export default defineCommand({
             tasks: tasks.length,
             status,
             methods: report.methods as RunSummary['methods'],
+            badReplies: badRepliesByAgent(budget.failed),
             usage,
           })
         : formatProtocolRunSummary({
@@ -325,13 +328,19 @@ export function formatRunSummary(summary: RunSummary): { summary: RunSummary; ta
   const lines = [
     `run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks): ${summary.status}`,
     '',
-    `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'bad replies'.padStart(13)}`,
+    `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`,
   ];
   for (const [name, method] of Object.entries(summary.methods)) {
     lines.push(
       `${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${String(method.failed).padStart(8)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
     );
   }
+  const bad = Object.entries(summary.badReplies);
+  if (bad.length > 0)
+    lines.push(
+      '',
+      `bad replies (tasks failed, a rerun asks again): ${bad.map(([agent, count]) => `${agent} ${count}`).join(', ')}`,
+    );
   lines.push('', formatUsageLine(summary.usage));
   return { summary, table: lines.join('\n') };
 }

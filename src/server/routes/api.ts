@@ -77,6 +77,7 @@ export function apiRoutes(context: ServerContext): Hono {
       listDecisions(store, id, {
         offset: query.offset,
         limit: query.limit,
+        order: query.order,
         ...(query.method === undefined ? {} : { method: query.method }),
         ...(query.taskId === undefined ? {} : { taskId: query.taskId }),
       }),
