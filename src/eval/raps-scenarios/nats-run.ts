@@ -8,11 +8,11 @@ import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import { createEnvRedactor } from '../../llm/env-redactor.js';
-import { knownScenarioParameters } from './_option-keys.js';
 import { ignore, raceAbort } from '../../core/_race-abort.js';
 import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import {
   createRapsScenario,
+  knownScenarioParameters,
   runRapsScenario,
   type RapsScenario,
   type RapsScenarioName,
