@@ -74,6 +74,8 @@ export interface LlmPlumbingOptions {
   readonly now?: () => number;
   /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
+  /** Book each call's prompt and completion text in the ledger (the store's traces). @default true */
+  readonly captureContent?: boolean;
 }
 
 /** Options of {@link wrapWithPlumbing}. */
@@ -126,6 +128,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'retry',
   'now',
   'onCall',
+  'captureContent',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
@@ -244,6 +247,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     retry = {},
     now,
     onCall,
+    captureContent,
     apiKeyEnv,
     secrets = [],
   } = options;
@@ -274,6 +278,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
       ...(context === undefined ? {} : { context }),
       ...(now === undefined ? {} : { now }),
       ...(onCall === undefined ? {} : { onCall }),
+      ...(captureContent === undefined ? {} : { captureContent }),
     }),
   ];
   if (cacheMode !== 'off')

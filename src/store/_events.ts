@@ -28,7 +28,7 @@ export type AppendEvents = (
 
 /** The `events` table: a run's append-only log. */
 export function createEventsTable(
-  { db, guard, transaction }: StoreContext,
+  { db, guard, transaction, lock }: StoreContext,
   requireRun: (runId: string) => RunRow,
 ): {
   methods: Pick<Store, 'appendEvents' | 'events'>;
@@ -42,6 +42,7 @@ export function createEventsTable(
   };
 
   const appendUnchecked: AppendEvents = (runId, events, defaults) => {
+    lock(`run:${runId}`);
     let seq = (statements.nextSeq.get(runId) as { seq: number }).seq;
     const seqs: number[] = [];
     for (const [index, raw] of events.entries()) {

@@ -10,7 +10,9 @@ export function createLlmCacheTable({
 }: StoreContext): Pick<Store, 'getCachedResponse' | 'putCachedResponse' | 'countCachedResponses'> {
   const statements = {
     getCache: db.prepare('SELECT value FROM llm_cache WHERE key = ?'),
-    putCache: db.prepare('INSERT OR IGNORE INTO llm_cache (key, model, value, created_at) VALUES (?, ?, ?, ?)'),
+    putCache: db.prepare(
+      'INSERT INTO llm_cache (key, model, value, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+    ),
     countCache: db.prepare('SELECT COUNT(*) AS count FROM llm_cache'),
   };
   return {

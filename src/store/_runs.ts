@@ -18,7 +18,7 @@ export interface RunRow {
 }
 
 /** The `runs` table: the store's run methods, plus `requireRun` for the families that write under a run. */
-export function createRunsTable({ db, path, now, guard, transaction }: StoreContext): {
+export function createRunsTable({ db, path, now, guard, transaction, lock }: StoreContext): {
   methods: Pick<Store, 'createRun' | 'ensureRun' | 'getRun' | 'listRuns' | 'setRunStatus'>;
   requireRun: (runId: string) => RunRow;
 } {
@@ -67,6 +67,7 @@ export function createRunsTable({ db, path, now, guard, transaction }: StoreCont
       guard();
       const { id, kind, team, config } = validateRunInput(input);
       return transaction(() => {
+        lock(`run:${id}`);
         const existing = statements.getRun.get(id) as RunRow | undefined;
         if (existing === undefined) {
           const createdAt = now();

@@ -120,6 +120,17 @@ const migrations: readonly Migration[] = [
       ALTER TABLE cost_ledger ADD COLUMN attempts INTEGER CHECK (attempts >= 0);
     `,
   },
+  {
+    version: 4,
+    description: 'cost ledger: when each call started and ended, and (when captured) its prompt and completion',
+    // Rows booked before this step keep NULL: their timing and content were not recorded.
+    sql: `
+      ALTER TABLE cost_ledger ADD COLUMN started_at REAL;
+      ALTER TABLE cost_ledger ADD COLUMN ended_at REAL;
+      ALTER TABLE cost_ledger ADD COLUMN prompt TEXT;
+      ALTER TABLE cost_ledger ADD COLUMN completion TEXT;
+    `,
+  },
 ];
 
 /** Highest schema version this build of Repute knows. */

@@ -1,10 +1,26 @@
 import Database from 'better-sqlite3';
 import { InvalidArgumentError } from '../core/errors.js';
+import { PostgresQueryError } from './_postgres-connection.js';
+
+/** A prepared statement with `?` parameters, as better-sqlite3 has them (the Postgres adapter mirrors it). */
+export interface SqlStatement {
+  /** Runs a write; `changes` is the number of rows it changed. */
+  run(...params: unknown[]): { changes: number };
+  /** The first row, or `undefined`. */
+  get(...params: unknown[]): unknown;
+  /** Every row. */
+  all(...params: unknown[]): unknown[];
+}
+
+/** The part of a connection the table families use: better-sqlite3's `Database`, or the Postgres adapter. */
+export interface SqlDatabase {
+  prepare(sql: string): SqlStatement;
+}
 
 /** What every table family of an open store shares: the connection, its clock and the open/transaction guards. */
 export interface StoreContext {
-  /** The open better-sqlite3 connection (migrated). */
-  readonly db: Database.Database;
+  /** The open connection (migrated): better-sqlite3's, or the Postgres adapter (same SQL, `?` parameters). */
+  readonly db: SqlDatabase;
   /** The path the store was opened with, for messages. */
   readonly path: string;
   /** Clock for every timestamp, in milliseconds. */
@@ -13,6 +29,12 @@ export interface StoreContext {
   readonly guard: () => void;
   /** Runs `work` in one immediate transaction (nested calls join it). */
   readonly transaction: <T>(work: () => T) => T;
+  /**
+   * Inside a transaction, serialises it with every other writer of `key` (e.g. `run:<id>`) until it
+   * ends. SQLite needs nothing (an immediate transaction already holds the one write lock); Postgres
+   * takes a transaction advisory lock, so two processes cannot both read the same next `seq`.
+   */
+  readonly lock: (key: string) => void;
 }
 
 /** `JSON.stringify(value)`, or an `InvalidArgumentError` naming `parameter` when the value is not serialisable. */
@@ -38,8 +60,12 @@ export function toJson(parameter: string, value: unknown): string {
   return json;
 }
 
-/** Whether `error` is a SQLite constraint failure with this code, e.g. `SQLITE_CONSTRAINT_PRIMARYKEY`. */
-export function isConstraint(error: unknown, code: string): boolean {
+/**
+ * Whether `error` is a SQLite constraint failure with this code, e.g. `SQLITE_CONSTRAINT_PRIMARYKEY`,
+ * or its Postgres equivalent (a unique violation, 23505, of the table's `_pkey` constraint).
+ */
+export function isConstraint(error: unknown, code: 'SQLITE_CONSTRAINT_PRIMARYKEY'): boolean {
+  if (error instanceof PostgresQueryError) return error.code === '23505' && /_pkey$/.test(error.constraint ?? '');
   return error instanceof Database.SqliteError && error.code === code;
 }
 

@@ -3,6 +3,7 @@
 // method, saying what happened in words and what to do, with SQLite's error as its `cause`.
 import Database from 'better-sqlite3';
 import { StoreError } from '../core/errors.js';
+import { PostgresQueryError } from './_postgres-connection.js';
 
 /** An error better-sqlite3 throws for a failed SQLite call; `code` is SQLite's, e.g. `SQLITE_BUSY`. */
 export type SqliteError = InstanceType<typeof Database.SqliteError>;
@@ -114,6 +115,9 @@ export function withStoreErrors<T extends object>(methods: T, context: StoreFail
       try {
         return value(...args);
       } catch (error) {
+        if (error instanceof PostgresQueryError) {
+          throw explainPostgresFailure(context, name, error, writes || name === 'transaction');
+        }
         if (!(error instanceof Database.SqliteError)) throw error;
         // A failed `transaction` wrote nothing too: its work was rolled back.
         throw (
@@ -124,4 +128,36 @@ export function withStoreErrors<T extends object>(methods: T, context: StoreFail
     };
   }
   return wrapped as T;
+}
+
+/**
+ * A StoreError for a PostgreSQL failure of `operation`: the server's SQLSTATE and message, what it
+ * means for the common cases, and what to do. Every write method is one transaction, rolled back
+ * on failure, so `wroteNothing` holds as for SQLite.
+ */
+export function explainPostgresFailure(
+  { path }: StoreFailureContext,
+  operation: string,
+  error: PostgresQueryError,
+  wroteNothing: boolean,
+): StoreError {
+  const explain = (reason: string, advice: string): StoreError =>
+    new StoreError(
+      `store ${path}: ${operation} failed${wroteNothing ? ' and wrote nothing' : ''}: ${reason} (${error.code}: ${error.message}); ${advice}`,
+      { cause: error },
+    );
+  if (error.code === 'connection' || error.code.startsWith('08') || error.code.startsWith('57P')) {
+    return explain(
+      'the connection to the PostgreSQL server failed',
+      'check that the server is up and the URL (host, port, database, user) is right, then open the store again',
+    );
+  }
+  if (error.code === '40P01' || error.code === '40001') {
+    return explain('PostgreSQL aborted the transaction to resolve a conflict with another writer', 'retry the call');
+  }
+  if (error.code === '53100') return explain('the server is out of disk space', 'free space on the server, then retry');
+  if (error.code === '25006') {
+    return explain('the server is read-only (a standby?)', 'point the store at the primary server');
+  }
+  return explain('PostgreSQL refused the statement', 'check the server log; a damaged schema needs a new database');
 }

@@ -3,6 +3,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StoreError } from '../core/errors.js';
+import { isPostgresUrl } from './_postgres-url.js';
 
 /** The absolute folder a store file lives in (SQLite keeps its journal and shared-memory files there). */
 export function storeFolder(path: string): string {
@@ -27,7 +28,8 @@ export function isStoreFolderWritable(path: string): boolean {
  * or SQLite's open says it is missing).
  */
 export function assertStoreFolderWritable(path: string): void {
-  if (path === ':memory:') return;
+  // A PostgreSQL store has no folder: the server keeps its files.
+  if (path === ':memory:' || isPostgresUrl(path)) return;
   const folder = storeFolder(path);
   if (!existsSync(folder)) return;
   try {

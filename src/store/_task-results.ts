@@ -51,7 +51,7 @@ export interface TaskResultWriters {
  * and usage; a failed task is kept apart until a result replaces it.
  */
 export function createTaskResultsTable(
-  { db, now, guard, transaction }: StoreContext,
+  { db, now, guard, transaction, lock }: StoreContext,
   writers: TaskResultWriters,
 ): Pick<Store, 'recordTaskResult' | 'completedTaskIds' | 'recordTaskFailure' | 'taskFailures' | 'taskResults'> {
   const statements = {
@@ -65,7 +65,7 @@ export function createTaskResultsTable(
     taskExists: db.prepare('SELECT 1 FROM task_results WHERE run_id = ? AND method = ? AND task_id = ?'),
     deleteFailure: db.prepare('DELETE FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
     upsertFailure: db.prepare(
-      'INSERT INTO task_failures (run_id, method, task_id, failure, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (run_id, method, task_id) DO UPDATE SET failure = excluded.failure, attempts = attempts + 1, updated_at = excluded.updated_at',
+      'INSERT INTO task_failures (run_id, method, task_id, failure, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (run_id, method, task_id) DO UPDATE SET failure = excluded.failure, attempts = task_failures.attempts + 1, updated_at = excluded.updated_at',
     ),
     getFailure: db.prepare('SELECT * FROM task_failures WHERE run_id = ? AND method = ? AND task_id = ?'),
     completed: db.prepare('SELECT task_id FROM task_results WHERE run_id = ? AND method = ? ORDER BY position'),
@@ -79,6 +79,7 @@ export function createTaskResultsTable(
       assertNonEmptyString('taskId', taskId);
       const resultJson = toJson('result', result);
       return transaction(() => {
+        lock(`run:${runId}`);
         writers.requireRun(runId);
         if (statements.taskExists.get(runId, method, taskId) !== undefined) {
           throw new StoreError(
@@ -109,6 +110,7 @@ export function createTaskResultsTable(
       assertNonEmptyString('taskId', taskId);
       const failureJson = toJson('failure', failure);
       return transaction(() => {
+        lock(`run:${runId}`);
         writers.requireRun(runId);
         if (statements.taskExists.get(runId, method, taskId) !== undefined) {
           throw new StoreError(

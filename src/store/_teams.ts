@@ -5,7 +5,13 @@ import { type StoreContext, toJson } from './_store-context.js';
 import type { Store } from './store.js';
 
 /** The `team_agents` table: a team's agent identities in order, replaced on save. */
-export function createTeamsTable({ db, now, guard, transaction }: StoreContext): Pick<Store, 'saveTeam' | 'loadTeam'> {
+export function createTeamsTable({
+  db,
+  now,
+  guard,
+  transaction,
+  lock,
+}: StoreContext): Pick<Store, 'saveTeam' | 'loadTeam'> {
   const statements = {
     deleteTeam: db.prepare('DELETE FROM team_agents WHERE team = ?'),
     insertTeamAgent: db.prepare(
@@ -37,6 +43,7 @@ export function createTeamsTable({ db, now, guard, transaction }: StoreContext):
         seen.add(agent.id);
       });
       transaction(() => {
+        lock(`team:${team}`);
         statements.deleteTeam.run(team);
         const updatedAt = now();
         agents.forEach((agent, index) =>

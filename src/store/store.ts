@@ -23,6 +23,8 @@ import type { StoreContext } from './_store-context.js';
 import { createTaskResultsTable } from './_task-results.js';
 import { createTeamsTable } from './_teams.js';
 import { createUsageTable } from './_usage.js';
+import { openPostgresStore } from './_postgres-store.js';
+import { isPostgresUrl } from './_postgres-url.js';
 
 /** Lifecycle state of a run. */
 export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
@@ -229,7 +231,10 @@ export interface RecordTaskResultInput<T = unknown> {
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
-  /** File path, or `:memory:` for a private in-memory database. */
+  /**
+   * File path, `:memory:` for a private in-memory database, or a PostgreSQL URL
+   * (`postgres://user@host:5432/db`, see docs/scaling.md) for a store several processes share.
+   */
   readonly path: string;
   /** Clock for every timestamp, in milliseconds. @default Date.now */
   readonly now?: () => number;
@@ -350,7 +355,7 @@ const knownOpenStoreOptions = defineOptionKeys<OpenStoreOptions>()(['path', 'now
 export function openStore(options: OpenStoreOptions): Store {
   assertKnownOptions('', options, knownOpenStoreOptions, 'openStore');
   const { path, now = Date.now, readonly = false, busyTimeoutMs = 5000 } = options;
-  assertNonEmptyString('path', path, "pass a file path such as 'repute.db' or ':memory:'");
+  assertNonEmptyString('path', path, "pass a file path such as 'repute.db', ':memory:' or a postgres:// URL");
   assertInteger(
     'busyTimeoutMs',
     busyTimeoutMs,
@@ -358,6 +363,7 @@ export function openStore(options: OpenStoreOptions): Store {
     2_147_483_647,
     'pass the wait for a locked store in milliseconds, e.g. 5000',
   );
+  if (isPostgresUrl(path)) return openPostgresStore({ url: path, now, readonly, busyTimeoutMs });
   if (readonly && path === ':memory:') {
     throw new InvalidArgumentError({
       parameter: 'readonly',
@@ -416,8 +422,27 @@ export function openStore(options: OpenStoreOptions): Store {
     guard();
     return db.transaction(work).immediate();
   };
-  const context: StoreContext = { db, path, now, guard, transaction };
+  // An immediate transaction holds SQLite's one write lock: no finer lock is needed.
+  const context: StoreContext = { db, path, now, guard, transaction, lock: () => {} };
+  return assembleStore(context, {
+    schemaVersion,
+    failureContext,
+    close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  });
+}
 
+/**
+ * The store's methods over one open, migrated connection (SQLite's or PostgreSQL's): one module
+ * per table family, every method wrapped so the database's failures leave as `StoreError`s.
+ */
+export function assembleStore(
+  context: StoreContext,
+  input: { schemaVersion: number; failureContext: StoreFailureContext; close: () => void },
+): Store {
   const runs = createRunsTable(context);
   const events = createEventsTable(context, runs.requireRun);
   const reputation = createReputationTable(context);
@@ -431,8 +456,8 @@ export function openStore(options: OpenStoreOptions): Store {
 
   return withStoreErrors<Store>(
     {
-      path,
-      schemaVersion,
+      path: context.path,
+      schemaVersion: input.schemaVersion,
       ...runs.methods,
       ...taskResults,
       ...events.methods,
@@ -440,14 +465,10 @@ export function openStore(options: OpenStoreOptions): Store {
       ...createTeamsTable(context),
       ...createLlmCacheTable(context),
       ...usage.methods,
-      transaction,
-      close() {
-        if (closed) return;
-        closed = true;
-        db.close();
-      },
+      transaction: context.transaction,
+      close: input.close,
     },
-    failureContext,
+    input.failureContext,
   );
 }
 

@@ -5,9 +5,26 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RunFailedError, StoreError } from '../../core/errors.js';
 import { acquireRunLock } from './_run-lock.js';
+import { newPostgresStoreUrl, postgresAvailable } from '../../store/_test-postgres.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
 describe('acquireRunLock', () => {
+  it.skipIf(!postgresAvailable())(
+    'holds a run on a PostgreSQL store in the server: one holder, free again on release',
+    () => {
+      const url = newPostgresStoreUrl();
+      const lock = acquireRunLock(url, 'r1');
+      // A second holder (its own connection, as another process would have) is refused; another run is not.
+      expect(() => acquireRunLock(url, 'r1')).toThrow(
+        /run r1 is already running on store postgres:.*another process holds its lock/,
+      );
+      const other = acquireRunLock(url, 'r2');
+      other.release();
+      lock.release();
+      acquireRunLock(url, 'r1').release();
+    },
+  );
+
   it('names the store when its folder cannot be made (a path under a file), as a StoreError', () => {
     const file = join(temporaryDirectory('repute-lock-'), 'afile');
     writeFileSync(file, 'not a folder');

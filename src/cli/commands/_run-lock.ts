@@ -3,6 +3,8 @@
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RunFailedError, StoreError } from '../../core/errors.js';
+import { connectPostgres } from '../../store/_postgres-connection.js';
+import { isPostgresUrl, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { openStore, type Store } from '../../store/store.js';
 
 /** A held run lock; `release` removes the file (idempotent). */
@@ -24,6 +26,7 @@ export interface RunLock {
  */
 export function acquireRunLock(storePath: string, runId: string): RunLock {
   if (storePath === ':memory:') return { path: '', release() {} };
+  if (isPostgresUrl(storePath)) return acquirePostgresRunLock(storePath, runId);
   const path = `${storePath}.${runId}.lock`;
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -69,6 +72,37 @@ export function acquireRunLock(storePath: string, runId: string): RunLock {
     failedTasks: 0,
     message: `could not take the lock ${path} of run ${runId}; another process keeps creating it`,
   });
+}
+
+/**
+ * The lock of a run on a PostgreSQL store: a session advisory lock (keyed by the store's schema and
+ * the run id) on a connection of its own. The server drops it when that connection ends, so a
+ * process killed with SIGKILL, or a lost machine, leaves no stale lock to take over.
+ */
+function acquirePostgresRunLock(url: string, runId: string): RunLock {
+  const label = redactPostgresUrl(url);
+  const connection = connectPostgres({ url, label, timeoutMs: 30_000 });
+  let held: unknown;
+  try {
+    held = connection.query(
+      "SELECT pg_try_advisory_lock(hashtextextended('repute-run:' || current_schema() || ':' || $1, 0)) AS held",
+      [runId],
+    ).rows[0]?.held;
+  } catch (error) {
+    connection.close();
+    throw new StoreError(`cannot take the lock of run ${runId} on store ${label}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (held !== true) {
+    connection.close();
+    throw new RunFailedError({
+      runId,
+      failedTasks: 0,
+      message: `run ${runId} is already running on store ${label} (another process holds its lock); wait for it to finish, stop it, or pass another --run-id`,
+    });
+  }
+  return { path: label, release: () => connection.close() };
 }
 
 /** Creates `path` holding this process's pid, atomically; false when it exists. */

@@ -23,6 +23,27 @@ describe('parseTeamFile', () => {
     });
   });
 
+  it('keeps a postgres:// store URL as written and refuses one holding a password, never showing it', () => {
+    const url = 'postgres://repute@db.internal:5432/teams';
+    expect(parseTeamFile(`name: t\ntasks: tasks.jsonl\nstore: ${url}\n${agent}`, '/teams/team.yaml').store).toBe(url);
+    expect(
+      parseTeamFile(`name: t\ntasks: tasks.jsonl\n${agent}`, '/teams/team.yaml', { store: `${url}?sslmode=require` })
+        .store,
+    ).toBe(`${url}?sslmode=require`);
+    let message = '';
+    try {
+      parseTeamFile(
+        `name: t\ntasks: tasks.jsonl\nstore: postgres://repute:s3cret@db/teams\n${agent}`,
+        '/teams/team.yaml',
+      );
+    } catch (error) {
+      expect(error).toBeInstanceOf(DataFormatError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/field store: .*postgres:\/\/repute:\*\*\*@db\/teams holds a password; .*PGPASSWORD/);
+    expect(message).not.toContain('s3cret');
+  });
+
   it('names the file and field of bad input and what is expected, never the value', () => {
     const cases: Array<[string, RegExp]> = [
       [

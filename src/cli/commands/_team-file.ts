@@ -5,9 +5,10 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { closest } from '../../core/_closest.js';
 import { DataFormatError } from '../../core/errors.js';
+import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
-import { debateMethodNames } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames } from '../../protocols/debate/methods.js';
 import {
   compareMethodNames,
   drfProtocolSchema,
@@ -59,7 +60,7 @@ const teamSchema = z
     // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
     // compared on the protocol's own proposals (the protocol's decision rule always runs).
     methods: z
-      .array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
+      .array(z.enum([...new Set([...allDebateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
       .min(1)
       .optional(),
     k: z.number().int().min(1).optional(),
@@ -70,10 +71,13 @@ const teamSchema = z
     seed: z.number().int().default(2027),
     timeoutMs: z.number().int().min(1).default(60_000),
     maxRetries: z.number().int().min(0).max(10).default(2),
+    // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
+    // tokens, cost and timing.
+    captureContent: z.boolean().default(true),
     // `repute serve`: the method that decides chat requests and their default answer kind.
     serve: z
       .object({
-        method: z.enum(debateMethodNames).default('minirep'),
+        method: z.enum(allDebateMethodNames).default('minirep'),
         kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
       })
       .strict()
@@ -153,7 +157,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   }
   const data = parsed.data;
   const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
-  const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
+  const allowed: readonly string[] = data.protocol.type === 'debate' ? allDebateMethodNames : compareMethodNames;
   methods.forEach((method, index) => {
     if (!allowed.includes(method))
       throw new DataFormatError({
@@ -206,13 +210,19 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   const folder = dirname(resolve(file));
   const tasks =
     overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
+  const given = overrides.store ?? team.store;
+  if (isPostgresUrl(given) && postgresUrlHasPassword(given)) {
+    throw new DataFormatError({
+      file,
+      message: `field store: the PostgreSQL URL ${redactPostgresUrl(given)} holds a password; remove it from the URL and give it in the PGPASSWORD environment variable or ~/.pgpass`,
+    });
+  }
+  // A postgres:// URL names a server's database (docs/scaling.md), not a file: kept as written.
   const store =
-    overrides.store !== undefined
-      ? overrides.store === ':memory:'
-        ? overrides.store
-        : resolve(overrides.store)
-      : team.store === ':memory:'
-        ? team.store
+    given === ':memory:' || isPostgresUrl(given)
+      ? given
+      : overrides.store !== undefined
+        ? resolve(overrides.store)
         : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
 }

@@ -1,7 +1,7 @@
 // `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
 // each finished task, so an interrupted run resumes where it stopped.
 import { defineCommand } from 'citty';
-import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
@@ -73,7 +73,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods, overrides the file (${debateMethodNames.join(',')})`,
+      description: `Comma-separated methods, overrides the file (${allDebateMethodNames.join(',')})`,
       valueHint: 'LIST',
     },
     tasks: {
@@ -83,7 +83,8 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store; overrides the team file's store and may lie outside its folder",
+      description:
+        "SQLite store file or postgres:// URL; overrides the team file's store and may lie outside its folder",
       valueHint: 'FILE',
     },
     'allow-env': {
@@ -121,7 +122,7 @@ export default defineCommand({
       return;
     }
     const protocol = team.protocol;
-    const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods as DebateMethodName[]);
+    const methods = parseListFlag('methods', args.methods, allDebateMethodNames, team.methods as DebateMethodName[]);
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
     const config = {

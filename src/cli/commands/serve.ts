@@ -6,9 +6,11 @@ import { defineCommand } from 'citty';
 import { InterruptedError, NotFoundError } from '../../core/errors.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
+import { isPostgresUrl } from '../../store/_postgres-url.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
-import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
+import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { decisionTelemetryFromEnvironment } from '../../server/otel-telemetry.js';
 import { createLiveTeam } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
@@ -32,7 +34,7 @@ export default defineCommand({
     },
     store: {
       type: 'string',
-      description: "SQLite store (default: the team file's store, else repute.db)",
+      description: "SQLite store file or postgres:// URL (default: the team file's store, else repute.db)",
       valueHint: 'FILE',
     },
     port: { type: 'string', description: 'TCP port (0 = any free port)', default: '8787', valueHint: 'N' },
@@ -59,6 +61,11 @@ export default defineCommand({
       valueHint: 'NAMES',
     },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
+    'access-log': {
+      type: 'boolean',
+      description: 'One line per request on stderr (no content, no secrets); --no-access-log turns it off',
+      default: true,
+    },
   },
   async run({ args }) {
     const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
@@ -67,7 +74,7 @@ export default defineCommand({
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     // Without a team the server only reads: a store that does not exist is a typo, not a new store.
-    if (team === undefined && storePath !== ':memory:' && !existsSync(storePath)) {
+    if (team === undefined && storePath !== ':memory:' && !isPostgresUrl(storePath) && !existsSync(storePath)) {
       throw new NotFoundError({
         entity: 'store',
         id: storePath,
@@ -85,6 +92,8 @@ export default defineCommand({
     // Without a team the server only reads: a read-only store file is fine then.
     const store = openStore({ path: storePath, readonly: team === undefined });
     let server: RunningServer;
+    // Spans of served decisions when OTEL_EXPORTER_OTLP_ENDPOINT is set (GenAI semantic conventions).
+    const telemetry = team === undefined ? undefined : decisionTelemetryFromEnvironment();
     // The run of the served team, marked interrupted when the server stops.
     let servedRunId: string | undefined;
     try {
@@ -97,11 +106,12 @@ export default defineCommand({
           agents: team.agents.map((agent) => agent.id),
           ...(team.k === undefined ? {} : { k: team.k }),
           seed: team.seed,
+          instance: serveInstanceId(),
         });
         servedRunId = runId;
         served = createTeamService({
           name: team.name,
-          agents: createLiveTeam(team, store, runId),
+          agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
           store,
           method,
           kind: team.serve.kind as AnswerKind,
@@ -117,8 +127,10 @@ export default defineCommand({
         version: packageVersion(),
         ...(served === undefined ? {} : { team: served }),
         ...(replayDir === undefined ? {} : { replayDir }),
+        ...(telemetry === undefined ? {} : { telemetry }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),
+        ...(args['access-log'] === false ? {} : { accessLog: (line: string) => process.stderr.write(`${line}\n`) }),
       });
     } catch (error) {
       store.close();
@@ -127,12 +139,17 @@ export default defineCommand({
     // Runs until Ctrl-C or SIGTERM; the CLI contract then exits 130 or 143. Watched before the URL is
     // printed, so a signal sent as soon as the URL appears is handled too.
     const signal = interruptSignal();
-    process.stderr.write(`repute serve: store ${storePath}${team ? `, team ${team.name}` : ''}\n`);
+    process.stderr.write(`repute serve: store ${store.path}${team ? `, team ${team.name}` : ''}\n`);
     // No trailing '/': `$URL/api/runs` must be a path the server serves.
     process.stdout.write(`${server.url}\n`);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     // In-flight requests (a team answer mid-debate) finish, up to a deadline inside the CLI's wind-down.
     const { finished, dropped } = await server.drain(SERVE_DRAIN_MS);
+    await telemetry?.shutdown().catch((error: unknown) => {
+      process.stderr.write(
+        `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
+      );
+    });
     if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
     store.close();
     const name = signal.reason instanceof InterruptedError ? signal.reason.signal : 'SIGTERM';

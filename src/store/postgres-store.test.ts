@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { StoreError } from '../core/errors.js';
+import { newPostgresStoreUrl, postgresAvailable } from './_test-postgres.js';
+import { runStoreContract } from './_test-store-contract.js';
+import { connectPostgres } from './_postgres-connection.js';
+import { toPostgresPlaceholders } from './_postgres-store.js';
+import { redactPostgresUrl } from './_postgres-url.js';
+import { openStore } from './store.js';
+
+describe('postgres store helpers', () => {
+  it('turns ? into $n outside string literals and hides a URL password', () => {
+    expect(toPostgresPlaceholders("SELECT ? WHERE a = '?' AND b = ?")).toBe("SELECT $1 WHERE a = '?' AND b = $2");
+    expect(redactPostgresUrl('postgres://u:s3cret@h:5432/d')).toBe('postgres://u:***@h:5432/d');
+    expect(redactPostgresUrl('postgresql://u@h/d')).toBe('postgresql://u@h/d');
+  });
+});
+
+describe.skipIf(!postgresAvailable())('postgres store', () => {
+  runStoreContract({ name: 'postgres', newLocation: newPostgresStoreUrl, crashTasks: 300 });
+
+  it('says what to do when the server cannot be reached, without the password', () => {
+    let message = '';
+    try {
+      openStore({ path: 'postgres://root:hunter2@127.0.0.1:1/none' });
+    } catch (error) {
+      expect(error).toBeInstanceOf(StoreError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/connection to the PostgreSQL server failed.*check that the server is up/);
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('opens read-only only a migrated store, and refuses writes then', () => {
+    const url = newPostgresStoreUrl();
+    expect(() => openStore({ path: url, readonly: true })).toThrow(/schema version 0, expected 4/);
+    openStore({ path: url }).close();
+    const reader = openStore({ path: url, readonly: true });
+    try {
+      expect(reader.listRuns()).toEqual([]);
+      expect(() => reader.createRun({ id: 'r', kind: 'k', config: null })).toThrow(/opened read-only/);
+    } finally {
+      reader.close();
+    }
+  });
+});
+
+describe.skipIf(!postgresAvailable())('postgres store across processes', () => {
+  const child = fileURLToPath(new URL('./_test-store-writer.ts', import.meta.url));
+  const start = (url: string, startAt: number, args: string[] = []) =>
+    new Promise<string>((resolve, reject) => {
+      const process_ = spawn(process.execPath, ['--import', 'tsx', child, url, String(startAt), ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      process_.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      process_.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      process_.on('error', reject);
+      process_.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${err}`))));
+    });
+
+  it('migrates a new database once when four processes open it at the same instant', async () => {
+    const url = newPostgresStoreUrl();
+    // Children need ~1-2 s to load tsx; all start migrating at the same wall-clock instant after that.
+    const startAt = Date.now() + 4000;
+    const outputs = await Promise.all([0, 1, 2, 3].map(() => start(url, startAt)));
+    for (const output of outputs) expect(output).toContain('open 4\n');
+    const store = openStore({ path: url });
+    try {
+      // Each version applied exactly once, though four processes found an empty database.
+      const versions = readVersions(url);
+      expect(versions).toEqual([1, 2, 3, 4]);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('loses and doubles nothing when three processes record tasks of one run at once', async () => {
+    const url = newPostgresStoreUrl();
+    openStore({ path: url }).close();
+    const startAt = Date.now() + 4000;
+    await Promise.all(['a', 'b', 'c'].map((prefix) => start(url, startAt, [prefix, '40'])));
+    const store = openStore({ path: url });
+    try {
+      // 3 writers × 40 tasks = 120 results, events with seq 1..120 gap-free, positions 0..119.
+      expect(store.completedTaskIds('r', 'm')).toHaveLength(120);
+      expect(store.events('r').map((event) => event.seq)).toEqual(Array.from({ length: 120 }, (_, index) => index + 1));
+      expect(store.taskResults('r', 'm').map((result) => result.position)).toEqual(
+        Array.from({ length: 120 }, (_, index) => index),
+      );
+      // 120 ledger entries × 0.25 = 30, × 1 input token = 120.
+      expect(store.usageSummary({ by: 'run', runId: 'r' })[0]).toMatchObject({
+        calls: 120,
+        inputTokens: 120,
+        cost: 30,
+      });
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+});
+
+/** The applied schema versions of the store at `url`, read over a plain connection. */
+function readVersions(url: string): number[] {
+  const connection = connectPostgres({ url, label: 'test', timeoutMs: 10_000 });
+  try {
+    return connection
+      .query('SELECT version FROM schema_version ORDER BY version')
+      .rows.map((row) => row.version as number);
+  } finally {
+    connection.close();
+  }
+}
