@@ -89,15 +89,10 @@ function cli(
   });
 }
 
-const servers: OpenAICompatibleServer[] = [];
-async function endpoint(
-  script: (request: RecordedRequest, index: number) => ServerStep | string,
-  port?: number,
-): Promise<OpenAICompatibleServer> {
-  const server = await startOpenAICompatibleServer({ script, ...(port === undefined ? {} : { port }) });
-  servers.push(server);
-  return server;
-}
+/** Every stub endpoint started, closed at the end. */
+const servers = new Set<OpenAICompatibleServer>();
+const endpoint = (script: (request: RecordedRequest, index: number) => ServerStep | string, port = 0) =>
+  startOpenAICompatibleServer({ script, port }).then((server) => servers.add(server) && server);
 
 interface Setup {
   readonly dir: string;
@@ -175,6 +170,28 @@ const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
 const requestKey = (request: RecordedRequest) => JSON.stringify(request.body);
 
 const rows: Row[] = [];
+
+/** A row of a fault with one run and no rerun (nothing to lose, duplicate or repeat). */
+function singleRun(
+  fault: string,
+  exit: Exit,
+  dir: string,
+  ok: boolean,
+  note: string,
+  exitText = String(exit.code),
+): Row {
+  return {
+    fault,
+    exit: exitText,
+    lost: '',
+    duplicated: '',
+    repeated: '',
+    secrets: secretsIn(canary, [exit], dir),
+    peakMb: mb(exit.peakKb),
+    ok,
+    note,
+  };
+}
 function record(row: Row): void {
   rows.push(row);
   process.stderr.write(`${row.ok ? 'ok  ' : 'FAIL'} ${row.fault}: ${row.note}\n`);
@@ -332,18 +349,15 @@ async function hugeReplyRun(): Promise<void> {
   const server = await endpoint(() => ({ type: 'huge', bytes: 2 * GiB }));
   const s = setup(server.baseURL, { tasks: 1, agents: ['a'] });
   const exit = await cli(['run', s.team, '--json', '--max-failures', '1'], env());
-  record({
-    fault: '2 GiB reply body (run)',
-    exit: String(exit.code),
-    lost: '',
-    duplicated: '',
-    repeated: '',
-    secrets: secretsIn(canary, [exit], s.dir),
-    peakMb: mb(exit.peakKb),
-    ok:
+  record(
+    singleRun(
+      '2 GiB reply body (run)',
+      exit,
+      s.dir,
       exit.code === 4 && exit.stderr.includes('answered a reply over maxResponseBytes') && mb(exit.peakKb) < rssLimitMb,
-    note: `refused at the 1 MiB default in ${(exit.ms / 1000).toFixed(1)} s (process start included); ${server.requestCount} request (not retried)`,
-  });
+      `refused at the 1 MiB default in ${(exit.ms / 1000).toFixed(1)} s (process start included); ${server.requestCount} request (not retried)`,
+    ),
+  );
 }
 
 /** A 2 GiB reply body behind `repute serve`'s team endpoint. */
@@ -366,17 +380,16 @@ async function hugeReplyServe(): Promise<void> {
       child.kill('SIGTERM');
     }, 50);
   });
-  record({
-    fault: '2 GiB reply body (serve, team endpoint)',
-    exit: `HTTP ${status}, then ${exit.code}`,
-    lost: '',
-    duplicated: '',
-    repeated: '',
-    secrets: secretsIn(canary, [exit], s.dir),
-    peakMb: mb(exit.peakKb),
-    ok: status >= 500 && exit.code === 143 && mb(exit.peakKb) < rssLimitMb,
-    note: `the request failed with HTTP ${status} instead of reading 2 GiB; ${upstream.requestCount} upstream requests`,
-  });
+  record(
+    singleRun(
+      '2 GiB reply body (serve, team endpoint)',
+      exit,
+      s.dir,
+      status >= 500 && exit.code === 143 && mb(exit.peakKb) < rssLimitMb,
+      `the request failed with HTTP ${status} instead of reading 2 GiB; ${upstream.requestCount} upstream requests`,
+      `HTTP ${status}, then ${exit.code}`,
+    ),
+  );
 }
 
 /** Every endpoint hangs: how long one task takes to fail, against 1.2 × timeout × attempts. */
@@ -393,17 +406,15 @@ async function everyEndpointHangs(): Promise<void> {
   });
   const taskMs = performance.now() - startedAt;
   const bound = 1.2 * timeoutMs * (maxRetries + 1);
-  record({
-    fault: `every endpoint hangs (timeout ${timeoutMs / 1000} s × ${maxRetries + 1} attempts)`,
-    exit: String(exit.code),
-    lost: '',
-    duplicated: '',
-    repeated: '',
-    secrets: secretsIn(canary, [exit], s.dir),
-    peakMb: mb(exit.peakKb),
-    ok: exit.code === 4 && taskMs <= bound && server.requestCount === 3 * (maxRetries + 1),
-    note: `task failed ${(taskMs / 1000).toFixed(1)} s after the first request was due (bound ${(bound / 1000).toFixed(1)} s), ${server.requestCount} requests: no revision round`,
-  });
+  record(
+    singleRun(
+      `every endpoint hangs (timeout ${timeoutMs / 1000} s × ${maxRetries + 1} attempts)`,
+      exit,
+      s.dir,
+      exit.code === 4 && taskMs <= bound && server.requestCount === 3 * (maxRetries + 1),
+      `task failed ${(taskMs / 1000).toFixed(1)} s after the first request was due (bound ${(bound / 1000).toFixed(1)} s), ${server.requestCount} requests: no revision round`,
+    ),
+  );
 }
 
 /** SIGTERM to `repute serve` while a team request is in flight. */
@@ -482,7 +493,7 @@ async function main(): Promise<void> {
   await hugeReplyRun();
   await hugeReplyServe();
   await serveDrain();
-  await Promise.all(servers.map((server) => server.close().catch(() => undefined)));
+  await Promise.all([...servers].map((server) => server.close().catch(() => undefined)));
 
   const header =
     '| fault | exit code | lost | duplicated | repeated requests | secrets seen | peak memory (MB) | result |';
