@@ -30,6 +30,7 @@ export const knownBlocOptions = defineOptionKeys<BlocOptions>()([
   'exclusivity',
   'verified',
   'minSize',
+  'maxShare',
 ]);
 
 export const knownPeerHistoryOptions = defineOptionKeys<PeerHistoryOptions>()([
@@ -56,6 +57,7 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'k',
   'verifier',
   'rejectedFactor',
+  'verdictRule',
   'epsilon',
   'minGroups',
   'maxPerGroup',

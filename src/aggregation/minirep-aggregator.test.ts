@@ -266,7 +266,7 @@ describe('createMiniRepAggregator', () => {
     expect(() => aggregator.feedback(decision, 'oracle' as never)).toThrow(/'agreement' or 'verifier'/);
   });
 
-  it('lets pre-collected verdicts outvote a majority judged wrong, and refuses an asynchronous verifier inside aggregate', () => {
+  it('applies the verdict factor by the verdict rule (none without a finding under the paper’s rule, at most ⌈0.3n⌉ under the capped veto), and refuses an asynchronous verifier inside aggregate', () => {
     // Three agents of three groups say '1', two say '2'; the verifier judges every '1' wrong.
     const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id }));
     const list = [
@@ -276,16 +276,24 @@ describe('createMiniRepAggregator', () => {
       propose('v', 'd', '2'),
       propose('v', 'e', '2'),
     ];
-    const fresh = () =>
+    const fresh = (verdictRule?: 'paper' | 'capped-veto') =>
       createMiniRepAggregator({
         model: createMiniRepModel({ agents: team.map((agent) => agent.id) }),
         k: 5,
         bloc: false,
+        ...(verdictRule === undefined ? {} : { verdictRule }),
       });
     expect(fresh().aggregate({ task: task('v'), proposals: list, agents: team }).answer).toBe('1');
-    // With verdicts, '1' weighs φ_v = 0.05 of its unrejected weight per agent: 3 · 0.05 < 2 at equal history.
     const verdicts = { a: 0, b: 0, c: 0, d: 1, e: 1 };
-    const decision = fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
+    const cut = (decision: {
+      reasons: readonly { agentId: string; components?: Readonly<Record<string, number>> }[];
+    }) => decision.reasons.filter((reason) => (reason.components?.rejected ?? 0) > 0).map((reason) => reason.agentId);
+    // The paper's rule: a verdict alone flags no parse-valid proposal, so φ_v cuts none of them.
+    expect(cut(fresh().aggregate({ task: task('v'), proposals: list, agents: team, verdicts }))).toEqual([]);
+    // Capped veto (ours): φ_v cuts at most ⌈0.3 · 5⌉ = 2 of the three '1's (equal verdicts and quality:
+    // input order), so '1' weighs w + 2 · 0.05 · w against '2' at 2 · w' with the better quality of '2'.
+    const decision = fresh('capped-veto').aggregate({ task: task('v'), proposals: list, agents: team, verdicts });
+    expect(cut(decision)).toEqual(['a', 'b']);
     expect(decision.answer).toBe('2');
     expect(decision.reasons.find((reason) => reason.agentId === 'a')?.note).toMatch(/judged wrong by the verifier/);
     const asynchronous = createMiniRepAggregator({
@@ -521,7 +529,8 @@ describe('coordinated-bloc tracker', () => {
     const trioRound = entries({ a: '9', b: '9', c: '9', d: '1', e: '2', f: '3' });
     const pairs = createBlocTracker({ exclusivity: 'share' });
     const pairsOfThree = createBlocTracker({ exclusivity: 'share', minSize: 3 });
-    const trio = createBlocTracker({ exclusivity: 'share', minSize: 3 });
+    // maxShare 1: a trio of 6 answering agents is half of them, which the default guard spares (tested below).
+    const trio = createBlocTracker({ exclusivity: 'share', minSize: 3, maxShare: 1 });
     for (let round = 0; round < 4; round++) {
       pairs.record(pairRound);
       pairsOfThree.record(pairRound);
@@ -555,12 +564,87 @@ describe('coordinated-bloc tracker', () => {
       { agentId: 'b', group: 'B', answer: '9' },
       ...entries({ c: '1', d: '2', e: '3' }),
     ];
-    const cloneTracker = createBlocTracker({ exclusivity: 'share', minSize: 3 });
+    const cloneTracker = createBlocTracker({ exclusivity: 'share', minSize: 3, maxShare: 1 });
     for (let round = 0; round < 4; round++) cloneTracker.record(clones);
     expect(find(cloneTracker, clones, 'b')).toMatchObject({ suspicion: expect.closeTo(x, 12), blocSize: 3 });
     expect(find(cloneTracker, clones, 'a2')).toMatchObject({ suspicion: expect.closeTo(x, 12), blocSize: 3 });
     expect(() => createBlocTracker({ minSize: 1 })).toThrow(/options\.minSize/);
     expect(() => createBlocTracker({ minSize: 2.5 })).toThrow(/options\.minSize/);
+  });
+
+  it('flags a bloc only while it is a minority of the answering agents (maxShare 0.5), any bloc with maxShare 1', () => {
+    // Issue 36: in a team of 3, two honest experts agree and the third (always wrong) agent never does.
+    const three = entries({ a: '9', b: '9', c: '1' });
+    const four = entries({ a: '9', b: '9', c: '1', d: '2' });
+    const five = entries({ a: '9', b: '9', c: '1', d: '2', e: '3' });
+    const guarded = [createBlocTracker({ exclusivity: 'share' }), createBlocTracker({ exclusivity: 'share' })];
+    const unguarded = [
+      createBlocTracker({ exclusivity: 'share', maxShare: 1 }),
+      createBlocTracker({ exclusivity: 'share', maxShare: 1 }),
+    ];
+    const fives = [
+      createBlocTracker({ exclusivity: 'share' }),
+      createBlocTracker({ exclusivity: 'share', maxShare: 1 }),
+    ];
+    for (let round = 0; round < 4; round++) {
+      guarded[0]?.record(three);
+      guarded[1]?.record(four);
+      unguarded[0]?.record(three);
+      unguarded[1]?.record(four);
+      for (const tracker of fives) tracker.record(five);
+    }
+    // (a, b) agree and nobody else holds '9': exclusivity 1 on each of 4 tasks, x = 3.959875 / 5.709875
+    // = 0.693514 ≥ τ (as for the lone pair above), so without the guard both are flagged with suspicion x.
+    const x = 3.959875 / 5.709875;
+    const suspicionOf = (
+      tracker: ReturnType<typeof createBlocTracker>,
+      round: Parameters<ReturnType<typeof createBlocTracker>['assess']>[0],
+    ) => tracker.assess(round).find((finding) => finding.agentId === 'a')?.suspicion;
+    expect(suspicionOf(unguarded[0] as ReturnType<typeof createBlocTracker>, three)).toBeCloseTo(x, 12);
+    expect(suspicionOf(unguarded[1] as ReturnType<typeof createBlocTracker>, four)).toBeCloseTo(x, 12);
+    // Guarded: the pair holds 2 of 3 answering agents (2 ≥ 0.5·3) and 2 of 4 (2 ≥ 0.5·4): not a minority.
+    expect(suspicionOf(guarded[0] as ReturnType<typeof createBlocTracker>, three)).toBe(0);
+    expect(suspicionOf(guarded[1] as ReturnType<typeof createBlocTracker>, four)).toBe(0);
+    // Of 5 answering agents the pair is a minority (2 < 2.5): flagged with or without the guard.
+    for (const tracker of fives) expect(suspicionOf(tracker, five)).toBeCloseTo(x, 12);
+    // An unparseable answer does not count among the answering agents: 2 of {a, b, c, d} answering.
+    const withSilent = [...four, { agentId: 'e', group: 'E', answer: null }];
+    expect(suspicionOf(guarded[1] as ReturnType<typeof createBlocTracker>, withSilent)).toBe(0);
+    expect(() => createBlocTracker({ maxShare: 0 })).toThrow(/options\.maxShare/);
+    expect(() => createBlocTracker({ maxShare: 1.5 })).toThrow(/options\.maxShare/);
+  });
+
+  it('with maxShare ρ flags exactly the unguarded flags whose bloc holds fewer than ρ·p agents (property)', () => {
+    const roundArbitrary = fc.array(
+      fc.record({ group: fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F'), answer: fc.constantFrom('1', '2', '3', null) }),
+      { minLength: 2, maxLength: 9 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(roundArbitrary, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(0.25, 0.5, 0.75),
+        (rounds, share) => {
+          const toEntries = (round: Array<{ group: string; answer: string | null }>) =>
+            round.map((entry, index) => ({ agentId: `x${index}`, group: entry.group, answer: entry.answer }));
+          const any = createBlocTracker({ maxShare: 1 });
+          const guarded = createBlocTracker({ maxShare: share });
+          for (const round of rounds.slice(0, -1)) {
+            any.record(toEntries(round));
+            guarded.record(toEntries(round));
+          }
+          const last = toEntries(rounds[rounds.length - 1] as Array<{ group: string; answer: string | null }>);
+          // p counted independently: the entries with an answer.
+          const answering = last.filter((entry) => entry.answer !== null).length;
+          const base = any.assess(last);
+          guarded.assess(last).forEach((finding, index) => {
+            const reference = base[index] as (typeof base)[number];
+            expect(finding.rate).toBe(reference.rate);
+            expect(finding.suspicion).toBe(reference.blocSize < share * answering ? reference.suspicion : 0);
+          });
+        },
+      ),
+      { numRuns: 200, seed: 36 },
+    );
   });
 
   it('with minSize m flags exactly the minSize-2 flags whose bloc holds ≥ m agents (property)', () => {

@@ -45,6 +45,7 @@ import {
 } from './_option-keys.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
+import { assertVerdictRule, vetoedProposals, type VerdictRule } from './minirep-verdict-rule.js';
 
 /** Options of {@link createMiniRepAggregator}. */
 export interface MiniRepAggregatorOptions extends AnalyzerOptions {
@@ -60,10 +61,17 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
    */
   verifier?: Verifier;
   /**
-   * Factor φ_v in [0, 1] on a proposal the verifier judged wrong (verdict < 0.5) before aggregation;
-   * 0 excludes it. Tuned on the tuning split (docs/minirep.md). @default 0.05
+   * Factor φ_v in [0, 1] on a proposal the verifier judged wrong (verdict < 0.5) before aggregation,
+   * where `verdictRule` applies it; 0 excludes it. Tuned on the tuning split (docs/minirep.md). @default 0.05
    */
   rejectedFactor?: number;
+  /**
+   * Where φ_v applies (`minirep-verdict-rule.ts`): `'paper'` = only to a judged-wrong proposal the
+   * behaviour check also flagged (a verdict alone does not flag a parse-valid proposal; flags capped
+   * at ⌈0.3·n⌉); `'capped-veto'` (ours) = to judged-wrong proposals without a finding too, within the
+   * same cap. The verdict enters current quality either way. @default 'paper'
+   */
+  verdictRule?: VerdictRule;
   /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
   epsilon?: number;
   /** Clone groups the pool covers at least, when the candidates span that many. @default 3 */
@@ -424,6 +432,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   assertKnownOptions('options.posteriorHistory', options.posteriorHistory, knownPosteriorHistoryOptions, owner);
   const settings = resolveSettings(options);
   const { model, verifier } = options;
+  const verdictRule = options.verdictRule ?? 'paper';
+  assertVerdictRule(verdictRule);
   const analyzerOptions: AnalyzerOptions = definedOnly({
     beta: options.beta,
     verifierWeight: options.verifierWeight,
@@ -459,6 +469,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     settings,
     model,
     verifier,
+    verdictRule,
     analyzerOptions,
     analyses,
     tracker,
@@ -644,6 +655,18 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   const posteriorEntries: PosteriorEntry[] = [];
   const unknown = new Set<AgentId>();
   const history = state.peerHistory ?? state.posteriorHistory;
+  // The verdict rule picks the proposals φ_v cuts; the others keep the verdict in their quality only.
+  const vetoed = vetoedProposals({
+    rule: state.verdictRule,
+    flagCap: analysis.flagCap,
+    entries: analysis.proposals.map((entry) => ({
+      agentId: entry.agentId,
+      valid: entry.valid,
+      flagged: entry.flagged,
+      verdict: entry.verifierEstimate,
+      quality: entry.quality,
+    })),
+  });
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
@@ -655,7 +678,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         suspicion: entry.suspicion,
         flagged: entry.flagged,
         cooldown: agentState.cooldown,
-        verdict: entry.verifierEstimate,
+        verdict: vetoed.has(entry.agentId) ? entry.verifierEstimate : undefined,
         historyWeight: history?.weight(entry.agentId),
       },
       weightSettings,
@@ -749,6 +772,8 @@ interface MiniRepState {
   readonly settings: Settings;
   readonly model: ReputationModel;
   readonly verifier: Verifier | undefined;
+  /** Where the verdict factor φ_v applies ({@link vetoedProposals}). */
+  readonly verdictRule: VerdictRule;
   readonly analyzerOptions: AnalyzerOptions;
   readonly analyses: Map<string, TaskAnalysis>;
   readonly tracker: BlocTracker | undefined;

@@ -11,6 +11,8 @@
 //   bloc_i = max_{j ∉ g_i, a_j = a_i} x_ij ;  flagged iff bloc_i ≥ τ and |B_i| ≥ m,
 //   suspicion = 0.5 + 0.5·(bloc_i − τ)/(1 − τ), where B_i = i and the agents linked to it by a chain of
 //   pairs holding i's answer now with x ≥ τ (i's bloc on this task) and m = `minSize` (2: any pair)
+//   honest-majority guard (ours, issue 36): flagged only while |B_i| < ρ·p, p = parseable agents on the
+//   task, ρ = `maxShare` (0.5: a bloc must be a strict minority; ρ = 1 turns the guard off)
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertKnownOptions } from '../core/validate.js';
@@ -60,6 +62,16 @@ export interface BlocOptions {
    * @default 2
    */
   readonly minSize?: number;
+  /**
+   * Share ρ in (0, 1] of the task's parseable agents a bloc must stay below to be flagged:
+   * |B_i| < ρ·p. With 0.5 a bloc is flagged only while it is a strict minority of the agents that
+   * answered. Exclusive agreement is the colluders' signature only under an honest majority: in a team
+   * of 3 or 4 whose other members are weak, the two honest experts agree exclusively on most tasks,
+   * and flagging them hands the decision to a lone, often always-wrong dissenter (issue 36). Colluders
+   * who hold half the team or more already win a plain vote; flagging them cannot be told apart from
+   * flagging honest experts without labels. 1 turns the guard off (the check before issue 36). @default 0.5
+   */
+  readonly maxShare?: number;
 }
 
 /** Persisted state of a bloc tracker. */
@@ -78,7 +90,7 @@ export interface BlocFinding {
   readonly rate: number;
   /** That agent, if any. */
   readonly partner: AgentId | undefined;
-  /** Suspicion in [0, 1]; 0 below τ or when the agent's bloc holds fewer than `minSize` agents. */
+  /** Suspicion in [0, 1]; 0 below τ, when the agent's bloc holds fewer than `minSize` agents, or when it holds `maxShare` of the answering agents or more. */
   readonly suspicion: number;
   /** Agents in the agent's bloc on this task, itself included (1 = no partner at rate ≥ τ). */
   readonly blocSize: number;
@@ -117,6 +129,7 @@ export const blocDefaults: Required<BlocOptions> = {
   exclusivity: 'isolation',
   verified: 'exempt',
   minSize: 2,
+  maxShare: 0.5,
 };
 
 /**
@@ -164,6 +177,13 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       parameter: 'options.minSize',
       value: settings.minSize,
       message: `options.minSize must be an integer >= 2 (agents a bloc holds before they are flagged), got ${settings.minSize}; pass e.g. 2 (any pair) or 3`,
+    });
+  }
+  if (!(settings.maxShare > 0 && settings.maxShare <= 1)) {
+    throw new InvalidArgumentError({
+      parameter: 'options.maxShare',
+      value: settings.maxShare,
+      message: `options.maxShare must be in (0, 1] (share of the answering agents a flagged bloc stays below), got ${settings.maxShare}; pass e.g. 0.5, or 1 to turn the guard off`,
     });
   }
   // Pair states are found by (smaller id, larger id) through a two-level index; `pairs` keeps them
@@ -324,12 +344,16 @@ function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFindin
   // |B_i|: agents per bloc
   const sizeOf = new Map<number, number>();
   entries.forEach((_, index) => sizeOf.set(find(index), (sizeOf.get(find(index)) ?? 0) + 1));
+  // |B_i| < ρ·p: the bloc is a minority of the p parseable agents (ρ = 1: no guard)
+  let parseable = 0;
+  for (const entry of entries) if (entry.answer !== null) parseable++;
+  const guard = settings.maxShare >= 1 ? Number.POSITIVE_INFINITY : settings.maxShare * parseable - 1e-9;
   return entries.map((entry, index) => {
     const { best, partner } = rates[index] as { best: number; partner: AgentId | undefined };
     const blocSize = sizeOf.get(find(index)) ?? 1;
     // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on (and a bloc of ≥ m agents), else 0
     const suspicion =
-      best >= settings.threshold && blocSize >= settings.minSize
+      best >= settings.threshold && blocSize >= settings.minSize && blocSize < guard
         ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold))
         : 0;
     return { agentId: entry.agentId, rate: best, partner, suspicion, blocSize };

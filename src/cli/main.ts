@@ -16,6 +16,7 @@ export const main = defineCommand({
     raps: () => import('./commands/raps.js').then((module) => module.default),
     drf: () => import('./commands/drf.js').then((module) => module.default),
     serve: () => import('./commands/serve.js').then((module) => module.default),
+    zoo: () => import('./commands/zoo.js').then((module) => module.default),
   },
 });
 

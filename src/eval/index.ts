@@ -4,3 +4,4 @@ export * from './sandbox/index.js';
 export * from './demo/index.js';
 export * from './drf-experiments/index.js';
 export * from './raps-scenarios/index.js';
+export * from './zoo/index.js';

@@ -10,7 +10,10 @@ import { DataFormatError, InvalidArgumentError, NotFoundError, StoreError } from
 import { markCached, markPaidFailure } from './_cached-marks.js';
 import { stableStringify } from './_stable-json.js';
 import { readTokenUsage } from './_token-usage.js';
-import { withoutCallContext } from './call-context.js';
+import { answerFromReply } from '../agents/live-agent.js';
+import type { AnswerKind } from '../core/answers/answer-kind.js';
+import { answerKinds } from '../core/answers/answer-kind.js';
+import { readAnswerKind, withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
 import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
@@ -194,9 +197,17 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
       if (mode === 'off') return doGenerate();
       const key = keyOf('generate', params, model);
       const signal = params.abortSignal;
+      // A reply that must hold an answer and holds none (a bad reply) is never served as a success.
+      const answerKind = readAnswerKind(params);
+      const usable = (result: LanguageModelV3GenerateResult) => holdsAnswer(result, answerKind);
       for (;;) {
         const hit = lookup(key, 'generate', model.modelId);
-        if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
+        if (hit !== undefined) {
+          const decoded = decodeGenerate(hit.payload);
+          // Recorded before this check existed: ask the provider again (the old entry stays, unused).
+          if (!usable(decoded)) break;
+          return markCached(decoded);
+        }
         const pending = inFlight.get(key);
         if (pending === undefined) break;
         try {
@@ -214,7 +225,8 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
         const reply: CachedReply = { schemaVersion: 1, type: 'generate', payload: encodeGenerate(result) };
         // An empty reply, or one whose usage is no usage, is a failure of the endpoint, not an answer
         // to replay on every rerun.
-        if (isEmptyReply(result) || readTokenUsage(result.usage).problems.length > 0) return { reply };
+        if (isEmptyReply(result) || readTokenUsage(result.usage).problems.length > 0 || !usable(result))
+          return { reply };
         try {
           cache.putCachedResponse({ key, value: reply, model: model.modelId });
         } catch (error) {
@@ -324,6 +336,13 @@ function isEmptyReply(result: LanguageModelV3GenerateResult): boolean {
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether a reply holds an answer of `kind` (any reply does when no kind is asked for). */
+function holdsAnswer(result: LanguageModelV3GenerateResult, kind: string | undefined): boolean {
+  if (kind === undefined || !(answerKinds as readonly string[]).includes(kind)) return true;
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return answerFromReply(kind as AnswerKind, text) !== null;
+}
 
 /** Whether an encoded generate result has the members the AI SDK reads (content, finish reason, usage). */
 function isGeneratePayload(payload: unknown): boolean {

@@ -16,6 +16,8 @@ import {
   type UsageLedger,
 } from './ledger-middleware.js';
 import { createRetryMiddleware, knownRetryPolicyOptions, type RetryPolicyOptions } from './retry-middleware.js';
+import { createBoundedFetch } from './bounded-fetch.js';
+import { defaultApiKeyEnv } from './key-policy.js';
 import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
 import { createTimeoutMiddleware } from './timeout-middleware.js';
@@ -26,11 +28,7 @@ export type LlmProvider = 'openai-compatible' | 'openai' | 'anthropic';
 /** The providers, for validation and CLI help. */
 export const LLM_PROVIDERS: readonly LlmProvider[] = ['openai-compatible', 'openai', 'anthropic'];
 
-const DEFAULT_API_KEY_ENV: Record<LlmProvider, string | undefined> = {
-  'openai-compatible': undefined,
-  openai: 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-};
+const DEFAULT_API_KEY_ENV: Readonly<Record<LlmProvider, string | undefined>> = defaultApiKeyEnv;
 
 /**
  * Reads the API key {@link createLanguageModel} would read for this provider and `apiKeyEnv`, and
@@ -76,6 +74,8 @@ export interface LlmPlumbingOptions {
   readonly now?: () => number;
   /** Called after every finished call (logs, trace spans); never receives prompts or keys. @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
+  /** Book each call's prompt and completion text in the ledger (the store's traces). @default true */
+  readonly captureContent?: boolean;
 }
 
 /** Options of {@link wrapWithPlumbing}. */
@@ -107,6 +107,11 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
   readonly apiKeyEnv?: string;
   /** Extra HTTP headers (not secrets: they are not scrubbed). @default {} */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Most bytes of one response body, enforced while it streams in (`createBoundedFetch`); a larger
+   * reply fails the call as malformed, not retried. @default 1048576 (1 MiB)
+   */
+  readonly maxResponseBytes?: number;
 }
 
 const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
@@ -123,6 +128,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'retry',
   'now',
   'onCall',
+  'captureContent',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
@@ -131,6 +137,7 @@ const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   'baseURL',
   'apiKeyEnv',
   'headers',
+  'maxResponseBytes',
 ]);
 const knownWrapOptions = defineOptionKeys<WrapWithPlumbingOptions>()([
   ...knownPlumbingOptions,
@@ -165,7 +172,9 @@ function assertKnownLlmOptions(options: LlmPlumbingOptions, known: readonly stri
 export function createLanguageModel(options: CreateLanguageModelOptions): LanguageModelV3 {
   assertKnownLlmOptions(options, knownCreateOptions, 'createLanguageModel');
   // `headers` goes to the provider; the rest is wrapWithPlumbing's.
-  const { provider, model, baseURL, headers, ...plumbing } = options;
+  const { provider, model, baseURL, headers, maxResponseBytes, ...plumbing } = options;
+  // Validated here, before any key is read; every request of this model reads at most this much.
+  const fetch = createBoundedFetch(maxResponseBytes === undefined ? {} : { maxResponseBytes });
   if (!LLM_PROVIDERS.includes(provider)) {
     throw new InvalidArgumentError({
       parameter: 'provider',
@@ -195,13 +204,14 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
         includeUsage: true,
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(headers === undefined ? {} : { headers: { ...headers } }),
+        fetch,
       }).chatModel(model);
       break;
     case 'openai':
-      base = createOpenAI(hostedSettings(apiKey, baseURL, headers))(model);
+      base = createOpenAI({ ...hostedSettings(apiKey, baseURL, headers), fetch })(model);
       break;
     case 'anthropic':
-      base = createAnthropic(hostedSettings(apiKey, baseURL, headers))(model);
+      base = createAnthropic({ ...hostedSettings(apiKey, baseURL, headers), fetch })(model);
       break;
   }
   return wrapWithPlumbing({
@@ -237,6 +247,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     retry = {},
     now,
     onCall,
+    captureContent,
     apiKeyEnv,
     secrets = [],
   } = options;
@@ -267,6 +278,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
       ...(context === undefined ? {} : { context }),
       ...(now === undefined ? {} : { now }),
       ...(onCall === undefined ? {} : { onCall }),
+      ...(captureContent === undefined ? {} : { captureContent }),
     }),
   ];
   if (cacheMode !== 'off')

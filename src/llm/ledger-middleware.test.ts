@@ -214,3 +214,70 @@ describe('ledger middleware: a stream that fails', () => {
     expect(entries[0]!.cost).toBeCloseTo(0.007, 12);
   });
 });
+
+describe('ledger middleware: traces (timing and content)', () => {
+  function clocked(captureContent?: boolean) {
+    const entries: LlmUsageEntry[] = [];
+    const records: LlmCallRecord[] = [];
+    let time = 1_000;
+    const scripted = new ScriptedModel({ replies: ['The answer is 4.'] });
+    const model = wrapWithPlumbing({
+      model: scripted,
+      ledger: { recordUsage: (entry) => entries.push(entry) },
+      onCall: (record) => records.push(record),
+      // Each read advances 25 ms: the ledger reads once at the start and once at the end.
+      now: () => (time += 25),
+      limiter: createProviderLimiter(),
+      retry: { maxRetries: 0 },
+      ...(captureContent === undefined ? {} : { captureContent }),
+    });
+    return { model, entries, records };
+  }
+
+  it('books when the call started and ended, the messages sent and the reply, by default', async () => {
+    const { model, entries, records } = clocked();
+    await generateText({ model, system: 'Be brief.', prompt: 'What is 2 + 2?', maxRetries: 0 });
+    expect(entries).toHaveLength(1);
+    const [entry] = entries as [LlmUsageEntry];
+    // Only the ledger reads this clock: 1000 + 25 at the start, + 25 again at the end.
+    expect([entry.startedAt, entry.endedAt]).toEqual([1_025, 1_050]);
+    expect(JSON.parse(entry.prompt ?? 'null')).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'What is 2 + 2?' },
+    ]);
+    expect(entry.completion).toBe('The answer is 4.');
+    // onCall feeds logs and exported spans: never the content.
+    expect(records[0]).toMatchObject({ prompt: null, completion: null, durationMs: 25 });
+  });
+
+  it('keeps the text out of the ledger with captureContent: false (tokens and timing stay)', async () => {
+    const { model, entries } = clocked(false);
+    await generateText({ model, prompt: 'What is 2 + 2?', maxRetries: 0 });
+    expect(entries[0]).toMatchObject({
+      prompt: null,
+      completion: null,
+      startedAt: 1_025,
+      endedAt: 1_050,
+      outputTokens: 5,
+    });
+  });
+
+  it('books the text of a streamed reply as it arrived', async () => {
+    const entries: LlmUsageEntry[] = [];
+    const model = wrapWithPlumbing({
+      model: streamingModel([
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: 'Four' },
+        { type: 'text-delta', id: 't', delta: ', surely.' },
+        { type: 'text-end', id: 't' },
+        finish(3, 2),
+      ]),
+      ledger: { recordUsage: (entry) => entries.push(entry) },
+      limiter: createProviderLimiter(),
+      retry: { maxRetries: 0 },
+    });
+    const result = streamText({ model, prompt: 'What is 2 + 2?', maxRetries: 0 });
+    await result.consumeStream();
+    expect(entries[0]).toMatchObject({ completion: 'Four, surely.', inputTokens: 3, outputTokens: 2 });
+  });
+});

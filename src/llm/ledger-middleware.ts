@@ -46,6 +46,14 @@ export interface LlmUsageEntry {
   readonly usageReported: boolean;
   /** Provider attempts the call made, retries included, integer ≥ 0; 0 when served from the cache. */
   readonly attempts: number;
+  /** When the call started, ms by the ledger's clock. */
+  readonly startedAt: number;
+  /** When the call ended (its reply read, or its failure seen), ms by the ledger's clock. */
+  readonly endedAt: number;
+  /** The messages sent as JSON (`[{ role, content }]`, content as text), or `null` when content capture is off. */
+  readonly prompt: string | null;
+  /** The reply's text, or `null` when content capture is off or no text arrived. */
+  readonly completion: string | null;
 }
 
 /** How a booked call ended; see {@link LlmUsageEntry.status}. */
@@ -56,7 +64,7 @@ export interface UsageLedger {
   recordUsage(entry: LlmUsageEntry): unknown;
 }
 
-/** One booked call as reported to {@link LedgerMiddlewareOptions.onCall}. */
+/** One booked call as reported to {@link LedgerMiddlewareOptions.onCall} (`prompt` and `completion` always `null` there). */
 export interface LlmCallRecord extends LlmUsageEntry {
   readonly provider: string;
   /** Wall time of the call by the injected clock, in ms. */
@@ -75,6 +83,11 @@ export interface LedgerMiddlewareOptions {
   readonly now?: () => number;
   /** Called after every booked call (logs, trace spans). @default none */
   readonly onCall?: (record: LlmCallRecord) => void;
+  /**
+   * Book each call's prompt and completion text with it (the local store's traces). Turn it off
+   * where prompts must not be kept; tokens, cost and timing are booked either way. @default true
+   */
+  readonly captureContent?: boolean;
 }
 
 /** Cost of a call: input × inputPerMillion / 1e6 + output × outputPerMillion / 1e6 + perCall. */
@@ -103,7 +116,14 @@ export function llmCallSpanData(record: LlmCallRecord): SpanData {
   };
 }
 
-const knownLedgerOptions = defineOptionKeys<LedgerMiddlewareOptions>()(['ledger', 'price', 'context', 'now', 'onCall']);
+const knownLedgerOptions = defineOptionKeys<LedgerMiddlewareOptions>()([
+  'ledger',
+  'price',
+  'context',
+  'now',
+  'onCall',
+  'captureContent',
+]);
 /** The keys of {@link LlmPrice}; internal (the llm barrel names what it exports). */
 export const knownPriceKeys = defineOptionKeys<LlmPrice>()(['inputPerMillion', 'outputPerMillion', 'perCall']);
 
@@ -132,7 +152,7 @@ export const knownPriceKeys = defineOptionKeys<LlmPrice>()(['inputPerMillion', '
 export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): LanguageModelV3Middleware {
   assertKnownOptions('', options, knownLedgerOptions, 'createLedgerMiddleware');
   assertKnownOptions('price', options.price, knownPriceKeys, 'createLedgerMiddleware');
-  const { ledger, price = {}, context = {}, now = Date.now, onCall } = options;
+  const { ledger, price = {}, context = {}, now = Date.now, onCall, captureContent = true } = options;
   assertNonNegative('price.inputPerMillion', price.inputPerMillion ?? 0);
   assertNonNegative('price.outputPerMillion', price.outputPerMillion ?? 0);
   assertNonNegative('price.perCall', price.perCall ?? 0);
@@ -146,6 +166,7 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
     attempts,
     unreportedFailures,
     startedAt,
+    completion,
   }: {
     model: { readonly provider: string; readonly modelId: string };
     params: Parameters<typeof readCallContext>[0];
@@ -155,7 +176,10 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
     attempts: number;
     unreportedFailures: number;
     startedAt: number;
+    /** The reply's text so far (`''` when none). */
+    completion: string;
   }): LlmUsageEntry => {
+    const endedAt = now();
     const { inputTokens, outputTokens, reported } = readTokenUsage(usage);
     const merged = { ...context, ...readCallContext(params) };
     const entry: LlmUsageEntry = {
@@ -171,9 +195,14 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
       status,
       usageReported: reported && unreportedFailures === 0,
       attempts: cached ? 0 : attempts,
+      startedAt,
+      endedAt,
+      prompt: captureContent ? promptText(params.prompt) : null,
+      completion: captureContent && completion !== '' ? completion : null,
     };
     ledger?.recordUsage(entry);
-    onCall?.({ ...entry, provider: model.provider, durationMs: now() - startedAt });
+    // onCall feeds logs and exported spans: it never gets the content.
+    onCall?.({ ...entry, prompt: null, completion: null, provider: model.provider, durationMs: endedAt - startedAt });
     return entry;
   };
 
@@ -216,6 +245,7 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
             attempts,
             unreportedFailures: paid === undefined ? Math.max(1, unreportedFailures) : unreportedFailures,
             startedAt,
+            completion: '',
           });
         throw error;
       }
@@ -230,6 +260,7 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
         attempts: log?.attempts ?? 1,
         unreportedFailures: log?.unreportedFailures ?? 0,
         startedAt,
+        completion: result.content.map((part) => (part.type === 'text' ? part.text : '')).join(''),
       });
       if (problems.length > 0)
         throw usageError({
@@ -267,6 +298,7 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
             attempts: log.attempts,
             unreportedFailures: log.unreportedFailures,
             startedAt,
+            completion: '',
           });
         throw error;
       }
@@ -279,11 +311,13 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
       let produced = false;
       let failed = false;
       let refused: unknown;
+      let text = '';
       const checked = result.stream.pipeThrough(
         new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
           transform(part, controller) {
             if (part.type === 'error') failed = true;
             if (producesOutput(part)) produced = true;
+            if (part.type === 'text-delta' && captureContent) text += part.delta;
             if (part.type === 'finish') {
               finished = true;
               usage = part.usage;
@@ -329,6 +363,7 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
             attempts,
             unreportedFailures,
             startedAt,
+            completion: text,
           };
           if (end.type === 'error') bookFailed(end.error, booking);
           else book(booking);
@@ -337,6 +372,21 @@ export function createLedgerMiddleware(options: LedgerMiddlewareOptions = {}): L
       return { ...result, stream };
     },
   };
+}
+
+/** The messages of a call as JSON, each message's content as its text (other parts as `[type]`). */
+function promptText(prompt: Parameters<typeof readCallContext>[0]['prompt']): string {
+  return JSON.stringify(
+    prompt.map((message) => ({
+      role: message.role,
+      content:
+        typeof message.content === 'string'
+          ? message.content
+          : message.content
+              .map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : `[${part.type}]`))
+              .join(''),
+    })),
+  );
 }
 
 /** Whether a stream part shows that the model generated something (so the call was billed). */

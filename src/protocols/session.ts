@@ -1,12 +1,68 @@
 // What the persisted sessions of every protocol (debate, DRF, RAPS) share: the options that name the
 // run, its store and its team, the progress they report, what they return, and the steps that open
 // or resume a run (restore reputation, read back finished tasks, record a task's spans as events).
-import type { AgentId } from '../core/agent-identity.js';
+import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
 import type { Task } from '../core/task.js';
-import { createTracer, type Span, type Tracer } from '../core/trace.js';
+import { createTracer, type Span, type SpanData, type Tracer } from '../core/trace.js';
 import { defineOptionKeys } from '../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../reputation/reputation-model.js';
-import type { DebateSessionStore } from './debate/run-debate-session.js';
+import type { DebateFailure } from './debate/types.js';
+
+/**
+ * The part of the store every session needs (structurally the `Store` of `src/store`, declared here so
+ * protocols do not import the store layer).
+ */
+export interface SessionStore {
+  ensureRun(input: { id: string; kind: string; config: unknown; team?: string | null }): { resumed: boolean };
+  saveTeam(team: string, agents: readonly AgentIdentity[]): void;
+  loadReputation(input: { scope: { runId: string } | { team: string }; name: string }): ReputationSnapshot | undefined;
+  completedTaskIds(runId: string, method: string): string[];
+  /** Records a failed task apart from results (the store's `recordTaskFailure`); omitted = failed tasks are only reported. */
+  recordTaskFailure?(input: { runId: string; method: string; taskId: string; failure: TaskFailure }): unknown;
+  taskResults<T = unknown>(runId: string, method?: string): Array<{ readonly result: T }>;
+  recordTaskResult<T>(input: {
+    runId: string;
+    method: string;
+    taskId: string;
+    result: T;
+    events?: ReadonlyArray<{
+      data: SpanData;
+      spanId?: string | null;
+      parentId?: string | null;
+      startedAt?: number | null;
+      endedAt?: number | null;
+      error?: string | null;
+    }>;
+    reputation?: ReadonlyArray<{
+      scope: { runId: string } | { team: string };
+      name: string;
+      snapshot: ReputationSnapshot;
+    }>;
+    usage?: ReadonlyArray<{
+      runId?: string | null;
+      agentId?: string | null;
+      taskId?: string | null;
+      act?: string | null;
+      inputTokens: number;
+      outputTokens: number;
+      cost: number;
+      cached: boolean;
+    }>;
+  }): unknown;
+}
+
+/**
+ * A task that did not happen: at least one act's model call failed after its retries (a provider
+ * failure). It is stored apart from results, so a rerun redoes it; reputation and method state are
+ * left as they were before the task.
+ */
+export interface TaskFailure {
+  readonly schemaVersion: 1;
+  readonly method: string;
+  readonly taskId: string;
+  /** The provider failures of the task's acts (messages already free of API keys). */
+  readonly failures: readonly DebateFailure[];
+}
 
 /** One finished task, as a session reports it to `onProgress`. */
 export interface SessionProgress<TRecord> {
@@ -23,7 +79,7 @@ export interface SessionProgress<TRecord> {
 /** Options every persisted session takes; each protocol's session options extend them. */
 export interface SessionOptions<TProgress> {
   /** The SQLite store (`openStore` from the store layer), or anything with the same methods. */
-  readonly store: DebateSessionStore;
+  readonly store: SessionStore;
   /** Run id; a rerun with the same id resumes. */
   readonly runId: string;
   /** Team key: agent identities and reputation (RAPS: beliefs) persist under it across runs. */
@@ -99,7 +155,7 @@ export function restoreSnapshot(
  * state does not know are added.
  */
 export function restoreReputation(
-  store: DebateSessionStore,
+  store: SessionStore,
   reputation: ReputationModel,
   {
     runId,
@@ -130,7 +186,7 @@ export function gradeAnswer(
  * each record is reported to `onProgress` as resumed.
  */
 export function loadFinishedTasks<TRecord>(
-  store: DebateSessionStore,
+  store: SessionStore,
   {
     runId,
     method,

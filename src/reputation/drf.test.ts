@@ -9,6 +9,7 @@ import {
   drfRelativeDistance,
   drfReputationStep,
   drfRoundScores,
+  drfTaskAccuracy,
   drfUpdateReputation,
 } from './drf.js';
 import type { Evidence } from './reputation-model.js';
@@ -53,6 +54,48 @@ describe('DRF Eq. 2 accuracy', () => {
     expect(drfRelativeDistance(0, 0)).toBe(0);
     expect(drfRelativeDistance(0, 0.1)).toBe(1);
     expect(() => drfRelativeDistance(Number.NaN, 1)).toThrow(expect.objectContaining({ parameter: 'reference' }));
+  });
+});
+
+describe('drfTaskAccuracy (Eq. 2, Definition 3)', () => {
+  it('is |w0 − w| / w0 as printed and 1 − |w0 − w| / w0 corrected (by hand)', () => {
+    // w = 0.8, w0 = 0.5: |0.5 − 0.8| / 0.5 = 0.6; corrected 0.4
+    expect(drfTaskAccuracy({ taskScore: 0.8, threshold: 0.5, variant: 'printed' })).toBeCloseTo(0.6, 15);
+    expect(drfTaskAccuracy({ taskScore: 0.8, threshold: 0.5 })).toBeCloseTo(0.4, 15);
+    // w = 0.2, w0 = 0.5: 0.3 / 0.5 = 0.6 (same distance below the threshold)
+    expect(drfTaskAccuracy({ taskScore: 0.2, threshold: 0.5, variant: 'printed' })).toBeCloseTo(0.6, 15);
+    // at the threshold the distance is 0: printed 0, corrected 1
+    expect(drfTaskAccuracy({ taskScore: 0.5, threshold: 0.5, variant: 'printed' })).toBe(0);
+    expect(drfTaskAccuracy({ taskScore: 0.5, threshold: 0.5 })).toBe(1);
+    // w = 0.9, w0 = 0.3: |0.3 − 0.9| / 0.3 = 2, capped at 1: printed 1, corrected 0
+    expect(drfTaskAccuracy({ taskScore: 0.9, threshold: 0.3, variant: 'printed' })).toBe(1);
+    expect(drfTaskAccuracy({ taskScore: 0.9, threshold: 0.3 })).toBe(0);
+    // w0 = 1 (a full-score threshold): corrected A = 1 − (1 − w) = w
+    expect(drfTaskAccuracy({ taskScore: 0.7, threshold: 1 })).toBeCloseTo(0.7, 15);
+  });
+
+  it('refuses a task score outside [0, 1] and a threshold outside (0, 1]', () => {
+    expect(() => drfTaskAccuracy({ taskScore: 1.2, threshold: 0.5 })).toThrow(
+      expect.objectContaining({ parameter: 'taskScore' }),
+    );
+    expect(() => drfTaskAccuracy({ taskScore: 0.5, threshold: 0 })).toThrow(
+      expect.objectContaining({ parameter: 'threshold' }),
+    );
+  });
+
+  it('printed and corrected always sum to 1 (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        (w, w0) => {
+          const printed = drfTaskAccuracy({ taskScore: w, threshold: w0, variant: 'printed' });
+          const corrected = drfTaskAccuracy({ taskScore: w, threshold: w0 });
+          return printed >= 0 && printed <= 1 && Math.abs(printed + corrected - 1) < 1e-12;
+        },
+      ),
+      { seed: 41 },
+    );
   });
 });
 

@@ -1,15 +1,18 @@
-// DRF, arXiv 2509.05764: rating network and reputation iteration, Eqs. 2 and 6–8. Equations as the
-// paper prints them (quoted by its review) and as the review corrects them:
-//   Eq. 2  accuracy of an answer at relative distance d = |w0 − w_i^t| / w0 from the reference:
-//          printed A = d;  corrected (default) A = 1 − d
+// DRF, arXiv 2509.05764: task accuracy (Eq. 2) and reputation iteration (Eqs. 6–8). Equations as
+// the paper prints them (quoted by its review) and as the review corrects them:
+//   Eq. 2  accuracy of agent i on task t from its task score w_i^t and the task's score threshold
+//          w_0^t (Definition 3; used by the objective, Eq. 4, and in what is reported):
+//          printed A_i^t = |w_0^t − w_i^t| / w_0^t;  corrected (the review) A_i^t = 1 − |w_0^t − w_i^t| / w_0^t.
+//          Eq. 2 does not touch peer ratings. Ours, not the paper's: reading a rating as a distance
+//          (s ↦ 1 − s, `complementRatingSource` in protocols/drf), what `variant: 'printed'` did before issue 41.
 //   Eq. 6  w_j = Σ_{i≠j} R_i·s_ij / Σ_{i≠j} R_i
 //   Eq. 7  w_j ≥ w0: R_j ← R_j + δ·(w_j − w0)·(R0 − R_j)   (δ: the paper's symbol, also Eq. 9's weight;
 //          Section 5.1 δ = 0.7. Ours, option `increment: 'beta'`: use β here instead)
 //   Eq. 8  w_j < w0: printed   R_j ← R_j − w_j·R_j·β              = R_j·(1 − β·w_j)
 //                    corrected R_j ← R_j − β·(w0 − w_j)·R_j        = R_j·(1 − β·(w0 − w_j))
 //          ours, option `decayNormalization: 'w0'`: the decay term divided by w0 as well.
-// The printed Eq. 2 rewards distance and the printed Eq. 8 decays less the worse the score, both
-// against the paper's own text; `variant: 'printed'` reproduces them, 'corrected' is the default.
+// The printed Eq. 8 decays less the worse the score, against the paper's own text; `variant:
+// 'printed'` reproduces it, 'corrected' is the default.
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
@@ -130,9 +133,9 @@ export function drfRelativeDistance(reference: number, answer: number): number {
 }
 
 /**
- * DRF Eq. 2: accuracy of an answer at normalised distance d ∈ [0, 1] from the reference.
- * `corrected`: acc = 1 − d (the paper's text: closer answers are more accurate); `printed`: acc = d,
- * the equation as printed, which rewards distance.
+ * DRF Eq. 2's outer form: accuracy at normalised distance d ∈ [0, 1] from the reference.
+ * `corrected`: acc = 1 − d (the review: accuracy is one minus the distance); `printed`: acc = d,
+ * the equation as printed. {@link drfTaskAccuracy} applies it to a task score and its threshold.
  *
  * @example
  * drfAccuracy(0.2); // 0.8
@@ -143,6 +146,34 @@ export function drfAccuracy(distance: number, variant: DrfVariant = 'corrected')
   assertVariant('variant', variant);
   // corrected Eq. 2: acc = 1 − d;  printed Eq. 2: acc = d
   return variant === 'corrected' ? 1 - distance : distance;
+}
+
+/**
+ * DRF Eq. 2 (Definition 3): the accuracy A_i^t of agent i on task t from its task score w_i^t and
+ * the task's score threshold w_0^t. Printed: A = |w0 − w| / w0; corrected (the review): A = 1 − |w0 − w| / w0.
+ * The distance is capped at 1 (it can exceed 1 only for w > 2·w0), so A stays in [0, 1]. The task
+ * score is the round score of Eq. 6 in our protocol, and w0 the threshold of Eqs. 7–8.
+ *
+ * @example
+ * drfTaskAccuracy({ taskScore: 0.8, threshold: 0.5, variant: 'printed' }); // |0.5 − 0.8| / 0.5 = 0.6
+ * drfTaskAccuracy({ taskScore: 0.8, threshold: 0.5 }); // 1 − 0.6 = 0.4
+ */
+export function drfTaskAccuracy({
+  taskScore,
+  threshold,
+  variant = 'corrected',
+}: {
+  /** Task score w_i^t in [0, 1] (the round score of Eq. 6). */
+  readonly taskScore: number;
+  /** Task score threshold w_0^t in (0, 1]. */
+  readonly threshold: number;
+  /** Eq. 2 as printed or as the review corrects it. @default 'corrected' */
+  readonly variant?: DrfVariant;
+}): number {
+  assertInRange('taskScore', taskScore, 0, 1, { hint: 'pass the Eq. 6 round score, a number in [0, 1]' });
+  assertInRange('threshold', threshold, 0, 1, { minExclusive: true, hint: 'pass the score threshold w0, e.g. 0.5' });
+  // Eq. 2: d = |w_0^t − w_i^t| / w_0^t (capped at 1); printed A = d, corrected A = 1 − d
+  return drfAccuracy(drfRelativeDistance(threshold, taskScore), variant);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StoreError } from '../core/errors.js';
+import { ProviderError, StoreError } from '../core/errors.js';
 import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
 import { createApp } from './app.js';
@@ -375,9 +375,9 @@ describe('createApp: safety', () => {
   it('requires the bearer token on every data route when one is set', async () => {
     const app = createApp({ store: fixture(), token });
     expect((await app.request('/api/runs')).status).toBe(401);
-    expect((await app.request('/health', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(
-      401,
-    );
+    expect(
+      (await app.request('/api/teams', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+    ).toBe(401);
     expect((await app.request('/openapi.json', { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
     expect((await app.request('/api/runs', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect(() => createApp({ store: fixture(), token: 'short' })).toThrow(/at least 16 characters/);
@@ -638,5 +638,97 @@ describe('createApp: usage totals', () => {
       failedCalls: 1,
       unreportedUsageCalls: 1,
     });
+  });
+});
+
+describe('createApp: operations', () => {
+  const token = 'test-token-0123456789abcdef';
+
+  it('answers /health without the token, with no data; the token holder gets the details', async () => {
+    const store = fixture();
+    const app = createApp({ store, token, version: '9.9.9' });
+    expect(await json(await app.request('/health'))).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(
+      await json(await app.request('/health', { headers: { authorization: 'Bearer wrong-token-0123456789' } })),
+    ).toEqual({ status: 200, body: { status: 'ok' } });
+    expect((await json(await app.request('/health', { headers: { authorization: `Bearer ${token}` } }))).body).toEqual({
+      status: 'ok',
+      version: '9.9.9',
+      store: ':memory:',
+      schemaVersion: store.schemaVersion,
+    });
+    // Every other data route still needs it.
+    expect((await app.request('/api/teams')).status).toBe(401);
+  });
+
+  it('writes one access-log line per request: method, path without query, status, duration; no token, no body', async () => {
+    const lines: string[] = [];
+    const team = countingTeam();
+    const app = createApp({
+      store: fixture(),
+      team,
+      token,
+      accessLog: (line) => lines.push(line),
+      clock: { now: () => 0 },
+    });
+    await app.request('/api/runs?team=secret-query', { headers: { authorization: `Bearer ${token}` } });
+    await app.request('/api/runs');
+    await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'team:sum-team', messages: [{ role: 'user', content: 'private question' }] }),
+    });
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^1970-01-01T00:00:00\.000Z GET \/api\/runs 200 \d+\.\dms$/);
+    expect(lines[1]).toMatch(/^1970-01-01T00:00:00\.000Z GET \/api\/runs 401 \d+\.\dms$/);
+    expect(lines[2]).toMatch(/^1970-01-01T00:00:00\.000Z POST \/v1\/chat\/completions 200 \d+\.\dms task=chat-1$/);
+    const all = lines.join('\n');
+    for (const secret of [token, 'secret-query', 'private question']) expect(all).not.toContain(secret);
+  });
+
+  it('keeps environment variable names out of error bodies (the server log has them)', async () => {
+    const team = countingTeam();
+    team.answer = async () => {
+      throw new ProviderError({
+        provider: 'team:sum-team',
+        attempts: 2,
+        message:
+          'every agent of team sum-team failed (a1: HTTP 401; check the API key in the environment variable MY_SECRET_KEY_VAR and its permissions)',
+      });
+    };
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const app = createApp({ store: fixture(), team });
+    const response = await json(
+      await app.request('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'team:sum-team', messages: [{ role: 'user', content: 'hi' }] }),
+      }),
+    );
+    expect(response.status).toBe(502);
+    expect(response.body.error.message).not.toContain('MY_SECRET_KEY_VAR');
+    expect(response.body.error.message).toContain('environment variable named in the server configuration');
+    expect(String(logged.mock.calls[0]?.[0])).toContain('MY_SECRET_KEY_VAR');
+    logged.mockRestore();
+  });
+
+  it('honours /api/runs?limit (newest first) and refuses an unknown kind naming it', async () => {
+    const store = fixture();
+    store.createRun({ id: 'r2', kind: 'serve', team: 't', config: null });
+    const app = createApp({ store });
+    const limited = await json(await app.request('/api/runs?limit=1'));
+    expect(limited.body.runs.map((run: { id: string }) => run.id)).toEqual(['r2']);
+    expect((await json(await app.request('/api/runs'))).body.runs.map((run: { id: string }) => run.id)).toEqual([
+      'r2',
+      'r1',
+    ]);
+    expect((await json(await app.request('/api/runs?kind=serve'))).body.runs).toHaveLength(1);
+    // 'debate' is a kind Repute writes, so it is a filter that matches nothing here, not a typo.
+    expect((await json(await app.request('/api/runs?kind=debate'))).body.runs).toEqual([]);
+    const bogus = await json(await app.request('/api/runs?kind=bogus'));
+    expect(bogus.status).toBe(400);
+    expect(bogus.body.error).toMatchObject({ code: 'invalid_argument', parameter: 'query.kind' });
+    expect(bogus.body.error.message).toContain('"bogus"');
+    expect((await app.request('/api/runs?limit=0')).status).toBe(400);
   });
 });

@@ -6,7 +6,9 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { InvalidArgumentError, ReputeError, StoreError, type ReputeErrorCode } from '../core/errors.js';
+import { accessLogMiddleware } from './_access-log.js';
 import { isLoopbackHost } from './_loopback.js';
+import { withoutVariableNames } from './_public-message.js';
 import type { CreateAppOptions, ServerContext } from './context.js';
 import { apiRoutes } from './routes/api.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -79,6 +81,8 @@ export function createApp(options: CreateAppOptions): Hono {
     assetsDir = defaultAssetsDir,
     pollMs = 250,
     version = '0.0.0',
+    accessLog,
+    telemetry,
   } = options;
   if (token !== undefined && token.length < 16) {
     throw new InvalidArgumentError({
@@ -101,8 +105,21 @@ export function createApp(options: CreateAppOptions): Hono {
       message: `pollMs must be ≥ 1 ms, got ${pollMs}; pass e.g. 250`,
     });
   }
-  const context: ServerContext = { store, clock, team, replayDir, assetsDir, pollMs, version };
+  const authorized = (header: string | undefined) =>
+    token === undefined || tokenMatches(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '', token);
+  const context: ServerContext = {
+    store,
+    clock,
+    team,
+    replayDir,
+    assetsDir,
+    pollMs,
+    version,
+    telemetry,
+    authorized,
+  };
   const app = new Hono();
+  if (accessLog !== undefined) app.use('*', accessLogMiddleware(accessLog, clock));
 
   app.onError((error, c) => {
     const openAI = c.req.path.startsWith('/v1/');
@@ -117,8 +134,10 @@ export function createApp(options: CreateAppOptions): Hono {
     const busy = storeBusy(error);
     const status = busy ? 503 : known ? statusOf[error.code] : 500;
     if (busy) c.header('Retry-After', String(storeBusyRetryAfterSeconds));
-    const message = known ? error.message : 'internal error; see the server log';
-    if (!known || (status >= 500 && status !== 502)) console.error(error);
+    // A provider's error may name the environment variable that holds a key: the full message goes
+    // to the server log, the body gets it without the variable's name.
+    const message = known ? withoutVariableNames(error.message) : 'internal error; see the server log';
+    if (!known || status >= 500) console.error(error);
     const parameter = error instanceof InvalidArgumentError ? error.parameter : undefined;
     if (openAI) {
       const type =
@@ -178,12 +197,15 @@ export function createApp(options: CreateAppOptions): Hono {
     });
   } else {
     app.use('*', async (c, next) => {
-      // The page shell and its bundle hold no data; everything they fetch needs the token.
-      if (c.req.method === 'GET' && (c.req.path === '/' || c.req.path.startsWith('/assets/'))) return next();
+      // The page shell and its bundle hold no data; everything they fetch needs the token. `/health`
+      // answers probes without it, with no data then.
+      if (
+        c.req.method === 'GET' &&
+        (c.req.path === '/' || c.req.path === '/health' || c.req.path.startsWith('/assets/'))
+      )
+        return next();
       if (c.req.method === 'OPTIONS') return next();
-      const header = c.req.header('authorization') ?? '';
-      const presented = /^Bearer (.+)$/i.exec(header)?.[1] ?? '';
-      if (!tokenMatches(presented, token)) {
+      if (!authorized(c.req.header('authorization'))) {
         throw new HTTPException(401, {
           message: 'missing or wrong bearer token; send Authorization: Bearer <token> as given to repute serve --token',
         });

@@ -1,4 +1,5 @@
 // What every route reads: the store, the clock and the server's settings.
+import type { DecisionTelemetry } from './otel-telemetry.js';
 import type { TeamService } from './team-service.js';
 import type { Store } from '../store/store.js';
 
@@ -38,6 +39,16 @@ export interface CreateAppOptions {
   readonly pollMs?: number;
   /** Package version reported by `/health`. @default '0.0.0' */
   readonly version?: string;
+  /**
+   * Receives one line per answered request: time, method, path (no query), status, duration and,
+   * for a served decision, its task id. Never a body, a query string or a header. @default none
+   */
+  readonly accessLog?: (line: string) => void;
+  /**
+   * Exports each served decision as OpenTelemetry spans (GenAI semantic conventions); its trace id
+   * is returned in the `traceparent` and `x-repute-trace-id` response headers. @default none
+   */
+  readonly telemetry?: DecisionTelemetry;
 }
 
 /** Resolved settings shared by the route modules. */
@@ -49,4 +60,7 @@ export interface ServerContext {
   readonly assetsDir: string | undefined;
   readonly pollMs: number;
   readonly version: string;
+  readonly telemetry: DecisionTelemetry | undefined;
+  /** Whether an `Authorization` header carries the server's token (always true when none is set). */
+  authorized(header: string | undefined): boolean;
 }

@@ -17,5 +17,12 @@ export { describeTeamReputation, listTeams } from './team-views.js';
 export type { TeamReputationView, TeamSummary } from './team-views.js';
 export { listReplays, readReplay, parseConditionsCsv } from './replay-views.js';
 export type { ReplayListing, ReplayView } from './replay-views.js';
-export { createTeamService, promptOf, serveRunId } from './team-service.js';
+export { createTeamService, promptOf, serveInstanceId, serveRunId } from './team-service.js';
 export type { ChatMessage, ServedWeight, TeamAnswer, TeamService, TeamServiceOptions } from './team-service.js';
+export {
+  createDecisionTelemetry,
+  decisionTelemetryFromEnvironment,
+  type DecisionTelemetry,
+  type DecisionTelemetryOptions,
+  type ExportedDecision,
+} from './otel-telemetry.js';

@@ -15,7 +15,7 @@ import {
 } from '../testing/openai-compatible-server.js';
 import { sumReply, writeSumTeam } from '../testing/_test-sum-team.js';
 import { startServer, type RunningServer } from './start-server.js';
-import { createTeamService, type TeamService } from './team-service.js';
+import { createTeamService, type TeamService, type TeamServiceOptions } from './team-service.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
 const closers: Array<() => Promise<void> | void> = [];
@@ -28,9 +28,11 @@ const agentOf = (request: RecordedRequest) => /You are agent (\S+),/.exec(JSON.s
 async function setup({
   agents,
   script = (request: RecordedRequest) => sumReply(request),
+  method,
 }: {
   agents?: string[];
   script?: (request: RecordedRequest) => ServerStep | string;
+  method?: TeamServiceOptions['method'];
 } = {}): Promise<{
   client: OpenAI;
   store: Store;
@@ -52,6 +54,7 @@ async function setup({
     kind: 'number',
     runId: 'serve',
     generateId: () => `chat-${++counter}`,
+    ...(method === undefined ? {} : { method }),
   });
   const server = await startServer({ store, team, port: 0, clock: { now: () => 1_700_000_000_000 } });
   closers.push(() => server.close());
@@ -208,4 +211,75 @@ describe('/v1 with the openai client', () => {
     const scores = model.scores();
     expect(scores.weak!).toBeLessThan(Math.min(scores.alpha!, scores['beta-1']!, scores['beta-2']!));
   }, 60_000);
+});
+
+describe('/v1 with our MiniRep variants as the team method', () => {
+  it.each(['minirep-lo', 'minirep-ds'] as const)('decides with %s and reports it', async (method) => {
+    const { client } = await setup({ method });
+    const completion = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 11 + 5?' }],
+    });
+    // 11 + 5 = 16: alpha, beta-1 and beta-2 say 16, weak says 17.
+    expect(completion.choices[0]?.message.content).toContain('"answer":"16"');
+    expect((completion as unknown as { repute: { method: string } }).repute.method).toBe(method);
+  });
+});
+
+describe('one run per serve process', () => {
+  it('gives two services of one team on one store their own runs, so stopping one leaves the other running', async () => {
+    const provider = await startOpenAICompatibleServer({ script: (request: RecordedRequest) => sumReply(request) });
+    closers.push(() => provider.close());
+    const dir = temporaryDirectory('repute-v1-runs-');
+    const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1 }));
+    const store = openStore({ path: join(dir, 'repute.db') });
+    closers.push(() => store.close());
+    const services = [1, 2].map(() =>
+      createTeamService({ name: file.name, agents: createLiveTeam(file, store, 'unused'), store, kind: 'number' }),
+    );
+    const [first, second] = services as [TeamService, TeamService];
+    expect(first.runId).not.toBe(second.runId);
+    // Same team configuration: one prefix (the configuration's hash), then the instance.
+    expect(first.runId.slice(0, 'serve-sum-team-'.length + 8)).toBe(
+      second.runId.slice(0, 'serve-sum-team-'.length + 8),
+    );
+    await second.answer({ messages: [{ role: 'user', content: 'What is 1 + 2?' }] });
+    store.setRunStatus(first.runId, 'interrupted');
+    expect(store.getRun(second.runId)?.status).toBe('running');
+    expect(store.taskResults(second.runId)).toHaveLength(1);
+    expect(store.taskResults(first.runId)).toHaveLength(0);
+  });
+});
+
+describe('traces of served requests', () => {
+  it('stores the prompt, each agent completion, start and end, tokens and cost per call, read back as a trace', async () => {
+    const { client, server } = await setup();
+    await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 7 + 8?' }],
+    });
+    const response = await fetch(`${server.url}/api/runs/serve/tasks/chat-1/trace`);
+    expect(response.status).toBe(200);
+    const trace = (await response.json()) as any;
+    expect(trace.calls.map((call: { agentId: string }) => call.agentId).sort()).toEqual([
+      'alpha',
+      'beta-1',
+      'beta-2',
+      'weak',
+    ]);
+    for (const call of trace.calls) {
+      expect(call.act).toBe('propose');
+      expect(call.messages.at(-1)).toMatchObject({ role: 'user' });
+      expect(call.messages.at(-1).content).toContain('What is 7 + 8?');
+      // The reply is what the test server sent this agent (weak is off by one).
+      expect(call.completion).toContain(call.agentId === 'weak' ? '"answer":"16"' : '"answer":"15"');
+      expect(call.endedAt).toBeGreaterThanOrEqual(call.startedAt);
+      // 10 prompt and 5 completion tokens per call at 1 and 2 per million: 10e-6 + 10e-6 = 2e-5.
+      expect(call).toMatchObject({ inputTokens: 10, outputTokens: 5, status: 'ok', cached: false });
+      expect(call.cost).toBeCloseTo(2e-5, 15);
+    }
+    expect(trace.usage).toMatchObject({ inputTokens: 40, outputTokens: 20 });
+    expect(trace.methods.minirep.answer).toBe('15');
+    expect((await fetch(`${server.url}/api/runs/serve/tasks/chat-9/trace`)).status).toBe(404);
+  });
 });

@@ -234,7 +234,13 @@ function orderedTaskIds(results: ReadonlyArray<{ taskId: string; createdAt: numb
 export function listDecisions(
   store: Store,
   runId: string,
-  { offset, limit, method, taskId }: { offset: number; limit: number; method?: string; taskId?: string },
+  {
+    offset,
+    limit,
+    method,
+    taskId,
+    order = 'asc',
+  }: { offset: number; limit: number; method?: string; taskId?: string; order?: 'asc' | 'desc' },
 ): DecisionPage {
   requireRun(store, runId);
   const results = store.taskResults<StoredResult>(runId, method);
@@ -261,11 +267,14 @@ export function listDecisions(
     taskIds = [taskId];
   }
   const total = taskIds.length;
-  const page = taskIds.slice(offset, offset + limit);
+  const ordered = order === 'desc' ? [...taskIds].reverse() : taskIds;
+  const page = ordered.slice(offset, offset + limit);
   const wanted = new Set(page);
-  const tasks = page.map((id, position) => ({
+  const position = new Map(taskIds.map((id, index) => [id, index]));
+  const tasks = page.map((id) => ({
     taskId: id,
-    index: (taskId === undefined ? offset : taskIds.indexOf(id)) + position,
+    // The task's place in completion order, whatever order the page is in.
+    index: position.get(id) ?? 0,
     methods: {} as Record<string, MethodDecisionView>,
   }));
   const byTask = new Map(tasks.map((task) => [task.taskId, task]));

@@ -47,6 +47,7 @@ export const decisionsQuery = z.object({
   limit: integerString(1, 500, 50),
   method: name.optional(),
   taskId: name.optional(),
+  order: z.enum(['asc', 'desc']).default('asc').describe('asc: first finished first; desc: newest first'),
 });
 /** Query of `GET /api/runs/:id/reputation`. */
 export const reputationQuery = z.object({ method: name.optional() });
@@ -59,7 +60,16 @@ export const lastEventIdHeader = z
   .transform(Number)
   .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 /** Query of `GET /api/runs`. */
-export const runsQuery = z.object({ team: teamName.optional(), kind: name.optional() });
+export const runsQuery = z.object({
+  team: teamName.optional(),
+  kind: name.optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a non-negative integer')
+    .transform(Number)
+    .pipe(z.number().min(1).max(500).int())
+    .optional(),
+});
 
 /** Token, call and cost totals. */
 export const usageTotals = z.object({
@@ -136,6 +146,38 @@ export const decisionPage = z.object({
   ),
 });
 
+/** Path parameters of `GET /api/runs/:id/tasks/:taskId/trace`. */
+export const taskParams = z.object({ id: name, taskId: name });
+
+/** `GET /api/runs/:id/tasks/:taskId/trace`: every LLM call of one task beside each method's decision. */
+export const taskTrace = z.object({
+  runId: z.string(),
+  taskId: z.string(),
+  startedAt: z.number().nullable(),
+  endedAt: z.number().nullable(),
+  calls: z.array(
+    z.object({
+      agentId: z.string().nullable(),
+      act: z.string().nullable(),
+      model: z.string().nullable(),
+      startedAt: z.number().nullable().describe('ms; null for calls booked before schema version 4'),
+      endedAt: z.number().nullable(),
+      inputTokens: z.number().int(),
+      outputTokens: z.number().int(),
+      cost: z.number(),
+      cached: z.boolean(),
+      status: z.enum(['ok', 'failed']),
+      messages: z
+        .array(z.object({ role: z.string(), content: z.string() }))
+        .nullable()
+        .describe('null when content capture was off'),
+      completion: z.string().nullable(),
+    }),
+  ),
+  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), cost: z.number() }),
+  methods: z.record(z.string(), methodDecision),
+});
+
 /** `GET /api/runs/:id/reputation`: each agent's score after every task, per method. */
 export const reputationSeries = z.object({
   runId: z.string(),
@@ -191,9 +233,9 @@ export const replayView = z.object({
 /** `GET /health`. */
 export const health = z.object({
   status: z.literal('ok'),
-  version: z.string(),
-  store: z.string(),
-  schemaVersion: z.number().int(),
+  version: z.string().optional().describe('only with the bearer token, when one is set'),
+  store: z.string().optional().describe('only with the bearer token, when one is set'),
+  schemaVersion: z.number().int().optional().describe('only with the bearer token, when one is set'),
 });
 
 /** Error body of every failed JSON API call. */

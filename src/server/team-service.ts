@@ -1,7 +1,7 @@
 // The team behind the OpenAI-compatible endpoint: one chat request becomes one task that the
 // team's agents answer at once (fan-out), the team's method decides, and reputation is updated
 // with the method's feedback (consensus by default) and persisted as a task of the `serve` run.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Agent } from '../agents/agent.js';
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
@@ -9,7 +9,7 @@ import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
-import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../protocols/debate/methods.js';
+import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
 import { proposeStep } from '../protocols/debate/propose-step.js';
 import { rateStep } from '../protocols/debate/rate-step.js';
 import { decideStep } from '../protocols/debate/decide-step.js';
@@ -84,7 +84,7 @@ export interface TeamServiceOptions {
   readonly k?: number;
   /** Seed of selection draws (per-request RNGs derive from it and the task id). @default 2027 */
   readonly seed?: number;
-  /** Id of the run that holds the served requests. @default {@link serveRunId} of the options */
+  /** Id of the run that holds the served requests. @default {@link serveRunId} of the options with a fresh {@link serveInstanceId} */
   readonly runId?: string;
   /** Makes a unique task id per request. @default `chat-${crypto.randomUUID()}` */
   readonly generateId?: () => string;
@@ -119,11 +119,11 @@ export function promptOf(messages: readonly ChatMessage[]): string {
  */
 export function createTeamService(options: TeamServiceOptions): TeamService {
   const { name, agents, store, method = 'minirep', kind = 'exact', seed = 2027, now = Date.now } = options;
-  if (!debateMethodNames.includes(method)) {
+  if (!allDebateMethodNames.includes(method)) {
     throw new InvalidArgumentError({
       parameter: 'method',
       value: method,
-      message: `method must be one of ${debateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
+      message: `method must be one of ${allDebateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
     });
   }
   if (agents.length === 0)
@@ -145,6 +145,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       agents: agentIds,
       ...(k === undefined ? {} : { k }),
       seed,
+      instance: serveInstanceId(now()),
     });
   store.ensureRun({ id: runId, kind: 'serve', team: name, config });
   store.saveTeam(name, identities);
@@ -296,22 +297,38 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
   };
 }
 
-/** The default run id of a served team: `serve-<team>-<hash of method, agents, k and seed>`, so a changed team starts a new run. */
+/**
+ * The run id of a served team: `serve-<team>-<hash of method, agents, k and seed>-<instance>`, so a
+ * changed team starts a new run, and each serve process (its own `instance`) has a run of its own:
+ * two servers on one team never overwrite each other's run status. Reputation is the team's, shared.
+ */
 export function serveRunId({
   name,
   method = 'minirep',
   agents,
   k,
   seed = 2027,
+  instance,
 }: {
   name: string;
   method?: string;
   agents: readonly string[];
   k?: number;
   seed?: number;
+  /** Tells this process's run from other processes serving the same team, e.g. {@link serveInstanceId}. */
+  instance: string;
 }): string {
   const config = { team: name, method, agents, k: k ?? null, seed };
-  return `serve-${name}-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}`;
+  return `serve-${name}-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}-${instance}`;
+}
+
+/** A fresh instance id for {@link serveRunId}: the start time (UTC, to the second) and 6 random hex digits. */
+export function serveInstanceId(now: number = Date.now()): string {
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Everyone takes part without a selector, so nothing draws from this. */

@@ -2,7 +2,7 @@
 // explanation (`ReputationModel.explain`).
 import { NotFoundError } from '../core/errors.js';
 import type { ScoreExplanation } from '../core/reputation-model.js';
-import { debateMethodNames } from '../protocols/debate/methods.js';
+import { allDebateMethodNames } from '../protocols/debate/methods.js';
 import { createReputationModel, isReputationModelName } from '../reputation/registry.js';
 import type { Store } from '../store/store.js';
 
@@ -20,7 +20,7 @@ export interface TeamSummary {
 
 /** Names under which team reputation may be saved: every debate method plus `extra`. */
 function reputationNames(extra: readonly string[]): string[] {
-  return [...new Set<string>([...debateMethodNames, ...extra])];
+  return [...new Set<string>([...allDebateMethodNames, ...extra])];
 }
 
 /** Teams with runs or saved agents, plus `known` (e.g. the served team file), sorted by name. */

@@ -120,6 +120,16 @@ const postgresMigrations: readonly PostgresMigration[] = [
   },
   {
     version: 4,
+    description: 'cost ledger: when each call started and ended, and (when captured) its prompt and completion',
+    sql: `
+      ALTER TABLE cost_ledger ADD COLUMN started_at DOUBLE PRECISION;
+      ALTER TABLE cost_ledger ADD COLUMN ended_at DOUBLE PRECISION;
+      ALTER TABLE cost_ledger ADD COLUMN prompt TEXT;
+      ALTER TABLE cost_ledger ADD COLUMN completion TEXT;
+    `,
+  },
+  {
+    version: 5,
     description: 'shared reputation: event log with idempotency keys, fenced folds; LLM request claims',
     sql: `
       CREATE TABLE reputation_events (

@@ -122,6 +122,17 @@ const migrations: readonly Migration[] = [
   },
   {
     version: 4,
+    description: 'cost ledger: when each call started and ended, and (when captured) its prompt and completion',
+    // Rows booked before this step keep NULL: their timing and content were not recorded.
+    sql: `
+      ALTER TABLE cost_ledger ADD COLUMN started_at REAL;
+      ALTER TABLE cost_ledger ADD COLUMN ended_at REAL;
+      ALTER TABLE cost_ledger ADD COLUMN prompt TEXT;
+      ALTER TABLE cost_ledger ADD COLUMN completion TEXT;
+    `,
+  },
+  {
+    version: 5,
     description: 'shared reputation: event log with idempotency keys, fenced folds; LLM request claims',
     sql: `
       CREATE TABLE reputation_events (

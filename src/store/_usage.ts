@@ -22,6 +22,14 @@ export interface UsageEntryOutcome {
   readonly usageReported?: boolean;
   /** Provider attempts the call made, retries included, integer ≥ 0 (0 for a cache hit). @default null (not known) */
   readonly attempts?: number | null;
+  /** When the call started, ms since the epoch by the ledger's clock (schema version 4). @default null (not known) */
+  readonly startedAt?: number | null;
+  /** When the call ended (reply read or failure seen), ms, ≥ `startedAt`. @default null (not known) */
+  readonly endedAt?: number | null;
+  /** The messages sent, as JSON (`[{ role, content }]`), when content capture is on. @default null */
+  readonly prompt?: string | null;
+  /** The reply's text, when content capture is on. @default null */
+  readonly completion?: string | null;
 }
 
 /** What `usageEntries` returns per row beside the `UsageRecord` fields. */
@@ -31,6 +39,14 @@ export interface UsageRecordOutcome {
   readonly usageReported: boolean | null;
   /** `null` when not known (rows booked before schema version 3, or entries that did not say). */
   readonly attempts: number | null;
+  /** `null` when not known (rows booked before schema version 4, or entries that did not say). */
+  readonly startedAt: number | null;
+  /** `null` when not known. */
+  readonly endedAt: number | null;
+  /** `null` when content capture was off or the row predates schema version 4. */
+  readonly prompt: string | null;
+  /** `null` when content capture was off, the call failed before any text, or the row predates schema version 4. */
+  readonly completion: string | null;
 }
 
 /** What `usageSummary` returns per group beside the `UsageSummaryRow` fields. */
@@ -56,6 +72,10 @@ interface UsageRow {
   status: UsageStatus;
   usage_reported: number | null;
   attempts: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+  prompt: string | null;
+  completion: string | null;
 }
 
 const GROUP_COLUMNS: Record<UsageGroup, string> = {
@@ -80,7 +100,7 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
 } {
   const statements = {
     insertUsage: db.prepare(
-      'INSERT INTO cost_ledger (run_id, agent_id, task_id, act, model, input_tokens, output_tokens, cost, cached, created_at, status, usage_reported, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO cost_ledger (run_id, agent_id, task_id, act, model, input_tokens, output_tokens, cost, cached, created_at, status, usage_reported, attempts, started_at, ended_at, prompt, completion) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
   };
 
@@ -123,6 +143,25 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
           Number.MAX_SAFE_INTEGER,
           'pass the provider attempts the call made, or leave it out',
         );
+      const startedAt = entry.startedAt ?? null;
+      const endedAt = entry.endedAt ?? null;
+      if (startedAt !== null) assertNonNegative(`${field}.startedAt`, startedAt);
+      if (endedAt !== null) assertNonNegative(`${field}.endedAt`, endedAt);
+      if (startedAt !== null && endedAt !== null && endedAt < startedAt)
+        throw new InvalidArgumentError({
+          parameter: `${field}.endedAt`,
+          value: endedAt,
+          message: `${field}.endedAt must not be before startedAt (${startedAt}), got ${endedAt}; pass when the call ended, in ms`,
+        });
+      for (const key of ['prompt', 'completion'] as const) {
+        const value = entry[key];
+        if (value !== undefined && value !== null && typeof value !== 'string')
+          throw new InvalidArgumentError({
+            parameter: `${field}.${key}`,
+            value: typeof value,
+            message: `${field}.${key} must be a string or null, got ${typeof value}`,
+          });
+      }
       statements.insertUsage.run(
         entry.runId ?? null,
         entry.agentId ?? null,
@@ -137,6 +176,10 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         status,
         usageReported ? 1 : 0,
         attempts,
+        startedAt,
+        endedAt,
+        entry.prompt ?? null,
+        entry.completion ?? null,
       );
     }
   };
@@ -170,6 +213,10 @@ export function createUsageTable({ db, now, guard, transaction }: StoreContext):
         status: row.status,
         usageReported: row.usage_reported === null ? null : row.usage_reported === 1,
         attempts: row.attempts,
+        startedAt: row.started_at,
+        endedAt: row.ended_at,
+        prompt: row.prompt,
+        completion: row.completion,
       }));
     },
 

@@ -52,7 +52,7 @@ describe('a store written by the previous version (schema 1)', () => {
       /has schema version 1, expected 4; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 2000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     // Schema 2 added task_failures: empty for the old run.
     expect(store.taskFailures('run-1')).toEqual([]);
     expect(store.getRun('run-1')).toEqual({
@@ -158,6 +158,8 @@ describe('a store written by the previous version (schema 1)', () => {
       { version: 1, applied_at: 1000 },
       { version: 2, applied_at: 2000 },
       { version: 3, applied_at: 2000 },
+      { version: 4, applied_at: 2000 },
+      { version: 5, applied_at: 2000 },
     ]);
   });
 });
@@ -179,7 +181,7 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
       /has schema version 2, expected 4; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 3000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.recordUsage({
       runId: 'run-1',
       agentId: 'a',
@@ -226,8 +228,66 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
       { version: 1, applied_at: 1000 },
       { version: 2, applied_at: 1300 },
       { version: 3, applied_at: 3000 },
+      { version: 4, applied_at: 3000 },
+      { version: 5, applied_at: 3000 },
     ]);
     raw.close();
+  });
+});
+
+// Migration 3 as released (frozen copy): a store of schema version 3 is SCHEMA_V1 + SCHEMA_V2_STEP plus this.
+const SCHEMA_V3_STEP = `
+  ALTER TABLE cost_ledger ADD COLUMN status TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'failed'));
+  ALTER TABLE cost_ledger ADD COLUMN usage_reported INTEGER CHECK (usage_reported IN (0, 1));
+  ALTER TABLE cost_ledger ADD COLUMN attempts INTEGER CHECK (attempts >= 0);
+  INSERT INTO schema_version VALUES (3, 'cost ledger: status of each call, whether its usage was reported, attempts', 1400);
+`;
+
+describe('a store written before the ledger kept call timing and content (schema 3)', () => {
+  it('adds start, end, prompt and completion to the ledger; old rows keep null for them', () => {
+    const path = join(temporaryDirectory('repute-store-v3-'), 'old.db');
+    const db = new Database(path);
+    db.exec(SCHEMA_V1);
+    db.exec(SCHEMA_V2_STEP);
+    db.exec(SCHEMA_V3_STEP);
+    db.close();
+    expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 3, expected 4/);
+    const store = openStore({ path, now: () => 5000 });
+    expect(store.schemaVersion).toBe(5);
+    store.recordUsage({
+      runId: 'run-1',
+      agentId: 'a',
+      inputTokens: 3,
+      outputTokens: 2,
+      cost: 0,
+      cached: false,
+      startedAt: 4000,
+      endedAt: 4250,
+      prompt: '[{"role":"user","content":"What is 1 + 1?"}]',
+      completion: '2',
+    } as never);
+    expect(
+      store.usageEntries({ runId: 'run-1' }).map((entry) => {
+        const { startedAt, endedAt, prompt, completion } = entry as typeof entry & Record<string, unknown>;
+        return [entry.id, startedAt, endedAt, prompt, completion];
+      }),
+    ).toEqual([
+      [1, null, null, null, null],
+      [2, null, null, null, null],
+      [3, 4000, 4250, '[{"role":"user","content":"What is 1 + 1?"}]', '2'],
+    ]);
+    // An end before the start is refused, naming the field.
+    expect(() =>
+      store.recordUsage({
+        inputTokens: 0,
+        outputTokens: 0,
+        cost: 0,
+        cached: false,
+        startedAt: 10,
+        endedAt: 9,
+      } as never),
+    ).toThrow(/entries\[0\]\.endedAt must not be before startedAt/);
+    store.close();
   });
 });
 

@@ -112,7 +112,7 @@ describe('a store whose lock another process holds', () => {
       holder.close();
     }
     const store = openStore({ path });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.close();
   });
 });

@@ -25,7 +25,7 @@ export function prepareFixtureGrid({ fixtureSeed, seed, tasks }: { fixtureSeed: 
   const settings = {
     seed,
     feedback: 'consensus' as const,
-    verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 },
+    verifier: { kind: 'none' as const, model: 'correlated' as const, sensitivity: 0.85, specificity: 0.8 },
   };
   return { ops, prepared, conditions, settings };
 }

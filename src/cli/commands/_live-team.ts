@@ -6,6 +6,7 @@ import { createLiveAgent } from '../../agents/live-agent.js';
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import { createCompletion } from '../../llm/complete.js';
 import { checkApiKey, createLanguageModel } from '../../llm/create-language-model.js';
+import type { LlmCallRecord } from '../../llm/ledger-middleware.js';
 import type { Store } from '../../store/store.js';
 import type { TeamFile } from './_team-file.js';
 
@@ -26,8 +27,13 @@ export function checkTeamApiKeys(team: TeamFile): void {
   team.agents.forEach((agent, index) => checkApiKey(agent.provider, agent.apiKeyEnv, `agents[${index}].apiKeyEnv`));
 }
 
-/** One live agent per team member, sharing the store as cache and ledger. */
-export function createLiveTeam(team: TeamFile, store: Store, runId: string): Agent[] {
+/** One live agent per team member, sharing the store as cache and ledger; `onCall` sees every booked call (spans, logs). */
+export function createLiveTeam(
+  team: TeamFile,
+  store: Store,
+  runId: string,
+  { onCall }: { onCall?: (record: LlmCallRecord) => void } = {},
+): Agent[] {
   const identities = teamIdentities(team);
   return team.agents.map((agent, index) => {
     const model = createLanguageModel({
@@ -37,12 +43,15 @@ export function createLiveTeam(team: TeamFile, store: Store, runId: string): Age
       ...(agent.apiKeyEnv === undefined ? {} : { apiKeyEnv: agent.apiKeyEnv }),
       ...(agent.price === undefined ? {} : { price: agent.price }),
       ...(agent.maxConcurrency === undefined ? {} : { maxConcurrency: agent.maxConcurrency }),
+      ...(agent.maxResponseBytes === undefined ? {} : { maxResponseBytes: agent.maxResponseBytes }),
       cache: store,
       cacheMode: team.cache,
       ledger: store,
       context: { runId, agentId: agent.id },
       timeoutMs: team.timeoutMs,
       retry: { maxRetries: team.maxRetries },
+      captureContent: team.captureContent,
+      ...(onCall === undefined ? {} : { onCall }),
     });
     return createLiveAgent({
       identity: identities[index] as AgentIdentity,

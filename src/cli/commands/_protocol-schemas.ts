@@ -12,7 +12,7 @@ export const drfProtocolSchema = z
     type: z.literal('drf'),
     /** Team size per task; omitted = min(3, agents). */
     k: z.number().int().min(1).optional(),
-    /** Eqs. 2, 8 and 9 as the review corrects them, or as printed. */
+    /** Eqs. 8 and 9 as the review corrects them, or as printed (Eq. 2 is a reported accuracy; it never changes ratings). */
     variant: z.enum(['corrected', 'printed']).default('corrected'),
     /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment). */
     delta: z.number().gt(0).max(1).default(0.7),

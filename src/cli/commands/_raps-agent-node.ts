@@ -23,7 +23,8 @@ if (!values.team || !values.agent || !values.nats || !values['run-id'] || !value
   );
   process.exit(2);
 }
-const team = readTeamFile(values.team);
+// The coordinator that spawned this process checked where each key may go (`--allow-env` included).
+const team = readTeamFile(values.team, { keyDestinationsChecked: true });
 const store = openStore({ path: team.store });
 const agent = createLiveTeam(team, store, values['run-id']).find((candidate) => candidate.identity.id === values.agent);
 if (!agent) {

@@ -206,6 +206,32 @@ describe('parseTeamFile', () => {
     expect(message).not.toContain(canary);
   });
 
+  it('suggests the key meant for a typo, at the top level, in an agent, in serve and in the protocol', () => {
+    const cases: Array<[string, string]> = [
+      [
+        `name: t\ntasks: x\nmethod: [majority]\n${agent}`,
+        'field (top level): unknown key method (did you mean methods?)',
+      ],
+      [
+        'name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseUrl: http://127.0.0.1:1/v1\n',
+        'field agents.0: unknown key baseUrl (did you mean baseURL?)',
+      ],
+      [
+        `name: t\ntasks: x\nserve: { methd: majority }\n${agent}`,
+        'field serve: unknown key methd (did you mean method?)',
+      ],
+      [
+        `name: t\ntasks: x\nprotocol: { type: debate, round: 2 }\n${agent}`,
+        'field protocol: unknown key round (did you mean rounds?)',
+      ],
+    ];
+    for (const [text, expected] of cases) expect(messageOf(() => parseTeamFile(text, 'team.yaml'))).toContain(expected);
+    // Nothing close: no suggestion.
+    expect(messageOf(() => parseTeamFile(`name: t\ntasks: x\nzzzzzzzz: 1\n${agent}`, 'team.yaml'))).not.toContain(
+      'did you mean',
+    );
+  });
+
   it('lists unknown keys by name only', () => {
     const message = messageOf(() => parseTeamFile(`name: t\ntasks: x\nbudget: ${canary}\n${agent}`, 'team.yaml'));
     expect(message).toMatch(/field \(top level\): unknown key budget;/);
@@ -221,16 +247,36 @@ describe('parseTeamFile', () => {
     expect(message).not.toContain('apiKeyEnv');
   });
 
-  it('accepts apiKeyEnv names ending in _API_KEY, _TOKEN or _KEY, others only with --allow-env', () => {
-    const team = (name: string) =>
-      `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: ${name}\n`;
-    for (const name of ['OPENAI_API_KEY', 'HF_TOKEN', 'MY_KEY'])
-      expect(parseTeamFile(team(name), '/t/team.yaml').agents[0]?.apiKeyEnv).toBe(name);
-    expect(() => parseTeamFile(team('HOME'), '/t/team.yaml')).toThrow(
-      /apiKeyEnv: HOME does not look like an API-key variable.*--allow-env HOME/,
+  it('sends a provider key only to its official host and any other variable only when the command line names it', () => {
+    const team = (name: string, baseURL = '') =>
+      `name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    apiKeyEnv: ${name}\n${baseURL === '' ? '' : `    baseURL: ${baseURL}\n`}`;
+    expect(parseTeamFile(team('OPENAI_API_KEY'), '/t/team.yaml').agents[0]?.apiKeyEnv).toBe('OPENAI_API_KEY');
+    // Before: any name ending in _TOKEN or _KEY was sent to any baseURL the file chose.
+    for (const name of [
+      'HF_TOKEN',
+      'MY_KEY',
+      'GITHUB_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'NPM_TOKEN',
+      'REPUTE_SERVE_TOKEN',
+    ])
+      expect(() => parseTeamFile(team(name), '/t/team.yaml'), name).toThrow(
+        new RegExp(`field agents\\.0\\.apiKeyEnv: ${name} .*--allow-env ${name}`),
+      );
+    expect(() => parseTeamFile(team('OPENAI_API_KEY', 'https://x.example/v1'), '/t/team.yaml')).toThrow(
+      /OPENAI_API_KEY would be sent as a bearer token to https:\/\/x\.example, but a team file may send it only to https:\/\/api\.openai\.com/,
     );
-    expect(() => parseTeamFile(team('AWS_SECRET_ACCESS_KEY_ID'), '/t/team.yaml')).toThrow(DataFormatError);
-    expect(parseTeamFile(team('HOME'), '/t/team.yaml', { allowEnv: ['HOME'] }).agents[0]?.apiKeyEnv).toBe('HOME');
+    // The provider's default variable is checked too: `openai` with a foreign baseURL and no apiKeyEnv.
+    expect(() =>
+      parseTeamFile(
+        'name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai\n    model: m\n    baseURL: https://x.example/v1\n',
+        '/t/team.yaml',
+      ),
+    ).toThrow(/field agents\.0\.provider: OPENAI_API_KEY would be sent/);
+    expect(
+      parseTeamFile(team('GITHUB_TOKEN', 'https://x.example/v1'), '/t/team.yaml', { allowEnv: ['GITHUB_TOKEN'] })
+        .agents[0]?.apiKeyEnv,
+    ).toBe('GITHUB_TOKEN');
   });
 
   it('keeps tasks: and store: inside the team file folder unless given on the command line (old main read /etc/passwd)', () => {

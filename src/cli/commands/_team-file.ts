@@ -3,10 +3,12 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { closest } from '../../core/_closest.js';
 import { DataFormatError } from '../../core/errors.js';
 import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
-import { debateMethodNames } from '../../protocols/debate/methods.js';
+import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
+import { allDebateMethodNames } from '../../protocols/debate/methods.js';
 import {
   compareMethodNames,
   drfProtocolSchema,
@@ -38,6 +40,8 @@ const agentSchema = z
     price: priceSchema.optional(),
     cloneGroup: z.string().min(1).optional(),
     maxConcurrency: z.number().int().min(1).optional(),
+    // Most bytes of one reply of this agent's endpoint (default 1 MiB), enforced while reading.
+    maxResponseBytes: z.number().int().min(1).optional(),
   })
   .strict();
 
@@ -56,7 +60,7 @@ const teamSchema = z
     // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
     // compared on the protocol's own proposals (the protocol's decision rule always runs).
     methods: z
-      .array(z.enum([...new Set([...debateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
+      .array(z.enum([...new Set([...allDebateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
       .min(1)
       .optional(),
     k: z.number().int().min(1).optional(),
@@ -67,10 +71,13 @@ const teamSchema = z
     seed: z.number().int().default(2027),
     timeoutMs: z.number().int().min(1).default(60_000),
     maxRetries: z.number().int().min(0).max(10).default(2),
+    // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
+    // tokens, cost and timing.
+    captureContent: z.boolean().default(true),
     // `repute serve`: the method that decides chat requests and their default answer kind.
     serve: z
       .object({
-        method: z.enum(debateMethodNames).default('minirep'),
+        method: z.enum(allDebateMethodNames).default('minirep'),
         kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
       })
       .strict()
@@ -91,12 +98,15 @@ export interface TeamFileOverrides {
   readonly tasks?: string;
   /** Store from the command line: may be anywhere; overrides the file's `store`. */
   readonly store?: string;
-  /** Environment variable names allowed in `apiKeyEnv` although they do not end in _API_KEY, _TOKEN or _KEY. @default [] */
+  /**
+   * Key variables the person running the command allowed by name (`--allow-env`, `REPUTE_ALLOW_ENV`):
+   * each may be sent to any endpoint of the file. Without it, only a provider's own key to its
+   * official host is sent (`src/llm/key-policy.ts`). @default []
+   */
   readonly allowEnv?: readonly string[];
+  /** Set only by a process whose parent read the same file with the check (a RAPS agent process). @default false */
+  readonly keyDestinationsChecked?: boolean;
 }
-
-/** Suffixes an `apiKeyEnv` name must end with unless the command line allows it (`--allow-env`). */
-export const apiKeyEnvSuffixes = ['_API_KEY', '_TOKEN', '_KEY'] as const;
 
 /**
  * Reads a team YAML file; a bad field throws `DataFormatError` naming the file and the field and
@@ -140,14 +150,14 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
     const path = issue?.path.join('.') || '(top level)';
     const message =
       issue?.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}; allowed keys are listed in examples/team.yaml`
+        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}${suggestKeys(issue.keys, issue.path, value)}; allowed keys are listed in examples/team.yaml`
         : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
     // Values are never echoed: a team file may hold a pasted key anywhere.
     throw new DataFormatError({ file, message: `field ${path}: ${message}` });
   }
   const data = parsed.data;
   const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
-  const allowed: readonly string[] = data.protocol.type === 'debate' ? debateMethodNames : compareMethodNames;
+  const allowed: readonly string[] = data.protocol.type === 'debate' ? allDebateMethodNames : compareMethodNames;
   methods.forEach((method, index) => {
     if (!allowed.includes(method))
       throw new DataFormatError({
@@ -162,7 +172,7 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
     file,
   );
   const ids = new Map<string, number>();
-  const allowEnv = new Set(overrides.allowEnv ?? []);
+  const allowEnv = overrides.allowEnv ?? [];
   team.agents.forEach((agent, index) => {
     const earlier = ids.get(agent.id);
     if (earlier !== undefined)
@@ -186,16 +196,16 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         });
       }
     }
-    if (
-      agent.apiKeyEnv !== undefined &&
-      !apiKeyEnvSuffixes.some((suffix) => agent.apiKeyEnv?.endsWith(suffix)) &&
-      !allowEnv.has(agent.apiKeyEnv)
-    ) {
+    const variable = agent.apiKeyEnv ?? defaultApiKeyEnv[agent.provider];
+    const refusal =
+      variable === undefined || overrides.keyDestinationsChecked === true
+        ? undefined
+        : checkKeyDestination({ provider: agent.provider, variable, baseURL: agent.baseURL, allowEnv });
+    if (refusal !== undefined)
       throw new DataFormatError({
         file,
-        message: `field agents.${index}.apiKeyEnv: ${agent.apiKeyEnv} does not look like an API-key variable (names must end in ${apiKeyEnvSuffixes.join(', ')}), and its value would be sent as a bearer token to the agent's endpoint; rename the variable, or pass --allow-env ${agent.apiKeyEnv} if you mean it`,
+        message: `field agents.${index}.${agent.apiKeyEnv === undefined ? 'provider' : 'apiKeyEnv'}: ${refusal.message}`,
       });
-    }
   });
   const folder = dirname(resolve(file));
   const tasks =
@@ -215,6 +225,31 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         ? resolve(overrides.store)
         : insideFolder(file, folder, 'store', team.store);
   return { ...team, tasks, store, file: resolve(file) };
+}
+
+/** ` (did you mean serve?)` for unknown keys close to a known key of the object they sit in; else ''. */
+function suggestKeys(keys: readonly string[], path: readonly PropertyKey[], root: unknown): string {
+  const known = knownKeysAt(path, root);
+  const hints = keys.flatMap((key) => {
+    const match = closest(key, known);
+    return match === undefined ? [] : [keys.length === 1 ? match : `${match} for ${key}`];
+  });
+  return hints.length === 0 ? '' : ` (did you mean ${hints.join(', ')}?)`;
+}
+
+/** The keys the schema allows in the object at `path` of the team file (top level, an agent, its price, serve, protocol). */
+function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
+  const [first, second, third] = path;
+  if (path.length === 0) return Object.keys(teamSchema.shape);
+  if (first === 'agents' && path.length === 2) return Object.keys(agentSchema.shape);
+  if (first === 'agents' && third === 'price' && path.length === 3) return Object.keys(priceSchema.shape);
+  if (first === 'serve' && path.length === 1) return ['method', 'kind'];
+  if (first === 'protocol' && path.length === 1 && second === undefined) {
+    const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
+    const schema = type === 'drf' ? drfProtocolSchema : type === 'raps' ? rapsProtocolSchema : undefined;
+    return schema === undefined ? ['type', 'rounds'] : Object.keys(schema.shape);
+  }
+  return [];
 }
 
 /** `apiKey`, `key`, `token`... anywhere in the file: refused with a pointer to `apiKeyEnv`, the value never shown. */

@@ -10,7 +10,7 @@ import { answerKinds } from '../../core/answers/answer-kind.js';
 import { runReplay } from '../../eval/replay/run-replay.js';
 import { defaultCacheDirectory } from '../../eval/replay/_answer-key-cache.js';
 import { splitChoices, type SplitChoice } from '../../eval/replay/prepare.js';
-import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from '../../eval/replay/types.js';
+import { allCompositionNames, compositionNames, feedbackModes, verifierModels } from '../../eval/replay/types.js';
 import { writeReplayOutputs } from '../../eval/replay/write-replay-outputs.js';
 import { createProgressBar, parseIntegerFlag, parseListFlag } from './_shared.js';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -25,6 +25,8 @@ function parseChoice<T extends string>(name: string, value: string, allowed: rea
   }
   return value as T;
 }
+
+const percent = (value: number | null) => (value === null ? 'n/a' : `${(100 * value).toFixed(1)}%`);
 
 /** Parses `--seeds`: a comma-separated list of integers and inclusive ranges, e.g. `1..10` or `1..3,7`. */
 export function parseSeedsFlag(value: string): number[] {
@@ -122,7 +124,12 @@ export default defineCommand({
       description: `Dataset format (${datasetFormats.join('|')}); detected when omitted`,
       valueHint: 'FORMAT',
     },
-    tasks: { type: 'string', description: 'Tasks sampled (seeded, fixed order)', default: '100', valueHint: 'N' },
+    tasks: {
+      type: 'string',
+      description: 'Tasks sampled (seeded, fixed order), or all: every task of the split',
+      default: '100',
+      valueHint: 'N|all',
+    },
     seed: { type: 'string', description: 'Seed of every random draw', default: '2027', valueHint: 'N' },
     seeds: {
       type: 'string',
@@ -146,8 +153,14 @@ export default defineCommand({
     },
     verifier: {
       type: 'string',
-      description: `Verifier judging every proposal (${verifierKinds.join('|')}): MiniRep down-weights proposals judged wrong, and its verdicts are the post-task feedback; default none (simulated with --feedback verifier)`,
+      description:
+        'Verifier judging every proposal (none|simulated|judge:<agent>): MiniRep reads its verdicts before aggregation, and they are the post-task feedback; judge:<agent> makes that recorded model the judge (right iff the answer equals its own) and takes it out of the pool; default none (simulated with --feedback verifier)',
       valueHint: 'KIND',
+    },
+    'verifier-model': {
+      type: 'string',
+      description: `Simulated verifier's error model (${verifierModels.join('|')}): correlated = one verdict per task and answer, errors rising with how many agents share a wrong answer and with the task's difficulty; independent = a draw per condition and proposal; default correlated`,
+      valueHint: 'MODEL',
     },
     'verifier-sensitivity': {
       type: 'string',
@@ -166,7 +179,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}; also minirep-lo, minirep-ds)`,
+      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds)`,
       valueHint: 'LIST',
     },
     out: {
@@ -217,10 +230,15 @@ export default defineCommand({
           : parseChoice('feedback', args.feedback, feedbackModes);
       const kind =
         args.kind === undefined || args.kind === '' ? undefined : parseChoice('kind', args.kind, answerKinds);
+      // none, simulated or judge:<agent>; runReplay checks the value and names what it accepts.
       const verifier =
         args.verifier === undefined || args.verifier === ''
           ? undefined
-          : parseChoice('verifier', args.verifier, verifierKinds);
+          : (args.verifier as 'none' | 'simulated' | `judge:${string}`);
+      const verifierModel =
+        args['verifier-model'] === undefined || args['verifier-model'] === ''
+          ? undefined
+          : parseChoice('verifier-model', args['verifier-model'], verifierModels);
       const rate = (name: 'verifier-sensitivity' | 'verifier-specificity'): number | undefined => {
         if (args[name] === undefined) return undefined;
         // Decimal notation only: Number() also reads 0x1 as 1 and ' ' as 0.
@@ -242,7 +260,10 @@ export default defineCommand({
         );
       const keyCache = args['key-cache'] ?? defaultCacheDirectory();
       if (keyCache !== 'none') checkKeyCacheDirectory(keyCache);
-      const tasks = parseIntegerFlag('tasks', args.tasks, 100, 1, Number.MAX_SAFE_INTEGER);
+      const tasks =
+        args.tasks === 'all'
+          ? ('all' as const)
+          : parseIntegerFlag('tasks', args.tasks, 100, 1, Number.MAX_SAFE_INTEGER);
       const progress = createProgressBar();
       const started = performance.now();
       const report = await runReplay({
@@ -256,6 +277,7 @@ export default defineCommand({
         ...(feedback === undefined ? {} : { feedback }),
         // --feedback verifier without --verifier is the former flag: runReplay turns the simulated verifier on.
         ...(verifier === undefined ? {} : { verifier }),
+        ...(verifierModel === undefined ? {} : { verifierModel }),
         ...(verifierSensitivity === undefined ? {} : { verifierSensitivity }),
         ...(verifierSpecificity === undefined ? {} : { verifierSpecificity }),
         methods: parseListFlag('methods', args.methods, availableReplayMethodNames, replayMethodNames),
@@ -284,10 +306,15 @@ export default defineCommand({
       const { sampledTasks, splitTasks } = report.summary.data;
       // Only a --tasks the user typed (citty fills in the default 100, which is no request).
       const tasksGiven = rawArgs.some((token) => token === '--tasks' || token.startsWith('--tasks='));
-      if (tasksGiven && sampledTasks < tasks)
+      if (tasksGiven && tasks !== 'all' && sampledTasks < tasks)
         // The sample is capped at the split's size (documented); say so rather than replay fewer tasks unannounced.
         process.stderr.write(
           `warning: --tasks ${tasks} asks for more tasks than the ${splitTasks} of the ${report.summary.options.split} split; replayed all ${sampledTasks}${report.summary.options.split === 'all' ? '' : ' (--split all samples from every task)'}\n`,
+        );
+      const measured = report.summary.verifier?.measured;
+      if (measured !== undefined)
+        process.stderr.write(
+          `verifier ${report.summary.verifier?.name}: measured sensitivity ${percent(measured.sensitivity)}, specificity ${percent(measured.specificity)} on the pool's ${measured.wrong} wrong and ${measured.right} right parseable proposals (mean over seeds)\n`,
         );
       const files = await writeReplayOutputs(String(args.out), report);
       const seconds = (performance.now() - started) / 1000;

@@ -89,7 +89,7 @@ function runCli(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run-cli.ts', 'run', team, '--json', ...extra], {
       cwd: root,
-      env: { ...process.env, REPUTE_CANARY_API_KEY: canary, NO_COLOR: '' },
+      env: { ...process.env, REPUTE_CANARY_API_KEY: canary, REPUTE_ALLOW_ENV: 'REPUTE_CANARY_API_KEY', NO_COLOR: '' },
     });
     let stdout = '';
     let stderr = '';

@@ -409,7 +409,7 @@ describe('repute run with protocol raps', () => {
           'model: toy-flaky\n    apiKeyEnv: TOY_FLAKY_API_KEY\n',
         ),
       );
-      const env = { ...process.env, TOY_FLAKY_API_KEY: fakeKey };
+      const env = { ...process.env, TOY_FLAKY_API_KEY: fakeKey, REPUTE_ALLOW_ENV: 'TOY_FLAKY_API_KEY' };
       const taskFile = (name: string, ids: readonly string[]) => {
         const file = join(dir, name);
         const lines = tasks.filter((task) => ids.includes(task.id)).map((task) => JSON.stringify(task));

@@ -66,7 +66,10 @@ describe('repute run', () => {
     const dir = temporaryDirectory('repute-nokey-');
     const team = writeTeam(dir, 'http://127.0.0.1:9/v1', 2, '\n    apiKeyEnv: REPUTE_TEST_MISSING_KEY');
     const { REPUTE_TEST_MISSING_KEY: _unset, ...environment } = process.env;
-    const result = await runToExit([team, '--methods', 'majority'], environment);
+    const result = await runToExit(
+      [team, '--methods', 'majority', '--allow-env', 'REPUTE_TEST_MISSING_KEY'],
+      environment,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('REPUTE_TEST_MISSING_KEY is not set');
     expect(result.stderr).toContain('agents[0].apiKeyEnv');
@@ -87,6 +90,7 @@ describe('repute run', () => {
     const result = await runToExit([team, '--methods', 'majority', '--json', '--max-failures', '5'], {
       ...process.env,
       REPUTE_TEST_KEY: secret,
+      REPUTE_ALLOW_ENV: 'REPUTE_TEST_KEY',
     });
     // Old main: exit 0, the 3 tasks stored as results with 6 failed acts. Now each task is failed.
     expect(result.code).toBe(4);

@@ -1,16 +1,17 @@
 // `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
 // each finished task, so an interrupted run resumes where it stopped.
 import { defineCommand } from 'citty';
-import { createDebateMethod, debateMethodNames, type DebateMethodName } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../../protocols/debate/methods.js';
 import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
 import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
 import { openLockedStore } from './_run-lock.js';
-import { agentEndpoint, createFailureBudget, describeHosts } from './_run-failures.js';
+import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
 import {
   createProgressBar,
   createReferenceGrader,
@@ -46,6 +47,8 @@ export interface RunSummary {
       readonly failures: number;
     }
   >;
+  /** Bad replies per agent in this invocation (acts with no answer after a repair prompt; their tasks failed). */
+  readonly badReplies: Record<string, number>;
   readonly usage: RunUsage;
 }
 
@@ -70,7 +73,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods, overrides the file (${debateMethodNames.join(',')})`,
+      description: `Comma-separated methods, overrides the file (${allDebateMethodNames.join(',')})`,
       valueHint: 'LIST',
     },
     tasks: {
@@ -87,7 +90,7 @@ export default defineCommand({
     'allow-env': {
       type: 'string',
       description:
-        'Comma-separated environment variables allowed in apiKeyEnv although their names do not end in _API_KEY, _TOKEN or _KEY',
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
       valueHint: 'NAMES',
     },
     'max-failures': {
@@ -99,13 +102,7 @@ export default defineCommand({
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv =
-      args['allow-env'] === undefined
-        ? []
-        : String(args['allow-env'])
-            .split(',')
-            .map((name) => name.trim())
-            .filter((name) => name.length > 0);
+    const allowEnv = allowedEnvNames(args['allow-env']);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
     // For debate, DRF and RAPS teams alike, checked before the team file is read.
     parseReputationFlag(args.reputation, 'continue');
@@ -125,7 +122,7 @@ export default defineCommand({
       return;
     }
     const protocol = team.protocol;
-    const methods = parseListFlag('methods', args.methods, debateMethodNames, team.methods as DebateMethodName[]);
+    const methods = parseListFlag('methods', args.methods, allDebateMethodNames, team.methods as DebateMethodName[]);
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
     const config = {
@@ -239,6 +236,7 @@ export default defineCommand({
       tasks: tasks.length,
       status,
       methods: summary,
+      badReplies: badRepliesByAgent(budget.failed),
       usage,
     };
     store.close();
@@ -266,13 +264,19 @@ export function formatRunSummary(summary: RunSummary): string {
   const lines = [
     `run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks): ${summary.status}`,
     '',
-    `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'bad replies'.padStart(13)}`,
+    `${'method'.padEnd(15)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'failed'.padStart(8)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`,
   ];
   for (const [name, method] of Object.entries(summary.methods)) {
     lines.push(
       `${name.padEnd(15)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${String(method.failed).padStart(8)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
     );
   }
+  const bad = Object.entries(summary.badReplies);
+  if (bad.length > 0)
+    lines.push(
+      '',
+      `bad replies (tasks failed, a rerun asks again): ${bad.map(([agent, count]) => `${agent} ${count}`).join(', ')}`,
+    );
   lines.push('', formatUsageLine(summary.usage));
   return lines.join('\n');
 }

@@ -3,17 +3,22 @@
 // prints where it listens and waits for SIGINT/SIGTERM.
 import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { NotFoundError } from '../../core/errors.js';
+import { InterruptedError, NotFoundError } from '../../core/errors.js';
+import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
 import { isPostgresUrl } from '../../store/_postgres-url.js';
 import { startServer, type RunningServer } from '../../server/start-server.js';
-import { createTeamService, serveRunId, type TeamService } from '../../server/team-service.js';
+import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
+import { decisionTelemetryFromEnvironment } from '../../server/otel-telemetry.js';
 import { createLiveTeam } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
 import { parseIntegerFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
+
+/** How long requests in flight may take to finish after SIGINT/SIGTERM, in ms (the CLI gives a command 10 s). */
+export const SERVE_DRAIN_MS = 8_000;
 
 export default defineCommand({
   meta: {
@@ -49,11 +54,23 @@ export default defineCommand({
       description: 'Bearer token required on every request (or set REPUTE_SERVE_TOKEN)',
       valueHint: 'TOKEN',
     },
+    'allow-env': {
+      type: 'string',
+      description:
+        "Comma-separated key variables the team file may send to its endpoints (also REPUTE_ALLOW_ENV); without it only a provider's own key goes, to its official host",
+      valueHint: 'NAMES',
+    },
     cors: { type: 'string', description: 'Allow this browser origin (CORS is off by default)', valueHint: 'ORIGIN' },
+    'access-log': {
+      type: 'boolean',
+      description: 'One line per request on stderr (no content, no secrets); --no-access-log turns it off',
+      default: true,
+    },
   },
   async run({ args }) {
     const port = parseIntegerFlag('port', args.port, 8787, 0, 65_535);
-    const team = args.team === undefined ? undefined : readTeamFile(args.team);
+    const team =
+      args.team === undefined ? undefined : readTeamFile(args.team, { allowEnv: allowedEnvNames(args['allow-env']) });
     const storePath = args.store ?? team?.store ?? 'repute.db';
     const token = args.token ?? process.env.REPUTE_SERVE_TOKEN;
     // Without a team the server only reads: a store that does not exist is a typo, not a new store.
@@ -75,6 +92,8 @@ export default defineCommand({
     // Without a team the server only reads: a read-only store file is fine then.
     const store = openStore({ path: storePath, readonly: team === undefined });
     let server: RunningServer;
+    // Spans of served decisions when OTEL_EXPORTER_OTLP_ENDPOINT is set (GenAI semantic conventions).
+    const telemetry = team === undefined ? undefined : decisionTelemetryFromEnvironment();
     // The run of the served team, marked interrupted when the server stops.
     let servedRunId: string | undefined;
     try {
@@ -87,11 +106,12 @@ export default defineCommand({
           agents: team.agents.map((agent) => agent.id),
           ...(team.k === undefined ? {} : { k: team.k }),
           seed: team.seed,
+          instance: serveInstanceId(),
         });
         servedRunId = runId;
         served = createTeamService({
           name: team.name,
-          agents: createLiveTeam(team, store, runId),
+          agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
           store,
           method,
           kind: team.serve.kind as AnswerKind,
@@ -107,8 +127,10 @@ export default defineCommand({
         version: packageVersion(),
         ...(served === undefined ? {} : { team: served }),
         ...(replayDir === undefined ? {} : { replayDir }),
+        ...(telemetry === undefined ? {} : { telemetry }),
         ...(token === undefined || token === '' ? {} : { token }),
         ...(args.cors === undefined ? {} : { cors: args.cors }),
+        ...(args['access-log'] === false ? {} : { accessLog: (line: string) => process.stderr.write(`${line}\n`) }),
       });
     } catch (error) {
       store.close();
@@ -118,10 +140,22 @@ export default defineCommand({
     // printed, so a signal sent as soon as the URL appears is handled too.
     const signal = interruptSignal();
     process.stderr.write(`repute serve: store ${store.path}${team ? `, team ${team.name}` : ''}\n`);
-    process.stdout.write(`${server.url}/\n`);
+    // No trailing '/': `$URL/api/runs` must be a path the server serves.
+    process.stdout.write(`${server.url}\n`);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await server.close();
+    // In-flight requests (a team answer mid-debate) finish, up to a deadline inside the CLI's wind-down.
+    const { finished, dropped } = await server.drain(SERVE_DRAIN_MS);
+    await telemetry?.shutdown().catch((error: unknown) => {
+      process.stderr.write(
+        `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
+      );
+    });
     if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
     store.close();
+    const name = signal.reason instanceof InterruptedError ? signal.reason.signal : 'SIGTERM';
+    throw new InterruptedError({
+      signal: name,
+      message: `interrupted by ${name}; stopped serving after draining: ${finished} request${finished === 1 ? '' : 's'} in flight finished${dropped > 0 ? `, ${dropped} dropped at the ${SERVE_DRAIN_MS / 1000} s deadline` : ''}; start the command again to serve`,
+    });
   },
 });

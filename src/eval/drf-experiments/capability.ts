@@ -5,9 +5,16 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { resolveOptions } from '../../core/options.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
-import type { DrfVariant } from '../../reputation/drf.js';
+import { drfDefaults, type DrfVariant } from '../../reputation/drf.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
-import { drfConfigParts, drfReviewConfig, drfStandardConfigs, type DrfConfig } from './drf-config.js';
+import { drfTaskAccuracies } from '../../protocols/drf/task-accuracy.js';
+import {
+  drfConfigParts,
+  drfEquationVariant,
+  drfReviewConfig,
+  drfStandardConfigs,
+  type DrfConfig,
+} from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { signedUnitRange, spearman, tInterval, unitRange, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting } from './simulated-pool.js';
@@ -64,6 +71,17 @@ export interface CapabilityRow {
   readonly meanRatingSpearman: MeanInterval | null;
   /** Seeds where the mean-rating ρ was undefined (every agent received the same mean rating). */
   readonly meanRatingUndefinedSeeds: number;
+  /** Form of Eq. 2 the row reports its accuracy A_i^t with (the configuration's Eq. 2). */
+  readonly eq2: DrfVariant;
+  /**
+   * Spearman ρ between each agent's mean Eq. 2 accuracy A_i^t (from its task scores against w0 =
+   * 0.5, in the row's Eq. 2 form) and true accuracy; null when undefined in every seed.
+   */
+  readonly taskAccuracySpearman: MeanInterval | null;
+  /** Seeds where the Eq. 2 accuracy ρ was undefined. */
+  readonly taskAccuracyUndefinedSeeds: number;
+  /** The team's mean Eq. 2 accuracy per round (the objective's accuracy term), in [0, 1]. */
+  readonly teamTaskAccuracy: MeanInterval;
   /** Team accuracy over the run. */
   readonly accuracy: MeanInterval;
 }
@@ -118,7 +136,8 @@ const knownCapabilityOptions = defineOptionKeys<CapabilityExperimentOptions>()([
 /**
  * Runs DRF on seeded simulated pools with hidden skills and correlates final reputation with true
  * accuracy (Spearman), for each DRF configuration (the paper as printed, the review's corrections,
- * each of our options).
+ * each equation printed alone, each of our options), and the same for each agent's mean Eq. 2
+ * accuracy A_i^t (the quantity the paper's objective is written in).
  *
  * @example
  * const result = await runCapabilityExperiment({ seeds: 20 });
@@ -142,6 +161,9 @@ export async function runCapabilityExperiment(
     const rhos = new SeedCorrelations();
     const selectionRhos = new SeedCorrelations();
     const ratingRhos = new SeedCorrelations();
+    const taskAccuracyRhos = new SeedCorrelations();
+    const teamTaskAccuracies: number[] = [];
+    const eq2 = drfEquationVariant(config, 'eq2');
     const accuracies: number[] = [];
     for (let index = 0; index < settings.seeds; index++) {
       const seed = settings.baseSeed + index;
@@ -161,7 +183,12 @@ export async function runCapabilityExperiment(
         ...drfConfigParts(config, ids, { delta: settings.delta }),
         ...(makeSelector === undefined
           ? {}
-          : { selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta) }),
+          : {
+              selector: makeSelector(
+                drfEquationVariant(config, 'eq9') === 'printed' ? 'ucb-printed' : 'ucb-corrected',
+                settings.delta,
+              ),
+            }),
         rng: createRng(deriveSeed(seed, 'capability-select')),
       });
       const truth = ids.map((agentId) => setting.trueAccuracy[agentId] as number);
@@ -180,6 +207,16 @@ export async function runCapabilityExperiment(
         return entry === undefined ? 0 : entry.sum / entry.count;
       });
       ratingRhos.add(spearman(meanRating, truth));
+      // Eq. 2: A_i^t = |w0 − w_i^t| / w0 (printed) or 1 − that (corrected), averaged per agent
+      const eq2Report = drfTaskAccuracies(result.rounds, { threshold: drfDefaults.w0, variant: eq2 });
+      const rated = ids.filter((agentId) => eq2Report.meanByAgent[agentId] !== undefined);
+      taskAccuracyRhos.add(
+        spearman(
+          rated.map((agentId) => eq2Report.meanByAgent[agentId] as number),
+          rated.map((agentId) => setting.trueAccuracy[agentId] as number),
+        ),
+      );
+      teamTaskAccuracies.push(eq2Report.meanTeamAccuracy ?? 0);
       selectionRhos.add(spearman(timesSelected, truth));
       accuracies.push(
         result.rounds.filter((round) => setting.world.isCorrect(round.taskId, round.decision.answer)).length /
@@ -205,6 +242,10 @@ export async function runCapabilityExperiment(
       selectionUndefinedSeeds: selectionRhos.undefinedSeeds,
       meanRatingSpearman: ratingRhos.interval(),
       meanRatingUndefinedSeeds: ratingRhos.undefinedSeeds,
+      eq2,
+      taskAccuracySpearman: taskAccuracyRhos.interval(),
+      taskAccuracyUndefinedSeeds: taskAccuracyRhos.undefinedSeeds,
+      teamTaskAccuracy: tInterval(teamTaskAccuracies, 0.95, unitRange),
       accuracy: tInterval(accuracies, 0.95, unitRange),
     });
   }

@@ -7,7 +7,7 @@ import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { DrfDefence } from '../../protocols/drf/drf-round.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
-import { drfConfigParts, drfStandardConfigs, type DrfConfig } from './drf-config.js';
+import { drfConfigParts, drfEquationVariant, drfStandardConfigs, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { tInterval, unitRange, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting, colludingRater, type SimulatedMember } from './simulated-pool.js';
@@ -176,7 +176,10 @@ export async function runCollusionExperiment(
           ...(makeSelector === undefined
             ? {}
             : {
-                selector: makeSelector(config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected', settings.delta),
+                selector: makeSelector(
+                  drfEquationVariant(config, 'eq9') === 'printed' ? 'ucb-printed' : 'ucb-corrected',
+                  settings.delta,
+                ),
               }),
           rng: createRng(deriveSeed(seed, 'collusion-select')),
         });

@@ -22,7 +22,7 @@ import { taskSplit } from '../replay/splits.js';
 import { agreementRatingSource, simulatedJudgeRatingSource } from '../../protocols/drf/rating-source.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
-import { drfConfigParts, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
+import { drfConfigParts, drfEquationVariant, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
@@ -368,7 +368,7 @@ export async function runCostExperiment(
             ? {}
             : {
                 selector: makeSelector(
-                  method.config.variant === 'printed' ? 'ucb-printed' : 'ucb-corrected',
+                  drfEquationVariant(method.config, 'eq9') === 'printed' ? 'ucb-printed' : 'ucb-corrected',
                   settings.delta,
                 ),
               }),

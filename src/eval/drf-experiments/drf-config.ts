@@ -10,8 +10,12 @@ import type { RatingSource } from '../../protocols/drf/rating-source.js';
 export interface DrfConfig {
   /** Label in tables. */
   readonly name: string;
-  /** Eqs. 2, 8, 9 as printed or as the review corrects them. */
+  /** Eqs. 2, 8, 9 as printed or as the review corrects them (Eq. 2 only changes the reported accuracy). */
   readonly variant: DrfVariant;
+  /** Per-equation forms overriding `variant`: each equation printed alone, for the ablation rows. @default {} */
+  readonly equations?: { readonly eq2?: DrfVariant; readonly eq8?: DrfVariant; readonly eq9?: DrfVariant };
+  /** Ours: ratings replaced by 1 − s, how we read Eq. 2 as printed before issue 41. @default false */
+  readonly complementRatings?: boolean;
   /** Eq. 7's coefficient: δ as printed, or β (ours). @default 'delta' */
   readonly increment?: DrfIncrement;
   /** Eq. 8's decay ÷ w0 (ours) or not. @default 'none' */
@@ -20,7 +24,12 @@ export interface DrfConfig {
   readonly beta?: number;
 }
 
-/** The paper as its review quotes it: Eqs. 2, 8, 9 printed, Eq. 7 with δ. */
+/** The form of one equation in a configuration: its override, else the configuration's variant. */
+export function drfEquationVariant(config: DrfConfig, equation: 'eq2' | 'eq8' | 'eq9'): DrfVariant {
+  return config.equations?.[equation] ?? config.variant;
+}
+
+/** The paper as its review quotes it: Eqs. 2, 8, 9 printed, Eq. 7 with δ; ratings as the raters give them. */
 export const drfPrintedConfig: DrfConfig = { name: 'paper as printed', variant: 'printed' };
 
 /** The review's corrections, our default. */
@@ -34,10 +43,24 @@ export const drfReviewConfig: DrfConfig = { name: 'review (default)', variant: '
  */
 export const drfTunedConfig: DrfConfig = { name: 'review (default)', variant: 'corrected', beta: 0.2 };
 
+/**
+ * The ablation: each of Eqs. 2, 8, 9 printed alone on top of the review's corrections, and our
+ * pre-issue-41 reading of the printed Eq. 2 (ratings complemented, s ↦ 1 − s), alone and with
+ * Eqs. 8, 9 printed (what the tables called "paper as printed" before issue 41).
+ */
+export const drfAblationConfigs: readonly DrfConfig[] = [
+  { name: 'Eq. 2 printed alone', variant: 'corrected', equations: { eq2: 'printed' } },
+  { name: 'Eq. 8 printed alone', variant: 'corrected', equations: { eq8: 'printed' } },
+  { name: 'Eq. 9 printed alone', variant: 'corrected', equations: { eq9: 'printed' } },
+  { name: 'complemented ratings alone (ours)', variant: 'corrected', complementRatings: true },
+  { name: 'printed + complemented ratings (ours, pre-41)', variant: 'printed', complementRatings: true },
+];
+
 /** The configurations every simulated DRF experiment reports, in table order. */
 export const drfStandardConfigs: readonly DrfConfig[] = [
   drfPrintedConfig,
   drfReviewConfig,
+  ...drfAblationConfigs,
   { name: 'review + ÷w0 (ours)', variant: 'corrected', decayNormalization: 'w0' },
   { name: 'review + β in Eq. 7 (ours)', variant: 'corrected', increment: 'beta' },
   { name: 'before issue 14 (β in Eq. 7, ÷w0)', variant: 'corrected', increment: 'beta', decayNormalization: 'w0' },
@@ -49,7 +72,7 @@ export const drfTuningGrid: readonly DrfConfig[] = [0.1, 0.2, 0.4].flatMap((beta
   { name: `β ${beta}, Eq. 7 β`, variant: 'corrected' as const, beta, increment: 'beta' as const },
 ]);
 
-/** DRF's reputation model, UCB selector (ties at random) and rating source for one configuration. */
+/** DRF's reputation model, UCB selector (ties at random) and rating source for one configuration (Eq. 2 is reported, not wired). */
 export function drfConfigParts(
   config: DrfConfig,
   agents: readonly AgentId[],
@@ -58,6 +81,8 @@ export function drfConfigParts(
   return createDrfParts({
     agents,
     variant: config.variant,
+    equations: { eq8: drfEquationVariant(config, 'eq8'), eq9: drfEquationVariant(config, 'eq9') },
+    ...(config.complementRatings === true ? { complementRatings: true } : {}),
     delta,
     tieBreak: 'random',
     ...(config.increment === undefined ? {} : { increment: config.increment }),

@@ -4,7 +4,7 @@ import { runCapabilityExperiment } from './capability.js';
 import { runCollusionExperiment } from './collusion.js';
 import { formatCapabilityTable, formatCollusionTable, formatSignTable } from './format.js';
 import { runSignExperiment } from './sign.js';
-import { drfPrintedConfig, drfReviewConfig } from './drf-config.js';
+import { drfAblationConfigs, drfPrintedConfig, drfReviewConfig } from './drf-config.js';
 
 describe('DRF experiments on small seeded runs', () => {
   it('sign: the printed Eq. 9 selects dearer agents than the corrected one on the same pools', async () => {
@@ -19,8 +19,9 @@ describe('DRF experiments on small seeded runs', () => {
       expect(row.meanSelectedCost.n).toBe(8);
     }
     // Pinned for the default base seed 1 (seeds 1..8, per-round costs since issue 14): 149, 156, 144
-    // and 141 of 240 task decisions correct (printed Eq. 9, corrected Eq. 9, random, all printed).
-    expect(result.rows.map((row) => Math.round(row.accuracy.mean * 240))).toEqual([149, 156, 144, 141]);
+    // and 149 of 240 task decisions correct (printed Eq. 9, corrected Eq. 9, random, all printed).
+    // All printed gave 141 before issue 41, when it also complemented every rating (our old reading of Eq. 2).
+    expect(result.rows.map((row) => Math.round(row.accuracy.mean * 240))).toEqual([149, 156, 144, 149]);
     expect(formatSignTable(result)).toMatch(/printed Eq. 9 \(\+cost\)/);
   });
 
@@ -41,6 +42,20 @@ describe('DRF experiments on small seeded runs', () => {
     expect(result.rows[0]?.spearman?.mean).toBeGreaterThan(0);
     expect(result.example).toHaveLength(10);
     expect(formatCapabilityTable(result)).toMatch(/Spearman/);
+  });
+
+  it('capability: Eq. 2 printed alone changes only the reported accuracy, never reputation, selection or ratings', async () => {
+    const eq2Alone = drfAblationConfigs.find((config) => config.name === 'Eq. 2 printed alone');
+    const result = await runCapabilityExperiment({ seeds: 3, tasks: 20, configs: [drfReviewConfig, eq2Alone!] });
+    const [review, printed] = result.rows;
+    expect(printed?.eq2).toBe('printed');
+    expect(review?.eq2).toBe('corrected');
+    expect(printed?.spearman).toEqual(review?.spearman);
+    expect(printed?.meanRatingSpearman).toEqual(review?.meanRatingSpearman);
+    expect(printed?.accuracy).toEqual(review?.accuracy);
+    // printed A = d, corrected A = 1 − d on the same task scores: team means sum to 1 in every seed
+    expect((printed?.teamTaskAccuracy.mean ?? 0) + (review?.teamTaskAccuracy.mean ?? 0)).toBeCloseTo(1, 12);
+    expect(formatCapabilityTable(result)).toMatch(/Eq\. 2 printed alone .* printed /);
   });
 
   it("capability: the seed table of the review's rules is printed when they were run, and left out when not (tune's grid)", async () => {

@@ -42,7 +42,7 @@ export function formatSignTable(result: SignExperimentResult): string {
           ? 'corrected Eq. 9 (-cost)'
           : row.rule === 'random'
             ? 'random k'
-            : 'all printed (Eqs. 2, 8, 9)',
+            : 'all printed (Eqs. 8, 9)',
       formatInterval(row.meanSelectedCost),
       formatInterval(row.accuracy),
       formatInterval(row.selectedCapability),
@@ -129,6 +129,9 @@ export function formatCapabilityTable(result: CapabilityExperimentResult): strin
       'Spearman(reputation, true acc.)',
       'Spearman(times selected, true acc.)',
       'Spearman(mean rating received, true acc.)',
+      'Eq. 2',
+      'Spearman(mean Eq. 2 accuracy, true acc.)',
+      'team Eq. 2 accuracy',
       'team accuracy',
       'undefined seeds',
     ],
@@ -137,6 +140,9 @@ export function formatCapabilityTable(result: CapabilityExperimentResult): strin
       formatCorrelation(row.spearman, 0, settings.seeds),
       formatCorrelation(row.selectionSpearman, row.selectionUndefinedSeeds, settings.seeds),
       formatCorrelation(row.meanRatingSpearman, row.meanRatingUndefinedSeeds, settings.seeds),
+      row.eq2,
+      formatCorrelation(row.taskAccuracySpearman, row.taskAccuracyUndefinedSeeds, settings.seeds),
+      formatInterval(row.teamTaskAccuracy),
       formatInterval(row.accuracy),
       String(row.undefinedSeeds),
     ]),
@@ -188,7 +194,7 @@ export function formatCostTable(result: CostExperimentResult): string {
   const verdict = (holds: boolean, rows: readonly string[]) =>
     holds ? `holds for ${rows.join('; ')}` : 'does not hold for any k <= 5';
   return [
-    `DRF replay on ${result.dataset}: ${settings.split} tasks (${settings.taskCount}), ${settings.rating === 'agreement' ? "ratings = agreement with the rater's own answer (Eq. 2)" : `ratings = simulated judge of accuracy ${settings.judgeAccuracy}`}, costs ${settings.costs === 'per-round' ? 'c_i^t ~ U(0,1) per round' : 'equal per agent'}, threshold ${settings.threshold}, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1} (task orders)`,
+    `DRF replay on ${result.dataset}: ${settings.split} tasks (${settings.taskCount}), ${settings.rating === 'agreement' ? "ratings = agreement with the rater's own answer" : `ratings = simulated judge of accuracy ${settings.judgeAccuracy}`}, costs ${settings.costs === 'per-round' ? 'c_i^t ~ U(0,1) per round' : 'equal per agent'}, threshold ${settings.threshold}, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1} (task orders)`,
     `pool: ${settings.poolChoice}:`,
     `  ${result.pool.map((entry) => `${entry.agentId} (${entry.accuracy.toFixed(3)})`).join(', ')}`,
     table,

@@ -41,7 +41,7 @@ export interface SignExperimentOptions extends ExperimentHooks {
 export interface SignRow {
   /**
    * Selection rule: printed Eq. 9, corrected Eq. 9, or the random-k baseline (all three with the
-   * review's reputation rules), or `all-printed`: every equation as printed (Eqs. 2, 8, 9).
+   * review's reputation rules), or `all-printed`: every equation as printed (Eqs. 8, 9; Eq. 2 is reported, it never changes ratings).
    */
   readonly rule: 'printed' | 'corrected' | 'random' | 'all-printed';
   /** Mean cost c_i^t of the selected agents (costs ~ U(0, 1)), averaged over rounds. */

@@ -10,18 +10,32 @@ const range = (interval: Interval | undefined, scale = 100, digits = 1) =>
     ? ''
     : `${(scale * interval.mean).toFixed(digits)} [${(scale * interval.low).toFixed(digits)}, ${(scale * interval.high).toFixed(digits)}]`;
 
+/** The run's verifier as the table's footer names it, with its measured rates. */
+function describeVerifier(summary: ReplaySummary): string {
+  const verifier = summary.options.verifier;
+  if (verifier.kind === 'none') return 'none';
+  const measured = summary.verifier?.measured;
+  const rates =
+    measured === undefined
+      ? ''
+      : `; measured sensitivity ${pct(measured.sensitivity).trim()}%, specificity ${pct(measured.specificity).trim()}%`;
+  if (verifier.kind === 'judge') return `judge:${verifier.judge ?? ''} (out of the pool${rates})`;
+  return `simulated, ${verifier.model} (sensitivity ${verifier.sensitivity}, specificity ${verifier.specificity}${rates})`;
+}
+
 /**
  * The summary as plain-text tables: one row per method with clean and attacked accuracy, loss,
- * relative drop, strict wins, PoolExp, PayloadHit, NextExcl and CF-Harm (paper definitions, % except
+ * relative drop, strict wins, significant wins (`sig`: strict wins whose paired bootstrap interval
+ * over tasks to the best other method excludes 0), PoolExp, PayloadHit, NextExcl and CF-Harm (paper definitions, % except
  * wins); the MiniRep-vs-baseline retention table (R_b = loss_b − loss_minirep, points); clean /
  * attacked / wins per composition; 95% bootstrap intervals; then the dataset limits.
  */
 export function formatReplayTable(summary: ReplaySummary): string {
-  const header = `${'method'.padEnd(14)} ${'clean'.padStart(6)} ${'attack'.padStart(6)} ${'loss'.padStart(6)} ${'drop'.padStart(6)} ${'wins'.padStart(5)} ${'PoolEx'.padStart(6)} ${'PayHit'.padStart(6)} ${'NxtExc'.padStart(6)} ${'CFHarm'.padStart(6)}`;
+  const header = `${'method'.padEnd(14)} ${'clean'.padStart(6)} ${'attack'.padStart(6)} ${'loss'.padStart(6)} ${'drop'.padStart(6)} ${'wins'.padStart(5)} ${'sig'.padStart(5)} ${'PoolEx'.padStart(6)} ${'PayHit'.padStart(6)} ${'NxtExc'.padStart(6)} ${'CFHarm'.padStart(6)}`;
   const lines = [header, '-'.repeat(header.length)];
   for (const [name, method] of Object.entries(summary.methods)) {
     lines.push(
-      `${name.padEnd(14)} ${pct(method.clean)} ${pct(method.attacked)} ${pct(method.loss)} ${pct(method.relativeDrop)} ${wins(method.strictWins)} ${pct(method.poolExp)} ${pct(method.payloadHit)} ${pct(method.nextExcl)} ${pct(method.cfHarm)}`,
+      `${name.padEnd(14)} ${pct(method.clean)} ${pct(method.attacked)} ${pct(method.loss)} ${pct(method.relativeDrop)} ${wins(method.strictWins)} ${wins(method.significantWins ?? 0)} ${pct(method.poolExp)} ${pct(method.payloadHit)} ${pct(method.nextExcl)} ${pct(method.cfHarm)}`,
     );
   }
   const miniRep = summary.methods.minirep;
@@ -81,7 +95,7 @@ export function formatReplayTable(summary: ReplaySummary): string {
       .join(', ')}`,
   );
   lines.push(
-    `${data.name}: ${data.datasetTasks} tasks (${data.splitTasks} in split ${options.split}) × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions per seed, feedback ${options.feedback}, verifier ${options.verifier.kind === 'simulated' ? `simulated (sensitivity ${options.verifier.sensitivity}, specificity ${options.verifier.specificity})` : 'none'}, seed${seeds.length === 1 ? '' : 's'} ${seeds.join(',')}; accuracies in %, wins = strict wins of ${grid.attacked} (mean over seeds)`,
+    `${data.name}: ${data.datasetTasks} tasks (${data.splitTasks} in split ${options.split}) × ${data.agents} agents, ${grid.clean} clean + ${grid.attacked} attacked conditions per seed, feedback ${options.feedback}, verifier ${describeVerifier(summary)}, seed${seeds.length === 1 ? '' : 's'} ${seeds.join(',')}; accuracies in %, wins = strict wins of ${grid.attacked}, sig = significant wins (mean over seeds)`,
   );
   lines.push(...formatDataAudit(summary.data));
   return `${lines.join('\n')}\n`;

@@ -51,6 +51,7 @@ describe('reads', () => {
       eigentrust: ['observation', 'rating'],
       drf: ['observation', 'rating'],
       minirep: ['behaviour', 'outcome'],
+      'minirep-veto': ['behaviour', 'outcome'],
       'minirep-lo': ['behaviour', 'outcome'],
       'minirep-ds': ['behaviour', 'outcome'],
     });

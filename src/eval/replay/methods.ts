@@ -1,7 +1,9 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
+import { miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
+import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
 import { createReputationModel } from '../../reputation/registry.js';
 import { createSelector } from '../../selection/registry.js';
@@ -100,20 +102,37 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
       weighted: true,
     }),
   },
+  'verifier-majority': {
+    name: 'verifier-majority',
+    description:
+      'all 10 agents, no reputation, plain vote over the proposals the verifier accepts (all parseable ones if it accepts none); runs only with a verifier',
+    create: ({ team }) => ({
+      selector: createSelector('all', {}),
+      everyAgent: true,
+      aggregator: createVerifierMajorityAggregator(),
+      k: team.length,
+      weighted: false,
+    }),
+  },
   minirep: miniRepMethod(
     'minirep',
     `all 10 agents propose; MiniRep aggregator (analyzer β = (0.45, 0.25, 0.15, 0.10, 0.05), diverse pool of ${replayMiniRepK}, clone groups capped) with the minirep model`,
     {},
   ),
+  'minirep-veto': miniRepMethod(
+    'minirep-veto',
+    `MiniRep-veto (ours, not the paper's rule): as minirep, but a proposal the verifier judges wrong is cut by φ_v = 0.05 even without a behaviour finding, at most ⌈0.3n⌉ proposals cut or flagged per task (verdictRule 'capped-veto')`,
+    { verdictRule: 'capped-veto' },
+  ),
   'minirep-lo': miniRepMethod(
     'minirep-lo',
     `MiniRep-LO (ours, not the paper's design): as minirep, but each agent's history factor is the log-odds of its agreement with the other clone groups (of the verifier's or the truth's feedback once there is any), κ_lo = 8`,
-    { history: 'log-odds', logOddsQualityOffset: 8 },
+    miniRepVariantOptions['minirep-lo'],
   ),
   'minirep-ds': miniRepMethod(
     'minirep-ds',
     `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8; the bloc check flags blocs of ≥ 3 agents, not a lone pair`,
-    { history: 'posterior', bloc: { minSize: 3 } },
+    miniRepVariantOptions['minirep-ds'],
   ),
 };
 
@@ -150,13 +169,24 @@ export function miniRepMethod(
 /** Every registered replay method name (for `--methods`), in report order. */
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
+/** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
+const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds']);
+
+/** Methods that need a verifier's verdicts (refused in a run without one). */
+export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];
+
 /**
- * The methods a replay runs by default, in report order: the six baselines and `minirep` (the
- * paper's design). `minirep-lo` and `minirep-ds` (ours) run only when named, so they do not compete
- * with `minirep` for strict wins in the default table.
+ * The methods a replay runs by default without a verifier, in report order: the six baselines and
+ * `minirep` (the paper's design). `minirep-veto`, `minirep-lo` and `minirep-ds` (ours) run only when
+ * named, so they do not compete with `minirep` for strict wins in the default table.
  */
 export const replayMethodNames: readonly string[] = availableReplayMethodNames.filter(
-  (name) => name !== 'minirep-lo' && name !== 'minirep-ds',
+  (name) => !namedOnly.has(name) && !verifierOnlyMethodNames.includes(name),
+);
+
+/** The methods a replay with a verifier runs by default: the six baselines, `verifier-majority` and `minirep`. */
+export const verifierReplayMethodNames: readonly string[] = availableReplayMethodNames.filter(
+  (name) => !namedOnly.has(name),
 );
 
 /** Resolves method names; unknown names throw {@link InvalidArgumentError} listing the known ones. */

@@ -105,8 +105,21 @@ describe('summarise (the MiniRep paper §C.3 definitions)', () => {
     // RAND 0.75 > 0.5 and STRONG 0.5 > 0.25: minirep wins both; the clean tie counts for nobody.
     expect(methods.minirep?.strictWins).toBe(2);
     expect(methods.majority?.strictWins).toBe(0);
-    expect(byComposition['all-strong']?.minirep).toEqual({ clean: 0.75, attacked: 0.625, strictWins: 2 });
-    expect(byComposition['all-strong']?.majority).toEqual({ clean: 0.75, attacked: 0.375, strictWins: 0 });
+    // Neither win is significant: each is one task ahead of four, and a paired resample of the four
+    // tasks misses that task with probability (3/4)^4 ≈ 0.32 > 0.025, so the interval reaches 0.
+    expect(methods.minirep?.significantWins).toBe(0);
+    expect(byComposition['all-strong']?.minirep).toEqual({
+      clean: 0.75,
+      attacked: 0.625,
+      strictWins: 2,
+      significantWins: 0,
+    });
+    expect(byComposition['all-strong']?.majority).toEqual({
+      clean: 0.75,
+      attacked: 0.375,
+      strictWins: 0,
+      significantWins: 0,
+    });
   });
 
   it('computes CF-Harm over active-attack tasks only: attacked score below the paired clean score', () => {

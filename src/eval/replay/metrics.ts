@@ -4,6 +4,8 @@ import type { AnswerOps } from './answer-ops.js';
 import { scoreKey } from './run-condition.js';
 import type { AttackName, Condition, ConditionResult, MethodRun, PreparedReplay } from './types.js';
 import { attackNames } from './types.js';
+import { deriveSeed } from '../../core/rng.js';
+import { significantlyBetter } from './significance.js';
 
 /** Ties closer than this do not count as a strict win. */
 export const strictWinTolerance = 1e-12;
@@ -42,6 +44,11 @@ export interface ConditionRow {
   readonly attackerWeightShare: number | null;
   /** 1 when this method beat every other method here by more than 1e-12. */
   readonly strictWin: 0 | 1;
+  /**
+   * 1 for a strict win whose paired 95% bootstrap interval over tasks of the score difference to the
+   * best other method excludes 0 (`significance.ts`).
+   */
+  readonly significantWin: 0 | 1;
 }
 
 /** The summary of one method, averaged the MiniRep paper's way (§C.3). All accuracies in [0, 1]. */
@@ -62,6 +69,8 @@ export interface MethodSummary {
   readonly relativeDrop: number | null;
   /** Attacked conditions where this method beat every other method by more than 1e-12. */
   readonly strictWins: number;
+  /** Strict wins whose paired bootstrap interval over tasks of the difference to the best other method excludes 0. */
+  readonly significantWins: number;
   /** PoolExp per condition, averaged over attacked conditions with an active-attack task. `null` when no attacked condition defines it. */
   readonly poolExp: number | null;
   /** PayloadHit per condition, averaged over attacked conditions where a payload entered the pool. `null` when no attacked condition defines it. */
@@ -84,6 +93,8 @@ export interface CompositionSummary {
   readonly attacked: number;
   /** Strict wins among the composition's attacked conditions. */
   readonly strictWins: number;
+  /** Significant wins among the composition's attacked conditions. */
+  readonly significantWins: number;
 }
 
 /** Per-dataset limits on the sampled tasks, over the whole pool. */
@@ -267,6 +278,22 @@ export function createSeedSummariser({
       });
       const loss = attacked ? cleanAccuracy - accuracy : 0;
       const others = accuracies.filter((_, other) => other !== position);
+      const strictWin =
+        attacked && others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0;
+      // The runner-up: the best other method (the first of equals in method order).
+      let runnerUp = -1;
+      accuracies.forEach((other, index) => {
+        if (index !== position && (runnerUp < 0 || other > (accuracies[runnerUp] ?? 0))) runnerUp = index;
+      });
+      const significantWin =
+        strictWin === 1 &&
+        significantlyBetter(
+          run.f1,
+          runOf(condition, result, methodNames[runnerUp] as string).f1,
+          deriveSeed('significance', condition.id, method),
+        )
+          ? 1
+          : 0;
       rows.push({
         condition: condition.id,
         composition: condition.composition,
@@ -283,8 +310,8 @@ export function createSeedSummariser({
         nextExcl: ratio(run.nextExclTasks, run.nextExclEligible),
         cfHarm: cleanRun === undefined ? null : ratio(harmed, activeTasks),
         attackerWeightShare: ratio(run.weightShareSum, run.weightShareCount),
-        strictWin:
-          attacked && others.length > 0 && others.every((other) => accuracy > other + strictWinTolerance) ? 1 : 0,
+        strictWin,
+        significantWin,
       });
       if (attacked) {
         // The first attacked run fixes the trajectory length (as the per-task means did).
@@ -368,6 +395,7 @@ function finishSummary({
       loss: mean(attackedRows.map((row) => row.loss)),
       relativeDrop: present(attackedRows.map((row) => row.relativeDrop)),
       strictWins: attackedRows.reduce((sum, row) => sum + row.strictWin, 0),
+      significantWins: attackedRows.reduce((sum, row) => sum + row.significantWin, 0),
       poolExp: present(attackedRows.map((row) => row.poolExp)),
       payloadHit: present(attackedRows.map((row) => row.payloadHit)),
       nextExcl: present(attackedRows.map((row) => row.nextExcl)),
@@ -396,6 +424,7 @@ function finishSummary({
         clean: mean(mine.filter((row) => row.attack === 'clean').map((row) => row.accuracy)),
         attacked: mean(attackedRows.map((row) => row.accuracy)),
         strictWins: attackedRows.reduce((sum, row) => sum + row.strictWin, 0),
+        significantWins: attackedRows.reduce((sum, row) => sum + row.significantWin, 0),
       };
     }
   }

@@ -83,6 +83,7 @@ export function prepareReplay({
   tasks,
   split = 'heldout',
   file = dataset.name,
+  minAgents = 10,
 }: {
   dataset: ProposalsDataset;
   /** Where the dataset was read from, named by the data errors (too few agents, a task without reference). @default dataset.name */
@@ -91,6 +92,8 @@ export function prepareReplay({
   seed: number;
   tasks: number;
   split?: SplitChoice;
+  /** Agents the dataset must hold at least: 10 for the grid's teams of 10; the team zoo's smallest teams need 3. @default 10 */
+  minAgents?: number;
 }): { prepared: PreparedReplay; counts: PreparationCounts } {
   if (!splitChoices.includes(split)) {
     throw new InvalidArgumentError({
@@ -106,10 +109,10 @@ export function prepareReplay({
       message: `tasks must be a positive integer, got ${String(tasks)}; pass e.g. --tasks 100`,
     });
   }
-  if (dataset.agents.length < 10) {
+  if (dataset.agents.length < minAgents) {
     throw new DataFormatError({
       file,
-      message: `the replay grid needs at least 10 agents (teams of 10), the dataset ${dataset.name} has ${dataset.agents.length}; replay a dataset with recorded answers of 10 or more agents`,
+      message: `the replay needs at least ${minAgents} agents (teams of ${minAgents}), the dataset ${dataset.name} has ${dataset.agents.length}; replay a dataset with recorded answers of ${minAgents} or more agents`,
     });
   }
   const agentIds = dataset.agents.map((agent) => agent.id);

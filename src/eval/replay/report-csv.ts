@@ -18,6 +18,7 @@ const columns: readonly (keyof SeededConditionRow)[] = [
   'cfHarm',
   'attackerWeightShare',
   'strictWin',
+  'significantWin',
 ];
 
 function cell(value: unknown): string {

@@ -16,7 +16,8 @@ const palette = [
   '#bab0ac',
 ];
 
-function escapeHtml(text: string): string {
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

@@ -25,7 +25,7 @@ describe('feedbackSuccess', () => {
     expect(feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 1, verdict: 0 })).toBe(0);
     expect(feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: 1 })).toBe(1);
     expect(() => feedbackSuccess('verifier', { key: 'x', decided: 'y', truth: 0, verdict: undefined })).toThrow(
-      /verifier\.kind simulated/,
+      /needs a verifier/,
     );
   });
 });
@@ -100,7 +100,11 @@ describe('runCondition counts the paper metrics per task', () => {
       prepared,
       condition,
       methods: [method],
-      settings: { seed: 1, feedback: 'consensus', verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 } },
+      settings: {
+        seed: 1,
+        feedback: 'consensus',
+        verifier: { kind: 'none', model: 'correlated', sensitivity: 0.85, specificity: 0.8 },
+      },
       plan,
     }).runs;
     expect(Array.from(run?.active ?? [])).toEqual([0, 1, 1, 0, 1, 1]);
@@ -138,7 +142,7 @@ describe('runCondition counts the paper metrics per task', () => {
         weighted: false,
       }),
     };
-    const verifier = { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 };
+    const verifier = { kind: 'none' as const, model: 'correlated' as const, sensitivity: 0.85, specificity: 0.8 };
     const observationsOf = (batch: Evidence[]) =>
       batch.flatMap((item) => (item.type === 'outcome' && item.observer !== undefined ? [item] : []));
     runCondition({

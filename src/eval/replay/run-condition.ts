@@ -10,8 +10,7 @@ import { adaptAttackers, adaptEligible, type AttackPlan } from './attacks.js';
 import type { ReplayMethod } from './method.js';
 import { replayMethods } from './methods.js';
 import { planGrid, type GridPlan } from './plan-grid.js';
-import { createSimulatedVerifier } from '../../aggregation/simulated-verifier.js';
-import type { Verifier } from '../../aggregation/verifier.js';
+import { createReplayJudge } from './replay-verifier.js';
 import type {
   Condition,
   ConditionResult,
@@ -64,7 +63,9 @@ export function feedbackSuccess(
   if (mode === 'truth') return truth;
   if (mode === 'consensus') return key !== null && key === decided ? 1 : 0;
   if (verdict === undefined)
-    throw new InternalError('replay: verifier feedback without a verdict; the run needs verifier.kind simulated');
+    throw new InternalError(
+      'replay: verifier feedback without a verdict; the run needs a verifier (simulated or judge)',
+    );
   return verdict;
 }
 
@@ -224,19 +225,9 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
   // The shared post-task assessment as each peer observes it, for models that learn from observations
   // (EigenTrust, DRF); under consensus feedback the agreement ratings already carry the team's view.
   const sendsObservations = reads.includes('observation') && settings.feedback !== 'consensus';
-  // A verifier seeded by (seed, condition) only, drawing per (task, agent, answer): every method of the
-  // condition sees the same verdicts.
-  let current: { task: PreparedTask; index: number } | undefined;
-  const verifier: Verifier | undefined =
-    settings.verifier.kind === 'simulated'
-      ? createSimulatedVerifier({
-          seed: deriveSeed(seed, condition.id, 'verifier'),
-          sensitivity: settings.verifier.sensitivity,
-          specificity: settings.verifier.specificity,
-          isCorrect: (_task, proposal) =>
-            current !== undefined && scoreIn(frame, current.task, current.index, proposal.answer).exact > 0.5,
-        })
-      : undefined;
+  // The run's verifier for this condition (replay-verifier.ts): the same verdicts for every method of
+  // the condition, and with the correlated model or a judge, for every condition too.
+  const judge = createReplayJudge({ prepared, settings: settings.verifier, seed, conditionId: condition.id });
   const attackedCondition = condition.attackers.length > 0;
   const run: MethodRun = {
     method: method.name,
@@ -280,11 +271,15 @@ function createMethodStepper(frame: ConditionFrame, method: ReplayMethod, attack
     const view = viewOf(frame, taskIndex, attack);
     const proposals = view.proposals;
     let verdicts: Record<AgentId, number> | undefined;
-    if (verifier !== undefined) {
-      current = { task: prepTask, index: taskIndex };
+    if (judge !== undefined) {
       verdicts = {};
-      // The simulated verifier answers synchronously (one seeded draw per proposal).
-      for (const proposal of proposals) verdicts[proposal.agentId] = verifier.verify({ task, proposal }) as number;
+      for (const proposal of proposals)
+        verdicts[proposal.agentId] = judge(
+          taskIndex,
+          task,
+          proposal,
+          () => scoreIn(frame, prepTask, taskIndex, proposal.answer).exact > 0.5,
+        );
     }
     let selectedIds: readonly AgentId[];
     let participants: readonly Proposal[];

@@ -118,18 +118,55 @@ describe('runReplay', () => {
     expect(heldout.counts.sampledTasks).toBe(heldout.counts.splitTasks);
   });
 
+  it('runs a judge verifier: the judge leaves the pool, verifier-majority joins the methods, tasks all takes the whole split', async () => {
+    const { summary } = await runReplay({
+      path: fixturePath,
+      tasks: 'all',
+      seed: 2,
+      verifier: 'judge:a00',
+      compositions: ['all-strong'],
+      workers: 1,
+    });
+    // The fixture has 12 agents; without the judge the pool holds 11 and a00 sits in no team.
+    expect(summary.data.sampledTasks).toBe(summary.data.splitTasks);
+    expect(summary.grid.teams['all-strong']).not.toContain('a00');
+    expect(summary.options.verifier).toEqual({
+      kind: 'judge',
+      model: 'correlated',
+      sensitivity: 0.85,
+      specificity: 0.8,
+      judge: 'a00',
+    });
+    expect(summary.options.methods).toContain('verifier-majority');
+    expect(summary.verifier?.name).toBe('judge:a00');
+    expect(summary.verifier?.measured.sensitivity).toBeGreaterThan(0);
+    expect(summary.methods['verifier-majority']?.significantWins).toBeLessThanOrEqual(
+      summary.methods['verifier-majority']?.strictWins ?? 0,
+    );
+    expect(resolveReplayVerifier({ verifier: 'judge:a00' }).feedback).toBe('verifier');
+    await expect(runReplay({ path: fixturePath, methods: ['verifier-majority'] })).rejects.toThrow(
+      /this run has no verifier/,
+    );
+    await expect(runReplay({ path: fixturePath, verifier: 'judge:nobody', workers: 1 })).rejects.toThrow(
+      /is not an agent of the dataset/,
+    );
+  });
+
   it('resolves the verifier flags: --feedback verifier alone turns the simulated verifier on', () => {
     expect(resolveReplayVerifier({})).toEqual({
       feedback: 'consensus',
-      verifier: { kind: 'none', sensitivity: 0.85, specificity: 0.8 },
+      verifier: { kind: 'none', model: 'correlated', sensitivity: 0.85, specificity: 0.8 },
     });
     expect(resolveReplayVerifier({ feedback: 'verifier' })).toEqual({
       feedback: 'verifier',
-      verifier: { kind: 'simulated', sensitivity: 0.85, specificity: 0.8 },
+      verifier: { kind: 'simulated', model: 'correlated', sensitivity: 0.85, specificity: 0.8 },
     });
     expect(
       resolveReplayVerifier({ verifier: 'simulated', verifierSensitivity: 0.9, verifierSpecificity: 0.7 }),
-    ).toEqual({ feedback: 'verifier', verifier: { kind: 'simulated', sensitivity: 0.9, specificity: 0.7 } });
+    ).toEqual({
+      feedback: 'verifier',
+      verifier: { kind: 'simulated', model: 'correlated', sensitivity: 0.9, specificity: 0.7 },
+    });
     expect(resolveReplayVerifier({ verifier: 'simulated', feedback: 'consensus' }).feedback).toBe('consensus');
   });
 
@@ -146,7 +183,12 @@ describe('runReplay', () => {
     });
     const truth = await runReplay({ path: fixturePath, tasks: 8, workers: 1, methods, feedback: 'truth' });
     expect(perfect.rows.map((row) => row.exact)).toEqual(truth.rows.map((row) => row.exact));
-    expect(perfect.summary.options.verifier).toEqual({ kind: 'simulated', sensitivity: 1, specificity: 1 });
+    expect(perfect.summary.options.verifier).toEqual({
+      kind: 'simulated',
+      model: 'correlated',
+      sensitivity: 1,
+      specificity: 1,
+    });
   });
 
   it('runs several seeds: means over seeds, per-seed figures and bootstrap intervals around the mean', async () => {
@@ -192,7 +234,7 @@ describe('runReplay', () => {
       /verifierSensitivity must be in \[0, 1\]/,
     );
     await expect(runReplay({ path: fixturePath, verifier: 'oracle' as never })).rejects.toThrow(
-      /verifier must be one of none, simulated/,
+      /verifier must be none, simulated or judge:<agent>/,
     );
     // Rates without a simulated verifier would be ignored (and were recorded as if used).
     await expect(runReplay({ path: fixturePath, verifierSpecificity: 0.6 })).rejects.toThrow(

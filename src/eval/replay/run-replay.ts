@@ -21,7 +21,12 @@ import { memoizeAnswerOps } from './_memo-answer-ops.js';
 import { loadAnswerKeyCache, writeBackAnswerKeyCache, type AnswerKeyCache } from './_answer-key-cache.js';
 import { buildGrid } from './grid.js';
 import type { ReplayMethod } from './method.js';
-import { replayMethodNames, resolveReplayMethods } from './methods.js';
+import {
+  replayMethodNames,
+  resolveReplayMethods,
+  verifierOnlyMethodNames,
+  verifierReplayMethodNames,
+} from './methods.js';
 import type {
   CompositionSummary,
   ConditionRow,
@@ -42,10 +47,12 @@ import type {
   FeedbackMode,
   ReplayVerifierSettings,
   VerifierKind,
+  VerifierModel,
 } from './types.js';
-import { allCompositionNames, compositionNames, feedbackModes, verifierKinds } from './types.js';
+import { allCompositionNames, compositionNames, feedbackModes, verifierKinds, verifierModels } from './types.js';
 import { simulatedVerifierDefaults } from '../../aggregation/simulated-verifier.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
+import { measureReplayVerifier, withJudge, type MeasuredVerifier } from './replay-verifier.js';
 import { createGridSchedule } from './_grid-schedule.js';
 
 /** Options of {@link runReplay}. */
@@ -54,8 +61,8 @@ export interface ReplayOptions {
   path: string;
   /** Dataset format; detected from the path when omitted. @default undefined */
   format?: DatasetFormat;
-  /** Tasks sampled (seeded, fixed order); all tasks when the dataset has fewer. @default 100 */
-  tasks?: number;
+  /** Tasks sampled (seeded, fixed order); all tasks when the dataset has fewer; `'all'` = every task of the split. @default 100 */
+  tasks?: number | 'all';
   /** Seed of every random choice (sample, teams, placements, attacks, selectors, verifier). @default 2027 */
   seed?: number;
   /** Seeds to run the grid with, one after the other (overrides `seed`); figures are means over seeds with bootstrap intervals. @default [seed] */
@@ -71,11 +78,15 @@ export interface ReplayOptions {
    */
   feedback?: FeedbackMode;
   /**
-   * The verifier that judges every team proposal: MiniRep down-weights proposals judged wrong before
-   * aggregation, and its verdicts are the post-task quality of every stateful method under
-   * `verifier` feedback. @default 'none' ('simulated' when `feedback` is 'verifier')
+   * The verifier that judges every team proposal: MiniRep reads its verdicts before aggregation, and
+   * they are the post-task quality of every stateful method under `verifier` feedback. `'simulated'`
+   * (model from `verifierModel`), or `'judge:<agent>'`: that recorded model of the dataset judges
+   * (a proposal is right when its key equals the judge's own key on the task) and leaves the pool.
+   * @default 'none' ('simulated' when `feedback` is 'verifier')
    */
-  verifier?: VerifierKind;
+  verifier?: Exclude<VerifierKind, 'judge'> | `judge:${string}`;
+  /** Error model of the simulated verifier. @default 'correlated' */
+  verifierModel?: VerifierModel;
   /** P(judged wrong | wrong) of the simulated verifier, in [0, 1]. @default 0.85 */
   verifierSensitivity?: number;
   /** P(judged right | right) of the simulated verifier, in [0, 1]. @default 0.8 */
@@ -132,11 +143,17 @@ export interface ReplayDataAudit {
 export interface SeedFigures {
   /** The seed. */
   readonly seed: number;
-  /** Per method: clean, attacked, loss (in [0, 1]) and strict wins. */
+  /** Per method: clean, attacked, loss (in [0, 1]), strict and significant wins. */
   readonly methods: Readonly<
     Record<
       string,
-      { readonly clean: number; readonly attacked: number; readonly loss: number; readonly strictWins: number }
+      {
+        readonly clean: number;
+        readonly attacked: number;
+        readonly loss: number;
+        readonly strictWins: number;
+        readonly significantWins: number;
+      }
     >
   >;
 }
@@ -149,7 +166,7 @@ export interface ReplaySummary {
   readonly options: {
     readonly path: string;
     readonly format: DatasetFormat;
-    readonly tasks: number;
+    readonly tasks: number | 'all';
     readonly seeds: readonly number[];
     readonly split: SplitChoice;
     readonly compositions: readonly CompositionName[];
@@ -157,6 +174,11 @@ export interface ReplaySummary {
     readonly verifier: ReplayVerifierSettings;
     readonly methods: readonly string[];
   };
+  /**
+   * The run's verifier (absent without one): its name, and the sensitivity and specificity it showed
+   * on the pool's parseable honest proposals of the sampled tasks (the judge taken out), mean over seeds.
+   */
+  readonly verifier?: { readonly name: string; readonly measured: MeasuredVerifier };
   /** Dataset counts (sampling counts of the first seed; `teamMissingProposals` summed over seeds). */
   readonly data: PreparationCounts &
     ReplayDataAudit & {
@@ -285,6 +307,7 @@ const defaults = {
   compositions: compositionNames,
   feedback: undefined,
   verifier: undefined,
+  verifierModel: undefined,
   verifierSensitivity: simulatedVerifierDefaults.sensitivity,
   verifierSpecificity: simulatedVerifierDefaults.specificity,
   methods: undefined,
@@ -304,7 +327,10 @@ const defaults = {
  * are the simulated verifier's rates without a simulated verifier (they would be ignored).
  */
 export function resolveReplayVerifier(
-  options: Pick<ReplayOptions, 'feedback' | 'verifier' | 'verifierSensitivity' | 'verifierSpecificity'> & {
+  options: Pick<
+    ReplayOptions,
+    'feedback' | 'verifier' | 'verifierModel' | 'verifierSensitivity' | 'verifierSpecificity'
+  > & {
     verifierAccuracy?: unknown;
   },
 ): { feedback: FeedbackMode; verifier: ReplayVerifierSettings } {
@@ -323,11 +349,23 @@ export function resolveReplayVerifier(
       message: `feedback must be one of ${feedbackModes.join(', ')}, got ${JSON.stringify(options.feedback)}`,
     });
   }
-  if (options.verifier !== undefined && !verifierKinds.includes(options.verifier)) {
+  const given = options.verifier as string | undefined;
+  const judge = given?.startsWith('judge:') === true ? given.slice('judge:'.length) : undefined;
+  if (
+    given !== undefined &&
+    (judge === '' || (judge === undefined && !verifierKinds.includes(given as VerifierKind)) || given === 'judge')
+  ) {
     throw new InvalidArgumentError({
       parameter: 'verifier',
-      value: options.verifier,
-      message: `verifier must be one of ${verifierKinds.join(', ')}, got ${JSON.stringify(options.verifier)}; pass e.g. --verifier simulated`,
+      value: given,
+      message: `verifier must be none, simulated or judge:<agent>, got ${JSON.stringify(given)}; pass e.g. --verifier simulated or --verifier judge:gpt-4o-2024-05-13`,
+    });
+  }
+  if (options.verifierModel !== undefined && !verifierModels.includes(options.verifierModel)) {
+    throw new InvalidArgumentError({
+      parameter: 'verifierModel',
+      value: options.verifierModel,
+      message: `verifierModel must be one of ${verifierModels.join(', ')}, got ${JSON.stringify(options.verifierModel)}; pass e.g. --verifier-model independent`,
     });
   }
   if (options.feedback === 'verifier' && options.verifier === 'none') {
@@ -338,8 +376,11 @@ export function resolveReplayVerifier(
         'feedback verifier needs a verifier, but verifier is none; pass --verifier simulated (or leave --verifier out) or --feedback consensus|truth',
     });
   }
-  const kind: VerifierKind = options.verifier ?? (options.feedback === 'verifier' ? 'simulated' : 'none');
-  const feedback: FeedbackMode = options.feedback ?? (kind === 'simulated' ? 'verifier' : 'consensus');
+  const kind: VerifierKind =
+    judge !== undefined
+      ? 'judge'
+      : ((given as VerifierKind | undefined) ?? (options.feedback === 'verifier' ? 'simulated' : 'none'));
+  const feedback: FeedbackMode = options.feedback ?? (kind === 'none' ? 'consensus' : 'verifier');
   const sensitivity = options.verifierSensitivity ?? simulatedVerifierDefaults.sensitivity;
   const specificity = options.verifierSpecificity ?? simulatedVerifierDefaults.specificity;
   assertInRange('verifierSensitivity', sensitivity, 0, 1, {
@@ -348,15 +389,54 @@ export function resolveReplayVerifier(
   assertInRange('verifierSpecificity', specificity, 0, 1, {
     hint: 'specificity is P(judged right | right); pass e.g. --verifier-specificity 0.8',
   });
-  if (kind === 'none' && (options.verifierSensitivity !== undefined || options.verifierSpecificity !== undefined)) {
-    const given = options.verifierSensitivity !== undefined ? 'verifierSensitivity' : 'verifierSpecificity';
+  if (
+    kind !== 'simulated' &&
+    (options.verifierSensitivity !== undefined ||
+      options.verifierSpecificity !== undefined ||
+      options.verifierModel !== undefined)
+  ) {
+    const rate =
+      options.verifierSensitivity !== undefined
+        ? 'verifierSensitivity'
+        : options.verifierSpecificity !== undefined
+          ? 'verifierSpecificity'
+          : 'verifierModel';
     throw new InvalidArgumentError({
-      parameter: given,
-      value: options[given],
-      message: `${given} sets the simulated verifier, but the verifier is none, so it would be ignored; pass --verifier simulated with it, or leave it out`,
+      parameter: rate,
+      value: options[rate],
+      message: `${rate} sets the simulated verifier, but the verifier is ${kind}, so it would be ignored; pass --verifier simulated with it, or leave it out`,
     });
   }
-  return { feedback, verifier: { kind, sensitivity, specificity } };
+  return {
+    feedback,
+    verifier: {
+      kind,
+      model: options.verifierModel ?? 'correlated',
+      sensitivity,
+      specificity,
+      ...(judge === undefined ? {} : { judge }),
+    },
+  };
+}
+
+/** The name of a run's verifier in reports: `judge:<agent>`, `correlated(S/P)` or `independent(S/P)`. */
+export function verifierName(verifier: ReplayVerifierSettings): string {
+  if (verifier.kind === 'judge') return `judge:${verifier.judge ?? ''}`;
+  return `${verifier.model}(${verifier.sensitivity}/${verifier.specificity})`;
+}
+
+/** Mean over seeds of the measured rates (a seed without a defined rate is left out of that mean). */
+function averageMeasured(list: readonly MeasuredVerifier[]): MeasuredVerifier {
+  const meanOf = (pick: (measured: MeasuredVerifier) => number | null) => {
+    const values = list.map(pick).filter((value): value is number => value !== null);
+    return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+  };
+  return {
+    sensitivity: meanOf((measured) => measured.sensitivity),
+    specificity: meanOf((measured) => measured.specificity),
+    wrong: list.reduce((sum, measured) => sum + measured.wrong, 0) / list.length,
+    right: list.reduce((sum, measured) => sum + measured.right, 0) / list.length,
+  };
 }
 
 /** Throws {@link InvalidArgumentError} naming `parameter` unless `value` is an array (a string or a single value from JavaScript is not). */
@@ -379,6 +459,7 @@ const knownReplayOptions = defineOptionKeys<ReplayOptions>()([
   'compositions',
   'feedback',
   'verifier',
+  'verifierModel',
   'verifierSensitivity',
   'verifierSpecificity',
   'methods',
@@ -407,7 +488,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   if (retired !== undefined) resolveReplayVerifier({ verifierAccuracy: retired });
   assertKnownOptions('', options, knownReplayOptions, 'runReplay');
   const resolved = resolveOptions(defaults as unknown as Required<ReplayOptions>, options);
-  assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100');
+  if (resolved.tasks !== 'all')
+    assertInteger('tasks', resolved.tasks, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. --tasks 100, or --tasks all');
+  const taskCount = resolved.tasks === 'all' ? Number.MAX_SAFE_INTEGER : resolved.tasks;
   assertInteger('seed', resolved.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'pass e.g. --seed 2027');
   const seeds = options.seeds ?? [resolved.seed];
   assertList('seeds', seeds, 'pass e.g. seeds: [1, 2, 3] (--seeds 1..3)');
@@ -449,7 +532,18 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   const { feedback, verifier } = resolveReplayVerifier(options);
   const workers = options.workers ?? Math.min(2, availableParallelism());
   assertInteger('workers', workers, 1, 64, 'pass e.g. --workers 2');
-  const requested = options.methods ?? replayMethodNames;
+  const requested = options.methods ?? (verifier.kind === 'none' ? replayMethodNames : verifierReplayMethodNames);
+  if (verifier.kind === 'none') {
+    const needy = requested.find((method) => typeof method === 'string' && verifierOnlyMethodNames.includes(method)) as
+      | string
+      | undefined;
+    if (needy !== undefined)
+      throw new InvalidArgumentError({
+        parameter: 'methods',
+        value: needy,
+        message: `method ${needy} votes over the proposals a verifier accepts, but this run has no verifier; pass --verifier simulated (or judge:<agent>), or leave ${needy} out`,
+      });
+  }
   assertList('methods', requested, `pass e.g. methods: ['majority', 'minirep']`);
   if (requested.length === 0)
     throw new InvalidArgumentError({
@@ -542,6 +636,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   let teamMissingProposals = 0;
   const workerCpuMs: number[] = [];
   const perSeedSummaries: SeedSummary[] = [];
+  const measuredPerSeed: MeasuredVerifier[] = [];
   const perSeedRows: ConditionRow[][] = [];
   const limitsPerSeed: (DatasetLimits & { bestSingleInTeam: Record<string, number> })[] = [];
   let firstCounts: PreparationCounts | undefined;
@@ -556,14 +651,18 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
   try {
     for (const seed of seeds) {
       const prepareStart = performance.now();
-      const { prepared, counts } = prepareReplay({
+      const { prepared: sampled, counts } = prepareReplay({
         dataset,
         ops,
         seed,
-        tasks: resolved.tasks,
+        tasks: taskCount,
         split: resolved.split,
         file: resolved.path,
       });
+      // A judge leaves the pool before the teams are built: it never sits in a team.
+      const prepared = verifier.judge === undefined ? sampled : withJudge(sampled, verifier.judge);
+      const measured = measureReplayVerifier({ prepared, settings: verifier, seed });
+      if (measured !== undefined) measuredPerSeed.push(measured);
       const conditions: Condition[] = buildGrid(prepared.agents, seed, { compositions });
       prepareMs += performance.now() - prepareStart;
       firstCounts ??= counts;
@@ -705,6 +804,9 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       verifier,
       methods: methodNames,
     },
+    ...(measuredPerSeed.length === 0
+      ? {}
+      : { verifier: { name: verifierName(verifier), measured: averageMeasured(measuredPerSeed) } }),
     data: {
       name: dataset.name,
       correctness: dataset.correctness,
@@ -741,7 +843,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
       methods: Object.fromEntries(
         Object.entries(seedSummary.methods).map(([name, method]) => [
           name,
-          { clean: method.clean, attacked: method.attacked, loss: method.loss, strictWins: method.strictWins },
+          {
+            clean: method.clean,
+            attacked: method.attacked,
+            loss: method.loss,
+            strictWins: method.strictWins,
+            significantWins: method.significantWins,
+          },
         ]),
       ),
     })),

@@ -83,8 +83,9 @@ export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummar
   };
   const methods: Record<string, MethodSummary> = {};
   for (const [name, method] of Object.entries(first.methods)) {
-    const of = (field: 'clean' | 'attacked' | 'cleanExact' | 'attackedExact' | 'loss' | 'strictWins') =>
-      average((summary) => summary.methods[name]?.[field]);
+    const of = (
+      field: 'clean' | 'attacked' | 'cleanExact' | 'attackedExact' | 'loss' | 'strictWins' | 'significantWins',
+    ) => average((summary) => summary.methods[name]?.[field]);
     const ofDefined = (
       field: 'relativeDrop' | 'poolExp' | 'payloadHit' | 'nextExcl' | 'cfHarm' | 'attackerWeightShare',
     ) => averageDefined((summary) => summary.methods[name]?.[field]);
@@ -97,6 +98,7 @@ export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummar
       loss: of('loss'),
       relativeDrop: ofDefined('relativeDrop'),
       strictWins: of('strictWins'),
+      significantWins: of('significantWins'),
       poolExp: ofDefined('poolExp'),
       payloadHit: ofDefined('payloadHit'),
       nextExcl: ofDefined('nextExcl'),
@@ -119,7 +121,15 @@ export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummar
       Object.keys(perMethod).map((name) => {
         const of = (field: keyof CompositionSummary) =>
           average((summary) => summary.byComposition[composition]?.[name]?.[field]);
-        return [name, { clean: of('clean'), attacked: of('attacked'), strictWins: of('strictWins') }];
+        return [
+          name,
+          {
+            clean: of('clean'),
+            attacked: of('attacked'),
+            strictWins: of('strictWins'),
+            significantWins: of('significantWins'),
+          },
+        ];
       }),
     );
   }

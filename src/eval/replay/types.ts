@@ -29,16 +29,30 @@ export type FeedbackMode = 'consensus' | 'verifier' | 'truth';
 /** All feedback modes. */
 export const feedbackModes: readonly FeedbackMode[] = ['consensus', 'verifier', 'truth'];
 
-/** Which verifier judges the proposals of a replay: none, or the seeded simulated one. */
-export type VerifierKind = 'none' | 'simulated';
+/** Which verifier judges the proposals of a replay: none, the seeded simulated one, or a recorded model as judge (`judge:<agent>`). */
+export type VerifierKind = 'none' | 'simulated' | 'judge';
 
 /** All verifier kinds of the replay. */
-export const verifierKinds: readonly VerifierKind[] = ['none', 'simulated'];
+export const verifierKinds: readonly VerifierKind[] = ['none', 'simulated', 'judge'];
 
-/** The replay's verifier: its kind and, for `simulated`, its error rates. */
+/**
+ * The simulated verifier's error model: `correlated` (the default; one verdict per task and answer,
+ * errors rising with how many agents share a wrong answer and with the task's difficulty, see
+ * `replay-verifier.ts`) or `independent` (the former model: an independent draw per condition and proposal).
+ */
+export type VerifierModel = 'correlated' | 'independent';
+
+/** All simulated verifier models. */
+export const verifierModels: readonly VerifierModel[] = ['correlated', 'independent'];
+
+/** The replay's verifier: its kind and, for `simulated`, its model and error rates. */
 export interface ReplayVerifierSettings {
-  /** `none`, or `simulated` (seeded per condition; see `createSimulatedVerifier`). */
+  /** `none`, `simulated` (see `model`), or `judge` (a recorded model of the dataset; see `judge`). */
   readonly kind: VerifierKind;
+  /** Error model of the simulated verifier. */
+  readonly model: VerifierModel;
+  /** The judging agent of a `judge` verifier (taken out of the pool); `undefined` otherwise. */
+  readonly judge?: string | undefined;
   /** P(judged wrong | wrong), in [0, 1]. */
   readonly sensitivity: number;
   /** P(judged right | right), in [0, 1]. */
@@ -88,6 +102,8 @@ export interface PreparedReplay {
   readonly accuracy: readonly number[];
   /** Sampled tasks in replay order. */
   readonly tasks: readonly PreparedTask[];
+  /** The judge of a `judge:<agent>` verifier, taken out of `agents`: its id and its key per sampled task. */
+  readonly judge?: { readonly agent: string; readonly keys: readonly (string | null)[] };
 }
 
 /** One cell of the grid: a team, its corrupted members and an attack (or none: clean). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { createDebateMethod, debateMethodNames } from './methods.js';
+import type { Proposal } from '../../core/proposal.js';
+import { allDebateMethodNames, createDebateMethod, debateMethodNames } from './methods.js';
 
 const agents = ['a', 'b', 'c'].map((id) => ({ id, model: `m-${id}` }));
 
@@ -27,5 +28,38 @@ describe('createDebateMethod', () => {
     expect(createDebateMethod('drf', { agents, k: 2 }).k).toBe(2);
     expect(createDebateMethod('drf', { agents }).k).toBe(3);
     for (const name of debateMethodNames) expect(createDebateMethod(name, { agents }).name).toBe(name);
+  });
+
+  it('builds our MiniRep variants by name, with their own options (MiniRep-DS spares a lone pair)', () => {
+    expect(allDebateMethodNames).toEqual([...debateMethodNames, 'minirep-lo', 'minirep-ds']);
+    for (const name of allDebateMethodNames) expect(createDebateMethod(name, { agents }).name).toBe(name);
+    // Five agents: a and b alone answer 9 on four tasks, c, d, e answer apart. For the pair the rest
+    // {c, d, e} never holds 9, so its exclusive-agreement rate after 3 tasks is
+    // (1 + 0.95 + 0.9025 + 0.25) / (2.8525 + 2) = 0.639 ≥ τ = 0.5, and 2 of 5 answering agents is a
+    // minority: minirep flags a and b; minirep-ds (blocs of 3 or more) does not.
+    const five = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: `m-${id}` }));
+    const answers: Record<string, string> = { a: '9', b: '9', c: '1', d: '2', e: '3' };
+    const flaggedOnFourth = (name: 'minirep' | 'minirep-ds') => {
+      const { aggregator } = createDebateMethod(name, { agents: five });
+      let flagged: string[] = [];
+      for (const taskId of ['t1', 't2', 't3', 't4']) {
+        const proposals: Proposal[] = five.map(({ id }) => ({
+          agentId: id,
+          taskId,
+          round: 0,
+          text: answers[id] as string,
+          answer: answers[id] as string,
+        }));
+        const decision = aggregator.aggregate({
+          task: { id: taskId, kind: 'number', prompt: `question ${taskId}` },
+          proposals,
+          agents: five,
+        });
+        flagged = decision.reasons.filter((reason) => reason.components?.flagged === 1).map((reason) => reason.agentId);
+      }
+      return flagged;
+    };
+    expect(flaggedOnFourth('minirep')).toEqual(['a', 'b']);
+    expect(flaggedOnFourth('minirep-ds')).toEqual([]);
   });
 });

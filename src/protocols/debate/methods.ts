@@ -4,6 +4,7 @@ import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createAggregator } from '../../aggregation/registry.js';
 import { createReputationModel } from '../../reputation/registry.js';
 import type { MiniRepReputationModel } from '../../reputation/minirep.js';
+import { miniRepVariantNames, miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
 import { createSelector } from '../../selection/registry.js';
 import { createUcbSelector } from '../../selection/ucb.js';
 import type { DebateMethod } from './run-debate-session.js';
@@ -20,8 +21,15 @@ export const debateMethodNames = [
   'minirep',
 ] as const;
 
+/**
+ * Every method {@link createDebateMethod} builds: the compared ones and our MiniRep variants
+ * (`minirep-lo`, `minirep-ds`), which a team file, `repute run --methods` and the served endpoint
+ * accept by name but the demo does not run unless asked.
+ */
+export const allDebateMethodNames = [...debateMethodNames, ...miniRepVariantNames] as const;
+
 /** A method name of {@link createDebateMethod}. */
-export type DebateMethodName = (typeof debateMethodNames)[number];
+export type DebateMethodName = (typeof allDebateMethodNames)[number];
 
 /** Options of {@link createDebateMethod}. */
 export interface CreateDebateMethodOptions {
@@ -42,7 +50,8 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  * - `drf`: UCB selection of k with cost (corrected Eq. 9), peer ratings into DRF reputation,
  *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
- *   the `minirep` model fed the aggregator's behaviour evidence.
+ *   the `minirep` model fed the aggregator's behaviour evidence;
+ * - `minirep-lo`, `minirep-ds`: the same with our variants' options ({@link miniRepVariantOptions}).
  * Every reputation method also gates its debate: peers only see proposals the method trusts
  * ({@link reputationPeerFilter}; MiniRep uses its behaviour check, {@link miniRepPeerFilter}).
  *
@@ -98,9 +107,12 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
         },
       };
     }
-    case 'minirep': {
+    case 'minirep':
+    case 'minirep-lo':
+    case 'minirep-ds': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
-      const aggregator = createAggregator('minirep', { model, k: size });
+      const variant = name === 'minirep' ? {} : miniRepVariantOptions[name];
+      const aggregator = createAggregator('minirep', { model, k: size, ...variant });
       return {
         name,
         aggregator,
@@ -113,7 +125,7 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
       throw new InvalidArgumentError({
         parameter: 'method',
         value: name,
-        message: `unknown method ${JSON.stringify(name)}; use one of ${debateMethodNames.join(', ')}`,
+        message: `unknown method ${JSON.stringify(name)}; use one of ${allDebateMethodNames.join(', ')}`,
       });
   }
 }

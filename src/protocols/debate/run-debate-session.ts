@@ -1,73 +1,30 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
-import { validateTeam, type AgentId, type AgentIdentity } from '../../core/agent-identity.js';
+import { validateTeam, type AgentId } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
-import type { SpanData } from '../../core/trace.js';
-import {
-  assertInteger,
-  assertKnownOptions,
-  assertNonEmptyString,
-  assertUniqueTaskIds,
-  defineOptionKeys,
-} from '../../core/validate.js';
-import type { ReputationModel, ReputationSnapshot } from '../../reputation/reputation-model.js';
+import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../../core/validate.js';
+import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import {
   createTaskTracer,
   gradeAnswer,
-  loadFinishedTasks,
   restoreReputation,
   sessionOptionKeys,
   type SessionOptions,
   type SessionProgress,
+  type SessionStore,
   type SessionSummary,
+  type TaskFailure,
 } from '../session.js';
+import { eachTask, runSession, type SessionRunner } from '../run-session.js';
 import { runDebate } from './run-debate.js';
 import type { PeerFilter } from './peer-filter.js';
-import type { DebateFailure, DebateResult, Feedback } from './types.js';
+import type { DebateResult, Feedback } from './types.js';
 
-/**
- * The part of the store a session needs (structurally the `Store` of `src/store`, declared here so
- * protocols do not import the store layer).
- */
-export interface DebateSessionStore {
-  ensureRun(input: { id: string; kind: string; config: unknown; team?: string | null }): { resumed: boolean };
-  saveTeam(team: string, agents: readonly AgentIdentity[]): void;
-  loadReputation(input: { scope: { runId: string } | { team: string }; name: string }): ReputationSnapshot | undefined;
-  completedTaskIds(runId: string, method: string): string[];
-  /** Records a failed task apart from results (the store's `recordTaskFailure`); omitted = failed tasks are only reported. */
-  recordTaskFailure?(input: { runId: string; method: string; taskId: string; failure: TaskFailure }): unknown;
-  taskResults<T = unknown>(runId: string, method?: string): Array<{ readonly result: T }>;
-  recordTaskResult<T>(input: {
-    runId: string;
-    method: string;
-    taskId: string;
-    result: T;
-    events?: ReadonlyArray<{
-      data: SpanData;
-      spanId?: string | null;
-      parentId?: string | null;
-      startedAt?: number | null;
-      endedAt?: number | null;
-      error?: string | null;
-    }>;
-    reputation?: ReadonlyArray<{
-      scope: { runId: string } | { team: string };
-      name: string;
-      snapshot: ReputationSnapshot;
-    }>;
-    usage?: ReadonlyArray<{
-      runId?: string | null;
-      agentId?: string | null;
-      taskId?: string | null;
-      act?: string | null;
-      inputTokens: number;
-      outputTokens: number;
-      cost: number;
-      cached: boolean;
-    }>;
-  }): unknown;
-}
+export type { TaskFailure } from '../session.js';
+
+/** The part of the store a debate session needs (the {@link SessionStore} every session takes). */
+export type DebateSessionStore = SessionStore;
 
 /** A named combination of selector, aggregator and reputation model (one column of the demo table). */
 export interface DebateMethod {
@@ -105,19 +62,6 @@ export interface DebateTaskRecord {
   readonly reputation: Readonly<Record<AgentId, number>>;
   /** Acts that failed (provider errors after retries, unparseable ratings). */
   readonly failures: number;
-}
-
-/**
- * A task that did not happen: at least one act's model call failed after its retries (a provider
- * failure). It is stored apart from results, so a rerun redoes it; reputation and method state are
- * left as they were before the task.
- */
-export interface TaskFailure {
-  readonly schemaVersion: 1;
-  readonly method: string;
-  readonly taskId: string;
-  /** The provider failures of the task's acts (messages already free of API keys). */
-  readonly failures: readonly DebateFailure[];
 }
 
 /** Progress callback payload: a finished task of one method. */
@@ -193,18 +137,51 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
     team,
     agents,
     tasks,
+    config = {},
+    kind = 'debate',
+    onProgress,
+    signal,
+    onTaskFailure,
+  } = options;
+  const runner = createDebateSessionRunner(options);
+  const name = runner.method;
+  return runSession({
+    store,
+    runId,
+    team,
+    agents: agents.map((agent) => agent.identity),
+    tasks,
+    kind,
+    config,
+    runner,
+    onProgress: onProgress && ((progress) => onProgress({ method: name, ...progress })),
+    onTaskFailure,
+    signal,
+  });
+}
+
+/** What {@link createDebateSessionRunner} takes: the session's options without the loop's own (store, tasks, callbacks). */
+export type DebateSessionRunnerOptions = Omit<
+  RunDebateSessionOptions,
+  'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure'
+>;
+
+/**
+ * The debate's runner for {@link runSession}: one debate per task with the method's selector,
+ * aggregator and reputation, undone when a task fails; validated before anything is written.
+ */
+export function createDebateSessionRunner(options: DebateSessionRunnerOptions): SessionRunner<DebateTaskRecord> {
+  const {
+    runId,
+    team,
+    agents,
     method,
     rounds = 1,
     seed,
-    config = {},
-    kind = 'debate',
     grade,
     reputationStart = 'team',
     recordUsage = true,
     now = Date.now,
-    onProgress,
-    signal,
-    onTaskFailure,
   } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
@@ -213,105 +190,82 @@ export async function runDebateSession(options: RunDebateSessionOptions): Promis
     agents.map((agent) => agent?.identity),
     'agents',
   );
-  assertUniqueTaskIds(tasks, 'the store keys results by task id');
   // runDebate checks these too, but only at the first task, after the run and team are written.
   assertInteger('rounds', rounds, 0, 20, 'pass e.g. { rounds: 2 } for two debate rounds after Propose');
   if (method.k !== undefined)
     assertInteger('method.k', method.k, 1, agents.length, `k must not exceed the team size ${agents.length}`);
 
-  const { resumed } = store.ensureRun({ id: runId, kind, team, config });
-  store.saveTeam(
-    team,
-    agents.map((agent) => agent.identity),
-  );
   const reputation = method.reputation;
-  if (reputation)
-    restoreReputation(store, reputation, {
-      runId,
-      team: reputationStart === 'team' ? team : undefined,
-      name: method.name,
-      agentIds: agents.map((agent) => agent.identity.id),
-    });
-
-  const { done, records } = loadFinishedTasks<DebateTaskRecord>(store, {
-    runId,
+  const ids = agents.map((agent) => agent.identity.id);
+  // Finished tasks of this run (resumed ones first), for rebuilding method state after a failed task.
+  const finished: DebateTaskRecord[] = [];
+  return {
     method: method.name,
-    total: tasks.length,
-    restore: (finished) => {
-      if (finished.length > 0) method.resume?.(finished);
+    restore({ store: sessionStore, records }) {
+      if (reputation)
+        restoreReputation(sessionStore, reputation, {
+          runId,
+          team: reputationStart === 'team' ? team : undefined,
+          name: method.name,
+          agentIds: ids,
+        });
+      finished.push(...records);
+      if (records.length > 0) method.resume?.(records);
     },
-    onProgress: onProgress && ((progress) => onProgress({ method: method.name, ...progress })),
-  });
-  let ran = 0;
-  const failed: TaskFailure[] = [];
-  for (const task of tasks) {
-    if (done.has(task.id)) continue;
-    signal?.throwIfAborted();
-    const before = reputation?.snapshot();
-    const { tracer, events } = createTaskTracer({ method: method.name, taskId: task.id, now });
-    const result = await runDebate({
-      team: agents,
-      task,
-      rounds,
-      ...(method.selector ? { selector: method.selector } : {}),
-      ...(method.k === undefined ? {} : { k: method.k }),
-      aggregator: method.aggregator,
-      ...(reputation ? { reputation } : {}),
-      ...(method.feedback ? { feedback: method.feedback } : {}),
-      ...(method.peerFilter ? { peerFilter: method.peerFilter } : {}),
-      ratings: method.ratings ?? false,
-      rng: createRng(deriveSeed(seed, 'debate', method.name, task.id)),
-      tracer,
-      ...(signal ? { signal } : {}),
-    });
-    const providerFailures = result.failures.filter((failure) => failure.kind === 'provider');
-    if (providerFailures.length > 0) {
-      // The task did not happen: undo its reputation update and method state, keep no result.
-      if (reputation && before) reputation.restore(before);
-      method.resume?.(records);
-      const failure: TaskFailure = {
-        schemaVersion: 1,
-        method: method.name,
+    run: eachTask(async (task, taskSignal) => {
+      const before = reputation?.snapshot();
+      const { tracer, events } = createTaskTracer({ method: method.name, taskId: task.id, now });
+      const result = await runDebate({
+        team: agents,
+        task,
+        rounds,
+        ...(method.selector ? { selector: method.selector } : {}),
+        ...(method.k === undefined ? {} : { k: method.k }),
+        aggregator: method.aggregator,
+        ...(reputation ? { reputation } : {}),
+        ...(method.feedback ? { feedback: method.feedback } : {}),
+        ...(method.peerFilter ? { peerFilter: method.peerFilter } : {}),
+        ratings: method.ratings ?? false,
+        rng: createRng(deriveSeed(seed, 'debate', method.name, task.id)),
+        tracer,
+        ...(taskSignal ? { signal: taskSignal } : {}),
+      });
+      const providerFailures = result.failures.filter((failure) => failure.kind === 'provider');
+      if (providerFailures.length > 0) {
+        // The task did not happen: undo its reputation update and method state, keep no result.
+        if (reputation && before) reputation.restore(before);
+        method.resume?.(finished);
+        return { status: 'failed', taskId: task.id, failures: providerFailures };
+      }
+      const record = toRecord(result, grade);
+      finished.push(record);
+      const snapshot = reputation?.snapshot();
+      return {
+        status: 'done',
         taskId: task.id,
-        failures: providerFailures,
+        record,
+        events: events(),
+        reputation: snapshot
+          ? [
+              { scope: { runId }, name: method.name, snapshot },
+              { scope: { team }, name: method.name, snapshot },
+            ]
+          : [],
+        usage: recordUsage
+          ? result.usage.map((entry) => ({
+              runId,
+              agentId: entry.agentId,
+              taskId: entry.taskId,
+              act: entry.act,
+              inputTokens: entry.inputTokens,
+              outputTokens: entry.outputTokens,
+              cost: entry.cost,
+              cached: entry.cached,
+            }))
+          : [],
       };
-      store.recordTaskFailure?.({ runId, method: method.name, taskId: task.id, failure });
-      failed.push(failure);
-      onTaskFailure?.(failure);
-      continue;
-    }
-    const record = toRecord(result, grade);
-    const snapshot = reputation?.snapshot();
-    store.recordTaskResult({
-      runId,
-      method: method.name,
-      taskId: task.id,
-      result: record,
-      events: events(),
-      reputation: snapshot
-        ? [
-            { scope: { runId }, name: method.name, snapshot },
-            { scope: { team }, name: method.name, snapshot },
-          ]
-        : [],
-      usage: recordUsage
-        ? result.usage.map((entry) => ({
-            runId,
-            agentId: entry.agentId,
-            taskId: entry.taskId,
-            act: entry.act,
-            inputTokens: entry.inputTokens,
-            outputTokens: entry.outputTokens,
-            cost: entry.cost,
-            cached: entry.cached,
-          }))
-        : [],
-    });
-    records.push(record);
-    ran++;
-    onProgress?.({ method: method.name, done: records.length, total: tasks.length, resumed: false, record });
-  }
-  return { runId, method: method.name, records, ran, skipped: tasks.length - ran - failed.length, resumed, failed };
+    }),
+  };
 }
 
 function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade']): DebateTaskRecord {

@@ -3,8 +3,9 @@ import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { scriptedAgent } from './_testing/fakes.js';
 import { createDrfParts } from './drf-parts.js';
-import { agreementRatingSource, eq2RatingSource, type RatingSource } from './rating-source.js';
+import { agreementRatingSource, complementRatingSource, type RatingSource } from './rating-source.js';
 import { runDrf } from './run-drf.js';
+import { drfTaskAccuracies } from './task-accuracy.js';
 
 const tasks = (count: number): Task[] =>
   Array.from({ length: count }, (_, index) => ({ id: `t${index}`, kind: 'number', prompt: `q${index}` }));
@@ -20,19 +21,13 @@ const rateWith = async (source: RatingSource, own: string | null, peer: string |
     })
   ).value.score;
 
-describe('DRF Eq. 2 on the ratings', () => {
-  it("rates a peer by 1 − d (corrected) or d (printed), d exact or relative to the rater's answer", async () => {
-    // exact: same key d = 0 → 1 (printed 0); different key d = 1 → 0 (printed 1)
+describe('agreement ratings (ours) and the complement option (ours)', () => {
+  it("rates a peer 1 − d, d exact or relative to the rater's answer; Eq. 2 is not applied to ratings", async () => {
+    // exact: same key d = 0 → 1; different key d = 1 → 0
     expect(await rateWith(agreementRatingSource(), '10', '10')).toBe(1);
     expect(await rateWith(agreementRatingSource(), '10', '8')).toBe(0);
-    expect(await rateWith(agreementRatingSource({ variant: 'printed' }), '10', '10')).toBe(0);
-    expect(await rateWith(agreementRatingSource({ variant: 'printed' }), '10', '8')).toBe(1);
-    // relative: reference 10, answer 8: d = |10 − 8| / 10 = 0.2 → corrected 0.8, printed 0.2
+    // relative: reference 10, answer 8: d = |10 − 8| / 10 = 0.2 → 0.8
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), '10', '8')).toBeCloseTo(0.8, 15);
-    expect(await rateWith(agreementRatingSource({ distance: 'relative', variant: 'printed' }), '10', '8')).toBeCloseTo(
-      0.2,
-      15,
-    );
     // non-numeric keys fall back to exact; unparsed peer 0, rater without answer 0.5
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), 'x', 'y')).toBe(0);
     expect(await rateWith(agreementRatingSource({ distance: 'relative' }), '10', null)).toBe(0);
@@ -40,41 +35,77 @@ describe('DRF Eq. 2 on the ratings', () => {
     expect(() => agreementRatingSource({ distance: 'cosine' as never })).toThrow(
       expect.objectContaining({ parameter: 'distance' }),
     );
+    // the old `variant` key (Eq. 2 read as a rating transformation) is refused, not silently ignored
+    expect(() => agreementRatingSource({ variant: 'printed' } as never)).toThrow(/variant/);
   });
 
-  it('eq2RatingSource reads a rating s as distance 1 − s under the printed Eq. 2', async () => {
-    // s = 0.8 (relative rating above) → d = 0.2 → printed A = 0.2; corrected returns the source unchanged
+  it('complementRatingSource replaces a rating s by 1 − s', async () => {
+    // s = 0.8 (relative rating above) → 1 − 0.8 = 0.2; same answer 1 → 0
     const relative = agreementRatingSource({ distance: 'relative' });
-    expect(await rateWith(eq2RatingSource(relative, 'printed'), '10', '8')).toBeCloseTo(0.2, 15);
-    expect(eq2RatingSource(relative, 'corrected')).toBe(relative);
+    expect(await rateWith(complementRatingSource(relative), '10', '8')).toBeCloseTo(0.2, 15);
+    expect(await rateWith(complementRatingSource(agreementRatingSource()), '10', '10')).toBe(0);
   });
 });
 
 describe('createDrfParts', () => {
-  it('runs one round with every equation printed or corrected (by hand)', async () => {
-    // a, b, c answer '1', d answers '2'; k = 4; all R = 0.5, so Eq. 6 is the plain mean.
-    // corrected Eq. 2: same answer 1, different 0.  w_a = (1 + 1 + 0)/3 = 2/3, w_d = 0.
+  // a, b, c answer '1', d answers '2'; k = 4; all R = 0.5, so Eq. 6 is the plain mean.
+  const run = (options: Partial<Parameters<typeof createDrfParts>[0]>) => {
+    const pool = ['a', 'b', 'c', 'd'].map((id) => scriptedAgent(id, { t0: id === 'd' ? '2' : '1' }));
+    return runDrf({
+      pool,
+      tasks: tasks(1),
+      k: 4,
+      rng: createRng(1),
+      ...createDrfParts({ agents: ['a', 'b', 'c', 'd'], ratingSource: agreementRatingSource(), ...options }),
+    });
+  };
+
+  it('runs one round with Eqs. 8 and 9 printed or corrected; the ratings are the same in both (by hand)', async () => {
+    // ratings: same answer 1, different 0 (both variants). w_a = (1 + 1 + 0)/3 = 2/3, w_d = 0.
     //   a: Eq. 7, 0.5 + 0.7·(2/3 − 0.5)·(1 − 0.5) = 0.5 + 0.7/12 = 0.558333...
-    //   d: Eq. 8 corrected, 0.5 − 0.2·(0.5 − 0)·0.5 = 0.45
-    // printed Eq. 2: same answer d = 0 → rating 0, different d = 1 → rating 1.  w_a = 1/3, w_d = 1.
-    //   a: Eq. 8 printed, 0.5 − (1/3)·0.5·0.2 = 0.5 − 1/30 = 0.466666...
-    //   d: Eq. 7, 0.5 + 0.7·(1 − 0.5)·0.5 = 0.675
-    const run = (variant: 'corrected' | 'printed') => {
-      const pool = ['a', 'b', 'c', 'd'].map((id) => scriptedAgent(id, { t0: id === 'd' ? '2' : '1' }));
-      return runDrf({
-        pool,
-        tasks: tasks(1),
-        k: 4,
-        rng: createRng(1),
-        ...createDrfParts({ agents: ['a', 'b', 'c', 'd'], variant, ratingSource: agreementRatingSource() }),
-      });
-    };
-    const corrected = (await run('corrected')).rounds[0];
+    //   d corrected Eq. 8: 0.5 − 0.2·(0.5 − 0)·0.5 = 0.45;  printed Eq. 8: 0.5 − 0·0.5·0.2 = 0.5
+    const corrected = (await run({ variant: 'corrected' })).rounds[0];
     expect(corrected?.reputationAfter.a).toBeCloseTo(0.5 + 0.7 / 12, 12);
     expect(corrected?.reputationAfter.d).toBeCloseTo(0.45, 12);
-    const printed = (await run('printed')).rounds[0];
-    expect(printed?.reputationAfter.a).toBeCloseTo(0.5 - 1 / 30, 12);
-    expect(printed?.reputationAfter.d).toBeCloseTo(0.675, 12);
+    const printed = (await run({ variant: 'printed' })).rounds[0];
+    expect(printed?.ratings).toEqual(corrected?.ratings);
+    expect(printed?.taskScores?.a).toBeCloseTo(2 / 3, 12);
+    expect(printed?.taskScores?.d).toBe(0);
+    expect(printed?.reputationAfter.a).toBeCloseTo(0.5 + 0.7 / 12, 12);
+    expect(printed?.reputationAfter.d).toBe(0.5);
+    // each equation alone: Eq. 8 printed alone gives the printed model's numbers
+    const eq8 = (await run({ variant: 'corrected', equations: { eq8: 'printed' } })).rounds[0];
+    expect(eq8?.reputationAfter.d).toBe(0.5);
+    expect(() => createDrfParts({ agents: ['a'], equations: { eq2: 'printed' } as never })).toThrow(/eq2/);
+  });
+
+  it('complementRatings (ours) reproduces the pre-issue-41 reading of Eq. 2 (by hand)', async () => {
+    // complemented: same answer 0, different 1.  w_a = (0 + 0 + 1)/3 = 1/3, w_d = 1.
+    //   a: printed Eq. 8, 0.5 − (1/3)·0.5·0.2 = 0.5 − 1/30 = 0.466666...
+    //   d: Eq. 7, 0.5 + 0.7·(1 − 0.5)·0.5 = 0.675
+    const old = (await run({ variant: 'printed', complementRatings: true })).rounds[0];
+    expect(old?.reputationAfter.a).toBeCloseTo(0.5 - 1 / 30, 12);
+    expect(old?.reputationAfter.d).toBeCloseTo(0.675, 12);
+    expect(old?.ratings.every((rating) => rating.reason?.startsWith('complemented'))).toBe(true);
+  });
+
+  it("reports Eq. 2's accuracy from the round's task scores (by hand)", async () => {
+    // w_a = w_b = w_c = 2/3, w_d = 0, w0 = 0.5:
+    //   printed   A_a = |0.5 − 2/3| / 0.5 = 1/3,  A_d = |0.5 − 0| / 0.5 = 1
+    //   corrected A_a = 1 − 1/3 = 2/3,            A_d = 0
+    //   team mean: printed (3·1/3 + 1)/4 = 0.5; corrected (3·2/3 + 0)/4 = 0.5
+    const { rounds } = await run({});
+    const printed = drfTaskAccuracies(rounds, { threshold: 0.5, variant: 'printed' });
+    expect(printed.meanByAgent.a).toBeCloseTo(1 / 3, 12);
+    expect(printed.meanByAgent.d).toBeCloseTo(1, 12);
+    expect(printed.meanTeamAccuracy).toBeCloseTo(0.5, 12);
+    const corrected = drfTaskAccuracies(rounds, { threshold: 0.5 });
+    expect(corrected.meanByAgent.a).toBeCloseTo(2 / 3, 12);
+    expect(corrected.meanByAgent.d).toBe(0);
+    // w0 = 0.8: A_a printed |0.8 − 2/3| / 0.8 = (2/15)/0.8 = 1/6
+    expect(drfTaskAccuracies(rounds, { threshold: 0.8, variant: 'printed' }).meanByAgent.a).toBeCloseTo(1 / 6, 12);
+    const { taskScores: _dropped, ...old } = rounds[0] as NonNullable<(typeof rounds)[0]>;
+    expect(() => drfTaskAccuracies([old], { threshold: 0.5 })).toThrow(/taskScores/);
   });
 });
 

@@ -8,6 +8,7 @@ import { validateRating, type Rating } from '../../core/rating.js';
 import { createRng, deriveSeed, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Span, Tracer, WeightReason } from '../../core/trace.js';
+import { drfRoundScores } from '../../reputation/drf.js';
 import type { Evidence, ReputationModel } from '../../reputation/reputation-model.js';
 import { compareIds } from '../../selection/_validate.js';
 import type { Selector } from '../../selection/selector.js';
@@ -65,6 +66,12 @@ export interface DrfRoundRecord {
   readonly appliedRatings: readonly Rating[];
   /** Rater credibility κ used this round (only with `defence: 'rater-credibility'`). */
   readonly credibility?: Readonly<Record<AgentId, number>>;
+  /**
+   * Task score w_i^t of each rated team member (DRF Eq. 6 on the applied ratings, weighted by the
+   * reputation scores before the round), in [0, 1]: the input of Eq. 2's accuracy (`drfTaskAccuracy`).
+   * Absent in records written before issue 41.
+   */
+  readonly taskScores?: Readonly<Record<AgentId, number>>;
   /** Reputation score per agent before this round's update, in [0, 1]. */
   readonly reputationBefore: Readonly<Record<AgentId, number>>;
   /** Reputation score per agent after this round's update, in [0, 1]. */
@@ -181,6 +188,8 @@ export async function runDrfRound(input: DrfRoundInput): Promise<DrfRoundRecord>
       appliedRatings = discountRatings(ratings, reputationBefore, credibility);
     }
 
+    // Eq. 6: w_j = Σ_i R_i·s_ij / Σ_i R_i over the applied ratings (the task score Eq. 2 reads)
+    const taskScores = drfRoundScores({ reputations: reputationBefore, ratings: appliedRatings });
     const evidence: Evidence[] = appliedRatings.map((rating) => ({ type: 'rating', rating }));
     reputation.observe(evidence);
     const reputationAfter = reputation.scores();
@@ -202,6 +211,7 @@ export async function runDrfRound(input: DrfRoundInput): Promise<DrfRoundRecord>
       ratings,
       appliedRatings,
       ...(credibility === undefined ? {} : { credibility }),
+      taskScores,
       reputationBefore,
       reputationAfter,
       decision: { answer: decision.answer, support: decision.support },

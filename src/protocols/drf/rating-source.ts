@@ -6,7 +6,7 @@ import { validateRating, type Rating } from '../../core/rating.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { assertInRange, assertKnownOptions, assertOneOf, defineOptionKeys } from '../../core/validate.js';
-import { drfAccuracy, drfRelativeDistance, type DrfVariant } from '../../reputation/drf.js';
+import { drfRelativeDistance } from '../../reputation/drf.js';
 
 /** What a rating source is asked: `rater` judges `proposal` (someone else's) on `task`. */
 export interface RateInput {
@@ -72,37 +72,31 @@ export function agentRatingSource(): RatingSource {
 export interface AgreementRatingOptions {
   /** Equality of canonical answer keys. @default string equality */
   readonly sameAnswer?: (left: string, right: string) => boolean;
-  /** Form of DRF's Eq. 2 turning the distance d into the rating: `corrected` 1 − d, `printed` d. @default 'corrected' */
-  readonly variant?: DrfVariant;
   /**
-   * Distance d between the peer's answer and the rater's own (the reference of Eq. 2): `'exact'`
-   * 0 for the same key, else 1; `'relative'` |w0 − w| / |w0| capped at 1 when both keys are
-   * numbers (Eq. 2's form), else as `'exact'`. @default 'exact'
+   * Distance d between the peer's answer and the rater's own, the rating being 1 − d: `'exact'`
+   * 0 for the same key, else 1; `'relative'` (ours) |w − w'| / |w| capped at 1 when both keys are
+   * numbers, else as `'exact'`. @default 'exact'
    */
   readonly distance?: 'exact' | 'relative';
 }
 
-const knownAgreementRatingOptions = defineOptionKeys<AgreementRatingOptions>()(['sameAnswer', 'variant', 'distance']);
+const knownAgreementRatingOptions = defineOptionKeys<AgreementRatingOptions>()(['sameAnswer', 'distance']);
 
 /**
- * Replayed proposals: a rater scores a peer by DRF's Eq. 2 with its own answer as the reference,
- * s = A(d) with A = 1 − d (corrected, default) or A = d (printed), where d is 0 for the same answer
- * key and 1 for a different one (or the relative numeric distance with `distance: 'relative'`). A
- * peer whose answer did not parse scores 0; a rater whose own answer did not parse gives 0.5 (no
- * opinion). With the defaults this is agreement: 1 same answer, 0 different.
+ * Replayed proposals (ours; the paper's raters are LLM judges): a rater scores a peer by closeness
+ * to its own answer, s = 1 − d, where d is 0 for the same answer key and 1 for a different one (or
+ * the relative numeric distance with `distance: 'relative'`). A peer whose answer did not parse
+ * scores 0; a rater whose own answer did not parse gives 0.5 (no opinion). With the defaults this is
+ * agreement: 1 same answer, 0 different. DRF's Eq. 2 is not applied here: it is the accuracy of a
+ * task score against its threshold (`drfTaskAccuracy`), not a transformation of ratings.
  *
  * @example
- * const source = agreementRatingSource({ variant: 'corrected', distance: 'relative' });
+ * const source = agreementRatingSource({ distance: 'relative' });
  * // rater answered 10, peer 8: d = 0.2, rating 1 − 0.2 = 0.8
  */
 export function agreementRatingSource(options: AgreementRatingOptions = {}): RatingSource {
   assertKnownOptions('', options, knownAgreementRatingOptions, 'agreementRatingSource');
-  const {
-    sameAnswer = (left: string, right: string) => left === right,
-    variant = 'corrected',
-    distance = 'exact',
-  } = options;
-  assertOneOf('variant', variant, ['corrected', 'printed'], '(Eq. 2)');
+  const { sameAnswer = (left: string, right: string) => left === right, distance = 'exact' } = options;
   assertOneOf('distance', distance, ['exact', 'relative']);
   return {
     name: 'agreement',
@@ -127,11 +121,11 @@ export function agreementRatingSource(options: AgreementRatingOptions = {}): Rat
           proposal.answer.trim() !== '' &&
           Number.isFinite(reference) &&
           Number.isFinite(answer);
-        // d: 0 same key, 1 different key; relative: |w0 − w| / |w0| (Eq. 2) for numbers
+        // d: 0 same key, 1 different key; relative: |w − w'| / |w| for numbers (capped at 1)
         const d = same ? 0 : numeric ? drfRelativeDistance(reference, answer) : 1;
-        // Eq. 2: A = 1 − d (corrected) or A = d (printed)
-        score = drfAccuracy(d, variant);
-        reason = `${same ? 'same answer as the rater' : 'different answer from the rater'}: distance ${d}, Eq. 2 (${variant}) rating ${score}`;
+        // closeness: s = 1 − d
+        score = 1 - d;
+        reason = `${same ? 'same answer as the rater' : 'different answer from the rater'}: distance ${d}, rating ${score}`;
       }
       return { value: { ...base, score, reason }, usage: freeUsage };
     },
@@ -139,34 +133,25 @@ export function agreementRatingSource(options: AgreementRatingOptions = {}): Rat
 }
 
 /**
- * Reads another source's rating s as closeness to the reference, d = 1 − s, and applies DRF's
- * Eq. 2 to it: corrected A = 1 − d = s (unchanged), printed A = d = 1 − s, so that the printed
- * Eq. 2 can be run with any rating source (a judge's 1 "correct" becomes 0).
+ * Ours, not the paper's: replaces another source's rating s by its complement 1 − s, reading the
+ * rating as a distance. Before issue 41 this was how we ran DRF's Eq. 2 "as printed"; the paper's
+ * Eq. 2 is an accuracy of a task score against its threshold (`drfTaskAccuracy`) and never
+ * transforms ratings. Kept so that the old reading can be measured (`complementRatings` in
+ * `createDrfParts`).
  *
  * @example
- * const printed = eq2RatingSource(agentRatingSource(), 'printed'); // a rating of 0.9 becomes 0.1
+ * const inverted = complementRatingSource(agentRatingSource()); // a rating of 0.9 becomes 0.1
  */
-export function eq2RatingSource(inner: RatingSource, variant: DrfVariant): RatingSource {
-  if (variant !== 'corrected' && variant !== 'printed')
-    throw new InvalidArgumentError({
-      parameter: 'variant',
-      value: variant,
-      message: `variant must be 'corrected' or 'printed' (Eq. 2), got ${JSON.stringify(variant)}`,
-    });
-  if (variant === 'corrected') return inner;
+export function complementRatingSource(inner: RatingSource): RatingSource {
   return {
-    name: `${inner.name}+eq2-printed`,
+    name: `${inner.name}+complement`,
     async rate(input) {
       const acted = await inner.rate(input);
-      // d = 1 − s; printed Eq. 2: A = d
-      const score = drfAccuracy(1 - acted.value.score, 'printed');
+      // ours: s' = 1 − s
+      const score = 1 - acted.value.score;
       return {
         ...acted,
-        value: {
-          ...acted.value,
-          score,
-          reason: `printed Eq. 2: rating ${acted.value.score} read as distance ${score}`,
-        },
+        value: { ...acted.value, score, reason: `complemented rating (ours): ${acted.value.score} -> ${score}` },
       };
     },
   };

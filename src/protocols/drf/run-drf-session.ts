@@ -22,18 +22,18 @@ import {
 import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
 import { providerFailure } from '../debate/_act.js';
-import type { TaskFailure } from '../debate/run-debate-session.js';
+import type { TaskFailure } from '../session.js';
 import type { DebateFailure } from '../debate/types.js';
 import {
   createTaskTracer,
   gradeAnswer,
-  loadFinishedTasks,
   restoreReputation,
   sessionOptionKeys,
   type SessionOptions,
   type SessionProgress,
   type SessionSummary,
 } from '../session.js';
+import { eachTask, runSession, type SessionRunner, type TaskOutcome } from '../run-session.js';
 import { runDrfRound, type DrfDefence, type DrfRoundState } from './drf-round.js';
 import { createExpectedCostLedger, type CallPrice, type ObservedUsage } from './expected-cost-ledger.js';
 import { createDrfParts } from './drf-parts.js';
@@ -47,7 +47,7 @@ export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as cons
 export interface DrfSessionProtocol {
   /** Team size per task, in [1, pool]. @default min(3, pool) */
   readonly k?: number | undefined;
-  /** `corrected` (default) or `printed`: DRF's Eqs. 2, 8 and 9 as the review corrects them or as printed. @default 'corrected' */
+  /** `corrected` (default) or `printed`: DRF's Eqs. 8 and 9 as the review corrects them or as printed (Eq. 2 leaves ratings alone). @default 'corrected' */
   readonly variant?: DrfVariant;
   /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment), in (0, 1]. @default 0.7 */
   readonly delta?: number;
@@ -195,31 +195,53 @@ const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
 export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
   assertKnownOptions('', options, knownDrfSessionOptions, 'runDrfSession');
   assertKnownOptions('protocol', options.protocol, knownDrfSessionProtocol, 'runDrfSession');
-  const {
+  const { store, runId, team, agents, tasks, config = {}, kind = 'drf', onProgress, signal, onTaskFailure } = options;
+  assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  const runner = createDrfSessionRunner(options);
+  const { records, ran, resumed, failed } = await runSession({
     store,
     runId,
     team,
-    agents,
+    agents: agents.map((agent) => agent.identity),
     tasks,
+    kind,
+    config,
+    runner,
+    onProgress,
+    onTaskFailure,
+    signal,
+  });
+  return { runId, records, ran, resumed, failed };
+}
+
+/** What {@link createDrfSessionRunner} takes: the session's options without the loop's own (store, tasks, callbacks). */
+export type DrfSessionRunnerOptions = Omit<
+  RunDrfSessionOptions,
+  'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure'
+>;
+
+/**
+ * DRF's runner for {@link runSession}: one DRF round per task (see the file comment), its carried
+ * state restored from the last finished task and undone when a task fails.
+ */
+export function createDrfSessionRunner(options: DrfSessionRunnerOptions): SessionRunner<DrfTaskRecord> {
+  const {
+    runId,
+    team,
+    agents,
     protocol = {},
     prices = {},
     compare = [],
     seed,
-    config = {},
-    kind = 'drf',
     grade,
     reputationStart = 'team',
     now = Date.now,
-    onProgress,
-    signal,
-    onTaskFailure,
   } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   const identities = agents.map((agent) => agent?.identity);
   validateTeam(identities, 'agents');
   const ids = identities.map((identity) => identity.id);
-  assertUniqueTaskIds(tasks, 'the store keys results by task id');
   assertKnownNames('compare', compare, drfCompareAggregators, 'aggregator to compare');
   for (const [agentId, price] of Object.entries(prices)) {
     // The ledger prices agents by id; a price under any other key would leave the agent it was meant for free.
@@ -259,145 +281,124 @@ export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfS
   const state: DrfRoundState = { credibility: {} };
   const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
 
-  const { resumed } = store.ensureRun({ id: runId, kind, team, config });
-  store.saveTeam(team, identities);
-  restoreReputation(store, reputation, {
-    runId,
-    team: reputationStart === 'team' ? team : undefined,
-    name: DRF_METHOD,
-    agentIds: ids,
-  });
-
-  const { done, records } = loadFinishedTasks<DrfTaskRecord>(store, {
-    runId,
+  // Round of the next task: its position in the run (finished tasks, resumed ones included).
+  let finishedTasks = 0;
+  return {
     method: DRF_METHOD,
-    total: tasks.length,
-    restore: (finished) => {
-      const last = finished.at(-1);
+    restore({ store: sessionStore, records }) {
+      restoreReputation(sessionStore, reputation, {
+        runId,
+        team: reputationStart === 'team' ? team : undefined,
+        name: DRF_METHOD,
+        agentIds: ids,
+      });
+      finishedTasks = records.length;
+      const last = records.at(-1);
       if (last) {
         selector.restore(last.state.selector);
         state.credibility = last.state.credibility;
         ledger.restore(last.state.ledger);
       }
     },
-    onProgress,
-  });
-
-  let ran = 0;
-  const failed: TaskFailure[] = [];
-  for (const task of tasks) {
-    if (done.has(task.id)) continue;
-    signal?.throwIfAborted();
-    const before = {
-      reputation: reputation.snapshot(),
-      selector: selector.snapshot(),
-      credibility: state.credibility,
-      ledger: ledger.totals(),
-    };
-    const { tracer, events } = createTaskTracer({ method: DRF_METHOD, taskId: task.id, now });
-    const acts: MeteredAct[] = [];
-    const providerFailures: DebateFailure[] = [];
-    const metered = agents.map((agent) => meterAgent(agent, acts, providerFailures));
-    const expectedCost = Object.fromEntries(ids.map((agentId) => [agentId, ledger.costPerCall(agentId)]));
-    const round = await runDrfRound({
-      round: records.length,
-      task,
-      pool: metered,
-      k: resolved.k,
-      threshold: resolved.threshold,
-      minEligible: resolved.minEligible,
-      selector,
-      reputation,
-      rng: createRng(deriveSeed(seed, DRF_METHOD, task.id)),
-      tracer,
-      ratingSource,
-      ledger,
-      costNormalization: 'max',
-      defence: resolved.defence,
-      credibilityFloor: resolved.credibilityFloor,
-      outcome: undefined,
-      sameAnswer: (left, right) => left === right,
-      signal,
-      state,
-    });
-    if (providerFailures.length > 0) {
-      // The task did not happen: undo its reputation update and carried state, keep no result.
-      reputation.restore(before.reputation);
-      selector.restore(before.selector);
-      state.credibility = before.credibility;
-      ledger.restore(before.ledger);
-      const failure: TaskFailure = {
-        schemaVersion: 1,
-        method: DRF_METHOD,
-        taskId: task.id,
-        failures: providerFailures,
+    run: eachTask(async (task, taskSignal): Promise<TaskOutcome<DrfTaskRecord>> => {
+      const before = {
+        reputation: reputation.snapshot(),
+        selector: selector.snapshot(),
+        credibility: state.credibility,
+        ledger: ledger.totals(),
       };
-      store.recordTaskFailure?.({ runId, method: DRF_METHOD, taskId: task.id, failure });
-      failed.push(failure);
-      onTaskFailure?.(failure);
-      continue;
-    }
-    // Acts finish in any order; sum them in a fixed one so that replays book identical floats.
-    acts.sort(
-      (left, right) =>
-        compareText(left.agentId, right.agentId) ||
-        compareText(left.act, right.act) ||
-        left.usage.inputTokens - right.usage.inputTokens ||
-        left.usage.outputTokens - right.usage.outputTokens ||
-        left.usage.cost - right.usage.cost,
-    );
-    const proposals: Proposal[] = round.proposals.map((proposal) => ({
-      agentId: proposal.agentId,
-      taskId: task.id,
-      round: 0,
-      text: '',
-      answer: proposal.answer,
-    }));
-    const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
-    for (const { name, aggregator } of comparators) {
-      const decision = aggregator.aggregate({
+      const { tracer, events } = createTaskTracer({ method: DRF_METHOD, taskId: task.id, now });
+      const acts: MeteredAct[] = [];
+      const providerFailures: DebateFailure[] = [];
+      const metered = agents.map((agent) => meterAgent(agent, acts, providerFailures));
+      const expectedCost = Object.fromEntries(ids.map((agentId) => [agentId, ledger.costPerCall(agentId)]));
+      const round = await runDrfRound({
+        round: finishedTasks,
         task,
-        proposals,
-        agents: identities.filter((identity) => round.team.includes(identity.id)),
-        weights: round.reputationBefore,
+        pool: metered,
+        k: resolved.k,
+        threshold: resolved.threshold,
+        minEligible: resolved.minEligible,
+        selector,
+        reputation,
+        rng: createRng(deriveSeed(seed, DRF_METHOD, task.id)),
+        tracer,
+        ratingSource,
+        ledger,
+        costNormalization: 'max',
+        defence: resolved.defence,
+        credibilityFloor: resolved.credibilityFloor,
+        outcome: undefined,
+        sameAnswer: (left, right) => left === right,
+        signal: taskSignal,
+        state,
       });
-      compared[name] = { answer: decision.answer, correct: gradeAnswer(grade, task.id, decision.answer) };
-    }
-    const record: DrfTaskRecord = {
-      schemaVersion: 1,
-      taskId: task.id,
-      round: round.round,
-      answer: round.decision.answer,
-      correct: gradeAnswer(grade, task.id, round.decision.answer),
-      team: round.team,
-      excluded: round.excluded,
-      answers: Object.fromEntries(round.proposals.map((proposal) => [proposal.agentId, proposal.answer])),
-      support: round.decision.support,
-      reputation: round.reputationAfter,
-      expectedCost,
-      usage: usageByAgent(acts, ledger.priceOf),
-      fullTeamListCost: fullTeamListCost(acts, ids, ledger),
-      failures: round.failures.length,
-      compared,
-      state: { selector: selector.snapshot(), credibility: state.credibility, ledger: ledger.totals() },
-    };
-    const after = reputation.snapshot();
-    store.recordTaskResult({
-      runId,
-      method: DRF_METHOD,
-      taskId: task.id,
-      result: record,
-      events: events(),
-      reputation: [
-        { scope: { runId }, name: DRF_METHOD, snapshot: after },
-        { scope: { team }, name: DRF_METHOD, snapshot: after },
-      ],
-    });
-    records.push(record);
-    ran++;
-    onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
-  }
-  return { runId, records, ran, resumed, failed };
+      if (providerFailures.length > 0) {
+        // The task did not happen: undo its reputation update and carried state, keep no result.
+        reputation.restore(before.reputation);
+        selector.restore(before.selector);
+        state.credibility = before.credibility;
+        ledger.restore(before.ledger);
+        return { status: 'failed', taskId: task.id, failures: providerFailures };
+      }
+      // Acts finish in any order; sum them in a fixed one so that replays book identical floats.
+      acts.sort(
+        (left, right) =>
+          compareText(left.agentId, right.agentId) ||
+          compareText(left.act, right.act) ||
+          left.usage.inputTokens - right.usage.inputTokens ||
+          left.usage.outputTokens - right.usage.outputTokens ||
+          left.usage.cost - right.usage.cost,
+      );
+      const proposals: Proposal[] = round.proposals.map((proposal) => ({
+        agentId: proposal.agentId,
+        taskId: task.id,
+        round: 0,
+        text: '',
+        answer: proposal.answer,
+      }));
+      const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
+      for (const { name, aggregator } of comparators) {
+        const decision = aggregator.aggregate({
+          task,
+          proposals,
+          agents: identities.filter((identity) => round.team.includes(identity.id)),
+          weights: round.reputationBefore,
+        });
+        compared[name] = { answer: decision.answer, correct: gradeAnswer(grade, task.id, decision.answer) };
+      }
+      const record: DrfTaskRecord = {
+        schemaVersion: 1,
+        taskId: task.id,
+        round: round.round,
+        answer: round.decision.answer,
+        correct: gradeAnswer(grade, task.id, round.decision.answer),
+        team: round.team,
+        excluded: round.excluded,
+        answers: Object.fromEntries(round.proposals.map((proposal) => [proposal.agentId, proposal.answer])),
+        support: round.decision.support,
+        reputation: round.reputationAfter,
+        expectedCost,
+        usage: usageByAgent(acts, ledger.priceOf),
+        fullTeamListCost: fullTeamListCost(acts, ids, ledger),
+        failures: round.failures.length,
+        compared,
+        state: { selector: selector.snapshot(), credibility: state.credibility, ledger: ledger.totals() },
+      };
+      finishedTasks += 1;
+      const after = reputation.snapshot();
+      return {
+        status: 'done',
+        taskId: task.id,
+        record,
+        events: events(),
+        reputation: [
+          { scope: { runId }, name: DRF_METHOD, snapshot: after },
+          { scope: { team }, name: DRF_METHOD, snapshot: after },
+        ],
+      };
+    }),
+  };
 }
 
 /** One act of a team member on the current task, as metered. */

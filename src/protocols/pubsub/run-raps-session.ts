@@ -21,15 +21,15 @@ import {
 import type { Transport } from '../../transport/transport.js';
 import {
   gradeAnswer,
-  loadFinishedTasks,
   sessionOptionKeys,
   type SessionOptions,
   type SessionProgress,
   type SessionSummary,
 } from '../session.js';
 import { betaDefaults } from '../../reputation/beta.js';
+import { runSession, type SessionRunner } from '../run-session.js';
 import { providerFailure } from '../debate/_act.js';
-import type { TaskFailure } from '../debate/run-debate-session.js';
+import type { TaskFailure } from '../session.js';
 import type { DebateFailure } from '../debate/types.js';
 import type { TrustPolicy } from './broker.js';
 import type { RapsEvent } from './events.js';
@@ -179,216 +179,225 @@ const knownRapsSessionProtocol = defineOptionKeys<RapsSessionProtocol>()([
 export async function runRapsSession(options: RunRapsSessionOptions): Promise<RapsSessionSummary> {
   assertKnownOptions('', options, knownRapsSessionOptions, 'runRapsSession');
   assertKnownOptions('protocol', options.protocol, knownRapsSessionProtocol, 'runRapsSession');
-  const {
+  const { store, runId, team, agents, tasks, config = {}, kind = 'raps', onProgress, signal, onTaskFailure } = options;
+  assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  const runner = createRapsSessionRunner(options);
+  const { records, ran, resumed, failed } = await runSession({
     store,
     runId,
     team,
     agents,
     tasks,
-    protocol = {},
-    compare = [],
-    seed,
-    config = {},
-    kind = 'raps',
-    grade,
-    reputationStart = 'team',
+    kind,
+    config,
+    runner,
     onProgress,
-    signal,
     onTaskFailure,
-  } = options;
+    signal,
+  });
+  const result = runner.result();
+  return { runId, records, ran, resumed, ...(result === undefined ? {} : { result }), failed };
+}
+
+/** What {@link createRapsSessionRunner} takes: the session's options without the loop's own (store, tasks, callbacks). */
+export type RapsSessionRunnerOptions = Omit<
+  RunRapsSessionOptions,
+  'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure'
+>;
+
+/**
+ * RAPS's runner for {@link runSession}: `runRaps` over the remaining tasks from the carried state
+ * (the run's last task, else the team's saved beliefs), restarted after a failed task from the state
+ * before it. `result()` is `runRaps`'s result after the last failed task (see {@link RapsSessionSummary}).
+ */
+export function createRapsSessionRunner(
+  options: RapsSessionRunnerOptions,
+): SessionRunner<RapsTaskRecord> & { result(): RapsResult | undefined } {
+  const { runId, team, agents, protocol = {}, compare = [], seed, grade, reputationStart = 'team' } = options;
   assertNonEmptyString('runId', runId);
   assertNonEmptyString('team', team);
   validateTeam(agents, 'agents');
   const ids = agents.map((agent) => agent.id);
-  assertUniqueTaskIds(tasks, 'the store keys results by task id');
   assertKnownNames('compare', compare, rapsCompareAggregators, 'aggregator to compare');
   const comparators = compare.map((name) => ({ name, aggregator: createAggregator(name) }));
 
-  const { resumed } = store.ensureRun({ id: runId, kind, team, config });
-  store.saveTeam(team, agents);
-  const { done, records } = loadFinishedTasks<RapsTaskRecord>(store, {
-    runId,
-    method: RAPS_METHOD,
-    total: tasks.length,
-    onProgress,
-  });
-  const remaining = tasks.filter((task) => !done.has(task.id));
-  const failed: TaskFailure[] = [];
-  if (remaining.length === 0) return { runId, records, ran: 0, resumed, failed };
-
-  // Resume from this run's last task; else (a new run) from the team's saved beliefs, or the prior.
-  const teamBeliefs =
-    reputationStart === 'team' ? store.loadReputation({ scope: { team }, name: RAPS_METHOD }) : undefined;
-  const teamFirstHand =
-    reputationStart === 'team'
-      ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-first-hand` })
-      : undefined;
-  // Which witness reports the observers already merged: without it a new run would merge every
-  // unchanged report again (teams saved before it was kept start with none, as they did).
-  const teamReported =
-    reputationStart === 'team'
-      ? store.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-witness-memory` })
-      : undefined;
-  const initialState: RapsCarriedState | undefined =
-    records.at(-1)?.state ??
-    (teamBeliefs && teamFirstHand && sameRoster(teamBeliefs.agents, ids)
-      ? {
-          schemaVersion: 1,
-          beliefs: teamBeliefs,
-          firstHand: teamFirstHand,
-          reported: teamReported && sameRoster(teamReported.agents, ids) ? witnessMemory(teamReported.state) : {},
-          subscriptions: {},
-          globalRound: 0,
-        }
-      : undefined);
-
+  // The state the session starts from (restored below), and the last task this session finished.
+  let initialState: RapsCarriedState | undefined;
+  let last: RapsTaskRecord | undefined;
+  let result: RapsResult | undefined;
   const subscriptions = Object.fromEntries(
     ids.map((agentId) => [
       agentId,
       protocol.subscriptions?.[agentId] ?? 'answers to the team tasks with their reasoning and the final answer',
     ]),
   );
-  let buffer: RapsEvent[] = [];
-  let ran = 0;
-  // Provider failures of the agents' acts on the task in flight (hosted or remote: both report them on the wire).
-  let providerFailures: DebateFailure[] = [];
-  const hostAgents = options.hostAgents ?? [];
-  let pending: readonly Task[] = remaining;
-  let startState = initialState;
-  let result: RapsResult | undefined;
-  while (pending.length > 0) {
-    signal?.throwIfAborted();
-    try {
-      result = await runRaps({
-        agents,
-        subscriptions,
-        tasks: pending,
-        hostAgents,
-        ...(options.redact === undefined ? {} : { redact: options.redact }),
-        ...(options.transport === undefined ? {} : { transport: options.transport }),
-        runId: options.wireRunId ?? runId.replace(/[^A-Za-z0-9_-]/g, '_'),
-        ...(protocol.maxRounds === undefined ? {} : { maxRounds: protocol.maxRounds }),
-        ...(protocol.doneQuorum === undefined ? {} : { doneQuorum: protocol.doneQuorum }),
-        ...(protocol.topK === undefined ? {} : { topK: protocol.topK }),
-        ...(protocol.floor === undefined ? {} : { floor: protocol.floor }),
-        ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
-        ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
-        ...(protocol.recovery === undefined ? {} : { recovery: protocol.recovery }),
-        ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
-        beta: {
-          ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }),
-          ...(protocol.delta === undefined ? {} : { delta: protocol.delta }),
-          ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
-          ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
-        },
-        replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
-        seed,
-        ...(startState === undefined ? {} : { initialState: startState }),
-        onEvent: (event) => {
-          buffer.push(event);
-          if (event.type === 'agent-error' && event.providerFailure !== undefined)
-            providerFailures.push(
-              providerFailure(
-                event.agentId,
-                event.providerFailure.act,
-                event.round,
-                providerErrorFromWire(event.providerFailure),
-              ),
-            );
-        },
-        onTaskDone: ({ decision, rounds, state }) => {
-          const events = buffer;
-          buffer = [];
-          const failures = providerFailures;
-          providerFailures = [];
-          if (failures.length > 0) {
-            // The task did not happen: keep no result; runRaps restarts after it from the state before it.
-            const failure: TaskFailure = { schemaVersion: 1, method: RAPS_METHOD, taskId: decision.taskId, failures };
-            store.recordTaskFailure?.({ runId, method: RAPS_METHOD, taskId: decision.taskId, failure });
-            failed.push(failure);
-            onTaskFailure?.(failure);
-            signal?.throwIfAborted();
-            throw new RestartAfterFailedTask(decision.taskId);
-          }
-          const reputation = rounds.at(-1)?.reputation ?? {};
-          const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
-          const task = remaining.find((candidate) => candidate.id === decision.taskId) as Task;
-          for (const { name, aggregator } of comparators) {
-            const proposals = ids.map((agentId) => ({
-              agentId,
-              taskId: task.id,
-              round: decision.rounds - 1,
-              text: decision.texts[agentId] ?? '',
-              answer: decision.answers[agentId] ?? null,
-            }));
-            const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
-            compared[name] = { answer: verdict.answer, correct: gradeAnswer(grade, task.id, verdict.answer) };
-          }
-          const record: RapsTaskRecord = {
-            schemaVersion: 1,
-            taskId: decision.taskId,
-            answer: decision.answer,
-            correct: gradeAnswer(grade, decision.taskId, decision.answer),
-            eligible: decision.eligible,
-            answers: decision.answers,
-            support: decision.support,
-            rounds: decision.rounds,
-            reputation,
-            routed: rounds.reduce((sum, round) => sum + round.routed, 0),
-            broadcast: rounds.reduce((sum, round) => sum + round.broadcast, 0),
-            audits: rounds.reduce((sum, round) => sum + round.audits, 0),
-            failures: events.filter((event) => event.type === 'agent-error').length,
-            compared,
-            state,
-          };
-          store.recordTaskResult({
-            runId,
-            method: RAPS_METHOD,
-            taskId: decision.taskId,
-            result: record,
-            events: toStoredEvents(
-              events,
-              runId,
-              reputation,
-              state.beliefs.agents.length > 0 ? decision.eligible : [],
-              protocol.tau ?? betaDefaults.tau,
-            ).map((event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` })),
-            reputation: [
-              { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
-              { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
-              { scope: { team }, name: `${RAPS_METHOD}-first-hand`, snapshot: state.firstHand },
-              {
-                scope: { team },
-                name: `${RAPS_METHOD}-witness-memory`,
-                snapshot: {
-                  schemaVersion: 1,
-                  model: `${RAPS_METHOD}-witness-memory`,
-                  agents: state.beliefs.agents,
-                  state: state.reported,
-                },
-              },
-            ],
+  return {
+    method: RAPS_METHOD,
+    result: () => result,
+    restore({ store: sessionStore, records }) {
+      last = records.at(-1);
+      // Resume from this run's last task; else (a new run) from the team's saved beliefs, or the prior.
+      const teamBeliefs =
+        reputationStart === 'team' ? sessionStore.loadReputation({ scope: { team }, name: RAPS_METHOD }) : undefined;
+      const teamFirstHand =
+        reputationStart === 'team'
+          ? sessionStore.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-first-hand` })
+          : undefined;
+      // Which witness reports the observers already merged: without it a new run would merge every
+      // unchanged report again (teams saved before it was kept start with none, as they did).
+      const teamReported =
+        reputationStart === 'team'
+          ? sessionStore.loadReputation({ scope: { team }, name: `${RAPS_METHOD}-witness-memory` })
+          : undefined;
+      initialState =
+        records.at(-1)?.state ??
+        (teamBeliefs && teamFirstHand && sameRoster(teamBeliefs.agents, ids)
+          ? {
+              schemaVersion: 1,
+              beliefs: teamBeliefs,
+              firstHand: teamFirstHand,
+              reported: teamReported && sameRoster(teamReported.agents, ids) ? witnessMemory(teamReported.state) : {},
+              subscriptions: {},
+              globalRound: 0,
+            }
+          : undefined);
+    },
+    async run({ tasks: remaining, settle, signal }) {
+      if (remaining.length === 0) return;
+      let buffer: RapsEvent[] = [];
+      // Provider failures of the agents' acts on the task in flight (hosted or remote: both report them on the wire).
+      let providerFailures: DebateFailure[] = [];
+      const hostAgents = options.hostAgents ?? [];
+      let pending: readonly Task[] = remaining;
+      let startState = initialState;
+      while (pending.length > 0) {
+        signal?.throwIfAborted();
+        try {
+          result = await runRaps({
+            agents,
+            subscriptions,
+            tasks: pending,
+            hostAgents,
+            ...(options.redact === undefined ? {} : { redact: options.redact }),
+            ...(options.transport === undefined ? {} : { transport: options.transport }),
+            runId: options.wireRunId ?? runId.replace(/[^A-Za-z0-9_-]/g, '_'),
+            ...(protocol.maxRounds === undefined ? {} : { maxRounds: protocol.maxRounds }),
+            ...(protocol.doneQuorum === undefined ? {} : { doneQuorum: protocol.doneQuorum }),
+            ...(protocol.topK === undefined ? {} : { topK: protocol.topK }),
+            ...(protocol.floor === undefined ? {} : { floor: protocol.floor }),
+            ...(protocol.trustPolicy === undefined ? {} : { trustPolicy: protocol.trustPolicy }),
+            ...(protocol.witness === undefined ? {} : { witness: protocol.witness }),
+            ...(protocol.recovery === undefined ? {} : { recovery: protocol.recovery }),
+            ...(protocol.refine === undefined ? {} : { refine: protocol.refine }),
+            beta: {
+              ...(protocol.lambda === undefined ? {} : { lambda: protocol.lambda }),
+              ...(protocol.delta === undefined ? {} : { delta: protocol.delta }),
+              ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
+              ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
+            },
+            replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
+            seed,
+            ...(startState === undefined ? {} : { initialState: startState }),
+            onEvent: (event) => {
+              buffer.push(event);
+              if (event.type === 'agent-error' && event.providerFailure !== undefined)
+                providerFailures.push(
+                  providerFailure(
+                    event.agentId,
+                    event.providerFailure.act,
+                    event.round,
+                    providerErrorFromWire(event.providerFailure),
+                  ),
+                );
+            },
+            onTaskDone: ({ decision, rounds, state }) => {
+              const events = buffer;
+              buffer = [];
+              const failures = providerFailures;
+              providerFailures = [];
+              if (failures.length > 0) {
+                // The task did not happen: keep no result; runRaps restarts after it from the state before it.
+                settle({ status: 'failed', taskId: decision.taskId, failures });
+                signal?.throwIfAborted();
+                throw new RestartAfterFailedTask(decision.taskId);
+              }
+              const reputation = rounds.at(-1)?.reputation ?? {};
+              const compared: Record<string, { answer: string | null; correct: boolean | null }> = {};
+              const task = remaining.find((candidate) => candidate.id === decision.taskId) as Task;
+              for (const { name, aggregator } of comparators) {
+                const proposals = ids.map((agentId) => ({
+                  agentId,
+                  taskId: task.id,
+                  round: decision.rounds - 1,
+                  text: decision.texts[agentId] ?? '',
+                  answer: decision.answers[agentId] ?? null,
+                }));
+                const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
+                compared[name] = { answer: verdict.answer, correct: gradeAnswer(grade, task.id, verdict.answer) };
+              }
+              const record: RapsTaskRecord = {
+                schemaVersion: 1,
+                taskId: decision.taskId,
+                answer: decision.answer,
+                correct: gradeAnswer(grade, decision.taskId, decision.answer),
+                eligible: decision.eligible,
+                answers: decision.answers,
+                support: decision.support,
+                rounds: decision.rounds,
+                reputation,
+                routed: rounds.reduce((sum, round) => sum + round.routed, 0),
+                broadcast: rounds.reduce((sum, round) => sum + round.broadcast, 0),
+                audits: rounds.reduce((sum, round) => sum + round.audits, 0),
+                failures: events.filter((event) => event.type === 'agent-error').length,
+                compared,
+                state,
+              };
+              last = record;
+              settle({
+                status: 'done',
+                taskId: decision.taskId,
+                record,
+                events: toStoredEvents(
+                  events,
+                  runId,
+                  reputation,
+                  state.beliefs.agents.length > 0 ? decision.eligible : [],
+                  protocol.tau ?? betaDefaults.tau,
+                ).map((event, index) => ({ ...event, spanId: `${RAPS_METHOD}:${decision.taskId}:${index + 1}` })),
+                reputation: [
+                  { scope: { runId }, name: RAPS_METHOD, snapshot: state.beliefs },
+                  { scope: { team }, name: RAPS_METHOD, snapshot: state.beliefs },
+                  { scope: { team }, name: `${RAPS_METHOD}-first-hand`, snapshot: state.firstHand },
+                  {
+                    scope: { team },
+                    name: `${RAPS_METHOD}-witness-memory`,
+                    snapshot: {
+                      schemaVersion: 1,
+                      model: `${RAPS_METHOD}-witness-memory`,
+                      agents: state.beliefs.agents,
+                      state: state.reported,
+                    },
+                  },
+                ],
+              });
+              // Stop between tasks: the finished task is saved, the rerun resumes after it.
+              signal?.throwIfAborted();
+            },
           });
-          records.push(record);
-          ran++;
-          onProgress?.({ done: records.length, total: tasks.length, resumed: false, record });
-          // Stop between tasks: the finished task is saved, the rerun resumes after it.
-          signal?.throwIfAborted();
-        },
-      });
-      pending = [];
-    } catch (error) {
-      if (!(error instanceof RestartAfterFailedTask)) throw error;
-      const taskId = error.taskId;
-      pending = pending.slice(pending.findIndex((task) => task.id === taskId) + 1);
-      // The state before the failed task: after the last finished task, or where the session started.
-      startState = records.at(-1)?.state ?? initialState;
-      result = undefined;
-      buffer = [];
-      providerFailures = [];
-    }
-  }
-  return { runId, records, ran, resumed, ...(result === undefined ? {} : { result }), failed };
+          pending = [];
+        } catch (error) {
+          if (!(error instanceof RestartAfterFailedTask)) throw error;
+          const taskId = error.taskId;
+          pending = pending.slice(pending.findIndex((task) => task.id === taskId) + 1);
+          // The state before the failed task: after the last finished task, or where the session started.
+          startState = last?.state ?? initialState;
+          result = undefined;
+          buffer = [];
+          providerFailures = [];
+        }
+      }
+    },
+  };
 }
 
 /** Thrown out of `runRaps` after a failed task so that the session restarts it after that task; never leaves the session. */

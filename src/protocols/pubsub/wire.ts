@@ -66,6 +66,7 @@ export const providerFailureReasons = [
   'timeout',
   'malformed',
   'incomplete',
+  'bad-reply',
 ] as const satisfies readonly ProviderFailureReason[];
 
 /** The agent acts a RAPS node runs, named as in a task failure record. */

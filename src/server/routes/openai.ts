@@ -6,17 +6,25 @@ import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import { taskIdHeader } from '../_access-log.js';
+import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import { chatCompletionRequest, kindHeader } from '../schemas.js';
 import type { TeamAnswer } from '../team-service.js';
 import { z } from 'zod';
 
+/** Response header with the OpenTelemetry trace id of a served decision (when spans are exported). */
+export const traceIdHeader = 'x-repute-trace-id';
+
 const headers = z.object({ 'x-repute-kind': kindHeader.optional() });
 
 function reputeField(answer: TeamAnswer) {
   const { content: _content, usage: _usage, ...repute } = answer;
-  return repute;
+  return {
+    ...repute,
+    degraded: repute.degraded.map((entry) => ({ ...entry, message: withoutVariableNames(entry.message) })),
+  };
 }
 
 /** Routes under `/v1`. */
@@ -72,12 +80,20 @@ export function openAIRoutes(context: ServerContext): Hono {
         message: `unknown model ${JSON.stringify(body.model.length > 120 ? `${body.model.slice(0, 120)}…` : body.model)}; this server answers ${team ? `team:${team.name}` : 'no team (start repute serve with a team file)'} (see GET /v1/models)`,
       });
     }
+    // Wall time, as the ledger's call records have it (the injected clock only stamps responses).
+    const startedAt = Date.now();
     const answer = await team.answer({
       messages: body.messages,
       ...(kind === undefined ? {} : { kind: kind as AnswerKind }),
       signal: c.req.raw.signal,
     });
     const id = `chatcmpl-${answer.taskId}`;
+    c.header(taskIdHeader, answer.taskId);
+    if (context.telemetry !== undefined) {
+      const { traceId, spanId } = context.telemetry.exportDecision({ answer, startedAt, endedAt: Date.now() });
+      c.header('traceparent', `00-${traceId}-${spanId}-01`);
+      c.header(traceIdHeader, traceId);
+    }
     const model = body.model;
     const usage = {
       prompt_tokens: answer.usage.inputTokens,

@@ -61,6 +61,15 @@ const operations: readonly Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/runs/{id}/tasks/{taskId}/trace',
+    summary:
+      "One task as a trace: every LLM call (agent, act, start, end, tokens, cost, prompt, reply) and each method's decision",
+    params: schemas.taskParams,
+    response: schemas.taskTrace,
+    errors: [400, 404],
+  },
+  {
+    method: 'get',
     path: '/api/runs/{id}/reputation',
     summary: "Each agent's reputation after every task, per method",
     params: schemas.runParams,

@@ -3,8 +3,12 @@
 
 const TOKEN_KEY = 'repute-token';
 
-/** Thrown when the server wants a token. */
-export class UnauthorizedError extends Error {}
+/** Thrown when the server wants a token; `refused` when one was sent and is wrong. */
+export class UnauthorizedError extends Error {
+  constructor(readonly refused: boolean) {
+    super(refused ? 'token refused' : 'token required');
+  }
+}
 
 function headers(extra: Record<string, string> = {}): Record<string, string> {
   const token = sessionStorage.getItem(TOKEN_KEY);
@@ -19,7 +23,7 @@ export function setToken(token: string): void {
 /** GETs a JSON document; API errors become exceptions carrying the server's message. */
 export async function getJson<T>(path: string): Promise<T> {
   const response = await fetch(path, { headers: headers() });
-  if (response.status === 401) throw new UnauthorizedError('token required');
+  if (response.status === 401) throw new UnauthorizedError(sessionStorage.getItem(TOKEN_KEY) !== null);
   const body = (await response.json()) as T & { error?: { message: string } };
   if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
   return body;

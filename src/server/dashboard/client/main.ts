@@ -15,6 +15,7 @@ import type {
   ReputationSeries,
   RunListItem,
   RunView,
+  TaskTrace,
   TeamReputation,
   TeamSummary,
 } from './types.js';
@@ -33,10 +34,19 @@ function setPage(...children: Node[]): void {
   main.replaceChildren(...children);
 }
 
-function tokenForm(): void {
+function tokenForm(refused: boolean): void {
   const input = h('input', { type: 'password', placeholder: 'bearer token', 'aria-label': 'token' });
   setPage(
     h('h1', {}, 'Token required'),
+    ...(refused
+      ? [
+          h(
+            'p',
+            { class: 'error', role: 'alert', 'data-testid': 'token-error' },
+            'The server refused this token: it is not the one repute serve was started with (--token or REPUTE_SERVE_TOKEN). Check it and enter it again.',
+          ),
+        ]
+      : []),
     h('p', {}, 'This server was started with --token. Enter it to continue (kept in this tab only).'),
     h(
       'form',
@@ -57,47 +67,65 @@ function statusBadge(status: string): HTMLElement {
   return h('span', { class: `status status-${status}` }, status);
 }
 
+/** How often the runs list asks for new runs and statuses, in ms. */
+const RUNS_POLL_MS = 2000;
+
 async function runsPage(): Promise<void> {
-  const { runs } = await getJson<{ runs: RunListItem[] }>('/api/runs');
-  setPage(
-    h('h1', {}, 'Runs'),
-    runs.length === 0
-      ? h('p', {}, 'No runs in this store yet. Start one with repute run team.yaml.')
-      : h(
-          'table',
-          { 'data-testid': 'runs' },
+  const signal = pageAbort.signal;
+  const box = h('div', { 'data-testid': 'runs-live' });
+  setPage(h('h1', {}, 'Runs'), box);
+  let shown = '';
+  // The list follows the store without a reload: new runs, statuses and task counts.
+  for (;;) {
+    const { runs } = await getJson<{ runs: RunListItem[] }>('/api/runs');
+    if (signal.aborted) return;
+    const key = JSON.stringify(runs);
+    if (key !== shown) {
+      shown = key;
+      box.replaceChildren(runsTable(runs));
+    }
+    await new Promise((resolve) => setTimeout(resolve, RUNS_POLL_MS));
+    if (signal.aborted) return;
+  }
+}
+
+function runsTable(runs: RunListItem[]): Node {
+  return runs.length === 0
+    ? h('p', {}, 'No runs in this store yet. Start one with repute run team.yaml.')
+    : h(
+        'table',
+        { 'data-testid': 'runs' },
+        h(
+          'thead',
+          {},
           h(
-            'thead',
+            'tr',
             {},
+            h('th', {}, 'run'),
+            h('th', {}, 'team'),
+            h('th', {}, 'kind'),
+            h('th', {}, 'status'),
+            h('th', { class: 'num' }, 'tasks'),
+            h('th', {}, 'started'),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...runs.map((run) =>
             h(
               'tr',
               {},
-              h('th', {}, 'run'),
-              h('th', {}, 'team'),
-              h('th', {}, 'kind'),
-              h('th', {}, 'status'),
-              h('th', { class: 'num' }, 'tasks'),
-              h('th', {}, 'started'),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            ...runs.map((run) =>
-              h(
-                'tr',
-                {},
-                h('td', {}, h('a', { href: `#/runs/${enc(run.id)}` }, run.id)),
-                h('td', {}, run.team ?? '–'),
-                h('td', {}, run.kind),
-                h('td', {}, statusBadge(run.status)),
-                h('td', { class: 'num' }, run.tasks),
-                h('td', {}, when(run.createdAt)),
-              ),
+              h('td', {}, h('a', { href: `#/runs/${enc(run.id)}` }, run.id)),
+              h('td', {}, run.team ?? '–'),
+              h('td', {}, run.kind),
+              h('td', {}, statusBadge(run.status)),
+              h('td', { class: 'num' }, run.tasks),
+              h('td', {}, when(run.createdAt)),
             ),
           ),
         ),
-  );
+      );
 }
 
 function methodTable(run: RunView): HTMLElement {
@@ -240,6 +268,74 @@ function explainDecision(method: string, decision: MethodDecision): HTMLElement 
   );
 }
 
+/** One task as a trace: every model call on a shared time axis, with the agent's verdict and weight. */
+function traceView(trace: TaskTrace): HTMLElement {
+  const decision = trace.methods.minirep ?? Object.values(trace.methods)[0];
+  const weights = new Map((decision?.weights ?? []).map((row) => [row.agentId, row]));
+  const start = trace.startedAt ?? 0;
+  const span = Math.max(1, (trace.endedAt ?? start) - start);
+  const rows = [...trace.calls].sort((left, right) => (left.startedAt ?? 0) - (right.startedAt ?? 0));
+  return h(
+    'section',
+    { class: 'trace', 'data-testid': 'trace' },
+    h(
+      'h3',
+      {},
+      `Trace: ${trace.calls.length} call(s), ${trace.endedAt === null ? '–' : `${Math.round(span)} ms`}, ${trace.usage.inputTokens} + ${trace.usage.outputTokens} tokens, ${money(trace.usage.cost)}`,
+    ),
+    ...rows.map((call) => {
+      const weight = call.agentId === null ? undefined : weights.get(call.agentId);
+      const verdict =
+        weight === undefined || decision === undefined
+          ? ''
+          : weight.answer === null
+            ? 'no answer'
+            : weight.answer === decision.answer
+              ? 'agreed'
+              : 'disagreed';
+      const left = call.startedAt === null ? 0 : ((call.startedAt - start) / span) * 100;
+      const width =
+        call.startedAt === null || call.endedAt === null ? 0 : ((call.endedAt - call.startedAt) / span) * 100;
+      const duration =
+        call.startedAt === null || call.endedAt === null ? '–' : `${Math.round(call.endedAt - call.startedAt)} ms`;
+      const asked = call.messages?.filter((message) => message.role !== 'system').at(-1)?.content ?? null;
+      return h(
+        'div',
+        { class: `trace-call ${call.status === 'failed' ? 'failed' : ''}`, 'data-agent': call.agentId ?? '' },
+        h(
+          'div',
+          { class: 'trace-head' },
+          h('strong', {}, call.agentId ?? '?'),
+          ` ${call.act ?? ''} · ${call.model ?? ''} · `,
+          h('span', { 'data-testid': 'latency' }, duration),
+          ` · ${call.inputTokens} + ${call.outputTokens} tokens · ${money(call.cost)}`,
+          call.cached ? ' · cached' : '',
+          call.status === 'failed' ? ' · failed' : '',
+          weight ? ` · answer ${weight.answer ?? '–'} · weight ${fixed(weight.weight)}` : '',
+          verdict ? h('span', { class: `verdict verdict-${verdict.replace(' ', '-')}` }, ` ${verdict}`) : '',
+        ),
+        h(
+          'div',
+          { class: 'bar-track' },
+          h('div', {
+            class: 'bar',
+            style: `margin-left:${left.toFixed(2)}%;width:${Math.max(0.5, width).toFixed(2)}%`,
+          }),
+        ),
+        call.completion === null && asked === null
+          ? h('p', { class: 'meta' }, 'content not captured')
+          : h(
+              'details',
+              {},
+              h('summary', {}, 'reply'),
+              asked === null ? '' : h('pre', { class: 'asked' }, asked),
+              h('pre', { class: 'reply', 'data-testid': 'reply' }, call.completion ?? '(no text)'),
+            ),
+      );
+    }),
+  );
+}
+
 async function runPage(runId: string, query: URLSearchParams): Promise<void> {
   const signal = pageAbort.signal;
   const title = h('h1', {}, `Run ${runId}`);
@@ -290,17 +386,21 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
     selectedTask = taskId;
     for (const row of taskList.querySelectorAll('tr[data-task]'))
       row.classList.toggle('selected', (row as HTMLElement).dataset.task === taskId);
-    const page = await getJson<DecisionPage>(`/api/runs/${enc(runId)}/decisions?taskId=${enc(taskId)}`);
-    const task = page.tasks[0];
-    if (!task) return;
+    // A URL per task: the address bar names the task shown, so it can be shared or reloaded.
+    history.replaceState(null, '', `#/runs/${enc(runId)}?task=${enc(taskId)}`);
+    const trace = await getJson<TaskTrace>(`/api/runs/${enc(runId)}/tasks/${enc(taskId)}/trace`);
     explorer.replaceChildren(
-      h('h3', { 'data-testid': 'explored-task' }, `Task ${task.taskId}`),
-      ...Object.entries(task.methods).map(([method, decision]) => explainDecision(method, decision)),
+      h('h3', { 'data-testid': 'explored-task' }, `Task ${trace.taskId}`),
+      ...Object.entries(trace.methods).map(([method, decision]) => explainDecision(method, decision)),
+      traceView(trace),
     );
   };
 
   const loadTasks = async () => {
-    const page = await getJson<DecisionPage>(`/api/runs/${enc(runId)}/decisions?offset=${offset}&limit=${limit}`);
+    // Newest first: a live run's latest tasks are on top.
+    const page = await getJson<DecisionPage>(
+      `/api/runs/${enc(runId)}/decisions?offset=${offset}&limit=${limit}&order=desc`,
+    );
     const methodNames = [...new Set(page.tasks.flatMap((task) => Object.keys(task.methods)))];
     const pager = h(
       'p',
@@ -407,13 +507,45 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
     liveLine.hidden = false;
     liveBadge.hidden = false;
     let received = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let counterQueued = false;
+    // At most one refresh at a time and one per REFRESH_MS, the last change always shown: a run
+    // writing hundreds of events a second neither starves the page (a debounce that never fires)
+    // nor rebuilds it per event.
+    let refreshing = false;
+    let wanted = false;
+    let lastRefresh = 0;
+    const REFRESH_MS = 1000;
+    const pump = () => {
+      if (refreshing || !wanted || signal.aborted) return;
+      const wait = lastRefresh + REFRESH_MS - performance.now();
+      if (wait > 0) {
+        setTimeout(pump, wait);
+        return;
+      }
+      wanted = false;
+      refreshing = true;
+      lastRefresh = performance.now();
+      void refresh()
+        .then(() => (selectedTask ? showTask(selectedTask) : undefined))
+        .catch(() => {})
+        .finally(() => {
+          refreshing = false;
+          pump();
+        });
+    };
     void followEvents(
       `/api/runs/${enc(runId)}/events`,
       (message) => {
         if (message.id !== undefined) {
           received++;
-          liveCount.textContent = String(received);
+          // One DOM write per frame, however many events arrived in it.
+          if (!counterQueued) {
+            counterQueued = true;
+            requestAnimationFrame(() => {
+              counterQueued = false;
+              liveCount.textContent = String(received);
+            });
+          }
         }
         if (
           message.event === 'reputation-update' ||
@@ -421,15 +553,8 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
           message.event === 'status' ||
           message.event === 'end'
         ) {
-          // Batch bursts of events into one refresh.
-          clearTimeout(timer);
-          timer = setTimeout(
-            () =>
-              void refresh()
-                .then(() => (selectedTask ? showTask(selectedTask) : undefined))
-                .catch(() => {}),
-            300,
-          );
+          wanted = true;
+          pump();
         }
         if (message.event === 'end') liveBadge.hidden = true;
       },
@@ -551,7 +676,7 @@ async function route(): Promise<void> {
     else if (parts[0] === 'teams') await teamsPage();
     else await runsPage();
   } catch (error) {
-    if (error instanceof UnauthorizedError) tokenForm();
+    if (error instanceof UnauthorizedError) tokenForm(error.refused);
     else setPage(h('h1', {}, 'Error'), h('p', { class: 'error' }, (error as Error).message));
   }
 }

@@ -99,3 +99,26 @@ export interface TeamReputation {
     }>;
   }>;
 }
+export interface TraceCall {
+  agentId: string | null;
+  act: string | null;
+  model: string | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  cached: boolean;
+  status: 'ok' | 'failed';
+  messages: Array<{ role: string; content: string }> | null;
+  completion: string | null;
+}
+export interface TaskTrace {
+  runId: string;
+  taskId: string;
+  startedAt: number | null;
+  endedAt: number | null;
+  calls: TraceCall[];
+  usage: { inputTokens: number; outputTokens: number; cost: number };
+  methods: Record<string, MethodDecision>;
+}

@@ -1,0 +1,24 @@
+// Our MiniRep variants (not the paper's design): the option sets the replay, `repute run` and the
+// served team endpoint share, so that a variant means the same thing wherever it is named.
+import type { MiniRepAggregatorOptions } from './minirep-aggregator.js';
+
+/** Names of our MiniRep variants, in report order. */
+export const miniRepVariantNames = ['minirep-lo', 'minirep-ds'] as const;
+
+/** A MiniRep variant name. */
+export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
+
+/**
+ * The aggregator options of each variant (given on top of `{ model, k }`):
+ * - `minirep-lo` (MiniRep-LO): the history factor is the log-odds of a reliability learnt from
+ *   agreement with the other clone groups (from external feedback once there is any), κ_lo = 8;
+ * - `minirep-ds` (MiniRep-DS): the history factor is the vote weight of a reliability learnt from each
+ *   proposal's leave-one-out posterior, and the bloc check flags blocs of 3 or more agents, not a lone pair.
+ * See docs/minirep.md for why each is ours and how it was measured.
+ */
+export const miniRepVariantOptions: Readonly<
+  Record<MiniRepVariantName, Readonly<Omit<MiniRepAggregatorOptions, 'model' | 'k'>>>
+> = {
+  'minirep-lo': { history: 'log-odds', logOddsQualityOffset: 8 },
+  'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
+};
