@@ -13,6 +13,7 @@ const allowed: ReadonlyArray<ReadonlySet<string>> = [
     'store/_events.ts',
     'store/_llm-cache.ts',
     'store/_postgres-store.ts',
+    'store/_reputation-log.ts',
     'store/_reputation-snapshots.ts',
     'store/_runs.ts',
     'store/_task-results.ts',
