@@ -7,7 +7,10 @@ import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
+import type { ChatTurn, ReplyFormat, SamplingSettings } from '../core/chat-request.js';
+import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
+import { z } from 'zod';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
 import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
 import { proposeStep } from '../protocols/debate/propose-step.js';
@@ -65,7 +68,15 @@ export interface TeamService extends ServedTeam {
   /** Id of the run whose tasks are the served requests. */
   readonly runId: string;
   /** Answers one request; throws `ProviderError` when every agent failed. */
-  answer(input: { messages: readonly ChatMessage[]; kind?: AnswerKind; signal?: AbortSignal }): Promise<TeamAnswer>;
+  answer(input: {
+    messages: readonly ChatMessage[];
+    kind?: AnswerKind;
+    /** Forwarded to every agent's model. */
+    sampling?: SamplingSettings;
+    /** Asked of every agent; a JSON reply that does not match the schema gets no vote. */
+    replyFormat?: ReplyFormat;
+    signal?: AbortSignal;
+  }): Promise<TeamAnswer>;
 }
 
 /** Options of {@link createTeamService}. */
@@ -97,6 +108,35 @@ function contentText(content: ChatMessage['content']): string {
   if (content === null) return '';
   if (typeof content === 'string') return content;
   return content.map((part) => part.text ?? '').join('');
+}
+
+/** The turns of a conversation as the agents get them (`developer` as system, `tool` results as user turns). */
+export function conversationOf(messages: readonly ChatMessage[]): ChatTurn[] {
+  return messages.map((message) => {
+    const content = contentText(message.content);
+    if (message.role === 'system' || message.role === 'developer') return { role: 'system', content };
+    if (message.role === 'assistant') return { role: 'assistant', content };
+    return { role: 'user', content: message.role === 'tool' ? `(tool result) ${content}` : content };
+  });
+}
+
+/**
+ * Proposals under a JSON Schema reply format: a reply that does not match the schema keeps its
+ * text but loses its answer, so it gets no vote and is never the reply sent.
+ */
+function withSchemaChecked(proposals: readonly Proposal[], format: ReplyFormat | undefined): Proposal[] {
+  if (format?.type !== 'json' || format.schema === undefined) return [...proposals];
+  const schema = z.fromJSONSchema(format.schema as Parameters<typeof z.fromJSONSchema>[0]);
+  return proposals.map((proposal) => {
+    if (proposal.answer === null) return proposal;
+    let value: unknown;
+    try {
+      value = JSON.parse(proposal.text);
+    } catch {
+      return { ...proposal, answer: null };
+    }
+    return schema.safeParse(value).success ? proposal : { ...proposal, answer: null };
+  });
 }
 
 /** The task prompt of a conversation: a lone user message as is, else every message with its role. */
@@ -159,9 +199,16 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     method,
     kind,
     runId,
-    async answer({ messages, kind: requestKind = kind, signal }) {
+    async answer({ messages, kind: requestKind = kind, sampling, replyFormat, signal }) {
       const taskId = generateId();
-      const task: Task = { id: taskId, kind: requestKind, prompt: promptOf(messages) };
+      const task: Task = {
+        id: taskId,
+        kind: requestKind,
+        prompt: promptOf(messages),
+        conversation: conversationOf(messages),
+        ...(sampling === undefined ? {} : { sampling }),
+        ...(replyFormat === undefined ? {} : { replyFormat }),
+      };
       const { tracer, events } = createTaskTracer({ method, taskId, now });
       const taskSpan = tracer.start({ type: 'task', taskId });
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
@@ -180,13 +227,14 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       });
       const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
       const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
-      const proposed = await proposeStep({
+      const raw = await proposeStep({
         agents: participants,
         task,
         tracer,
         ...(signal ? { signal } : {}),
         parentId: taskSpan.id,
       });
+      const proposed = { ...raw, proposals: withSchemaChecked(raw.proposals, replyFormat) };
       if (proposed.failures.length === participants.length) {
         const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
         throw new ProviderError({
