@@ -11,7 +11,7 @@ import { stableStringify } from './_stable-json.js';
 import { readTokenUsage } from './_token-usage.js';
 import { withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
-import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** `record`: serve hits, call the provider on misses and store the reply; `replay-only`: a miss throws; `off`: bypass. */
 export type CacheMode = 'record' | 'replay-only' | 'off';
@@ -35,6 +35,15 @@ export interface CacheMiddlewareOptions {
   readonly mode?: CacheMode;
   /** Provider part of the key. @default the wrapped model's provider (e.g. `openai-compatible.chat`) */
   readonly namespace?: string;
+  /**
+   * How long a recorded reply is reused, in ms (integer ≥ 1). Ours, not a per-entry expiry: time is
+   * cut into windows of `ttlMs` from the epoch and the window is part of the key, so a reply is
+   * reused within its window only (for at most `ttlMs`, at least 0 ms) and a new window records
+   * afresh. @default none (replies never expire)
+   */
+  readonly ttlMs?: number;
+  /** Clock of the TTL windows, in ms. @default Date.now */
+  readonly now?: () => number;
 }
 
 /** Persisted shape of one cached reply. */
@@ -69,7 +78,7 @@ export function requestCacheKey({
   return createHash('sha256').update(text).digest('hex');
 }
 
-const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', 'mode', 'namespace']);
+const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', 'mode', 'namespace', 'ttlMs', 'now']);
 
 /**
  * Record/replay cache keyed by {@link requestCacheKey}: a rerun of the same requests makes zero
@@ -87,7 +96,9 @@ const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', '
  */
 export function createCacheMiddleware(options: CacheMiddlewareOptions): LanguageModelV3Middleware {
   assertKnownOptions('', options, knownCacheOptions, 'createCacheMiddleware');
-  const { cache, mode = 'record', namespace } = options;
+  const { cache, mode = 'record', namespace, ttlMs, now = Date.now } = options;
+  if (ttlMs !== undefined)
+    assertInteger('ttlMs', ttlMs, 1, Number.MAX_SAFE_INTEGER, 'pass how long a reply is reused in ms, e.g. 3600000');
   if (!CACHE_MODES.includes(mode)) {
     throw new InvalidArgumentError({
       parameter: 'cacheMode',
@@ -105,7 +116,10 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
     type: CachedReply['type'],
     params: LanguageModelV3CallOptions,
     model: { readonly provider: string; readonly modelId: string },
-  ) => requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
+  ) => {
+    const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
+    return ttlMs === undefined ? key : `${key}:ttl${ttlMs}:${Math.floor(now() / ttlMs)}`;
+  };
 
   const lookup = (key: string, type: CachedReply['type'], modelId: string): CachedReply | undefined => {
     const value = cache.getCachedResponse(key);

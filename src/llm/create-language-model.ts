@@ -51,6 +51,8 @@ export interface LlmPlumbingOptions {
   readonly cache?: ResponseCache;
   /** Cache mode; needs `cache` unless `off`. @default 'record' when `cache` is given, else 'off' */
   readonly cacheMode?: CacheMode;
+  /** How long a recorded reply is reused, in ms (windows from the epoch; see the cache middleware's `ttlMs`). @default none (never expires) */
+  readonly cacheTtlMs?: number;
   /** Cost ledger (e.g. the SQLite store). @default none */
   readonly ledger?: UsageLedger;
   /** Prices of this model. @default all 0 */
@@ -111,6 +113,7 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
 const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'cache',
   'cacheMode',
+  'cacheTtlMs',
   'ledger',
   'price',
   'context',
@@ -226,6 +229,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
   const {
     model,
     cache,
+    cacheTtlMs,
     ledger,
     price,
     context,
@@ -272,7 +276,15 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     }),
   ];
   if (cacheMode !== 'off')
-    middleware.push(createCacheMiddleware({ cache: cache!, mode: cacheMode, namespace: provider }));
+    middleware.push(
+      createCacheMiddleware({
+        cache: cache!,
+        mode: cacheMode,
+        namespace: provider,
+        ...(cacheTtlMs === undefined ? {} : { ttlMs: cacheTtlMs }),
+        ...(now === undefined ? {} : { now }),
+      }),
+    );
   middleware.push(
     createRetryMiddleware({
       ...retry,

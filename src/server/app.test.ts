@@ -458,6 +458,7 @@ function countingTeam(): TeamService & { calls: number } {
         winner: 'a1',
         content: '{"answer":"42"}',
         degraded: [],
+        repeated: [],
         reputation: { a1: 0.5 },
         usage: { inputTokens: 1, outputTokens: 1 },
       };

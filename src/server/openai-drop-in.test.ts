@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveTeam } from '../cli/commands/_live-team.js';
 import { readTeamFile } from '../cli/commands/_team-file.js';
+import { createReputationModel } from '../reputation/registry.js';
 import { openStore } from '../store/store.js';
 import { startOpenAICompatibleServer, type RecordedRequest } from '../testing/openai-compatible-server.js';
 import { writeSumTeam } from '../testing/_test-sum-team.js';
@@ -192,5 +193,54 @@ describe('the team endpoint as a drop-in model (openai client)', () => {
     expect(content).toBe('Working it through, the result is 5.');
     expect(last.choices[0].finish_reason).toBe('stop');
     expect(last.repute.decision.answer).toBe('5');
+  });
+});
+
+describe('cache and evidence', () => {
+  it('a cached repeat calls no agent and leaves every evidence count unchanged; a new question counts', async () => {
+    const provider = await startOpenAICompatibleServer({ script: conversationalReply });
+    closers.push(() => provider.close());
+    const dir = temporaryDirectory('repute-repeat-');
+    const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, cache: true }));
+    const store = openStore({ path: join(dir, 'repute.db') });
+    closers.push(() => store.close());
+    const team = createTeamService({
+      name: file.name,
+      agents: createLiveTeam(file, store, 'serve'),
+      store,
+      kind: 'number',
+      runId: 'serve',
+    });
+    const server = await startServer({ store, team, port: 0 });
+    closers.push(() => server.close());
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const ask = (content: string) =>
+      client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content }] });
+    const evidence = () => {
+      const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
+      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+      return Object.fromEntries(
+        ['alpha', 'beta-1', 'beta-2', 'weak'].map((id) => [id, model.explain(id).evidenceCount]),
+      );
+    };
+    const first = await ask('What is 4 + 4?');
+    expect(repute(first).repeated).toEqual([]);
+    const calls = provider.requests.length;
+    const once = evidence();
+    expect(once).toEqual({ alpha: 1, 'beta-1': 1, 'beta-2': 1, weak: 1 });
+    const again = await ask('What is 4 + 4?');
+    // Served from the cache: no agent called, the same reply, and no new evidence for anyone.
+    expect(provider.requests.length).toBe(calls);
+    expect(again.choices[0]!.message.content).toBe(first.choices[0]!.message.content);
+    expect(repute(again).repeated).toEqual(['alpha', 'beta-1', 'beta-2', 'weak']);
+    expect(evidence()).toEqual(once);
+    // A different sampling setting is a different request: called again, and it counts.
+    await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 4 + 4?' }],
+      temperature: 0.5,
+    });
+    expect(provider.requests.length).toBe(calls + 4);
+    expect(evidence()).toEqual({ alpha: 2, 'beta-1': 2, 'beta-2': 2, weak: 2 });
   });
 });

@@ -384,6 +384,9 @@ export const reputeField = z.object({
   degraded: z
     .array(z.object({ agentId: z.string(), message: z.string() }))
     .describe('agents whose call failed; the team decided without them'),
+  repeated: z
+    .array(z.string())
+    .describe('agents that already gave evidence on this very request (a repeat): their reputation did not move'),
   reputation: z.record(z.string(), z.number()).describe('scores after the update'),
 });
 

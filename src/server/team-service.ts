@@ -55,6 +55,8 @@ export interface TeamAnswer {
   readonly content: string;
   /** Agents whose call failed; the team decided without them. */
   readonly degraded: ReadonlyArray<{ readonly agentId: string; readonly message: string }>;
+  /** Agents that already gave evidence on this very request (a repeat): their reputation did not move. */
+  readonly repeated: readonly string[];
   /** Scores after the update, in [0, 1]. */
   readonly reputation: Readonly<Record<string, number>>;
   /** Tokens of every call made for the request. */
@@ -211,6 +213,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       };
       const { tracer, events } = createTaskTracer({ method, taskId, now });
       const taskSpan = tracer.start({ type: 'task', taskId });
+      const fingerprint = requestFingerprint(task);
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
       const selector = selecting.selector;
       if (selector && selecting.reputation)
@@ -274,15 +277,37 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           tracer,
           parentId: taskSpan.id,
         });
-        const updated = reputation
-          ? updateReputationStep({
-              reputation,
-              feedback: deciding.feedback ?? consensusFeedback,
-              input: { task, decision, proposals: proposed.proposals, history: [], ratings: rated.ratings },
-              tracer,
-              parentId: taskSpan.id,
-            })
-          : { before: {}, after: {} };
+        // One outcome per distinct task and agent: an agent that already gave evidence on this very
+        // request (same kind, conversation, sampling settings and reply format; a repeat, typically
+        // served from the cache) gives none again. Recorded in the store, so it holds across
+        // restarts and across servers of the team.
+        const evidenceFrom = new Set(
+          proposed.proposals
+            .filter((proposal) =>
+              store.putCachedResponse({
+                key: evidenceKey(name, method, fingerprint, proposal.agentId),
+                value: { schemaVersion: 1, taskId },
+              }),
+            )
+            .map((proposal) => proposal.agentId),
+        );
+        const repeated = participants.map((agent) => agent.identity.id).filter((id) => !evidenceFrom.has(id));
+        const updated =
+          reputation && evidenceFrom.size > 0
+            ? updateReputationStep({
+                reputation,
+                feedback: deciding.feedback ?? consensusFeedback,
+                input: {
+                  task,
+                  decision,
+                  proposals: proposed.proposals.filter((proposal) => evidenceFrom.has(proposal.agentId)),
+                  history: [],
+                  ratings: rated.ratings.filter((rating) => evidenceFrom.has(rating.rater)),
+                },
+                tracer,
+                parentId: taskSpan.id,
+              })
+            : { before: reputation?.scores() ?? {}, after: reputation?.scores() ?? {} };
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
         const answers = Object.fromEntries(proposed.proposals.map((proposal) => [proposal.agentId, proposal.answer]));
@@ -312,7 +337,10 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           taskId,
           result: record,
           events: events(),
-          reputation: reputation ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }] : [],
+          reputation:
+            reputation && evidenceFrom.size > 0
+              ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }]
+              : [],
         });
         return {
           schemaVersion: 1 as const,
@@ -334,6 +362,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           winner: winner?.agentId ?? null,
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
+          repeated,
           reputation: updated.after,
           usage: {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
@@ -377,6 +406,27 @@ export function serveInstanceId(now: number = Date.now()): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** SHA-256 of what makes two requests the same task for reputation: kind, conversation, sampling settings, reply format. */
+function requestFingerprint(task: Task): string {
+  const canonical = JSON.stringify({
+    kind: task.kind,
+    conversation: task.conversation ?? task.prompt,
+    sampling:
+      task.sampling === undefined
+        ? null
+        : Object.entries(task.sampling).sort(([left], [right]) => left.localeCompare(right)),
+    replyFormat: task.replyFormat ?? null,
+  });
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** The store key that records an agent's evidence on one request of a team's method. */
+function evidenceKey(team: string, method: string, fingerprint: string, agentId: string): string {
+  return `repute-evidence:v1:${createHash('sha256')
+    .update(JSON.stringify([team, method, fingerprint, agentId]))
+    .digest('hex')}`;
 }
 
 /** Everyone takes part without a selector, so nothing draws from this. */

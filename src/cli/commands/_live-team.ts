@@ -45,6 +45,7 @@ export function createLiveTeam(
       ...(agent.maxConcurrency === undefined ? {} : { maxConcurrency: agent.maxConcurrency }),
       cache: store,
       cacheMode: team.cache,
+      ...(team.cacheTtlMs === undefined ? {} : { cacheTtlMs: team.cacheTtlMs }),
       ledger: store,
       context: { runId, agentId: agent.id },
       timeoutMs: team.timeoutMs,
