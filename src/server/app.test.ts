@@ -445,6 +445,9 @@ function countingTeam(): TeamService & { calls: number } {
     kind: 'number' as const,
     runId: 'serve',
     calls: 0,
+    feedback() {
+      throw new Error('not used here');
+    },
     async answer() {
       team.calls += 1;
       return {

@@ -244,3 +244,61 @@ describe('cache and evidence', () => {
     expect(evidence()).toEqual({ alpha: 2, 'beta-1': 2, 'beta-2': 2, weak: 2 });
   });
 });
+
+describe('feedback on a served decision', () => {
+  it('moves reputation once per decision (a re-post changes nothing) and shows as served accuracy', async () => {
+    const { client, store } = await setup();
+    const server = (client.baseURL as string).replace(/\/v1$/, '');
+    const completion = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 30 + 12?' }],
+    });
+    const evidence = () => {
+      const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
+      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+      return Object.fromEntries(['alpha', 'weak'].map((id) => [id, model.explain(id).evidenceCount]));
+    };
+    const scores = () => {
+      const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
+      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+      return model.scores();
+    };
+    const grade = (body: object) =>
+      fetch(`${server}/v1/feedback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const before = scores();
+    expect(evidence()).toEqual({ alpha: 1, weak: 1 });
+    // The reference says 42: alpha (42) right, weak (43) wrong.
+    const first = await grade({ taskId: completion.id, reference: '42' });
+    expect(first.status).toBe(200);
+    const result = (await first.json()) as any;
+    expect(result).toMatchObject({
+      applied: true,
+      score: 1,
+      successes: { alpha: 1, 'beta-1': 1, 'beta-2': 1, weak: 0 },
+    });
+    const after = scores();
+    expect(evidence()).toEqual({ alpha: 2, weak: 2 });
+    expect(after.alpha!).toBeGreaterThan(before.alpha!);
+    expect(after.weak!).toBeLessThan(before.weak!);
+    // Again, in another form: nothing moves, the first grade is returned.
+    const again = (await (await grade({ taskId: repute(completion).taskId, correct: false })).json()) as any;
+    expect(again).toMatchObject({ applied: false, score: 1 });
+    expect(scores()).toEqual(after);
+    expect(evidence()).toEqual({ alpha: 2, weak: 2 });
+    // Served accuracy: the run's minirep method has one graded decision, right.
+    const run = (await (await fetch(`${server}/api/runs/serve`)).json()) as any;
+    expect(run.methods.find((method: { name: string }) => method.name === 'minirep')).toMatchObject({
+      graded: 1,
+      correct: 1,
+      accuracy: 1,
+    });
+    // Bad grades are refused before anything is written.
+    expect((await grade({ taskId: 'chat-404', correct: true })).status).toBe(404);
+    expect((await grade({ taskId: repute(completion).taskId, correct: true, score: 1 })).status).toBe(400);
+    expect((await grade({ taskId: repute(completion).taskId })).status).toBe(400);
+  });
+});

@@ -360,6 +360,26 @@ export const chatCompletionRequest = z
     });
   });
 
+/** `POST /v1/feedback`: a grade of one served decision (exactly one of reference, correct, score). */
+export const feedbackRequest = z
+  .object({
+    taskId: z.string().min(1).max(300).describe('repute.taskId of the completion, or its id (chatcmpl-…)'),
+    reference: z.string().max(100_000).optional(),
+    correct: z.boolean().optional(),
+    score: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+/** `POST /v1/feedback` response. */
+export const feedbackResponse = z.object({
+  schemaVersion: z.literal(1),
+  taskId: z.string(),
+  applied: z.boolean().describe('false when the decision had been graded before (nothing changed)'),
+  score: z.number().describe("the decision's grade in [0, 1]"),
+  successes: z.record(z.string(), z.number()).describe("each graded agent's success in [0, 1]"),
+  reputation: z.record(z.string(), z.number()).describe('scores after the grade'),
+});
+
 /** The `x-repute-kind` header: the answer kind the team decides under. */
 export const kindHeader = z.enum(answerKinds as unknown as [string, ...string[]]);
 

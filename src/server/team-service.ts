@@ -22,6 +22,13 @@ import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
 import type { ServedTeam } from './context.js';
+import {
+  gradeServedDecision,
+  type ServedDecisionRecord,
+  type ServedFeedbackInput,
+  type ServedFeedbackResult,
+  servedDecisionKey,
+} from './served-feedback.js';
 
 /** One chat message, as the OpenAI API sends it. */
 export interface ChatMessage {
@@ -69,6 +76,8 @@ export interface TeamService extends ServedTeam {
   readonly kind: AnswerKind;
   /** Id of the run whose tasks are the served requests. */
   readonly runId: string;
+  /** Grades a served decision once (later posts return the first grade) and updates reputation from it. */
+  feedback(input: ServedFeedbackInput): ServedFeedbackResult;
   /** Answers one request; throws `ProviderError` when every agent failed. */
   answer(input: {
     messages: readonly ChatMessage[];
@@ -201,6 +210,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     method,
     kind,
     runId,
+    feedback: (input) => gradeServedDecision({ store, team: name, reputation: deciding.reputation, agentIds, input }),
     async answer({ messages, kind: requestKind = kind, sampling, replyFormat, signal }) {
       const taskId = generateId();
       const task: Task = {
@@ -341,6 +351,18 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
             reputation && evidenceFrom.size > 0
               ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }]
               : [],
+        });
+        // Kept for a later grade (POST /v1/feedback).
+        store.putCachedResponse({
+          key: servedDecisionKey(name, taskId),
+          value: {
+            schemaVersion: 1,
+            runId,
+            method,
+            kind: requestKind,
+            decided: decision.answer,
+            answers,
+          } satisfies ServedDecisionRecord,
         });
         return {
           schemaVersion: 1 as const,

@@ -11,7 +11,7 @@ import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import type { ReplyFormat, SamplingSettings } from '../../core/chat-request.js';
-import { chatCompletionRequest, chatRequestFields, kindHeader } from '../schemas.js';
+import { chatCompletionRequest, chatRequestFields, feedbackRequest, kindHeader } from '../schemas.js';
 import type { TeamAnswer } from '../team-service.js';
 import { z } from 'zod';
 
@@ -91,6 +91,27 @@ function requestSettings(body: z.output<typeof chatCompletionRequest>): {
   };
 }
 
+/** A JSON body, refused unless sent as application/json (415) and parsed (400 when it is not JSON). */
+async function readJsonBody(contentType: string | undefined, text: () => Promise<string>): Promise<unknown> {
+  const type = contentType ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new InvalidArgumentError({
+      parameter: 'header.content-type',
+      value: type.slice(0, 100),
+      message: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type.slice(0, 100))}; send the body as JSON`,
+    });
+  try {
+    return JSON.parse(await text());
+  } catch (error) {
+    throw new InvalidArgumentError({
+      parameter: 'body',
+      value: undefined,
+      message: `body is not valid JSON (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`,
+      cause: error,
+    });
+  }
+}
+
 /** Routes under `/v1`. */
 export function openAIRoutes(context: ServerContext): Hono {
   const app = new Hono();
@@ -104,6 +125,26 @@ export function openAIRoutes(context: ServerContext): Hono {
         : [],
     }),
   );
+
+  app.post('/v1/feedback', async (c) => {
+    const raw = await readJsonBody(c.req.header('content-type'), () => c.req.text());
+    const body = parseInput(feedbackRequest, raw, 'body');
+    const team = context.team;
+    if (team === undefined)
+      throw new NotFoundError({
+        entity: 'team',
+        id: 'none',
+        message: 'this server answers no team (start repute serve with a team file); there is no decision to grade',
+      });
+    return c.json(
+      team.feedback({
+        taskId: body.taskId,
+        ...(body.reference === undefined ? {} : { reference: body.reference }),
+        ...(body.correct === undefined ? {} : { correct: body.correct }),
+        ...(body.score === undefined ? {} : { score: body.score }),
+      }),
+    );
+  });
 
   app.post('/v1/chat/completions', async (c) => {
     // Only JSON: a browser sends text/plain, form and multipart bodies cross-site without a
