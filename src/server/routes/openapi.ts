@@ -123,7 +123,7 @@ const operations: readonly Operation[] = [
     method: 'post',
     path: '/v1/feedback',
     summary:
-      "Grade a served decision (reference, correct or score): reputation learns from it once per decision; a re-post returns the first grade with applied: false",
+      'Grade a served decision (reference, correct or score): reputation learns from it once per decision; a re-post returns the first grade with applied: false',
     body: schemas.feedbackRequest,
     response: schemas.feedbackResponse,
     errors: [400, 404],
