@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
+import { DataFormatError, InvalidArgumentError, ProviderError } from '../core/errors.js';
+import { BadReplyError } from './bad-reply-error.js';
 import {
   answerFromReply,
   createLiveAgent,
@@ -67,10 +68,44 @@ describe('LaTeX in a JSON reply', () => {
 });
 
 describe('createLiveAgent', () => {
+  it('reads answers from normal prose per kind without a repair prompt', async () => {
+    const cases: Array<[Parameters<typeof answerFromReply>[0], string, string]> = [
+      ['number', 'Six times seven is 42, so the final answer is 42.', '42'],
+      ['math', 'Simplifying, we get \\boxed{\\frac{3}{4}}.', '0.75'],
+      ['choice', 'Looking at the options, the correct one is (B).', 'B'],
+      ['exact', 'Paris', 'paris'],
+    ];
+    for (const [kind, reply, expected] of cases) {
+      const model = fake([reply]);
+      const agent = createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: model.complete });
+      const { value } = await agent.propose({ task: { ...task, kind } });
+      expect(value.answer, reply).toBe(expected);
+      expect(model.calls.map((call) => [call.context.act, call.context.answerKind])).toEqual([['propose', kind]]);
+    }
+  });
+
+  it('fails the act with a BadReplyError keeping the reply when the repair prompt gets no answer either', async () => {
+    const model = fake(['lorem ipsum', 'dolor sit amet']);
+    const agent = createLiveAgent({ identity: { id: 'a1', model: 'm' }, complete: model.complete });
+    const error = await agent.propose({ task }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(BadReplyError);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as BadReplyError).reason).toBe('bad-reply');
+    expect((error as BadReplyError).message).toContain("agent a1's propose reply held no number answer");
+    expect((error as BadReplyError).message).toContain('"dolor sit amet"');
+    // Both calls' tokens: 12 + 12 input.
+    expect((error as BadReplyError).usage.inputTokens).toBe(24);
+    expect(model.calls.map((call) => call.context.act)).toEqual(['propose', 'propose-repair']);
+  });
+
   it('asks once per act with the act and task in the call context, and parses the reply', async () => {
     const model = fake([
       '{"reasoning": "6·7", "answer": "42"}',
       'garbage',
+      'Sorry: the answer is 41.',
       '{"score": 0.25, "reason": "off by one"}',
       'not json',
       '{"reliable": false, "reason": "payload"}',
@@ -85,7 +120,10 @@ describe('createLiveAgent', () => {
       own: proposed.value,
       peers: [{ agentId: 'b', taskId: 't1', round: 0, text: 'x'.repeat(2000), answer: '41' }],
     });
-    expect(revised.value.answer).toBeNull();
+    // The revise reply held no number: one repair prompt quoting it got one.
+    expect(revised.value.answer).toBe('41');
+    expect(revised.usage.inputTokens).toBe(24);
+    expect(model.calls[2]?.prompt).toContain('Your reply was:\n"garbage"');
     // Peer text is clipped to 600 characters plus an ellipsis.
     expect(model.calls[1]?.prompt).toContain(`${'x'.repeat(600)}…`);
     expect(model.calls[1]?.prompt).not.toContain('x'.repeat(601));
@@ -108,6 +146,7 @@ describe('createLiveAgent', () => {
     expect(model.calls.map((call) => [call.context.act, call.context.taskId])).toEqual([
       ['propose', 't1'],
       ['revise', 't1'],
+      ['revise-repair', 't1'],
       ['rate', 't1'],
       ['rate', 't1'],
       ['audit', 't1'],

@@ -19,6 +19,7 @@ import type {
   RefineSubscriptionRequest,
   ReviseRequest,
 } from './agent.js';
+import { BadReplyError } from './bad-reply-error.js';
 import { conversationInstruction, defaultPrompts, type LivePrompts } from './live-prompts.js';
 
 /** One completion request: what a live agent sends to its model. */
@@ -32,8 +33,16 @@ export interface CompletionRequest {
   /** Reply format to ask the provider for. @default text */
   readonly replyFormat?: ReplyFormat;
   readonly signal?: AbortSignal;
-  /** Tags the call for the ledger and the call log (task and act); never sent to the provider. */
-  readonly context: { readonly agentId: string; readonly taskId?: string; readonly act: string };
+  /**
+   * Tags the call for the ledger and the call log (task and act); never sent to the provider.
+   * `answerKind`: the reply must hold an answer of this kind, else the cache neither records nor serves it.
+   */
+  readonly context: {
+    readonly agentId: string;
+    readonly taskId?: string;
+    readonly act: string;
+    readonly answerKind?: AnswerKind;
+  };
 }
 
 /** A model's reply with its usage. */
@@ -161,6 +170,15 @@ export function keepLatexBackslashes(text: string): string {
   return text.replace(/(?<!\\)((?:\\\\)*)\\(?=[a-tv-zA-Z])/g, '$1\\\\');
 }
 
+function addUsage(first: ActUsage, second: ActUsage): ActUsage {
+  return {
+    inputTokens: first.inputTokens + second.inputTokens,
+    outputTokens: first.outputTokens + second.outputTokens,
+    cost: first.cost + second.cost,
+    cached: first.cached && second.cached,
+  };
+}
+
 function safeExtract(kind: AnswerKind, text: string): string | null {
   try {
     return extractAnswer(kind, text);
@@ -182,6 +200,7 @@ const knownPromptKeys = defineOptionKeys<LivePrompts>()([
   'rate',
   'audit',
   'refineSubscription',
+  'repair',
 ]);
 
 /**
@@ -209,12 +228,24 @@ export function createLiveAgent(options: LiveAgentOptions): Agent {
   }
   const templates: LivePrompts = { ...defaultPrompts, ...prompts };
   const agentId = identity.id;
-  const ask = (act: string, system: string, prompt: string, signal: AbortSignal | undefined, taskId?: string) =>
+  const ask = (
+    act: string,
+    system: string,
+    prompt: string,
+    signal: AbortSignal | undefined,
+    taskId?: string,
+    answerKind?: AnswerKind,
+  ) =>
     complete({
       system,
       prompt,
       ...(signal ? { signal } : {}),
-      context: { agentId, act, ...(taskId === undefined ? {} : { taskId }) },
+      context: {
+        agentId,
+        act,
+        ...(taskId === undefined ? {} : { taskId }),
+        ...(answerKind === undefined ? {} : { answerKind }),
+      },
     });
 
   const propose = async (
@@ -225,8 +256,25 @@ export function createLiveAgent(options: LiveAgentOptions): Agent {
     signal?: AbortSignal,
   ): Promise<Acted<Proposal>> => {
     if (task.conversation !== undefined && round === 0) return converse(task, act, signal);
-    const { text, usage } = await ask(act, templates.system(identity), prompt, signal, task.id);
-    return { value: { agentId, taskId: task.id, round, text, answer: answerFromReply(task.kind, text) }, usage };
+    const system = templates.system(identity);
+    const first = await ask(act, system, prompt, signal, task.id, task.kind);
+    const answer = answerFromReply(task.kind, first.text);
+    if (answer !== null)
+      return { value: { agentId, taskId: task.id, round, text: first.text, answer }, usage: first.usage };
+    // No answer of the task's kind in a normal prose reply: ask once more, quoting the reply.
+    const repair = await ask(
+      `${act}-repair`,
+      system,
+      templates.repair({ task, reply: first.text }),
+      signal,
+      task.id,
+      task.kind,
+    );
+    const usage = addUsage(first.usage, repair.usage);
+    const repaired = answerFromReply(task.kind, repair.text);
+    if (repaired !== null)
+      return { value: { agentId, taskId: task.id, round, text: repair.text, answer: repaired }, usage };
+    throw new BadReplyError({ agentId, act, kind: task.kind, reply: repair.text, usage });
   };
 
   // A served conversation: the turns go to the model as messages, with the requester's sampling

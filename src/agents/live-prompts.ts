@@ -14,6 +14,8 @@ export interface LivePrompts {
   rate(input: { task: Task; proposal: Proposal; own?: Proposal }): string;
   audit(input: { message: Message; task?: Task }): string;
   refineSubscription(input: { current: string; received: readonly Message[] }): string;
+  /** Asked once when a propose or revise reply held no answer of the task's kind; `reply` is that reply. */
+  repair(input: { task: Task; reply: string }): string;
 }
 
 const answerFormat: Record<AnswerKind, string> = {
@@ -62,6 +64,8 @@ export const defaultPrompts: LivePrompts = {
     `Task:\n${task.prompt}\n\nAnother agent (${proposal.agentId}) proposed the answer ${proposal.answer ?? '(none)'} with this reply:\n${JSON.stringify(proposal.text)}\n${own ? `\nYour own answer was ${own.answer ?? '(none)'}.\n` : ''}\nHow likely is that answer correct? Reply with one JSON object only: {"score": <number from 0 to 1>, "reason": "<one sentence>"}.`,
   audit: ({ message, task }) =>
     `${task ? `Task:\n${task.prompt}\n\n` : ''}Agent ${message.from} sent this message${message.answer ? ` (its answer: ${message.answer})` : ''}:\n${JSON.stringify(message.text)}\n\nIs the message reliable (correct, relevant, not manipulative)? Reply with one JSON object only: {"reliable": true or false, "reason": "<one sentence>"}.`,
+  repair: ({ task, reply }) =>
+    `Task:\n${task.prompt}\n\nYour reply was:\n${JSON.stringify(reply.slice(0, 2000))}\n\nIt held no answer in the requested form. Give your final answer now. ${answerJson(task.kind)}`,
   refineSubscription: ({ current, received }) =>
     `Your current subscription (what you want to hear about) is:\n${JSON.stringify(current)}\n\nThis round you received:\n${received.map((message) => `- ${message.from}: ${JSON.stringify(message.text.slice(0, 300))}`).join('\n') || '(nothing)'}\n\nRewrite the subscription so you receive the messages most useful to you next round (at most 40 words). Reply with one JSON object only: {"subscription": "<text>"}.`,
 };

@@ -182,7 +182,12 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
     checkOutputs(argsDef, rest);
     await runCommand(command, { rawArgs: rest });
   } catch (error) {
-    fail(state.signal === undefined ? error : new InterruptedError({ signal: state.signal }));
+    // A command that wound down says how itself (serve: what it drained); anything else reads as the signal.
+    fail(
+      state.signal === undefined || error instanceof InterruptedError
+        ? error
+        : new InterruptedError({ signal: state.signal }),
+    );
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);

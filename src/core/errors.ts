@@ -110,9 +110,10 @@ export class ProviderError extends ReputeError {
 /**
  * Why a provider call failed for good: `http` (an error status), `network`, `timeout`, `malformed`
  * (a reply outside the protocol), `incomplete` (the model stopped before the end of its reply: the
- * output token limit, or the provider's content filter).
+ * output token limit, or the provider's content filter), `bad-reply` (a reply that held no answer of
+ * the task's kind, also after one repair prompt).
  */
-export type ProviderFailureReason = 'http' | 'network' | 'timeout' | 'malformed' | 'incomplete';
+export type ProviderFailureReason = 'http' | 'network' | 'timeout' | 'malformed' | 'incomplete' | 'bad-reply';
 
 /** A run ended without finishing every task (failed tasks, or stopped early by the failure budget). */
 export class RunFailedError extends ReputeError {

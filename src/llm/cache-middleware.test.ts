@@ -6,6 +6,7 @@ import type { ResponseCache } from './cache-middleware.js';
 import { wrapWithPlumbing } from './create-language-model.js';
 import type { LlmCallRecord, LlmUsageEntry } from './ledger-middleware.js';
 import { createProviderLimiter } from './semaphore.js';
+import { llmCallOptions } from './call-context.js';
 
 /** A cache that reads fine and refuses every write, the way a full disk or a closed store would. */
 function unwritableCache(): ResponseCache & { writes: number } {
@@ -110,6 +111,64 @@ describe('cache middleware: a failed cache write after a paid call', () => {
     expect(errors[0]).toBeInstanceOf(StoreError);
     expect(entries[0]).toMatchObject({ inputTokens: 1000, outputTokens: 500, cached: false });
     expect(entries[0]!.cost).toBeCloseTo(0.006, 12);
+  });
+});
+
+describe('cache middleware: replies that must hold an answer', () => {
+  /** A cache in a Map, counting writes. */
+  function mapCache(): ResponseCache & { entries: Map<string, unknown>; writes: number } {
+    const cache = {
+      entries: new Map<string, unknown>(),
+      writes: 0,
+      getCachedResponse: (key: string) => cache.entries.get(key),
+      putCachedResponse: ({ key, value }: { key: string; value: unknown }) => {
+        cache.writes += 1;
+        if (!cache.entries.has(key)) cache.entries.set(key, value);
+      },
+    };
+    return cache;
+  }
+
+  it('neither records nor serves a reply without an answer of the asked kind; records the fixed reply', async () => {
+    const cache = mapCache();
+    const scripted = new ScriptedModel({ replies: [{ text: 'lorem ipsum' }, { text: 'The answer is 13.' }] });
+    const model = wrapWithPlumbing({ model: scripted, cache, limiter: createProviderLimiter() });
+    const ask = () =>
+      generateText({
+        model,
+        prompt: 'What is 10 + 3?',
+        maxRetries: 0,
+        ...llmCallOptions({ act: 'propose', answerKind: 'number' }),
+      });
+    expect((await ask()).text).toBe('lorem ipsum');
+    expect(cache.writes).toBe(0);
+    // The same request again goes to the model (the bad reply was not kept), and its answer is recorded.
+    expect((await ask()).text).toBe('The answer is 13.');
+    expect([scripted.calls.length, cache.writes]).toEqual([2, 1]);
+    expect((await ask()).text).toBe('The answer is 13.');
+    expect(scripted.calls.length).toBe(2);
+  });
+
+  it('skips a recorded reply without an answer (recorded before the check) and asks the model', async () => {
+    const cache = mapCache();
+    const recorder = wrapWithPlumbing({
+      model: new ScriptedModel({ replies: [{ text: 'no number here' }] }),
+      cache,
+      limiter: createProviderLimiter(),
+    });
+    // Without an answer kind, any non-empty reply is recorded (rating, audit and plain calls).
+    await generateText({ model: recorder, prompt: 'q', maxRetries: 0 });
+    expect(cache.entries.size).toBe(1);
+    const scripted = new ScriptedModel({ replies: [{ text: '{"answer": "7"}' }] });
+    const model = wrapWithPlumbing({ model: scripted, cache, limiter: createProviderLimiter() });
+    const result = await generateText({
+      model,
+      prompt: 'q',
+      maxRetries: 0,
+      ...llmCallOptions({ answerKind: 'number' }),
+    });
+    expect(result.text).toBe('{"answer": "7"}');
+    expect(scripted.calls.length).toBe(1);
   });
 });
 

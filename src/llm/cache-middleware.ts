@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
@@ -9,7 +10,10 @@ import { DataFormatError, InvalidArgumentError, NotFoundError, StoreError } from
 import { markCached, markPaidFailure } from './_cached-marks.js';
 import { stableStringify } from './_stable-json.js';
 import { readTokenUsage } from './_token-usage.js';
-import { withoutCallContext } from './call-context.js';
+import { answerFromReply } from '../agents/live-agent.js';
+import type { AnswerKind } from '../core/answers/answer-kind.js';
+import { answerKinds } from '../core/answers/answer-kind.js';
+import { readAnswerKind, withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
 import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
@@ -25,6 +29,13 @@ export interface ResponseCache {
   getCachedResponse(key: string): unknown;
   /** Stores a value; the first write of a key wins. */
   putCachedResponse(input: { key: string; value: unknown; model?: string | null }): unknown;
+  /**
+   * Optional, for a cache several processes share (the store has it): claims the provider call of a
+   * key nobody has recorded, so identical requests from several processes call the provider once.
+   */
+  claimCachedResponse?(input: { key: string; holder: string; leaseMs: number }): 'claimed' | 'claimed-by-other' | 'hit';
+  /** Ends a claim taken with {@link ResponseCache.claimCachedResponse}. */
+  releaseCachedResponseClaim?(input: { key: string; holder: string }): void;
 }
 
 /** Options of {@link createCacheMiddleware}. */
@@ -44,6 +55,14 @@ export interface CacheMiddlewareOptions {
   readonly ttlMs?: number;
   /** Clock of the TTL windows, in ms. @default Date.now */
   readonly now?: () => number;
+  /**
+   * With a cache that has claims (a shared store): how long this process's claim of a request lasts,
+   * in milliseconds; set it above the call's timeout with its retries, so a live caller keeps it and a
+   * dead one's claim ends. @default 120000
+   */
+  readonly claimLeaseMs?: number;
+  /** This process's id as a claim holder, unique among the processes sharing the cache. @default `${hostname}:${pid}:${random}` */
+  readonly claimHolder?: string;
 }
 
 /** Persisted shape of one cached reply. */
@@ -78,7 +97,18 @@ export function requestCacheKey({
   return createHash('sha256').update(text).digest('hex');
 }
 
-const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', 'mode', 'namespace', 'ttlMs', 'now']);
+const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()([
+  'cache',
+  'mode',
+  'namespace',
+  'ttlMs',
+  'now',
+  'claimLeaseMs',
+  'claimHolder',
+]);
+
+/** First and longest wait between looks at a request another process has claimed, in milliseconds. */
+const CLAIM_POLL_MS = [25, 400] as const;
 
 /**
  * Record/replay cache keyed by {@link requestCacheKey}: a rerun of the same requests makes zero
@@ -96,7 +126,15 @@ const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', '
  */
 export function createCacheMiddleware(options: CacheMiddlewareOptions): LanguageModelV3Middleware {
   assertKnownOptions('', options, knownCacheOptions, 'createCacheMiddleware');
-  const { cache, mode = 'record', namespace, ttlMs, now = Date.now } = options;
+  const {
+    cache,
+    mode = 'record',
+    namespace,
+    ttlMs,
+    now = Date.now,
+    claimLeaseMs = 120_000,
+    claimHolder = `${hostname()}:${process.pid}:${randomUUID()}`,
+  } = options;
   if (ttlMs !== undefined)
     assertInteger('ttlMs', ttlMs, 1, Number.MAX_SAFE_INTEGER, 'pass how long a reply is reused in ms, e.g. 3600000');
   if (!CACHE_MODES.includes(mode)) {
@@ -149,15 +187,45 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
     return reply;
   };
 
+  /**
+   * Claims the provider call of `key` for this process, or waits for the process that holds the
+   * claim to record its reply (looking again after 25 ms, doubling to 400 ms). Returns the recorded
+   * reply, or `undefined` when this process holds the claim and must call. A holder that dies
+   * without recording loses its claim after its lease; a holder whose call failed releases it.
+   */
+  const claimOrWait = async (
+    key: string,
+    modelId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<CachedReply | undefined> => {
+    for (let wait: number = CLAIM_POLL_MS[0]; ; wait = Math.min(wait * 2, CLAIM_POLL_MS[1])) {
+      const state = cache.claimCachedResponse?.({ key, holder: claimHolder, leaseMs: claimLeaseMs });
+      if (state === 'claimed' || state === undefined) return undefined;
+      if (state === 'hit') {
+        const hit = lookup(key, 'generate', modelId);
+        if (hit !== undefined) return hit;
+      }
+      await raceAbort(new Promise((resolve) => setTimeout(resolve, wait)), signal);
+    }
+  };
+
   return {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params, model }) {
       if (mode === 'off') return doGenerate();
       const key = keyOf('generate', params, model);
       const signal = params.abortSignal;
+      // A reply that must hold an answer and holds none (a bad reply) is never served as a success.
+      const answerKind = readAnswerKind(params);
+      const usable = (result: LanguageModelV3GenerateResult) => holdsAnswer(result, answerKind);
       for (;;) {
         const hit = lookup(key, 'generate', model.modelId);
-        if (hit !== undefined) return markCached(decodeGenerate(hit.payload));
+        if (hit !== undefined) {
+          const decoded = decodeGenerate(hit.payload);
+          // Recorded before this check existed: ask the provider again (the old entry stays, unused).
+          if (!usable(decoded)) break;
+          return markCached(decoded);
+        }
         const pending = inFlight.get(key);
         if (pending === undefined) break;
         try {
@@ -170,12 +238,13 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
           if (inFlight.get(key) === pending) inFlight.delete(key);
         }
       }
-      const call = (async (): Promise<{ reply: CachedReply; writeError?: { error: unknown } }> => {
+      const callAndRecord = async (): Promise<{ reply: CachedReply; writeError?: { error: unknown } }> => {
         const result = await doGenerate();
         const reply: CachedReply = { schemaVersion: 1, type: 'generate', payload: encodeGenerate(result) };
         // An empty reply, or one whose usage is no usage, is a failure of the endpoint, not an answer
         // to replay on every rerun.
-        if (isEmptyReply(result) || readTokenUsage(result.usage).problems.length > 0) return { reply };
+        if (isEmptyReply(result) || readTokenUsage(result.usage).problems.length > 0 || !usable(result))
+          return { reply };
         try {
           cache.putCachedResponse({ key, value: reply, model: model.modelId });
         } catch (error) {
@@ -183,6 +252,18 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
           return { reply, writeError: { error } };
         }
         return { reply };
+      };
+      const call = (async (): Promise<{ reply: CachedReply; writeError?: { error: unknown }; hit?: true }> => {
+        // A cache shared by several processes: one of them calls, the others wait for its reply.
+        if (mode === 'record' && cache.claimCachedResponse !== undefined) {
+          const hit = await claimOrWait(key, model.modelId, signal);
+          if (hit !== undefined) return { reply: hit, hit: true };
+        }
+        try {
+          return await callAndRecord();
+        } finally {
+          if (mode === 'record') cache.releaseCachedResponseClaim?.({ key, holder: claimHolder });
+        }
       })();
       const reply = call.then((outcome) => outcome.reply);
       // Waiters await `reply`; when there are none, the maker's own await below handles the failure.
@@ -192,6 +273,7 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
       try {
         const outcome = await call;
         const decoded = decodeGenerate(outcome.reply.payload);
+        if (outcome.hit) return markCached(decoded);
         if (outcome.writeError !== undefined)
           throw markPaidFailure(cacheWriteError(outcome.writeError.error, key, model.modelId), decoded.usage);
         return decoded;
@@ -272,6 +354,13 @@ function isEmptyReply(result: LanguageModelV3GenerateResult): boolean {
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether a reply holds an answer of `kind` (any reply does when no kind is asked for). */
+function holdsAnswer(result: LanguageModelV3GenerateResult, kind: string | undefined): boolean {
+  if (kind === undefined || !(answerKinds as readonly string[]).includes(kind)) return true;
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return answerFromReply(kind as AnswerKind, text) !== null;
+}
 
 /** Whether an encoded generate result has the members the AI SDK reads (content, finish reason, usage). */
 function isGeneratePayload(payload: unknown): boolean {

@@ -19,11 +19,11 @@ export const CALL_CONTEXT_KEY = 'repute';
  * @example
  * await generateText({ model, prompt, maxRetries: 0, ...llmCallOptions({ taskId: 't1', act: 'propose' }) });
  */
-export function llmCallOptions(context: LlmCallContext): {
+export function llmCallOptions(context: LlmCallContext & { readonly answerKind?: string }): {
   providerOptions: { [CALL_CONTEXT_KEY]: Record<string, string> };
 } {
   const tag: Record<string, string> = {};
-  for (const key of ['runId', 'agentId', 'taskId', 'act'] as const) {
+  for (const key of ['runId', 'agentId', 'taskId', 'act', 'answerKind'] as const) {
     const value = context[key];
     if (typeof value === 'string') tag[key] = value;
   }
@@ -40,6 +40,17 @@ export function readCallContext(params: LanguageModelV3CallOptions): LlmCallCont
     if (typeof value === 'string') context[key] = value;
   }
   return context;
+}
+
+/**
+ * The answer kind a call's reply must hold (`answerKind` of {@link llmCallOptions}), or `undefined`:
+ * the cache neither records nor serves a reply without such an answer.
+ */
+export function readAnswerKind(params: LanguageModelV3CallOptions): string | undefined {
+  const tag = params.providerOptions?.[CALL_CONTEXT_KEY];
+  if (tag === undefined || tag === null || typeof tag !== 'object') return undefined;
+  const value = (tag as Record<string, unknown>).answerKind;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The call options without the context tag. */

@@ -102,6 +102,7 @@ export function createCompletion(options: CreateCompletionOptions): Complete {
         agentId: context.agentId,
         act: context.act,
         ...(context.taskId === undefined ? {} : { taskId: context.taskId }),
+        ...(context.answerKind === undefined ? {} : { answerKind: context.answerKind }),
       }),
     });
     // The ledger's booking, when a ledger middleware saw the call: it knows the attempts made.

@@ -16,6 +16,7 @@ import {
   type UsageLedger,
 } from './ledger-middleware.js';
 import { createRetryMiddleware, knownRetryPolicyOptions, type RetryPolicyOptions } from './retry-middleware.js';
+import { createBoundedFetch } from './bounded-fetch.js';
 import { defaultApiKeyEnv } from './key-policy.js';
 import { readApiKey } from './_secrets.js';
 import { createProviderLimiter, endpointKey, type ProviderLimiter } from './semaphore.js';
@@ -108,6 +109,11 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
   readonly apiKeyEnv?: string;
   /** Extra HTTP headers (not secrets: they are not scrubbed). @default {} */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Most bytes of one response body, enforced while it streams in (`createBoundedFetch`); a larger
+   * reply fails the call as malformed, not retried. @default 1048576 (1 MiB)
+   */
+  readonly maxResponseBytes?: number;
 }
 
 const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
@@ -134,6 +140,7 @@ const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   'baseURL',
   'apiKeyEnv',
   'headers',
+  'maxResponseBytes',
 ]);
 const knownWrapOptions = defineOptionKeys<WrapWithPlumbingOptions>()([
   ...knownPlumbingOptions,
@@ -168,7 +175,9 @@ function assertKnownLlmOptions(options: LlmPlumbingOptions, known: readonly stri
 export function createLanguageModel(options: CreateLanguageModelOptions): LanguageModelV3 {
   assertKnownLlmOptions(options, knownCreateOptions, 'createLanguageModel');
   // `headers` goes to the provider; the rest is wrapWithPlumbing's.
-  const { provider, model, baseURL, headers, ...plumbing } = options;
+  const { provider, model, baseURL, headers, maxResponseBytes, ...plumbing } = options;
+  // Validated here, before any key is read; every request of this model reads at most this much.
+  const fetch = createBoundedFetch(maxResponseBytes === undefined ? {} : { maxResponseBytes });
   if (!LLM_PROVIDERS.includes(provider)) {
     throw new InvalidArgumentError({
       parameter: 'provider',
@@ -198,13 +207,14 @@ export function createLanguageModel(options: CreateLanguageModelOptions): Langua
         includeUsage: true,
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(headers === undefined ? {} : { headers: { ...headers } }),
+        fetch,
       }).chatModel(model);
       break;
     case 'openai':
-      base = createOpenAI(hostedSettings(apiKey, baseURL, headers))(model);
+      base = createOpenAI({ ...hostedSettings(apiKey, baseURL, headers), fetch })(model);
       break;
     case 'anthropic':
-      base = createAnthropic(hostedSettings(apiKey, baseURL, headers))(model);
+      base = createAnthropic({ ...hostedSettings(apiKey, baseURL, headers), fetch })(model);
       break;
   }
   return wrapWithPlumbing({

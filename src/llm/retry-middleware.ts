@@ -1,5 +1,6 @@
 import { APICallError, type LanguageModelV3Middleware, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ProviderError, type ProviderFailureReason } from '../core/errors.js';
+import { findResponseTooLarge } from './bounded-fetch.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { abortableSleep } from '../core/_abortable-sleep.js';
@@ -306,6 +307,19 @@ function classify(
   redact: (text: string) => string,
 ): Failure {
   const shortened = (message: string) => shortMessage(redact(message));
+  const tooLarge = findResponseTooLarge(error);
+  if (tooLarge !== undefined) {
+    // Asking again would read another reply of the same size: fail at once.
+    return {
+      kind: 'malformed',
+      retryable: false,
+      status: APICallError.isInstance(error) ? error.statusCode : undefined,
+      reason: `reply too large: over ${tooLarge.limit} bytes (maxResponseBytes), read stopped at ${tooLarge.received}`,
+      hint: "raise the agent's maxResponseBytes in the team file if such replies are legitimate, or check the endpoint",
+      retryAfterMs: undefined,
+      mayBeBilled: true,
+    };
+  }
   if (error instanceof AttemptTimeoutError) {
     return {
       kind: 'timeout',
@@ -451,7 +465,7 @@ function classifyStreamError(
     };
   }
   if (error instanceof Error) {
-    if (APICallError.isInstance(error) || error.name.startsWith('AI_'))
+    if (APICallError.isInstance(error) || error.name.startsWith('AI_') || findResponseTooLarge(error) !== undefined)
       return classify(error, nowMs, apiKeyEnv, redact);
     return {
       kind: 'network',

@@ -22,6 +22,12 @@ export interface RunningServer {
   readonly port: number;
   /** Stops listening and drops open connections (SSE streams included). */
   close(): Promise<void>;
+  /**
+   * Stops listening, lets the requests in flight finish for at most `deadlineMs` (event streams,
+   * which never finish, are not waited for), then drops every connection left. Resolves to the
+   * requests that finished and those dropped.
+   */
+  drain(deadlineMs: number): Promise<{ finished: number; dropped: number }>;
 }
 
 export { isLoopbackHost };
@@ -55,6 +61,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const created = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(created as Server));
     (created as Server).once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port)));
   });
+  // Requests in flight, but for the dashboard's event streams (they last until the client leaves).
+  let active = 0;
+  let onIdle: (() => void) | undefined;
+  server.on('request', (request, response) => {
+    if (/\/events(\?|$)/.test(request.url ?? '')) return;
+    active++;
+    response.once('close', () => {
+      active--;
+      if (active === 0) onIdle?.();
+    });
+  });
   const bound = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
@@ -65,6 +82,27 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
+    drain: async (deadlineMs) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const inFlight = active;
+      if (active > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            onIdle = resolve;
+          }),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, deadlineMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      const dropped = active;
+      server.closeAllConnections();
+      await closed;
+      return { finished: inFlight - dropped, dropped };
+    },
   };
 }
 

@@ -21,7 +21,6 @@ import { updateReputationStep } from '../protocols/debate/update-reputation-step
 import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
-import type { ServedTeam } from './context.js';
 import {
   gradeServedDecision,
   type ServedDecisionRecord,
@@ -68,6 +67,14 @@ export interface TeamAnswer {
   readonly reputation: Readonly<Record<string, number>>;
   /** Tokens of every call made for the request. */
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+}
+
+/** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
+export interface ServedTeam {
+  /** Team key (`team:<name>` in `/v1/models`). */
+  readonly name: string;
+  /** The method that decides, e.g. `minirep`. */
+  readonly method: string;
 }
 
 /** A team that answers chat requests. */

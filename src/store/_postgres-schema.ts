@@ -128,6 +128,41 @@ const postgresMigrations: readonly PostgresMigration[] = [
       ALTER TABLE cost_ledger ADD COLUMN completion TEXT;
     `,
   },
+  {
+    version: 5,
+    description: 'shared reputation: event log with idempotency keys, fenced folds; LLM request claims',
+    sql: `
+      CREATE TABLE reputation_events (
+        team TEXT NOT NULL,
+        name TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        run_id TEXT,
+        task_id TEXT,
+        evidence TEXT NOT NULL,
+        read_version INTEGER,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (team, name, seq),
+        UNIQUE (team, name, key)
+      );
+      CREATE TABLE reputation_folds (
+        team TEXT NOT NULL,
+        name TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        holder TEXT NOT NULL,
+        lease_until BIGINT NOT NULL,
+        folded_seq INTEGER NOT NULL,
+        snapshot TEXT,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (team, name)
+      );
+      CREATE TABLE llm_claims (
+        key TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        claimed_until BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 if (postgresMigrations[postgresMigrations.length - 1]!.version !== LATEST_SCHEMA_VERSION) {

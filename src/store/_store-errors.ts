@@ -30,6 +30,11 @@ const writeMethods: ReadonlySet<string> = new Set([
   'saveTeam',
   'putCachedResponse',
   'recordUsage',
+  'appendReputationEvent',
+  'acquireReputationLease',
+  'commitReputationFold',
+  'claimCachedResponse',
+  'releaseCachedResponseClaim',
 ]);
 
 /** The SqliteError in `error` or its `cause` (a StoreError that wrapped one), if any. */

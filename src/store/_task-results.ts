@@ -5,6 +5,7 @@ import type { SaveReputation } from './_reputation-snapshots.js';
 import type { RunRow } from './_runs.js';
 import { type StoreContext, toJson } from './_store-context.js';
 import type { RecordUsage } from './_usage.js';
+import type { AppendReputationEvent } from './_reputation-log.js';
 import type { RecordTaskResultInput, Store, TaskFailureRecord, TaskResultRecord } from './store.js';
 
 interface TaskRow {
@@ -44,6 +45,7 @@ export interface TaskResultWriters {
   readonly appendEvents: AppendEvents;
   readonly saveReputation: SaveReputation;
   readonly recordUsage: RecordUsage;
+  readonly appendReputationEvent: AppendReputationEvent;
 }
 
 /**
@@ -73,7 +75,7 @@ export function createTaskResultsTable(
   return {
     recordTaskResult<T>(input: RecordTaskResultInput<T>): TaskResultRecord<T> {
       guard();
-      const { runId, method, taskId, result, events = [], reputation = [], usage = [] } = input;
+      const { runId, method, taskId, result, events = [], reputation = [], usage = [], reputationEvents = [] } = input;
       assertNonEmptyString('runId', runId);
       assertNonEmptyString('method', method, "pass the method name, e.g. 'drf'");
       assertNonEmptyString('taskId', taskId);
@@ -93,6 +95,7 @@ export function createTaskResultsTable(
         writers.appendEvents(runId, events, { method, taskId });
         reputation.forEach((entry, index) => writers.saveReputation(entry, `reputation[${index}]`));
         writers.recordUsage(usage, 'usage');
+        reputationEvents.forEach((entry, index) => writers.appendReputationEvent(entry, `reputationEvents[${index}]`));
         return { schemaVersion: 1, runId, method, taskId, position, result: JSON.parse(resultJson) as T, createdAt };
       });
     },

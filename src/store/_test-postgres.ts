@@ -25,7 +25,7 @@ function withDatabase(url: string, name: string): string {
 export function postgresAvailable(): boolean {
   if (admin !== undefined) return true;
   if (reason !== undefined) return false;
-  const connection = connectPostgres({ url: serverUrl, label: serverUrl, timeoutMs: 5000 });
+  const connection = connectPostgres({ url: serverUrl, label: serverUrl, timeoutMs: 60_000 });
   try {
     connection.query('SELECT 1');
     admin = connection;

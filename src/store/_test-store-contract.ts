@@ -10,6 +10,9 @@ import { createTracer } from '../core/trace.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { type OpenStoreOptions, openStore, type Store } from './store.js';
 import { createStoreTraceSink } from './store-trace-sink.js';
+import { createSharedReputation } from './shared-reputation.js';
+import { createReputationModel } from '../reputation/registry.js';
+import type { Evidence } from '../core/reputation-model.js';
 
 /** One store implementation under the contract. */
 export interface StoreContractTarget {
@@ -407,6 +410,175 @@ export function runStoreContract(target: StoreContractTarget): void {
       });
     });
 
+    describe('shared reputation log', () => {
+      const agents = ['a1', 'a2', 'a3'];
+      // Beta with forgetting (lambda 0.9) is order-dependent: a fold in any other order than seq differs.
+      const createModel = () => createReputationModel('beta', { agents, lambda: 0.9 });
+      const outcome = (taskId: string, subject: string, success: number): Evidence[] => [
+        { type: 'outcome', taskId, subject, success },
+      ];
+
+      it('appends each idempotency key once, gap-free, with the version the decision read', () => {
+        const { store } = fresh();
+        const team = { team: 'math', name: 'beta' };
+        expect(store.reputationVersion(team)).toBe(0);
+        expect(
+          store.appendReputationEvent({ ...team, key: 'r/t1', evidence: outcome('t1', 'a1', 1), readVersion: 0 }),
+        ).toEqual({
+          seq: 1,
+          appended: true,
+        });
+        // A redelivered task: same key, different evidence; nothing appended, the first event's seq returned.
+        expect(
+          store.appendReputationEvent({ ...team, key: 'r/t1', evidence: outcome('t1', 'a2', 0), readVersion: 1 }),
+        ).toEqual({
+          seq: 1,
+          appended: false,
+        });
+        store.createRun({ id: 'r', kind: 'k', config: null });
+        store.recordTaskResult({
+          runId: 'r',
+          method: 'beta',
+          taskId: 't2',
+          result: null,
+          reputationEvents: [
+            { ...team, key: 'r/t2', evidence: outcome('t2', 'a2', 0), readVersion: 1, runId: 'r', taskId: 't2' },
+          ],
+        });
+        // The task's event rolls back with a failed task: a bad ledger entry after it.
+        expect(() =>
+          store.recordTaskResult({
+            runId: 'r',
+            method: 'beta',
+            taskId: 't3',
+            result: null,
+            reputationEvents: [{ ...team, key: 'r/t3', evidence: outcome('t3', 'a3', 1) }],
+            usage: [{ inputTokens: -1, outputTokens: 0, cost: 0, cached: false }],
+          }),
+        ).toThrow(/usage\[0\]\.inputTokens/);
+        expect(store.reputationVersion(team)).toBe(2);
+        expect(
+          store.reputationEvents(team).map((event) => [event.seq, event.key, event.readVersion, event.taskId]),
+        ).toEqual([
+          [1, 'r/t1', 0, null],
+          [2, 'r/t2', 1, 't2'],
+        ]);
+        expect(store.reputationEvents({ ...team, afterSeq: 1 })[0]?.evidence).toEqual(outcome('t2', 'a2', 0));
+        expect(store.reputationVersion({ team: 'math', name: 'other' })).toBe(0);
+      });
+
+      it('lets one holder fold at a time and fences out a holder whose lease was taken', () => {
+        let clock = 1000;
+        const { store } = fresh({ now: () => clock });
+        const team = { team: 'math', name: 'beta' };
+        store.appendReputationEvent({ ...team, key: 'k1', evidence: outcome('t1', 'a1', 1) });
+        const first = store.acquireReputationLease({ ...team, holder: 'A', leaseMs: 100 });
+        expect(first).toMatchObject({ generation: 1, holder: 'A', leaseUntil: 1100, foldedSeq: 0, snapshot: null });
+        // B waits while A's lease runs (1000 + 100 = 1100), and takes it at 1100: generation 2.
+        clock = 1099;
+        expect(store.acquireReputationLease({ ...team, holder: 'B', leaseMs: 100 })).toBeUndefined();
+        clock = 1100;
+        expect(store.acquireReputationLease({ ...team, holder: 'B', leaseMs: 100 })).toMatchObject({
+          generation: 2,
+          holder: 'B',
+        });
+        const folded = createModel();
+        folded.observe(outcome('t1', 'a1', 1));
+        // A, stalled past its lease, tries to write its fold: fenced, nothing written.
+        expect(store.commitReputationFold({ ...team, generation: 1, foldedSeq: 1, snapshot: folded.snapshot() })).toBe(
+          false,
+        );
+        expect(store.reputationFold(team)).toMatchObject({ generation: 2, foldedSeq: 0, snapshot: null });
+        expect(store.loadReputation({ scope: { team: 'math' }, name: 'beta' })).toBeUndefined();
+        expect(store.commitReputationFold({ ...team, generation: 2, foldedSeq: 1, snapshot: folded.snapshot() })).toBe(
+          true,
+        );
+        // A fold never moves backwards, even by the current holder.
+        expect(
+          store.commitReputationFold({ ...team, generation: 2, foldedSeq: 0, snapshot: createModel().snapshot() }),
+        ).toBe(false);
+        expect(store.reputationFold(team)).toMatchObject({
+          generation: 2,
+          holder: 'B',
+          foldedSeq: 1,
+          snapshot: folded.snapshot(),
+        });
+        // The fold is the team's snapshot now.
+        expect(store.loadReputation({ scope: { team: 'math' }, name: 'beta' })).toEqual(folded.snapshot());
+        // B renews without a new generation; A cannot take it back before B's renewed lease ends.
+        clock = 1150;
+        expect(store.acquireReputationLease({ ...team, holder: 'B', leaseMs: 100 })).toMatchObject({
+          generation: 2,
+          leaseUntil: 1250,
+        });
+        expect(store.acquireReputationLease({ ...team, holder: 'A', leaseMs: 100 })).toBeUndefined();
+      });
+
+      it('reads and folds to the state of a fresh fold of the log, whoever folds and when (property)', () => {
+        let clock = 0;
+        const { store } = fresh({ now: () => clock });
+        let teams = 0;
+        const step = fc.oneof(
+          fc.record({
+            kind: fc.constant('append' as const),
+            key: fc.integer({ min: 0, max: 8 }),
+            subject: fc.constantFrom(...agents),
+            success: fc.constantFrom(0, 1),
+          }),
+          fc.record({
+            kind: fc.constant('fold' as const),
+            holder: fc.constantFrom('A', 'B'),
+            advance: fc.integer({ min: 0, max: 150 }),
+          }),
+        );
+        fc.assert(
+          fc.property(fc.array(step, { maxLength: 25 }), (steps) => {
+            teams += 1;
+            const shared = createSharedReputation({
+              store,
+              team: `team${teams}`,
+              name: 'beta',
+              createModel,
+              holder: 'A',
+              leaseMs: 100,
+            });
+            const other = createSharedReputation({
+              store,
+              team: `team${teams}`,
+              name: 'beta',
+              createModel,
+              holder: 'B',
+              leaseMs: 100,
+            });
+            // The expected state, by a second method: the first batch of each key, in append order, in memory.
+            const expected = createModel();
+            const seen = new Set<number>();
+            for (const entry of steps) {
+              if (entry.kind === 'append') {
+                const evidence = outcome(`t${entry.key}`, entry.subject, entry.success);
+                const { version } = shared.current();
+                shared.record({ key: `k${entry.key}`, evidence, readVersion: version });
+                if (!seen.has(entry.key)) expected.observe(evidence);
+                seen.add(entry.key);
+              } else {
+                clock += entry.advance;
+                (entry.holder === 'A' ? shared : other).fold();
+              }
+              expect(shared.current().model.snapshot()).toEqual(expected.snapshot());
+            }
+            expect(shared.current().version).toBe(seen.size);
+            // Whoever can fold last, the stored fold is then the whole log's.
+            clock += 1000;
+            expect(other.fold()).toMatchObject({ status: 'folded', foldedSeq: seen.size });
+            expect(
+              store.reputationFold({ team: `team${teams}`, name: 'beta' })?.snapshot ?? createModel().snapshot(),
+            ).toEqual(expected.snapshot());
+          }),
+          { numRuns: 30 },
+        );
+      });
+    });
+
     describe('llm cache and cost ledger', () => {
       it('keeps the first cached response per key', () => {
         const { store } = fresh();
@@ -667,7 +839,7 @@ export function runStoreContract(target: StoreContractTarget): void {
         expect(store.loadReputation({ scope: { runId: 'run-kill' }, name: 'm' })?.state).toEqual({ done: count });
         expect(store.getRun('run-kill')?.status).toBe('completed');
         store.close();
-      });
+      }, 240_000);
     });
   });
 }

@@ -5,6 +5,9 @@ export type {
   EventRecord,
   OpenStoreOptions,
   RecordTaskResultInput,
+  ReputationEventInput,
+  ReputationEventRecord,
+  ReputationFoldRecord,
   ReputationScope,
   RunRecord,
   RunStatus,
@@ -19,3 +22,10 @@ export type {
 } from './store.js';
 export { createStoreTraceSink } from './store-trace-sink.js';
 export type { StoreTraceSink, StoreTraceSinkOptions } from './store-trace-sink.js';
+export { createSharedReputation, foldReputation } from './shared-reputation.js';
+export type {
+  FoldOutcome,
+  SharedReputation,
+  SharedReputationOptions,
+  SharedReputationState,
+} from './shared-reputation.js';

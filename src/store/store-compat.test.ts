@@ -49,10 +49,10 @@ describe('a store written by the previous version (schema 1)', () => {
     const path = writeOldStore();
     // Read-only opening never migrates, so it refuses the old file and says how to upgrade it.
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 1, expected 4; open it once without readonly to migrate it/,
+      /has schema version 1, expected 5; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 2000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     // Schema 2 added task_failures: empty for the old run.
     expect(store.taskFailures('run-1')).toEqual([]);
     expect(store.getRun('run-1')).toEqual({
@@ -159,6 +159,7 @@ describe('a store written by the previous version (schema 1)', () => {
       { version: 2, applied_at: 2000 },
       { version: 3, applied_at: 2000 },
       { version: 4, applied_at: 2000 },
+      { version: 5, applied_at: 2000 },
     ]);
   });
 });
@@ -177,10 +178,10 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
     db.exec(SCHEMA_V2_STEP);
     db.close();
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 2, expected 4; open it once without readonly to migrate it/,
+      /has schema version 2, expected 5; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 3000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.recordUsage({
       runId: 'run-1',
       agentId: 'a',
@@ -228,6 +229,7 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
       { version: 2, applied_at: 1300 },
       { version: 3, applied_at: 3000 },
       { version: 4, applied_at: 3000 },
+      { version: 5, applied_at: 3000 },
     ]);
     raw.close();
   });
@@ -249,9 +251,9 @@ describe('a store written before the ledger kept call timing and content (schema
     db.exec(SCHEMA_V2_STEP);
     db.exec(SCHEMA_V3_STEP);
     db.close();
-    expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 3, expected 4/);
+    expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 3, expected 5/);
     const store = openStore({ path, now: () => 5000 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.recordUsage({
       runId: 'run-1',
       agentId: 'a',

@@ -112,7 +112,7 @@ describe('a store whose lock another process holds', () => {
       holder.close();
     }
     const store = openStore({ path });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.close();
   });
 });
@@ -166,7 +166,7 @@ describe('a store opened read-only', () => {
     raw.close();
     // Old: "has schema version 99, expected 2; open it once without readonly to migrate it", which then refuses.
     expect(caught(() => openStore({ path, readonly: true })).message).toBe(
-      `store ${path} has schema version 99, newer than this Repute supports (4); upgrade Repute or open a different store file`,
+      `store ${path} has schema version 99, newer than this Repute supports (5); upgrade Repute or open a different store file`,
     );
   });
 

@@ -17,7 +17,7 @@ describe('openStore', () => {
   it('creates the schema at the latest version (4) in WAL mode and reopens without migrating again', () => {
     const path = join(directory, 'a.db');
     const store = openStore({ path, now: () => 5 });
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     store.createRun({ id: 'r1', kind: 'demo', config: { seed: 1 } });
     store.close();
     const reopened = openStore({ path, now: () => 6 });
@@ -30,6 +30,7 @@ describe('openStore', () => {
       { version: 2, applied_at: 5 },
       { version: 3, applied_at: 5 },
       { version: 4, applied_at: 5 },
+      { version: 5, applied_at: 5 },
     ]);
     raw.close();
   });

@@ -23,6 +23,8 @@ import type { StoreContext } from './_store-context.js';
 import { createTaskResultsTable } from './_task-results.js';
 import { createTeamsTable } from './_teams.js';
 import { createUsageTable } from './_usage.js';
+import { createReputationLogTable } from './_reputation-log.js';
+import type { Evidence } from '../core/reputation-model.js';
 import { openPostgresStore } from './_postgres-store.js';
 import { isPostgresUrl } from './_postgres-url.js';
 
@@ -195,6 +197,61 @@ export interface UsageSummaryRow extends UsageSummaryOutcome {
   readonly cost: number;
 }
 
+/** One reputation update (a task's evidence batch) to append to a team's shared log. */
+export interface ReputationEventInput {
+  /** Team key whose reputation the evidence updates. */
+  readonly team: string;
+  /** Key of the reputation within the team, usually the method name. */
+  readonly name: string;
+  /**
+   * Idempotency key: a second append with the same key appends nothing and returns the first
+   * one's seq, so a redelivered task cannot count twice. E.g. `${runId}/${method}/${taskId}`.
+   */
+  readonly key: string;
+  /** The evidence batch, applied with `model.observe(evidence)` when the log is folded. */
+  readonly evidence: readonly Evidence[];
+  /** Run of the decision, if any. @default null */
+  readonly runId?: string | null;
+  /** Task of the decision, if any. @default null */
+  readonly taskId?: string | null;
+  /** Version (the log's last seq) of the reputation state the decision read, integer ≥ 0. @default null */
+  readonly readVersion?: number | null;
+}
+
+/** A persisted {@link ReputationEventInput}. */
+export interface ReputationEventRecord {
+  readonly schemaVersion: 1;
+  readonly team: string;
+  readonly name: string;
+  /** 1-based position in the (team, name) log; gap-free. */
+  readonly seq: number;
+  readonly key: string;
+  readonly runId: string | null;
+  readonly taskId: string | null;
+  readonly evidence: Evidence[];
+  readonly readVersion: number | null;
+  /** Milliseconds from the store's clock. */
+  readonly createdAt: number;
+}
+
+/** The folded state of a team's reputation log and who may fold it. */
+export interface ReputationFoldRecord {
+  readonly schemaVersion: 1;
+  readonly team: string;
+  readonly name: string;
+  /** Fence: increases each time another holder takes the lease; a commit must present the current one. */
+  readonly generation: number;
+  /** The lease holder. */
+  readonly holder: string;
+  /** Milliseconds from the store's clock when the lease ends unless renewed. */
+  readonly leaseUntil: number;
+  /** Seq of the last event folded into `snapshot` (0: none). */
+  readonly foldedSeq: number;
+  /** The model's snapshot after events 1..foldedSeq, or `null` before the first fold. */
+  readonly snapshot: ReputationSnapshot | null;
+  readonly updatedAt: number;
+}
+
 /** A task that failed (e.g. its model calls failed after retries): kept apart from results, so a rerun redoes it. */
 export interface TaskFailureRecord<T = unknown> {
   /** Shape version of this record; always 1. */
@@ -227,6 +284,8 @@ export interface RecordTaskResultInput<T = unknown> {
   readonly reputation?: readonly SaveReputationInput[];
   /** Ledger entries of the task. @default [] */
   readonly usage?: readonly UsageEntry[];
+  /** Reputation updates of the task, appended to their teams' shared logs in the same transaction. @default [] */
+  readonly reputationEvents?: readonly ReputationEventInput[];
 }
 
 /** Options of {@link openStore}. */
@@ -322,6 +381,15 @@ export interface Store extends ResponseCache, UsageLedger {
   putCachedResponse(input: { key: string; value: unknown; model?: string | null }): boolean;
   /** Number of cached responses. */
   countCachedResponses(): number;
+  /**
+   * Claims the right to call the provider for a request nobody has recorded yet, so identical
+   * requests from several processes call it once: `claimed` (this holder calls; the claim lasts
+   * `leaseMs` unless released), `claimed-by-other` (another holder's claim runs: wait for its
+   * reply), or `hit` (recorded meanwhile).
+   */
+  claimCachedResponse(input: { key: string; holder: string; leaseMs: number }): 'claimed' | 'claimed-by-other' | 'hit';
+  /** Ends this holder's claim of a key (after recording the reply, or when the call failed). */
+  releaseCachedResponseClaim(input: { key: string; holder: string }): void;
 
   /** Appends ledger entries in one transaction. */
   recordUsage(entries: UsageEntry | readonly UsageEntry[]): void;
@@ -329,6 +397,41 @@ export interface Store extends ResponseCache, UsageLedger {
   usageEntries(filter?: { runId?: string }): UsageRecord[];
   /** Ledger totals grouped by run, agent, task, act or model (sorted by key), optionally for one run. */
   usageSummary(input: { by: UsageGroup; runId?: string }): UsageSummaryRow[];
+
+  /**
+   * Appends a reputation update to a team's shared log (docs/scaling.md); an existing `key` appends
+   * nothing (`appended: false`, the first event's seq).
+   */
+  appendReputationEvent(input: ReputationEventInput): { seq: number; appended: boolean };
+  /** A team's reputation log in seq order, after `afterSeq` (default 0), at most `limit` events. */
+  reputationEvents(input: { team: string; name: string; afterSeq?: number; limit?: number }): ReputationEventRecord[];
+  /** The log's last seq (0 when empty): the version of the latest reputation state. */
+  reputationVersion(input: { team: string; name: string }): number;
+  /**
+   * Takes or renews the fold lease of a team's reputation for `holder`: the fold record (with the
+   * generation to present on commit), or `undefined` while another holder's lease runs. Taking it
+   * from another holder (its lease ended) increases the generation, which fences that holder out.
+   */
+  acquireReputationLease(input: {
+    team: string;
+    name: string;
+    holder: string;
+    leaseMs: number;
+  }): ReputationFoldRecord | undefined;
+  /**
+   * Writes a folded snapshot of events 1..foldedSeq if `generation` is still current and the fold
+   * does not move backwards, and makes it the team's snapshot (`loadReputation({ scope: { team } })`);
+   * false (and nothing written) otherwise.
+   */
+  commitReputationFold(input: {
+    team: string;
+    name: string;
+    generation: number;
+    foldedSeq: number;
+    snapshot: ReputationSnapshot;
+  }): boolean;
+  /** The fold record of a team's reputation, or `undefined` before any lease. */
+  reputationFold(input: { team: string; name: string }): ReputationFoldRecord | undefined;
 
   /** Runs `work` in one transaction (nested calls join it); rethrows after rolling back. */
   transaction<T>(work: () => T): T;
@@ -441,17 +544,25 @@ export function openStore(options: OpenStoreOptions): Store {
  */
 export function assembleStore(
   context: StoreContext,
-  input: { schemaVersion: number; failureContext: StoreFailureContext; close: () => void },
+  input: {
+    schemaVersion: number;
+    failureContext: StoreFailureContext;
+    close: () => void;
+    /** `store.transaction` when it differs from the table families' (PostgreSQL: serialised like SQLite's). @default context.transaction */
+    transaction?: <T>(work: () => T) => T;
+  },
 ): Store {
   const runs = createRunsTable(context);
   const events = createEventsTable(context, runs.requireRun);
   const reputation = createReputationTable(context);
   const usage = createUsageTable(context);
+  const reputationLog = createReputationLogTable(context);
   const taskResults = createTaskResultsTable(context, {
     requireRun: runs.requireRun,
     appendEvents: events.appendUnchecked,
     saveReputation: reputation.saveUnchecked,
     recordUsage: usage.recordUnchecked,
+    appendReputationEvent: reputationLog.appendUnchecked,
   });
 
   return withStoreErrors<Store>(
@@ -462,10 +573,11 @@ export function assembleStore(
       ...taskResults,
       ...events.methods,
       ...reputation.methods,
+      ...reputationLog.methods,
       ...createTeamsTable(context),
       ...createLlmCacheTable(context),
       ...usage.methods,
-      transaction: context.transaction,
+      transaction: input.transaction ?? context.transaction,
       close: input.close,
     },
     input.failureContext,

@@ -34,7 +34,13 @@ export type ServerStep =
   /** 200 with a body that is not valid chat-completions JSON. @default body '{"choices": [' */
   | { readonly type: 'malformed'; readonly body?: string }
   /** An error response whose body echoes the request's Authorization header (secret-leak tests). */
-  | { readonly type: 'echo-auth'; readonly status?: number };
+  | { readonly type: 'echo-auth'; readonly status?: number }
+  /**
+   * 200 with a reply of `bytes` bytes (one endless message, or SSE chunks when the request streams),
+   * written 64 KiB at a time as the client reads; stops when the client drops the connection.
+   * `announce` sends a `Content-Length` header. (Size-limit tests: a 2 GiB reply costs the server nothing.)
+   */
+  | { readonly type: 'huge'; readonly bytes: number; readonly announce?: boolean };
 
 /** The script: a list consumed one step per request (a bare string is a reply), or a function. */
 export type ServerScript =
@@ -177,6 +183,9 @@ export async function startOpenAICompatibleServer({
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(step.body ?? '{"choices": [');
         return;
+      case 'huge':
+        await sendHuge(response, step, (body as { stream?: boolean } | undefined)?.stream === true);
+        return;
       case 'echo-auth':
         sendJson(response, step.status ?? 400, {
           error: {
@@ -266,4 +275,45 @@ function sendJson(
 ): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
+}
+
+/** Writes a `huge` step's reply chunk by chunk, waiting for the client to drain each one. */
+async function sendHuge(
+  response: ServerResponse,
+  step: Extract<ServerStep, { type: 'huge' }>,
+  stream: boolean,
+): Promise<void> {
+  const chunkBytes = 65_536;
+  const filler = 'a'.repeat(chunkBytes);
+  const sseChunk = `data: ${JSON.stringify({ id: 'chatcmpl-huge', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [{ index: 0, delta: { content: filler }, finish_reason: null }] })}\n\n`;
+  const piece = stream ? sseChunk : filler;
+  const head = stream
+    ? ''
+    : '{"id":"chatcmpl-huge","object":"chat.completion","created":1700000000,"model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":"';
+  const tail = stream
+    ? 'data: [DONE]\n\n'
+    : '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}';
+  const pieces = Math.max(0, Math.ceil((step.bytes - head.length - tail.length) / piece.length));
+  response.writeHead(200, {
+    'content-type': stream ? 'text/event-stream' : 'application/json',
+    ...(step.announce === true ? { 'content-length': String(head.length + pieces * piece.length + tail.length) } : {}),
+  });
+  let closed = false;
+  response.on('close', () => {
+    closed = true;
+  });
+  response.write(head);
+  for (let index = 0; index < pieces && !closed; index++) {
+    if (!response.write(piece))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          response.off('drain', done);
+          response.off('close', done);
+          resolve();
+        };
+        response.on('drain', done);
+        response.on('close', done);
+      });
+  }
+  if (!closed) response.end(tail);
 }

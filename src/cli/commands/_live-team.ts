@@ -43,6 +43,7 @@ export function createLiveTeam(
       ...(agent.apiKeyEnv === undefined ? {} : { apiKeyEnv: agent.apiKeyEnv }),
       ...(agent.price === undefined ? {} : { price: agent.price }),
       ...(agent.maxConcurrency === undefined ? {} : { maxConcurrency: agent.maxConcurrency }),
+      ...(agent.maxResponseBytes === undefined ? {} : { maxResponseBytes: agent.maxResponseBytes }),
       cache: store,
       cacheMode: team.cache,
       ...(team.cacheTtlMs === undefined ? {} : { cacheTtlMs: team.cacheTtlMs }),

@@ -30,12 +30,18 @@ export interface FailedTask {
 }
 
 /** How a failure reads in the summary: `HTTP 401`, `network error`, `timeout`, `malformed reply`, `reply cut short`. */
-export function failureLabel(failure: Pick<DebateFailure, 'status' | 'reason'>): string {
+export function failureLabel(
+  failure: Pick<DebateFailure, 'status' | 'reason'> & { readonly message?: string },
+): string {
+  // The size limit names itself: "malformed" would send the user looking at the endpoint's protocol.
+  if (failure.reason === 'malformed' && failure.message?.includes('(maxResponseBytes)') === true)
+    return 'a reply over maxResponseBytes';
   if (failure.reason === 'malformed')
     return failure.status === undefined ? 'malformed reply' : `malformed reply (HTTP ${failure.status})`;
   if (failure.reason === 'network') return 'network error (no connection)';
   if (failure.reason === 'timeout') return 'timeout';
   if (failure.reason === 'incomplete') return 'reply cut short';
+  if (failure.reason === 'bad-reply') return 'bad reply (no answer, also after a repair prompt)';
   return failure.status === undefined ? 'provider error' : `HTTP ${failure.status}`;
 }
 
@@ -99,10 +105,25 @@ export function createFailureBudget({ runId, maxFailures, endpoints }: FailureBu
           kinds.set(key, entry);
         }
       }
-      return [...kinds].map(
+      const lines = [...kinds].map(
         ([key, entry]) =>
           `failed: ${key}: ${entry.calls} call${entry.calls === 1 ? '' : 's'} failed after retries, in ${entry.tasks.size} task${entry.tasks.size === 1 ? '' : 's'}`,
       );
+      const bad = Object.entries(badRepliesByAgent(failed));
+      if (bad.length > 0)
+        lines.push(
+          `bad replies per agent: ${bad.map(([agent, count]) => `${agent} ${count}`).join(', ')} (no answer of the task's kind, also after a repair prompt; each failed its task, is kept in the store's task failures and is not cached, so a rerun asks again)`,
+        );
+      return lines;
     },
   };
+}
+
+/** Bad replies (acts that failed with reason `bad-reply`) per agent, over the failed tasks; agents without any are left out. */
+export function badRepliesByAgent(failed: readonly FailedTask[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const task of failed)
+    for (const failure of task.failures)
+      if (failure.reason === 'bad-reply') counts[failure.agentId] = (counts[failure.agentId] ?? 0) + 1;
+  return counts;
 }

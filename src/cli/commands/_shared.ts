@@ -1,6 +1,8 @@
 // Argument definitions and small helpers shared by the `demo`, `run`, `replay`, `raps`, `drf` and `serve` commands.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scoreAnswer } from '../../core/answers/answers.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
@@ -240,4 +242,10 @@ export function formatUsageLine(usage: RunUsage): string {
       : []),
   ];
   return `LLM calls ${usage.calls} (${usage.cachedCalls} from cache), tokens in ${usage.inputTokens} / out ${usage.outputTokens}, cost ${usage.cost.toFixed(4)}${caveats.length > 0 ? ` (${caveats.join('; ')})` : ''}`;
+}
+
+/** Root of the staged recorded data: `$REPUTE_DATA_DIR`, else `../shared/data` beside the package. */
+export function defaultDataDir(): string {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+  return process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
 }

@@ -117,6 +117,34 @@ describe('parseTeamFile', () => {
     }
   });
 
+  it('names the nearest registered protocol of an unknown type', () => {
+    expect(() => parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drff }\n${agent}`, 'team.yaml')).toThrow(
+      /field protocol\.type: unknown protocol "drff"; did you mean "drf"\? Registered protocols: debate, drf, raps/,
+    );
+  });
+
+  it("gives the top-level k one meaning for every command: DRF's team size, refused by RAPS", () => {
+    const three = `${agent}  - id: b\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n  - id: c\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n`;
+    // DRF: k alone, or equal to protocol.k, is accepted (repute run then uses it as DRF's team size).
+    expect(parseTeamFile(`name: t\ntasks: x\nk: 2\nprotocol: { type: drf }\n${three}`, 'team.yaml').k).toBe(2);
+    expect(parseTeamFile(`name: t\ntasks: x\nk: 2\nprotocol: { type: drf, k: 2 }\n${three}`, 'team.yaml').k).toBe(2);
+    const cases: Array<[string, RegExp]> = [
+      [
+        `name: t\ntasks: x\nk: 2\nprotocol: { type: drf, k: 3 }\n${three}`,
+        /field k: the team size 2 differs from protocol\.k 3; give DRF's team size once/,
+      ],
+      [`name: t\ntasks: x\nk: 4\nprotocol: { type: drf }\n${three}`, /field k: the team size exceeds the 3 agents/],
+      [
+        `name: t\ntasks: x\nk: 2\nprotocol: { type: raps, topK: 1 }\n${three}`,
+        /field k: RAPS has every agent work on every task, so there is no team size to pick; remove k/,
+      ],
+    ];
+    for (const [text, pattern] of cases) {
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(pattern);
+    }
+  });
+
   it('accepts a RAPS protocol with its defaults and checks it against the team', () => {
     const two = `${agent}  - id: b\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n`;
     const team = parseTeamFile(
@@ -204,6 +232,32 @@ describe('parseTeamFile', () => {
     );
     expect(message).toMatch(/field agents\.0\.apiKey: a team file must not hold a key.*apiKeyEnv: OPENAI_API_KEY/);
     expect(message).not.toContain(canary);
+  });
+
+  it('suggests the key meant for a typo, at the top level, in an agent, in serve and in the protocol', () => {
+    const cases: Array<[string, string]> = [
+      [
+        `name: t\ntasks: x\nmethod: [majority]\n${agent}`,
+        'field (top level): unknown key method (did you mean methods?)',
+      ],
+      [
+        'name: t\ntasks: x\nagents:\n  - id: a\n    provider: openai-compatible\n    model: m\n    baseUrl: http://127.0.0.1:1/v1\n',
+        'field agents.0: unknown key baseUrl (did you mean baseURL?)',
+      ],
+      [
+        `name: t\ntasks: x\nserve: { methd: majority }\n${agent}`,
+        'field serve: unknown key methd (did you mean method?)',
+      ],
+      [
+        `name: t\ntasks: x\nprotocol: { type: debate, round: 2 }\n${agent}`,
+        'field protocol: unknown key round (did you mean rounds?)',
+      ],
+    ];
+    for (const [text, expected] of cases) expect(messageOf(() => parseTeamFile(text, 'team.yaml'))).toContain(expected);
+    // Nothing close: no suggestion.
+    expect(messageOf(() => parseTeamFile(`name: t\ntasks: x\nzzzzzzzz: 1\n${agent}`, 'team.yaml'))).not.toContain(
+      'did you mean',
+    );
   });
 
   it('lists unknown keys by name only', () => {

@@ -96,7 +96,10 @@ describe('repute drf', () => {
     expect(table.stdout).toMatch(/review \(default\) .* undefined in all 2 seeds /);
     const json = runCli('capability', '--tasks', '10', '--seeds', '2', '--json');
     expect(json.status).toBe(0);
-    expect(JSON.parse(json.stdout).rows).toHaveLength(5);
+    // the paper as printed, the review, each of Eqs. 2, 8, 9 printed alone, our two complement rows, our three options
+    const rows = JSON.parse(json.stdout).rows as Array<{ config: string }>;
+    expect(rows).toHaveLength(10);
+    expect(rows.map((row) => row.config)).toContain('Eq. 8 printed alone');
   }, 120_000);
 
   it('collusion with fewer tasks than the 10-round window reports one window', () => {

@@ -1,7 +1,6 @@
 // `repute drf <experiment>`: runs one DRF experiment, prints its table, or its JSON with --json.
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
@@ -9,16 +8,19 @@ import { datasetFormats, type DatasetFormat } from '../../eval/proposals/format.
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../eval/drf-experiments/capability.js';
 import { runCollusionExperiment } from '../../eval/drf-experiments/collusion.js';
+import { runBudgetExperiment } from '../../eval/drf-experiments/budget.js';
 import { runCostExperiment } from '../../eval/drf-experiments/cost.js';
+import { drfReplayConfigs } from '../../eval/drf-experiments/drf-config.js';
 import {
   formatCapabilityTable,
   formatCollusionTable,
+  formatBudgetTable,
   formatCostTable,
   formatSignTable,
 } from '../../eval/drf-experiments/format.js';
 import { runSignExperiment } from '../../eval/drf-experiments/sign.js';
 import { runDrfTuning } from '../../eval/drf-experiments/tune.js';
-import { parseFractionFlag, parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
+import { defaultDataDir, parseFractionFlag, parseIntegerFlag, parseOptionalIntegerFlag } from './_shared.js';
 
 /** Bounds of `--seeds` and `--tasks`, as in the other commands; every experiment needs 2 seeds for its intervals. */
 const minSeeds = 2;
@@ -59,11 +61,6 @@ async function guard(_name: string, body: () => Promise<void>): Promise<void> {
 
 function output(json: boolean, result: unknown, table: string): void {
   process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : `${table}\n`);
-}
-
-function defaultDataDir(): string {
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-  return process.env.REPUTE_DATA_DIR ?? join(root, '..', 'shared', 'data');
 }
 
 /** `--delta`: in (0, 1], since δ is also Eq. 7's increment coefficient, which must be positive (runDrf's bound). */
@@ -224,6 +221,17 @@ const replay = defineCommand({
       description: 'Cost term: U(0,1) per round (Section 5.1) or equal per agent',
       default: 'per-round',
     },
+    budgets: {
+      type: 'string',
+      description: 'Call budgets per task for DRF against the baselines, comma-separated (default 3,4,5,6,8,10)',
+      valueHint: 'B,B,...',
+    },
+    calls: {
+      type: 'enum',
+      options: ['batched', 'every'],
+      description: 'Budget counting: one rating call per rater (batched) or per rating (every)',
+      default: 'batched',
+    },
   },
   run: ({ args }) =>
     guard('replay', async () => {
@@ -247,10 +255,26 @@ const replay = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR`,
         });
-      const result = await runCostExperiment(await loadDataset(path), options);
-      output(args.json, result, formatCostTable(result));
+      const data = await loadDataset(path);
+      const result = await runCostExperiment(data, { ...options, configs: drfReplayConfigs });
+      const budget = await runBudgetExperiment(
+        data,
+        definedOnly({
+          ...seedOptions(args),
+          split: options.split,
+          budgets: parseBudgetsFlag(args.budgets),
+          callCounting: args.calls as 'batched' | 'every',
+        }),
+      );
+      output(args.json, { ...result, budget }, `${formatCostTable(result)}\n\n${formatBudgetTable(budget)}`);
     }),
 });
+
+/** `--budgets 3,4,5`: calls per task, positive integers. */
+function parseBudgetsFlag(value: string | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((part) => parseIntegerFlag('budgets', part.trim(), 0, 1, 1_000_000));
+}
 
 const tune = defineCommand({
   meta: {

@@ -1,4 +1,6 @@
 // `repute raps <scenario>`: runs a built-in RAPS scenario and prints a table (or JSON).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { raceAbort } from '../../core/_race-abort.js';
@@ -16,10 +18,16 @@ import {
   type ScalingRow,
   natsStreamName,
 } from '../../eval/raps-scenarios/index.js';
+import { loadDataset } from '../../eval/proposals/load-dataset.js';
+import {
+  rapsPaperModels,
+  runRapsPaperSetting,
+  type RapsPaperSettingResult,
+} from '../../eval/raps-scenarios/paper-setting.js';
 import { connectNatsTransport } from '../../transport/nats-transport.js';
 import { startNatsServer } from '../../transport/nats-server.js';
 import { interruptSignal, UsageError } from '../_contract.js';
-import { parseFractionFlag, parseIntegerFlag, sharedArgs } from './_shared.js';
+import { defaultDataDir, parseFractionFlag, parseIntegerFlag, sharedArgs } from './_shared.js';
 
 export default defineCommand({
   meta: { name: 'raps', description: 'RAPS reputation-aware publish/subscribe: adversarial | scaling | code-review' },
@@ -62,6 +70,19 @@ export default defineCommand({
       default: true,
     },
     tasks: { type: 'string', description: 'Number of tasks (default 30)', valueHint: 'N' },
+    setting: {
+      type: 'string',
+      description:
+        "adversarial: 'ours' (default; simulated agents, lying auditors, agent-1 decides) or 'paper' (replayed GPT-4o-mini-class agents, team view decides)",
+      default: 'ours',
+      valueHint: 'ours|paper',
+    },
+    dataset: {
+      type: 'string',
+      description: 'With --setting paper: gsm8k (default) or mmlu-pro, read from $REPUTE_DATA_DIR or ../shared/data',
+      default: 'gsm8k',
+      valueHint: 'gsm8k|mmlu-pro',
+    },
     witness: {
       type: 'boolean',
       description: 'Second-hand witness checks (--no-witness for the ablation)',
@@ -158,6 +179,42 @@ export default defineCommand({
       ...(natsUrl === undefined ? {} : { natsUrl }),
       ...(signal === undefined ? {} : { signal }),
     };
+    if (name === 'adversarial' && String(args.setting) === 'paper') {
+      const dataset = String(args.dataset);
+      if (dataset !== 'gsm8k' && dataset !== 'mmlu-pro')
+        throw new InvalidArgumentError({
+          parameter: '--dataset',
+          value: dataset,
+          message: `--dataset must be gsm8k or mmlu-pro, got ${JSON.stringify(dataset)}`,
+        });
+      if (transportName !== 'inproc')
+        throw new UsageError({
+          parameter: '--transport',
+          message: '--setting paper runs in-process only (replayed agents); leave --transport out',
+        });
+      const path = join(defaultDataDir(), dataset === 'gsm8k' ? 'zeroeval-gsm8k' : 'mmlu-pro');
+      if (!existsSync(path))
+        throw new InvalidArgumentError({
+          parameter: 'REPUTE_DATA_DIR',
+          value: path,
+          message: `dataset not found at ${path}; set REPUTE_DATA_DIR to the staged data root`,
+        });
+      const result = await runRapsPaperSetting(await loadDataset(path), {
+        models: rapsPaperModels[dataset],
+        seed,
+        seeds: parseIntegerFlag('seeds', args.seeds, 20, 2, 10_000),
+        ...(taskCount === undefined ? {} : { taskCount }),
+      });
+      if (args.json) print(JSON.stringify(result, null, 2));
+      else print(paperSettingTable(result));
+      return;
+    }
+    if (String(args.setting) !== 'ours')
+      throw new InvalidArgumentError({
+        parameter: '--setting',
+        value: args.setting,
+        message: `--setting must be ours or paper (raps adversarial only), got ${JSON.stringify(args.setting)}`,
+      });
     if (name === 'adversarial') {
       const seeds = parseIntegerFlag('seeds', args.seeds, 20, 1, 10_000);
       const summary = await runAdversarialSeeds({
@@ -393,4 +450,27 @@ function codeReviewTable(review: CodeReviewSummary, transport: string): string {
       `  ${finding.file}:${finding.line} [${finding.category}] ${finding.message} (by ${finding.reported_by.join(', ')})`,
     );
   return lines.join('\n');
+}
+
+function paperSettingTable(result: RapsPaperSettingResult): string {
+  const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+  const interval = (value: { mean: number; low: number; high: number }) =>
+    `${percent(value.mean)} [${percent(value.low)}, ${percent(value.high)}]`;
+  const { average } = result;
+  return [
+    `RAPS adversarial, paper setting, on ${result.dataset}: ${result.team.length} replayed agents (${result.team.filter((agent) => agent.adversarial).length} adversarial), ${result.tasks} held-out tasks per seed, seeds ${result.seeds[0]}..${result.seeds.at(-1)}; decision by the team view (no self-weight)`,
+    ...result.team.map(
+      (agent) =>
+        `  ${agent.id.padEnd(8)} ${agent.model} (${percent(agent.accuracy)} on the drawn tasks)${agent.adversarial ? ', adversarial: publishes the most common wrong answer, audits as its model' : ''}`,
+    ),
+    'mean [95% t-interval over seeds]',
+    `  RAPS (team view)                 ${interval(average.accuracy)}`,
+    `  RAPS decided by agent-1's view   ${interval(average.decider)}`,
+    `  plain majority                   ${interval(average.majority)}`,
+    `  clean team (no adversary)        ${interval(average.clean)}`,
+    `  honest-only ceiling              ${interval(average.honestOnly)}`,
+    `  ${result.team[0]?.model ?? 'agent-1'} alone  ${interval(average.firstHonestAlone)}`,
+    `  RAPS − honest only (paired)      ${(100 * average.gapToHonestOnly.mean).toFixed(1)} points [${(100 * average.gapToHonestOnly.low).toFixed(1)}, ${(100 * average.gapToHonestOnly.high).toFixed(1)}]`,
+    `  the RAPS paper under attack      ${percent(result.paperFigure)}`,
+  ].join('\n');
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openStore } from '../../store/store.js';
+import { startOpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { makeReadOnly, makeWritable } from '../../testing/_test-read-only.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 
@@ -135,4 +136,47 @@ describe('repute serve', () => {
       store.close();
     }
   }, 30_000);
+
+  it('drains on SIGTERM: a team request in flight gets its answer, then exit 143 with what was drained', async () => {
+    const upstream = await startOpenAICompatibleServer({
+      script: () => ({ type: 'reply', text: '{"reasoning": "2 + 2", "answer": "4"}', delayMs: 1500 }),
+    });
+    onTestFinished(() => upstream.close());
+    const dir = temporaryDirectory('repute-serve-drain-');
+    const team = join(dir, 'team.yaml');
+    writeFileSync(
+      team,
+      [
+        'name: drained',
+        'store: served.db',
+        'tasks: tasks.jsonl',
+        'serve: { method: majority, kind: number }',
+        'agents:',
+        ...['a', 'b'].flatMap((id) => [
+          `  - id: ${id}`,
+          '    provider: openai-compatible',
+          `    model: m-${id}`,
+          `    baseURL: ${upstream.baseURL}`,
+        ]),
+      ].join('\n'),
+    );
+    const server = await startCli([team, '--port', '0']);
+    const answer = fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'team:drained', messages: [{ role: 'user', content: 'What is 2 + 2?' }] }),
+    });
+    // SIGTERM once the team's calls are at the endpoint (before: curl saw the connection dropped, exit 52).
+    while (upstream.requestCount === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stopped = server.stop();
+    const response = await answer;
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(body.choices[0]?.message.content).toContain('4');
+    expect(await stopped).toBe(143);
+    expect(server.stderr()).toContain(
+      'interrupted by SIGTERM; stopped serving after draining: 1 request in flight finished',
+    );
+    expect(server.stderr()).not.toContain('rerun the same command to resume');
+  }, 60_000);
 });

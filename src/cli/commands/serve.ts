@@ -3,7 +3,7 @@
 // prints where it listens and waits for SIGINT/SIGTERM.
 import { existsSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { NotFoundError } from '../../core/errors.js';
+import { InterruptedError, NotFoundError } from '../../core/errors.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import { openStore } from '../../store/store.js';
 import { isPostgresUrl } from '../../store/_postgres-url.js';
@@ -16,6 +16,9 @@ import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
 import { parseIntegerFlag } from './_shared.js';
 import { readTeamFile } from './_team-file.js';
+
+/** How long requests in flight may take to finish after SIGINT/SIGTERM, in ms (the CLI gives a command 10 s). */
+export const SERVE_DRAIN_MS = 8_000;
 
 export default defineCommand({
   meta: {
@@ -137,9 +140,11 @@ export default defineCommand({
     // printed, so a signal sent as soon as the URL appears is handled too.
     const signal = interruptSignal();
     process.stderr.write(`repute serve: store ${store.path}${team ? `, team ${team.name}` : ''}\n`);
-    process.stdout.write(`${server.url}/\n`);
+    // No trailing '/': `$URL/api/runs` must be a path the server serves.
+    process.stdout.write(`${server.url}\n`);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await server.close();
+    // In-flight requests (a team answer mid-debate) finish, up to a deadline inside the CLI's wind-down.
+    const { finished, dropped } = await server.drain(SERVE_DRAIN_MS);
     await telemetry?.shutdown().catch((error: unknown) => {
       process.stderr.write(
         `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
@@ -147,5 +152,10 @@ export default defineCommand({
     });
     if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
     store.close();
+    const name = signal.reason instanceof InterruptedError ? signal.reason.signal : 'SIGTERM';
+    throw new InterruptedError({
+      signal: name,
+      message: `interrupted by ${name}; stopped serving after draining: ${finished} request${finished === 1 ? '' : 's'} in flight finished${dropped > 0 ? `, ${dropped} dropped at the ${SERVE_DRAIN_MS / 1000} s deadline` : ''}; start the command again to serve`,
+    });
   },
 });

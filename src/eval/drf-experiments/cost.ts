@@ -2,10 +2,8 @@
 // answers (ZeroEval MATH level 5 by default), compare accuracy and LLM calls per task of DRF with a
 // team of k = 3, 4, 5 out of 10 against the full team of 10 (plain plurality, and DRF with k = 10).
 import type { Agent } from '../../agents/agent.js';
-import { createReplayedAgent } from '../../agents/replayed-agent.js';
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
-import { canonicalAnswerKey } from '../../core/answers/answers.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
 import type { Proposal } from '../../core/proposal.js';
@@ -18,12 +16,12 @@ import {
   assertOneOf,
   defineOptionKeys,
 } from '../../core/validate.js';
-import { taskSplit } from '../replay/splits.js';
 import { agreementRatingSource, simulatedJudgeRatingSource } from '../../protocols/drf/rating-source.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
 import { drfConfigParts, drfEquationVariant, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
+import { prepareReplayPool } from './replay-pool.js';
 import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
 /** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
@@ -185,27 +183,7 @@ export async function runCostExperiment(
   options: CostExperimentOptions = {},
 ): Promise<CostExperimentResult> {
   assertKnownOptions('', options, knownCostOptions, 'runCostExperiment');
-  const memo = new Map<string, string | null>();
-  const {
-    answerKey = (answer: string, kind: AnswerKind) => canonicalAnswerKey(kind, answer),
-    selectorFactory: makeSelector,
-    configs = [drfReviewConfig, drfPrintedConfig],
-    ...rest
-  } = options;
-  const keyOf = (answer: string, kind: AnswerKind): string | null => {
-    const cacheKey = `${kind}\u0000${answer}`;
-    if (!memo.has(cacheKey)) {
-      let key: string | null;
-      try {
-        key = answerKey(answer, kind);
-      } catch {
-        // An answer the kind cannot canonicalise counts as unparseable, like the replay harness does.
-        key = null;
-      }
-      memo.set(cacheKey, key);
-    }
-    return memo.get(cacheKey) as string | null;
-  };
+  const { answerKey, selectorFactory: makeSelector, configs = [drfReviewConfig, drfPrintedConfig], ...rest } = options;
   const settings = resolveOptions(defaults, rest);
   assertInteger('seeds', settings.seeds, 2, 10_000, 'intervals need at least 2 seeds');
   assertInteger('poolSize', settings.poolSize, 2, 1000);
@@ -223,73 +201,9 @@ export async function runCostExperiment(
       value: configs,
       message: 'pass at least one DRF configuration',
     });
-  const splitTasks =
-    settings.split === 'all' ? data.tasks : data.tasks.filter((task) => taskSplit(task.id) === settings.split);
-  const complete = data.agents.filter((agent) => data.tasks.every((task) => task.proposals[agent.id] !== undefined));
-  if (complete.length < settings.poolSize) {
-    throw new InvalidArgumentError({
-      parameter: 'poolSize',
-      value: settings.poolSize,
-      message: `${data.name} has only ${complete.length} agents with an answer to every task; pass a poolSize of at most ${complete.length}`,
-    });
-  }
-  const flagged = data.tasks.every((task) =>
-    Object.values(task.proposals).every((proposal) => typeof proposal.correct === 'boolean'),
-  );
-  if (!flagged) {
-    throw new InvalidArgumentError({
-      parameter: 'data',
-      value: data.name,
-      message: `${data.name} lacks a correctness flag on some proposals; the cost experiment scores against the dataset's flags`,
-    });
-  }
-  const accuracyOf = (agentId: AgentId) =>
-    data.tasks.filter((task) => task.proposals[agentId]?.correct === true).length / data.tasks.length;
-  const ranked = complete
-    .map((agent) => ({ agent, accuracy: accuracyOf(agent.id) }))
-    .sort((left, right) => right.accuracy - left.accuracy || (left.agent.id < right.agent.id ? -1 : 1));
-  const picks = Array.from(
-    { length: settings.poolSize },
-    (_, index) =>
-      ranked[Math.round((index * (ranked.length - 1)) / (settings.poolSize - 1))] as (typeof ranked)[number],
-  );
-  const poolIds = picks.map((pick) => pick.agent.id);
-
-  // Canonical keys once per (task, agent); correctness per (task, key) from the dataset's flags.
-  const keys = new Map<string, Map<AgentId, string | null>>();
-  const correctKeys = new Map<string, Set<string>>();
-  for (const item of data.tasks) {
-    const perAgent = new Map<AgentId, string | null>();
-    const right = new Set<string>();
-    for (const agentId of poolIds) {
-      const recorded = item.proposals[agentId];
-      const key = recorded?.answer === undefined || recorded.answer === null ? null : keyOf(recorded.answer, item.kind);
-      perAgent.set(agentId, key);
-      if (key !== null && recorded?.correct === true) right.add(key);
-    }
-    keys.set(item.id, perAgent);
-    correctKeys.set(item.id, right);
-  }
-  const isCorrect = (taskId: string, key: string | null) =>
-    key !== null && (correctKeys.get(taskId)?.has(key) ?? false);
-  const answerMaps = new Map(
-    poolIds.map((agentId) => [
-      agentId,
-      new Map(
-        [...keys].map(([taskId, perAgent]) => [
-          taskId,
-          { text: perAgent.get(agentId) ?? '', answer: perAgent.get(agentId) ?? null },
-        ]),
-      ),
-    ]),
-  );
-  const pool = (): Agent[] =>
-    picks.map(({ agent }) =>
-      createReplayedAgent({
-        identity: { id: agent.id, model: agent.model, cost: 1 },
-        answers: answerMaps.get(agent.id) as Map<string, { text: string; answer: string | null }>,
-      }),
-    );
+  const prepared = prepareReplayPool(data, { poolSize: settings.poolSize, split: settings.split, answerKey });
+  const { splitTasks, complete, picks, poolIds, keys, correctKeys, isCorrect } = prepared;
+  const pool = (): Agent[] => prepared.agents();
 
   const [first] = configs as [DrfConfig, ...DrfConfig[]];
   const methods = [

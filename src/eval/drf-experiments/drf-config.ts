@@ -66,6 +66,17 @@ export const drfStandardConfigs: readonly DrfConfig[] = [
   { name: 'before issue 14 (β in Eq. 7, ÷w0)', variant: 'corrected', increment: 'beta', decayNormalization: 'w0' },
 ];
 
+/**
+ * The configurations of `repute drf replay`: the review's corrections, the paper as printed, Eqs. 8
+ * and 9 printed alone (Eq. 2 alone changes no decision there) and the pre-issue-41 reading.
+ */
+export const drfReplayConfigs: readonly DrfConfig[] = [
+  drfReviewConfig,
+  drfPrintedConfig,
+  ...drfAblationConfigs.filter((config) => config.name !== 'Eq. 2 printed alone' && config.complementRatings !== true),
+  ...drfAblationConfigs.filter((config) => config.variant === 'printed' && config.complementRatings === true),
+];
+
 /** The tuning grid of `repute drf tune`: β ∈ {0.1, 0.2, 0.4} × Eq. 7 coefficient ∈ {δ, β}, review's corrections. */
 export const drfTuningGrid: readonly DrfConfig[] = [0.1, 0.2, 0.4].flatMap((beta) => [
   { name: `β ${beta}, Eq. 7 δ`, variant: 'corrected' as const, beta },

@@ -1,4 +1,5 @@
 // Plain-text tables for the DRF experiments (what `repute drf <experiment>` prints).
+import type { BudgetExperimentResult, BudgetRow } from './budget.js';
 import type { CapabilityExperimentResult } from './capability.js';
 import type { CollusionExperimentResult } from './collusion.js';
 import type { CostExperimentResult } from './cost.js';
@@ -200,6 +201,49 @@ export function formatCostTable(result: CostExperimentResult): string {
     table,
     `best single pool agent: ${result.bestSingle.agentId} ${result.bestSingle.accuracy.toFixed(3)}; coverage (some pool agent right): ${result.coverage.toFixed(3)}`,
     `claim ">= 98% of the full team's accuracy at <= 50% of its calls": every call counted: ${verdict(result.claim.holds, result.claim.rows)}; ratings batched: ${verdict(result.claim.holdsBatched, result.claim.rowsBatched)}`,
+    `intervals: ${settings.interval}`,
+  ].join('\n');
+}
+
+/** The `budget` experiment's table (printed by `repute drf replay` after the cost table). */
+export function formatBudgetTable(result: BudgetExperimentResult): string {
+  const { settings } = result;
+  const percent = (value: number) => `${(100 * value).toFixed(0)}%`;
+  const label: Record<BudgetRow['method'], string> = {
+    majority: 'majority (random m)',
+    'llm-debate': 'LLM-Debate-style (2 rounds)',
+    dylan: 'DyLAN-style importance filter',
+    drf: 'DRF (review)',
+  };
+  const table = renderTable(
+    [
+      'budget (calls/task)',
+      'method',
+      'ratings',
+      'agents',
+      'calls/task',
+      'call ratio',
+      'accuracy',
+      'accuracy ratio',
+      'ours: >=98% at <=50%',
+    ],
+    result.rows.map((row) => [
+      `${row.budget} (${percent(row.budgetShare)})`,
+      label[row.method],
+      row.rating,
+      row.agents === 0 ? 'none fits' : String(row.agents),
+      row.callsPerTask.toFixed(2),
+      percent(row.callRatio),
+      row.accuracy === null ? '-' : formatInterval(row.accuracy),
+      row.accuracyRatio === null ? '-' : formatInterval(row.accuracyRatio),
+      row.meetsOurClaim ? 'yes' : 'no',
+    ]),
+  );
+  return [
+    `DRF against the baselines at equal call budgets on ${result.dataset}: ${settings.split} tasks (${settings.taskCount}), pool of ${settings.poolSize} (full team plurality ${formatInterval(result.fullTeam)}), ratings counted ${settings.callCounting === 'batched' ? 'one call per rater' : 'one call per rating'}, judge accuracy ${settings.judgeAccuracy}, DyLAN warm-up ${settings.warmup} tasks, seeds ${settings.baseSeed}..${settings.baseSeed + settings.seeds - 1}`,
+    table,
+    `${settings.claim}: DRF meets it at ${result.drfMeetsOurClaimAt.length === 0 ? 'no budget' : `budget(s) ${result.drfMeetsOurClaimAt.join(', ')}`}`,
+    `LLM-Debate-style: recorded answers cannot be re-asked, so the revision round repeats each answer (its calls are counted, its gain is not measured)`,
     `intervals: ${settings.interval}`,
   ].join('\n');
 }

@@ -9,3 +9,5 @@ export { formatCapabilityTable, formatCollusionTable, formatCostTable, formatSig
 export type { MeanInterval } from './stats.js';
 export * from './drf-config.js';
 export * from './tune.js';
+export * from './budget.js';
+export * from './replay-pool.js';

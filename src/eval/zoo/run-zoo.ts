@@ -326,7 +326,12 @@ function replayTeam({
     })),
   ];
   const plan = planGrid({ prepared, conditions, seed, ops });
-  const settings = { seed, feedback, verifier: { kind: 'none' as const, sensitivity: 0.85, specificity: 0.8 }, ops };
+  const settings = {
+    seed,
+    feedback,
+    verifier: { kind: 'none' as const, model: 'correlated' as const, sensitivity: 0.85, specificity: 0.8 },
+    ops,
+  };
   const mean = (values: Float64Array) =>
     values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
   const clean: Record<string, number> = {};

@@ -4,7 +4,7 @@ import type { Agent } from '../../agents/agent.js';
 import { createSimulatedAgent } from '../../agents/simulated-agent.js';
 import { createSimulationWorld } from '../../agents/simulation-world.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError, ProviderError } from '../../core/errors.js';
 import type { Proposal } from '../../core/proposal.js';
 import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
@@ -104,6 +104,26 @@ describe('runDebate', () => {
       ['x', 'revise', 1],
     ]);
     expect(result.rounds[1]?.[2]?.answer).toBeNull();
+  });
+
+  it('sends no revision round and no ratings when every proposal failed at the provider', async () => {
+    let calls = 0;
+    const down = (id: string): Agent => {
+      const fail = async (): Promise<never> => {
+        calls++;
+        throw new ProviderError({ provider: 'p', attempts: 3, reason: 'timeout', message: `${id} timed out` });
+      };
+      return { ...scripted(id, ['1']), propose: fail, revise: fail, rate: fail };
+    };
+    const result = await debatePlainly({ team: [down('a'), down('b'), down('c')], rounds: 2, ratings: true });
+    // Before: 3 proposals + 2 rounds × 3 revisions + 3 × 2 ratings = 15 calls, each waiting out its timeouts.
+    expect(calls).toBe(3);
+    expect(result.failures.map((failure) => [failure.agentId, failure.act])).toEqual([
+      ['a', 'propose'],
+      ['b', 'propose'],
+      ['c', 'propose'],
+    ]);
+    expect(result.rounds).toHaveLength(1);
   });
 
   it('weights votes by reputation and updates it after the decision with consensus feedback', async () => {

@@ -146,7 +146,10 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
     usage.push(...proposed.usage);
     failures.push(...proposed.failures);
     signal?.throwIfAborted();
-    for (let round = 1; round <= rounds && participants.length > 1; round++) {
+    // Every act of the last round failed (endpoints down or hanging): a revision round would only
+    // wait out the same timeouts again, so the task ends here with its failures.
+    let allFailed = allActsFailed(proposed.failures, participants.length);
+    for (let round = 1; round <= rounds && participants.length > 1 && !allFailed; round++) {
       const latest = roundsOut[round - 1] as Proposal[];
       let visible: Set<string> | undefined;
       if (peerFilter) {
@@ -178,13 +181,14 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
       roundsOut.push(revised.proposals);
       usage.push(...revised.usage);
       failures.push(...revised.failures);
+      allFailed = allActsFailed(revised.failures, participants.length);
       signal?.throwIfAborted();
     }
     const final = roundsOut.at(-1) as Proposal[];
     const history = roundsOut.slice(0, -1).flat();
 
     const rated =
-      wantRatings && participants.length > 1
+      wantRatings && participants.length > 1 && !allFailed
         ? await rateStep({
             agents: participants,
             task,
@@ -238,4 +242,13 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
     tracer.end(taskSpan, error);
     throw error;
   }
+}
+
+/** Whether every participant's act of a round failed at the provider (no reply at all). */
+function allActsFailed(failures: readonly DebateFailure[], participants: number): boolean {
+  return (
+    participants > 0 &&
+    new Set(failures.filter((failure) => failure.kind === 'provider').map((failure) => failure.agentId)).size >=
+      participants
+  );
 }

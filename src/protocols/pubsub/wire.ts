@@ -66,6 +66,7 @@ export const providerFailureReasons = [
   'timeout',
   'malformed',
   'incomplete',
+  'bad-reply',
 ] as const satisfies readonly ProviderFailureReason[];
 
 /** The agent acts a RAPS node runs, named as in a task failure record. */
@@ -331,4 +332,9 @@ export function commandId(
   messageId?: string,
 ): string {
   return `${runId}:${taskId}:${round}:${kind}:${agentId}${messageId === undefined ? '' : `:${messageId}`}`;
+}
+
+/** JetStream stream name of a RAPS run (`RAPS_<run id>`, other characters than letters, digits, `-` and `_` replaced by `_`). */
+export function natsStreamName(runId: string): string {
+  return `RAPS_${runId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
