@@ -119,7 +119,6 @@ export interface CreateLanguageModelOptions extends LlmPlumbingOptions {
 const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'cache',
   'cacheMode',
-  'cacheTtlMs',
   'ledger',
   'price',
   'context',
@@ -132,6 +131,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'now',
   'onCall',
   'captureContent',
+  'cacheTtlMs',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
