@@ -46,11 +46,11 @@ function conversationalReply(request: RecordedRequest): string {
   return `Working it through, the result is ${value}.\nAnswer: ${value}`;
 }
 
-async function setup() {
+async function setup({ cache = false }: { cache?: boolean } = {}) {
   const provider = await startOpenAICompatibleServer({ script: conversationalReply });
   closers.push(() => provider.close());
   const dir = temporaryDirectory('repute-drop-in-');
-  const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1 }));
+  const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, cache }));
   const store = openStore({ path: join(dir, 'repute.db') });
   closers.push(() => store.close());
   let counter = 0;
@@ -198,22 +198,7 @@ describe('the team endpoint as a drop-in model (openai client)', () => {
 
 describe('cache and evidence', () => {
   it('a cached repeat calls no agent and leaves every evidence count unchanged; a new question counts', async () => {
-    const provider = await startOpenAICompatibleServer({ script: conversationalReply });
-    closers.push(() => provider.close());
-    const dir = temporaryDirectory('repute-repeat-');
-    const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, cache: true }));
-    const store = openStore({ path: join(dir, 'repute.db') });
-    closers.push(() => store.close());
-    const team = createTeamService({
-      name: file.name,
-      agents: createLiveTeam(file, store, 'serve'),
-      store,
-      kind: 'number',
-      runId: 'serve',
-    });
-    const server = await startServer({ store, team, port: 0 });
-    closers.push(() => server.close());
-    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const { client, provider, store } = await setup({ cache: true });
     const ask = (content: string) =>
       client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content }] });
     const evidence = () => {
