@@ -15,7 +15,7 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { answerKinds } from '../core/answers/answer-kind.js';
 import { readAnswerKind, withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
-import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** `record`: serve hits, call the provider on misses and store the reply; `replay-only`: a miss throws; `off`: bypass. */
 export type CacheMode = 'record' | 'replay-only' | 'off';
@@ -46,6 +46,15 @@ export interface CacheMiddlewareOptions {
   readonly mode?: CacheMode;
   /** Provider part of the key. @default the wrapped model's provider (e.g. `openai-compatible.chat`) */
   readonly namespace?: string;
+  /**
+   * How long a recorded reply is reused, in ms (integer ≥ 1). Ours, not a per-entry expiry: time is
+   * cut into windows of `ttlMs` from the epoch and the window is part of the key, so a reply is
+   * reused within its window only (for at most `ttlMs`, at least 0 ms) and a new window records
+   * afresh. @default none (replies never expire)
+   */
+  readonly ttlMs?: number;
+  /** Clock of the TTL windows, in ms. @default Date.now */
+  readonly now?: () => number;
   /**
    * With a cache that has claims (a shared store): how long this process's claim of a request lasts,
    * in milliseconds; set it above the call's timeout with its retries, so a live caller keeps it and a
@@ -92,6 +101,8 @@ const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()([
   'cache',
   'mode',
   'namespace',
+  'ttlMs',
+  'now',
   'claimLeaseMs',
   'claimHolder',
 ]);
@@ -119,9 +130,13 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
     cache,
     mode = 'record',
     namespace,
+    ttlMs,
+    now = Date.now,
     claimLeaseMs = 120_000,
     claimHolder = `${hostname()}:${process.pid}:${randomUUID()}`,
   } = options;
+  if (ttlMs !== undefined)
+    assertInteger('ttlMs', ttlMs, 1, Number.MAX_SAFE_INTEGER, 'pass how long a reply is reused in ms, e.g. 3600000');
   if (!CACHE_MODES.includes(mode)) {
     throw new InvalidArgumentError({
       parameter: 'cacheMode',
@@ -139,7 +154,10 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
     type: CachedReply['type'],
     params: LanguageModelV3CallOptions,
     model: { readonly provider: string; readonly modelId: string },
-  ) => requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
+  ) => {
+    const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
+    return ttlMs === undefined ? key : `${key}:ttl${ttlMs}:${Math.floor(now() / ttlMs)}`;
+  };
 
   const lookup = (key: string, type: CachedReply['type'], modelId: string): CachedReply | undefined => {
     const value = cache.getCachedResponse(key);

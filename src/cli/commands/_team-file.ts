@@ -72,6 +72,8 @@ function teamSchema() {
       // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
       // tokens, cost and timing.
       captureContent: z.boolean().default(true),
+      // How long a recorded reply is reused, in ms (none: forever, the record/replay default).
+      cacheTtlMs: z.number().int().min(1).optional(),
       // `repute serve`: the method that decides chat requests and their default answer kind.
       serve: z
         .object({
