@@ -5,7 +5,13 @@ export * from './cost.js';
 export * from './simulated-pool.js';
 export * from './experiment-hooks.js';
 export { createExperimentSelector } from './experiment-selector.js';
-export { formatCapabilityTable, formatCollusionTable, formatCostTable, formatSignTable } from './format.js';
+export {
+  formatBudgetTable,
+  formatCapabilityTable,
+  formatCollusionTable,
+  formatCostTable,
+  formatSignTable,
+} from './format.js';
 export type { MeanInterval } from './stats.js';
 export * from './drf-config.js';
 export * from './tune.js';
