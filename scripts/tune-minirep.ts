@@ -12,6 +12,7 @@
 // Reported figures never come from here: the tuning split (FNV-1a of the task id divisible by 5) and
 // the seeds 101–105 are disjoint from the held-out tasks and seeds 1..10 that docs and README report.
 import { datasetPath, flag } from './_args.js';
+import { issue36Variants } from './_issue36-variants.js';
 import type { MiniRepAggregatorOptions } from '../src/aggregation/minirep-aggregator.js';
 import { InternalError } from '../src/core/errors.js';
 import { assertKnownNames, assertOneOf } from '../src/core/validate.js';
@@ -42,6 +43,9 @@ const sets: Record<string, Record<string, Variant>> = {
     'minirep-ds τ 0.6': { history: 'posterior', bloc: { threshold: 0.6 } },
     'minirep-ds no bloc check': { history: 'posterior', bloc: false },
   },
+  // issue 36: the bloc check's honest-majority guard and the knobs tried against the grid's clean gap
+  // (consensus feedback, seeds 101–105); the same variants as scripts/tune-zoo.ts
+  issue36: issue36Variants,
   // "MiniRep-DS" tuning table (consensus feedback, seeds 101–102)
   ds: {
     minirep: {},

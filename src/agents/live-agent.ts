@@ -3,6 +3,7 @@ import type { AgentIdentity } from '../core/agent-identity.js';
 import { validateTeam } from '../core/agent-identity.js';
 import { extractAnswer } from '../core/answers/answers.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
+import type { ChatTurn, ReplyFormat, SamplingSettings } from '../core/chat-request.js';
 import { DataFormatError, InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
@@ -19,12 +20,18 @@ import type {
   ReviseRequest,
 } from './agent.js';
 import { BadReplyError } from './bad-reply-error.js';
-import { defaultPrompts, type LivePrompts } from './live-prompts.js';
+import { conversationInstruction, defaultPrompts, type LivePrompts } from './live-prompts.js';
 
 /** One completion request: what a live agent sends to its model. */
 export interface CompletionRequest {
   readonly system: string;
   readonly prompt: string;
+  /** A served conversation: sent after `system` as messages instead of `prompt`. @default none */
+  readonly messages?: readonly ChatTurn[];
+  /** Sampling settings to forward (else the model's deterministic defaults). @default none */
+  readonly sampling?: SamplingSettings;
+  /** Reply format to ask the provider for. @default text */
+  readonly replyFormat?: ReplyFormat;
   readonly signal?: AbortSignal;
   /**
    * Tags the call for the ledger and the call log (task and act); never sent to the provider.
@@ -109,6 +116,46 @@ export function answerFromReply(kind: AnswerKind, text: string): string | null {
     }
   }
   return safeExtract(kind, text);
+}
+
+/** The last `Answer: …` line of a reply (optionally bold or prefixed "Final"). */
+const answerLine =
+  /^[ \t]*(?:\*\*)?[ \t]*(?:final[ \t]+)?answer[ \t]*(?:\*\*)?[ \t]*:[ \t]*(.+?)[ \t]*(?:\*\*)?[ \t]*$/gim;
+
+/**
+ * A served reply's text for the requester and its answer key for the vote: the key comes from the
+ * reply's last `Answer: …` line (extracted per the kind), and that line is removed from the text;
+ * a reply without one keeps its text and is read as {@link answerFromReply} reads it.
+ */
+export function servedReplyAnswer(kind: AnswerKind, text: string): { reply: string; answer: string | null } {
+  const lines = [...text.matchAll(answerLine)];
+  const last = lines.at(-1);
+  if (last === undefined || last.index === undefined) return { reply: text, answer: answerFromReply(kind, text) };
+  const raw = (last[1] ?? '').replace(/^`+|`+$/g, '').trim();
+  const answer = safeExtract(kind, raw) ?? safeExtract(kind, `\\boxed{${raw}}`) ?? answerFromReply(kind, text);
+  const reply = `${text.slice(0, last.index)}${text.slice(last.index + last[0].length)}`.trim();
+  return { reply: reply === '' ? raw : reply, answer };
+}
+
+/**
+ * A JSON reply's text and its answer key: the first JSON object of the reply, written back with its
+ * keys sorted (so replies that differ only in key order or spacing vote together), or `null` when
+ * the reply holds no JSON object; the text is the object as the agent wrote it.
+ */
+export function jsonReplyAnswer(text: string): { reply: string; answer: string | null } {
+  const parsed = parseJsonReply(text);
+  if (parsed === undefined || parsed === null || typeof parsed !== 'object') return { reply: text, answer: null };
+  return { reply: JSON.stringify(parsed), answer: canonicalJson(parsed) };
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
 }
 
 /**
@@ -208,6 +255,7 @@ export function createLiveAgent(options: LiveAgentOptions): Agent {
     act: string,
     signal?: AbortSignal,
   ): Promise<Acted<Proposal>> => {
+    if (task.conversation !== undefined && round === 0) return converse(task, act, signal);
     const system = templates.system(identity);
     const first = await ask(act, system, prompt, signal, task.id, task.kind);
     const answer = answerFromReply(task.kind, first.text);
@@ -227,6 +275,24 @@ export function createLiveAgent(options: LiveAgentOptions): Agent {
     if (repaired !== null)
       return { value: { agentId, taskId: task.id, round, text: repair.text, answer: repaired }, usage };
     throw new BadReplyError({ agentId, act, kind: task.kind, reply: repair.text, usage });
+  };
+
+  // A served conversation: the turns go to the model as messages, with the requester's sampling
+  // settings and reply format; the agent replies as it normally would and names its short answer on
+  // a last line, which is read for the vote and kept out of the reply's text.
+  const converse = async (task: Task, act: string, signal?: AbortSignal): Promise<Acted<Proposal>> => {
+    const format = task.replyFormat ?? { type: 'text' as const };
+    const { text, usage } = await complete({
+      system: `${templates.system(identity)}\n\n${conversationInstruction(task.kind, format)}`,
+      prompt: task.prompt,
+      messages: task.conversation ?? [],
+      ...(task.sampling === undefined ? {} : { sampling: task.sampling }),
+      ...(format.type === 'json' ? { replyFormat: format } : {}),
+      ...(signal ? { signal } : {}),
+      context: { agentId, act, taskId: task.id },
+    });
+    const { reply, answer } = format.type === 'json' ? jsonReplyAnswer(text) : servedReplyAnswer(task.kind, text);
+    return { value: { agentId, taskId: task.id, round: 0, text: reply, answer }, usage };
   };
 
   return {

@@ -1,5 +1,6 @@
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
+import type { ReplyFormat } from '../core/chat-request.js';
 import type { Message } from '../core/message.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
@@ -29,6 +30,18 @@ const answerFormat: Record<AnswerKind, string> = {
   'literal-zeroeval': "the value as Python's repr prints it, e.g. [(4, 1), (2, 3)] or 'text'",
   'number-zeroeval': 'a single number, digits only (no units, no thousands separators)',
 };
+
+/**
+ * The reply instruction of a served conversation (added to the system message): reply as usual and
+ * name the short answer on a last line (text), or reply with one JSON object only (json).
+ */
+export function conversationInstruction(kind: AnswerKind, format: ReplyFormat): string {
+  if (format.type === 'json')
+    return format.schema === undefined
+      ? 'Reply with one JSON object only, no prose around it.'
+      : `Reply with one JSON object only, no prose around it, matching this JSON Schema: ${JSON.stringify(format.schema)}`;
+  return `Reply to the conversation's last message as you normally would. Then, on a last line of its own, write "Answer: <${answerFormat[kind]}>" giving only your short answer; that line is used to compare the team's answers and is not shown to the user.`;
+}
 
 const answerJson = (kind: AnswerKind) =>
   `Reply with one JSON object only: {"reasoning": "<brief working>", "answer": "<${answerFormat[kind]}>"}.`;

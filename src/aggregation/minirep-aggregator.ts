@@ -11,15 +11,22 @@ import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { definedOnly } from '../core/options.js';
 import type { WeightReason } from '../core/trace.js';
-import { assertInRange, assertInteger, assertKnownOptions } from '../core/validate.js';
+import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import type { BehaviourEvidence, ReputationModel } from '../core/reputation-model.js';
 import type { AggregationInput, Aggregator, Decision } from './aggregator.js';
-import { createBlocTracker, type BlocOptions, type BlocSnapshot, type BlocTracker } from './minirep-bloc.js';
+import {
+  createBlocTracker,
+  type BlocOptions,
+  type BlocSnapshot,
+  type BlocTracker,
+  knownBlocOptions,
+} from './minirep-bloc.js';
 import {
   analyzeProposals,
   type AnalyzerOptions,
   type ProposalAnalysis,
   type TaskAnalysis,
+  knownAnalyzerOptions,
 } from './minirep-analyzer.js';
 import { validateProposals } from './_proposals.js';
 import {
@@ -28,6 +35,7 @@ import {
   type PeerHistory,
   type PeerHistoryOptions,
   type PeerHistorySnapshot,
+  knownPeerHistoryOptions,
 } from './minirep-peer-history.js';
 import {
   createPosteriorHistory,
@@ -35,14 +43,9 @@ import {
   type PosteriorHistory,
   type PosteriorHistoryOptions,
   type PosteriorHistorySnapshot,
+  knownPosteriorHistoryOptions,
 } from './minirep-posterior-history.js';
 import { noSupport, supportRecord } from './_keyed-record.js';
-import {
-  knownBlocOptions,
-  knownMiniRepAggregatorOptions,
-  knownPeerHistoryOptions,
-  knownPosteriorHistoryOptions,
-} from './_option-keys.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
 import { assertVerdictRule, vetoedProposals, type VerdictRule } from './minirep-verdict-rule.js';
@@ -932,3 +935,32 @@ function directHistorySource(model: ReputationModel): DirectHistorySource | unde
 function clamp01(value: number): number {
   return Math.min(1, Math.max(0, value));
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorOptions>()([
+  'model',
+  'k',
+  'verifier',
+  'rejectedFactor',
+  'verdictRule',
+  'epsilon',
+  'minGroups',
+  'maxPerGroup',
+  'historyExponent',
+  'informedHistoryExponent',
+  'informedQualityOffset',
+  'qualityOffset',
+  'flaggedFactor',
+  'cooldownFactor',
+  'suspicionThreshold',
+  'suspiciousFactor',
+  'unknownHistory',
+  'bloc',
+  'history',
+  'peerHistory',
+  'posteriorHistory',
+  'posteriorQualityOffset',
+  'logOddsQualityOffset',
+  'recentTasks',
+  ...knownAnalyzerOptions,
+]);

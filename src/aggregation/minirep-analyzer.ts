@@ -10,8 +10,12 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
-import { knownAnalyzerOptions } from './_option-keys.js';
-import { checkBehaviour, countAnswers, type BehaviourCheckOptions } from './minirep-behaviour.js';
+import {
+  checkBehaviour,
+  countAnswers,
+  type BehaviourCheckOptions,
+  knownBehaviourCheckOptions,
+} from './minirep-behaviour.js';
 import { compareKeys } from './plurality.js';
 import { verifySync, assertVerdict, type Verdicts, type Verifier } from './verifier.js';
 
@@ -383,3 +387,10 @@ function describeAnalysis({
 function clamp01(value: number): number {
   return Math.min(1, Math.max(0, value));
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownAnalyzerOptions = defineOptionKeys<AnalyzerOptions>()([
+  'beta',
+  'verifierWeight',
+  ...knownBehaviourCheckOptions,
+]);

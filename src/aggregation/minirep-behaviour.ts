@@ -6,7 +6,6 @@
 import type { AgentId } from '../core/agent-identity.js';
 import type { Proposal } from '../core/proposal.js';
 import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
-import { knownBehaviourCheckOptions } from './_option-keys.js';
 import { compareKeys } from './plurality.js';
 
 /** Suspicion in [0, 1] assigned to each kind of finding, and the flag cap. */
@@ -217,3 +216,11 @@ function stripUndefined<T extends object>(options: T | undefined): Partial<T> {
   }
   return result;
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownBehaviourCheckOptions = defineOptionKeys<BehaviourCheckOptions>()([
+  'overrideSuspicion',
+  'falseClaimSuspicion',
+  'flipSuspicion',
+  'flagCapFraction',
+]);

@@ -15,8 +15,7 @@
 //   task, ρ = `maxShare` (0.5: a bloc must be a strict minority; ρ = 1 turns the guard off)
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { assertKnownOptions } from '../core/validate.js';
-import { knownBlocOptions } from './_option-keys.js';
+import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { compareKeys } from './plurality.js';
 
 /** One agent's answer on a task, with its clone group. */
@@ -459,3 +458,13 @@ function sortedPositions(entries: readonly BlocEntry[]): number[] {
   );
   return positions;
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownBlocOptions = defineOptionKeys<BlocOptions>()([
+  'decay',
+  'threshold',
+  'exclusivity',
+  'verified',
+  'minSize',
+  'maxShare',
+]);

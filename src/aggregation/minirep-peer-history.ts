@@ -8,9 +8,8 @@
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / (1 − p_i)), ℓ_min, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
-import { assertInRange, assertKnownOptions } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { createDecayedCounts, type DecayedCountsSnapshot } from './_decayed-counts.js';
-import { knownPeerHistoryOptions } from './_option-keys.js';
 
 /** Options of {@link createPeerHistory}. */
 export interface PeerHistoryOptions {
@@ -144,3 +143,12 @@ export function createPeerHistory(options: PeerHistoryOptions = {}): PeerHistory
     restore: (snapshot) => counts.restore(snapshot),
   };
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownPeerHistoryOptions = defineOptionKeys<PeerHistoryOptions>()([
+  'decay',
+  'priorAgree',
+  'priorDisagree',
+  'minWeight',
+  'maxWeight',
+]);

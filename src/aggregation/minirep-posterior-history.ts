@@ -10,9 +10,8 @@
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / ((1 − p_i)·q)), 0, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
-import { assertInRange, assertKnownOptions } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { createDecayedCounts, type DecayedCountsSnapshot } from './_decayed-counts.js';
-import { knownPosteriorHistoryOptions } from './_option-keys.js';
 
 /** Options of {@link createPosteriorHistory}. */
 export interface PosteriorHistoryOptions {
@@ -164,3 +163,15 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
   };
   return api;
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownPosteriorHistoryOptions = defineOptionKeys<PosteriorHistoryOptions>()([
+  'decay',
+  'priorAgree',
+  'priorDisagree',
+  'collision',
+  'noneScore',
+  'maxWeight',
+  'minWeight',
+  'epsilon',
+]);

@@ -5,9 +5,8 @@
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import type { Proposal } from '../core/proposal.js';
-import { assertInRange, assertKnownOptions } from '../core/validate.js';
+import { assertInRange, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import { resolveOptions } from '../core/options.js';
-import { knownSimulatedVerifierOptions } from './_option-keys.js';
 import type { Verifier } from './verifier.js';
 
 /** Options of {@link createSimulatedVerifier}. */
@@ -100,3 +99,11 @@ export function simulatedVerdict({
   if (correct) return draw < specificity ? 1 : 0;
   return draw < sensitivity ? 0 : 1;
 }
+
+/** The keys of this module's options, for assertKnownOptions (`tsc` fails when the type gains an unlisted key). */
+export const knownSimulatedVerifierOptions = defineOptionKeys<SimulatedVerifierOptions>()([
+  'isCorrect',
+  'seed',
+  'sensitivity',
+  'specificity',
+]);

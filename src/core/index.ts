@@ -5,6 +5,7 @@ export * from './entry.js';
 export * from './validate.js';
 export * from './agent-identity.js';
 export * from './task.js';
+export type * from './chat-request.js';
 export * from './proposal.js';
 export * from './rating.js';
 export * from './trace.js';

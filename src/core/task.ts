@@ -1,4 +1,5 @@
 import type { AnswerKind } from './answers/answer-kind.js';
+import type { ChatTurn, ReplyFormat, SamplingSettings } from './chat-request.js';
 
 /** Identifier of a task (benchmark item or user question). */
 export type TaskId = string;
@@ -18,6 +19,15 @@ export interface Task {
   readonly difficulty?: number;
   /** Free-form metadata (subject, source), never an answer. */
   readonly metadata?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * A served conversation: every turn, the last one the question (`prompt` holds its text). Live
+   * agents send it as messages and reply as they normally would. @default none (a one-shot task)
+   */
+  readonly conversation?: readonly ChatTurn[];
+  /** Sampling settings the requester asked for, forwarded to the agents' models. @default none */
+  readonly sampling?: SamplingSettings;
+  /** Reply format the requester asked for. @default text */
+  readonly replyFormat?: ReplyFormat;
 }
 
 /**

@@ -68,6 +68,17 @@ export type SpanData =
       readonly after: Readonly<Record<AgentId, number>>;
     }
   | {
+      /** A grade posted for a served decision (once per decision). */
+      readonly type: 'feedback';
+      readonly taskId: TaskId;
+      /** The decision's grade in [0, 1] (1 = correct). */
+      readonly score: number;
+      /** Each graded agent's success in [0, 1]. */
+      readonly successes: Readonly<Record<AgentId, number>>;
+      readonly before: Readonly<Record<AgentId, number>>;
+      readonly after: Readonly<Record<AgentId, number>>;
+    }
+  | {
       readonly type: 'route';
       readonly publisher: AgentId;
       readonly messageId: string;

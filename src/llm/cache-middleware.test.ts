@@ -171,3 +171,33 @@ describe('cache middleware: replies that must hold an answer', () => {
     expect(scripted.calls.length).toBe(1);
   });
 });
+
+describe('cache middleware: TTL windows', () => {
+  it('reuses a reply within its window of ttlMs and asks the provider again in the next one', async () => {
+    const entries = new Map<string, unknown>();
+    const cache: ResponseCache = {
+      getCachedResponse: (key) => entries.get(key),
+      putCachedResponse: ({ key, value }) => {
+        if (!entries.has(key)) entries.set(key, value);
+      },
+    };
+    let time = 10_000;
+    const scripted = new ScriptedModel({ replies: ['first', 'second', 'third'] });
+    const model = wrapWithPlumbing({
+      model: scripted,
+      cache,
+      cacheTtlMs: 1_000,
+      now: () => time,
+      limiter: createProviderLimiter(),
+      retry: { maxRetries: 0 },
+    });
+    const ask = async () => (await generateText({ model, prompt: 'same question', maxRetries: 0 })).text;
+    expect(await ask()).toBe('first');
+    time = 10_999; // same window [10 000, 11 000)
+    expect(await ask()).toBe('first');
+    time = 11_000; // next window: recorded afresh
+    expect(await ask()).toBe('second');
+    expect(scripted.calls).toHaveLength(2);
+    expect(() => wrapWithPlumbing({ model: scripted, cache, cacheTtlMs: 0 })).toThrow(/ttlMs must be an integer/);
+  });
+});

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
@@ -14,7 +15,7 @@ import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { answerKinds } from '../core/answers/answer-kind.js';
 import { readAnswerKind, withoutCallContext } from './call-context.js';
 import { raceAbort } from '../core/_race-abort.js';
-import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
+import { assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 
 /** `record`: serve hits, call the provider on misses and store the reply; `replay-only`: a miss throws; `off`: bypass. */
 export type CacheMode = 'record' | 'replay-only' | 'off';
@@ -28,6 +29,13 @@ export interface ResponseCache {
   getCachedResponse(key: string): unknown;
   /** Stores a value; the first write of a key wins. */
   putCachedResponse(input: { key: string; value: unknown; model?: string | null }): unknown;
+  /**
+   * Optional, for a cache several processes share (the store has it): claims the provider call of a
+   * key nobody has recorded, so identical requests from several processes call the provider once.
+   */
+  claimCachedResponse?(input: { key: string; holder: string; leaseMs: number }): 'claimed' | 'claimed-by-other' | 'hit';
+  /** Ends a claim taken with {@link ResponseCache.claimCachedResponse}. */
+  releaseCachedResponseClaim?(input: { key: string; holder: string }): void;
 }
 
 /** Options of {@link createCacheMiddleware}. */
@@ -38,6 +46,23 @@ export interface CacheMiddlewareOptions {
   readonly mode?: CacheMode;
   /** Provider part of the key. @default the wrapped model's provider (e.g. `openai-compatible.chat`) */
   readonly namespace?: string;
+  /**
+   * How long a recorded reply is reused, in ms (integer ≥ 1). Ours, not a per-entry expiry: time is
+   * cut into windows of `ttlMs` from the epoch and the window is part of the key, so a reply is
+   * reused within its window only (for at most `ttlMs`, at least 0 ms) and a new window records
+   * afresh. @default none (replies never expire)
+   */
+  readonly ttlMs?: number;
+  /** Clock of the TTL windows, in ms. @default Date.now */
+  readonly now?: () => number;
+  /**
+   * With a cache that has claims (a shared store): how long this process's claim of a request lasts,
+   * in milliseconds; set it above the call's timeout with its retries, so a live caller keeps it and a
+   * dead one's claim ends. @default 120000
+   */
+  readonly claimLeaseMs?: number;
+  /** This process's id as a claim holder, unique among the processes sharing the cache. @default `${hostname}:${pid}:${random}` */
+  readonly claimHolder?: string;
 }
 
 /** Persisted shape of one cached reply. */
@@ -72,7 +97,18 @@ export function requestCacheKey({
   return createHash('sha256').update(text).digest('hex');
 }
 
-const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', 'mode', 'namespace']);
+const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()([
+  'cache',
+  'mode',
+  'namespace',
+  'ttlMs',
+  'now',
+  'claimLeaseMs',
+  'claimHolder',
+]);
+
+/** First and longest wait between looks at a request another process has claimed, in milliseconds. */
+const CLAIM_POLL_MS = [25, 400] as const;
 
 /**
  * Record/replay cache keyed by {@link requestCacheKey}: a rerun of the same requests makes zero
@@ -90,7 +126,17 @@ const knownCacheOptions = defineOptionKeys<CacheMiddlewareOptions>()(['cache', '
  */
 export function createCacheMiddleware(options: CacheMiddlewareOptions): LanguageModelV3Middleware {
   assertKnownOptions('', options, knownCacheOptions, 'createCacheMiddleware');
-  const { cache, mode = 'record', namespace } = options;
+  const {
+    cache,
+    mode = 'record',
+    namespace,
+    ttlMs,
+    now = Date.now,
+    claimLeaseMs = 120_000,
+    claimHolder = `${hostname()}:${process.pid}:${randomUUID()}`,
+  } = options;
+  if (ttlMs !== undefined)
+    assertInteger('ttlMs', ttlMs, 1, Number.MAX_SAFE_INTEGER, 'pass how long a reply is reused in ms, e.g. 3600000');
   if (!CACHE_MODES.includes(mode)) {
     throw new InvalidArgumentError({
       parameter: 'cacheMode',
@@ -108,7 +154,10 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
     type: CachedReply['type'],
     params: LanguageModelV3CallOptions,
     model: { readonly provider: string; readonly modelId: string },
-  ) => requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
+  ) => {
+    const key = requestCacheKey({ provider: namespace ?? model.provider, modelId: model.modelId, type, params });
+    return ttlMs === undefined ? key : `${key}:ttl${ttlMs}:${Math.floor(now() / ttlMs)}`;
+  };
 
   const lookup = (key: string, type: CachedReply['type'], modelId: string): CachedReply | undefined => {
     const value = cache.getCachedResponse(key);
@@ -136,6 +185,28 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
       });
     }
     return reply;
+  };
+
+  /**
+   * Claims the provider call of `key` for this process, or waits for the process that holds the
+   * claim to record its reply (looking again after 25 ms, doubling to 400 ms). Returns the recorded
+   * reply, or `undefined` when this process holds the claim and must call. A holder that dies
+   * without recording loses its claim after its lease; a holder whose call failed releases it.
+   */
+  const claimOrWait = async (
+    key: string,
+    modelId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<CachedReply | undefined> => {
+    for (let wait: number = CLAIM_POLL_MS[0]; ; wait = Math.min(wait * 2, CLAIM_POLL_MS[1])) {
+      const state = cache.claimCachedResponse?.({ key, holder: claimHolder, leaseMs: claimLeaseMs });
+      if (state === 'claimed' || state === undefined) return undefined;
+      if (state === 'hit') {
+        const hit = lookup(key, 'generate', modelId);
+        if (hit !== undefined) return hit;
+      }
+      await raceAbort(new Promise((resolve) => setTimeout(resolve, wait)), signal);
+    }
   };
 
   return {
@@ -167,7 +238,7 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
           if (inFlight.get(key) === pending) inFlight.delete(key);
         }
       }
-      const call = (async (): Promise<{ reply: CachedReply; writeError?: { error: unknown } }> => {
+      const callAndRecord = async (): Promise<{ reply: CachedReply; writeError?: { error: unknown } }> => {
         const result = await doGenerate();
         const reply: CachedReply = { schemaVersion: 1, type: 'generate', payload: encodeGenerate(result) };
         // An empty reply, or one whose usage is no usage, is a failure of the endpoint, not an answer
@@ -181,6 +252,18 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
           return { reply, writeError: { error } };
         }
         return { reply };
+      };
+      const call = (async (): Promise<{ reply: CachedReply; writeError?: { error: unknown }; hit?: true }> => {
+        // A cache shared by several processes: one of them calls, the others wait for its reply.
+        if (mode === 'record' && cache.claimCachedResponse !== undefined) {
+          const hit = await claimOrWait(key, model.modelId, signal);
+          if (hit !== undefined) return { reply: hit, hit: true };
+        }
+        try {
+          return await callAndRecord();
+        } finally {
+          if (mode === 'record') cache.releaseCachedResponseClaim?.({ key, holder: claimHolder });
+        }
       })();
       const reply = call.then((outcome) => outcome.reply);
       // Waiters await `reply`; when there are none, the maker's own await below handles the failure.
@@ -190,6 +273,7 @@ export function createCacheMiddleware(options: CacheMiddlewareOptions): Language
       try {
         const outcome = await call;
         const decoded = decodeGenerate(outcome.reply.payload);
+        if (outcome.hit) return markCached(decoded);
         if (outcome.writeError !== undefined)
           throw markPaidFailure(cacheWriteError(outcome.writeError.error, key, model.modelId), decoded.usage);
         return decoded;

@@ -5,6 +5,7 @@ import { bookedUsage, isCached } from './_cached-marks.js';
 import { llmCallOptions } from './call-context.js';
 import { knownPriceKeys, priceCall, type LlmPrice } from './ledger-middleware.js';
 import { readTokenUsage, usageError } from './_token-usage.js';
+import type { JSONSchema7, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { LanguageModelV3 } from './language-model-types.js';
 
 /** Options of {@link createCompletion}. */
@@ -66,13 +67,35 @@ export function createCompletion(options: CreateCompletionOptions): Complete {
   assertNonNegative('price.outputPerMillion', price.outputPerMillion ?? 0);
   assertNonNegative('price.perCall', price.perCall ?? 0);
 
-  return async ({ system, prompt, signal, context }) => {
+  return async ({ system, prompt, messages, sampling, replyFormat, signal, context }) => {
+    const turns: LanguageModelV3Prompt = messages
+      ? messages.map((turn) =>
+          turn.role === 'system'
+            ? { role: 'system', content: turn.content }
+            : turn.role === 'user'
+              ? { role: 'user', content: [{ type: 'text', text: turn.content }] }
+              : { role: 'assistant', content: [{ type: 'text', text: turn.content }] },
+        )
+      : [{ role: 'user', content: [{ type: 'text', text: prompt }] }];
     const result = await model.doGenerate({
-      prompt: [
-        { role: 'system', content: system },
-        { role: 'user', content: [{ type: 'text', text: prompt }] },
-      ],
-      temperature: 0,
+      prompt: [{ role: 'system', content: system }, ...turns],
+      // Deterministic unless the requester asked for other sampling settings.
+      temperature: sampling?.temperature ?? 0,
+      ...(sampling?.topP === undefined ? {} : { topP: sampling.topP }),
+      ...(sampling?.maxOutputTokens === undefined ? {} : { maxOutputTokens: sampling.maxOutputTokens }),
+      ...(sampling?.stopSequences === undefined ? {} : { stopSequences: [...sampling.stopSequences] }),
+      ...(sampling?.seed === undefined ? {} : { seed: sampling.seed }),
+      ...(sampling?.presencePenalty === undefined ? {} : { presencePenalty: sampling.presencePenalty }),
+      ...(sampling?.frequencyPenalty === undefined ? {} : { frequencyPenalty: sampling.frequencyPenalty }),
+      ...(replyFormat?.type === 'json'
+        ? {
+            responseFormat: {
+              type: 'json' as const,
+              ...(replyFormat.schema === undefined ? {} : { schema: replyFormat.schema as JSONSchema7 }),
+              ...(replyFormat.name === undefined ? {} : { name: replyFormat.name }),
+            },
+          }
+        : {}),
       ...(signal ? { abortSignal: signal } : {}),
       ...llmCallOptions({
         ...(runId === undefined ? {} : { runId }),

@@ -52,6 +52,8 @@ export interface LlmPlumbingOptions {
   readonly cache?: ResponseCache;
   /** Cache mode; needs `cache` unless `off`. @default 'record' when `cache` is given, else 'off' */
   readonly cacheMode?: CacheMode;
+  /** How long a recorded reply is reused, in ms (windows from the epoch; see the cache middleware's `ttlMs`). @default none (never expires) */
+  readonly cacheTtlMs?: number;
   /** Cost ledger (e.g. the SQLite store). @default none */
   readonly ledger?: UsageLedger;
   /** Prices of this model. @default all 0 */
@@ -129,6 +131,7 @@ const knownPlumbingOptions = defineOptionKeys<LlmPlumbingOptions>()([
   'now',
   'onCall',
   'captureContent',
+  'cacheTtlMs',
 ]);
 const knownCreateOptions = defineOptionKeys<CreateLanguageModelOptions>()([
   ...knownPlumbingOptions,
@@ -236,6 +239,7 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
   const {
     model,
     cache,
+    cacheTtlMs,
     ledger,
     price,
     context,
@@ -282,7 +286,15 @@ export function wrapWithPlumbing(options: WrapWithPlumbingOptions): LanguageMode
     }),
   ];
   if (cacheMode !== 'off')
-    middleware.push(createCacheMiddleware({ cache: cache!, mode: cacheMode, namespace: provider }));
+    middleware.push(
+      createCacheMiddleware({
+        cache: cache!,
+        mode: cacheMode,
+        namespace: provider,
+        ...(cacheTtlMs === undefined ? {} : { ttlMs: cacheTtlMs }),
+        ...(now === undefined ? {} : { now }),
+      }),
+    );
   middleware.push(
     createRetryMiddleware({
       ...retry,

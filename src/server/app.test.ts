@@ -445,6 +445,9 @@ function countingTeam(): TeamService & { calls: number } {
     kind: 'number' as const,
     runId: 'serve',
     calls: 0,
+    feedback() {
+      throw new Error('not used here');
+    },
     async answer() {
       team.calls += 1;
       return {
@@ -458,6 +461,7 @@ function countingTeam(): TeamService & { calls: number } {
         winner: 'a1',
         content: '{"answer":"42"}',
         degraded: [],
+        repeated: [],
         reputation: { a1: 0.5 },
         usage: { inputTokens: 1, outputTokens: 1 },
       };

@@ -3,13 +3,7 @@ import type { DecisionTelemetry } from './otel-telemetry.js';
 import type { TeamService } from './team-service.js';
 import type { Store } from '../store/store.js';
 
-/** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
-export interface ServedTeam {
-  /** Team key (`team:<name>` in `/v1/models`). */
-  readonly name: string;
-  /** The method that decides, e.g. `minirep`. */
-  readonly method: string;
-}
+export type { ServedTeam } from './team-service.js';
 
 /** The server's clock, in milliseconds (inject a fixed one in tests). */
 export interface ServerClock {

@@ -126,6 +126,14 @@ export function describeRun(store: Store, runId: string): RunView {
     entry.failures += typeof record.result?.failures === 'number' ? record.result.failures : 0;
     byMethod.set(record.method, entry);
   }
+  // A served decision is graded afterwards (POST /v1/feedback): its grade counts like a graded result.
+  for (const event of store.events(runId, { type: 'feedback' })) {
+    const data = event.data as { score?: unknown };
+    const entry = event.method === null ? undefined : byMethod.get(event.method);
+    if (entry === undefined || typeof data.score !== 'number') continue;
+    entry.graded++;
+    if (data.score === 1) entry.correct++;
+  }
   // Per task: result times in ascending order, to attribute each ledger entry to a method.
   const resultsByTask = new Map<string, Array<{ method: string; createdAt: number }>>();
   for (const record of results) {

@@ -269,16 +269,71 @@ function messageText(content: z.output<typeof chatMessage>['content']): string {
   return content.map((part) => part.text).join('');
 }
 
+/** `response_format` of a chat request: text, any JSON object, or a JSON object matching a schema. */
+const responseFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({
+      name: z.string().min(1).max(64),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullable().optional(),
+    }),
+  }),
+]);
+
 /**
- * `POST /v1/chat/completions` body (OpenAI shape). Sampling fields Repute does not use
- * (temperature, max_tokens, ...) are accepted and ignored; fields whose answer the team cannot give
- * (`n` > 1, tools, function calls) are refused rather than silently dropped.
+ * Fields of a chat request the team forwards or uses; every other field is refused (400 naming
+ * it), never dropped: the team cannot honour what it does not read.
+ */
+export const chatRequestFields = [
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'n',
+  'tools',
+  'functions',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'response_format',
+  'user',
+] as const;
+
+/**
+ * `POST /v1/chat/completions` body (OpenAI shape). Sampling fields (`temperature`, `top_p`,
+ * `max_tokens` / `max_completion_tokens`, `stop`, `seed`, `presence_penalty`, `frequency_penalty`)
+ * and `response_format` are forwarded to every agent; fields whose answer the team cannot give
+ * (`n` > 1, tools, function calls, and any field not in {@link chatRequestFields}) are refused
+ * rather than silently dropped.
  */
 export const chatCompletionRequest = z
   .object({
     model: z.string().regex(/^team:.+$/, 'must be "team:<name>", one of GET /v1/models'),
     messages: z.array(chatMessage).min(1),
     stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    top_p: z.number().gt(0).max(1).nullable().optional(),
+    max_tokens: z.number().int().min(1).nullable().optional(),
+    max_completion_tokens: z.number().int().min(1).nullable().optional(),
+    stop: z
+      .union([z.string(), z.array(z.string()).max(4)])
+      .nullable()
+      .optional(),
+    seed: z.number().int().nullable().optional(),
+    presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+    frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+    response_format: responseFormat.nullable().optional(),
+    user: z.string().max(256).optional(),
     n: z
       .literal(1, { error: 'must be 1: the team decides one answer per request; send n > 1 as separate requests' })
       .nullable()
@@ -305,6 +360,26 @@ export const chatCompletionRequest = z
     });
   });
 
+/** `POST /v1/feedback`: a grade of one served decision (exactly one of reference, correct, score). */
+export const feedbackRequest = z
+  .object({
+    taskId: z.string().min(1).max(300).describe('repute.taskId of the completion, or its id (chatcmpl-…)'),
+    reference: z.string().max(100_000).optional(),
+    correct: z.boolean().optional(),
+    score: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+/** `POST /v1/feedback` response. */
+export const feedbackResponse = z.object({
+  schemaVersion: z.literal(1),
+  taskId: z.string(),
+  applied: z.boolean().describe('false when the decision had been graded before (nothing changed)'),
+  score: z.number().describe("the decision's grade in [0, 1]"),
+  successes: z.record(z.string(), z.number()).describe("each graded agent's success in [0, 1]"),
+  reputation: z.record(z.string(), z.number()).describe('scores after the grade'),
+});
+
 /** The `x-repute-kind` header: the answer kind the team decides under. */
 export const kindHeader = z.enum(answerKinds as unknown as [string, ...string[]]);
 
@@ -329,6 +404,9 @@ export const reputeField = z.object({
   degraded: z
     .array(z.object({ agentId: z.string(), message: z.string() }))
     .describe('agents whose call failed; the team decided without them'),
+  repeated: z
+    .array(z.string())
+    .describe('agents that already gave evidence on this very request (a repeat): their reputation did not move'),
   reputation: z.record(z.string(), z.number()).describe('scores after the update'),
 });
 

@@ -7,7 +7,10 @@ import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
+import type { ChatTurn, ReplyFormat, SamplingSettings } from '../core/chat-request.js';
+import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
+import { z } from 'zod';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
 import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
 import { proposeStep } from '../protocols/debate/propose-step.js';
@@ -18,7 +21,13 @@ import { updateReputationStep } from '../protocols/debate/update-reputation-step
 import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
-import type { ServedTeam } from './context.js';
+import {
+  gradeServedDecision,
+  type ServedDecisionRecord,
+  type ServedFeedbackInput,
+  type ServedFeedbackResult,
+  servedDecisionKey,
+} from './served-feedback.js';
 
 /** One chat message, as the OpenAI API sends it. */
 export interface ChatMessage {
@@ -52,10 +61,20 @@ export interface TeamAnswer {
   readonly content: string;
   /** Agents whose call failed; the team decided without them. */
   readonly degraded: ReadonlyArray<{ readonly agentId: string; readonly message: string }>;
+  /** Agents that already gave evidence on this very request (a repeat): their reputation did not move. */
+  readonly repeated: readonly string[];
   /** Scores after the update, in [0, 1]. */
   readonly reputation: Readonly<Record<string, number>>;
   /** Tokens of every call made for the request. */
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+}
+
+/** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
+export interface ServedTeam {
+  /** Team key (`team:<name>` in `/v1/models`). */
+  readonly name: string;
+  /** The method that decides, e.g. `minirep`. */
+  readonly method: string;
 }
 
 /** A team that answers chat requests. */
@@ -64,8 +83,18 @@ export interface TeamService extends ServedTeam {
   readonly kind: AnswerKind;
   /** Id of the run whose tasks are the served requests. */
   readonly runId: string;
+  /** Grades a served decision once (later posts return the first grade) and updates reputation from it. */
+  feedback(input: ServedFeedbackInput): ServedFeedbackResult;
   /** Answers one request; throws `ProviderError` when every agent failed. */
-  answer(input: { messages: readonly ChatMessage[]; kind?: AnswerKind; signal?: AbortSignal }): Promise<TeamAnswer>;
+  answer(input: {
+    messages: readonly ChatMessage[];
+    kind?: AnswerKind;
+    /** Forwarded to every agent's model. */
+    sampling?: SamplingSettings;
+    /** Asked of every agent; a JSON reply that does not match the schema gets no vote. */
+    replyFormat?: ReplyFormat;
+    signal?: AbortSignal;
+  }): Promise<TeamAnswer>;
 }
 
 /** Options of {@link createTeamService}. */
@@ -97,6 +126,35 @@ function contentText(content: ChatMessage['content']): string {
   if (content === null) return '';
   if (typeof content === 'string') return content;
   return content.map((part) => part.text ?? '').join('');
+}
+
+/** The turns of a conversation as the agents get them (`developer` as system, `tool` results as user turns). */
+export function conversationOf(messages: readonly ChatMessage[]): ChatTurn[] {
+  return messages.map((message) => {
+    const content = contentText(message.content);
+    if (message.role === 'system' || message.role === 'developer') return { role: 'system', content };
+    if (message.role === 'assistant') return { role: 'assistant', content };
+    return { role: 'user', content: message.role === 'tool' ? `(tool result) ${content}` : content };
+  });
+}
+
+/**
+ * Proposals under a JSON Schema reply format: a reply that does not match the schema keeps its
+ * text but loses its answer, so it gets no vote and is never the reply sent.
+ */
+function withSchemaChecked(proposals: readonly Proposal[], format: ReplyFormat | undefined): Proposal[] {
+  if (format?.type !== 'json' || format.schema === undefined) return [...proposals];
+  const schema = z.fromJSONSchema(format.schema as Parameters<typeof z.fromJSONSchema>[0]);
+  return proposals.map((proposal) => {
+    if (proposal.answer === null) return proposal;
+    let value: unknown;
+    try {
+      value = JSON.parse(proposal.text);
+    } catch {
+      return { ...proposal, answer: null };
+    }
+    return schema.safeParse(value).success ? proposal : { ...proposal, answer: null };
+  });
 }
 
 /** The task prompt of a conversation: a lone user message as is, else every message with its role. */
@@ -159,11 +217,20 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     method,
     kind,
     runId,
-    async answer({ messages, kind: requestKind = kind, signal }) {
+    feedback: (input) => gradeServedDecision({ store, team: name, reputation: deciding.reputation, agentIds, input }),
+    async answer({ messages, kind: requestKind = kind, sampling, replyFormat, signal }) {
       const taskId = generateId();
-      const task: Task = { id: taskId, kind: requestKind, prompt: promptOf(messages) };
+      const task: Task = {
+        id: taskId,
+        kind: requestKind,
+        prompt: promptOf(messages),
+        conversation: conversationOf(messages),
+        ...(sampling === undefined ? {} : { sampling }),
+        ...(replyFormat === undefined ? {} : { replyFormat }),
+      };
       const { tracer, events } = createTaskTracer({ method, taskId, now });
       const taskSpan = tracer.start({ type: 'task', taskId });
+      const fingerprint = requestFingerprint(task);
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
       const selector = selecting.selector;
       if (selector && selecting.reputation)
@@ -180,13 +247,14 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       });
       const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
       const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
-      const proposed = await proposeStep({
+      const raw = await proposeStep({
         agents: participants,
         task,
         tracer,
         ...(signal ? { signal } : {}),
         parentId: taskSpan.id,
       });
+      const proposed = { ...raw, proposals: withSchemaChecked(raw.proposals, replyFormat) };
       if (proposed.failures.length === participants.length) {
         const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
         throw new ProviderError({
@@ -226,15 +294,37 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           tracer,
           parentId: taskSpan.id,
         });
-        const updated = reputation
-          ? updateReputationStep({
-              reputation,
-              feedback: deciding.feedback ?? consensusFeedback,
-              input: { task, decision, proposals: proposed.proposals, history: [], ratings: rated.ratings },
-              tracer,
-              parentId: taskSpan.id,
-            })
-          : { before: {}, after: {} };
+        // One outcome per distinct task and agent: an agent that already gave evidence on this very
+        // request (same kind, conversation, sampling settings and reply format; a repeat, typically
+        // served from the cache) gives none again. Recorded in the store, so it holds across
+        // restarts and across servers of the team.
+        const evidenceFrom = new Set(
+          proposed.proposals
+            .filter((proposal) =>
+              store.putCachedResponse({
+                key: evidenceKey(name, method, fingerprint, proposal.agentId),
+                value: { schemaVersion: 1, taskId },
+              }),
+            )
+            .map((proposal) => proposal.agentId),
+        );
+        const repeated = participants.map((agent) => agent.identity.id).filter((id) => !evidenceFrom.has(id));
+        const updated =
+          reputation && evidenceFrom.size > 0
+            ? updateReputationStep({
+                reputation,
+                feedback: deciding.feedback ?? consensusFeedback,
+                input: {
+                  task,
+                  decision,
+                  proposals: proposed.proposals.filter((proposal) => evidenceFrom.has(proposal.agentId)),
+                  history: [],
+                  ratings: rated.ratings.filter((rating) => evidenceFrom.has(rating.rater)),
+                },
+                tracer,
+                parentId: taskSpan.id,
+              })
+            : { before: reputation?.scores() ?? {}, after: reputation?.scores() ?? {} };
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
         const answers = Object.fromEntries(proposed.proposals.map((proposal) => [proposal.agentId, proposal.answer]));
@@ -264,7 +354,22 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           taskId,
           result: record,
           events: events(),
-          reputation: reputation ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }] : [],
+          reputation:
+            reputation && evidenceFrom.size > 0
+              ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }]
+              : [],
+        });
+        // Kept for a later grade (POST /v1/feedback).
+        store.putCachedResponse({
+          key: servedDecisionKey(name, taskId),
+          value: {
+            schemaVersion: 1,
+            runId,
+            method,
+            kind: requestKind,
+            decided: decision.answer,
+            answers,
+          } satisfies ServedDecisionRecord,
         });
         return {
           schemaVersion: 1 as const,
@@ -286,6 +391,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           winner: winner?.agentId ?? null,
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
+          repeated,
           reputation: updated.after,
           usage: {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
@@ -329,6 +435,27 @@ export function serveInstanceId(now: number = Date.now()): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** SHA-256 of what makes two requests the same task for reputation: kind, conversation, sampling settings, reply format. */
+function requestFingerprint(task: Task): string {
+  const canonical = JSON.stringify({
+    kind: task.kind,
+    conversation: task.conversation ?? task.prompt,
+    sampling:
+      task.sampling === undefined
+        ? null
+        : Object.entries(task.sampling).sort(([left], [right]) => left.localeCompare(right)),
+    replyFormat: task.replyFormat ?? null,
+  });
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** The store key that records an agent's evidence on one request of a team's method. */
+function evidenceKey(team: string, method: string, fingerprint: string, agentId: string): string {
+  return `repute-evidence:v1:${createHash('sha256')
+    .update(JSON.stringify([team, method, fingerprint, agentId]))
+    .digest('hex')}`;
 }
 
 /** Everyone takes part without a selector, so nothing draws from this. */

@@ -1,4 +1,4 @@
-import { assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import { type StoreContext, toJson } from './_store-context.js';
 import type { Store } from './store.js';
 
@@ -7,13 +7,27 @@ export function createLlmCacheTable({
   db,
   now,
   guard,
-}: StoreContext): Pick<Store, 'getCachedResponse' | 'putCachedResponse' | 'countCachedResponses'> {
+  transaction,
+  lock,
+}: StoreContext): Pick<
+  Store,
+  | 'getCachedResponse'
+  | 'putCachedResponse'
+  | 'countCachedResponses'
+  | 'claimCachedResponse'
+  | 'releaseCachedResponseClaim'
+> {
   const statements = {
     getCache: db.prepare('SELECT value FROM llm_cache WHERE key = ?'),
     putCache: db.prepare(
       'INSERT INTO llm_cache (key, model, value, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
     ),
     countCache: db.prepare('SELECT COUNT(*) AS count FROM llm_cache'),
+    getClaim: db.prepare('SELECT holder, claimed_until FROM llm_claims WHERE key = ?'),
+    putClaim: db.prepare(
+      'INSERT INTO llm_claims (key, holder, claimed_until) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET holder = excluded.holder, claimed_until = excluded.claimed_until',
+    ),
+    deleteClaim: db.prepare('DELETE FROM llm_claims WHERE key = ? AND holder = ?'),
   };
   return {
     getCachedResponse(key) {
@@ -26,6 +40,28 @@ export function createLlmCacheTable({
       guard();
       assertNonEmptyString('key', key);
       return statements.putCache.run(key, model, toJson('value', value), now()).changes === 1;
+    },
+
+    claimCachedResponse({ key, holder, leaseMs }) {
+      guard();
+      assertNonEmptyString('key', key);
+      assertNonEmptyString('holder', holder, 'pass an id unique to this process');
+      assertInteger('leaseMs', leaseMs, 1, 2_147_483_647, 'pass the claim lease in milliseconds, e.g. 60000');
+      return transaction(() => {
+        lock(`llm:${key}`);
+        // Recorded meanwhile: nobody needs to call.
+        if (statements.getCache.get(key) !== undefined) return 'hit';
+        const at = now();
+        const claim = statements.getClaim.get(key) as { holder: string; claimed_until: number } | undefined;
+        if (claim !== undefined && claim.holder !== holder && claim.claimed_until > at) return 'claimed-by-other';
+        statements.putClaim.run(key, holder, at + leaseMs);
+        return 'claimed';
+      });
+    },
+
+    releaseCachedResponseClaim({ key, holder }) {
+      guard();
+      statements.deleteClaim.run(key, holder);
     },
 
     countCachedResponses() {

@@ -118,6 +118,21 @@ export function openPostgresStore(input: {
   return assembleStore(context, {
     schemaVersion,
     failureContext,
+    // A caller's own transaction (a read-modify-write such as the team endpoint's decision) is
+    // serialised with every other caller's, as SQLite's IMMEDIATE transaction is, so moving a store
+    // from SQLite to PostgreSQL cannot turn it into a lost update. The store's own writes take
+    // finer locks (per run, per team reputation, per cache key).
+    transaction: (work) =>
+      transaction(() => {
+        if (depth === 1) {
+          connection.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended('repute-store:' || current_schema(), 0))",
+            [],
+            'repute_store_lock',
+          );
+        }
+        return work();
+      }),
     close() {
       if (closed) return;
       closed = true;

@@ -33,6 +33,8 @@ const writeMethods: ReadonlySet<string> = new Set([
   'appendReputationEvent',
   'acquireReputationLease',
   'commitReputationFold',
+  'claimCachedResponse',
+  'releaseCachedResponseClaim',
 ]);
 
 /** The SqliteError in `error` or its `cause` (a StoreError that wrapped one), if any. */

@@ -839,7 +839,7 @@ export function runStoreContract(target: StoreContractTarget): void {
         expect(store.loadReputation({ scope: { runId: 'run-kill' }, name: 'm' })?.state).toEqual({ done: count });
         expect(store.getRun('run-kill')?.status).toBe('completed');
         store.close();
-      });
+      }, 240_000);
     });
   });
 }

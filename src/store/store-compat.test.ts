@@ -49,7 +49,7 @@ describe('a store written by the previous version (schema 1)', () => {
     const path = writeOldStore();
     // Read-only opening never migrates, so it refuses the old file and says how to upgrade it.
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 1, expected 4; open it once without readonly to migrate it/,
+      /has schema version 1, expected 5; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 2000 });
     expect(store.schemaVersion).toBe(5);
@@ -178,7 +178,7 @@ describe('a store written before the ledger kept call status (schema 2)', () => 
     db.exec(SCHEMA_V2_STEP);
     db.close();
     expect(() => openStore({ path, readonly: true })).toThrow(
-      /has schema version 2, expected 4; open it once without readonly to migrate it/,
+      /has schema version 2, expected 5; open it once without readonly to migrate it/,
     );
     const store = openStore({ path, now: () => 3000 });
     expect(store.schemaVersion).toBe(5);
@@ -251,7 +251,7 @@ describe('a store written before the ledger kept call timing and content (schema
     db.exec(SCHEMA_V2_STEP);
     db.exec(SCHEMA_V3_STEP);
     db.close();
-    expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 3, expected 4/);
+    expect(() => openStore({ path, readonly: true })).toThrow(/has schema version 3, expected 5/);
     const store = openStore({ path, now: () => 5000 });
     expect(store.schemaVersion).toBe(5);
     store.recordUsage({

@@ -166,7 +166,7 @@ describe('a store opened read-only', () => {
     raw.close();
     // Old: "has schema version 99, expected 2; open it once without readonly to migrate it", which then refuses.
     expect(caught(() => openStore({ path, readonly: true })).message).toBe(
-      `store ${path} has schema version 99, newer than this Repute supports (4); upgrade Repute or open a different store file`,
+      `store ${path} has schema version 99, newer than this Repute supports (5); upgrade Repute or open a different store file`,
     );
   });
 

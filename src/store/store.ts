@@ -381,6 +381,15 @@ export interface Store extends ResponseCache, UsageLedger {
   putCachedResponse(input: { key: string; value: unknown; model?: string | null }): boolean;
   /** Number of cached responses. */
   countCachedResponses(): number;
+  /**
+   * Claims the right to call the provider for a request nobody has recorded yet, so identical
+   * requests from several processes call it once: `claimed` (this holder calls; the claim lasts
+   * `leaseMs` unless released), `claimed-by-other` (another holder's claim runs: wait for its
+   * reply), or `hit` (recorded meanwhile).
+   */
+  claimCachedResponse(input: { key: string; holder: string; leaseMs: number }): 'claimed' | 'claimed-by-other' | 'hit';
+  /** Ends this holder's claim of a key (after recording the reply, or when the call failed). */
+  releaseCachedResponseClaim(input: { key: string; holder: string }): void;
 
   /** Appends ledger entries in one transaction. */
   recordUsage(entries: UsageEntry | readonly UsageEntry[]): void;
@@ -535,7 +544,13 @@ export function openStore(options: OpenStoreOptions): Store {
  */
 export function assembleStore(
   context: StoreContext,
-  input: { schemaVersion: number; failureContext: StoreFailureContext; close: () => void },
+  input: {
+    schemaVersion: number;
+    failureContext: StoreFailureContext;
+    close: () => void;
+    /** `store.transaction` when it differs from the table families' (PostgreSQL: serialised like SQLite's). @default context.transaction */
+    transaction?: <T>(work: () => T) => T;
+  },
 ): Store {
   const runs = createRunsTable(context);
   const events = createEventsTable(context, runs.requireRun);
@@ -562,7 +577,7 @@ export function assembleStore(
       ...createTeamsTable(context),
       ...createLlmCacheTable(context),
       ...usage.methods,
-      transaction: context.transaction,
+      transaction: input.transaction ?? context.transaction,
       close: input.close,
     },
     input.failureContext,

@@ -46,6 +46,7 @@ export function createLiveTeam(
       ...(agent.maxResponseBytes === undefined ? {} : { maxResponseBytes: agent.maxResponseBytes }),
       cache: store,
       cacheMode: team.cache,
+      ...(team.cacheTtlMs === undefined ? {} : { cacheTtlMs: team.cacheTtlMs }),
       ledger: store,
       context: { runId, agentId: agent.id },
       timeoutMs: team.timeoutMs,

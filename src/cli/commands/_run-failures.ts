@@ -30,7 +30,12 @@ export interface FailedTask {
 }
 
 /** How a failure reads in the summary: `HTTP 401`, `network error`, `timeout`, `malformed reply`, `reply cut short`. */
-export function failureLabel(failure: Pick<DebateFailure, 'status' | 'reason'>): string {
+export function failureLabel(
+  failure: Pick<DebateFailure, 'status' | 'reason'> & { readonly message?: string },
+): string {
+  // The size limit names itself: "malformed" would send the user looking at the endpoint's protocol.
+  if (failure.reason === 'malformed' && failure.message?.includes('(maxResponseBytes)') === true)
+    return 'a reply over maxResponseBytes';
   if (failure.reason === 'malformed')
     return failure.status === undefined ? 'malformed reply' : `malformed reply (HTTP ${failure.status})`;
   if (failure.reason === 'network') return 'network error (no connection)';

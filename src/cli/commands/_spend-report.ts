@@ -1,29 +1,24 @@
 // The spend table of `repute run` for DRF and RAPS teams: money per agent and per method, and what
 // the full team would have cost on the same tasks.
+import type { ProtocolSpend } from '../../protocols/protocol.js';
 
-/** Spend of a run, per agent and per method, with the full-team counterfactual. */
-export interface SpendReport {
+/**
+ * Spend of a run, per agent and per method, with the full-team counterfactual: the protocol's list
+ * prices (`ProtocolSpend`) with what the store's ledger booked per agent.
+ */
+export type SpendReport = Omit<ProtocolSpend, 'agents'> & {
   /** One row per team member, in team-file order. */
-  readonly agents: ReadonlyArray<{
-    readonly agentId: string;
-    /** LLM calls booked in the store's ledger for this run (cache hits included). */
-    readonly calls: number;
-    /** Calls served from the record/replay cache. */
-    readonly cachedCalls: number;
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    /** Money actually spent (the ledger's booking; cache hits cost 0). */
-    readonly cost: number;
-    /** The same calls at list price (what they cost without the cache). */
-    readonly listCost: number;
-    /** Tasks the agent worked on (DRF: selected into the team). */
-    readonly tasks: number;
-  }>;
-  /** List-price spend of each method; compared aggregators reuse the protocol's proposals and add nothing. */
-  readonly methods: ReadonlyArray<{ readonly method: string; readonly listCost: number; readonly note: string }>;
-  /** List price of the full team on the same tasks. */
-  readonly fullTeam: { readonly agents: number; readonly listCost: number; readonly note: string };
-}
+  readonly agents: ReadonlyArray<
+    ProtocolSpend['agents'][number] & {
+      /** LLM calls booked in the store's ledger for this run (cache hits included). */
+      readonly calls: number;
+      /** Calls served from the record/replay cache. */
+      readonly cachedCalls: number;
+      /** Money actually spent (the ledger's booking; cache hits cost 0). */
+      readonly cost: number;
+    }
+  >;
+};
 
 const money = (value: number) => value.toFixed(6);
 

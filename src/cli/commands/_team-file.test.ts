@@ -117,6 +117,34 @@ describe('parseTeamFile', () => {
     }
   });
 
+  it('names the nearest registered protocol of an unknown type', () => {
+    expect(() => parseTeamFile(`name: t\ntasks: x\nprotocol: { type: drff }\n${agent}`, 'team.yaml')).toThrow(
+      /field protocol\.type: unknown protocol "drff"; did you mean "drf"\? Registered protocols: debate, drf, raps/,
+    );
+  });
+
+  it("gives the top-level k one meaning for every command: DRF's team size, refused by RAPS", () => {
+    const three = `${agent}  - id: b\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n  - id: c\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n`;
+    // DRF: k alone, or equal to protocol.k, is accepted (repute run then uses it as DRF's team size).
+    expect(parseTeamFile(`name: t\ntasks: x\nk: 2\nprotocol: { type: drf }\n${three}`, 'team.yaml').k).toBe(2);
+    expect(parseTeamFile(`name: t\ntasks: x\nk: 2\nprotocol: { type: drf, k: 2 }\n${three}`, 'team.yaml').k).toBe(2);
+    const cases: Array<[string, RegExp]> = [
+      [
+        `name: t\ntasks: x\nk: 2\nprotocol: { type: drf, k: 3 }\n${three}`,
+        /field k: the team size 2 differs from protocol\.k 3; give DRF's team size once/,
+      ],
+      [`name: t\ntasks: x\nk: 4\nprotocol: { type: drf }\n${three}`, /field k: the team size exceeds the 3 agents/],
+      [
+        `name: t\ntasks: x\nk: 2\nprotocol: { type: raps, topK: 1 }\n${three}`,
+        /field k: RAPS has every agent work on every task, so there is no team size to pick; remove k/,
+      ],
+    ];
+    for (const [text, pattern] of cases) {
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(DataFormatError);
+      expect(() => parseTeamFile(text, 'team.yaml'), text).toThrow(pattern);
+    }
+  });
+
   it('accepts a RAPS protocol with its defaults and checks it against the team', () => {
     const two = `${agent}  - id: b\n    provider: openai-compatible\n    model: m\n    baseURL: http://127.0.0.1:11434/v1\n`;
     const team = parseTeamFile(

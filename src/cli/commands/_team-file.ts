@@ -9,12 +9,8 @@ import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
 import { allDebateMethodNames } from '../../protocols/debate/methods.js';
-import {
-  compareMethodNames,
-  drfProtocolSchema,
-  rapsProtocolSchema,
-  validateProtocolAgainstTeam,
-} from './_protocol-schemas.js';
+import type { ProtocolConfig } from '../../protocols/protocol.js';
+import { getProtocol, protocolTypes, UnknownProtocolError } from '../../protocols/registry.js';
 
 const priceSchema = z
   .object({
@@ -45,48 +41,55 @@ const agentSchema = z
   })
   .strict();
 
-const teamSchema = z
-  .object({
-    schemaVersion: z.literal(1).optional(),
-    name: z.string().min(1),
-    agents: z.array(agentSchema).min(1),
-    protocol: z
-      .discriminatedUnion('type', [
-        z.object({ type: z.literal('debate'), rounds: z.number().int().min(0).max(20).default(1) }).strict(),
-        drfProtocolSchema,
-        rapsProtocolSchema,
-      ])
-      .default({ type: 'debate', rounds: 1 }),
-    // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
-    // compared on the protocol's own proposals (the protocol's decision rule always runs).
-    methods: z
-      .array(z.enum([...new Set([...allDebateMethodNames, ...compareMethodNames])] as [string, ...string[]]))
-      .min(1)
-      .optional(),
-    k: z.number().int().min(1).optional(),
-    tasks: z.string().min(1),
-    store: z.string().min(1).default('repute.db'),
-    cache: z.enum(['record', 'replay-only', 'off']).default('record'),
-    reputation: z.enum(['continue', 'fresh']).default('continue'),
-    seed: z.number().int().default(2027),
-    timeoutMs: z.number().int().min(1).default(60_000),
-    maxRetries: z.number().int().min(0).max(10).default(2),
-    // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
-    // tokens, cost and timing.
-    captureContent: z.boolean().default(true),
-    // `repute serve`: the method that decides chat requests and their default answer kind.
-    serve: z
-      .object({
-        method: z.enum(allDebateMethodNames).default('minirep'),
-        kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
-      })
-      .strict()
-      .default({ method: 'minirep', kind: 'exact' }),
-  })
-  .strict();
+/**
+ * The team file's schema. `protocol` is checked here only for its `type`; the block is then parsed
+ * with the registered protocol's own schema, and `methods` against the names of every registered
+ * protocol (then against the chosen protocol's).
+ */
+function teamSchema() {
+  const methodNames = [...new Set(protocolTypes().flatMap((type) => getProtocol(type).methods.names))];
+  return z
+    .object({
+      schemaVersion: z.literal(1).optional(),
+      name: z.string().min(1),
+      agents: z.array(agentSchema).min(1),
+      protocol: z.looseObject({ type: z.string().min(1) }).default({ type: 'debate' }),
+      // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
+      // compared on the protocol's own proposals (the protocol's decision rule always runs).
+      methods: z
+        .array(z.enum(methodNames as [string, ...string[]]))
+        .min(1)
+        .optional(),
+      // Agents per task, for every command (DRF's team size unless protocol.k gives it; refused by RAPS).
+      k: z.number().int().min(1).optional(),
+      tasks: z.string().min(1),
+      store: z.string().min(1).default('repute.db'),
+      cache: z.enum(['record', 'replay-only', 'off']).default('record'),
+      reputation: z.enum(['continue', 'fresh']).default('continue'),
+      seed: z.number().int().default(2027),
+      timeoutMs: z.number().int().min(1).default(60_000),
+      maxRetries: z.number().int().min(0).max(10).default(2),
+      // Keep each call's prompt and completion in the store's ledger (the traces); false keeps only
+      // tokens, cost and timing.
+      captureContent: z.boolean().default(true),
+      // How long a recorded reply is reused, in ms (none: forever, the record/replay default).
+      cacheTtlMs: z.number().int().min(1).optional(),
+      // `repute serve`: the method that decides chat requests and their default answer kind.
+      serve: z
+        .object({
+          method: z.enum(allDebateMethodNames).default('minirep'),
+          kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
+        })
+        .strict()
+        .default({ method: 'minirep', kind: 'exact' }),
+    })
+    .strict();
+}
 
 /** A validated team file; `tasks` and `store` are resolved (inside the file's folder unless given on the command line). */
-export type TeamFile = Omit<z.infer<typeof teamSchema>, 'methods'> & {
+export type TeamFile = Omit<z.infer<ReturnType<typeof teamSchema>>, 'methods' | 'protocol'> & {
+  /** The validated `protocol` block (its protocol's schema, defaults filled in). */
+  readonly protocol: ProtocolConfig;
   /** Debate: the methods compared (default `majority`, `minirep`); DRF and RAPS: aggregators compared on the protocol's proposals (default none). */
   readonly methods: string[];
   readonly file: string;
@@ -144,33 +147,34 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value))
     refuseInlineKeys(value as Record<string, unknown>, file);
-  const parsed = teamSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.join('.') || '(top level)';
-    const message =
-      issue?.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}${suggestKeys(issue.keys, issue.path, value)}; allowed keys are listed in examples/team.yaml`
-        : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
-    // Values are never echoed: a team file may hold a pasted key anywhere.
-    throw new DataFormatError({ file, message: `field ${path}: ${message}` });
-  }
+  const parsed = teamSchema().safeParse(value);
+  if (!parsed.success) throw schemaError(parsed.error, [], file, value);
   const data = parsed.data;
-  const methods = data.methods ?? (data.protocol.type === 'debate' ? ['majority', 'minirep'] : []);
-  const allowed: readonly string[] = data.protocol.type === 'debate' ? allDebateMethodNames : compareMethodNames;
+  let protocol: ReturnType<typeof getProtocol>;
+  try {
+    protocol = getProtocol(data.protocol.type);
+  } catch (error) {
+    if (!(error instanceof UnknownProtocolError)) throw error;
+    throw new DataFormatError({ file, message: `field protocol.type: ${error.message}` });
+  }
+  const config = protocol.configSchema.safeParse(data.protocol);
+  if (!config.success) throw schemaError(config.error, ['protocol'], file, value);
+  const methods = data.methods ?? [...protocol.methods.defaults];
+  const allowed = protocol.methods.names;
   methods.forEach((method, index) => {
     if (!allowed.includes(method))
       throw new DataFormatError({
         file,
-        message: `field methods.${index}: not a method of protocol ${data.protocol.type}; use a subset of ${allowed.join(', ')}`,
+        message: `field methods.${index}: not a method of protocol ${protocol.type}; use a subset of ${allowed.join(', ')}`,
       });
   });
-  const team = { ...data, methods };
-  validateProtocolAgainstTeam(
-    team.protocol,
-    team.agents.map((agent) => agent.id),
-    file,
-  );
+  const team = { ...data, protocol: config.data, methods };
+  const problem = protocol.checkTeam?.({
+    config: config.data,
+    agentIds: team.agents.map((agent) => agent.id),
+    k: team.k,
+  });
+  if (problem !== undefined) throw new DataFormatError({ file, message: `field ${problem.field}: ${problem.message}` });
   const ids = new Map<string, number>();
   const allowEnv = overrides.allowEnv ?? [];
   team.agents.forEach((agent, index) => {
@@ -227,6 +231,19 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   return { ...team, tasks, store, file: resolve(file) };
 }
 
+/** The first issue of a failed parse as a `DataFormatError` naming the field (under `prefix`), never its value. */
+function schemaError(error: z.ZodError, prefix: readonly PropertyKey[], file: string, root: unknown): DataFormatError {
+  const issue = error.issues[0];
+  const fullPath = [...prefix, ...(issue?.path ?? [])];
+  const path = fullPath.map(String).join('.') || '(top level)';
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}${suggestKeys(issue.keys, fullPath, root)}; allowed keys are listed in examples/team.yaml`
+      : `${issue?.message ?? 'invalid'}; see examples/team.yaml`;
+  // Values are never echoed: a team file may hold a pasted key anywhere.
+  return new DataFormatError({ file, message: `field ${path}: ${message}` });
+}
+
 /** ` (did you mean serve?)` for unknown keys close to a known key of the object they sit in; else ''. */
 function suggestKeys(keys: readonly string[], path: readonly PropertyKey[], root: unknown): string {
   const known = knownKeysAt(path, root);
@@ -240,14 +257,17 @@ function suggestKeys(keys: readonly string[], path: readonly PropertyKey[], root
 /** The keys the schema allows in the object at `path` of the team file (top level, an agent, its price, serve, protocol). */
 function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
   const [first, second, third] = path;
-  if (path.length === 0) return Object.keys(teamSchema.shape);
+  if (path.length === 0) return Object.keys(teamSchema().shape);
   if (first === 'agents' && path.length === 2) return Object.keys(agentSchema.shape);
   if (first === 'agents' && third === 'price' && path.length === 3) return Object.keys(priceSchema.shape);
   if (first === 'serve' && path.length === 1) return ['method', 'kind'];
   if (first === 'protocol' && path.length === 1 && second === undefined) {
     const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
-    const schema = type === 'drf' ? drfProtocolSchema : type === 'raps' ? rapsProtocolSchema : undefined;
-    return schema === undefined ? ['type', 'rounds'] : Object.keys(schema.shape);
+    const known =
+      typeof type === 'string' && protocolTypes().includes(type) ? getProtocol(type) : getProtocol('debate');
+    // A protocol's schema is a zod object (its keys are the block's), or another zod type (no hint).
+    const shape = (known.configSchema as { shape?: Record<string, unknown> }).shape;
+    return shape === undefined ? [] : Object.keys(shape);
   }
   return [];
 }

@@ -314,7 +314,7 @@ export default defineCommand({
       const measured = report.summary.verifier?.measured;
       if (measured !== undefined)
         process.stderr.write(
-          `verifier ${report.summary.verifier?.name}: measured sensitivity ${percent(measured.sensitivity)}, specificity ${percent(measured.specificity)} on the pool's ${measured.wrong} wrong and ${measured.right} right parseable proposals (mean over seeds)\n`,
+          `verifier ${report.summary.verifier?.name}: measured sensitivity ${percent(measured.sensitivity)}, specificity ${percent(measured.specificity)} on the pool's ${Math.round(measured.wrong)} wrong and ${Math.round(measured.right)} right parseable proposals (mean over seeds)\n`,
         );
       const files = await writeReplayOutputs(String(args.out), report);
       const seconds = (performance.now() - started) / 1000;

@@ -236,16 +236,17 @@ describe.concurrent('repute run fault suite', () => {
     expect(first.stderr).toContain(
       `RunFailedError: stopped after 3 tasks in a row failed the same way (http://127.0.0.1:${new URL(server.baseURL).port}/v1 answered HTTP 401)`,
     );
-    // A 401 is not retried: each failed call is one request. 3 tasks × 3 agents × (propose + revise) = 18.
-    expect(server.requestCount).toBe(18);
+    // A 401 is not retried: each failed call is one request. Every proposal failed, so no revision
+    // round is sent: 3 tasks × 3 agents × propose = 9 (18 before, with the revisions).
+    expect(server.requestCount).toBe(9);
     expect(inspect(s)).toMatchObject({ status: 'failed', results: [], failed: ['t1', 't2', 't3'] });
     valid = true;
     const rerun = await runCli(s.team);
     expectComplete(s, rerun);
-    expect(server.requestCount).toBe(18 + 24);
+    expect(server.requestCount).toBe(9 + 24);
     report('401 everywhere', {
       'first exit': String(first.code),
-      'first requests': 18,
+      'first requests': 9,
       'rerun exit': String(rerun.code),
       'rerun requests': 24,
     });

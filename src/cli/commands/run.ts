@@ -1,15 +1,20 @@
-// `repute run <team.yaml>`: a live team debates a task file with every listed method, persisting
-// each finished task, so an interrupted run resumes where it stopped.
+// `repute run <team.yaml>`: a live team runs a task file with its protocol (looked up in the
+// registry by the team file's `protocol.type`), persisting each finished task, so an interrupted run
+// resumes where it stopped. The protocol's sessions run through the one session loop (runSession).
+import { setMaxListeners } from 'node:events';
 import { defineCommand } from 'citty';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../../protocols/debate/methods.js';
-import { runDebateSession, type DebateTaskRecord } from '../../protocols/debate/run-debate-session.js';
-import { loadTasks } from '../../tasks/load-tasks.js';
-import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
 import { RunFailedError } from '../../core/errors.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
-import type { ReputationModel } from '../../core/reputation-model.js';
+import { createEnvRedactor } from '../../llm/env-redactor.js';
+import type { ProtocolReport, ProtocolSessionResult } from '../../protocols/protocol.js';
+import { getProtocol, protocolTypes } from '../../protocols/registry.js';
+import { runSession } from '../../protocols/run-session.js';
+import type { Store } from '../../store/store.js';
+import { loadTasks } from '../../tasks/load-tasks.js';
+import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
+import { startAgentProcesses } from './_agent-processes.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
 import {
@@ -24,10 +29,11 @@ import {
   runUsage,
   type RunUsage,
 } from './_shared.js';
+import { formatSpendTable, type SpendReport } from './_spend-report.js';
 import { readTeamFile } from './_team-file.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
 
-/** Summary of one `repute run`, printed with `--json`. */
+/** Summary of a `repute run` whose protocol reports no spend (debate), printed with `--json`. */
 export interface RunSummary {
   readonly schemaVersion: 1;
   readonly runId: string;
@@ -52,6 +58,32 @@ export interface RunSummary {
   readonly usage: RunUsage;
 }
 
+/** Summary of a `repute run` whose protocol reports its spend (DRF, RAPS), printed with `--json`. */
+export interface ProtocolRunSummary {
+  readonly schemaVersion: 1;
+  readonly runId: string;
+  readonly team: string;
+  readonly store: string;
+  /** The team file's `protocol.type`. */
+  readonly protocol: string;
+  readonly tasks: number;
+  /**
+   * The protocol's own decision rule first, then the compared aggregators: tasks with a result
+   * (`done`, of which `resumed` from an earlier invocation), accuracy, and acts that failed inside
+   * finished tasks (unusable replies).
+   */
+  readonly methods: Record<
+    string,
+    { readonly done: number; readonly resumed: number; readonly accuracy: number | null; readonly failures: number }
+  >;
+  readonly spend: SpendReport;
+  /** `completed` when every task has a result, else `failed` (a rerun redoes the failed tasks). */
+  readonly status: 'completed' | 'failed';
+  /** Tasks that failed in this invocation (a model call failed after its retries): no result stored. */
+  readonly failed: number;
+  readonly usage: RunUsage;
+}
+
 export default defineCommand({
   meta: {
     name: 'run',
@@ -73,7 +105,9 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods, overrides the file (${allDebateMethodNames.join(',')})`,
+      description: `Comma-separated methods of the team's protocol, overrides the file (${protocolTypes()
+        .map((type) => `${type}: ${getProtocol(type).methods.names.join(',')}`)
+        .join('; ')})`,
       valueHint: 'LIST',
     },
     tasks: {
@@ -115,109 +149,122 @@ export default defineCommand({
     assertStoreFolderWritable(team.store);
     // A missing API key stops the run here, before the store file is created.
     checkTeamApiKeys(team);
-    if (team.protocol.type !== 'debate') {
-      // DRF and RAPS teams: same flags and guarantees, protocol-specific sessions and report.
-      const { runProtocolTeam } = await import('./_run-protocol.js');
-      await runProtocolTeam({ ...team, protocol: team.protocol }, args);
-      return;
-    }
-    const protocol = team.protocol;
-    const methods = parseListFlag('methods', args.methods, allDebateMethodNames, team.methods as DebateMethodName[]);
+    const protocol = getProtocol(team.protocol.type);
+    const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
-    const config = {
+    const configInput = {
       team: team.name,
       agents: team.agents.map((agent) => ({
         id: agent.id,
         provider: agent.provider,
         model: agent.model,
         baseURL: agent.baseURL ?? null,
+        price: agent.price ?? null,
       })),
-      rounds: protocol.rounds,
+      config: team.protocol,
       methods,
-      k: team.k ?? null,
+      k: team.k,
       seed: team.seed,
       reputation: reputationStart,
       tasks: fileDigest(team.tasks),
     };
+    const config =
+      protocol.runConfig?.(configInput) ??
+      (({ config: block, k, ...rest }) => ({
+        team: rest.team,
+        agents: rest.agents,
+        protocol: block,
+        methods: rest.methods,
+        ...(k === undefined ? {} : { k }),
+        seed: rest.seed,
+        reputation: rest.reputation,
+        tasks: rest.tasks,
+      }))(configInput);
     const runId = deriveRunId(args['run-id'], config);
+    // Ctrl-C/SIGTERM wind the run down and mark it interrupted; every concurrent act listens on it.
     const signal = interruptSignal();
+    setMaxListeners(0, signal);
     const { lock, store } = openLockedStore(team.store, runId);
     const grade = createReferenceGrader(tasks);
-    let agents: ReturnType<typeof createLiveTeam>;
-    try {
-      agents = createLiveTeam(team, store, runId);
-    } catch (error) {
-      store.close();
-      lock.release();
-      throw error;
-    }
-    const identities = teamIdentities(team);
     const progress = createProgressBar();
-    const summary: Record<string, RunSummary['methods'][string]> = {};
+    // N failed tasks in a row, failing the same way, stop the run.
     const budget = createFailureBudget({
       runId,
       maxFailures,
       endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])),
     });
+    const start = reputationStart === 'fresh' ? 'prior' : 'team';
     process.stderr.write(
-      `run ${runId}: ${agents.length} agents, ${tasks.length} tasks, methods ${methods.join(', ')}, store ${team.store}\n`,
+      `run ${runId}: protocol ${protocol.type}, ${team.agents.length} agents, ${tasks.length} tasks${methods.length > 0 ? `, methods ${methods.join(', ')}` : ''}, store ${team.store}\n`,
     );
     process.stderr.write(`run ${runId}: ${describeHosts(team)}\n`);
+    const results: ProtocolSessionResult[] = [];
+    let report: ProtocolReport;
     try {
-      for (const name of methods) {
-        const createMethod = () =>
-          createDebateMethod(name, { agents: identities, ...(team.k === undefined ? {} : { k: team.k }) });
-        const method = createMethod();
+      const run = protocol.create({
+        agents: createLiveTeam(team, store, runId),
+        config: team.protocol,
+        methods,
+        k: team.k,
+        seed: team.seed,
+        runId,
+        team: team.name,
+        reputationStart: start,
+        grade,
+        prices: Object.fromEntries(team.agents.map((agent) => [agent.id, agent.price ?? {}])),
+        // What the protocol sends or stores is cleared of the team's keys, as agent processes clear theirs.
+        redact: createEnvRedactor(
+          team.agents.flatMap((agent) => (agent.apiKeyEnv === undefined ? [] : [agent.apiKeyEnv])),
+        ),
+        startAgentProcesses: ({ natsUrl, wireRunId }) => startAgentProcesses({ team, runId, natsUrl, wireRunId }),
+      });
+      for (const session of run.sessions) {
         // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
-        const shared = shareTeamReputation({
-          store,
-          runId,
-          team: team.name,
-          name,
-          agentIds: identities.map((identity) => identity.id),
-          start: reputationStart === 'fresh' ? 'prior' : 'team',
-          // A fresh method of the same name has a model of the same kind.
-          ...(method.reputation
-            ? { replay: { model: method.reputation, create: () => createMethod().reputation as ReputationModel } }
-            : {}),
-          onConcurrentUpdate: (update) =>
-            process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
-        });
-        let resumed = 0;
-        const session = await runDebateSession({
-          store: shared.store,
-          runId,
-          team: team.name,
-          kind: 'run',
-          agents,
-          tasks: tasks.map((item) => item.task),
-          method: shared.model ? { ...method, reputation: shared.model } : method,
-          rounds: protocol.rounds,
-          seed: team.seed,
-          config,
-          grade,
-          reputationStart: reputationStart === 'fresh' ? 'prior' : 'team',
-          recordUsage: false,
-          signal,
-          onTaskFailure: (failure) => budget.fail(failure),
-          onProgress: (event) => {
-            if (event.resumed) resumed++;
-            else budget.succeed();
-            progress.update(name, event.done, event.total);
-          },
-        });
-        summary[name] = {
-          done: session.records.length,
-          resumed,
-          failed: session.failed.length,
-          accuracy: accuracyOf(session.records),
-          failures: session.records.reduce((sum, record) => sum + record.failures, 0),
-        };
+        const shared =
+          session.reputation === undefined
+            ? undefined
+            : shareTeamReputation({
+                store,
+                runId,
+                team: team.name,
+                name: session.method,
+                agentIds: team.agents.map((agent) => agent.id),
+                start,
+                ...(session.reputation === null ? {} : { replay: session.reputation }),
+                onConcurrentUpdate: (update) =>
+                  process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
+              });
+        let resumedTasks = 0;
+        try {
+          const runner = await session.open({ reputation: shared?.model });
+          const summary = await runSession({
+            store: shared?.store ?? store,
+            runId,
+            team: team.name,
+            agents: teamIdentities(team),
+            tasks: tasks.map((item) => item.task),
+            kind: 'run',
+            config,
+            runner,
+            signal,
+            onTaskFailure: (failure) => budget.fail(failure),
+            onProgress: (event) => {
+              if (event.resumed) resumedTasks++;
+              else budget.succeed();
+              progress.update(session.method, event.done, event.total);
+            },
+          });
+          results.push({ ...summary, resumedTasks });
+        } finally {
+          await session.close?.();
+        }
       }
+      report = run.report({ sessions: results, ledger: store.usageEntries({ runId }) });
       store.setRunStatus(runId, budget.failed.length === 0 ? 'completed' : 'failed');
     } catch (error) {
-      // A failure before the first session created the run leaves no run to mark (see _run-protocol.ts).
+      // A failure before the first session created the run (no nats-server, say) has no run to
+      // mark, and marking one would throw a NotFoundError in place of the error the user must see.
       if (store.getRun(runId) !== undefined) store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
       progress.finish();
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
@@ -226,25 +273,35 @@ export default defineCommand({
       throw error;
     }
     progress.finish();
-    const usage = runUsage(store, runId);
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
-    const result: RunSummary = {
-      schemaVersion: 1,
-      runId,
-      team: team.name,
-      store: team.store,
-      tasks: tasks.length,
-      status,
-      methods: summary,
-      badReplies: badRepliesByAgent(budget.failed),
-      usage,
-    };
+    const usage = runUsage(store, runId);
+    const head = { schemaVersion: 1 as const, runId, team: team.name, store: team.store };
+    const output =
+      report.spend === undefined
+        ? formatRunSummary({
+            ...head,
+            tasks: tasks.length,
+            status,
+            methods: report.methods as RunSummary['methods'],
+            badReplies: badRepliesByAgent(budget.failed),
+            usage,
+          })
+        : formatProtocolRunSummary({
+            ...head,
+            protocol: protocol.type,
+            tasks: tasks.length,
+            methods: report.methods,
+            spend: withBookedSpend(report.spend, store, runId),
+            status,
+            failed: budget.failed.length,
+            usage,
+          });
     store.close();
     lock.release();
-    process.stdout.write(args.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatRunSummary(result)}\n`);
+    process.stdout.write(args.json ? `${JSON.stringify(output.summary, null, 2)}\n` : `${output.table}\n`);
     if (budget.failed.length > 0) {
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
-      const total = tasks.length * methods.length;
+      const total = tasks.length * results.length;
       throw new RunFailedError({
         runId,
         failedTasks: budget.failed.length,
@@ -254,13 +311,20 @@ export default defineCommand({
   },
 });
 
-function accuracyOf(records: readonly DebateTaskRecord[]): number | null {
-  const graded = records.filter((record) => record.correct !== null);
-  return graded.length === 0 ? null : graded.filter((record) => record.correct === true).length / graded.length;
+/** Adds what the store's ledger booked per agent (calls, cache hits, money actually spent). */
+function withBookedSpend(spend: NonNullable<ProtocolReport['spend']>, store: Store, runId: string): SpendReport {
+  const booked = new Map(store.usageSummary({ by: 'agent', runId }).map((row) => [row.key, row]));
+  return {
+    ...spend,
+    agents: spend.agents.map((agent) => {
+      const row = booked.get(agent.agentId);
+      return { ...agent, calls: row?.calls ?? 0, cachedCalls: row?.cachedCalls ?? 0, cost: row?.cost ?? 0 };
+    }),
+  };
 }
 
-/** The table `repute run` prints. */
-export function formatRunSummary(summary: RunSummary): string {
+/** The summary and the table `repute run` prints for a protocol without a spend report (debate). */
+export function formatRunSummary(summary: RunSummary): { summary: RunSummary; table: string } {
   const lines = [
     `run ${summary.runId} (team ${summary.team}, ${summary.tasks} tasks): ${summary.status}`,
     '',
@@ -278,5 +342,34 @@ export function formatRunSummary(summary: RunSummary): string {
       `bad replies (tasks failed, a rerun asks again): ${bad.map(([agent, count]) => `${agent} ${count}`).join(', ')}`,
     );
   lines.push('', formatUsageLine(summary.usage));
-  return lines.join('\n');
+  return { summary, table: lines.join('\n') };
+}
+
+/** The summary and the table `repute run` prints for a protocol with a spend report (DRF, RAPS). */
+export function formatProtocolRunSummary(summary: ProtocolRunSummary): { summary: ProtocolRunSummary; table: string } {
+  const lines = [
+    `run ${summary.runId} (team ${summary.team}, protocol ${summary.protocol}, ${summary.tasks} tasks): ${summary.status}`,
+    '',
+    `${'method'.padEnd(20)}${'done'.padStart(6)}${'resumed'.padStart(9)}${'accuracy'.padStart(10)}${'failed acts'.padStart(13)}`,
+  ];
+  for (const [name, method] of Object.entries(summary.methods)) {
+    lines.push(
+      `${name.padEnd(20)}${String(method.done).padStart(6)}${String(method.resumed).padStart(9)}${(method.accuracy === null ? 'n/a' : `${(method.accuracy * 100).toFixed(1)}%`).padStart(10)}${String(method.failures).padStart(13)}`,
+    );
+  }
+  if (summary.failed > 0)
+    lines.push(
+      '',
+      `failed tasks ${summary.failed} (a model call failed after its retries; no result stored, a rerun redoes them)`,
+    );
+  lines.push(
+    '',
+    formatUsageLine(summary.usage),
+    '',
+    formatSpendTable(
+      summary.spend,
+      Object.keys(summary.methods).filter((name) => name !== summary.protocol),
+    ),
+  );
+  return { summary, table: lines.join('\n') };
 }

@@ -1,4 +1,4 @@
-// `repute zoo [paths...]`: every method on many team shapes and sizes, clean and attacked.
+// `repute zoo [path,path...]`: every method on many team shapes and sizes, clean and attacked.
 import { defineCommand } from 'citty';
 import { availableReplayMethodNames } from '../../eval/replay/methods.js';
 import { splitChoices, type SplitChoice } from '../../eval/replay/prepare.js';
@@ -31,7 +31,8 @@ export default defineCommand({
   args: {
     paths: {
       type: 'positional',
-      description: 'Recorded datasets (directories or proposals .jsonl); none runs the simulated profiles only',
+      description:
+        'Recorded datasets, comma-separated (directories or proposals .jsonl); none runs the simulated profiles only',
       required: false,
     },
     full: {
@@ -62,7 +63,11 @@ export default defineCommand({
       description: `Simulated profiles (${simulatedShapeNames.join(',')})`,
       valueHint: 'LIST',
     },
-    'no-simulated': { type: 'boolean', description: 'Skip the simulated profiles', default: false },
+    simulated: {
+      type: 'boolean',
+      description: 'Run the simulated profiles and the issue 36 teams (--no-simulated skips them)',
+      default: true,
+    },
     methods: {
       type: 'string',
       description: `Comma-separated methods (default: ${zooMethodNames.join(',')})`,
@@ -86,12 +91,18 @@ export default defineCommand({
       args.sizes === undefined || args.sizes === ''
         ? mode.sizes
         : args.sizes.split(',').map((size) => parseIntegerFlag('sizes', size.trim(), 3, 3, 10_000));
-    const paths = (args._ as string[]).map(String);
+    const paths =
+      args.paths === undefined || args.paths === ''
+        ? []
+        : String(args.paths)
+            .split(',')
+            .map((path) => path.trim())
+            .filter((path) => path.length > 0);
     const progress = createProgressBar();
     const started = performance.now();
     const summary = await runZoo({
       datasets: paths,
-      simulated: !args['no-simulated'],
+      simulated: args.simulated !== false,
       sizes,
       seeds: args.seeds === undefined || args.seeds === '' ? mode.seeds : parseSeedsFlag(args.seeds),
       tasks:
@@ -104,7 +115,16 @@ export default defineCommand({
       profiles: parseListFlag<SimulatedShapeName>('profiles', args.profiles, simulatedShapeNames, simulatedShapeNames),
       methods: parseListFlag('methods', args.methods, availableReplayMethodNames, zooMethodNames),
       feedback,
-      onProgress: (done, total) => progress.update('zoo teams', done, total),
+      onProgress: (done, total, label) => {
+        progress.update('zoo teams', done, total);
+        // Off a terminal the bar prints only at the end; a long run also reports every 5 % of its teams.
+        if (
+          !process.stderr.isTTY &&
+          done < total &&
+          Math.floor((20 * done) / total) > Math.floor((20 * (done - 1)) / total)
+        )
+          process.stderr.write(`zoo: ${done}/${total} teams (${label})\n`);
+      },
     });
     const files = await writeZooOutputs(String(args.out), summary);
     process.stderr.write(

@@ -7,22 +7,21 @@ import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
-import { createEnvRedactor } from './_env-redactor.js';
-import { knownScenarioParameters } from './_option-keys.js';
+import { createEnvRedactor } from '../../llm/env-redactor.js';
 import { ignore, raceAbort } from '../../core/_race-abort.js';
 import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import {
   createRapsScenario,
+  knownScenarioParameters,
   runRapsScenario,
   type RapsScenario,
   type RapsScenarioName,
   type RapsScenarioParameters,
 } from './scenarios.js';
 
-/** JetStream stream name of a RAPS run. */
-export function natsStreamName(runId: string): string {
-  return `RAPS_${runId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-}
+import { natsStreamName } from '../../protocols/pubsub/wire.js';
+
+export { natsStreamName };
 
 const knownServeNodeOptions = defineOptionKeys<Parameters<typeof serveRapsNodeOverNats>[0]>()([
   'servers',

@@ -14,7 +14,6 @@ import {
   parseFindings,
   type ReviewFinding,
 } from './code-review.js';
-import { knownScenarioParameters } from './_option-keys.js';
 import { buildQaTeam, type QaTeam } from './qa-team.js';
 import { raceAbort } from '../../core/_race-abort.js';
 
@@ -58,6 +57,21 @@ export interface RapsScenarioParameters {
   /** `adversarial` only: recovery factor ρ of filtered-away beliefs (see {@link RunRapsOptions.recovery}); 1 = off. @default 1 */
   readonly recovery?: number;
 }
+
+/** The keys of {@link RapsScenarioParameters}, which the scenario builder, the in-process run and the NATS run all check. */
+export const knownScenarioParameters = defineOptionKeys<RapsScenarioParameters>()([
+  'seed',
+  'agentCount',
+  'taskCount',
+  'topK',
+  'runId',
+  'adversaryCount',
+  'witness',
+  'additions',
+  'honestOnly',
+  'witnessCredibility',
+  'recovery',
+]);
 
 /** Recipients per publication that grows with the team: k = max(3, ⌈log2 n⌉) (10 → 4, 20 → 5, 50 → 6). */
 export function logScaledTopK(size: number): number {

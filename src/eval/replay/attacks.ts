@@ -4,7 +4,9 @@ import type { Rng } from '../../core/rng.js';
 import { createRng, deriveSeed, randomInt, seedDeriver, shuffle } from '../../core/rng.js';
 import { InternalError } from '../../core/errors.js';
 import type { AnswerOps } from './answer-ops.js';
-import type { AttackName, PreparedTask } from './types.js';
+import type { AttackName, AttackPlan, PreparedTask } from './types.js';
+
+export type { AttackPlan } from './types.js';
 
 /** First task index (0-based) at which ONOFF attackers may attack. @default 30 */
 export const onOffStart = 30;
@@ -43,14 +45,6 @@ export interface AttackInput {
   readonly adaptive?: readonly AgentId[];
   /** Answer operations used to build and check payload keys. */
   readonly ops: AnswerOps;
-}
-
-/** The attack's effect on one task: whether it fired and each attacker's payload key. */
-export interface AttackPlan {
-  /** True when the attack fired on this task (false without attackers, before task 30 for ONOFF/ADAPT, off-phase ONOFF tasks, and ADAPT tasks where the rule chose nobody). */
-  readonly active: boolean;
-  /** Attacker → payload key; empty when inactive. Payloads are never equivalent to the reference. */
-  readonly payloads: Readonly<Record<AgentId, string>>;
 }
 
 const numberPattern = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;

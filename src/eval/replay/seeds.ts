@@ -5,6 +5,9 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createRng, deriveSeed, randomInt } from '../../core/rng.js';
 import type { CompositionSummary, ConditionRow, MethodSummary, SeedSummary, WeightTrajectory } from './metrics.js';
+import { quantile } from './significance.js';
+
+export { quantile };
 
 /** A point estimate with its 95% bootstrap interval. */
 export interface Interval {
@@ -55,15 +58,6 @@ export const defaultResamples = 2000;
 
 const mean = (values: readonly number[]) =>
   values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
-
-/** Linear-interpolation quantile (type 7) of sorted values, q in [0, 1]. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  const position = (sorted.length - 1) * q;
-  const below = Math.floor(position);
-  const above = Math.min(sorted.length - 1, below + 1);
-  return (sorted[below] ?? 0) + ((sorted[above] ?? 0) - (sorted[below] ?? 0)) * (position - below);
-}
 
 /** Averages each numeric figure over seeds (the per-seed summaries must share methods and compositions). */
 export function combineSeeds(summaries: readonly SeedSummary[]): Omit<SeedSummary, 'rows'> {

@@ -3,7 +3,6 @@
 // the 95% percentile interval [θ*_(0.025), θ*_(0.975)] of the resampled mean difference; the pairs
 // are resampled together, since both methods answered the same tasks under the same attack).
 import { createRng, randomInt, type Rng } from '../../core/rng.js';
-import { quantile } from './seeds.js';
 
 /** Bootstrap resamples of a significant-win check. @default 1000 */
 export const significanceResamples = 1000;
@@ -51,4 +50,13 @@ export function pairedBootstrapInterval({
 export function significantlyBetter(winner: ArrayLike<number>, runnerUp: ArrayLike<number>, seed: number): boolean {
   if (winner.length === 0) return false;
   return pairedBootstrapInterval({ a: winner, b: runnerUp, rng: createRng(seed) }).low > 0;
+}
+
+/** Linear-interpolation quantile (type 7) of sorted values, q in [0, 1]. */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const above = Math.min(sorted.length - 1, below + 1);
+  return (sorted[below] ?? 0) + ((sorted[above] ?? 0) - (sorted[below] ?? 0)) * (position - below);
 }

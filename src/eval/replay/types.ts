@@ -1,6 +1,5 @@
 import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
-import type { AttackPlan } from './attacks.js';
 
 /** The seven attacks of the replay grid. */
 export type AttackName = 'RAND' | 'STRONG' | 'DIV' | 'ARITH' | 'BOUND' | 'ONOFF' | 'ADAPT';
@@ -170,4 +169,12 @@ export interface ConditionResult {
    * replaying the condition's other methods elsewhere.
    */
   readonly attacks?: readonly AttackPlan[];
+}
+
+/** The attack's effect on one task: whether it fired and each attacker's payload key. */
+export interface AttackPlan {
+  /** True when the attack fired on this task (false without attackers, before task 30 for ONOFF/ADAPT, off-phase ONOFF tasks, and ADAPT tasks where the rule chose nobody). */
+  readonly active: boolean;
+  /** Attacker → payload key; empty when inactive. Payloads are never equivalent to the reference. */
+  readonly payloads: Readonly<Record<AgentId, string>>;
 }

@@ -10,3 +10,4 @@ export * from './update-reputation-step.js';
 export type * from './types.js';
 export * from './methods.js';
 export * from './peer-filter.js';
+export * from './debate-protocol.js';

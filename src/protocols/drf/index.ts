@@ -7,4 +7,5 @@ export * from './cost-ledger.js';
 export * from './drf-parts.js';
 export * from './run-drf-session.js';
 export * from './expected-cost-ledger.js';
+export * from './drf-session-protocol.js';
 export * from './task-accuracy.js';

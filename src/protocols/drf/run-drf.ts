@@ -102,7 +102,8 @@ export interface DrfRunResult {
   readonly calls: number;
 }
 
-const protocolDefaults: Required<DrfProtocolOptions> = {
+/** Defaults of the DRF protocol options (`runDrf`, a team file's `protocol: { type: drf }`). */
+export const drfProtocolDefaults: Readonly<Required<DrfProtocolOptions>> = {
   k: 3,
   minEligible: 0,
   threshold: 0.3,
@@ -116,7 +117,7 @@ const protocolDefaults: Required<DrfProtocolOptions> = {
 
 /** Resolves and validates DRF protocol options against a pool size. */
 export function resolveDrfProtocolOptions(options: DrfProtocolOptions, poolSize: number): Required<DrfProtocolOptions> {
-  const merged = resolveOptions(protocolDefaults, {
+  const merged = resolveOptions(drfProtocolDefaults, {
     k: options.k,
     minEligible: options.minEligible,
     threshold: options.threshold,

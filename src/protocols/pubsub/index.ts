@@ -6,3 +6,4 @@ export * from './run-raps.js';
 export * from './watchdog.js';
 export * from './wire.js';
 export * from './run-raps-session.js';
+export * from './raps-protocol.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../../agents/agent.js';
 import { DataFormatError, ProviderError, TransportError } from '../../core/errors.js';
 // The redactor a node process uses (eval/ builds it from the environment; protocols/ only takes a function).
-import { createEnvRedactor } from '../../eval/raps-scenarios/_env-redactor.js';
+import { createEnvRedactor } from '../../llm/env-redactor.js';
 import { createInProcessBus } from '../../transport/in-process-bus.js';
 import { providerFailure } from '../debate/_act.js';
 import { createScriptedAgent } from './_test-agents.js';

@@ -333,3 +333,8 @@ export function commandId(
 ): string {
   return `${runId}:${taskId}:${round}:${kind}:${agentId}${messageId === undefined ? '' : `:${messageId}`}`;
 }
+
+/** JetStream stream name of a RAPS run (`RAPS_<run id>`, other characters than letters, digits, `-` and `_` replaced by `_`). */
+export function natsStreamName(runId: string): string {
+  return `RAPS_${runId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}

@@ -10,7 +10,8 @@ import { taskIdHeader } from '../_access-log.js';
 import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
-import { chatCompletionRequest, kindHeader } from '../schemas.js';
+import type { ReplyFormat, SamplingSettings } from '../../core/chat-request.js';
+import { chatCompletionRequest, chatRequestFields, feedbackRequest, kindHeader } from '../schemas.js';
 import type { TeamAnswer } from '../team-service.js';
 import { z } from 'zod';
 
@@ -27,6 +28,90 @@ function reputeField(answer: TeamAnswer) {
   };
 }
 
+/**
+ * Refuses a body with fields the team does not read (`logprobs`, `logit_bias`, `tool_choice`,
+ * `audio`, ...): 400 naming every one of them, before any agent is called.
+ */
+function refuseUnsupportedFields(raw: unknown): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
+  const known: readonly string[] = chatRequestFields;
+  const unsupported = Object.keys(raw).filter((key) => !known.includes(key));
+  if (unsupported.length === 0) return;
+  const names = unsupported.map((key) => JSON.stringify(key.slice(0, 60))).join(', ');
+  throw new InvalidArgumentError({
+    parameter: `body.${unsupported[0]}`,
+    value: unsupported,
+    message: `the team cannot honour ${names}: a request is answered only with the fields ${chatRequestFields.join(', ')}; remove ${unsupported.length === 1 ? 'it' : 'them'} (nothing is dropped silently)`,
+  });
+}
+
+/** The sampling settings and reply format a request asks the agents for. */
+function requestSettings(body: z.output<typeof chatCompletionRequest>): {
+  sampling?: SamplingSettings;
+  replyFormat?: ReplyFormat;
+} {
+  const stop = body.stop ?? undefined;
+  const sampling: SamplingSettings = {
+    ...(body.temperature == null ? {} : { temperature: body.temperature }),
+    ...(body.top_p == null ? {} : { topP: body.top_p }),
+    ...((body.max_completion_tokens ?? body.max_tokens) == null
+      ? {}
+      : { maxOutputTokens: (body.max_completion_tokens ?? body.max_tokens) as number }),
+    ...(stop === undefined ? {} : { stopSequences: typeof stop === 'string' ? [stop] : stop }),
+    ...(body.seed == null ? {} : { seed: body.seed }),
+    ...(body.presence_penalty == null ? {} : { presencePenalty: body.presence_penalty }),
+    ...(body.frequency_penalty == null ? {} : { frequencyPenalty: body.frequency_penalty }),
+  };
+  const format = body.response_format ?? undefined;
+  if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) {
+    try {
+      z.fromJSONSchema(format.json_schema.schema as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch (error) {
+      throw new InvalidArgumentError({
+        parameter: 'body.response_format.json_schema.schema',
+        value: undefined,
+        message: `response_format.json_schema.schema is not a JSON Schema the team can check replies against (${error instanceof Error ? error.message.slice(0, 200) : String(error)}); send a JSON Schema object such as {"type": "object", "properties": {...}, "required": [...]}`,
+        cause: error,
+      });
+    }
+  }
+  const replyFormat: ReplyFormat | undefined =
+    format === undefined || format.type === 'text'
+      ? undefined
+      : format.type === 'json_object'
+        ? { type: 'json' }
+        : {
+            type: 'json',
+            name: format.json_schema.name,
+            ...(format.json_schema.schema === undefined ? {} : { schema: format.json_schema.schema }),
+          };
+  return {
+    ...(Object.keys(sampling).length === 0 ? {} : { sampling }),
+    ...(replyFormat === undefined ? {} : { replyFormat }),
+  };
+}
+
+/** A JSON body, refused unless sent as application/json (415) and parsed (400 when it is not JSON). */
+async function readJsonBody(contentType: string | undefined, text: () => Promise<string>): Promise<unknown> {
+  const type = contentType ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new InvalidArgumentError({
+      parameter: 'header.content-type',
+      value: type.slice(0, 100),
+      message: `content-type must be application/json, got ${type === '' ? 'none' : JSON.stringify(type.slice(0, 100))}; send the body as JSON`,
+    });
+  try {
+    return JSON.parse(await text());
+  } catch (error) {
+    throw new InvalidArgumentError({
+      parameter: 'body',
+      value: undefined,
+      message: `body is not valid JSON (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`,
+      cause: error,
+    });
+  }
+}
+
 /** Routes under `/v1`. */
 export function openAIRoutes(context: ServerContext): Hono {
   const app = new Hono();
@@ -40,6 +125,26 @@ export function openAIRoutes(context: ServerContext): Hono {
         : [],
     }),
   );
+
+  app.post('/v1/feedback', async (c) => {
+    const raw = await readJsonBody(c.req.header('content-type'), () => c.req.text());
+    const body = parseInput(feedbackRequest, raw, 'body');
+    const team = context.team;
+    if (team === undefined)
+      throw new NotFoundError({
+        entity: 'team',
+        id: 'none',
+        message: 'this server answers no team (start repute serve with a team file); there is no decision to grade',
+      });
+    return c.json(
+      team.feedback({
+        taskId: body.taskId,
+        ...(body.reference === undefined ? {} : { reference: body.reference }),
+        ...(body.correct === undefined ? {} : { correct: body.correct }),
+        ...(body.score === undefined ? {} : { score: body.score }),
+      }),
+    );
+  });
 
   app.post('/v1/chat/completions', async (c) => {
     // Only JSON: a browser sends text/plain, form and multipart bodies cross-site without a
@@ -69,6 +174,7 @@ export function openAIRoutes(context: ServerContext): Hono {
         cause: error,
       });
     }
+    refuseUnsupportedFields(raw);
     const body = parseInput(chatCompletionRequest, raw, 'body');
     const { 'x-repute-kind': kind } = parseInput(headers, { 'x-repute-kind': c.req.header('x-repute-kind') }, 'header');
     const team = context.team;
@@ -84,6 +190,7 @@ export function openAIRoutes(context: ServerContext): Hono {
     const startedAt = Date.now();
     const answer = await team.answer({
       messages: body.messages,
+      ...requestSettings(body),
       ...(kind === undefined ? {} : { kind: kind as AnswerKind }),
       signal: c.req.raw.signal,
     });

@@ -119,6 +119,15 @@ const operations: readonly Operation[] = [
     response: schemas.chatCompletionResponse,
     errors: [400, 404, 413, 502],
   },
+  {
+    method: 'post',
+    path: '/v1/feedback',
+    summary:
+      'Grade a served decision (reference, correct or score): reputation learns from it once per decision; a re-post returns the first grade with applied: false',
+    body: schemas.feedbackRequest,
+    response: schemas.feedbackResponse,
+    errors: [400, 404],
+  },
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

@@ -1,7 +1,7 @@
-// Internal: what a RAPS node process keeps off the wire. Its agent's key is already removed from a
-// ProviderError by the retry middleware; this second pass removes the value of every key variable
-// the process can read, so that no message a node sends (a failure report) carries one.
-import { createRedactor } from '../../llm/_secrets.js';
+// What a process keeps off the wire and out of stored text: the values of the key variables it can
+// read. Its agent's key is already removed from a ProviderError by the retry middleware; this second
+// pass removes the value of every key variable, so that no message it sends (a failure report) carries one.
+import { createRedactor } from './_secrets.js';
 
 /** Key variables of the hosted providers, always redacted by a node process. */
 export const defaultSecretEnv: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'];

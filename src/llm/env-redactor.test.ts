@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEnvRedactor } from './_env-redactor.js';
+import { createEnvRedactor } from './env-redactor.js';
 
 describe('createEnvRedactor', () => {
   it('removes every key variable of the list and the default ones, as set and trimmed', () => {

@@ -1,0 +1,94 @@
+// The PostgreSQL store's overhead per decision against SQLite, measured in one run: each round
+// records 100 decisions on a SQLite file and 100 on a PostgreSQL database of its own (created and
+// dropped here), alternating, so both see the same machine load; the ratio is per round, and the
+// median over rounds is printed. A decision writes what a debate task writes: its result, 5 trace
+// events, 3 ledger entries, the run and team snapshots and one shared-reputation event.
+// Run: npm run bench:scale   (REPUTE_BENCH_POSTGRES overrides postgres://root@127.0.0.1:5432/postgres)
+// Worker throughput (repute run --workers) is not measured here: the workers are not built yet.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectPostgres } from '../src/store/_postgres-connection.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { median } from './_median.js';
+
+const serverUrl = process.env.REPUTE_BENCH_POSTGRES ?? 'postgres://root@127.0.0.1:5432/postgres';
+const ROUNDS = 5;
+const PER_ROUND = 100;
+
+function recordDecisions(store: Store, round: number): number {
+  const snapshot = { schemaVersion: 1 as const, model: 'beta', agents: ['a1', 'a2', 'a3'], state: { round } };
+  const started = performance.now();
+  for (let index = 0; index < PER_ROUND; index++) {
+    const taskId = `t${round}-${index}`;
+    store.recordTaskResult({
+      runId: 'bench',
+      method: 'minirep',
+      taskId,
+      result: { answer: '4', correct: true, support: { '4': 0.8, '5': 0.2 } },
+      events: [
+        { type: 'task', taskId },
+        ...['a1', 'a2', 'a3'].map((agentId) => ({ type: 'proposal' as const, taskId, round: 0, agentId, answer: '4' })),
+        { type: 'vote', taskId, answer: '4', support: { '4': 1 }, reasons: [] },
+      ],
+      usage: ['a1', 'a2', 'a3'].map((agentId) => ({
+        runId: 'bench',
+        agentId,
+        taskId,
+        inputTokens: 800,
+        outputTokens: 60,
+        cost: 0.0004,
+        cached: false,
+      })),
+      reputation: [
+        { scope: { runId: 'bench' }, name: 'minirep', snapshot },
+        { scope: { team: 'bench-team' }, name: 'minirep', snapshot },
+      ],
+      reputationEvents: [
+        {
+          team: 'bench-team',
+          name: 'minirep',
+          key: `bench/${taskId}`,
+          evidence: [{ type: 'outcome', taskId, subject: 'a1', success: 1 }],
+          readVersion: index,
+        },
+      ],
+    });
+  }
+  return (performance.now() - started) / PER_ROUND;
+}
+
+const admin = connectPostgres({ url: serverUrl, label: serverUrl, timeoutMs: 60_000 });
+const database = `repute_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+admin.query(`CREATE DATABASE ${database}`);
+const folder = mkdtempSync(join(tmpdir(), 'repute-bench-scale-'));
+try {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  const sqlite = openStore({ path: join(folder, 'bench.db') });
+  const postgres = openStore({ path: url.toString() });
+  for (const store of [sqlite, postgres])
+    store.createRun({ id: 'bench', kind: 'bench', team: 'bench-team', config: null });
+  // Warm-up round (JIT, prepared statements), not counted.
+  recordDecisions(sqlite, -1);
+  recordDecisions(postgres, -1);
+  const rows: Array<{ sqlite: number; postgres: number }> = [];
+  for (let round = 0; round < ROUNDS; round++)
+    rows.push({ sqlite: recordDecisions(sqlite, round), postgres: recordDecisions(postgres, round) });
+  sqlite.close();
+  postgres.close();
+  for (const [index, row] of rows.entries())
+    console.log(
+      `round ${index + 1}: sqlite ${row.sqlite.toFixed(2)} ms/decision, postgres ${row.postgres.toFixed(2)} ms/decision, ratio ${(row.postgres / row.sqlite).toFixed(1)}x`,
+    );
+  const sqliteMedian = median(rows.map((row) => row.sqlite));
+  const postgresMedian = median(rows.map((row) => row.postgres));
+  console.log(
+    `median over ${ROUNDS} rounds of ${PER_ROUND} decisions: sqlite ${sqliteMedian.toFixed(2)} ms, postgres ${postgresMedian.toFixed(2)} ms; postgres overhead ${(postgresMedian - sqliteMedian).toFixed(2)} ms/decision, ratio ${median(rows.map((row) => row.postgres / row.sqlite)).toFixed(1)}x`,
+  );
+} finally {
+  admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  admin.close();
+  rmSync(folder, { recursive: true, force: true });
+}

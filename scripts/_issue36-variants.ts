@@ -1,0 +1,16 @@
+// Internal: the MiniRep variants tried for issue 36 (do no harm on small teams), shared by
+// scripts/tune-minirep.ts (`--set issue36`, the 10-agent grid) and scripts/tune-zoo.ts (the team zoo).
+import type { MiniRepAggregatorOptions } from '../src/aggregation/minirep-aggregator.js';
+
+/** Variant name → aggregator options (on top of `{ model, k }`). */
+export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'model' | 'k'>> = {
+  'minirep (guard maxShare 0.5)': {},
+  'minirep guard off (before issue 36)': { bloc: { maxShare: 1 } },
+  'minirep γ 1': { historyExponent: 1 },
+  'minirep γ 2': { historyExponent: 2 },
+  'minirep κ 2': { qualityOffset: 2 },
+  'minirep κ 2 γ 1': { qualityOffset: 2, historyExponent: 1 },
+  'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
+  'minirep-ds bloc ≥ 2': { history: 'posterior' },
+  'minirep-ds κ_ds 16': { history: 'posterior', bloc: { minSize: 3 }, posteriorQualityOffset: 16 },
+};
