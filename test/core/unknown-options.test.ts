@@ -479,7 +479,7 @@ const cases: Record<string, Case> = {
     call: () => agreementRatingSource({ distnce: 'exact' } as Loose),
     parameter: 'distnce',
     message:
-      'unknown option "distnce" of agreementRatingSource; did you mean "distance"? Known options: sameAnswer, variant, distance',
+      'unknown option "distnce" of agreementRatingSource; did you mean "distance"? Known options: sameAnswer, distance',
   },
   simulatedJudgeRatingSource: {
     call: () => simulatedJudgeRatingSource({ isCorrect: () => true, seed: 1, acuracy: 0.8 } as Loose),

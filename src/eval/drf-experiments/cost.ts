@@ -2,7 +2,7 @@
 // answers (ZeroEval MATH level 5 by default), compare accuracy and LLM calls per task of DRF with a
 // team of k = 3, 4, 5 out of 10 against the full team of 10 (plain plurality, and DRF with k = 10).
 import type { Agent } from '../../agents/agent.js';
-import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
+import type { AgentId } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { resolveOptions } from '../../core/options.js';
@@ -21,30 +21,10 @@ import { runDrf } from '../../protocols/drf/run-drf.js';
 import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
 import { drfConfigParts, drfEquationVariant, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
-import { prepareReplayPool } from './replay-pool.js';
+import { prepareReplayPool, type ReplayData, type ReplayItem } from './replay-pool.js';
 import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
-/** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
-export interface ReplayItem {
-  /** Task id, unique in the dataset. */
-  readonly id: string;
-  /** Answer kind, which decides how answers are canonicalised. */
-  readonly kind: AnswerKind;
-  /** Task prompt. @default '' */
-  readonly prompt?: string;
-  /** Each agent's recorded answer (`null` or absent = none) and the dataset's correctness flag, by agent id. */
-  readonly proposals: Readonly<Record<AgentId, { readonly answer?: string | null; readonly correct?: boolean }>>;
-}
-
-/** Recorded answers of many agents to the same tasks (a ProposalsDataset fits). */
-export interface ReplayData {
-  /** Dataset name, used in results and error messages. */
-  readonly name: string;
-  /** Agents that answered, with their identities. */
-  readonly agents: readonly AgentIdentity[];
-  /** Recorded tasks in dataset order. */
-  readonly tasks: readonly ReplayItem[];
-}
+export type { ReplayData, ReplayItem } from './replay-pool.js';
 
 /** Options of {@link runCostExperiment}. */
 export interface CostExperimentOptions extends ExperimentHooks {

@@ -9,7 +9,28 @@ import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { canonicalAnswerKey } from '../../core/answers/answers.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { taskSplit } from '../replay/splits.js';
-import type { ReplayData, ReplayItem } from './cost.js';
+
+/** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
+export interface ReplayItem {
+  /** Task id, unique in the dataset. */
+  readonly id: string;
+  /** Answer kind, which decides how answers are canonicalised. */
+  readonly kind: AnswerKind;
+  /** Task prompt. @default '' */
+  readonly prompt?: string;
+  /** Each agent's recorded answer (`null` or absent = none) and the dataset's correctness flag, by agent id. */
+  readonly proposals: Readonly<Record<AgentId, { readonly answer?: string | null; readonly correct?: boolean }>>;
+}
+
+/** Recorded answers of many agents to the same tasks (a ProposalsDataset fits). */
+export interface ReplayData {
+  /** Dataset name, used in results and error messages. */
+  readonly name: string;
+  /** Agents that answered, with their identities. */
+  readonly agents: readonly AgentIdentity[];
+  /** Recorded tasks in dataset order. */
+  readonly tasks: readonly ReplayItem[];
+}
 
 /** A replayed pool ready for DRF and the baselines. */
 export interface ReplayPool {
