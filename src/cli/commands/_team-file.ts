@@ -261,7 +261,8 @@ function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
   if (first === 'serve' && path.length === 1) return ['method', 'kind'];
   if (first === 'protocol' && path.length === 1 && second === undefined) {
     const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
-    const known = typeof type === 'string' && protocolTypes().includes(type) ? getProtocol(type) : getProtocol('debate');
+    const known =
+      typeof type === 'string' && protocolTypes().includes(type) ? getProtocol(type) : getProtocol('debate');
     // A protocol's schema is a zod object (its keys are the block's), or another zod type (no hint).
     const shape = (known.configSchema as { shape?: Record<string, unknown> }).shape;
     return shape === undefined ? [] : Object.keys(shape);
