@@ -28,10 +28,15 @@ import {
 
 const execute = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
-const mathL5 = join(repoRoot, '../shared/data/zeroeval-math-l5');
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, keep: { type: 'string' }, port: { type: 'string', default: '47391' } },
+  options: {
+    only: { type: 'string' },
+    keep: { type: 'string' },
+    port: { type: 'string', default: '47391' },
+    // MATH-L5 of the shared data (a worktree elsewhere passes the path).
+    data: { type: 'string', default: join(repoRoot, '../shared/data/zeroeval-math-l5') },
+  },
 });
 const only = values.only === undefined ? undefined : new Set(values.only.split(','));
 const wanted = (group: string) => only === undefined || only.has(group);
@@ -163,7 +168,7 @@ if (wanted('raps')) {
 }
 if (wanted('replay')) {
   const out = mkdtempSync(join(tmpdir(), 'repute-replay-'));
-  await repute('replay', mathL5, '--tasks', '60', '--key-cache', 'none', '--out', out, '--json');
+  await repute('replay', values.data, '--tasks', '60', '--key-cache', 'none', '--out', out, '--json');
   hash('replay zeroeval-math-l5 --tasks 60 summary.json', readFileSync(join(out, 'summary.json'), 'utf8'));
   rmSync(out, { recursive: true, force: true });
 }

@@ -5,17 +5,19 @@
 // with their runner.
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { Task } from '../core/task.js';
-import type { SpanData } from '../core/trace.js';
 import { assertNonEmptyString, assertUniqueTaskIds } from '../core/validate.js';
-import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import type { DebateFailure } from './debate/types.js';
 import {
   loadFinishedTasks,
+  type SessionOptions,
   type SessionProgress,
   type SessionStore,
   type SessionSummary,
   type TaskFailure,
 } from './session.js';
+
+/** What the store's `recordTaskResult` takes with a result. */
+type RecordInput = Parameters<SessionStore['recordTaskResult']>[0];
 
 /** What a finished task writes with its result, in one transaction. */
 export interface FinishedTask<TRecord> {
@@ -23,31 +25,11 @@ export interface FinishedTask<TRecord> {
   /** The task's record (`result` of the store's task record). */
   readonly record: TRecord;
   /** The task's events (ended spans), in the order they are appended. @default [] */
-  readonly events?: ReadonlyArray<{
-    data: SpanData;
-    spanId?: string | null;
-    parentId?: string | null;
-    startedAt?: number | null;
-    endedAt?: number | null;
-    error?: string | null;
-  }>;
+  readonly events?: RecordInput['events'];
   /** Reputation snapshots saved with the task (run scope, team scope). @default [] */
-  readonly reputation?: ReadonlyArray<{
-    scope: { runId: string } | { team: string };
-    name: string;
-    snapshot: ReputationSnapshot;
-  }>;
+  readonly reputation?: RecordInput['reputation'];
   /** Ledger entries booked with the task. @default none (the store's usage is left alone) */
-  readonly usage?: ReadonlyArray<{
-    runId?: string | null;
-    agentId?: string | null;
-    taskId?: string | null;
-    act?: string | null;
-    inputTokens: number;
-    outputTokens: number;
-    cost: number;
-    cached: boolean;
-  }>;
+  readonly usage?: RecordInput['usage'];
 }
 
 /** How a task ended: a result to store, or a failure (a provider failure: the task did not happen). */
@@ -179,4 +161,36 @@ export function eachTask<TRecord>(
       settle(await runTask(task, signal));
     }
   };
+}
+
+/** The options of a protocol's session function that the session loop takes itself (the rest configure the runner). */
+export type SessionLoopKeys = 'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure';
+
+/**
+ * {@link runSession} from a protocol's session options (the fields of {@link SessionOptions}, the
+ * failure hook), with the protocol's default run kind and the team's identities.
+ */
+export function runSessionFor<TRecord>(
+  options: SessionOptions<SessionProgress<TRecord>> & {
+    readonly onTaskFailure?: ((failure: TaskFailure) => void) | undefined;
+  },
+  {
+    kind,
+    agents,
+    runner,
+  }: { kind: string; agents: RunSessionOptions<TRecord>['agents']; runner: SessionRunner<TRecord> },
+): Promise<RunSessionSummary<TRecord>> {
+  return runSession({
+    store: options.store,
+    runId: options.runId,
+    team: options.team,
+    agents,
+    tasks: options.tasks,
+    kind: options.kind ?? kind,
+    config: options.config ?? {},
+    runner,
+    onProgress: options.onProgress,
+    onTaskFailure: options.onTaskFailure,
+    signal: options.signal,
+  });
 }

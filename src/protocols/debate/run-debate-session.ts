@@ -16,7 +16,7 @@ import {
   type SessionSummary,
   type TaskFailure,
 } from '../session.js';
-import { eachTask, runSession, type SessionRunner } from '../run-session.js';
+import { eachTask, runSessionFor, type SessionLoopKeys, type SessionRunner } from '../run-session.js';
 import { runDebate } from './run-debate.js';
 import type { PeerFilter } from './peer-filter.js';
 import type { DebateResult, Feedback } from './types.js';
@@ -131,40 +131,16 @@ const knownDebateMethodKeys = defineOptionKeys<DebateMethod>()([
 export async function runDebateSession(options: RunDebateSessionOptions): Promise<DebateSessionSummary> {
   assertKnownOptions('', options, knownDebateSessionOptions, 'runDebateSession');
   assertKnownOptions('method', options.method, knownDebateMethodKeys, 'runDebateSession');
-  const {
-    store,
-    runId,
-    team,
-    agents,
-    tasks,
-    config = {},
-    kind = 'debate',
-    onProgress,
-    signal,
-    onTaskFailure,
-  } = options;
   const runner = createDebateSessionRunner(options);
-  const name = runner.method;
-  return runSession({
-    store,
-    runId,
-    team,
-    agents: agents.map((agent) => agent.identity),
-    tasks,
-    kind,
-    config,
-    runner,
-    onProgress: onProgress && ((progress) => onProgress({ method: name, ...progress })),
-    onTaskFailure,
-    signal,
-  });
+  const { onProgress } = options;
+  return runSessionFor(
+    { ...options, onProgress: (progress) => onProgress?.({ method: runner.method, ...progress }) },
+    { kind: 'debate', agents: options.agents.map((agent) => agent.identity), runner },
+  );
 }
 
 /** What {@link createDebateSessionRunner} takes: the session's options without the loop's own (store, tasks, callbacks). */
-export type DebateSessionRunnerOptions = Omit<
-  RunDebateSessionOptions,
-  'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure'
->;
+export type DebateSessionRunnerOptions = Omit<RunDebateSessionOptions, SessionLoopKeys>;
 
 /**
  * The debate's runner for {@link runSession}: one debate per task with the method's selector,

@@ -33,7 +33,7 @@ import {
   type SessionProgress,
   type SessionSummary,
 } from '../session.js';
-import { eachTask, runSession, type SessionRunner, type TaskOutcome } from '../run-session.js';
+import { eachTask, runSessionFor, type SessionLoopKeys, type SessionRunner, type TaskOutcome } from '../run-session.js';
 import { runDrfRound, type DrfDefence, type DrfRoundState } from './drf-round.js';
 import { createExpectedCostLedger, type CallPrice, type ObservedUsage } from './expected-cost-ledger.js';
 import { createDrfParts } from './drf-parts.js';
@@ -195,30 +195,18 @@ const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
 export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
   assertKnownOptions('', options, knownDrfSessionOptions, 'runDrfSession');
   assertKnownOptions('protocol', options.protocol, knownDrfSessionProtocol, 'runDrfSession');
-  const { store, runId, team, agents, tasks, config = {}, kind = 'drf', onProgress, signal, onTaskFailure } = options;
-  assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  assertUniqueTaskIds(options.tasks, 'the store keys results by task id');
   const runner = createDrfSessionRunner(options);
-  const { records, ran, resumed, failed } = await runSession({
-    store,
-    runId,
-    team,
-    agents: agents.map((agent) => agent.identity),
-    tasks,
-    kind,
-    config,
+  const { runId, records, ran, resumed, failed } = await runSessionFor(options, {
+    kind: 'drf',
+    agents: options.agents.map((agent) => agent.identity),
     runner,
-    onProgress,
-    onTaskFailure,
-    signal,
   });
   return { runId, records, ran, resumed, failed };
 }
 
 /** What {@link createDrfSessionRunner} takes: the session's options without the loop's own (store, tasks, callbacks). */
-export type DrfSessionRunnerOptions = Omit<
-  RunDrfSessionOptions,
-  'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure'
->;
+export type DrfSessionRunnerOptions = Omit<RunDrfSessionOptions, SessionLoopKeys>;
 
 /**
  * DRF's runner for {@link runSession}: one DRF round per task (see the file comment), its carried

@@ -27,7 +27,7 @@ import {
   type SessionSummary,
 } from '../session.js';
 import { betaDefaults } from '../../reputation/beta.js';
-import { runSession, type SessionRunner } from '../run-session.js';
+import { runSessionFor, type SessionLoopKeys, type SessionRunner } from '../run-session.js';
 import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../session.js';
 import type { DebateFailure } from '../debate/types.js';
@@ -179,31 +179,19 @@ const knownRapsSessionProtocol = defineOptionKeys<RapsSessionProtocol>()([
 export async function runRapsSession(options: RunRapsSessionOptions): Promise<RapsSessionSummary> {
   assertKnownOptions('', options, knownRapsSessionOptions, 'runRapsSession');
   assertKnownOptions('protocol', options.protocol, knownRapsSessionProtocol, 'runRapsSession');
-  const { store, runId, team, agents, tasks, config = {}, kind = 'raps', onProgress, signal, onTaskFailure } = options;
-  assertUniqueTaskIds(tasks, 'the store keys results by task id');
+  assertUniqueTaskIds(options.tasks, 'the store keys results by task id');
   const runner = createRapsSessionRunner(options);
-  const { records, ran, resumed, failed } = await runSession({
-    store,
-    runId,
-    team,
-    agents,
-    tasks,
-    kind,
-    config,
+  const { runId, records, ran, resumed, failed } = await runSessionFor(options, {
+    kind: 'raps',
+    agents: options.agents,
     runner,
-    onProgress,
-    onTaskFailure,
-    signal,
   });
   const result = runner.result();
   return { runId, records, ran, resumed, ...(result === undefined ? {} : { result }), failed };
 }
 
 /** What {@link createRapsSessionRunner} takes: the session's options without the loop's own (store, tasks, callbacks). */
-export type RapsSessionRunnerOptions = Omit<
-  RunRapsSessionOptions,
-  'store' | 'tasks' | 'config' | 'kind' | 'onProgress' | 'signal' | 'onTaskFailure'
->;
+export type RapsSessionRunnerOptions = Omit<RunRapsSessionOptions, SessionLoopKeys>;
 
 /**
  * RAPS's runner for {@link runSession}: `runRaps` over the remaining tasks from the carried state
