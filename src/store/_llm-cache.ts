@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import { type StoreContext, toJson } from './_store-context.js';
 import type { Store } from './store.js';
@@ -53,7 +54,8 @@ export function createLlmCacheTable({
         if (statements.getCache.get(key) !== undefined) return 'hit';
         const at = now();
         const claim = statements.getClaim.get(key) as { holder: string; claimed_until: number } | undefined;
-        if (claim !== undefined && claim.holder !== holder && claim.claimed_until > at) return 'claimed-by-other';
+        if (claim !== undefined && claim.holder !== holder && claim.claimed_until > at && !holderIsGone(claim.holder))
+          return 'claimed-by-other';
         statements.putClaim.run(key, holder, at + leaseMs);
         return 'claimed';
       });
@@ -69,4 +71,22 @@ export function createLlmCacheTable({
       return (statements.countCache.get() as { count: number }).count;
     },
   };
+}
+
+/**
+ * Whether a claim's holder (`host:pid:...`, the cache middleware's default) is a process of this
+ * host that no longer exists. A run killed with SIGKILL leaves its claims behind; without this the
+ * rerun on the same machine would wait out their whole lease before calling. Holders on other hosts
+ * and holders in another format are kept until their lease ends.
+ */
+export function holderIsGone(holder: string): boolean {
+  const [host, pidText] = holder.split(':');
+  if (host !== hostname() || pidText === undefined || !/^[1-9][0-9]*$/.test(pidText)) return false;
+  try {
+    process.kill(Number(pidText), 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateText, wrapLanguageModel } from 'ai';
@@ -62,6 +63,31 @@ describe('shared response cache: claims', () => {
       expect(store.claimCachedResponse({ key: 'k', holder: 'B', leaseMs: 60_000 })).toBe('claimed-by-other');
       store.putCachedResponse({ key: 'k', value: 1 });
       expect(store.claimCachedResponse({ key: 'k', holder: 'B', leaseMs: 60_000 })).toBe('hit');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('takes over at once a claim whose holder was a process of this host that is gone (a SIGKILLed run), not a live one', () => {
+    const store = openStore({ path: join(temporaryDirectory('repute-claims-dead-'), 'store.db') });
+    try {
+      // A process that has exited: its pid no longer exists (spawnSync waits for it and reaps it).
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+      const lease = 3_600_000;
+      expect(store.claimCachedResponse({ key: 'dead', holder: `${hostname()}:${gone}:x`, leaseMs: lease })).toBe(
+        'claimed',
+      );
+      // Old: 'claimed-by-other' for the whole hour of the lease (a rerun after SIGKILL hung in run.test).
+      expect(store.claimCachedResponse({ key: 'dead', holder: 'B', leaseMs: lease })).toBe('claimed');
+      // A live holder of this host (this very process) and a holder on another host keep their claims.
+      expect(store.claimCachedResponse({ key: 'live', holder: `${hostname()}:${process.pid}:x`, leaseMs: lease })).toBe(
+        'claimed',
+      );
+      expect(store.claimCachedResponse({ key: 'live', holder: 'B', leaseMs: lease })).toBe('claimed-by-other');
+      expect(
+        store.claimCachedResponse({ key: 'far', holder: `elsewhere-${hostname()}:${gone}:x`, leaseMs: lease }),
+      ).toBe('claimed');
+      expect(store.claimCachedResponse({ key: 'far', holder: 'B', leaseMs: lease })).toBe('claimed-by-other');
     } finally {
       store.close();
     }
