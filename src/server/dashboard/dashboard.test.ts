@@ -356,6 +356,29 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('keeps the page the user moved to when the page they left answers late', async () => {
+    const page = await open('#/runs/finished?task=t2');
+    await page.locator('[data-testid=trace]').waitFor();
+    // The teams list answers 1.5 s late: the user has moved back to the run page by then.
+    await page.route(
+      (url) => url.pathname === '/api/teams',
+      async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue();
+      },
+    );
+    const lateTeams = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/teams');
+    await page.goto(`${server.url}/#/teams`);
+    await page.goto(`${server.url}/#/runs/finished?task=t2`);
+    await page.locator('[data-testid=trace]').waitFor();
+    await lateTeams;
+    // Time for the left page to fetch each team's reputation and (before the fix) paint itself.
+    await page.waitForTimeout(1000);
+    expect(await page.locator('main h1').textContent()).toBe('Run finished');
+    expect(await page.locator('[data-testid=trace]').isVisible()).toBe(true);
+    await page.close();
+  }, 60_000);
+
   it('says so when the token is wrong', async () => {
     const guarded = await startServer({
       store,

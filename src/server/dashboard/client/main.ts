@@ -29,14 +29,23 @@ function enc(value: string): string {
   return encodeURIComponent(value);
 }
 
-function setPage(...children: Node[]): void {
+/** Thrown by setPage when the user has moved on while the page loaded: the stale view is dropped. */
+class StalePage extends Error {}
+
+/**
+ * Shows a page, unless `signal` (the page's own, from `pageAbort`) was aborted by a later route: a
+ * slow page finishing after the user navigated away must not paint over the page they moved to.
+ */
+function setPage(signal: AbortSignal, ...children: Node[]): void {
+  if (signal.aborted) throw new StalePage('the user navigated away');
   for (const chart of charts.splice(0)) chart.destroy();
   main.replaceChildren(...children);
 }
 
-function tokenForm(refused: boolean): void {
+function tokenForm(signal: AbortSignal, refused: boolean): void {
   const input = h('input', { type: 'password', placeholder: 'bearer token', 'aria-label': 'token' });
   setPage(
+    signal,
     h('h1', {}, 'Token required'),
     ...(refused
       ? [
@@ -73,7 +82,7 @@ const RUNS_POLL_MS = 2000;
 async function runsPage(): Promise<void> {
   const signal = pageAbort.signal;
   const box = h('div', { 'data-testid': 'runs-live' });
-  setPage(h('h1', {}, 'Runs'), box);
+  setPage(signal, h('h1', {}, 'Runs'), box);
   let shown = '';
   // The list follows the store without a reload: new runs, statuses and task counts.
   for (;;) {
@@ -352,6 +361,7 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
   const liveCount = h('span', { 'data-testid': 'live-events' }, '0');
   const liveLine = h('p', { class: 'live-line', hidden: true }, 'live: ', liveCount, ' events received');
   setPage(
+    signal,
     title,
     meta,
     liveLine,
@@ -564,8 +574,10 @@ async function runPage(runId: string, query: URLSearchParams): Promise<void> {
 }
 
 async function replaysPage(): Promise<void> {
+  const signal = pageAbort.signal;
   const { replays } = await getJson<{ replays: ReplayListing[] }>('/api/replays');
   setPage(
+    signal,
     h('h1', {}, 'Replays'),
     replays.length === 0
       ? h(
@@ -589,10 +601,12 @@ async function replaysPage(): Promise<void> {
 }
 
 async function replayPage(name: string): Promise<void> {
+  const signal = pageAbort.signal;
   const replay = await getJson<ReplayView>(`/api/replays/${enc(name)}`);
   const chartBox = h('div', { class: 'chart', 'data-testid': 'attack-chart' });
   const { attacks, methods } = replay.byAttack;
   setPage(
+    signal,
     h('h1', {}, `Replay ${name}`),
     h('h2', {}, 'Accuracy per attack (mean over compositions and placements)'),
     chartBox,
@@ -613,6 +627,7 @@ async function replayPage(name: string): Promise<void> {
 }
 
 async function teamsPage(): Promise<void> {
+  const signal = pageAbort.signal;
   const { teams } = await getJson<{ teams: TeamSummary[] }>('/api/teams');
   const sections: Node[] = [];
   for (const team of teams) {
@@ -657,12 +672,13 @@ async function teamsPage(): Promise<void> {
       );
     }
   }
-  setPage(h('h1', {}, 'Teams'), ...(sections.length ? sections : [h('p', {}, 'No teams yet.')]));
+  setPage(signal, h('h1', {}, 'Teams'), ...(sections.length ? sections : [h('p', {}, 'No teams yet.')]));
 }
 
 async function route(): Promise<void> {
   pageAbort.abort();
   pageAbort = new AbortController();
+  const signal = pageAbort.signal;
   liveBadge.hidden = true;
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', search = ''] = hash.split('?');
@@ -676,8 +692,10 @@ async function route(): Promise<void> {
     else if (parts[0] === 'teams') await teamsPage();
     else await runsPage();
   } catch (error) {
-    if (error instanceof UnauthorizedError) tokenForm(error.refused);
-    else setPage(h('h1', {}, 'Error'), h('p', { class: 'error' }, (error as Error).message));
+    // A page the user has left says nothing: neither its late view nor its late error.
+    if (error instanceof StalePage || signal.aborted) return;
+    if (error instanceof UnauthorizedError) tokenForm(signal, error.refused);
+    else setPage(signal, h('h1', {}, 'Error'), h('p', { class: 'error' }, (error as Error).message));
   }
 }
 
