@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,33 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { SandboxUnavailableError, checkSandbox, runCodeTests, scoreCodeAnswer } from './run-code-tests.js';
+
+/** Runs `body` with os.tmpdir() pointing at `directory` (it reads TMPDIR on every call). */
+async function withTmpdir<T>(directory: string, body: () => Promise<T>): Promise<T> {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = directory;
+  try {
+    return await body();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
+/** Processes whose command line or mount table names `path` (readable for every process as root). */
+function processesNaming(path: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const mounts = readFileSync(`/proc/${pid}/mountinfo`, 'utf8');
+      if (args.includes(path) || mounts.includes(path)) found.push(`${pid}: ${args}`);
+    } catch {
+      // The process ended while we looked, or is not ours to read.
+    }
+  }
+  return found;
+}
 
 const status = checkSandbox();
 // Skip only when the capability is really absent (not root, no util-linux, namespaces refused).
@@ -127,18 +154,22 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
       'threading.Thread(target=lambda: time.sleep(60), daemon=False).start()',
       'print(os.getpid(), flush=True)',
     ].join('\n');
-    const result = await runCodeTests({ code, test: 'time.sleep(30)', language: 'python', timeoutMs: 1500 });
+    // The host copy of this run goes to a temporary directory of its own, so that sandboxes of other
+    // test files (or other processes on the machine) running at the same time are told apart.
+    const own = mkdtempSync(join(os.tmpdir(), 'repute-sandbox-kill-'));
+    chmodSync(own, 0o755); // like /tmp: the sandbox's unprivileged user must reach the host copy
+    const result = await withTmpdir(own, () =>
+      runCodeTests({ code, test: 'time.sleep(30)', language: 'python', timeoutMs: 1500 }),
+    );
     expect(result).toMatchObject({ status: 'timeout', signal: 'SIGKILL', exitCode: null });
     // The program runs in its own PID namespace: the supervisor (python, which prlimit execs in
     // place; bwrap --as-pid-1 starts no init of its own) is PID 1, the program's process PID 2.
     expect(result.stdout.trim()).toBe('2');
-    // No sandboxed process (bwrap names the host copy repute-sandbox-*, python /sandbox/driver.py)
-    // survives the kill; runs of other test files in parallel last well under the second this one lasted.
+    // No process of this run survives the kill: neither bwrap (its arguments name the host copy)
+    // nor anything inside (its mount table names the host copy bound at /sandbox).
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const survivors = spawnSync('ps', ['-e', '-o', 'etimes=,args='], { encoding: 'utf8' })
-      .stdout.split('\n')
-      .filter((line) => line.includes('repute-sandbox-') || line.includes('/sandbox/driver.py'))
-      .filter((line) => Number.parseInt(line.trim(), 10) >= 1);
+    const survivors = processesNaming(own);
+    rmSync(own, { recursive: true, force: true });
     expect(survivors).toEqual([]);
   });
 
@@ -207,7 +238,6 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
 
   it('writes nothing that outlives the run: /tmp is private and removed, the root read-only', async () => {
     const marker = `repute-escape-${process.pid}-${Date.now()}`;
-    const before = new Set(readdirSync(os.tmpdir()));
     const code = [
       'import os',
       `open("/tmp/${marker}", "w").write("x")`,
@@ -219,17 +249,20 @@ describe.skipIf(!status.available)('runCodeTests (sandboxed)', () => {
       '    except OSError as error:',
       '        print(type(error).__name__)',
     ].join('\n');
-    const result = await runCodeTests({ code, test: '', language: 'python' });
+    const own = mkdtempSync(join(os.tmpdir(), 'repute-sandbox-tmp-'));
+    chmodSync(own, 0o755);
+    const result = await withTmpdir(own, () => runCodeTests({ code, test: '', language: 'python' }));
     expect(result.status).toBe('passed');
     const lines = result.stdout.trim().split('\n');
     // Inside, /tmp is writable; every other path is read-only or absent.
     expect(lines[0]).toBe('True');
     expect(lines.slice(1).every((line) => !line.startsWith('WROTE'))).toBe(true);
-    expect(existsSync(join(os.tmpdir(), marker))).toBe(false);
+    expect(existsSync(join('/tmp', marker))).toBe(false);
+    expect(existsSync(join(own, marker))).toBe(false);
     expect(existsSync('/usr/escape') || existsSync('/escape')).toBe(false);
-    // The host copy of the program (repute-sandbox-*) is removed too.
-    const added = readdirSync(os.tmpdir()).filter((entry) => !before.has(entry) && entry.startsWith('repute-sandbox-'));
-    expect(added).toEqual([]);
+    // The host copy of the program (repute-sandbox-*, made in this run's own directory) is removed too.
+    expect(readdirSync(own)).toEqual([]);
+    rmSync(own, { recursive: true, force: true });
   });
 
   it('sees only the parts of /usr that Python needs, and the standard library still works', async () => {
