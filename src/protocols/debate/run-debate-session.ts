@@ -213,7 +213,7 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
         method.resume?.(finished);
         return { status: 'failed', taskId: task.id, failures: providerFailures };
       }
-      const record = toRecord(result, grade);
+      const record = await toRecord(result, grade);
       finished.push(record);
       const snapshot = reputation?.snapshot();
       return {
@@ -244,13 +244,13 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
   };
 }
 
-function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade']): DebateTaskRecord {
+async function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade']): Promise<DebateTaskRecord> {
   const final = result.rounds.at(-1) ?? [];
   return {
     schemaVersion: 1,
     taskId: result.taskId,
     answer: result.decision.answer,
-    correct: gradeAnswer(grade, result.taskId, result.decision.answer),
+    correct: await gradeAnswer(grade, result.taskId, result.decision.answer),
     participants: result.participants,
     excluded: result.excluded,
     answers: Object.fromEntries(final.map((proposal) => [proposal.agentId, proposal.answer])),
