@@ -21,7 +21,6 @@ import { proposeStep, type RoundOutput } from './propose-step.js';
 import { rateStep } from './rate-step.js';
 import { reviseStep } from './revise-step.js';
 import { selectParticipants } from './select-participants.js';
-import { gradeAnswer, type SessionOptions } from '../session.js';
 import type { DebateFailure, DebateResult, DebateTaskRecord, DebateUsageEntry, Feedback } from './types.js';
 import { updateReputationStep } from './update-reputation-step.js';
 
@@ -237,13 +236,13 @@ export function concludeDebate(gathered: GatheredDebate, input: ConcludeDebateIn
 }
 
 /** What a debate session (and a served team) stores of a finished task; graded by `grade` when given. */
-export function debateTaskRecord(result: DebateResult, grade?: SessionOptions<unknown>['grade']): DebateTaskRecord {
+export function debateTaskRecord(result: DebateResult, correct: boolean | null = null): DebateTaskRecord {
   const final = result.rounds.at(-1) ?? [];
   return {
     schemaVersion: 1,
     taskId: result.taskId,
     answer: result.decision.answer,
-    correct: gradeAnswer(grade, result.taskId, result.decision.answer),
+    correct,
     participants: result.participants,
     excluded: result.excluded,
     answers: Object.fromEntries(final.map((proposal) => [proposal.agentId, proposal.answer])),

@@ -7,6 +7,7 @@ import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
 import {
   createTaskTracer,
+  gradeAnswer,
   restoreReputation,
   sessionOptionKeys,
   type SessionOptions,
@@ -197,7 +198,7 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
         method.resume?.(finished);
         return { status: 'failed', taskId: task.id, failures: providerFailures };
       }
-      const record = debateTaskRecord(result, grade);
+      const record = debateTaskRecord(result, await gradeAnswer(grade, result.taskId, result.decision.answer));
       finished.push(record);
       const snapshot = reputation?.snapshot();
       return {
