@@ -21,7 +21,7 @@ import { runDrf } from '../../protocols/drf/run-drf.js';
 import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
 import { drfConfigParts, drfEquationVariant, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
-import { prepareReplayPool, type ReplayData, type ReplayItem } from './replay-pool.js';
+import { prepareReplayPool, tieBreakOrder, type ReplayData, type ReplayItem } from './replay-pool.js';
 import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
 export type { ReplayData, ReplayItem } from './replay-pool.js';
@@ -224,7 +224,8 @@ export async function runCostExperiment(
       if (!method.drf) {
         for (const task of tasks) {
           const perAgent = keys.get(task.id) as Map<AgentId, string | null>;
-          const proposals: Proposal[] = poolIds.map((agentId) => ({
+          // seeded order per task: a tie must not go to the agent ranked better by dataset accuracy
+          const proposals: Proposal[] = tieBreakOrder(seed, task.id, poolIds).map((agentId) => ({
             agentId,
             taskId: task.id,
             round: 0,
