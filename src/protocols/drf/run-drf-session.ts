@@ -43,8 +43,11 @@ import { resolveDrfProtocolOptions } from './run-drf.js';
 /** Aggregators a DRF session can compare on its own proposals. */
 export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as const;
 
-/** DRF settings of a live session (a team file's `protocol: { type: drf, ... }`). */
-export interface DrfSessionProtocol {
+/**
+ * The DRF protocol's settings in a live session (a team file's `protocol: { type: drf, ... }`, whose
+ * validated block is `DrfTeamConfig`).
+ */
+export interface DrfProtocolSettings {
   /** Team size per task, in [1, pool]. @default min(3, pool) */
   readonly k?: number | undefined;
   /** `corrected` (default) or `printed`: DRF's Eqs. 8 and 9 as the review corrects them or as printed (Eq. 2 leaves ratings alone). @default 'corrected' */
@@ -70,6 +73,9 @@ export interface DrfSessionProtocol {
   /** Tokens per call assumed before any call (expected cost). @default { input: 500, output: 200 } */
   readonly priorTokens?: { readonly input: number; readonly output: number };
 }
+
+/** @deprecated Renamed {@link DrfProtocolSettings} (the DRF protocol's settings); this alias goes in the next minor version. */
+export type DrfSessionProtocol = DrfProtocolSettings;
 
 /** Usage of one agent on one task (or summed over tasks). */
 export interface DrfAgentUsage {
@@ -136,7 +142,7 @@ export interface RunDrfSessionOptions extends SessionOptions<SessionProgress<Drf
   /** The pool of live (or any) agents. */
   readonly agents: readonly Agent[];
   /** DRF settings. @default all defaults */
-  readonly protocol?: DrfSessionProtocol;
+  readonly protocol?: DrfProtocolSettings;
   /** Price per agent, keyed by pool agent id, for the expected cost c_i and list-price spend. @default all 0 */
   readonly prices?: Readonly<Record<AgentId, CallPrice>>;
   /** Aggregators compared on DRF's proposals (names of {@link drfCompareAggregators}). @default [] */
@@ -168,7 +174,7 @@ const knownDrfSessionOptions = defineOptionKeys<RunDrfSessionOptions>()([
   'now',
   'onTaskFailure',
 ]);
-const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
+const knownDrfProtocolSettings = defineOptionKeys<DrfProtocolSettings>()([
   'k',
   'variant',
   'delta',
@@ -194,7 +200,7 @@ const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
  */
 export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
   assertKnownOptions('', options, knownDrfSessionOptions, 'runDrfSession');
-  assertKnownOptions('protocol', options.protocol, knownDrfSessionProtocol, 'runDrfSession');
+  assertKnownOptions('protocol', options.protocol, knownDrfProtocolSettings, 'runDrfSession');
   assertUniqueTaskIds(options.tasks, 'the store keys results by task id');
   const runner = createDrfSessionRunner(options);
   const { runId, records, ran, resumed, failed } = await runSessionFor(options, {
