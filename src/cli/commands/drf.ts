@@ -1,12 +1,11 @@
 // `repute drf <experiment>`: runs one DRF experiment, prints its table, or its JSON with --json.
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
 import { datasetFormats, type DatasetFormat } from '../../eval/proposals/format.js';
-import { classEvalReplayData, gradeClassEval } from '../../eval/proposals/classeval.js';
+import { classEvalReplayData, defaultClassEvalGradesFile, gradeClassEval } from '../../eval/proposals/classeval.js';
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../eval/drf-experiments/capability.js';
 import { runCollusionExperiment } from '../../eval/drf-experiments/collusion.js';
@@ -204,12 +203,6 @@ const replayDatasets: Record<string, string> = {
   classeval: 'classeval',
 };
 
-/** Where `replay classeval` caches its graded outcomes unless `--grades` says otherwise. */
-function defaultGradesFile(): string {
-  const root = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
-  return join(root, 'repute', 'classeval-grades.jsonl');
-}
-
 /** Recorded answers of a replay dataset; ClassEval's are graded first (sandbox, cached). */
 async function loadReplayData(dataset: string, path: string, gradesFile: string): Promise<ReplayData> {
   if (dataset !== 'classeval') return loadDataset(path);
@@ -286,7 +279,7 @@ const replay = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR`,
         });
-      const data = await loadReplayData(String(args.dataset), path, args.grades ?? defaultGradesFile());
+      const data = await loadReplayData(String(args.dataset), path, args.grades ?? defaultClassEvalGradesFile());
       const result = await runCostExperiment(data, { ...options, configs: drfReplayConfigs });
       const budget = await runBudgetExperiment(
         data,

@@ -33,6 +33,12 @@ describe('extractClassEvalCode (the authors’ extract_code, cases worked out by
     // "StarCoder" and "CodeGen" do not occur in these lower-case names: the regex rules apply
     expect(extractClassEvalCode(text, 'starcoder-instruct-15B')).toBe('class E: pass');
   });
+
+  it('drops a prompt that ends in "@@ Response:" (Magicoder’s, not Python) before the authors’ rule', () => {
+    const text = '@@ Instruction:\nPlease complete\nclass F:\n    pass\n\n@@ Response:\nclass F:\n    x = 1';
+    // without the prompt: no fence; the fallback drops the empty line before the class line
+    expect(extractClassEvalCode(text, 'Magicoder-S-DS-6.7B')).toBe('class F:\n    x = 1');
+  });
 });
 
 const task: ClassEvalTask = {

@@ -8,6 +8,7 @@
 // at least one test and none failed or errored.
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { AgentIdentity } from '../../core/agent-identity.js';
@@ -87,6 +88,11 @@ export interface GradeClassEvalOptions {
   readonly runTests?: ((code: string, test: string, timeoutMs: number) => Promise<ClassEvalOutcome>) | undefined;
 }
 
+/** Where graded outcomes are cached by default: `$XDG_CACHE_HOME/repute/classeval-grades.jsonl` (else under ~/.cache). */
+export function defaultClassEvalGradesFile(): string {
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'repute', 'classeval-grades.jsonl');
+}
+
 /** Reads a gzipped JSON Lines file of objects. */
 function readJsonLinesGz(file: string): Record<string, unknown>[] {
   if (!existsSync(file))
@@ -144,7 +150,8 @@ function firstGroup(text: string, pattern: RegExp): string | undefined {
 }
 
 /**
- * The program text of a completion by the authors' rule (`AutoTest.extract_code`): for models whose
+ * The program text of a completion by the authors' rule (`AutoTest.extract_code`), after dropping a
+ * prompt that ends in an `@@ Response:` line (Magicoder's; ours, see below): for models whose
  * result file name contains `codegeex` (the only one of the staged 12 that their case-sensitive
  * list "CodeT5p", "StarCoder", "CodeGen", "codegeex" matches), the text after `### Response:`;
  * otherwise the first of ```` ```python…``` ````, ```` ```ruby…``` ````, ```` ```scss…``` ````, an
@@ -153,6 +160,11 @@ function firstGroup(text: string, pattern: RegExp): string | undefined {
  * lines before the first `class` line that are not imports (every line equal to such a line goes).
  */
 export function extractClassEvalCode(completion: string, model: string): string {
+  // Ours: Magicoder's staged completions carry its prompt, which ends in an "@@ Response:" line that
+  // is not Python; the authors' 22% class_success is reached only from the text after it (we grade
+  // 20 of 100 so, 6 with the prompt kept), so their predictions cannot have held the prompt.
+  const response = completion.split('@@ Response:');
+  if (response.length > 1) return extractClassEvalCode(response.slice(1).join('@@ Response:'), model);
   if (model.includes('codegeex')) {
     const parts = completion.split('### Response:');
     return parts.length > 1 ? (parts[1] as string) : completion;
