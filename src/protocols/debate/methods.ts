@@ -23,7 +23,7 @@ export const debateMethodNames = [
 
 /**
  * Every method {@link createDebateMethod} builds: the compared ones and our MiniRep variants
- * (`minirep-lo`, `minirep-ds`), which a team file, `repute run --methods` and the served endpoint
+ * (`minirep-lo`, `minirep-ds`, `minirep-rt`), which a team file, `repute run --methods` and the served endpoint
  * accept by name but the demo does not run unless asked.
  */
 export const allDebateMethodNames = [...debateMethodNames, ...miniRepVariantNames] as const;
@@ -51,7 +51,7 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
  *   the `minirep` model fed the aggregator's behaviour evidence;
- * - `minirep-lo`, `minirep-ds`: the same with our variants' options ({@link miniRepVariantOptions}).
+ * - `minirep-lo`, `minirep-ds`, `minirep-rt`: the same with our variants' options ({@link miniRepVariantOptions}).
  * Every reputation method also gates its debate: peers only see proposals the method trusts
  * ({@link reputationPeerFilter}; MiniRep uses its behaviour check, {@link miniRepPeerFilter}).
  *
@@ -111,7 +111,8 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
     }
     case 'minirep':
     case 'minirep-lo':
-    case 'minirep-ds': {
+    case 'minirep-ds':
+    case 'minirep-rt': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
       const variant = name === 'minirep' ? {} : miniRepVariantOptions[name];
       const aggregator = createAggregator('minirep', { model, k: size, ...variant });
