@@ -11,14 +11,8 @@ import type { ChatTurn, ReplyFormat, SamplingSettings } from '../core/chat-reque
 import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import { z } from 'zod';
-import { consensusFeedback } from '../protocols/debate/feedback.js';
+import { concludeDebate, debateTaskRecord, gatherDebate } from '../protocols/debate/debate-task.js';
 import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
-import { proposeStep } from '../protocols/debate/propose-step.js';
-import { rateStep } from '../protocols/debate/rate-step.js';
-import { decideStep } from '../protocols/debate/decide-step.js';
-import { selectParticipants } from '../protocols/debate/select-participants.js';
-import { updateReputationStep } from '../protocols/debate/update-reputation-step.js';
-import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
 import {
@@ -235,47 +229,34 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const selector = selecting.selector;
       if (selector && selecting.reputation)
         restoreSnapshot(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
-      const selection = selectParticipants({
-        pool: identities,
-        reputation: selector ? (selecting.reputation?.scores() ?? {}) : {},
-        ...(selector ? { selector } : {}),
+      // The debate's own steps, with no debate round: the agents' first answers decide.
+      const gathered = await gatherDebate({
+        team: agents,
+        task,
+        rounds: 0,
+        selector,
         k: selecting.k ?? identities.length,
+        scores: selector ? (selecting.reputation?.scores() ?? {}) : {},
+        ratings: selecting.ratings ?? false,
         rng: selector ? createRng(deriveSeed(seed, 'serve', method, taskId)) : unusedRng,
         tracer,
-        taskId,
+        signal,
         parentId: taskSpan.id,
+        checkProposed: (raw) => {
+          const proposed = { ...raw, proposals: withSchemaChecked(raw.proposals, replyFormat) };
+          if (proposed.failures.length === raw.proposals.length) {
+            const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
+            throw new ProviderError({
+              provider: `team:${name}`,
+              attempts: raw.proposals.length,
+              message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints`,
+            });
+          }
+          return proposed;
+        },
       });
-      const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
-      const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
-      const raw = await proposeStep({
-        agents: participants,
-        task,
-        tracer,
-        ...(signal ? { signal } : {}),
-        parentId: taskSpan.id,
-      });
-      const proposed = { ...raw, proposals: withSchemaChecked(raw.proposals, replyFormat) };
-      if (proposed.failures.length === participants.length) {
-        const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
-        throw new ProviderError({
-          provider: `team:${name}`,
-          attempts: participants.length,
-          message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints`,
-        });
-      }
-      const rated =
-        selecting.ratings && participants.length > 1
-          ? await rateStep({
-              agents: participants,
-              task,
-              proposals: proposed.proposals,
-              tracer,
-              ...(signal ? { signal } : {}),
-              parentId: taskSpan.id,
-            })
-          : { ratings: [], usage: [], failures: [] };
-      const failures = [...proposed.failures, ...rated.failures];
-      const usage = [...proposed.usage, ...rated.usage];
+      const { participants } = gathered;
+      const proposals = gathered.rounds[0] as readonly Proposal[];
 
       return store.transaction(() => {
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
@@ -283,23 +264,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         const reputation = deciding.reputation;
         const latest = store.loadReputation({ scope: { team: name }, name: method });
         if (reputation) restoreSnapshot(reputation, latest, agentIds);
-        const weights = reputation ? reputation.weights(selection.selected) : undefined;
-        const decision = decideStep({
-          task,
-          proposals: proposed.proposals,
-          history: [],
-          agents: participants.map((agent) => agent.identity),
-          ...(weights ? { weights } : {}),
-          aggregator: deciding.aggregator,
-          tracer,
-          parentId: taskSpan.id,
-        });
         // One outcome per distinct task and agent: an agent that already gave evidence on this very
         // request (same kind, conversation, sampling settings and reply format; a repeat, typically
         // served from the cache) gives none again. Recorded in the store, so it holds across
         // restarts and across servers of the team.
         const evidenceFrom = new Set(
-          proposed.proposals
+          proposals
             .filter((proposal) =>
               store.putCachedResponse({
                 key: evidenceKey(name, method, fingerprint, proposal.agentId),
@@ -308,46 +278,28 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
             )
             .map((proposal) => proposal.agentId),
         );
+        const result = concludeDebate(gathered, {
+          aggregator: deciding.aggregator,
+          reputation,
+          feedback: deciding.feedback,
+          evidenceFrom,
+          tracer,
+          parentId: taskSpan.id,
+        });
+        const { decision, failures, usage } = result;
         const repeated = participants.map((agent) => agent.identity.id).filter((id) => !evidenceFrom.has(id));
-        const updated =
-          reputation && evidenceFrom.size > 0
-            ? updateReputationStep({
-                reputation,
-                feedback: deciding.feedback ?? consensusFeedback,
-                input: {
-                  task,
-                  decision,
-                  proposals: proposed.proposals.filter((proposal) => evidenceFrom.has(proposal.agentId)),
-                  history: [],
-                  ratings: rated.ratings.filter((rating) => evidenceFrom.has(rating.rater)),
-                },
-                tracer,
-                parentId: taskSpan.id,
-              })
-            : { before: reputation?.scores() ?? {}, after: reputation?.scores() ?? {} };
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
-        const answers = Object.fromEntries(proposed.proposals.map((proposal) => [proposal.agentId, proposal.answer]));
+        const record = debateTaskRecord(result);
+        const { answers } = record;
         const winner =
           decision.answer === null
             ? undefined
-            : proposed.proposals
+            : proposals
                 .filter((proposal) => proposal.answer === decision.answer)
                 .sort(
                   (left, right) => (reasons.get(right.agentId)?.weight ?? 0) - (reasons.get(left.agentId)?.weight ?? 0),
                 )[0];
-        const record: DebateTaskRecord = {
-          schemaVersion: 1,
-          taskId,
-          answer: decision.answer,
-          correct: null,
-          participants: selection.selected,
-          excluded: selection.excluded,
-          answers,
-          support: decision.support,
-          reputation: updated.after,
-          failures: failures.length,
-        };
         store.recordTaskResult({
           runId,
           method,
@@ -392,7 +344,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
           repeated,
-          reputation: updated.after,
+          reputation: result.reputationAfter,
           usage: {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
             outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0),
