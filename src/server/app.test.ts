@@ -461,11 +461,13 @@ function countingTeam(): TeamService & { calls: number } {
         winner: 'a1',
         content: '{"answer":"42"}',
         degraded: [],
+        skipped: [],
         repeated: [],
         reputation: { a1: 0.5 },
         usage: { inputTokens: 1, outputTokens: 1 },
       };
     },
+    idle: async () => {},
   };
   return team;
 }

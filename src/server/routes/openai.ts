@@ -11,14 +11,17 @@ import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import type { ReplyFormat, SamplingSettings } from '../../core/chat-request.js';
-import { chatCompletionRequest, chatRequestFields, feedbackRequest, kindHeader } from '../schemas.js';
+import { chatCompletionRequest, chatRequestFields, deadlineHeader, feedbackRequest, kindHeader } from '../schemas.js';
 import type { TeamAnswer } from '../team-service.js';
 import { z } from 'zod';
 
 /** Response header with the OpenTelemetry trace id of a served decision (when spans are exported). */
 export const traceIdHeader = 'x-repute-trace-id';
 
-const headers = z.object({ 'x-repute-kind': kindHeader.optional() });
+const headers = z.object({
+  'x-repute-kind': kindHeader.optional(),
+  'x-repute-deadline-ms': deadlineHeader.optional(),
+});
 
 function reputeField(answer: TeamAnswer) {
   const { content: _content, usage: _usage, ...repute } = answer;
@@ -176,7 +179,11 @@ export function openAIRoutes(context: ServerContext): Hono {
     }
     refuseUnsupportedFields(raw);
     const body = parseInput(chatCompletionRequest, raw, 'body');
-    const { 'x-repute-kind': kind } = parseInput(headers, { 'x-repute-kind': c.req.header('x-repute-kind') }, 'header');
+    const { 'x-repute-kind': kind, 'x-repute-deadline-ms': deadlineMs } = parseInput(
+      headers,
+      { 'x-repute-kind': c.req.header('x-repute-kind'), 'x-repute-deadline-ms': c.req.header('x-repute-deadline-ms') },
+      'header',
+    );
     const team = context.team;
     const wanted = body.model.slice('team:'.length);
     if (team === undefined || wanted !== team.name) {
@@ -192,6 +199,7 @@ export function openAIRoutes(context: ServerContext): Hono {
       messages: body.messages,
       ...requestSettings(body),
       ...(kind === undefined ? {} : { kind: kind as AnswerKind }),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
       signal: c.req.raw.signal,
     });
     const id = `chatcmpl-${answer.taskId}`;

@@ -1,0 +1,153 @@
+// Deadlines, quorum and circuit breakers of the team endpoint, end to end: the official `openai`
+// client against `repute serve`'s app, agents behind a local OpenAI-compatible server where one agent
+// answers after 1.5 s and one is down (HTTP 500).
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLiveTeam } from '../cli/commands/_live-team.js';
+import { readTeamFile } from '../cli/commands/_team-file.js';
+import { createReputationModel } from '../reputation/registry.js';
+import { openStore } from '../store/store.js';
+import { type RecordedRequest, startOpenAICompatibleServer } from '../testing/openai-compatible-server.js';
+import { writeSumTeam } from '../testing/_test-sum-team.js';
+import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
+import { startServer } from './start-server.js';
+import { createTeamService, type TeamServiceOptions } from './team-service.js';
+
+const closers: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const SLOW_MS = 1500;
+const agentOf = (request: RecordedRequest) => {
+  const system = (request.body as { messages: Array<{ role: string; content: string }> }).messages.find(
+    (message) => message.role === 'system',
+  );
+  return /You are agent (\S+),/.exec(String(system?.content))?.[1] ?? '?';
+};
+
+function reply(request: RecordedRequest) {
+  const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
+  const last = String(messages.filter((message) => message.role === 'user').at(-1)?.content);
+  const match = /What is (\d+) \+ (\d+)\?/.exec(last);
+  const sum = Number(match?.[1]) + Number(match?.[2]);
+  return `That makes ${sum}.\nAnswer: ${sum}`;
+}
+
+async function setup(service: Partial<TeamServiceOptions>) {
+  const provider = await startOpenAICompatibleServer({
+    script: (request) => {
+      const agent = agentOf(request);
+      if (agent === 'down') return { type: 'error', status: 500, message: 'down for maintenance' };
+      if (agent === 'slow') return { type: 'reply', text: reply(request), delayMs: SLOW_MS };
+      return reply(request);
+    },
+  });
+  closers.push(() => provider.close());
+  const dir = temporaryDirectory('repute-deadline-');
+  const file = readTeamFile(
+    writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, agents: ['alpha', 'beta', 'slow', 'down'] }),
+  );
+  const store = openStore({ path: join(dir, 'repute.db') });
+  closers.push(() => store.close());
+  let counter = 0;
+  const team = createTeamService({
+    name: file.name,
+    agents: createLiveTeam(file, store, 'serve'),
+    store,
+    kind: 'number',
+    runId: 'serve',
+    generateId: () => `chat-${++counter}`,
+    ...service,
+  });
+  closers.push(() => team.idle());
+  const server = await startServer({ store, team, port: 0 });
+  closers.push(() => server.close());
+  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  const calls = (agent: string) => provider.requests.filter((request) => agentOf(request) === agent).length;
+  const evidence = () => {
+    const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
+    model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+    return Object.fromEntries(['alpha', 'beta', 'slow', 'down'].map((id) => [id, model.explain(id).evidenceCount]));
+  };
+  return { client, store, team, server, calls, evidence };
+}
+
+const repute = (completion: unknown) => (completion as { repute: any }).repute;
+const ask = (client: OpenAI, content: string, headers: Record<string, string> = {}) =>
+  client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content }] }, { headers });
+
+describe('deadline, quorum and circuit breaker of the team endpoint', () => {
+  it('decides at the deadline without the slow agent, then records its late answer for reputation', async () => {
+    const { client, store, team, evidence } = await setup({ breaker: false });
+    const started = performance.now();
+    const completion = await ask(client, 'What is 7 + 9?', { 'x-repute-deadline-ms': '600' });
+    const elapsed = performance.now() - started;
+    // Decided at the 600 ms deadline, not after the slow agent's 1500 ms.
+    expect(elapsed).toBeGreaterThanOrEqual(590);
+    expect(elapsed).toBeLessThan(SLOW_MS);
+    expect(completion.choices[0]?.message.content).toBe('That makes 16.');
+    const served = repute(completion);
+    expect(served.decision.answer).toBe('16');
+    expect(served.degraded.map((entry: { agentId: string }) => entry.agentId)).toEqual(['down']);
+    expect(served.skipped).toHaveLength(1);
+    expect(served.skipped[0]).toMatchObject({ agentId: 'slow', reason: 'deadline' });
+    expect(served.skipped[0].waitedMs).toBeGreaterThanOrEqual(590);
+    // Evidence from the three that answered or failed in time; the slow one's comes later.
+    expect(evidence()).toEqual({ alpha: 1, beta: 1, slow: 0, down: 1 });
+    await team.idle();
+    expect(evidence()).toEqual({ alpha: 1, beta: 1, slow: 1, down: 1 });
+    const late = store
+      .events('serve', { type: 'proposal', taskId: 'chat-1' })
+      .filter((event) => (event.data as { late?: boolean }).late === true);
+    expect(late.map((event) => event.data)).toEqual([
+      { type: 'proposal', taskId: 'chat-1', round: 0, agentId: 'slow', answer: '16', late: true },
+    ]);
+    // The late answer agreed with the decision: the slow agent's score rose in the update event.
+    const updates = store.events('serve', { type: 'reputation-update', taskId: 'chat-1' });
+    expect(updates).toHaveLength(2);
+    const lateUpdate = updates[1]?.data as { before: Record<string, number>; after: Record<string, number> };
+    expect(lateUpdate.after.slow).toBeGreaterThan(lateUpdate.before.slow as number);
+  });
+
+  it('decides at the quorum: the team file quorum of 2 answers in well under the slow agent', async () => {
+    const { client, team } = await setup({ quorum: 2, breaker: false });
+    const started = performance.now();
+    const completion = await ask(client, 'What is 1 + 2?');
+    expect(performance.now() - started).toBeLessThan(SLOW_MS);
+    const served = repute(completion);
+    expect(served.decision.answer).toBe('3');
+    expect(
+      served.skipped.map((skip: { agentId: string; reason: string }) => [skip.agentId, skip.reason]),
+    ).toContainEqual(['slow', 'quorum']);
+    await team.idle();
+  });
+
+  it('skips an agent that failed twice in a row (circuit open) and says why', async () => {
+    const { client, calls, team } = await setup({
+      deadlineMs: 400,
+      breaker: { failureThreshold: 2, cooldownMs: 60_000 },
+    });
+    await ask(client, 'What is 1 + 1?');
+    await ask(client, 'What is 2 + 2?');
+    expect(calls('down')).toBe(2);
+    const third = await ask(client, 'What is 3 + 3?');
+    expect(calls('down')).toBe(2);
+    const skip = repute(third).skipped.find((entry: { agentId: string }) => entry.agentId === 'down');
+    expect(skip).toMatchObject({ agentId: 'down', reason: 'circuit-open', failures: 2 });
+    expect(skip.retryAt).toBeGreaterThan(Date.now() + 50_000);
+    expect(repute(third).degraded).toEqual([]);
+    await team.idle();
+  });
+
+  it('refuses a deadline header that is not a positive whole number of ms, naming it', async () => {
+    const { client, calls } = await setup({});
+    for (const value of ['soon', '0', '-5', '1.5']) {
+      const error = await ask(client, 'What is 1 + 1?', { 'x-repute-deadline-ms': value }).catch((caught) => caught);
+      expect(error, value).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((error as { error: { param: string } }).error.param).toBe('header.x-repute-deadline-ms');
+    }
+    expect(calls('alpha')).toBe(0);
+  });
+});
