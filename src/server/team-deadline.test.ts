@@ -35,7 +35,7 @@ function reply(request: RecordedRequest) {
   return `That makes ${sum}.\nAnswer: ${sum}`;
 }
 
-async function setup(service: Partial<TeamServiceOptions>) {
+async function setup(service: Partial<TeamServiceOptions>, agents = ['alpha', 'beta', 'slow', 'down']) {
   const provider = await startOpenAICompatibleServer({
     script: (request) => {
       const agent = agentOf(request);
@@ -46,9 +46,7 @@ async function setup(service: Partial<TeamServiceOptions>) {
   });
   closers.push(() => provider.close());
   const dir = temporaryDirectory('repute-deadline-');
-  const file = readTeamFile(
-    writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, agents: ['alpha', 'beta', 'slow', 'down'] }),
-  );
+  const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, agents }));
   const store = openStore({ path: join(dir, 'repute.db') });
   closers.push(() => store.close());
   let counter = 0;
@@ -69,7 +67,7 @@ async function setup(service: Partial<TeamServiceOptions>) {
   const evidence = () => {
     const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
     model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
-    return Object.fromEntries(['alpha', 'beta', 'slow', 'down'].map((id) => [id, model.explain(id).evidenceCount]));
+    return Object.fromEntries(agents.map((id) => [id, model.explain(id).evidenceCount]));
   };
   return { client, store, team, server, calls, evidence };
 }
@@ -138,6 +136,48 @@ describe('deadline, quorum and circuit breaker of the team endpoint', () => {
     expect(skip).toMatchObject({ agentId: 'down', reason: 'circuit-open', failures: 2 });
     expect(skip.retryAt).toBeGreaterThan(Date.now() + 50_000);
     expect(repute(third).degraded).toEqual([]);
+    await team.idle();
+  });
+
+  it('streams one progress chunk per agent as it answers, then the reply, before the slow agent', async () => {
+    const { client, team } = await setup({ deadlineMs: 600, breaker: false });
+    const started = performance.now();
+    const stream = await client.chat.completions.create({
+      model: 'team:sum-team',
+      messages: [{ role: 'user', content: 'What is 5 + 6?' }],
+      stream: true,
+    });
+    const chunks: any[] = [];
+    for await (const chunk of stream) chunks.push({ ...chunk, at: performance.now() - started });
+    const progress = chunks.filter((chunk) => chunk.repute?.progress !== undefined);
+    // alpha, beta and down settle within the 600 ms deadline (down fails); slow does not.
+    expect(progress.map((chunk) => chunk.repute.progress.agentId).sort()).toEqual(['alpha', 'beta', 'down']);
+    expect(progress.every((chunk) => chunk.choices.length === 0 && chunk.repute.progress.type === 'agent')).toBe(true);
+    const down = progress.find((chunk) => chunk.repute.progress.agentId === 'down').repute.progress;
+    expect(down).toMatchObject({ failed: true, answer: null, called: 4 });
+    const alpha = progress.find((chunk) => chunk.repute.progress.agentId === 'alpha').repute.progress;
+    expect(alpha).toMatchObject({ failed: false, answer: '11', called: 4 });
+    // Progress came before the reply; the reply and the decision at the deadline, not after 1.5 s.
+    const contentIndex = chunks.findIndex((chunk) => (chunk.choices[0]?.delta?.content ?? '') !== '');
+    expect(contentIndex).toBeGreaterThan(chunks.indexOf(progress.at(-1)));
+    expect(chunks[contentIndex].choices[0].delta.content).toBe('That makes 11.');
+    const last = chunks.at(-1);
+    expect(last.choices[0].finish_reason).toBe('stop');
+    expect(last.repute.skipped).toMatchObject([{ agentId: 'slow', reason: 'deadline' }]);
+    expect(last.at).toBeLessThan(SLOW_MS);
+    await team.idle();
+  });
+
+  it('a streamed request that no agent answers in time still gets its 502 status, naming who and why', async () => {
+    const { client, team } = await setup({ deadlineMs: 300, breaker: false }, ['slow', 'down']);
+    const error = await client.chat.completions
+      .create({ model: 'team:sum-team', messages: [{ role: 'user', content: 'What is 1 + 1?' }], stream: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    const message = (error as InstanceType<typeof OpenAI.APIError>).message;
+    expect(message).toContain('no agent of team sum-team answered in time');
+    expect(message).toContain('slow: no answer within the deadline of 300 ms');
     await team.idle();
   });
 

@@ -16,7 +16,12 @@ import type { Task } from '../core/task.js';
 import { z } from 'zod';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
 import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
-import { checkQuorumOptions, type GatherSkip, gatherStep } from '../protocols/debate/gather-step.js';
+import {
+  checkQuorumOptions,
+  type GatherProgress,
+  type GatherSkip,
+  gatherStep,
+} from '../protocols/debate/gather-step.js';
 import type { RoundOutput } from '../protocols/debate/propose-step.js';
 import { type BreakerOptions, type CircuitBreakers, createCircuitBreakers } from '../protocols/circuit-breaker.js';
 import { rateStep } from '../protocols/debate/rate-step.js';
@@ -81,6 +86,12 @@ export interface TeamAnswer {
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
 }
 
+/** One agent answered (or failed) while a request's team gathers answers. */
+export interface TeamProgress extends GatherProgress {
+  /** The request's task id. */
+  readonly taskId: string;
+}
+
 /** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
 export interface ServedTeam {
   /** Team key (`team:<name>` in `/v1/models`). */
@@ -109,6 +120,8 @@ export interface TeamService extends ServedTeam {
     replyFormat?: ReplyFormat;
     /** This request's deadline in ms (the `x-repute-deadline-ms` header), in place of the team's. */
     deadlineMs?: number;
+    /** Called as each agent's call settles before the decision (streamed progress). */
+    onProgress?: (progress: TeamProgress) => void;
     signal?: AbortSignal;
   }): Promise<TeamAnswer>;
 }
@@ -259,6 +272,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       sampling,
       replyFormat,
       deadlineMs = options.deadlineMs,
+      onProgress,
       signal,
     }) {
       checkQuorumOptions({ deadlineMs });
@@ -302,6 +316,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         breakers,
         review: schemaCheck(replyFormat),
         now,
+        onSettled: onProgress && ((progress) => onProgress({ ...progress, taskId })),
       });
       if (proposed.failures.length === proposed.proposals.length)
         throw new ProviderError({

@@ -36,6 +36,21 @@ export type GatherSkip =
       readonly waitedMs: number;
     };
 
+/** One agent's call settled within the round. */
+export interface GatherProgress {
+  readonly agentId: AgentId;
+  /** Its answer key, `null` when the reply had none or the call failed. */
+  readonly answer: string | null;
+  /** True when the call failed. */
+  readonly failed: boolean;
+  /** Time from the round's start, in ms. */
+  readonly elapsedMs: number;
+  /** Answers (with an answer key) in so far, this one included. */
+  readonly answered: number;
+  /** Agents called in the round. */
+  readonly called: number;
+}
+
 /** What a bounded Propose round produced. */
 export interface GatheredRound extends RoundOutput {
   /** Agents left out, in team order: circuit open, or no answer yet when the round ended. */
@@ -89,6 +104,7 @@ export async function gatherStep({
   review = (proposal) => proposal,
   now = Date.now,
   wait = abortableSleep,
+  onSettled,
 }: QuorumOptions & {
   agents: readonly Agent[];
   task: Task;
@@ -104,6 +120,8 @@ export async function gatherStep({
   now?: () => number;
   /** Waits `ms` or rejects when the signal aborts (the deadline timer). @default a setTimeout sleep */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Called when an agent's call settles within the round (not for late ones): progress for a client. @default none */
+  onSettled?: ((settled: GatherProgress) => void) | undefined;
 }): Promise<GatheredRound> {
   checkQuorumOptions({ quorum, deadlineMs });
   const startedAt = now();
@@ -125,6 +143,7 @@ export async function gatherStep({
   const settled: Array<{ result: Guarded<Proposal>; proposal: Proposal } | undefined> = called.map(() => undefined);
   let answered = 0;
   let pendingCount = called.length;
+  let open = true;
   let finish: (endedBy: GatheredRound['endedBy']) => void = ignore;
   let fail: (error: unknown) => void = ignore;
   const ended = new Promise<GatheredRound['endedBy']>((resolve, reject) => {
@@ -151,6 +170,15 @@ export async function gatherStep({
         breakers?.record(agent.identity.id, result.ok || result.failure.kind !== 'provider' ? 'success' : 'failure');
         pendingCount -= 1;
         if (proposal.answer !== null) answered += 1;
+        if (open)
+          onSettled?.({
+            agentId: agent.identity.id,
+            answer: proposal.answer,
+            failed: !result.ok,
+            elapsedMs: now() - startedAt,
+            answered,
+            called: called.length,
+          });
         if (pendingCount === 0) finish('all');
         else if (answered >= enough) finish('quorum');
         return { result, proposal };
@@ -170,6 +198,7 @@ export async function gatherStep({
     for (const result of results) result.catch(ignore);
     throw error;
   } finally {
+    open = false;
     timer.abort();
     signal?.removeEventListener('abort', forward);
   }
