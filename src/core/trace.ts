@@ -143,6 +143,25 @@ export type SpanData =
       readonly drift: number;
     }
   | {
+      /** A decided `code` answer run against its task's tests in the sandbox (`repute run`). */
+      readonly type: 'code-tests';
+      readonly taskId: TaskId;
+      /** First 16 hex digits of the SHA-256 of the program run, or `null` when the answer held none. */
+      readonly program: string | null;
+      /** The sandbox's verdict; `no-program` when there was nothing to run (graded wrong). */
+      readonly status: 'passed' | 'failed' | 'timeout' | 'no-program';
+      /** Whether the decision is graded correct (the tests passed). */
+      readonly correct: boolean;
+      /** Exit code of the sandbox, or `null` (killed at the timeout, or not run). */
+      readonly exitCode: number | null;
+      /** Signal that ended the program (`SIGXCPU`, `SIGKILL`, ...), or `null`. */
+      readonly signal: string | null;
+      /** Wall-clock time of the sandbox run in ms, or `null` when not run. */
+      readonly durationMs: number | null;
+      /** The end of the sandbox's stderr (at most 2000 characters): the failed assertion or exception. */
+      readonly stderr: string;
+    }
+  | {
       readonly type: 'llm-call';
       readonly agentId: AgentId;
       readonly act: string;

@@ -40,8 +40,8 @@ export interface ProtocolRunInput<TConfig extends ProtocolConfig> {
   readonly team: string;
   /** Where reputation starts when the run has no state yet: the team's saved state, or the prior. */
   readonly reputationStart: 'team' | 'prior';
-  /** Grades a decided answer against the task's reference. */
-  readonly grade: (taskId: string, answer: string | null) => boolean | undefined;
+  /** Grades a decided answer against the task's reference (a `code` answer asynchronously, by its tests). */
+  readonly grade: (taskId: string, answer: string | null) => boolean | undefined | Promise<boolean | undefined>;
   /** Price per agent id (expected cost, list-price spend). */
   readonly prices: Readonly<Record<AgentId, CallPrice>>;
   /** Removes secrets (the team's API keys) from text the protocol sends or stores. @default no change */

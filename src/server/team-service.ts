@@ -12,23 +12,19 @@ import type { Proposal } from '../core/proposal.js';
 import type { Decision } from '../aggregation/aggregator.js';
 import type { DebateFailure } from '../protocols/debate/types.js';
 import type { EventInput } from '../store/store.js';
-import type { Task } from '../core/task.js';
-import { z } from 'zod';
-import { consensusFeedback } from '../protocols/debate/feedback.js';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
 import {
   checkQuorumOptions,
   type GatherProgress,
   type GatherSkip,
+  type GatheredRound,
   gatherStep,
+  lateAnswerEvidence,
 } from '../protocols/debate/gather-step.js';
-import type { RoundOutput } from '../protocols/debate/propose-step.js';
 import { type BreakerOptions, type CircuitBreakers, createCircuitBreakers } from '../protocols/circuit-breaker.js';
-import { rateStep } from '../protocols/debate/rate-step.js';
-import { decideStep } from '../protocols/debate/decide-step.js';
-import { selectParticipants } from '../protocols/debate/select-participants.js';
-import { updateReputationStep } from '../protocols/debate/update-reputation-step.js';
-import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
+import type { Task } from '../core/task.js';
+import { z } from 'zod';
+import { concludeDebate, debateTaskRecord, gatherDebate } from '../protocols/debate/debate-task.js';
+import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
 import {
@@ -276,6 +272,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       signal,
     }) {
       checkQuorumOptions({ deadlineMs });
+
       const taskId = generateId();
       const task: Task = {
         id: taskId,
@@ -292,53 +289,48 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const selector = selecting.selector;
       if (selector && selecting.reputation)
         restoreSnapshot(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
-      const selection = selectParticipants({
-        pool: identities,
-        reputation: selector ? (selecting.reputation?.scores() ?? {}) : {},
-        ...(selector ? { selector } : {}),
-        k: selecting.k ?? identities.length,
-        rng: selector ? createRng(deriveSeed(seed, 'serve', method, taskId)) : unusedRng,
-        tracer,
-        taskId,
-        parentId: taskSpan.id,
-      });
-      const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
-      const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
-      // The Propose round, bounded by the quorum and the deadline; agents whose circuit is open are skipped.
-      const proposed = await gatherStep({
-        agents: participants,
+      let round: GatheredRound | undefined;
+      // The debate's own steps, with no debate round: the agents' first answers decide.
+      const gathered = await gatherDebate({
+        team: agents,
         task,
+        rounds: 0,
+        selector,
+        k: selecting.k ?? identities.length,
+        scores: selector ? (selecting.reputation?.scores() ?? {}) : {},
+        ratings: selecting.ratings ?? false,
+        rng: selector ? createRng(deriveSeed(seed, 'serve', method, taskId)) : unusedRng,
         tracer,
         signal,
         parentId: taskSpan.id,
-        quorum,
-        deadlineMs,
-        breakers,
-        review: schemaCheck(replyFormat),
-        now,
-        onSettled: onProgress && ((progress) => onProgress({ ...progress, taskId })),
+        // The Propose round, bounded by the quorum and the deadline; agents whose circuit is open are skipped.
+        propose: async (input) => {
+          round = await gatherStep({
+            ...input,
+            quorum,
+            deadlineMs,
+            breakers,
+            review: schemaCheck(replyFormat),
+            now,
+            onSettled: onProgress && ((progress) => onProgress({ ...progress, taskId })),
+          });
+          return round;
+        },
+        checkProposed: (proposed) => {
+          if (proposed.failures.length === proposed.proposals.length)
+            throw new ProviderError({
+              provider: `team:${name}`,
+              attempts: proposed.proposals.length,
+              message: noAnswerMessage(name, proposed.failures, round?.skipped ?? [], deadlineMs),
+            });
+          return proposed;
+        },
       });
-      if (proposed.failures.length === proposed.proposals.length)
-        throw new ProviderError({
-          provider: `team:${name}`,
-          attempts: proposed.proposals.length,
-          message: noAnswerMessage(name, proposed.failures, proposed.skipped, deadlineMs),
-        });
-      const answered = new Set(proposed.proposals.map((proposal) => proposal.agentId));
-      const raters = participants.filter((agent) => answered.has(agent.identity.id));
-      const rated =
-        selecting.ratings && raters.length > 1
-          ? await rateStep({
-              agents: raters,
-              task,
-              proposals: proposed.proposals,
-              tracer,
-              ...(signal ? { signal } : {}),
-              parentId: taskSpan.id,
-            })
-          : { ratings: [], usage: [], failures: [] };
-      const failures = [...proposed.failures, ...rated.failures];
-      const usage = [...proposed.usage, ...rated.usage];
+      const { participants } = gathered;
+      // Set by `propose`: gatherDebate always runs the Propose round.
+      const gatheredRound = round as GatheredRound | undefined;
+      if (gatheredRound === undefined) throw new Error('internal: the Propose round of a served request did not run');
+      const proposals = gathered.rounds[0] as readonly Proposal[];
 
       const served = store.transaction(() => {
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
@@ -346,23 +338,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         const reputation = deciding.reputation;
         const latest = store.loadReputation({ scope: { team: name }, name: method });
         if (reputation) restoreSnapshot(reputation, latest, agentIds);
-        const weights = reputation ? reputation.weights(selection.selected) : undefined;
-        const decision = decideStep({
-          task,
-          proposals: proposed.proposals,
-          history: [],
-          agents: participants.map((agent) => agent.identity),
-          ...(weights ? { weights } : {}),
-          aggregator: deciding.aggregator,
-          tracer,
-          parentId: taskSpan.id,
-        });
         // One outcome per distinct task and agent: an agent that already gave evidence on this very
         // request (same kind, conversation, sampling settings and reply format; a repeat, typically
         // served from the cache) gives none again. Recorded in the store, so it holds across
         // restarts and across servers of the team.
         const evidenceFrom = new Set(
-          proposed.proposals
+          proposals
             .filter((proposal) =>
               store.putCachedResponse({
                 key: evidenceKey(name, method, fingerprint, proposal.agentId),
@@ -371,46 +352,28 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
             )
             .map((proposal) => proposal.agentId),
         );
+        const result = concludeDebate(gathered, {
+          aggregator: deciding.aggregator,
+          reputation,
+          feedback: deciding.feedback,
+          evidenceFrom,
+          tracer,
+          parentId: taskSpan.id,
+        });
+        const { decision, failures, usage } = result;
         const repeated = participants.map((agent) => agent.identity.id).filter((id) => !evidenceFrom.has(id));
-        const updated =
-          reputation && evidenceFrom.size > 0
-            ? updateReputationStep({
-                reputation,
-                feedback: deciding.feedback ?? consensusFeedback,
-                input: {
-                  task,
-                  decision,
-                  proposals: proposed.proposals.filter((proposal) => evidenceFrom.has(proposal.agentId)),
-                  history: [],
-                  ratings: rated.ratings.filter((rating) => evidenceFrom.has(rating.rater)),
-                },
-                tracer,
-                parentId: taskSpan.id,
-              })
-            : { before: reputation?.scores() ?? {}, after: reputation?.scores() ?? {} };
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
-        const answers = Object.fromEntries(proposed.proposals.map((proposal) => [proposal.agentId, proposal.answer]));
+        const record = debateTaskRecord(result);
+        const { answers } = record;
         const winner =
           decision.answer === null
             ? undefined
-            : proposed.proposals
+            : proposals
                 .filter((proposal) => proposal.answer === decision.answer)
                 .sort(
                   (left, right) => (reasons.get(right.agentId)?.weight ?? 0) - (reasons.get(left.agentId)?.weight ?? 0),
                 )[0];
-        const record: DebateTaskRecord = {
-          schemaVersion: 1,
-          taskId,
-          answer: decision.answer,
-          correct: null,
-          participants: selection.selected,
-          excluded: selection.excluded,
-          answers,
-          support: decision.support,
-          reputation: updated.after,
-          failures: failures.length,
-        };
         store.recordTaskResult({
           runId,
           method,
@@ -454,9 +417,9 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           winner: winner?.agentId ?? null,
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
-          skipped: proposed.skipped,
+          skipped: gatheredRound.skipped,
           repeated,
-          reputation: updated.after,
+          reputation: result.reputationAfter,
           usage: {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
             outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0),
@@ -465,8 +428,8 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         };
       });
       const { decided, ...answer } = served;
-      if (proposed.skipped.some((skip) => skip.reason !== 'circuit-open')) {
-        const work = proposed.late
+      if (gatheredRound.skipped.some((skip) => skip.reason !== 'circuit-open')) {
+        const work = gatheredRound.late
           .then((late) => recordLate({ task, fingerprint, decision: decided, late }))
           .catch((error: unknown) =>
             process.emitWarning(
@@ -494,7 +457,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     task: Task;
     fingerprint: string;
     decision: Decision;
-    late: RoundOutput;
+    late: Awaited<GatheredRound['late']>;
   }): void {
     if (late.proposals.length === 0) return;
     store.transaction(() => {
@@ -524,7 +487,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       if (reputation && counted.length > 0) {
         restoreSnapshot(reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
         const before = reputation.scores();
-        reputation.observe(consensusFeedback({ task, decision, proposals: counted, history: [], ratings: [] }));
+        reputation.observe(lateAnswerEvidence({ task, decision, proposals: counted }));
         const after = reputation.scores();
         store.saveReputation({ scope: { team: name }, name: method, snapshot: reputation.snapshot() });
         events.push({ data: { type: 'reputation-update', taskId: task.id, before, after }, method, taskId: task.id });

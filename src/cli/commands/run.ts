@@ -19,7 +19,6 @@ import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
 import {
   createProgressBar,
-  createReferenceGrader,
   deriveRunId,
   fileDigest,
   formatUsageLine,
@@ -32,6 +31,8 @@ import {
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
 import { readTeamFile } from './_team-file.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
+import { createTaskGrader, type CodeTestsCounts, type TaskGrader } from '../../eval/sandbox/task-grader.js';
+import type { SessionStore } from '../../protocols/session.js';
 
 /** Summary of a `repute run` whose protocol reports no spend (debate), printed with `--json`. */
 export interface RunSummary {
@@ -55,6 +56,8 @@ export interface RunSummary {
   >;
   /** Bad replies per agent in this invocation (acts with no answer after a repair prompt; their tasks failed). */
   readonly badReplies: Record<string, number>;
+  /** Programs of `code` tasks run against their tests in the sandbox in this invocation; present when the tasks have such tests. */
+  readonly codeTests?: CodeTestsCounts;
   readonly usage: RunUsage;
 }
 
@@ -81,6 +84,8 @@ export interface ProtocolRunSummary {
   readonly status: 'completed' | 'failed';
   /** Tasks that failed in this invocation (a model call failed after its retries): no result stored. */
   readonly failed: number;
+  /** Programs of `code` tasks run against their tests in the sandbox in this invocation; present when the tasks have such tests. */
+  readonly codeTests?: CodeTestsCounts;
   readonly usage: RunUsage;
 }
 
@@ -153,6 +158,8 @@ export default defineCommand({
     const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
+    // Code tasks with tests need the sandbox: without it the run stops here, before any request.
+    const grader = createTaskGrader({ tasks, file: team.tasks });
     const configInput = {
       team: team.name,
       agents: team.agents.map((agent) => ({
@@ -186,7 +193,6 @@ export default defineCommand({
     const signal = interruptSignal();
     setMaxListeners(0, signal);
     const { lock, store } = openLockedStore(team.store, runId);
-    const grade = createReferenceGrader(tasks);
     const progress = createProgressBar();
     // N failed tasks in a row, failing the same way, stop the run.
     const budget = createFailureBudget({
@@ -211,7 +217,7 @@ export default defineCommand({
         runId,
         team: team.name,
         reputationStart: start,
-        grade,
+        grade: (taskId, answer) => grader.grade(taskId, answer),
         prices: Object.fromEntries(team.agents.map((agent) => [agent.id, agent.price ?? {}])),
         // What the protocol sends or stores is cleared of the team's keys, as agent processes clear theirs.
         redact: createEnvRedactor(
@@ -239,7 +245,7 @@ export default defineCommand({
         try {
           const runner = await session.open({ reputation: shared?.model });
           const summary = await runSession({
-            store: shared?.store ?? store,
+            store: withGradeEvents(shared?.store ?? store, grader),
             runId,
             team: team.name,
             agents: teamIdentities(team),
@@ -276,6 +282,7 @@ export default defineCommand({
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
     const usage = runUsage(store, runId);
     const head = { schemaVersion: 1 as const, runId, team: team.name, store: team.store };
+    const codeTests = grader.codeTasks > 0 ? { codeTests: grader.counts() } : {};
     const output =
       report.spend === undefined
         ? formatRunSummary({
@@ -284,6 +291,7 @@ export default defineCommand({
             status,
             methods: report.methods as RunSummary['methods'],
             badReplies: badRepliesByAgent(budget.failed),
+            ...codeTests,
             usage,
           })
         : formatProtocolRunSummary({
@@ -294,6 +302,7 @@ export default defineCommand({
             spend: withBookedSpend(report.spend, store, runId),
             status,
             failed: budget.failed.length,
+            ...codeTests,
             usage,
           });
     store.close();
@@ -310,6 +319,35 @@ export default defineCommand({
     }
   },
 });
+
+/** The session's store, with each task's `code-tests` events (its sandbox grades) written with its result. */
+function withGradeEvents(store: SessionStore, grader: TaskGrader): SessionStore {
+  return {
+    ensureRun: (input) => store.ensureRun(input),
+    saveTeam: (name, agents) => store.saveTeam(name, agents),
+    loadReputation: (input) => store.loadReputation(input),
+    completedTaskIds: (runId, method) => store.completedTaskIds(runId, method),
+    ...(store.recordTaskFailure === undefined
+      ? {}
+      : {
+          recordTaskFailure: (input: Parameters<NonNullable<SessionStore['recordTaskFailure']>>[0]) => {
+            grader.takeEvents(input.taskId);
+            return store.recordTaskFailure?.(input);
+          },
+        }),
+    taskResults: (runId, method) => store.taskResults(runId, method),
+    recordTaskResult: (input) =>
+      store.recordTaskResult({
+        ...input,
+        events: [...(input.events ?? []), ...grader.takeEvents(input.taskId).map((data) => ({ data }))],
+      }),
+  };
+}
+
+/** The line of the summary table on the sandbox's runs. */
+function formatCodeTestsLine(counts: CodeTestsCounts): string {
+  return `code tests (sandbox, this invocation): ${counts.programs} programs run, ${counts.passed} passed, ${counts.failed} failed, ${counts.timedOut} timed out; ${counts.noProgram} decisions without a program`;
+}
 
 /** Adds what the store's ledger booked per agent (calls, cache hits, money actually spent). */
 function withBookedSpend(spend: NonNullable<ProtocolReport['spend']>, store: Store, runId: string): SpendReport {
@@ -341,6 +379,7 @@ export function formatRunSummary(summary: RunSummary): { summary: RunSummary; ta
       '',
       `bad replies (tasks failed, a rerun asks again): ${bad.map(([agent, count]) => `${agent} ${count}`).join(', ')}`,
     );
+  if (summary.codeTests !== undefined) lines.push('', formatCodeTestsLine(summary.codeTests));
   lines.push('', formatUsageLine(summary.usage));
   return { summary, table: lines.join('\n') };
 }
@@ -362,6 +401,7 @@ export function formatProtocolRunSummary(summary: ProtocolRunSummary): { summary
       '',
       `failed tasks ${summary.failed} (a model call failed after its retries; no result stored, a rerun redoes them)`,
     );
+  if (summary.codeTests !== undefined) lines.push('', formatCodeTestsLine(summary.codeTests));
   lines.push(
     '',
     formatUsageLine(summary.usage),

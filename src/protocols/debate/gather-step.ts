@@ -15,6 +15,9 @@ import type { Tracer } from '../../core/trace.js';
 import type { BreakerSkip, CircuitBreakers } from '../circuit-breaker.js';
 import { type Guarded, guardAct } from './_act.js';
 import type { RoundOutput } from './propose-step.js';
+import type { Decision } from '../../aggregation/aggregator.js';
+import type { Evidence } from '../../reputation/reputation-model.js';
+import { consensusFeedback } from './feedback.js';
 import type { DebateFailure, DebateUsageEntry } from './types.js';
 
 /** When a round may end before every agent answered. */
@@ -258,4 +261,22 @@ function addTo(
   output.proposals.push(entry.proposal);
   if (entry.result.ok) output.usage.push(entry.result.usage);
   else output.failures.push(entry.result.failure);
+}
+
+/**
+ * The evidence of answers that arrived after their task was decided (`GatheredRound.late`):
+ * consensus feedback against the decision that was made without them (success when the answer is
+ * the decided one), whatever the method's own feedback rule, since the decision cannot be redone.
+ * Failed late calls count as no answer, as they do within the round.
+ */
+export function lateAnswerEvidence({
+  task,
+  decision,
+  proposals,
+}: {
+  task: Task;
+  decision: Decision;
+  proposals: readonly Proposal[];
+}): Evidence[] {
+  return consensusFeedback({ task, decision, proposals, history: [], ratings: [] });
 }

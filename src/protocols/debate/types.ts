@@ -70,3 +70,20 @@ export interface DebateResult {
 
 /** A team as the debate sees it: agents by id. */
 export type DebateTeam = readonly Agent[];
+
+/** What the session stores per finished task (`result` of the task record). */
+export interface DebateTaskRecord {
+  readonly schemaVersion: 1;
+  readonly taskId: string;
+  readonly answer: string | null;
+  /** Graded against the reference when a grader was given, else `null`. */
+  readonly correct: boolean | null;
+  readonly participants: readonly AgentId[];
+  readonly excluded: readonly AgentId[];
+  /** Final answer per participant. */
+  readonly answers: Readonly<Record<AgentId, string | null>>;
+  readonly support: Readonly<Record<string, number>>;
+  readonly reputation: Readonly<Record<AgentId, number>>;
+  /** Acts that failed (provider errors after retries, unparseable ratings). */
+  readonly failures: number;
+}

@@ -353,14 +353,14 @@ export function createDrfSessionRunner(options: DrfSessionRunnerOptions): Sessio
           agents: identities.filter((identity) => round.team.includes(identity.id)),
           weights: round.reputationBefore,
         });
-        compared[name] = { answer: decision.answer, correct: gradeAnswer(grade, task.id, decision.answer) };
+        compared[name] = { answer: decision.answer, correct: await gradeAnswer(grade, task.id, decision.answer) };
       }
       const record: DrfTaskRecord = {
         schemaVersion: 1,
         taskId: task.id,
         round: round.round,
         answer: round.decision.answer,
-        correct: gradeAnswer(grade, task.id, round.decision.answer),
+        correct: await gradeAnswer(grade, task.id, round.decision.answer),
         team: round.team,
         excluded: round.excluded,
         answers: Object.fromEntries(round.proposals.map((proposal) => [proposal.agentId, proposal.answer])),
