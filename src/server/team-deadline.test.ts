@@ -96,6 +96,12 @@ describe('deadline, quorum and circuit breaker of the team endpoint', () => {
     expect(evidence()).toEqual({ alpha: 1, beta: 1, slow: 0, down: 1 });
     await team.idle();
     expect(evidence()).toEqual({ alpha: 1, beta: 1, slow: 1, down: 1 });
+    // Its call is booked in the ledger with its real latency (about 1.5 s), under the request's task.
+    const booked = store.usageEntries({ runId: 'serve' }).filter((entry) => entry.agentId === 'slow');
+    expect(booked).toHaveLength(1);
+    expect(booked[0]).toMatchObject({ taskId: 'chat-1', inputTokens: 10, outputTokens: 5 });
+    const call = booked[0] as { startedAt?: number | null; endedAt?: number | null };
+    expect((call.endedAt ?? 0) - (call.startedAt ?? 0)).toBeGreaterThanOrEqual(SLOW_MS - 50);
     const late = store
       .events('serve', { type: 'proposal', taskId: 'chat-1' })
       .filter((event) => (event.data as { late?: boolean }).late === true);
