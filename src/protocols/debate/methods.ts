@@ -88,6 +88,8 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
       };
     }
     case 'drf': {
+      // The DRF-style debate method (UCB selection, the drf reputation model, peer ratings, inside a
+      // debate); the DRF protocol itself is protocols/drf (docs/drf.md, "Six things called drf").
       const reputation = createReputationModel('drf', { agents });
       const selector = createUcbSelector({ tieBreak: 'random' });
       return {
