@@ -39,6 +39,8 @@ export type SpanData =
       readonly round: number;
       readonly agentId: AgentId;
       readonly answer: string | null;
+      /** True for an answer that arrived after the task was decided (quorum or deadline); recorded for reputation only. */
+      readonly late?: boolean;
     }
   | {
       readonly type: 'rating';

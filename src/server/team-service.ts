@@ -9,6 +9,18 @@ import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { ChatTurn, ReplyFormat, SamplingSettings } from '../core/chat-request.js';
 import type { Proposal } from '../core/proposal.js';
+import type { Decision } from '../aggregation/aggregator.js';
+import type { DebateFailure } from '../protocols/debate/types.js';
+import type { EventInput } from '../store/store.js';
+import {
+  checkQuorumOptions,
+  type GatherProgress,
+  type GatherSkip,
+  type GatheredRound,
+  gatherStep,
+  lateAnswerEvidence,
+} from '../protocols/debate/gather-step.js';
+import { type BreakerOptions, type CircuitBreakers, createCircuitBreakers } from '../protocols/circuit-breaker.js';
 import type { Task } from '../core/task.js';
 import { z } from 'zod';
 import { concludeDebate, debateTaskRecord, gatherDebate } from '../protocols/debate/debate-task.js';
@@ -55,12 +67,25 @@ export interface TeamAnswer {
   readonly content: string;
   /** Agents whose call failed; the team decided without them. */
   readonly degraded: ReadonlyArray<{ readonly agentId: string; readonly message: string }>;
+  /**
+   * Agents the team decided without although their call did not fail (yet): `circuit-open` (not
+   * called: it failed `failures` times in a row; probed again from `retryAt`, epoch ms), `quorum`
+   * (enough others answered first) or `deadline` (the deadline passed first). The answers of the
+   * last two are recorded for reputation when they arrive.
+   */
+  readonly skipped: readonly GatherSkip[];
   /** Agents that already gave evidence on this very request (a repeat): their reputation did not move. */
   readonly repeated: readonly string[];
   /** Scores after the update, in [0, 1]. */
   readonly reputation: Readonly<Record<string, number>>;
   /** Tokens of every call made for the request. */
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+}
+
+/** One agent answered (or failed) while a request's team gathers answers. */
+export interface TeamProgress extends GatherProgress {
+  /** The request's task id. */
+  readonly taskId: string;
 }
 
 /** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
@@ -79,6 +104,8 @@ export interface TeamService extends ServedTeam {
   readonly runId: string;
   /** Grades a served decision once (later posts return the first grade) and updates reputation from it. */
   feedback(input: ServedFeedbackInput): ServedFeedbackResult;
+  /** Resolves once the late answers of every request answered so far are recorded. */
+  idle(): Promise<void>;
   /** Answers one request; throws `ProviderError` when every agent failed. */
   answer(input: {
     messages: readonly ChatMessage[];
@@ -87,6 +114,10 @@ export interface TeamService extends ServedTeam {
     sampling?: SamplingSettings;
     /** Asked of every agent; a JSON reply that does not match the schema gets no vote. */
     replyFormat?: ReplyFormat;
+    /** This request's deadline in ms (the `x-repute-deadline-ms` header), in place of the team's. */
+    deadlineMs?: number;
+    /** Called as each agent's call settles before the decision (streamed progress). */
+    onProgress?: (progress: TeamProgress) => void;
     signal?: AbortSignal;
   }): Promise<TeamAnswer>;
 }
@@ -111,8 +142,18 @@ export interface TeamServiceOptions {
   readonly runId?: string;
   /** Makes a unique task id per request. @default `chat-${crypto.randomUUID()}` */
   readonly generateId?: () => string;
-  /** Clock of event timestamps, in ms. @default Date.now */
+  /** Clock of event timestamps, of the deadline's `waitedMs` and of the circuit breakers, in ms. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Time after which a request is decided with the answers in, in ms (a request's
+   * `x-repute-deadline-ms` overrides it); later answers are recorded for reputation when they
+   * arrive. @default none (wait for every agent, or the quorum)
+   */
+  readonly deadlineMs?: number;
+  /** Answers enough to decide without waiting for the rest, an integer ≥ 1. @default every agent called */
+  readonly quorum?: number;
+  /** Circuit breaker of each agent (skip an agent that keeps failing, probe it later); `false` turns it off. @default { failureThreshold: 3, cooldownMs: 30000 } */
+  readonly breaker?: BreakerOptions | false;
 }
 
 /** Text of a message's content (text parts joined). */
@@ -133,13 +174,13 @@ export function conversationOf(messages: readonly ChatMessage[]): ChatTurn[] {
 }
 
 /**
- * Proposals under a JSON Schema reply format: a reply that does not match the schema keeps its
- * text but loses its answer, so it gets no vote and is never the reply sent.
+ * The check of a proposal under a JSON Schema reply format: a reply that does not match the schema
+ * keeps its text but loses its answer, so it gets no vote and is never the reply sent.
  */
-function withSchemaChecked(proposals: readonly Proposal[], format: ReplyFormat | undefined): Proposal[] {
-  if (format?.type !== 'json' || format.schema === undefined) return [...proposals];
+function schemaCheck(format: ReplyFormat | undefined): (proposal: Proposal) => Proposal {
+  if (format?.type !== 'json' || format.schema === undefined) return (proposal) => proposal;
   const schema = z.fromJSONSchema(format.schema as Parameters<typeof z.fromJSONSchema>[0]);
-  return proposals.map((proposal) => {
+  return (proposal) => {
     if (proposal.answer === null) return proposal;
     let value: unknown;
     try {
@@ -148,7 +189,7 @@ function withSchemaChecked(proposals: readonly Proposal[], format: ReplyFormat |
       return { ...proposal, answer: null };
     }
     return schema.safeParse(value).success ? proposal : { ...proposal, answer: null };
-  });
+  };
 }
 
 /** The task prompt of a conversation: a lone user message as is, else every message with its role. */
@@ -185,6 +226,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       message: 'a served team needs at least one agent',
     });
   const generateId = options.generateId ?? (() => `chat-${crypto.randomUUID()}`);
+  const { quorum } = options;
+  checkQuorumOptions({ quorum, deadlineMs: options.deadlineMs });
+  const breakers: CircuitBreakers | undefined =
+    options.breaker === false ? undefined : createCircuitBreakers({ now, ...options.breaker });
+  // Late answers being recorded (idle() waits for them).
+  const lateWork = new Set<Promise<void>>();
   const identities: AgentIdentity[] = agents.map((agent) => agent.identity);
   const agentIds = identities.map((identity) => identity.id);
   const k = options.k;
@@ -212,7 +259,20 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     kind,
     runId,
     feedback: (input) => gradeServedDecision({ store, team: name, reputation: deciding.reputation, agentIds, input }),
-    async answer({ messages, kind: requestKind = kind, sampling, replyFormat, signal }) {
+    async idle() {
+      while (lateWork.size > 0) await Promise.all([...lateWork]);
+    },
+    async answer({
+      messages,
+      kind: requestKind = kind,
+      sampling,
+      replyFormat,
+      deadlineMs = options.deadlineMs,
+      onProgress,
+      signal,
+    }) {
+      checkQuorumOptions({ deadlineMs });
+
       const taskId = generateId();
       const task: Task = {
         id: taskId,
@@ -229,6 +289,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const selector = selecting.selector;
       if (selector && selecting.reputation)
         restoreSnapshot(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
+      let round: GatheredRound | undefined;
       // The debate's own steps, with no debate round: the agents' first answers decide.
       const gathered = await gatherDebate({
         team: agents,
@@ -242,23 +303,36 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         tracer,
         signal,
         parentId: taskSpan.id,
-        checkProposed: (raw) => {
-          const proposed = { ...raw, proposals: withSchemaChecked(raw.proposals, replyFormat) };
-          if (proposed.failures.length === raw.proposals.length) {
-            const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
+        // The Propose round, bounded by the quorum and the deadline; agents whose circuit is open are skipped.
+        propose: async (input) => {
+          round = await gatherStep({
+            ...input,
+            quorum,
+            deadlineMs,
+            breakers,
+            review: schemaCheck(replyFormat),
+            now,
+            onSettled: onProgress && ((progress) => onProgress({ ...progress, taskId })),
+          });
+          return round;
+        },
+        checkProposed: (proposed) => {
+          if (proposed.failures.length === proposed.proposals.length)
             throw new ProviderError({
               provider: `team:${name}`,
-              attempts: raw.proposals.length,
-              message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints`,
+              attempts: proposed.proposals.length,
+              message: noAnswerMessage(name, proposed.failures, round?.skipped ?? [], deadlineMs),
             });
-          }
           return proposed;
         },
       });
       const { participants } = gathered;
+      // Set by `propose`: gatherDebate always runs the Propose round.
+      const gatheredRound = round as GatheredRound | undefined;
+      if (gatheredRound === undefined) throw new Error('internal: the Propose round of a served request did not run');
       const proposals = gathered.rounds[0] as readonly Proposal[];
 
-      return store.transaction(() => {
+      const served = store.transaction(() => {
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
         // session); its reputation is reloaded from the store inside the transaction.
         const reputation = deciding.reputation;
@@ -343,16 +417,105 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           winner: winner?.agentId ?? null,
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
+          skipped: gatheredRound.skipped,
           repeated,
           reputation: result.reputationAfter,
           usage: {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
             outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0),
           },
+          decided: decision,
         };
       });
+      const { decided, ...answer } = served;
+      if (gatheredRound.skipped.some((skip) => skip.reason !== 'circuit-open')) {
+        const work = gatheredRound.late
+          .then((late) => recordLate({ task, fingerprint, decision: decided, late }))
+          .catch((error: unknown) =>
+            process.emitWarning(
+              `team ${name}: late answers of ${taskId} not recorded (${error instanceof Error ? error.message : String(error)})`,
+            ),
+          )
+          .finally(() => lateWork.delete(work));
+        lateWork.add(work);
+      }
+      return answer;
     },
   };
+
+  /**
+   * Records the answers that came after a request was decided: each is a proposal event of the
+   * task (`late: true`) and, once per distinct request and agent like any evidence, consensus
+   * evidence against the decision (agreed with it or not), in one transaction.
+   */
+  function recordLate({
+    task,
+    fingerprint,
+    decision,
+    late,
+  }: {
+    task: Task;
+    fingerprint: string;
+    decision: Decision;
+    late: Awaited<GatheredRound['late']>;
+  }): void {
+    if (late.proposals.length === 0) return;
+    store.transaction(() => {
+      const at = now();
+      const events: EventInput[] = late.proposals.map((proposal) => ({
+        data: {
+          type: 'proposal',
+          taskId: task.id,
+          round: 0,
+          agentId: proposal.agentId,
+          answer: proposal.answer,
+          late: true,
+        },
+        method,
+        taskId: task.id,
+        startedAt: at,
+        endedAt: at,
+        error: late.failures.find((failure) => failure.agentId === proposal.agentId)?.message ?? null,
+      }));
+      const counted = late.proposals.filter((proposal) =>
+        store.putCachedResponse({
+          key: evidenceKey(name, method, fingerprint, proposal.agentId),
+          value: { schemaVersion: 1, taskId: task.id },
+        }),
+      );
+      const reputation = deciding.reputation;
+      if (reputation && counted.length > 0) {
+        restoreSnapshot(reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
+        const before = reputation.scores();
+        reputation.observe(lateAnswerEvidence({ task, decision, proposals: counted }));
+        const after = reputation.scores();
+        store.saveReputation({ scope: { team: name }, name: method, snapshot: reputation.snapshot() });
+        events.push({ data: { type: 'reputation-update', taskId: task.id, before, after }, method, taskId: task.id });
+      }
+      store.appendEvents(runId, events);
+    });
+  }
+}
+
+/** Why a request got no answer at all: every agent failed, was skipped (circuit open), or was too slow. */
+function noAnswerMessage(
+  team: string,
+  failures: readonly DebateFailure[],
+  skipped: readonly GatherSkip[],
+  deadlineMs: number | undefined,
+): string {
+  const parts = [
+    ...failures.map((failure) => `${failure.agentId}: ${failure.message}`),
+    ...skipped.map((skip) =>
+      skip.reason === 'circuit-open'
+        ? `${skip.agentId}: skipped, circuit open after ${skip.failures} failures in a row, probed again at ${new Date(skip.retryAt).toISOString()}`
+        : `${skip.agentId}: no answer within the deadline of ${deadlineMs} ms`,
+    ),
+  ];
+  const what = skipped.some((skip) => skip.reason === 'deadline')
+    ? `no agent of team ${team} answered in time`
+    : `every agent of team ${team} failed`;
+  return `${what} (${parts.join('; ')}); check the agents' endpoints${skipped.some((skip) => skip.reason === 'deadline') ? ' or raise the deadline' : ''}`;
 }
 
 /**

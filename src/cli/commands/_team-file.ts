@@ -79,9 +79,25 @@ function teamSchema() {
         .object({
           method: z.enum(allDebateMethodNames).default('minirep'),
           kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
+          // Decide once `quorum` agents answered or `deadlineMs` passed (a request's
+          // x-repute-deadline-ms overrides it); late answers still count for reputation.
+          deadlineMs: z.number().int().min(1).max(600_000).optional(),
+          quorum: z.number().int().min(1).optional(),
+          // Skip an agent after `failureThreshold` failures in a row, probe it after `cooldownMs`; false: never skip.
+          breaker: z
+            .union([
+              z.literal(false),
+              z
+                .object({
+                  failureThreshold: z.number().int().min(1).default(3),
+                  cooldownMs: z.number().int().min(0).default(30_000),
+                })
+                .strict(),
+            ])
+            .default({ failureThreshold: 3, cooldownMs: 30_000 }),
         })
         .strict()
-        .default({ method: 'minirep', kind: 'exact' }),
+        .default({ method: 'minirep', kind: 'exact', breaker: { failureThreshold: 3, cooldownMs: 30_000 } }),
     })
     .strict();
 }
@@ -260,7 +276,7 @@ function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
   if (path.length === 0) return Object.keys(teamSchema().shape);
   if (first === 'agents' && path.length === 2) return Object.keys(agentSchema.shape);
   if (first === 'agents' && third === 'price' && path.length === 3) return Object.keys(priceSchema.shape);
-  if (first === 'serve' && path.length === 1) return ['method', 'kind'];
+  if (first === 'serve' && path.length === 1) return ['method', 'kind', 'deadlineMs', 'quorum', 'breaker'];
   if (first === 'protocol' && path.length === 1 && second === undefined) {
     const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
     const known =

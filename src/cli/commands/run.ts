@@ -207,9 +207,34 @@ export default defineCommand({
     process.stderr.write(`run ${runId}: ${describeHosts(team)}\n`);
     const results: ProtocolSessionResult[] = [];
     let report: ProtocolReport;
+    // Spans of each task's decision when OTEL_EXPORTER_OTLP_ENDPOINT is set (as repute serve exports).
+    // Loaded only then: the OpenTelemetry SDK is not on a plain run's start-up path.
+    const exportsSpans = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'].some(
+      (name) => (process.env[name] ?? '').trim() !== '',
+    );
+    const decisionTelemetry = exportsSpans
+      ? (await import('../../server/otel-telemetry.js')).decisionTelemetryFromEnvironment()
+      : undefined;
+    const { createRunTelemetry } = await import('../../server/run-telemetry.js');
+    const telemetry =
+      decisionTelemetry === undefined
+        ? undefined
+        : createRunTelemetry({
+            telemetry: decisionTelemetry,
+            store,
+            runId,
+            team: team.name,
+            kinds: new Map(tasks.map((item) => [item.task.id, item.task.kind])),
+          });
+    const stopTelemetry = () =>
+      telemetry?.shutdown().catch((error: unknown) => {
+        process.stderr.write(
+          `repute run: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
+        );
+      });
     try {
       const run = protocol.create({
-        agents: createLiveTeam(team, store, runId),
+        agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
         config: team.protocol,
         methods,
         k: team.k,
@@ -258,6 +283,9 @@ export default defineCommand({
             onProgress: (event) => {
               if (event.resumed) resumedTasks++;
               else budget.succeed();
+              const { taskId } = event.record as { taskId?: unknown };
+              if (!event.resumed && telemetry !== undefined && typeof taskId === 'string')
+                telemetry.exportTask({ method: session.method, taskId });
               progress.update(session.method, event.done, event.total);
             },
           });
@@ -274,11 +302,13 @@ export default defineCommand({
       if (store.getRun(runId) !== undefined) store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
       progress.finish();
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
+      await stopTelemetry();
       store.close();
       lock.release();
       throw error;
     }
     progress.finish();
+    await stopTelemetry();
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
     const usage = runUsage(store, runId);
     const head = { schemaVersion: 1 as const, runId, team: team.name, store: team.store };

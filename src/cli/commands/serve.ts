@@ -96,6 +96,8 @@ export default defineCommand({
     const telemetry = team === undefined ? undefined : decisionTelemetryFromEnvironment();
     // The run of the served team, marked interrupted when the server stops.
     let servedRunId: string | undefined;
+    // Its late answers (after a quorum or deadline) are recorded before the store closes.
+    let servedTeam: TeamService | undefined;
     try {
       let served: TeamService | undefined;
       if (team !== undefined) {
@@ -118,8 +120,12 @@ export default defineCommand({
           runId,
           seed: team.seed,
           ...(team.k === undefined ? {} : { k: team.k }),
+          ...(team.serve.deadlineMs === undefined ? {} : { deadlineMs: team.serve.deadlineMs }),
+          ...(team.serve.quorum === undefined ? {} : { quorum: team.serve.quorum }),
+          breaker: team.serve.breaker,
         });
       }
+      servedTeam = served;
       server = await startServer({
         store,
         port,
@@ -145,6 +151,16 @@ export default defineCommand({
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     // In-flight requests (a team answer mid-debate) finish, up to a deadline inside the CLI's wind-down.
     const { finished, dropped } = await server.drain(SERVE_DRAIN_MS);
+    if (servedTeam !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        servedTeam.idle(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, SERVE_DRAIN_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     await telemetry?.shutdown().catch((error: unknown) => {
       process.stderr.write(
         `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,

@@ -54,6 +54,20 @@ export interface GatherDebateInput {
    * throw). @default the round as it is
    */
   readonly checkProposed?: ((proposed: RoundOutput) => RoundOutput) | undefined;
+  /**
+   * Runs the Propose round: e.g. `gatherStep`, which decides at a quorum or a deadline and skips
+   * agents whose circuit is open (the round's proposals may then leave some participants out).
+   * @default proposeStep (every participant at once, waiting for all)
+   */
+  readonly propose?:
+    | ((input: {
+        readonly agents: readonly Agent[];
+        readonly task: Task;
+        readonly tracer: Tracer;
+        readonly signal: AbortSignal | undefined;
+        readonly parentId: string | null;
+      }) => Promise<RoundOutput>)
+    | undefined;
 }
 
 /** What the acts of one debate task produced, before the decision. */
@@ -102,7 +116,9 @@ export async function gatherDebate(input: GatherDebateInput): Promise<GatheredDe
   const failures: DebateFailure[] = [];
   const roundsOut: Proposal[][] = [];
 
-  const raw = await proposeStep({ agents: participants, task, tracer, ...(signal ? { signal } : {}), parentId });
+  const raw = input.propose
+    ? await input.propose({ agents: participants, task, tracer, signal, parentId })
+    : await proposeStep({ agents: participants, task, tracer, ...(signal ? { signal } : {}), parentId });
   const proposed = input.checkProposed ? input.checkProposed(raw) : raw;
   roundsOut.push(proposed.proposals);
   usage.push(...proposed.usage);
@@ -147,10 +163,13 @@ export async function gatherDebate(input: GatherDebateInput): Promise<GatheredDe
     signal?.throwIfAborted();
   }
 
+  // Agents the Propose round left out (a quorum or deadline, an open circuit) do not rate.
+  const proposers = new Set(roundsOut.at(-1)?.map((proposal) => proposal.agentId));
+  const raters = participants.filter((agent) => proposers.has(agent.identity.id));
   const rated =
-    ratings && participants.length > 1 && !allFailed
+    ratings && raters.length > 1 && !allFailed
       ? await rateStep({
-          agents: participants,
+          agents: raters,
           task,
           proposals: roundsOut.at(-1) as Proposal[],
           tracer,
