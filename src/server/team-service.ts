@@ -3,6 +3,7 @@
 // with the method's feedback (consensus by default) and persisted as a task of the `serve` run.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Agent } from '../agents/agent.js';
+import { verifyProposals, type Verdicts, type Verifier } from '../aggregation/verifier.js';
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
@@ -43,6 +44,11 @@ export interface ServedWeight {
   readonly note: string | null;
   /** The agent's answer key, `null` when unparseable or when its call failed. */
   readonly answer: string | null;
+  /**
+   * The team's verifier's verdict on the proposal (probability of being correct, in [0, 1]), `null`
+   * when it had no opinion or its call failed; absent when the team has no verifier.
+   */
+  readonly verdict?: number | null;
 }
 
 /** What the team answered to one request (the `repute` field of the response). */
@@ -119,6 +125,15 @@ export interface TeamServiceOptions {
   readonly generateId?: () => string;
   /** Clock of event timestamps, in ms. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Judges every proposal before the method decides (an LLM judge, unit tests in the sandbox): its
+   * verdicts reach the aggregator, the `vote` event, the reputation feedback (verifier feedback) and
+   * each weight's `verdict`. A judge call that fails leaves the request decided without verdicts
+   * and listed in `degraded`. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Id the verifier's failures are listed under in `degraded`. @default `verifier` */
+  readonly verifierId?: string;
 }
 
 /** Text of a message's content (text parts joined). */
@@ -276,6 +291,22 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           : { ratings: [], usage: [], failures: [] };
       const failures = [...proposed.failures, ...rated.failures];
       const usage = [...proposed.usage, ...rated.usage];
+      // The verifier judges outside the store transaction (its calls may take seconds).
+      let verdicts: Verdicts | undefined;
+      if (options.verifier !== undefined) {
+        try {
+          verdicts = await verifyProposals({ verifier: options.verifier, task, proposals: proposed.proposals });
+        } catch (error) {
+          if (signal?.aborted || !(error instanceof ProviderError)) throw error;
+          failures.push({
+            agentId: options.verifierId ?? 'verifier',
+            act: 'verify',
+            round: 0,
+            message: error.message,
+            kind: 'provider',
+          });
+        }
+      }
 
       return store.transaction(() => {
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
@@ -290,6 +321,9 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           history: [],
           agents: participants.map((agent) => agent.identity),
           ...(weights ? { weights } : {}),
+          ...(verdicts === undefined || options.verifier === undefined
+            ? {}
+            : { verdicts: { verifier: options.verifier.name, verdicts } }),
           aggregator: deciding.aggregator,
           tracer,
           parentId: taskSpan.id,
@@ -320,6 +354,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
                   proposals: proposed.proposals.filter((proposal) => evidenceFrom.has(proposal.agentId)),
                   history: [],
                   ratings: rated.ratings.filter((rating) => evidenceFrom.has(rating.rater)),
+                  ...(verdicts === undefined ? {} : { verdicts }),
                 },
                 tracer,
                 parentId: taskSpan.id,
@@ -386,6 +421,14 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
               components: reason?.components ?? {},
               note: reason?.note ?? null,
               answer: answers[identity.id] ?? null,
+              ...(options.verifier === undefined
+                ? {}
+                : {
+                    verdict:
+                      verdicts !== undefined && Object.hasOwn(verdicts, identity.id)
+                        ? (verdicts[identity.id] ?? null)
+                        : null,
+                  }),
             };
           }),
           winner: winner?.agentId ?? null,

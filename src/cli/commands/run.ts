@@ -11,7 +11,7 @@ import { getProtocol, protocolTypes } from '../../protocols/registry.js';
 import { runSession } from '../../protocols/run-session.js';
 import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
-import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
+import { checkTeamApiKeys, createLiveTeam, createTeamVerifier, teamIdentities } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
 import { startAgentProcesses } from './_agent-processes.js';
@@ -168,6 +168,7 @@ export default defineCommand({
       seed: team.seed,
       reputation: reputationStart,
       tasks: fileDigest(team.tasks),
+      ...(team.verifier === undefined ? {} : { verifier: team.verifier }),
     };
     const config =
       protocol.runConfig?.(configInput) ??
@@ -180,6 +181,7 @@ export default defineCommand({
         seed: rest.seed,
         reputation: rest.reputation,
         tasks: rest.tasks,
+        ...(rest.verifier === undefined ? {} : { verifier: rest.verifier }),
       }))(configInput);
     const runId = deriveRunId(args['run-id'], config);
     // Ctrl-C/SIGTERM wind the run down and mark it interrupted; every concurrent act listens on it.
@@ -192,7 +194,10 @@ export default defineCommand({
     const budget = createFailureBudget({
       runId,
       maxFailures,
-      endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])),
+      endpoints: new Map([
+        ...team.agents.map((agent) => [agent.id, agentEndpoint(agent)] as const),
+        ...(team.verifier?.type === 'llm-judge' ? [[team.verifier.id, agentEndpoint(team.verifier)] as const] : []),
+      ]),
     });
     const start = reputationStart === 'fresh' ? 'prior' : 'team';
     process.stderr.write(
@@ -202,7 +207,13 @@ export default defineCommand({
     const results: ProtocolSessionResult[] = [];
     let report: ProtocolReport;
     try {
+      const verifier = createTeamVerifier(team, store, runId);
+      if (verifier !== undefined)
+        process.stderr.write(
+          `run ${runId}: verifier ${verifier.verifier.name} judges every proposal before aggregation\n`,
+        );
       const run = protocol.create({
+        ...(verifier === undefined ? {} : { verifier: verifier.verifier, verifierId: verifier.id }),
         agents: createLiveTeam(team, store, runId),
         config: team.protocol,
         methods,

@@ -25,7 +25,8 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
   description: 'debate rounds after Propose, one session per method (majority, minirep, ...)',
   configSchema: debateTeamConfigSchema,
   methods: { names: allDebateMethodNames, defaults: ['majority', 'minirep'] },
-  runConfig: ({ team, agents, config, methods, k, seed, reputation, tasks }) => ({
+  usesVerifier: true,
+  runConfig: ({ team, agents, config, methods, k, seed, reputation, tasks, verifier }) => ({
     team,
     agents: agents.map(({ id, provider, model, baseURL }) => ({ id, provider, model, baseURL })),
     rounds: config.rounds,
@@ -34,8 +35,10 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
     seed,
     reputation,
     tasks,
+    // Only with a verifier, so the run ids of team files without one stay as they were.
+    ...(verifier === undefined ? {} : { verifier }),
   }),
-  create({ agents, config, methods, k, seed, runId, team, reputationStart, grade }) {
+  create({ agents, config, methods, k, seed, runId, team, reputationStart, grade, verifier, verifierId }) {
     const identities = agents.map((agent) => agent.identity);
     return {
       sessions: methods.map((name) => {
@@ -60,6 +63,8 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
               reputationStart,
               // The live agents book their calls in the store's ledger themselves.
               recordUsage: false,
+              ...(verifier === undefined ? {} : { verifier }),
+              ...(verifierId === undefined ? {} : { verifierId }),
             }),
         };
       }),

@@ -118,7 +118,9 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
         aggregator,
         reputation: model,
         peerFilter: miniRepPeerFilter(model),
-        feedback: ({ decision }) => aggregator.feedback(decision),
+        // With a verifier, its verdicts are each proposal's quality (verifier feedback); else agreement.
+        feedback: ({ decision, verdicts }) =>
+          aggregator.feedback(decision, verdicts === undefined ? undefined : 'verifier'),
       };
     }
     default:

@@ -1,7 +1,8 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
+import { verifyProposals, type Verdicts, type Verifier } from '../../aggregation/verifier.js';
 import { validateTeam } from '../../core/agent-identity.js';
-import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import { InvalidArgumentError, NotFoundError, ProviderError } from '../../core/errors.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
@@ -9,6 +10,7 @@ import { createTracer, type Tracer } from '../../core/trace.js';
 import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
+import { providerFailure } from './_act.js';
 import { decideStep } from './decide-step.js';
 import { consensusFeedback } from './feedback.js';
 import { proposeStep } from './propose-step.js';
@@ -49,6 +51,14 @@ export interface RunDebateOptions {
   readonly signal?: AbortSignal;
   /** Parent span of this debate's events. @default null */
   readonly parentId?: string | null;
+  /**
+   * Judges every final proposal before aggregation (an LLM judge, unit tests in the sandbox): the
+   * aggregator reads its verdicts, the `vote` event records them, and the feedback rule gets them as
+   * each participant's success. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Agent id the verifier's failures are booked under (its ledger id). @default `verifier` */
+  readonly verifierId?: string;
 }
 
 const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
@@ -66,6 +76,8 @@ const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
   'tracer',
   'signal',
   'parentId',
+  'verifier',
+  'verifierId',
 ]);
 
 /**
@@ -203,6 +215,21 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
     // Aborted during the last acts: decide nothing and leave reputation as it was.
     signal?.throwIfAborted();
 
+    let verdicts: Verdicts | undefined;
+    if (options.verifier !== undefined && allFailed) verdicts = {};
+    else if (options.verifier !== undefined) {
+      try {
+        verdicts = await verifyProposals({ verifier: options.verifier, task, proposals: final });
+      } catch (error) {
+        if (signal?.aborted || !(error instanceof ProviderError)) throw error;
+        // The judge's call failed after its retries: the task did not happen (a session stores it as
+        // failed and a rerun redoes it); the decision below is made without verdicts.
+        failures.push(providerFailure(options.verifierId ?? 'verifier', 'verify', roundsOut.length - 1, error));
+        verdicts = {};
+      }
+      signal?.throwIfAborted();
+    }
+
     const weights = reputation ? reputation.weights(selection.selected) : undefined;
     const decision = decideStep({
       task,
@@ -210,6 +237,9 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
       history,
       agents: participants.map((agent) => agent.identity),
       ...(weights ? { weights } : {}),
+      ...(verdicts === undefined || options.verifier === undefined
+        ? {}
+        : { verdicts: { verifier: options.verifier.name, verdicts } }),
       aggregator,
       tracer,
       parentId: taskSpan.id,
@@ -219,7 +249,14 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
       ? updateReputationStep({
           reputation,
           feedback,
-          input: { task, decision, proposals: final, history, ratings: rated.ratings },
+          input: {
+            task,
+            decision,
+            proposals: final,
+            history,
+            ratings: rated.ratings,
+            ...(verdicts === undefined ? {} : { verdicts }),
+          },
           tracer,
           parentId: taskSpan.id,
         })
