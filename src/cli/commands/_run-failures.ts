@@ -22,7 +22,7 @@ export function describeHosts(team: TeamFile): string {
   const verifier = team.verifier;
   if (verifier?.type === 'llm-judge') {
     const host = new URL(agentEndpoint(verifier)).origin;
-    byHost.set(host, [...(byHost.get(host) ?? []), `${verifier.id} (judge)`]);
+    byHost.set(host, [...(byHost.get(host) ?? []), `${verifier.id} (verifier)`]);
   }
   return `prompts will be sent to ${[...byHost].map(([host, ids]) => `${host} (${ids.join(', ')})`).join(', ')}${team.cache === 'replay-only' ? ' (cache replay-only: only cached replies are used)' : ''}`;
 }

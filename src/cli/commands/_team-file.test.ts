@@ -393,4 +393,13 @@ describe('parseTeamFile', () => {
       ),
     ).toThrow(/field verifier: protocol drf does not use a verifier; .*use protocol type debate/);
   });
+
+  it('reads the verifier examples of docs/agents.md', () => {
+    const examples = new URL('../../../examples/', import.meta.url).pathname;
+    expect(readTeamFile(join(examples, 'team-judge.yaml')).verifier).toMatchObject({ type: 'llm-judge', id: 'judge' });
+    expect(readTeamFile(join(examples, 'team-exec.yaml')).verifier).toMatchObject({
+      type: 'execution',
+      testsField: 'tests',
+    });
+  });
 });
