@@ -179,7 +179,12 @@ export interface Protocol<TConfig extends ProtocolConfig = ProtocolConfig, TReco
   /** Schema of the `protocol` block (a zod object with `type: z.literal(type)`; defaults filled in). */
   readonly configSchema: z.ZodType<TConfig>;
   /** Names a team file may list under `methods`, and the ones run when it lists none. */
-  readonly methods: { readonly names: readonly string[]; readonly defaults: readonly string[] };
+  readonly methods: {
+    readonly names: readonly string[];
+    readonly defaults: readonly string[];
+    /** Names that need the team's verifier (refused without a `verifier:` section). @default none */
+    readonly verifierOnly?: readonly string[];
+  };
   /**
    * Whether the protocol feeds a verifier's verdicts to its aggregation (`ProtocolRunInput.verifier`);
    * a team file with a `verifier:` section is refused for a protocol without it. @default false

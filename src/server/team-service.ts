@@ -13,7 +13,12 @@ import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import { z } from 'zod';
 import { consensusFeedback } from '../protocols/debate/feedback.js';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
+import {
+  allDebateMethodNames,
+  createDebateMethod,
+  type DebateMethodName,
+  verifierOnlyDebateMethodNames,
+} from '../protocols/debate/methods.js';
 import { proposeStep } from '../protocols/debate/propose-step.js';
 import { rateStep } from '../protocols/debate/rate-step.js';
 import { decideStep } from '../protocols/debate/decide-step.js';
@@ -199,6 +204,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       message: `method must be one of ${allDebateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
     });
   }
+  if (verifierOnlyDebateMethodNames.includes(method) && options.verifier === undefined)
+    throw new InvalidArgumentError({
+      parameter: 'verifier',
+      value: undefined,
+      message: `method ${method} needs a verifier; pass createTeamService({ ..., verifier }) (a team file's verifier section) or serve another method`,
+    });
   if (agents.length === 0)
     throw new InvalidArgumentError({
       parameter: 'agents',

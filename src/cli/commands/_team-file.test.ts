@@ -392,6 +392,15 @@ describe('parseTeamFile', () => {
         '/t/team.yaml',
       ),
     ).toThrow(/field verifier: protocol drf does not use a verifier; .*use protocol type debate/);
+    expect(() =>
+      parseTeamFile(`name: t\ntasks: x\nmethods: [majority, verifier-majority]\n${agent}`, '/t/team.yaml'),
+    ).toThrow(/field methods\.1: verifier-majority needs a verifier; add a verifier section/);
+    expect(
+      parseTeamFile(
+        `name: t\ntasks: x\nmethods: [verifier-majority]\n${agent}verifier: { type: execution }\n`,
+        '/t/team.yaml',
+      ).methods,
+    ).toEqual(['verifier-majority']);
   });
 
   it('reads the verifier examples of docs/agents.md', () => {

@@ -268,6 +268,20 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         .filter((type) => getProtocol(type).usesVerifier === true)
         .join(' or ')}`,
     });
+  const needVerifier = protocol.methods.verifierOnly ?? [];
+  if (verifier === undefined) {
+    const index = methods.findIndex((method) => needVerifier.includes(method));
+    if (index !== -1)
+      throw new DataFormatError({
+        file,
+        message: `field methods.${index}: ${methods[index]} needs a verifier; add a verifier section (docs/agents.md, Verifiers) or remove the method`,
+      });
+    if (needVerifier.includes(team.serve.method))
+      throw new DataFormatError({
+        file,
+        message: `field serve.method: ${team.serve.method} needs a verifier; add a verifier section (docs/agents.md, Verifiers) or serve another method`,
+      });
+  }
   if (verifier?.type === 'llm-judge') {
     const clash = ids.get(verifier.id);
     if (clash !== undefined)

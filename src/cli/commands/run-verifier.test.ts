@@ -19,7 +19,13 @@ afterEach(async () => {
 });
 
 /** Two honest toy agents and three colluders (the same wrong answer 13): the colluders are a majority. */
-function writeTeam(dir: string, baseURL: string, tasks: readonly object[], verifier: string): string {
+function writeTeam(
+  dir: string,
+  baseURL: string,
+  tasks: readonly object[],
+  verifier: string,
+  methods = 'majority, minirep',
+): string {
   writeFileSync(join(dir, 'tasks.jsonl'), `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
   const agents = [
     ['honest-a', 'toy-honest-a'],
@@ -35,7 +41,7 @@ function writeTeam(dir: string, baseURL: string, tasks: readonly object[], verif
   const file = join(dir, 'team.yaml');
   writeFileSync(
     file,
-    `name: verified\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: debate, rounds: 0 }\nmethods: [majority, minirep]\n${verifier}\nagents:\n${agents}\n`,
+    `name: verified\nstore: repute.db\ntasks: tasks.jsonl\nreputation: fresh\nmaxRetries: 0\nprotocol: { type: debate, rounds: 0 }\nmethods: [${methods}]\n${verifier}\nagents:\n${agents}\n`,
   );
   return file;
 }
@@ -64,12 +70,13 @@ describe('repute run with a verifier', () => {
       server.baseURL,
       tasks,
       `verifier:\n  type: llm-judge\n  id: judge\n  provider: openai-compatible\n  model: toy-honest-judge\n  baseURL: ${server.baseURL}\n  price: { perCall: 0.001 }`,
+      'majority, verifier-majority, minirep',
     );
     const first = await runJson(team, '--run-id', 'first');
     expect(first.status).toBe('completed');
     // The honest judge says "correct, confidence 0.9" to the reference and "incorrect, 0.9" to 13:
     // P(correct) = 0.9 for the honest agents and 1 − 0.9 = 0.1 for the colluders, on every task.
-    for (const method of ['majority', 'minirep']) {
+    for (const method of ['majority', 'verifier-majority', 'minirep']) {
       const recorded = votes(dir, 'first', method);
       expect(recorded).toHaveLength(4);
       for (const vote of recorded) {
@@ -87,12 +94,14 @@ describe('repute run with a verifier', () => {
     }
     // Majority ignores verdicts: the three colluders outvote the two honest agents on every task.
     expect(first.methods.majority.accuracy).toBe(0);
+    // verifier-majority votes among the accepted proposals only (verdict ≥ 0.5): the honest ones.
+    expect(first.methods['verifier-majority'].accuracy).toBe(1);
     const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
-    // 5 proposals × 4 tasks × 2 methods = 40 judge calls. The judge's prompt is the task and the
+    // 5 proposals × 4 tasks × 3 methods = 60 judge calls. The judge's prompt is the task and the
     // reply (not the agent's id), and the toy agents of one behaviour reply alike, so per task only
-    // 2 prompts differ (the honest reply, the colluders' reply): 4 × 2 = 8 paid requests, 32 cached.
+    // 2 prompts differ (the honest reply, the colluders' reply): 4 × 2 = 8 paid requests, 52 cached.
     const judgeRow = store.usageSummary({ by: 'agent', runId: 'first' }).find((row) => row.key === 'judge');
-    expect(judgeRow).toMatchObject({ calls: 40, cachedCalls: 32 });
+    expect(judgeRow).toMatchObject({ calls: 60, cachedCalls: 52 });
     expect(judgeRow?.cost).toBeCloseTo(8 * 0.001, 12);
     // Verifier feedback: MiniRep's model learns from the verdicts, not from agreement with the
     // (colluder) majority, so every honest agent ends above every colluder.

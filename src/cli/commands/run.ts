@@ -3,7 +3,7 @@
 // resumes where it stopped. The protocol's sessions run through the one session loop (runSession).
 import { setMaxListeners } from 'node:events';
 import { defineCommand } from 'citty';
-import { RunFailedError } from '../../core/errors.js';
+import { InvalidArgumentError, RunFailedError } from '../../core/errors.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import { createEnvRedactor } from '../../llm/env-redactor.js';
 import type { ProtocolReport, ProtocolSessionResult } from '../../protocols/protocol.js';
@@ -151,6 +151,13 @@ export default defineCommand({
     checkTeamApiKeys(team);
     const protocol = getProtocol(team.protocol.type);
     const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
+    const needVerifier = methods.filter((method) => protocol.methods.verifierOnly?.includes(method) === true);
+    if (team.verifier === undefined && needVerifier.length > 0)
+      throw new InvalidArgumentError({
+        parameter: '--methods',
+        value: args.methods,
+        message: `${needVerifier.join(', ')} needs a verifier, and ${team.file} has no verifier section; add one (docs/agents.md, Verifiers) or leave the method out`,
+      });
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
     const configInput = {

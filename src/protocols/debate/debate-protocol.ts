@@ -4,7 +4,12 @@
 import { z } from 'zod';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import { methodFigures, type Protocol } from '../protocol.js';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from './methods.js';
+import {
+  allDebateMethodNames,
+  createDebateMethod,
+  type DebateMethodName,
+  verifierOnlyDebateMethodNames,
+} from './methods.js';
 import { createDebateSessionRunner, type DebateTaskRecord } from './run-debate-session.js';
 
 /** The `protocol` block of a debate team file. */
@@ -24,7 +29,11 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
   type: 'debate',
   description: 'debate rounds after Propose, one session per method (majority, minirep, ...)',
   configSchema: debateTeamConfigSchema,
-  methods: { names: allDebateMethodNames, defaults: ['majority', 'minirep'] },
+  methods: {
+    names: allDebateMethodNames,
+    defaults: ['majority', 'minirep'],
+    verifierOnly: verifierOnlyDebateMethodNames,
+  },
   usesVerifier: true,
   runConfig: ({ team, agents, config, methods, k, seed, reputation, tasks, verifier }) => ({
     team,
