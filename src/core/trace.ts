@@ -62,6 +62,10 @@ export type SpanData =
       readonly answer: string | null;
       readonly support: Readonly<Record<string, number>>;
       readonly reasons: readonly WeightReason[];
+      /** Name of the verifier whose verdicts the aggregator read, when the team has one. */
+      readonly verifier?: string;
+      /** The verifier's verdict per agent (estimated probability of being correct, in [0, 1]); agents it had no opinion on are left out. */
+      readonly verdicts?: Readonly<Record<AgentId, number>>;
     }
   | {
       readonly type: 'reputation-update';

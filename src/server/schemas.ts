@@ -405,6 +405,11 @@ export const reputeField = z.object({
       components: z.record(z.string(), z.number()),
       note: z.string().nullable(),
       answer: z.string().nullable(),
+      verdict: z
+        .number()
+        .nullable()
+        .optional()
+        .describe("the team's verifier's verdict (probability correct); absent without a verifier"),
     }),
   ),
   winner: z.string().nullable().describe('agent whose proposal text is the message content'),

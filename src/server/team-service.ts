@@ -3,6 +3,7 @@
 // with the method's feedback (consensus by default) and persisted as a task of the `serve` run.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Agent } from '../agents/agent.js';
+import type { Verifier } from '../aggregation/verifier.js';
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
@@ -24,7 +25,12 @@ import { type BreakerOptions, type CircuitBreakers, createCircuitBreakers } from
 import type { Task } from '../core/task.js';
 import { z } from 'zod';
 import { concludeDebate, debateTaskRecord, gatherDebate } from '../protocols/debate/debate-task.js';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
+import {
+  allDebateMethodNames,
+  createDebateMethod,
+  type DebateMethodName,
+  verifierOnlyDebateMethodNames,
+} from '../protocols/debate/methods.js';
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
 import {
@@ -49,6 +55,11 @@ export interface ServedWeight {
   readonly note: string | null;
   /** The agent's answer key, `null` when unparseable or when its call failed. */
   readonly answer: string | null;
+  /**
+   * The team's verifier's verdict on the proposal (probability of being correct, in [0, 1]), `null`
+   * when it had no opinion or its call failed; absent when the team has no verifier.
+   */
+  readonly verdict?: number | null;
 }
 
 /** What the team answered to one request (the `repute` field of the response). */
@@ -154,6 +165,15 @@ export interface TeamServiceOptions {
   readonly quorum?: number;
   /** Circuit breaker of each agent (skip an agent that keeps failing, probe it later); `false` turns it off. @default { failureThreshold: 3, cooldownMs: 30000 } */
   readonly breaker?: BreakerOptions | false;
+  /**
+   * Judges every proposal before the method decides (an LLM judge, unit tests in the sandbox): its
+   * verdicts reach the aggregator, the `vote` event, the reputation feedback (verifier feedback) and
+   * each weight's `verdict`. A judge call that fails leaves the request decided without verdicts
+   * and listed in `degraded`. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Id the verifier's failures are listed under in `degraded`. @default `verifier` */
+  readonly verifierId?: string;
 }
 
 /** Text of a message's content (text parts joined). */
@@ -219,6 +239,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       message: `method must be one of ${allDebateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
     });
   }
+  if (verifierOnlyDebateMethodNames.includes(method) && options.verifier === undefined)
+    throw new InvalidArgumentError({
+      parameter: 'verifier',
+      value: undefined,
+      message: `method ${method} needs a verifier; pass createTeamService({ ..., verifier }) (a team file's verifier section) or serve another method`,
+    });
   if (agents.length === 0)
     throw new InvalidArgumentError({
       parameter: 'agents',
@@ -303,6 +329,9 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
         tracer,
         signal,
         parentId: taskSpan.id,
+        // The verifier judges outside the store transaction (its calls may take seconds).
+        verifier: options.verifier,
+        verifierId: options.verifierId,
         // The Propose round, bounded by the quorum and the deadline; agents whose circuit is open are skipped.
         propose: async (input) => {
           round = await gatherStep({
@@ -361,6 +390,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           parentId: taskSpan.id,
         });
         const { decision, failures, usage } = result;
+        const verdicts = gathered.verdicts?.verdicts;
         const repeated = participants.map((agent) => agent.identity.id).filter((id) => !evidenceFrom.has(id));
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
@@ -412,6 +442,14 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
               components: reason?.components ?? {},
               note: reason?.note ?? null,
               answer: answers[identity.id] ?? null,
+              ...(options.verifier === undefined
+                ? {}
+                : {
+                    verdict:
+                      verdicts !== undefined && Object.hasOwn(verdicts, identity.id)
+                        ? (verdicts[identity.id] ?? null)
+                        : null,
+                  }),
             };
           }),
           winner: winner?.agentId ?? null,

@@ -3,7 +3,7 @@
 // resumes where it stopped. The protocol's sessions run through the one session loop (runSession).
 import { setMaxListeners } from 'node:events';
 import { defineCommand } from 'citty';
-import { RunFailedError } from '../../core/errors.js';
+import { InvalidArgumentError, RunFailedError } from '../../core/errors.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import { createEnvRedactor } from '../../llm/env-redactor.js';
 import type { ProtocolReport, ProtocolSessionResult } from '../../protocols/protocol.js';
@@ -11,7 +11,7 @@ import { getProtocol, protocolTypes } from '../../protocols/registry.js';
 import { runSession } from '../../protocols/run-session.js';
 import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
-import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
+import { checkTeamApiKeys, createLiveTeam, createTeamVerifier, teamIdentities } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
 import { startAgentProcesses } from './_agent-processes.js';
@@ -156,6 +156,13 @@ export default defineCommand({
     checkTeamApiKeys(team);
     const protocol = getProtocol(team.protocol.type);
     const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
+    const needVerifier = methods.filter((method) => protocol.methods.verifierOnly?.includes(method) === true);
+    if (team.verifier === undefined && needVerifier.length > 0)
+      throw new InvalidArgumentError({
+        parameter: '--methods',
+        value: args.methods,
+        message: `${needVerifier.join(', ')} needs a verifier, and ${team.file} has no verifier section; add one (docs/agents.md, Verifiers) or leave the method out`,
+      });
     const reputationStart = parseReputationFlag(args.reputation, team.reputation);
     const tasks = await loadTasks(team.tasks);
     // Code tasks with tests need the sandbox: without it the run stops here, before any request.
@@ -175,6 +182,7 @@ export default defineCommand({
       seed: team.seed,
       reputation: reputationStart,
       tasks: fileDigest(team.tasks),
+      ...(team.verifier === undefined ? {} : { verifier: team.verifier }),
     };
     const config =
       protocol.runConfig?.(configInput) ??
@@ -187,6 +195,7 @@ export default defineCommand({
         seed: rest.seed,
         reputation: rest.reputation,
         tasks: rest.tasks,
+        ...(rest.verifier === undefined ? {} : { verifier: rest.verifier }),
       }))(configInput);
     const runId = deriveRunId(args['run-id'], config);
     // Ctrl-C/SIGTERM wind the run down and mark it interrupted; every concurrent act listens on it.
@@ -198,7 +207,10 @@ export default defineCommand({
     const budget = createFailureBudget({
       runId,
       maxFailures,
-      endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])),
+      endpoints: new Map([
+        ...team.agents.map((agent) => [agent.id, agentEndpoint(agent)] as const),
+        ...(team.verifier?.type === 'llm-judge' ? [[team.verifier.id, agentEndpoint(team.verifier)] as const] : []),
+      ]),
     });
     const start = reputationStart === 'fresh' ? 'prior' : 'team';
     process.stderr.write(
@@ -233,7 +245,13 @@ export default defineCommand({
         );
       });
     try {
+      const verifier = createTeamVerifier(team, store, runId);
+      if (verifier !== undefined)
+        process.stderr.write(
+          `run ${runId}: verifier ${verifier.verifier.name} judges every proposal before aggregation\n`,
+        );
       const run = protocol.create({
+        ...(verifier === undefined ? {} : { verifier: verifier.verifier, verifierId: verifier.id }),
         agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
         config: team.protocol,
         methods,

@@ -11,7 +11,7 @@ import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { decisionTelemetryFromEnvironment } from '../../server/otel-telemetry.js';
-import { createLiveTeam } from './_live-team.js';
+import { createLiveTeam, createTeamVerifier } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
 import { parseIntegerFlag } from './_shared.js';
@@ -111,7 +111,14 @@ export default defineCommand({
           instance: serveInstanceId(),
         });
         servedRunId = runId;
+        const verifier = createTeamVerifier(
+          team,
+          store,
+          runId,
+          telemetry === undefined ? {} : { onCall: telemetry.onCall },
+        );
         served = createTeamService({
+          ...(verifier === undefined ? {} : { verifier: verifier.verifier, verifierId: verifier.id }),
           name: team.name,
           agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
           store,

@@ -5,8 +5,9 @@
 // its store's lock.
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
+import { verifyProposals, type Verdicts, type Verifier } from '../../aggregation/verifier.js';
 import type { AgentId } from '../../core/agent-identity.js';
-import { NotFoundError } from '../../core/errors.js';
+import { NotFoundError, ProviderError } from '../../core/errors.js';
 import type { Proposal } from '../../core/proposal.js';
 import type { Rating } from '../../core/rating.js';
 import type { Rng } from '../../core/rng.js';
@@ -14,6 +15,7 @@ import type { Task } from '../../core/task.js';
 import type { Tracer } from '../../core/trace.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selection, Selector } from '../../selection/selector.js';
+import { providerFailure } from './_act.js';
 import { decideStep } from './decide-step.js';
 import { consensusFeedback } from './feedback.js';
 import type { PeerFilter } from './peer-filter.js';
@@ -49,6 +51,16 @@ export interface GatherDebateInput {
   /** The task's span: parent of every event of the steps. */
   readonly parentId: string | null;
   /**
+   * Judges every proposal of the last round (an LLM judge, unit tests in the sandbox) once the acts
+   * are in; its verdicts reach the aggregator, the `vote` event and the reputation feedback. A judge
+   * call that fails after its retries is one of the debate's failures (a session stores the task as
+   * failed and a rerun redoes it; a server lists it in `degraded`), and the decision is made without
+   * verdicts. @default none
+   */
+  readonly verifier?: Verifier | undefined;
+  /** Agent id the verifier's failures are booked under (its ledger id). @default `verifier` */
+  readonly verifierId?: string | undefined;
+  /**
    * Checks the Propose round before anything else runs and returns the round to go on with (a
    * host's rule: a reply format that voids some answers, a refusal when every agent failed; it may
    * throw). @default the round as it is
@@ -81,6 +93,8 @@ export interface GatheredDebate {
   readonly ratings: readonly Rating[];
   readonly usage: readonly DebateUsageEntry[];
   readonly failures: readonly DebateFailure[];
+  /** The verifier's name and its verdicts on the last round's proposals; absent without a verifier. */
+  readonly verdicts?: { readonly verifier: string; readonly verdicts: Verdicts };
 }
 
 /**
@@ -179,7 +193,23 @@ export async function gatherDebate(input: GatherDebateInput): Promise<GatheredDe
       : { ratings: [], usage: [], failures: [] };
   usage.push(...rated.usage);
   failures.push(...rated.failures);
-  return { task, selection, participants, rounds: roundsOut, ratings: rated.ratings, usage, failures };
+  // Aborted during the last acts: judge nothing.
+  signal?.throwIfAborted();
+
+  const gathered = { task, selection, participants, rounds: roundsOut, ratings: rated.ratings, usage, failures };
+  const { verifier } = input;
+  if (verifier === undefined) return gathered;
+  let verdicts: Verdicts = {};
+  if (!allFailed) {
+    try {
+      verdicts = await verifyProposals({ verifier, task, proposals: roundsOut.at(-1) as Proposal[] });
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof ProviderError)) throw error;
+      failures.push(providerFailure(input.verifierId ?? 'verifier', 'verify', roundsOut.length - 1, error));
+    }
+    signal?.throwIfAborted();
+  }
+  return { ...gathered, verdicts: { verifier: verifier.name, verdicts } };
 }
 
 /** What {@link concludeDebate} takes besides the gathered acts. */
@@ -218,6 +248,7 @@ export function concludeDebate(gathered: GatheredDebate, input: ConcludeDebateIn
     history,
     agents: participants.map((agent) => agent.identity),
     ...(weights ? { weights } : {}),
+    ...(gathered.verdicts === undefined ? {} : { verdicts: gathered.verdicts }),
     aggregator,
     tracer,
     parentId,
@@ -234,6 +265,7 @@ export function concludeDebate(gathered: GatheredDebate, input: ConcludeDebateIn
             proposals: final.filter((proposal) => counts(proposal.agentId)),
             history: history.filter((proposal) => counts(proposal.agentId)),
             ratings: gathered.ratings.filter((rating) => counts(rating.rater)),
+            ...(gathered.verdicts === undefined ? {} : { verdicts: gathered.verdicts.verdicts }),
           },
           tracer,
           parentId,

@@ -1,5 +1,6 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
+import type { Verifier } from '../../aggregation/verifier.js';
 import { validateTeam } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../../core/validate.js';
@@ -71,6 +72,14 @@ export interface RunDebateSessionOptions extends SessionOptions<DebateProgress> 
    * budget). @default none
    */
   readonly onTaskFailure?: (failure: TaskFailure) => void;
+  /**
+   * Judges every final proposal before aggregation (see `runDebate`); its verdicts reach the
+   * aggregator, the `vote` event and the feedback. A judge call that fails after its retries fails
+   * the task. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Agent id the verifier's calls and failures are booked under. @default `verifier` */
+  readonly verifierId?: string;
 }
 
 /** What a session did. */
@@ -90,6 +99,8 @@ const knownDebateSessionOptions = defineOptionKeys<RunDebateSessionOptions>()([
   'recordUsage',
   'now',
   'onTaskFailure',
+  'verifier',
+  'verifierId',
 ]);
 const knownDebateMethodKeys = defineOptionKeys<DebateMethod>()([
   'name',
@@ -189,6 +200,8 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
         ratings: method.ratings ?? false,
         rng: createRng(deriveSeed(seed, 'debate', method.name, task.id)),
         tracer,
+        ...(options.verifier === undefined ? {} : { verifier: options.verifier }),
+        ...(options.verifierId === undefined ? {} : { verifierId: options.verifierId }),
         ...(taskSignal ? { signal: taskSignal } : {}),
       });
       const providerFailures = result.failures.filter((failure) => failure.kind === 'provider');

@@ -1,5 +1,6 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
+import type { Verifier } from '../../aggregation/verifier.js';
 import { validateTeam } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { Rng } from '../../core/rng.js';
@@ -43,6 +44,14 @@ export interface RunDebateOptions {
   readonly signal?: AbortSignal;
   /** Parent span of this debate's events. @default null */
   readonly parentId?: string | null;
+  /**
+   * Judges every final proposal before aggregation (an LLM judge, unit tests in the sandbox): the
+   * aggregator reads its verdicts, the `vote` event records them, and the feedback rule gets them as
+   * each participant's success. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Agent id the verifier's failures are booked under (its ledger id). @default `verifier` */
+  readonly verifierId?: string;
 }
 
 const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
@@ -60,6 +69,8 @@ const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
   'tracer',
   'signal',
   'parentId',
+  'verifier',
+  'verifierId',
 ]);
 
 /**
@@ -116,6 +127,8 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
       tracer,
       signal,
       parentId: taskSpan.id,
+      verifier: options.verifier,
+      verifierId: options.verifierId,
     });
     // Aborted during the last acts: decide nothing and leave reputation as it was.
     signal?.throwIfAborted();

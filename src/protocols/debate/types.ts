@@ -44,6 +44,12 @@ export interface FeedbackInput {
   readonly history: readonly Proposal[];
   /** Peer ratings collected on the final proposals (empty unless ratings were asked for). */
   readonly ratings: readonly Rating[];
+  /**
+   * The team's verifier's verdicts on the final proposals (agent → probability of being correct, in
+   * [0, 1]), the same the aggregator read; absent without a verifier. Feedback rules use them as each
+   * participant's success in place of agreement with the decision (verifier feedback). @default none
+   */
+  readonly verdicts?: Readonly<Record<AgentId, number>>;
 }
 
 /** Turns a decided task into reputation evidence. */
