@@ -31,7 +31,7 @@ import { runSessionFor, type SessionLoopKeys, type SessionRunner } from '../run-
 import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../session.js';
 import type { DebateFailure } from '../debate/types.js';
-import { rapsSessionProtocolKeys, type RapsSessionProtocol } from './raps-protocol-schema.js';
+import { liveReplyTimeoutMs, rapsSessionProtocolKeys, type RapsSessionProtocol } from './raps-protocol-schema.js';
 import type { RapsEvent } from './events.js';
 import { runRaps, type RapsCarriedState, type RapsResult } from './run-raps.js';
 import { providerErrorFromWire } from './wire.js';
@@ -234,7 +234,7 @@ export function createRapsSessionRunner(
               ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
               ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
             },
-            replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
+            replyTimeoutMs: protocol.replyTimeoutMs ?? liveReplyTimeoutMs,
             seed,
             ...(startState === undefined ? {} : { initialState: startState }),
             onEvent: (event) => {
