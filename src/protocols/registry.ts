@@ -52,6 +52,9 @@ export function registerProtocol<TConfig extends ProtocolConfig, TRecord>(protoc
   protocols.set(protocol.type, protocol);
 }
 
+/** The protocol a team file without a `protocol` block runs. */
+export const defaultProtocolType = 'debate';
+
 /** The registered protocol of `type`; throws {@link UnknownProtocolError} (with the nearest type) when there is none. */
 export function getProtocol(type: string): Protocol {
   const protocol = protocols.get(type);

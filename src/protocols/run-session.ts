@@ -6,8 +6,8 @@
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { Task } from '../core/task.js';
 import { assertNonEmptyString, assertUniqueTaskIds } from '../core/validate.js';
-import type { DebateFailure } from './debate/types.js';
 import {
+  type DebateFailure,
   loadFinishedTasks,
   type SessionOptions,
   type SessionProgress,

@@ -6,7 +6,6 @@ import type { Task } from '../core/task.js';
 import { createTracer, type Span, type SpanData, type Tracer } from '../core/trace.js';
 import { defineOptionKeys } from '../core/validate.js';
 import type { ReputationModel, ReputationSnapshot } from '../reputation/reputation-model.js';
-import type { DebateFailure } from './debate/types.js';
 
 /**
  * The part of the store every session needs (structurally the `Store` of `src/store`, declared here so
@@ -49,6 +48,24 @@ export interface SessionStore {
       cached: boolean;
     }>;
   }): unknown;
+}
+
+/** An act that threw (provider failure after retries), in any protocol (the name is historical): counted, and the proposal is unparseable. */
+export interface DebateFailure {
+  readonly agentId: AgentId;
+  readonly act: string;
+  readonly round: number;
+  readonly message: string;
+  /**
+   * `provider` when the act's model call failed after its retries (a `ProviderError`): the task
+   * did not really happen and a session stores it as failed, not as a result. `output` for
+   * anything else (an unusable reply, a rating out of range). Absent = `output`.
+   */
+  readonly kind?: 'provider' | 'output';
+  /** HTTP status of the provider's last attempt, when there was one. */
+  readonly status?: number;
+  /** The provider failure's reason (`http`, `network`, `timeout`, `malformed`). */
+  readonly reason?: string;
 }
 
 /**

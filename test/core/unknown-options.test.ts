@@ -507,7 +507,8 @@ const cases: Record<string, Case> = {
   'runRapsSession protocol': {
     call: () => runRapsSession({ agents: [], protocol: { transport: 'nats' } } as Loose),
     parameter: 'protocol.transport',
-    message: 'unknown option "protocol.transport" of runRapsSession; remove it. Known protocol options: topK, tau,',
+    message:
+      'unknown option "protocol.transport" of runRapsSession; remove it. Known protocol options: topK, tau, maxRounds, doneQuorum, floor, trustPolicy, lambda, delta, omega, recovery, witness, refine, subscriptions, replyTimeoutMs',
   },
   createBroker: {
     call: () => createBroker({ dimensions: 8, topk: 3 } as Loose),

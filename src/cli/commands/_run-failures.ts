@@ -1,7 +1,7 @@
 // Failure accounting of `repute run`: which endpoints will receive prompts, the fail-fast budget,
 // and the one-line summary per failure kind. Shared by every protocol `repute run` drives.
 import { RunFailedError } from '../../core/errors.js';
-import type { DebateFailure } from '../../protocols/debate/types.js';
+import type { DebateFailure } from '../../protocols/session.js';
 import type { TeamFile } from './_team-file.js';
 
 /** Where an agent's prompts go: scheme, host, port and path of its endpoint (never credentials or a query). */

@@ -10,7 +10,7 @@ import { answerKinds } from '../../core/answers/answer-kind.js';
 import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
 import { allDebateMethodNames } from '../../protocols/debate/methods.js';
 import type { ProtocolConfig } from '../../protocols/protocol.js';
-import { getProtocol, protocolTypes, UnknownProtocolError } from '../../protocols/registry.js';
+import { defaultProtocolType, getProtocol, protocolTypes, UnknownProtocolError } from '../../protocols/registry.js';
 
 const priceSchema = z
   .object({
@@ -93,7 +93,7 @@ function teamSchema() {
       schemaVersion: z.literal(1).optional(),
       name: z.string().min(1),
       agents: z.array(agentSchema).min(1),
-      protocol: z.looseObject({ type: z.string().min(1) }).default({ type: 'debate' }),
+      protocol: z.looseObject({ type: z.string().min(1) }).default({ type: defaultProtocolType }),
       // Debate: the compared methods (default majority, minirep). DRF and RAPS: optional aggregators
       // compared on the protocol's own proposals (the protocol's decision rule always runs).
       methods: z
@@ -365,7 +365,7 @@ function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
   if (first === 'protocol' && path.length === 1 && second === undefined) {
     const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
     const known =
-      typeof type === 'string' && protocolTypes().includes(type) ? getProtocol(type) : getProtocol('debate');
+      typeof type === 'string' && protocolTypes().includes(type) ? getProtocol(type) : getProtocol(defaultProtocolType);
     // A protocol's schema is a zod object (its keys are the block's), or another zod type (no hint).
     const shape = (known.configSchema as { shape?: Record<string, unknown> }).shape;
     return shape === undefined ? [] : Object.keys(shape);

@@ -12,7 +12,7 @@ import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { Evidence, ReputationModel, ReputationSnapshot } from '../../core/reputation-model.js';
 import { assertNonEmptyString } from '../../core/validate.js';
-import type { DebateSessionStore } from '../../protocols/debate/run-debate-session.js';
+import type { SessionStore } from '../../protocols/session.js';
 import { restoreSnapshot } from '../../protocols/session.js';
 import type { Store } from '../../store/store.js';
 
@@ -59,7 +59,7 @@ export interface ShareTeamReputationOptions {
 /** The store and model to give the session. */
 export interface SharedTeamReputation {
   /** Delegates to the store; a task's team reputation is written as described on {@link shareTeamReputation}. */
-  readonly store: DebateSessionStore;
+  readonly store: SessionStore;
   /** The run's model, recording the evidence of the task in progress; `undefined` without `replay`. */
   readonly model: ReputationModel | undefined;
 }
@@ -120,7 +120,7 @@ export function shareTeamReputation(options: ShareTeamReputationOptions): Shared
     return merged.snapshot();
   };
 
-  const sessionStore: DebateSessionStore = {
+  const sessionStore: SessionStore = {
     ensureRun: (input) => store.ensureRun(input),
     saveTeam: (teamName, agents) => store.saveTeam(teamName, agents),
     loadReputation: (input) => store.loadReputation(input),

@@ -5,6 +5,7 @@ import type { Rating } from '../../core/rating.js';
 import type { Task } from '../../core/task.js';
 import type { Decision } from '../../aggregation/aggregator.js';
 import type { Evidence } from '../../reputation/reputation-model.js';
+import type { DebateFailure } from '../session.js';
 
 /** One agent act and what it cost, for the ledger. */
 export interface DebateUsageEntry extends ActUsage {
@@ -16,23 +17,8 @@ export interface DebateUsageEntry extends ActUsage {
   readonly round: number;
 }
 
-/** An act that threw (provider failure after retries): counted, and the proposal is unparseable. */
-export interface DebateFailure {
-  readonly agentId: AgentId;
-  readonly act: string;
-  readonly round: number;
-  readonly message: string;
-  /**
-   * `provider` when the act's model call failed after its retries (a `ProviderError`): the task
-   * did not really happen and a session stores it as failed, not as a result. `output` for
-   * anything else (an unusable reply, a rating out of range). Absent = `output`.
-   */
-  readonly kind?: 'provider' | 'output';
-  /** HTTP status of the provider's last attempt, when there was one. */
-  readonly status?: number;
-  /** The provider failure's reason (`http`, `network`, `timeout`, `malformed`). */
-  readonly reason?: string;
-}
+// Declared with the session (every protocol's runner reports its failed acts this way).
+export type { DebateFailure };
 
 /** What a feedback rule sees once the decision is made. */
 export interface FeedbackInput {

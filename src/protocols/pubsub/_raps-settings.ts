@@ -39,8 +39,8 @@ export interface RapsSettings {
   witnessBehaviour: Readonly<Record<AgentId, WitnessBehaviour>>;
 }
 
-/** Defaults of {@link RapsSettings}, as documented on {@link RunRapsOptions}. */
-const rapsDefaults: Required<RapsSettings> = {
+/** Defaults of {@link RapsSettings}, as documented on {@link RunRapsOptions} (the team file's RAPS block takes them too). */
+export const rapsDefaults: Required<RapsSettings> = {
   runId: 'raps',
   maxRounds: 4,
   doneQuorum: 0.6,

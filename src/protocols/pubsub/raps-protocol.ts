@@ -2,7 +2,6 @@
 // one persisted session (runRapsSession's runner), its agents in this process (`transport: inproc`)
 // or each in its own process over NATS (`transport: nats`, against a nats-server the run starts or
 // `natsUrl`), the compared aggregators on the final answers, and the spend against broadcast.
-import { z } from 'zod';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { NatsServerProcess } from '../../transport/nats-server.js';
 import type { Transport } from '../../transport/transport.js';
@@ -15,41 +14,9 @@ import {
   type RapsTaskRecord,
 } from './run-raps-session.js';
 import { natsStreamName } from './wire.js';
+import { rapsTeamConfigSchema, type RapsTeamConfig } from './raps-protocol-schema.js';
 
-/** The `protocol` block of a RAPS team file; defaults are `runRaps`'s. */
-export const rapsTeamConfigSchema = z
-  .object({
-    type: z.literal('raps'),
-    /** Recipients per publication. */
-    topK: z.number().int().min(1).default(3),
-    /** Trust threshold τ of the Beta watchdog. */
-    tau: z.number().gt(0).lt(1).default(0.4),
-    maxRounds: z.number().int().min(1).max(50).default(4),
-    doneQuorum: z.number().gt(0).max(1).default(0.6),
-    transport: z.enum(['inproc', 'nats']).default('inproc'),
-    /** An existing NATS server (only with `transport: nats`); omitted = the run starts its own. */
-    natsUrl: z
-      .string()
-      .regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a NATS URL such as nats://127.0.0.1:4222')
-      .optional(),
-    /** Minimum cosine similarity for routing, in [-1, 1]. */
-    floor: z.number().min(-1).max(1).default(0.05),
-    trustPolicy: z.enum(['filter', 'down-rank']).default('filter'),
-    /** Beta watchdog: forgetting λ, witness deviation bound δ, witness weight ω. */
-    lambda: z.number().gt(0).max(1).default(0.9),
-    delta: z.number().gt(0).default(1.5),
-    omega: z.number().min(0).max(1).default(0.3),
-    witness: z.boolean().default(true),
-    refine: z.boolean().default(true),
-    /** Initial subscription text per agent id; omitted agents get a generic one. */
-    subscriptions: z.record(z.string(), z.string().min(1)).default({}),
-    /** Time to wait for all replies of one phase, in ms. */
-    replyTimeoutMs: z.number().int().min(1).default(120_000),
-  })
-  .strict();
-
-/** A validated RAPS `protocol` block. */
-export type RapsTeamConfig = z.infer<typeof rapsTeamConfigSchema>;
+export { rapsTeamConfigSchema, type RapsTeamConfig } from './raps-protocol-schema.js';
 
 /**
  * RAPS over a live team. Every agent works on every task, so a team file's top-level `k` (agents

@@ -31,7 +31,7 @@ import { runSessionFor, type SessionLoopKeys, type SessionRunner } from '../run-
 import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../session.js';
 import type { DebateFailure } from '../debate/types.js';
-import type { TrustPolicy } from './broker.js';
+import { liveReplyTimeoutMs, rapsSessionProtocolKeys, type RapsSessionProtocol } from './raps-protocol-schema.js';
 import type { RapsEvent } from './events.js';
 import { runRaps, type RapsCarriedState, type RapsResult } from './run-raps.js';
 import { providerErrorFromWire } from './wire.js';
@@ -42,40 +42,7 @@ export const rapsCompareAggregators = ['plurality', 'weighted-plurality'] as con
 /** Method name RAPS sessions store their task records under. */
 export const RAPS_METHOD = 'raps';
 
-/** RAPS settings of a live session (a team file's `protocol: { type: raps, ... }`); defaults are `runRaps`'s. */
-export interface RapsSessionProtocol {
-  /** Recipients per publication. @default 3 */
-  readonly topK?: number;
-  /** Trust threshold τ in (0, 1). @default 0.4 */
-  readonly tau?: number;
-  /** Rounds per task, ≥ 1. @default 4 */
-  readonly maxRounds?: number;
-  /** Fraction of publishers saying DONE that ends a task, in (0, 1]. @default 0.6 */
-  readonly doneQuorum?: number;
-  /** Minimum cosine similarity for routing. @default 0.05 */
-  readonly floor?: number;
-  /** Trust policy at the broker. @default 'filter' */
-  readonly trustPolicy?: TrustPolicy;
-  /** Beta forgetting factor λ in (0, 1]. @default 0.9 */
-  readonly lambda?: number;
-  /** Witness deviation bound δ > 0. @default 1.5 */
-  readonly delta?: number;
-  /** Weight ω of accepted witness reports, in [0, 1]. @default 0.3 */
-  readonly omega?: number;
-  /**
-   * Ours, not RAPS: recovery factor ρ in [0, 1]; beliefs about publishers a receiver kept away age
-   * towards the prior, r ← ρ·r, s ← ρ·s (see `runRaps`). 1 = off. @default 1
-   */
-  readonly recovery?: number;
-  /** Second-hand witness checks. @default true */
-  readonly witness?: boolean;
-  /** Reactive subscription refinement through each agent's model. @default true */
-  readonly refine?: boolean;
-  /** Initial subscription text per agent. @default 'answers to the team tasks with their reasoning and the final answer' */
-  readonly subscriptions?: Readonly<Record<AgentId, string>>;
-  /** Time to wait for all replies of one phase, in ms. @default 120000 */
-  readonly replyTimeoutMs?: number;
-}
+export type { RapsSessionProtocol } from './raps-protocol-schema.js';
 
 /** What a RAPS session stores per finished task (`result` of the task record under method `raps`). */
 export interface RapsTaskRecord {
@@ -152,22 +119,6 @@ const knownRapsSessionOptions = defineOptionKeys<RunRapsSessionOptions>()([
   'compare',
   'onTaskFailure',
 ]);
-const knownRapsSessionProtocol = defineOptionKeys<RapsSessionProtocol>()([
-  'topK',
-  'tau',
-  'maxRounds',
-  'doneQuorum',
-  'floor',
-  'trustPolicy',
-  'lambda',
-  'delta',
-  'omega',
-  'recovery',
-  'witness',
-  'refine',
-  'subscriptions',
-  'replyTimeoutMs',
-]);
 
 /**
  * Runs RAPS over many tasks with a live team, persisting as it goes (see the file comment).
@@ -178,7 +129,7 @@ const knownRapsSessionProtocol = defineOptionKeys<RapsSessionProtocol>()([
  */
 export async function runRapsSession(options: RunRapsSessionOptions): Promise<RapsSessionSummary> {
   assertKnownOptions('', options, knownRapsSessionOptions, 'runRapsSession');
-  assertKnownOptions('protocol', options.protocol, knownRapsSessionProtocol, 'runRapsSession');
+  assertKnownOptions('protocol', options.protocol, rapsSessionProtocolKeys, 'runRapsSession');
   assertUniqueTaskIds(options.tasks, 'the store keys results by task id');
   const runner = createRapsSessionRunner(options);
   const { runId, records, ran, resumed, failed } = await runSessionFor(options, {
@@ -283,7 +234,7 @@ export function createRapsSessionRunner(
               ...(protocol.omega === undefined ? {} : { omega: protocol.omega }),
               ...(protocol.tau === undefined ? {} : { tau: protocol.tau }),
             },
-            replyTimeoutMs: protocol.replyTimeoutMs ?? 120_000,
+            replyTimeoutMs: protocol.replyTimeoutMs ?? liveReplyTimeoutMs,
             seed,
             ...(startState === undefined ? {} : { initialState: startState }),
             onEvent: (event) => {
