@@ -2,7 +2,7 @@
 // and, when content capture was on, the messages sent and the reply) beside each method's decision
 // (answers, weights and reasons, verdicts). Read from the ledger and the task's events.
 import { NotFoundError } from '../core/errors.js';
-import type { UsageRecordOutcome } from '../store/_usage.js';
+import type { UsageRecordOutcome } from '../store/types.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { listDecisions } from './run-views.js';
 

@@ -3,7 +3,7 @@ import type { SpanData } from '../core/trace.js';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { RunRow } from './_runs.js';
 import { setConditions, type StoreContext, toJson } from './_store-context.js';
-import type { EventInput, Store } from './store.js';
+import type { EventInput, Store } from './types.js';
 
 interface EventRow {
   run_id: string;

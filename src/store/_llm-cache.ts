@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import { type StoreContext, toJson } from './_store-context.js';
-import type { Store } from './store.js';
+import type { Store } from './types.js';
 
 /** The `llm_cache` table: LLM responses by request hash; the first write wins. */
 export function createLlmCacheTable({

@@ -11,7 +11,8 @@ import type { SqlDatabase, SqlStatement, StoreContext } from './_store-context.j
 import { explainPostgresFailure, type StoreFailureContext } from './_store-errors.js';
 import { PostgresQueryError } from './_postgres-connection.js';
 import { redactPostgresUrl } from './_postgres-url.js';
-import { assembleStore, type Store } from './store.js';
+import { assembleStore } from './_assemble-store.js';
+import type { Store } from './types.js';
 
 /** `?` placeholders (outside string literals) as PostgreSQL's `$1`, `$2`, ... */
 export function toPostgresPlaceholders(sql: string): string {

@@ -3,7 +3,7 @@ import type { Evidence } from '../core/reputation-model.js';
 import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { type StoreContext, toJson } from './_store-context.js';
-import type { ReputationEventInput, ReputationEventRecord, ReputationFoldRecord, Store } from './store.js';
+import type { ReputationEventInput, ReputationEventRecord, ReputationFoldRecord, Store } from './types.js';
 
 interface EventRow {
   team: string;

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
 import { type StoreContext, toJson } from './_store-context.js';
-import type { ReputationScope, SaveReputationInput, Store } from './store.js';
+import type { ReputationScope, SaveReputationInput, Store } from './types.js';
 
 /** Saves a snapshot without the open check (the caller holds a transaction); `parameter` names the input in errors. */
 export type SaveReputation = (input: SaveReputationInput, parameter: string) => void;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import { isConstraint, setConditions, type StoreContext, toJson } from './_store-context.js';
-import type { CreateRunInput, RunRecord, RunStatus, Store } from './store.js';
+import type { CreateRunInput, RunRecord, RunStatus, Store } from './types.js';
 
 const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'interrupted'];
 

@@ -6,7 +6,7 @@ import type { RunRow } from './_runs.js';
 import { type StoreContext, toJson } from './_store-context.js';
 import type { RecordUsage } from './_usage.js';
 import type { AppendReputationEvent } from './_reputation-log.js';
-import type { RecordTaskResultInput, Store, TaskFailureRecord, TaskResultRecord } from './store.js';
+import type { RecordTaskResultInput, Store, TaskFailureRecord, TaskResultRecord } from './types.js';
 
 interface TaskRow {
   run_id: string;

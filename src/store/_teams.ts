@@ -2,7 +2,7 @@ import { assertAgentId, type AgentIdentity } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertNonEmptyString } from '../core/validate.js';
 import { type StoreContext, toJson } from './_store-context.js';
-import type { Store } from './store.js';
+import type { Store } from './types.js';
 
 /** The `team_agents` table: a team's agent identities in order, replaced on save. */
 export function createTeamsTable({

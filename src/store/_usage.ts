@@ -1,61 +1,19 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertInteger, assertNonNegative } from '../core/validate.js';
 import type { StoreContext } from './_store-context.js';
-import type { Store, UsageEntry, UsageGroup, UsageRecord, UsageSummaryRow } from './store.js';
-
-/** How a booked call ended: `ok` (the caller got the reply) or `failed` (an error or cancel after the provider may have billed it). */
-export type UsageStatus = 'ok' | 'failed';
+import type {
+  Store,
+  UsageEntry,
+  UsageEntryOutcome,
+  UsageGroup,
+  UsageRecord,
+  UsageRecordOutcome,
+  UsageStatus,
+  UsageSummaryOutcome,
+  UsageSummaryRow,
+} from './types.js';
 
 const USAGE_STATUSES: readonly UsageStatus[] = ['ok', 'failed'];
-
-/**
- * Ledger fields added by schema version 3, accepted on every entry beside the `UsageEntry` fields
- * (the ledger middleware's `LlmUsageEntry` carries them all).
- */
-export interface UsageEntryOutcome {
-  /** How the call ended. @default 'ok' */
-  readonly status?: UsageStatus;
-  /**
-   * False when the provider did not report a valid token count (0 was booked for it) or a failed
-   * attempt may have been billed unreported: tokens and cost are lower bounds. @default true
-   */
-  readonly usageReported?: boolean;
-  /** Provider attempts the call made, retries included, integer ≥ 0 (0 for a cache hit). @default null (not known) */
-  readonly attempts?: number | null;
-  /** When the call started, ms since the epoch by the ledger's clock (schema version 4). @default null (not known) */
-  readonly startedAt?: number | null;
-  /** When the call ended (reply read or failure seen), ms, ≥ `startedAt`. @default null (not known) */
-  readonly endedAt?: number | null;
-  /** The messages sent, as JSON (`[{ role, content }]`), when content capture is on. @default null */
-  readonly prompt?: string | null;
-  /** The reply's text, when content capture is on. @default null */
-  readonly completion?: string | null;
-}
-
-/** What `usageEntries` returns per row beside the `UsageRecord` fields. */
-export interface UsageRecordOutcome {
-  readonly status: UsageStatus;
-  /** `null` for rows booked before schema version 3, which did not record it. */
-  readonly usageReported: boolean | null;
-  /** `null` when not known (rows booked before schema version 3, or entries that did not say). */
-  readonly attempts: number | null;
-  /** `null` when not known (rows booked before schema version 4, or entries that did not say). */
-  readonly startedAt: number | null;
-  /** `null` when not known. */
-  readonly endedAt: number | null;
-  /** `null` when content capture was off or the row predates schema version 4. */
-  readonly prompt: string | null;
-  /** `null` when content capture was off, the call failed before any text, or the row predates schema version 4. */
-  readonly completion: string | null;
-}
-
-/** What `usageSummary` returns per group beside the `UsageSummaryRow` fields. */
-export interface UsageSummaryOutcome {
-  /** Entries with status `failed`. */
-  readonly failedCalls: number;
-  /** Entries whose usage the provider did not (fully) report: their tokens and cost are lower bounds. */
-  readonly unreportedUsageCalls: number;
-}
 
 interface UsageRow {
   id: number;

@@ -7,7 +7,7 @@
 import type { Evidence, ReputationModel } from '../core/reputation-model.js';
 import { assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../core/validate.js';
 import type { ReputationSnapshot } from '../reputation/reputation-model.js';
-import type { Store } from './store.js';
+import type { Store } from './types.js';
 
 /** Options of {@link createSharedReputation}. */
 export interface SharedReputationOptions {

@@ -1,6 +1,6 @@
 import type { Span, SpanData, TraceSink } from '../core/trace.js';
 import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
-import type { EventInput, Store } from './store.js';
+import type { EventInput, Store } from './types.js';
 
 /** Options of {@link createStoreTraceSink}. */
 export interface StoreTraceSinkOptions {
