@@ -4,34 +4,27 @@
 import { setMaxListeners } from 'node:events';
 import { defineCommand } from 'citty';
 import { RunFailedError } from '../../core/errors.js';
-import { allowedEnvNames } from '../../llm/key-policy.js';
-import { createEnvRedactor } from '../../llm/env-redactor.js';
 import type { ProtocolReport, ProtocolSessionResult } from '../../protocols/protocol.js';
 import { getProtocol, protocolTypes } from '../../protocols/registry.js';
 import { runSession } from '../../protocols/run-session.js';
 import type { Store } from '../../store/store.js';
-import { loadTasks } from '../../tasks/load-tasks.js';
-import { checkTeamApiKeys, createLiveTeam, teamIdentities } from './_live-team.js';
+import { teamIdentities } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
-import { assertStoreFolderWritable } from '../../store/_store-folder.js';
-import { startAgentProcesses } from './_agent-processes.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
 import {
   createProgressBar,
   createReferenceGrader,
-  deriveRunId,
-  fileDigest,
   formatUsageLine,
   parseIntegerFlag,
-  parseListFlag,
-  parseReputationFlag,
   runUsage,
   type RunUsage,
 } from './_shared.js';
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
-import { readTeamFile } from './_team-file.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
+import { createProtocolRun, prepareRun } from './_run-setup.js';
+import { runOnWorkers } from './_run-workers.js';
+import { assertDistributable, parseQueueFlags, queueArgs } from './_task-queue.js';
 
 /** Summary of a `repute run` whose protocol reports no spend (debate), printed with `--json`. */
 export interface RunSummary {
@@ -133,55 +126,21 @@ export default defineCommand({
       default: '3',
       valueHint: 'N',
     },
+    workers: {
+      type: 'string',
+      description:
+        'Spread the tasks over a NATS JetStream queue and start N local `repute worker` processes (0: only workers started elsewhere); needs a store every worker reaches',
+      valueHint: 'N',
+    },
+    ...queueArgs,
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv = allowedEnvNames(args['allow-env']);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
-    // For debate, DRF and RAPS teams alike, checked before the team file is read.
-    parseReputationFlag(args.reputation, 'continue');
-    const team = readTeamFile(args.team, {
-      ...(args.tasks === undefined ? {} : { tasks: args.tasks }),
-      ...(args.store === undefined ? {} : { store: args.store }),
-      allowEnv,
-    });
-    // Before the lock, which is written beside the store (openStore checks again for every writer).
-    assertStoreFolderWritable(team.store);
-    // A missing API key stops the run here, before the store file is created.
-    checkTeamApiKeys(team);
-    const protocol = getProtocol(team.protocol.type);
-    const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
-    const reputationStart = parseReputationFlag(args.reputation, team.reputation);
-    const tasks = await loadTasks(team.tasks);
-    const configInput = {
-      team: team.name,
-      agents: team.agents.map((agent) => ({
-        id: agent.id,
-        provider: agent.provider,
-        model: agent.model,
-        baseURL: agent.baseURL ?? null,
-        price: agent.price ?? null,
-      })),
-      config: team.protocol,
-      methods,
-      k: team.k,
-      seed: team.seed,
-      reputation: reputationStart,
-      tasks: fileDigest(team.tasks),
-    };
-    const config =
-      protocol.runConfig?.(configInput) ??
-      (({ config: block, k, ...rest }) => ({
-        team: rest.team,
-        agents: rest.agents,
-        protocol: block,
-        methods: rest.methods,
-        ...(k === undefined ? {} : { k }),
-        seed: rest.seed,
-        reputation: rest.reputation,
-        tasks: rest.tasks,
-      }))(configInput);
-    const runId = deriveRunId(args['run-id'], config);
+    const workers = args.workers === undefined ? undefined : parseIntegerFlag('workers', args.workers, 1, 0, 64);
+    const { team, protocol, methods, reputationStart, tasks, config, runId } = await prepareRun(args);
+    if (workers !== undefined) assertDistributable(protocol.type, protocol.workers);
+    const queue = workers === undefined ? undefined : parseQueueFlags(args, team.timeoutMs);
     // Ctrl-C/SIGTERM wind the run down and mark it interrupted; every concurrent act listens on it.
     const signal = interruptSignal();
     setMaxListeners(0, signal);
@@ -202,62 +161,81 @@ export default defineCommand({
     const results: ProtocolSessionResult[] = [];
     let report: ProtocolReport;
     try {
-      const run = protocol.create({
-        agents: createLiveTeam(team, store, runId),
-        config: team.protocol,
-        methods,
-        k: team.k,
-        seed: team.seed,
-        runId,
-        team: team.name,
-        reputationStart: start,
-        grade,
-        prices: Object.fromEntries(team.agents.map((agent) => [agent.id, agent.price ?? {}])),
-        // What the protocol sends or stores is cleared of the team's keys, as agent processes clear theirs.
-        redact: createEnvRedactor(
-          team.agents.flatMap((agent) => (agent.apiKeyEnv === undefined ? [] : [agent.apiKeyEnv])),
-        ),
-        startAgentProcesses: ({ natsUrl, wireRunId }) => startAgentProcesses({ team, runId, natsUrl, wireRunId }),
-      });
-      for (const session of run.sessions) {
-        // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
-        const shared =
-          session.reputation === undefined
-            ? undefined
-            : shareTeamReputation({
-                store,
-                runId,
-                team: team.name,
-                name: session.method,
-                agentIds: team.agents.map((agent) => agent.id),
-                start,
-                ...(session.reputation === null ? {} : { replay: session.reputation }),
-                onConcurrentUpdate: (update) =>
-                  process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
-              });
-        let resumedTasks = 0;
-        try {
-          const runner = await session.open({ reputation: shared?.model });
-          const summary = await runSession({
-            store: shared?.store ?? store,
+      const run = createProtocolRun({ team, protocol, methods, runId, reputationStart: start, store, grade });
+      if (workers !== undefined && queue !== undefined) {
+        const forwarded = [
+          'reputation',
+          'methods',
+          'tasks',
+          'store',
+          'allow-env',
+          'nats',
+          'ack-wait',
+          'max-deliver',
+        ] as const;
+        results.push(
+          ...(await runOnWorkers({
+            store,
             runId,
             team: team.name,
             agents: teamIdentities(team),
-            tasks: tasks.map((item) => item.task),
-            kind: 'run',
             config,
-            runner,
+            sessions: run.sessions,
+            tasks: tasks.map((item) => item.task),
+            workers,
+            queue,
+            workerArgs: [
+              args.team,
+              '--run-id',
+              runId,
+              ...forwarded.flatMap((name) => (args[name] === undefined ? [] : [`--${name}`, String(args[name])])),
+            ],
             signal,
+            onProgress: (method, done, total) => progress.update(method, done, total),
             onTaskFailure: (failure) => budget.fail(failure),
-            onProgress: (event) => {
-              if (event.resumed) resumedTasks++;
-              else budget.succeed();
-              progress.update(session.method, event.done, event.total);
-            },
-          });
-          results.push({ ...summary, resumedTasks });
-        } finally {
-          await session.close?.();
+          })),
+        );
+      } else {
+        for (const session of run.sessions) {
+          // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
+          const shared =
+            session.reputation === undefined
+              ? undefined
+              : shareTeamReputation({
+                  store,
+                  runId,
+                  team: team.name,
+                  name: session.method,
+                  agentIds: team.agents.map((agent) => agent.id),
+                  start,
+                  ...(session.reputation === null ? {} : { replay: session.reputation }),
+                  onConcurrentUpdate: (update) =>
+                    process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
+                });
+          let resumedTasks = 0;
+          try {
+            const runner = await session.open({ reputation: shared?.model });
+            const summary = await runSession({
+              store: shared?.store ?? store,
+              runId,
+              team: team.name,
+              agents: teamIdentities(team),
+              tasks: tasks.map((item) => item.task),
+              kind: 'run',
+              config,
+              runner,
+              signal,
+              onTaskFailure: (failure) => budget.fail(failure),
+              onProgress: (event) => {
+                if (event.resumed) resumedTasks++;
+                else budget.succeed();
+                progress.update(session.method, event.done, event.total);
+              },
+            });
+            results.push({ ...summary, resumedTasks });
+          } finally {
+            await session.close?.();
+          }
         }
       }
       report = run.report({ sessions: results, ledger: store.usageEntries({ runId }) });

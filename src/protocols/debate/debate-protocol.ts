@@ -35,6 +35,7 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
     reputation,
     tasks,
   }),
+  workers: true,
   create({ agents, config, methods, k, seed, runId, team, reputationStart, grade }) {
     const identities = agents.map((agent) => agent.identity);
     return {
