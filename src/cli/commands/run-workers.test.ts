@@ -2,14 +2,16 @@
 // REPUTE_TEST_NATS); skipped with one line when none answers, unless REPUTE_REQUIRE_NATS=1.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newPostgresStoreUrl, postgresAvailable } from '../../store/_test-postgres.js';
 import { openStore, type Store } from '../../store/store.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
-import { repoRoot, runJson } from '../../testing/_test-cli-run.js';
+import { repoRoot, runJson, runToExit } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
+import { toyColluders, toyHonest, toyTasks, writeToyTeam } from '../../testing/_test-toy-team.js';
 
 const natsUrl = process.env.REPUTE_TEST_NATS ?? 'nats://127.0.0.1:4222';
 // The SIGKILL test runs on a SQLite file (one host) and, when a server answers, on PostgreSQL.
@@ -204,6 +206,23 @@ describe.skipIf(!hasNats)('repute run --workers (NATS JetStream task queue)', ()
     },
     180_000,
   );
+});
+
+describe('repute run --workers, before any queue', () => {
+  it('refuses a protocol whose state workers cannot share (DRF) with exit 2, before creating the store', async () => {
+    const dir = temporaryDirectory('repute-wdrf-');
+    const team = writeToyTeam(dir, {
+      name: 'drf-team',
+      baseURL: 'http://127.0.0.1:9/v1',
+      tasks: toyTasks(2),
+      protocol: 'type: drf, k: 5, threshold: 0.5',
+      agents: [...toyHonest, ...toyColluders],
+    });
+    const result = await runToExit([team, '--workers', '2']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('protocol drf carries state from task to task that workers cannot share');
+    expect(existsSync(join(dir, 'repute.db'))).toBe(false);
+  }, 60_000);
 });
 
 /** Per agent evidence counts of a saved Beta state. */
