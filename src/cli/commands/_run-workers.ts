@@ -65,6 +65,7 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
   const failures = new Map<string, TaskFailure>();
   try {
     let emptyPolls = 0;
+    let polls = 0;
     for (;;) {
       const decided = new Set<string>();
       for (const session of sessions) {
@@ -88,7 +89,10 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
           message: `every local worker exited with ${left.length} tasks undecided; see their errors above, then rerun the same command (it redoes only the undecided tasks)`,
         });
       // A task given up after its delivery limit leaves the queue without a decision.
-      emptyPolls = (await queueDepth(queue.natsUrl, runId)) === 0 ? emptyPolls + 1 : 0;
+      // Read about every 2 s (each read is a connection to NATS), not at every poll of the store.
+      polls++;
+      if (polls % Math.max(1, Math.round(2000 / pollMs)) === 0)
+        emptyPolls = (await queueDepth(queue.natsUrl, runId)) === 0 ? emptyPolls + 1 : 0;
       if (emptyPolls >= 3) {
         for (const message of left) {
           const failure: TaskFailure = {
