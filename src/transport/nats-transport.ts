@@ -100,6 +100,12 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   assertInteger('options.maxDeliver', maxDeliver, 1);
   assertInteger('options.duplicateWindowMs', duplicateWindowMs, 1000);
   assertInteger('options.publishTimeoutMs', publishTimeoutMs, 100);
+  if (options.retention !== undefined && options.retention !== 'limits' && options.retention !== 'workqueue')
+    throw new InvalidArgumentError({
+      parameter: 'options.retention',
+      value: options.retention,
+      message: `options.retention must be 'limits' or 'workqueue', got ${JSON.stringify(options.retention)}`,
+    });
   const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
   assertInteger('options.stopTimeoutMs', stopTimeoutMs, 0);
 
