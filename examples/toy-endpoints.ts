@@ -1,4 +1,5 @@
-// Local test endpoint for examples/team-drf.yaml and examples/team-raps.yaml: one OpenAI-compatible
+// Local test endpoint for examples/team-drf.yaml, team-raps.yaml, team-judge.yaml and (with
+// --tasks examples/tasks-code.jsonl) team-exec.yaml: one OpenAI-compatible
 // server on 127.0.0.1:18431 that plays a toy team by model name (toy-honest-*, toy-sloppy-*,
 // toy-colluder-*; see src/testing/toy-team-endpoint.ts), answering from a task file's references.
 //   npx tsx examples/toy-endpoints.ts [--port 18431] [--tasks examples/tasks-arith.jsonl]
@@ -16,9 +17,13 @@ const { values } = parseArgs({
 const tasks = await loadTasks(values.tasks);
 const endpoint = await startToyTeamEndpoint({
   port: Number(values.port),
-  tasks: tasks.flatMap((item) =>
-    item.reference === undefined ? [] : [{ prompt: item.task.prompt, reference: item.reference }],
-  ),
+  // Honest toy models answer the reference; for `code` tasks (examples/tasks-code.jsonl) the program
+  // in the line's metadata.toySolution, which only this toy endpoint reads.
+  tasks: tasks.flatMap((item) => {
+    const solution = item.task.metadata?.toySolution;
+    const reference = item.task.kind === 'code' && typeof solution === 'string' ? solution : item.reference;
+    return reference === undefined ? [] : [{ prompt: item.task.prompt, reference }];
+  }),
 });
 process.stdout.write(
   `toy team endpoint on ${endpoint.baseURL} (${tasks.length} tasks from ${values.tasks}); Ctrl-C to stop\n`,

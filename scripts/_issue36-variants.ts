@@ -10,6 +10,12 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   'minirep γ 2': { historyExponent: 2 },
   'minirep κ 2': { qualityOffset: 2 },
   'minirep κ 2 γ 1': { qualityOffset: 2, historyExponent: 1 },
+  // Diagnosis of the clean gaps left after the guard (docs/minirep.md section 7): each turns one signal off.
+  'minirep bloc off': { bloc: false },
+  'minirep no cooldown or risk cut': { cooldownFactor: 1, suspiciousFactor: 1 },
+  'minirep γ 0 (no history)': { historyExponent: 0 },
+  'minirep κ 1000 (no current quality)': { qualityOffset: 1000 },
+  'minirep ε 1 (no clone cap)': { epsilon: 1 },
   'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
   'minirep-ds bloc ≥ 2': { history: 'posterior' },
   'minirep-ds κ_ds 16': { history: 'posterior', bloc: { minSize: 3 }, posteriorQualityOffset: 16 },

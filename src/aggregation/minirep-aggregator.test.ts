@@ -12,6 +12,7 @@ import {
   createMiniRepAggregator,
   miniRepWeight,
   minirepFeedback,
+  restOfTeamAgreement,
   selectDiversePool,
 } from './minirep-aggregator.js';
 import { createBlocTracker } from './minirep-bloc.js';
@@ -997,6 +998,65 @@ describe('external feedback sharpens history', () => {
     expect(() => createMiniRepAggregator({ model, informedHistoryExponent: -1 })).toThrow(
       /options\.informedHistoryExponent/,
     );
+  });
+});
+
+describe('consensus target: the rest of the team (MiniRep-RT)', () => {
+  const agents: AgentIdentity[] = ['a', 'b', 'c'].map((id) => ({ id, model: `m-${id}` }));
+  const qualities = (evidence: readonly { subject: string; quality: number }[]) =>
+    Object.fromEntries(evidence.map((record) => [record.subject, record.quality]));
+
+  it('restOfTeamAgreement: 1 when the others put the answer first (ties count), undefined when they weigh nothing', () => {
+    const proposals = [
+      { agentId: 'a', answer: '1' },
+      { agentId: 'b', answer: '1' },
+      { agentId: 'c', answer: '2' },
+      { agentId: 'd', answer: null },
+    ];
+    // Others of a: b (0.2) on 1, c (0.5) on 2 → 2 first → 0. Others of b: a (0.3) on 1 vs c (0.5) → 0.
+    // Others of c: a + b = 0.5 on 1, nobody else on 2 → 0. d did not parse → 0.
+    const weights = [
+      { agentId: 'a', weight: 0.3 },
+      { agentId: 'b', weight: 0.2 },
+      { agentId: 'c', weight: 0.5 },
+      { agentId: 'd', weight: 0 },
+    ];
+    expect(restOfTeamAgreement(proposals, weights)).toEqual([0, 0, 0, 0]);
+    // a, b and c weigh 0.3 each: others of a: 1 (0.3) ties 2 (0.3) → 1; of b: the same → 1; of c: 1 (0.6) → 0.
+    const even = weights.map((entry) => ({ ...entry, weight: entry.agentId === 'd' ? 0 : 0.3 }));
+    expect(restOfTeamAgreement(proposals, even)).toEqual([1, 1, 0, 0]);
+    // A lone agent: nobody else weighs anything.
+    expect(restOfTeamAgreement([{ agentId: 'a', answer: '1' }], [{ agentId: 'a', weight: 1 }])).toEqual([undefined]);
+  });
+
+  it('scores consensus feedback against the others, not against a decision its own weight made; external feedback stays as given', () => {
+    const split = [propose('t1', 'a', '1'), propose('t1', 'b', '2'), propose('t1', 'c', '3')];
+    const create = (consensusTarget?: 'decision' | 'rest-of-team') =>
+      createMiniRepAggregator({
+        model: createMiniRepModel({ agents: agents.map((agent) => agent.id) }),
+        bloc: false,
+        ...(consensusTarget === undefined ? {} : { consensusTarget }),
+      });
+    // Fresh agents weigh the same: the three-way tie goes to the smallest key, 1 (a's answer).
+    const paper = create();
+    const decided = paper.aggregate({ task: task('t1'), proposals: split, agents });
+    expect(decided.answer).toBe('1');
+    expect(qualities(paper.feedback(decided))).toEqual({ a: 1, b: 0, c: 0 });
+    // Rest of the team: for each agent the other two tie on their own answers, so nobody's answer is first.
+    const rest = create('rest-of-team');
+    const same = rest.aggregate({ task: task('t1'), proposals: split, agents });
+    expect(same.answer).toBe('1');
+    expect(qualities(rest.feedback(same))).toEqual({ a: 0, b: 0, c: 0 });
+    expect(qualities(rest.feedback(same, { a: 1, b: 0, c: 0 }))).toEqual({ a: 0, b: 0, c: 0 });
+    expect(rest.externalFeedbackTasks()).toBe(0);
+    // Two agree: each of them has the other beside it against one (1 is first); c has two against it.
+    const pair = [propose('t2', 'a', '1'), propose('t2', 'b', '1'), propose('t2', 'c', '2')];
+    const second = rest.aggregate({ task: task('t2'), proposals: pair, agents });
+    expect(qualities(rest.feedback(second))).toEqual({ a: 1, b: 1, c: 0 });
+    // External feedback (the truth says c was right) is used as given.
+    expect(qualities(rest.feedback(second, { a: 0, b: 0, c: 1 }))).toEqual({ a: 0, b: 0, c: 1 });
+    expect(rest.externalFeedbackTasks()).toBe(1);
+    expect(() => create('others' as never)).toThrow(/options\.consensusTarget/);
   });
 });
 

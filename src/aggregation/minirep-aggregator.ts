@@ -124,6 +124,15 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   /** Offset κ_lo ≥ 0 of the current-quality factor (κ_lo + Q)/(1 + κ_lo) under `history: 'log-odds'`. @default 2 */
   logOddsQualityOffset?: number;
   /**
+   * What consensus feedback (no external quality: `feedback(decision)`, or qualities equal to agreement
+   * with the decided answer) scores each agent against: `'decision'` = the decided answer (the paper's
+   * design); `'rest-of-team'` (ours, MiniRep-RT) = the answer the other agents' final vote weights
+   * (`decision.reasons`, the agent's own left out) put first, ties all counting, so that an agent's own
+   * weight never earns it history; agreement with the decided answer when the others weigh nothing.
+   * External feedback (a verifier, the truth) is used as given either way. @default 'decision'
+   */
+  consensusTarget?: 'decision' | 'rest-of-team';
+  /**
    * Decided tasks, ≥ 1, whose analysis the aggregator keeps for `feedback` and `analysis(taskId)`.
    * A caller that gives each task's feedback right after its decision (the replay) needs 1, and
    * analyses that are dropped at once are also cheaper for the garbage collector. @default 64
@@ -366,6 +375,40 @@ export function minirepFeedback({
   });
 }
 
+/**
+ * MiniRep-RT's consensus target (ours): per proposal, 1 when its answer is among the answers the
+ * OTHER proposals' final vote weights put first (ties all count), else 0; `undefined` (agreement with
+ * the decided answer applies) when the others weigh nothing. Weights are `reasons[j].weight` by
+ * agent, as the decision applied them (pool, clone cap, flags). Pure.
+ *
+ * @example
+ * restOfTeamAgreement(
+ *   [{ agentId: 'a', answer: '1' }, { agentId: 'b', answer: '2' }, { agentId: 'c', answer: '3' }],
+ *   [{ agentId: 'a', weight: 0.4 }, { agentId: 'b', weight: 0.3 }, { agentId: 'c', weight: 0.2 }],
+ * ); // a: others put '2' first → 0; b: '1' → 0; c: '1' → 0
+ */
+export function restOfTeamAgreement(
+  proposals: readonly { readonly agentId: AgentId; readonly answer: string | null }[],
+  reasons: readonly { readonly agentId: AgentId; readonly weight: number }[],
+): (number | undefined)[] {
+  const weightOf = new Map<AgentId, number>();
+  for (const reason of reasons) weightOf.set(reason.agentId, Math.max(0, reason.weight));
+  const support = new Map<string, number>();
+  for (const proposal of proposals)
+    if (proposal.answer !== null)
+      support.set(proposal.answer, (support.get(proposal.answer) ?? 0) + (weightOf.get(proposal.agentId) ?? 0));
+  return proposals.map((proposal) => {
+    const own = proposal.answer === null ? 0 : (weightOf.get(proposal.agentId) ?? 0);
+    // Σ_{j ≠ i, a_j = a} w_j for every answer a: the agent's own weight taken off its answer.
+    let top = 0;
+    for (const [answer, total] of support) top = Math.max(top, answer === proposal.answer ? total - own : total);
+    if (top <= 1e-12) return undefined;
+    if (proposal.answer === null) return 0;
+    const mine = (support.get(proposal.answer) ?? 0) - own;
+    return mine >= top - 1e-12 ? 1 : 0;
+  });
+}
+
 /** Persisted state of a MiniRep aggregator. */
 export interface MiniRepAggregatorSnapshot {
   readonly schemaVersion: 1;
@@ -455,6 +498,14 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   const analyses = new Map<string, TaskAnalysis>();
   const tracker: BlocTracker | undefined = options.bloc === false ? undefined : createBlocTracker(options.bloc ?? {});
 
+  const consensusTarget = options.consensusTarget ?? 'decision';
+  if (consensusTarget !== 'decision' && consensusTarget !== 'rest-of-team') {
+    throw new InvalidArgumentError({
+      parameter: 'options.consensusTarget',
+      value: consensusTarget,
+      message: `options.consensusTarget must be 'decision' (the paper's design) or 'rest-of-team' (MiniRep-RT), got ${JSON.stringify(consensusTarget)}`,
+    });
+  }
   const historyMode = options.history ?? 'ema';
   if (historyMode !== 'ema' && historyMode !== 'log-odds' && historyMode !== 'posterior') {
     throw new InvalidArgumentError({
@@ -576,7 +627,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           message: `no MiniRep analysis for task ${JSON.stringify(decision.taskId)}; call feedback with a decision from this aggregator's aggregate(), within ${settings.recentTasks === 1 ? 'the last task' : `${settings.recentTasks} tasks`} (options.recentTasks)`,
         });
       }
-      const evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
+      let evidence = minirepFeedback({ analysis, answer: decision.answer, quality });
       // External feedback: some quality differs from agreement with the decided answer (record i is
       // the analysis' proposal i).
       const agreement = (index: number): number => {
@@ -585,6 +636,10 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       };
       if (evidence.some((record, index) => Math.abs(record.quality - agreement(index)) > 1e-9))
         state.externalFeedback++;
+      else if (consensusTarget === 'rest-of-team') {
+        const target = restOfTeamAgreement(analysis.proposals, decision.reasons);
+        evidence = evidence.map((record, index) => ({ ...record, quality: target[index] ?? record.quality }));
+      }
       if (peerHistory !== undefined) {
         // MiniRep-LO learns from external feedback once there is any, else from the other groups.
         if (state.externalFeedback > 0)
@@ -962,5 +1017,6 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'posteriorQualityOffset',
   'logOddsQualityOffset',
   'recentTasks',
+  'consensusTarget',
   ...knownAnalyzerOptions,
 ]);

@@ -3,7 +3,7 @@
 import type { MiniRepAggregatorOptions } from './minirep-aggregator.js';
 
 /** Names of our MiniRep variants, in report order. */
-export const miniRepVariantNames = ['minirep-lo', 'minirep-ds'] as const;
+export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt'] as const;
 
 /** A MiniRep variant name. */
 export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
@@ -13,7 +13,9 @@ export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
  * - `minirep-lo` (MiniRep-LO): the history factor is the log-odds of a reliability learnt from
  *   agreement with the other clone groups (from external feedback once there is any), κ_lo = 8;
  * - `minirep-ds` (MiniRep-DS): the history factor is the vote weight of a reliability learnt from each
- *   proposal's leave-one-out posterior, and the bloc check flags blocs of 3 or more agents, not a lone pair.
+ *   proposal's leave-one-out posterior, and the bloc check flags blocs of 3 or more agents, not a lone pair;
+ * - `minirep-rt` (MiniRep-RT): the paper's weights, but consensus feedback scores each agent against
+ *   the answer the rest of the team's vote weights put first, not the decision its own weight helped make.
  * See docs/minirep.md for why each is ours and how it was measured.
  */
 export const miniRepVariantOptions: Readonly<
@@ -21,4 +23,5 @@ export const miniRepVariantOptions: Readonly<
 > = {
   'minirep-lo': { history: 'log-odds', logOddsQualityOffset: 8 },
   'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
+  'minirep-rt': { consensusTarget: 'rest-of-team' },
 };

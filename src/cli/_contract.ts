@@ -113,6 +113,27 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
   };
   process.on('unhandledRejection', (reason) => fail(reason));
   process.on('uncaughtException', (error) => fail(error));
+  const seenWarnings = new Set<string>();
+  // The AI SDK logs its warnings (e.g. a provider that cannot enforce a JSON schema, as an LLM
+  // judge asks for) with console.info/warn, i.e. partly to stdout, which is a command's output (its
+  // table or --json): they go to stderr instead, one line each.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = ({
+    warnings,
+    provider,
+    model,
+  }: {
+    warnings: readonly unknown[];
+    provider: string;
+    model: string;
+  }) => {
+    for (const warning of warnings) {
+      // Once per process: the same warning comes back with every call of the model.
+      const line = `${name}: AI SDK warning (${provider} / ${model}): ${JSON.stringify(warning)}`;
+      if (seenWarnings.has(line)) continue;
+      seenWarnings.add(line);
+      process.stderr.write(`${line}\n`);
+    }
+  };
 
   let resolved: Resolved;
   try {

@@ -39,6 +39,8 @@ export type SpanData =
       readonly round: number;
       readonly agentId: AgentId;
       readonly answer: string | null;
+      /** True for an answer that arrived after the task was decided (quorum or deadline); recorded for reputation only. */
+      readonly late?: boolean;
     }
   | {
       readonly type: 'rating';
@@ -60,6 +62,10 @@ export type SpanData =
       readonly answer: string | null;
       readonly support: Readonly<Record<string, number>>;
       readonly reasons: readonly WeightReason[];
+      /** Name of the verifier whose verdicts the aggregator read, when the team has one. */
+      readonly verifier?: string;
+      /** The verifier's verdict per agent (estimated probability of being correct, in [0, 1]); agents it had no opinion on are left out. */
+      readonly verdicts?: Readonly<Record<AgentId, number>>;
     }
   | {
       readonly type: 'reputation-update';
@@ -139,6 +145,25 @@ export type SpanData =
       readonly before: string;
       readonly after: string;
       readonly drift: number;
+    }
+  | {
+      /** A decided `code` answer run against its task's tests in the sandbox (`repute run`). */
+      readonly type: 'code-tests';
+      readonly taskId: TaskId;
+      /** First 16 hex digits of the SHA-256 of the program run, or `null` when the answer held none. */
+      readonly program: string | null;
+      /** The sandbox's verdict; `no-program` when there was nothing to run (graded wrong). */
+      readonly status: 'passed' | 'failed' | 'timeout' | 'no-program';
+      /** Whether the decision is graded correct (the tests passed). */
+      readonly correct: boolean;
+      /** Exit code of the sandbox, or `null` (killed at the timeout, or not run). */
+      readonly exitCode: number | null;
+      /** Signal that ended the program (`SIGXCPU`, `SIGKILL`, ...), or `null`. */
+      readonly signal: string | null;
+      /** Wall-clock time of the sandbox run in ms, or `null` when not run. */
+      readonly durationMs: number | null;
+      /** The end of the sandbox's stderr (at most 2000 characters): the failed assertion or exception. */
+      readonly stderr: string;
     }
   | {
       readonly type: 'llm-call';

@@ -4,6 +4,7 @@
 // by the `type` of a team file's `protocol` block; they never branch on its name.
 import type { z } from 'zod';
 import type { Agent } from '../agents/agent.js';
+import type { Verifier } from '../aggregation/verifier.js';
 import type { AgentId } from '../core/agent-identity.js';
 import type { ReputationModel } from '../reputation/reputation-model.js';
 import type { CallPrice } from './drf/expected-cost-ledger.js';
@@ -40,8 +41,8 @@ export interface ProtocolRunInput<TConfig extends ProtocolConfig> {
   readonly team: string;
   /** Where reputation starts when the run has no state yet: the team's saved state, or the prior. */
   readonly reputationStart: 'team' | 'prior';
-  /** Grades a decided answer against the task's reference. */
-  readonly grade: (taskId: string, answer: string | null) => boolean | undefined;
+  /** Grades a decided answer against the task's reference (a `code` answer asynchronously, by its tests). */
+  readonly grade: (taskId: string, answer: string | null) => boolean | undefined | Promise<boolean | undefined>;
   /** Price per agent id (expected cost, list-price spend). */
   readonly prices: Readonly<Record<AgentId, CallPrice>>;
   /** Removes secrets (the team's API keys) from text the protocol sends or stores. @default no change */
@@ -54,6 +55,13 @@ export interface ProtocolRunInput<TConfig extends ProtocolConfig> {
   readonly startAgentProcesses?:
     | ((input: { readonly natsUrl: string; readonly wireRunId: string }) => Promise<{ stop(): Promise<void> }>)
     | undefined;
+  /**
+   * The team file's verifier (an LLM judge, unit tests in the sandbox), given only to protocols with
+   * `usesVerifier`: it judges each proposal before aggregation. @default none
+   */
+  readonly verifier?: Verifier | undefined;
+  /** Agent id the verifier's calls and failures are booked under (the team file's `verifier.id`). @default `verifier` */
+  readonly verifierId?: string | undefined;
 }
 
 /** One persisted session of a protocol run (debate: one per method; DRF and RAPS: one). */
@@ -154,6 +162,8 @@ export interface ProtocolRunConfigInput<TConfig extends ProtocolConfig> {
   readonly reputation: 'continue' | 'fresh';
   /** Digest of the task file. */
   readonly tasks: string;
+  /** The team file's `verifier:` section, when it has one (a changed verifier is another run). @default none */
+  readonly verifier?: unknown;
 }
 
 /**
@@ -169,7 +179,17 @@ export interface Protocol<TConfig extends ProtocolConfig = ProtocolConfig, TReco
   /** Schema of the `protocol` block (a zod object with `type: z.literal(type)`; defaults filled in). */
   readonly configSchema: z.ZodType<TConfig>;
   /** Names a team file may list under `methods`, and the ones run when it lists none. */
-  readonly methods: { readonly names: readonly string[]; readonly defaults: readonly string[] };
+  readonly methods: {
+    readonly names: readonly string[];
+    readonly defaults: readonly string[];
+    /** Names that need the team's verifier (refused without a `verifier:` section). @default none */
+    readonly verifierOnly?: readonly string[];
+  };
+  /**
+   * Whether the protocol feeds a verifier's verdicts to its aggregation (`ProtocolRunInput.verifier`);
+   * a team file with a `verifier:` section is refused for a protocol without it. @default false
+   */
+  readonly usesVerifier?: boolean;
   /** Cross-field checks against the team (`k`, agent ids); returns the first problem. @default none */
   checkTeam?(input: {
     readonly config: TConfig;

@@ -95,8 +95,11 @@ export interface SessionOptions<TProgress> {
   readonly config?: unknown;
   /** Run kind stored with the run. @default the protocol's name: 'debate', 'drf' or 'raps' */
   readonly kind?: string;
-  /** Grades a decided answer (simulation or tasks with references); omitted = `correct: null`. @default none */
-  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined;
+  /**
+   * Grades a decided answer (simulation or tasks with references), synchronously or not (`code`
+   * answers run their tests); omitted = `correct: null`. @default none
+   */
+  readonly grade?: (taskId: string, answer: string | null) => boolean | undefined | Promise<boolean | undefined>;
   /**
    * Where reputation (RAPS: beliefs) starts when the run has no saved state yet: `team` continues
    * from the team's last saved state (a later run), `prior` starts from the model's prior. A resumed
@@ -171,12 +174,12 @@ export function restoreReputation(
 }
 
 /** What `grade` says of a decided answer, or `null` when there is no grader or it has no verdict. */
-export function gradeAnswer(
+export async function gradeAnswer(
   grade: SessionOptions<unknown>['grade'],
   taskId: string,
   answer: string | null,
-): boolean | null {
-  const value = grade?.(taskId, answer);
+): Promise<boolean | null> {
+  const value = await grade?.(taskId, answer);
   return value === undefined ? null : value;
 }
 

@@ -304,6 +304,11 @@ describe('createApp: JSON API', () => {
       body.paths['/api/runs/{id}'].get.responses['200'].content['application/json'].schema.properties.methods.type,
     ).toBe('array');
     expect(Object.keys(body.paths)).toContain('/v1/chat/completions');
+    const chat = body.paths['/v1/chat/completions'].post;
+    expect(chat.parameters.map((parameter: { name: string }) => parameter.name)).toContain('x-repute-deadline-ms');
+    const repute =
+      chat.responses['200'].content['application/json'].schema.properties.repute.properties.skipped.items.properties;
+    expect(repute.reason.enum).toEqual(['circuit-open', 'quorum', 'deadline']);
   });
 });
 
@@ -461,11 +466,13 @@ function countingTeam(): TeamService & { calls: number } {
         winner: 'a1',
         content: '{"answer":"42"}',
         degraded: [],
+        skipped: [],
         repeated: [],
         reputation: { a1: 0.5 },
         usage: { inputTokens: 1, outputTokens: 1 },
       };
     },
+    idle: async () => {},
   };
   return team;
 }

@@ -12,6 +12,7 @@ import { openStore } from '../store/store.js';
 import { startOpenAICompatibleServer } from '../testing/openai-compatible-server.js';
 import { sumReply, writeSumTeam } from '../testing/_test-sum-team.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
+import { runToExit } from '../testing/_test-cli-run.js';
 import { decisionTelemetryFromEnvironment } from './otel-telemetry.js';
 import { startServer } from './start-server.js';
 import { createTeamService } from './team-service.js';
@@ -164,6 +165,53 @@ describe('OpenTelemetry export of a served decision', () => {
     }
     // No prompt or reply text leaves the process.
     expect(JSON.stringify(spans)).not.toContain('What is 20 + 22');
+  });
+
+  it('exports every task of a repute run the same way (one trace per task and method)', async () => {
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    const provider = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
+    closers.push(() => provider.close());
+    const dir = temporaryDirectory('repute-otel-run-');
+    const file = writeSumTeam(dir, {
+      baseURL: provider.baseURL,
+      tasks: 2,
+      agents: ['alpha', 'beta-1', 'weak'],
+      methods: ['majority'],
+    });
+    const result = await runToExit([file, '--json'], {
+      ...process.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const workflows = receiver.spans.filter((span) => span.name === 'invoke_workflow team:sum-team');
+    // t1: 10 + 3 = 13, t2: 11 + 5 = 16 (weak says one more).
+    expect(
+      workflows.map((span) => [attribute(span, 'repute.task_id'), attribute(span, 'repute.decision.answer')]).sort(),
+    ).toEqual([
+      ['t1', '13'],
+      ['t2', '16'],
+    ]);
+    for (const workflow of workflows) {
+      expect(workflow.parentSpanId ?? '').toBe('');
+      expect(attribute(workflow, 'repute.method')).toBe('majority');
+      const spans = receiver.spans.filter((span) => span.traceId === workflow.traceId);
+      // 1 workflow + 3 agents + 6 model calls (debate rounds: 1, so propose and revise per agent).
+      expect(spans).toHaveLength(10);
+      // 6 calls × 10 prompt / 5 completion tokens from the test server.
+      expect(attribute(workflow, 'gen_ai.usage.input_tokens')).toBe(60);
+      expect(attribute(workflow, 'gen_ai.usage.output_tokens')).toBe(30);
+      for (const agentId of ['alpha', 'beta-1', 'weak']) {
+        const agent = spans.find((span) => span.name === `invoke_agent ${agentId}`)!;
+        expect(agent.parentSpanId).toBe(workflow.spanId);
+        const chats = spans.filter((span) => span.parentSpanId === agent.spanId);
+        expect(chats.map((chat) => attribute(chat, 'repute.act')).sort()).toEqual(['propose', 'revise']);
+        for (const chat of chats) expect(attribute(chat, 'gen_ai.usage.input_tokens')).toBe(10);
+        const verdict = agent.events?.find((event) => event.name === 'gen_ai.evaluation.result');
+        expect(attribute(verdict!, 'gen_ai.evaluation.score.label')).toBe(agentId === 'weak' ? 'disagreed' : 'agreed');
+      }
+    }
   });
 
   it('is off without OTEL_EXPORTER_OTLP_ENDPOINT', () => {

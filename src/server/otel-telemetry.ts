@@ -31,7 +31,17 @@ export interface DecisionTelemetry {
   /** Wire into every agent model's plumbing (`onCall`): collects the calls of each task until its decision is exported. */
   readonly onCall: (record: LlmCallRecord) => void;
   /** Exports one decision and the calls collected for its task; `startedAt`/`endedAt` in ms since the epoch. */
-  exportDecision(input: { answer: TeamAnswer; startedAt: number; endedAt: number }): ExportedDecision;
+  exportDecision(input: {
+    answer: TeamAnswer;
+    startedAt: number;
+    endedAt: number;
+    /**
+     * Keep the trace so calls of the task that end later (late answers) join it; `false` when the
+     * same task id comes again for another method (`repute run`), whose calls must start a trace of
+     * their own. @default true
+     */
+    keepForLate?: boolean;
+  }): ExportedDecision;
   /** Sends what is buffered. */
   flush(): Promise<void>;
   /** Sends what is buffered and stops. */
@@ -105,7 +115,7 @@ export function createDecisionTelemetry(options: DecisionTelemetryOptions): Deci
       else remember(pending, record.taskId, [record]);
     },
 
-    exportDecision({ answer, startedAt, endedAt }) {
+    exportDecision({ answer, startedAt, endedAt, keepForLate = true }) {
       const calls = pending.get(answer.taskId) ?? [];
       pending.delete(answer.taskId);
       const sum = (records: readonly LlmCallRecord[], key: 'inputTokens' | 'outputTokens') =>
@@ -182,7 +192,7 @@ export function createDecisionTelemetry(options: DecisionTelemetryOptions): Deci
         span.end(agentEnd);
       }
       workflow.end(endedAt);
-      remember(exported, answer.taskId, { context: workflowContext, agents });
+      if (keepForLate) remember(exported, answer.taskId, { context: workflowContext, agents });
       const { traceId, spanId } = workflow.spanContext();
       return { traceId, spanId };
     },

@@ -383,6 +383,13 @@ export const feedbackResponse = z.object({
 /** The `x-repute-kind` header: the answer kind the team decides under. */
 export const kindHeader = z.enum(answerKinds as unknown as [string, ...string[]]);
 
+/** The `x-repute-deadline-ms` header: this request's deadline in ms, in place of the team file's `serve.deadlineMs`. */
+export const deadlineHeader = z
+  .string()
+  .regex(/^[0-9]{1,9}$/, 'must be a whole number of milliseconds, e.g. 2000')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'must be at least 1 ms').max(600_000, 'must be at most 600000 ms (10 minutes)'));
+
 /** The `repute` field added to a chat completion. */
 export const reputeField = z.object({
   schemaVersion: z.literal(1),
@@ -398,6 +405,11 @@ export const reputeField = z.object({
       components: z.record(z.string(), z.number()),
       note: z.string().nullable(),
       answer: z.string().nullable(),
+      verdict: z
+        .number()
+        .nullable()
+        .optional()
+        .describe("the team's verifier's verdict (probability correct); absent without a verifier"),
     }),
   ),
   winner: z.string().nullable().describe('agent whose proposal text is the message content'),
@@ -407,6 +419,22 @@ export const reputeField = z.object({
   repeated: z
     .array(z.string())
     .describe('agents that already gave evidence on this very request (a repeat): their reputation did not move'),
+  skipped: z
+    .array(
+      z.object({
+        agentId: z.string(),
+        reason: z.enum(['circuit-open', 'quorum', 'deadline']),
+        failures: z.number().int().optional().describe('circuit-open: failures in a row that opened it'),
+        retryAt: z.number().optional().describe('circuit-open: when the agent is probed again, epoch ms'),
+        waitedMs: z
+          .number()
+          .optional()
+          .describe('quorum, deadline: time from the start of the round to the decision, in ms'),
+      }),
+    )
+    .describe(
+      'agents the team decided without: circuit-open (not called after repeated failures), quorum (enough others answered first) or deadline; late answers are recorded for reputation when they arrive',
+    ),
   reputation: z.record(z.string(), z.number()).describe('scores after the update'),
 });
 

@@ -3,22 +3,34 @@
 // with the method's feedback (consensus by default) and persisted as a task of the `serve` run.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Agent } from '../agents/agent.js';
+import type { Verifier } from '../aggregation/verifier.js';
 import type { AgentIdentity } from '../core/agent-identity.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, ProviderError } from '../core/errors.js';
 import { createRng, deriveSeed } from '../core/rng.js';
 import type { ChatTurn, ReplyFormat, SamplingSettings } from '../core/chat-request.js';
 import type { Proposal } from '../core/proposal.js';
+import type { Decision } from '../aggregation/aggregator.js';
+import type { DebateFailure } from '../protocols/debate/types.js';
+import type { EventInput } from '../store/store.js';
+import {
+  checkQuorumOptions,
+  type GatherProgress,
+  type GatherSkip,
+  type GatheredRound,
+  gatherStep,
+  lateAnswerEvidence,
+} from '../protocols/debate/gather-step.js';
+import { type BreakerOptions, type CircuitBreakers, createCircuitBreakers } from '../protocols/circuit-breaker.js';
 import type { Task } from '../core/task.js';
 import { z } from 'zod';
-import { consensusFeedback } from '../protocols/debate/feedback.js';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from '../protocols/debate/methods.js';
-import { proposeStep } from '../protocols/debate/propose-step.js';
-import { rateStep } from '../protocols/debate/rate-step.js';
-import { decideStep } from '../protocols/debate/decide-step.js';
-import { selectParticipants } from '../protocols/debate/select-participants.js';
-import { updateReputationStep } from '../protocols/debate/update-reputation-step.js';
-import type { DebateTaskRecord } from '../protocols/debate/run-debate-session.js';
+import { concludeDebate, debateTaskRecord, gatherDebate } from '../protocols/debate/debate-task.js';
+import {
+  allDebateMethodNames,
+  createDebateMethod,
+  type DebateMethodName,
+  verifierOnlyDebateMethodNames,
+} from '../protocols/debate/methods.js';
 import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
 import type { Store } from '../store/store.js';
 import {
@@ -43,6 +55,11 @@ export interface ServedWeight {
   readonly note: string | null;
   /** The agent's answer key, `null` when unparseable or when its call failed. */
   readonly answer: string | null;
+  /**
+   * The team's verifier's verdict on the proposal (probability of being correct, in [0, 1]), `null`
+   * when it had no opinion or its call failed; absent when the team has no verifier.
+   */
+  readonly verdict?: number | null;
 }
 
 /** What the team answered to one request (the `repute` field of the response). */
@@ -61,12 +78,25 @@ export interface TeamAnswer {
   readonly content: string;
   /** Agents whose call failed; the team decided without them. */
   readonly degraded: ReadonlyArray<{ readonly agentId: string; readonly message: string }>;
+  /**
+   * Agents the team decided without although their call did not fail (yet): `circuit-open` (not
+   * called: it failed `failures` times in a row; probed again from `retryAt`, epoch ms), `quorum`
+   * (enough others answered first) or `deadline` (the deadline passed first). The answers of the
+   * last two are recorded for reputation when they arrive.
+   */
+  readonly skipped: readonly GatherSkip[];
   /** Agents that already gave evidence on this very request (a repeat): their reputation did not move. */
   readonly repeated: readonly string[];
   /** Scores after the update, in [0, 1]. */
   readonly reputation: Readonly<Record<string, number>>;
   /** Tokens of every call made for the request. */
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+}
+
+/** One agent answered (or failed) while a request's team gathers answers. */
+export interface TeamProgress extends GatherProgress {
+  /** The request's task id. */
+  readonly taskId: string;
 }
 
 /** The team a server answers for; the OpenAI-compatible endpoint fans requests out to it. */
@@ -85,6 +115,8 @@ export interface TeamService extends ServedTeam {
   readonly runId: string;
   /** Grades a served decision once (later posts return the first grade) and updates reputation from it. */
   feedback(input: ServedFeedbackInput): ServedFeedbackResult;
+  /** Resolves once the late answers of every request answered so far are recorded. */
+  idle(): Promise<void>;
   /** Answers one request; throws `ProviderError` when every agent failed. */
   answer(input: {
     messages: readonly ChatMessage[];
@@ -93,6 +125,10 @@ export interface TeamService extends ServedTeam {
     sampling?: SamplingSettings;
     /** Asked of every agent; a JSON reply that does not match the schema gets no vote. */
     replyFormat?: ReplyFormat;
+    /** This request's deadline in ms (the `x-repute-deadline-ms` header), in place of the team's. */
+    deadlineMs?: number;
+    /** Called as each agent's call settles before the decision (streamed progress). */
+    onProgress?: (progress: TeamProgress) => void;
     signal?: AbortSignal;
   }): Promise<TeamAnswer>;
 }
@@ -117,8 +153,27 @@ export interface TeamServiceOptions {
   readonly runId?: string;
   /** Makes a unique task id per request. @default `chat-${crypto.randomUUID()}` */
   readonly generateId?: () => string;
-  /** Clock of event timestamps, in ms. @default Date.now */
+  /** Clock of event timestamps, of the deadline's `waitedMs` and of the circuit breakers, in ms. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Time after which a request is decided with the answers in, in ms (a request's
+   * `x-repute-deadline-ms` overrides it); later answers are recorded for reputation when they
+   * arrive. @default none (wait for every agent, or the quorum)
+   */
+  readonly deadlineMs?: number;
+  /** Answers enough to decide without waiting for the rest, an integer ≥ 1. @default every agent called */
+  readonly quorum?: number;
+  /** Circuit breaker of each agent (skip an agent that keeps failing, probe it later); `false` turns it off. @default { failureThreshold: 3, cooldownMs: 30000 } */
+  readonly breaker?: BreakerOptions | false;
+  /**
+   * Judges every proposal before the method decides (an LLM judge, unit tests in the sandbox): its
+   * verdicts reach the aggregator, the `vote` event, the reputation feedback (verifier feedback) and
+   * each weight's `verdict`. A judge call that fails leaves the request decided without verdicts
+   * and listed in `degraded`. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Id the verifier's failures are listed under in `degraded`. @default `verifier` */
+  readonly verifierId?: string;
 }
 
 /** Text of a message's content (text parts joined). */
@@ -139,13 +194,13 @@ export function conversationOf(messages: readonly ChatMessage[]): ChatTurn[] {
 }
 
 /**
- * Proposals under a JSON Schema reply format: a reply that does not match the schema keeps its
- * text but loses its answer, so it gets no vote and is never the reply sent.
+ * The check of a proposal under a JSON Schema reply format: a reply that does not match the schema
+ * keeps its text but loses its answer, so it gets no vote and is never the reply sent.
  */
-function withSchemaChecked(proposals: readonly Proposal[], format: ReplyFormat | undefined): Proposal[] {
-  if (format?.type !== 'json' || format.schema === undefined) return [...proposals];
+function schemaCheck(format: ReplyFormat | undefined): (proposal: Proposal) => Proposal {
+  if (format?.type !== 'json' || format.schema === undefined) return (proposal) => proposal;
   const schema = z.fromJSONSchema(format.schema as Parameters<typeof z.fromJSONSchema>[0]);
-  return proposals.map((proposal) => {
+  return (proposal) => {
     if (proposal.answer === null) return proposal;
     let value: unknown;
     try {
@@ -154,7 +209,7 @@ function withSchemaChecked(proposals: readonly Proposal[], format: ReplyFormat |
       return { ...proposal, answer: null };
     }
     return schema.safeParse(value).success ? proposal : { ...proposal, answer: null };
-  });
+  };
 }
 
 /** The task prompt of a conversation: a lone user message as is, else every message with its role. */
@@ -184,6 +239,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       message: `method must be one of ${allDebateMethodNames.join(', ')}, got ${JSON.stringify(method)}`,
     });
   }
+  if (verifierOnlyDebateMethodNames.includes(method) && options.verifier === undefined)
+    throw new InvalidArgumentError({
+      parameter: 'verifier',
+      value: undefined,
+      message: `method ${method} needs a verifier; pass createTeamService({ ..., verifier }) (a team file's verifier section) or serve another method`,
+    });
   if (agents.length === 0)
     throw new InvalidArgumentError({
       parameter: 'agents',
@@ -191,6 +252,12 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       message: 'a served team needs at least one agent',
     });
   const generateId = options.generateId ?? (() => `chat-${crypto.randomUUID()}`);
+  const { quorum } = options;
+  checkQuorumOptions({ quorum, deadlineMs: options.deadlineMs });
+  const breakers: CircuitBreakers | undefined =
+    options.breaker === false ? undefined : createCircuitBreakers({ now, ...options.breaker });
+  // Late answers being recorded (idle() waits for them).
+  const lateWork = new Set<Promise<void>>();
   const identities: AgentIdentity[] = agents.map((agent) => agent.identity);
   const agentIds = identities.map((identity) => identity.id);
   const k = options.k;
@@ -218,7 +285,20 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     kind,
     runId,
     feedback: (input) => gradeServedDecision({ store, team: name, reputation: deciding.reputation, agentIds, input }),
-    async answer({ messages, kind: requestKind = kind, sampling, replyFormat, signal }) {
+    async idle() {
+      while (lateWork.size > 0) await Promise.all([...lateWork]);
+    },
+    async answer({
+      messages,
+      kind: requestKind = kind,
+      sampling,
+      replyFormat,
+      deadlineMs = options.deadlineMs,
+      onProgress,
+      signal,
+    }) {
+      checkQuorumOptions({ deadlineMs });
+
       const taskId = generateId();
       const task: Task = {
         id: taskId,
@@ -235,71 +315,64 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const selector = selecting.selector;
       if (selector && selecting.reputation)
         restoreSnapshot(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
-      const selection = selectParticipants({
-        pool: identities,
-        reputation: selector ? (selecting.reputation?.scores() ?? {}) : {},
-        ...(selector ? { selector } : {}),
+      let round: GatheredRound | undefined;
+      // The debate's own steps, with no debate round: the agents' first answers decide.
+      const gathered = await gatherDebate({
+        team: agents,
+        task,
+        rounds: 0,
+        selector,
         k: selecting.k ?? identities.length,
+        scores: selector ? (selecting.reputation?.scores() ?? {}) : {},
+        ratings: selecting.ratings ?? false,
         rng: selector ? createRng(deriveSeed(seed, 'serve', method, taskId)) : unusedRng,
         tracer,
-        taskId,
+        signal,
         parentId: taskSpan.id,
+        // The verifier judges outside the store transaction (its calls may take seconds).
+        verifier: options.verifier,
+        verifierId: options.verifierId,
+        // The Propose round, bounded by the quorum and the deadline; agents whose circuit is open are skipped.
+        propose: async (input) => {
+          round = await gatherStep({
+            ...input,
+            quorum,
+            deadlineMs,
+            breakers,
+            review: schemaCheck(replyFormat),
+            now,
+            onSettled: onProgress && ((progress) => onProgress({ ...progress, taskId })),
+          });
+          return round;
+        },
+        checkProposed: (proposed) => {
+          if (proposed.failures.length === proposed.proposals.length)
+            throw new ProviderError({
+              provider: `team:${name}`,
+              attempts: proposed.proposals.length,
+              message: noAnswerMessage(name, proposed.failures, round?.skipped ?? [], deadlineMs),
+            });
+          return proposed;
+        },
       });
-      const byId = new Map(agents.map((agent) => [agent.identity.id, agent]));
-      const participants = selection.selected.map((agentId) => byId.get(agentId) as Agent);
-      const raw = await proposeStep({
-        agents: participants,
-        task,
-        tracer,
-        ...(signal ? { signal } : {}),
-        parentId: taskSpan.id,
-      });
-      const proposed = { ...raw, proposals: withSchemaChecked(raw.proposals, replyFormat) };
-      if (proposed.failures.length === participants.length) {
-        const reasons = proposed.failures.map((failure) => `${failure.agentId}: ${failure.message}`).join('; ');
-        throw new ProviderError({
-          provider: `team:${name}`,
-          attempts: participants.length,
-          message: `every agent of team ${name} failed (${reasons}); check the agents' endpoints`,
-        });
-      }
-      const rated =
-        selecting.ratings && participants.length > 1
-          ? await rateStep({
-              agents: participants,
-              task,
-              proposals: proposed.proposals,
-              tracer,
-              ...(signal ? { signal } : {}),
-              parentId: taskSpan.id,
-            })
-          : { ratings: [], usage: [], failures: [] };
-      const failures = [...proposed.failures, ...rated.failures];
-      const usage = [...proposed.usage, ...rated.usage];
+      const { participants } = gathered;
+      // Set by `propose`: gatherDebate always runs the Propose round.
+      const gatheredRound = round as GatheredRound | undefined;
+      if (gatheredRound === undefined) throw new Error('internal: the Propose round of a served request did not run');
+      const proposals = gathered.rounds[0] as readonly Proposal[];
 
-      return store.transaction(() => {
+      const served = store.transaction(() => {
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
         // session); its reputation is reloaded from the store inside the transaction.
         const reputation = deciding.reputation;
         const latest = store.loadReputation({ scope: { team: name }, name: method });
         if (reputation) restoreSnapshot(reputation, latest, agentIds);
-        const weights = reputation ? reputation.weights(selection.selected) : undefined;
-        const decision = decideStep({
-          task,
-          proposals: proposed.proposals,
-          history: [],
-          agents: participants.map((agent) => agent.identity),
-          ...(weights ? { weights } : {}),
-          aggregator: deciding.aggregator,
-          tracer,
-          parentId: taskSpan.id,
-        });
         // One outcome per distinct task and agent: an agent that already gave evidence on this very
         // request (same kind, conversation, sampling settings and reply format; a repeat, typically
         // served from the cache) gives none again. Recorded in the store, so it holds across
         // restarts and across servers of the team.
         const evidenceFrom = new Set(
-          proposed.proposals
+          proposals
             .filter((proposal) =>
               store.putCachedResponse({
                 key: evidenceKey(name, method, fingerprint, proposal.agentId),
@@ -308,46 +381,29 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
             )
             .map((proposal) => proposal.agentId),
         );
+        const result = concludeDebate(gathered, {
+          aggregator: deciding.aggregator,
+          reputation,
+          feedback: deciding.feedback,
+          evidenceFrom,
+          tracer,
+          parentId: taskSpan.id,
+        });
+        const { decision, failures, usage } = result;
+        const verdicts = gathered.verdicts?.verdicts;
         const repeated = participants.map((agent) => agent.identity.id).filter((id) => !evidenceFrom.has(id));
-        const updated =
-          reputation && evidenceFrom.size > 0
-            ? updateReputationStep({
-                reputation,
-                feedback: deciding.feedback ?? consensusFeedback,
-                input: {
-                  task,
-                  decision,
-                  proposals: proposed.proposals.filter((proposal) => evidenceFrom.has(proposal.agentId)),
-                  history: [],
-                  ratings: rated.ratings.filter((rating) => evidenceFrom.has(rating.rater)),
-                },
-                tracer,
-                parentId: taskSpan.id,
-              })
-            : { before: reputation?.scores() ?? {}, after: reputation?.scores() ?? {} };
         tracer.end(taskSpan);
         const reasons = new Map(decision.reasons.map((reason) => [reason.agentId, reason]));
-        const answers = Object.fromEntries(proposed.proposals.map((proposal) => [proposal.agentId, proposal.answer]));
+        const record = debateTaskRecord(result);
+        const { answers } = record;
         const winner =
           decision.answer === null
             ? undefined
-            : proposed.proposals
+            : proposals
                 .filter((proposal) => proposal.answer === decision.answer)
                 .sort(
                   (left, right) => (reasons.get(right.agentId)?.weight ?? 0) - (reasons.get(left.agentId)?.weight ?? 0),
                 )[0];
-        const record: DebateTaskRecord = {
-          schemaVersion: 1,
-          taskId,
-          answer: decision.answer,
-          correct: null,
-          participants: selection.selected,
-          excluded: selection.excluded,
-          answers,
-          support: decision.support,
-          reputation: updated.after,
-          failures: failures.length,
-        };
         store.recordTaskResult({
           runId,
           method,
@@ -386,21 +442,118 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
               components: reason?.components ?? {},
               note: reason?.note ?? null,
               answer: answers[identity.id] ?? null,
+              ...(options.verifier === undefined
+                ? {}
+                : {
+                    verdict:
+                      verdicts !== undefined && Object.hasOwn(verdicts, identity.id)
+                        ? (verdicts[identity.id] ?? null)
+                        : null,
+                  }),
             };
           }),
           winner: winner?.agentId ?? null,
           content: winner?.text ?? '',
           degraded: failures.map((failure) => ({ agentId: failure.agentId, message: failure.message })),
+          skipped: gatheredRound.skipped,
           repeated,
-          reputation: updated.after,
+          reputation: result.reputationAfter,
           usage: {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
             outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0),
           },
+          decided: decision,
         };
       });
+      const { decided, ...answer } = served;
+      if (gatheredRound.skipped.some((skip) => skip.reason !== 'circuit-open')) {
+        const work = gatheredRound.late
+          .then((late) => recordLate({ task, fingerprint, decision: decided, late }))
+          .catch((error: unknown) =>
+            process.emitWarning(
+              `team ${name}: late answers of ${taskId} not recorded (${error instanceof Error ? error.message : String(error)})`,
+            ),
+          )
+          .finally(() => lateWork.delete(work));
+        lateWork.add(work);
+      }
+      return answer;
     },
   };
+
+  /**
+   * Records the answers that came after a request was decided: each is a proposal event of the
+   * task (`late: true`) and, once per distinct request and agent like any evidence, consensus
+   * evidence against the decision (agreed with it or not), in one transaction.
+   */
+  function recordLate({
+    task,
+    fingerprint,
+    decision,
+    late,
+  }: {
+    task: Task;
+    fingerprint: string;
+    decision: Decision;
+    late: Awaited<GatheredRound['late']>;
+  }): void {
+    if (late.proposals.length === 0) return;
+    store.transaction(() => {
+      const at = now();
+      const events: EventInput[] = late.proposals.map((proposal) => ({
+        data: {
+          type: 'proposal',
+          taskId: task.id,
+          round: 0,
+          agentId: proposal.agentId,
+          answer: proposal.answer,
+          late: true,
+        },
+        method,
+        taskId: task.id,
+        startedAt: at,
+        endedAt: at,
+        error: late.failures.find((failure) => failure.agentId === proposal.agentId)?.message ?? null,
+      }));
+      const counted = late.proposals.filter((proposal) =>
+        store.putCachedResponse({
+          key: evidenceKey(name, method, fingerprint, proposal.agentId),
+          value: { schemaVersion: 1, taskId: task.id },
+        }),
+      );
+      const reputation = deciding.reputation;
+      if (reputation && counted.length > 0) {
+        restoreSnapshot(reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
+        const before = reputation.scores();
+        reputation.observe(lateAnswerEvidence({ task, decision, proposals: counted }));
+        const after = reputation.scores();
+        store.saveReputation({ scope: { team: name }, name: method, snapshot: reputation.snapshot() });
+        events.push({ data: { type: 'reputation-update', taskId: task.id, before, after }, method, taskId: task.id });
+      }
+      store.appendEvents(runId, events);
+    });
+  }
+}
+
+/** Why a request got no answer at all: every agent failed, was skipped (circuit open), or was too slow. */
+function noAnswerMessage(
+  team: string,
+  failures: readonly DebateFailure[],
+  skipped: readonly GatherSkip[],
+  deadlineMs: number | undefined,
+): string {
+  const parts = [
+    ...failures.map((failure) => `${failure.agentId}: ${failure.message}`),
+    ...skipped.map((skip) =>
+      skip.reason === 'circuit-open'
+        ? `${skip.agentId}: skipped, circuit open after ${skip.failures} failures in a row, probed again at ${new Date(skip.retryAt).toISOString()}`
+        : `${skip.agentId}: no answer within the deadline of ${deadlineMs} ms`,
+    ),
+  ];
+  const what = skipped.some((skip) => skip.reason === 'deadline')
+    ? `no agent of team ${team} answered in time`
+    : `every agent of team ${team} failed`;
+  return `${what} (${parts.join('; ')}); check the agents' endpoints${skipped.some((skip) => skip.reason === 'deadline') ? ' or raise the deadline' : ''}`;
 }
 
 /**

@@ -19,10 +19,11 @@ describe('the sandbox skip line', () => {
     reporter.onTestRunEnd([
       module('/repo/src/eval/sandbox/run-code-tests.test.ts', 40),
       module('/repo/src/eval/sandbox/execution-verifier.test.ts', 19),
+      module('/repo/src/cli/commands/run-code-tasks.test.ts', 1),
       module('/repo/src/llm/complete.test.ts', 5),
     ]);
-    // 40 + 19 = 59 sandbox tests; the 5 elsewhere are not counted.
-    expect(lines.join('')).toContain('sandbox: 59 sandbox tests SKIPPED: bwrap not found under /usr.');
+    // 40 + 19 + 1 = 60 sandbox tests; the 5 elsewhere are not counted.
+    expect(lines.join('')).toContain('sandbox: 60 sandbox tests SKIPPED: bwrap not found under /usr.');
     expect(lines.join('')).toContain('apt-get install bubblewrap');
   });
 

@@ -4,6 +4,10 @@
 import type { Reporter, TestModule } from 'vitest/node';
 import { checkSandbox } from '../eval/sandbox/run-code-tests.js';
 
+/** Test files that need the sandbox: the sandbox's own, and `repute run`'s grading of code tasks. */
+const sandboxTestFile = (moduleId: string) =>
+  moduleId.includes('/src/eval/sandbox/') || moduleId.endsWith('/src/cli/commands/run-code-tasks.test.ts');
+
 /** Counts the skipped tests of the sandbox's test files and prints the line when there are any. */
 export default class SandboxSkipReporter implements Reporter {
   constructor(
@@ -12,7 +16,7 @@ export default class SandboxSkipReporter implements Reporter {
   ) {}
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const sandboxModules = testModules.filter((module) => module.moduleId.includes('/src/eval/sandbox/'));
+    const sandboxModules = testModules.filter((module) => sandboxTestFile(module.moduleId));
     let skipped = 0;
     for (const module of sandboxModules) skipped += [...module.children.allTests('skipped')].length;
     if (skipped === 0) return;

@@ -1,7 +1,8 @@
 // A local OpenAI-compatible endpoint that plays a whole toy team by model name, for tests and the
 // `examples/team-drf.yaml` / `examples/team-raps.yaml` runs: honest models answer from the task
 // file's references, a sloppy model gets every third task wrong, and colluding models all give the
-// same wrong answer, rate each other 1 (everyone else 0) and call each other reliable.
+// same wrong answer, rate each other 1 (everyone else 0) and call each other reliable. Asked as an
+// LLM judge, a model accepts what it would answer itself (honest: the reference).
 import { createHash } from 'node:crypto';
 import {
   startOpenAICompatibleServer,
@@ -101,6 +102,18 @@ export function toyReply(
     behaviour === 'colluder' ? collusionAnswer : behaviour === 'sloppy' && sloppyWrong ? `${reference}0` : reference;
   const judge = (answer: string | undefined): boolean =>
     behaviour === 'colluder' ? answer === collusionAnswer : answer === reference;
+  // An LLM judge's request (createLlmJudgeVerifier): the toy model judges the extracted answer the way
+  // it answers, so an honest judge accepts exactly the reference and a colluding one the payload.
+  const judged = /\nExtracted final answer: ([^\n]*)$/.exec(text);
+  if (judged !== null && text.includes('"correct"')) {
+    const answer = judged[1];
+    const correct = behaviour === 'sloppy' && sloppyWrong ? answer !== reference : judge(answer);
+    return JSON.stringify({
+      correct,
+      confidence: 0.9,
+      reason: correct ? `${answer} checks out` : `${answer} does not check out`,
+    });
+  }
   if (text.includes('"subscription"')) {
     const topic =
       behaviour === 'colluder' ? 'answers that agree with 13' : 'checked arithmetic and algebra answers with working';

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../../src/testing/_test-temporary-directory.js';
 
-// Importing the package must not load `nats`: a resolve hook makes any import of it fail loudly.
+// Importing the package (and its transport subpath) must not load `nats`: a resolve hook makes any import of it fail loudly.
 describe('package import', () => {
   it('does not load nats until the NATS transport is used', () => {
     const dir = temporaryDirectory('repute-lazy-');
@@ -20,7 +20,8 @@ describe('package import', () => {
       `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
     );
     const entry = pathToFileURL(join(process.cwd(), 'src/index.ts')).href;
-    const script = `const repute = await import(${JSON.stringify(entry)}); console.log(typeof repute.connectNatsTransport, typeof repute.runRaps);`;
+    const transport = pathToFileURL(join(process.cwd(), 'src/transport/index.ts')).href;
+    const script = `const repute = await import(${JSON.stringify(entry)}); const { connectNatsTransport } = await import(${JSON.stringify(transport)}); console.log(typeof connectNatsTransport, typeof repute.runRaps);`;
     const result = spawnSync(
       process.execPath,
       ['--import', 'tsx', '--import', pathToFileURL(register).href, '--input-type=module', '-e', script],

@@ -41,26 +41,24 @@ describe.skipIf(!existsSync(directory))('repute drf cost on zeroeval-math-l5', (
   });
 
   it('full-team plurality agrees with a raw-string plurality computed here within 2 points', () => {
+    // Ties among the most-voted answers are broken in a seeded order that knows no labels (issue 41;
+    // before, the pool order handed them to the better-ranked agent), so each tied answer wins with
+    // equal chance: a task counts (correct tied answers) / (tied answers).
     const ids = result.pool.map((entry) => entry.agentId);
     const lines = readFileSync(join(directory, 'proposals.jsonl'), 'utf8').trim().split('\n');
     let correct = 0;
     for (const line of lines) {
       const row = JSON.parse(line) as { proposals: Record<string, { answer: string | null; correct: boolean }> };
-      const counts = new Map<string, { votes: number; correct: boolean; first: number }>();
-      ids.forEach((agentId, index) => {
+      const counts = new Map<string, { votes: number; correct: boolean }>();
+      for (const agentId of ids) {
         const proposal = row.proposals[agentId];
-        if (!proposal || proposal.answer === null) return;
-        const entry = counts.get(proposal.answer) ?? { votes: 0, correct: false, first: index };
-        counts.set(proposal.answer, {
-          votes: entry.votes + 1,
-          correct: entry.correct || proposal.correct,
-          first: entry.first,
-        });
-      });
-      const winner = [...counts.values()].sort(
-        (left, right) => right.votes - left.votes || left.first - right.first,
-      )[0];
-      if (winner?.correct) correct += 1;
+        if (!proposal || proposal.answer === null) continue;
+        const entry = counts.get(proposal.answer) ?? { votes: 0, correct: false };
+        counts.set(proposal.answer, { votes: entry.votes + 1, correct: entry.correct || proposal.correct });
+      }
+      const most = Math.max(0, ...[...counts.values()].map((entry) => entry.votes));
+      const top = [...counts.values()].filter((entry) => entry.votes === most);
+      if (top.length > 0) correct += top.filter((entry) => entry.correct).length / top.length;
     }
     const fullTeam = result.rows.find((row) => row.method === 'full team, plurality');
     expect(Math.abs((fullTeam?.accuracy.mean ?? 0) - correct / lines.length)).toBeLessThan(0.02);

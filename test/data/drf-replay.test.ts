@@ -46,8 +46,10 @@ describe.skipIf(!existsSync(directory))('repute drf replay gsm8k', () => {
     expect(k2?.callShare).toBeCloseTo(0.4, 12);
     expect(k3?.callShare).toBeCloseTo(0.9, 12);
     expect(k3?.batchedCallShare).toBeCloseTo(0.6, 12);
-    // relative accuracy is the per-seed ratio; the full team is the same on every seed (same task set)
-    expect(k2?.relativeAccuracy.mean).toBeCloseTo((k2?.accuracy.mean ?? 0) / (full?.accuracy.mean ?? 1), 9);
+    // relative accuracy is the per-seed ratio. The full team sees the same tasks on every seed and
+    // differs only in how its (seeded) ties fall (about a point across seeds), so the mean of the ratios
+    // stays within 1e-4 of the ratio of the means.
+    expect(k2?.relativeAccuracy.mean).toBeCloseTo((k2?.accuracy.mean ?? 0) / (full?.accuracy.mean ?? 1), 4);
     // the verdict lists exactly the k ≤ 5 rows with ≥ 98% relative accuracy at ≤ 50% of the calls
     const expected = result.rows
       .filter(

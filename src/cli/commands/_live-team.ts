@@ -2,11 +2,14 @@
 // retries, concurrency, timeout from src/llm) behind the `complete` function live agents take
 // (`createCompletion`, whose usage is what the ledger books: real tokens, cost, cache hits).
 import type { Agent } from '../../agents/agent.js';
+import type { Verifier } from '../../aggregation/verifier.js';
 import { createLiveAgent } from '../../agents/live-agent.js';
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import { createCompletion } from '../../llm/complete.js';
 import { checkApiKey, createLanguageModel } from '../../llm/create-language-model.js';
 import type { LlmCallRecord } from '../../llm/ledger-middleware.js';
+import { createLlmJudgeVerifier } from '../../llm/llm-judge-verifier.js';
+import { createExecutionVerifier } from '../../eval/sandbox/execution-verifier.js';
 import type { Store } from '../../store/store.js';
 import type { TeamFile } from './_team-file.js';
 
@@ -25,6 +28,71 @@ export function teamIdentities(team: TeamFile): AgentIdentity[] {
  */
 export function checkTeamApiKeys(team: TeamFile): void {
   team.agents.forEach((agent, index) => checkApiKey(agent.provider, agent.apiKeyEnv, `agents[${index}].apiKeyEnv`));
+  if (team.verifier?.type === 'llm-judge')
+    checkApiKey(team.verifier.provider, team.verifier.apiKeyEnv, 'verifier.apiKeyEnv');
+}
+
+/**
+ * The team file's verifier, or `undefined` without a `verifier:` section, with the id its calls
+ * are booked under. An LLM judge is plumbed like an agent (cache, ledger, retries, concurrency,
+ * timeout, bounded replies: `createLanguageModel` with the team's settings), so its calls are
+ * cached and booked under its `id`; an execution verifier runs each `code` proposal against the
+ * public tests in the task's metadata field `testsField`, in the sandbox.
+ */
+export function createTeamVerifier(
+  team: TeamFile,
+  store: Store,
+  runId: string,
+  { onCall }: { onCall?: (record: LlmCallRecord) => void } = {},
+): { verifier: Verifier; id: string } | undefined {
+  const section = team.verifier;
+  if (section === undefined) return undefined;
+  if (section.type === 'execution') {
+    const field = section.testsField;
+    return {
+      id: 'execution',
+      verifier: createExecutionVerifier({
+        name: `execution(metadata.${field})`,
+        // Public tests from the task line's metadata: tests the agents could see, never the reference.
+        tests: (task) => {
+          const tests = task.metadata?.[field];
+          return typeof tests === 'string' ? tests : undefined;
+        },
+        sandbox: {
+          ...(section.timeoutMs === undefined ? {} : { timeoutMs: section.timeoutMs }),
+          ...(section.memoryMb === undefined ? {} : { memoryMb: section.memoryMb }),
+        },
+        ...(section.concurrency === undefined ? {} : { concurrency: section.concurrency }),
+      }),
+    };
+  }
+  const model = createLanguageModel({
+    provider: section.provider,
+    model: section.model,
+    ...(section.baseURL === undefined ? {} : { baseURL: section.baseURL }),
+    ...(section.apiKeyEnv === undefined ? {} : { apiKeyEnv: section.apiKeyEnv }),
+    ...(section.price === undefined ? {} : { price: section.price }),
+    ...(section.maxConcurrency === undefined ? {} : { maxConcurrency: section.maxConcurrency }),
+    ...(section.maxResponseBytes === undefined ? {} : { maxResponseBytes: section.maxResponseBytes }),
+    cache: store,
+    cacheMode: team.cache,
+    ...(team.cacheTtlMs === undefined ? {} : { cacheTtlMs: team.cacheTtlMs }),
+    ledger: store,
+    context: { runId, agentId: section.id },
+    timeoutMs: team.timeoutMs,
+    retry: { maxRetries: team.maxRetries },
+    captureContent: team.captureContent,
+    ...(onCall === undefined ? {} : { onCall }),
+  });
+  return {
+    id: section.id,
+    verifier: createLlmJudgeVerifier({
+      model,
+      name: `llm-judge(${section.id}: ${section.model})`,
+      runId,
+      ...(section.system === undefined ? {} : { system: section.system }),
+    }),
+  };
 }
 
 /** One live agent per team member, sharing the store as cache and ledger; `onCall` sees every booked call (spans, logs). */

@@ -5,7 +5,7 @@ import type { DebateFailure } from '../../protocols/debate/types.js';
 import type { TeamFile } from './_team-file.js';
 
 /** Where an agent's prompts go: scheme, host, port and path of its endpoint (never credentials or a query). */
-export function agentEndpoint(agent: TeamFile['agents'][number]): string {
+export function agentEndpoint(agent: Pick<TeamFile['agents'][number], 'provider' | 'baseURL'>): string {
   if (agent.baseURL === undefined)
     return agent.provider === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://api.openai.com/v1';
   const url = new URL(agent.baseURL);
@@ -18,6 +18,11 @@ export function describeHosts(team: TeamFile): string {
   for (const agent of team.agents) {
     const host = new URL(agentEndpoint(agent)).origin;
     byHost.set(host, [...(byHost.get(host) ?? []), agent.id]);
+  }
+  const verifier = team.verifier;
+  if (verifier?.type === 'llm-judge') {
+    const host = new URL(agentEndpoint(verifier)).origin;
+    byHost.set(host, [...(byHost.get(host) ?? []), `${verifier.id} (verifier)`]);
   }
   return `prompts will be sent to ${[...byHost].map(([host, ids]) => `${host} (${ids.join(', ')})`).join(', ')}${team.cache === 'replay-only' ? ' (cache replay-only: only cached replies are used)' : ''}`;
 }

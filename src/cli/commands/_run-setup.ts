@@ -1,15 +1,19 @@
 // What `repute run` and `repute worker` both derive from a team file and their flags: the team, its
 // protocol and methods, the tasks, the run's configuration and its id. A worker started on another
 // machine with the same team file and flags therefore joins the same run.
+import { InvalidArgumentError } from '../../core/errors.js';
+import { createTaskGrader, type TaskGrader } from '../../eval/sandbox/task-grader.js';
+import type { LlmCallRecord } from '../../llm/index.js';
+import { createEnvRedactor } from '../../llm/env-redactor.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import type { Protocol, ProtocolRun } from '../../protocols/protocol.js';
-import { createEnvRedactor } from '../../llm/env-redactor.js';
-import type { Store } from '../../store/store.js';
-import { startAgentProcesses } from './_agent-processes.js';
 import { getProtocol } from '../../protocols/registry.js';
+import type { SessionStore } from '../../protocols/session.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
+import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
-import { checkTeamApiKeys, createLiveTeam } from './_live-team.js';
+import { startAgentProcesses } from './_agent-processes.js';
+import { checkTeamApiKeys, createLiveTeam, createTeamVerifier } from './_live-team.js';
 import { deriveRunId, fileDigest, parseListFlag, parseReputationFlag } from './_shared.js';
 import { readTeamFile, type TeamFile } from './_team-file.js';
 
@@ -31,6 +35,8 @@ export interface RunSetup {
   readonly methods: readonly string[];
   readonly reputationStart: 'continue' | 'fresh';
   readonly tasks: Awaited<ReturnType<typeof loadTasks>>;
+  /** Grades decided answers (references, and code tests in the sandbox). */
+  readonly grader: TaskGrader;
   /** The run's configuration (hashed into the default run id). */
   readonly config: unknown;
   readonly runId: string;
@@ -55,8 +61,17 @@ export async function prepareRun(args: RunSetupArgs): Promise<RunSetup> {
   checkTeamApiKeys(team);
   const protocol = getProtocol(team.protocol.type);
   const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
+  const needVerifier = methods.filter((method) => protocol.methods.verifierOnly?.includes(method) === true);
+  if (team.verifier === undefined && needVerifier.length > 0)
+    throw new InvalidArgumentError({
+      parameter: '--methods',
+      value: args.methods,
+      message: `${needVerifier.join(', ')} needs a verifier, and ${team.file} has no verifier section; add one (docs/agents.md, Verifiers) or leave the method out`,
+    });
   const reputationStart = parseReputationFlag(args.reputation, team.reputation);
   const tasks = await loadTasks(team.tasks);
+  // Code tasks with tests need the sandbox: without it the run stops here, before any request.
+  const grader = createTaskGrader({ tasks, file: team.tasks });
   const configInput = {
     team: team.name,
     agents: team.agents.map((agent) => ({
@@ -72,6 +87,7 @@ export async function prepareRun(args: RunSetupArgs): Promise<RunSetup> {
     seed: team.seed,
     reputation: reputationStart,
     tasks: fileDigest(team.tasks),
+    ...(team.verifier === undefined ? {} : { verifier: team.verifier }),
   };
   const config =
     protocol.runConfig?.(configInput) ??
@@ -84,14 +100,15 @@ export async function prepareRun(args: RunSetupArgs): Promise<RunSetup> {
       seed: rest.seed,
       reputation: rest.reputation,
       tasks: rest.tasks,
+      ...(rest.verifier === undefined ? {} : { verifier: rest.verifier }),
     }))(configInput);
   const runId = deriveRunId(args['run-id'], config);
-  return { team, protocol, methods, reputationStart, tasks, config, runId };
+  return { team, protocol, methods, reputationStart, tasks, grader, config, runId };
 }
 
 /**
  * The protocol's run of a team: its live agents (sharing the store as cache and ledger), its
- * sessions; what `repute run` and each worker build the same way.
+ * verifier, its sessions; what `repute run` and each worker build the same way.
  */
 export function createProtocolRun({
   team,
@@ -100,7 +117,9 @@ export function createProtocolRun({
   runId,
   reputationStart,
   store,
-  grade,
+  grader,
+  onCall,
+  onVerifier,
 }: {
   team: TeamFile;
   protocol: Protocol;
@@ -108,10 +127,15 @@ export function createProtocolRun({
   runId: string;
   reputationStart: 'team' | 'prior';
   store: Store;
-  grade: (taskId: string, answer: string | null) => boolean | undefined;
+  grader: TaskGrader;
+  onCall?: ((record: LlmCallRecord) => void) | undefined;
+  onVerifier?: ((name: string) => void) | undefined;
 }): ProtocolRun {
+  const verifier = createTeamVerifier(team, store, runId);
+  if (verifier !== undefined) onVerifier?.(verifier.verifier.name);
   return protocol.create({
-    agents: createLiveTeam(team, store, runId),
+    ...(verifier === undefined ? {} : { verifier: verifier.verifier, verifierId: verifier.id }),
+    agents: createLiveTeam(team, store, runId, onCall === undefined ? {} : { onCall }),
     config: team.protocol,
     methods,
     k: team.k,
@@ -119,10 +143,34 @@ export function createProtocolRun({
     runId,
     team: team.name,
     reputationStart,
-    grade,
+    grade: (taskId, answer) => grader.grade(taskId, answer),
     prices: Object.fromEntries(team.agents.map((agent) => [agent.id, agent.price ?? {}])),
     // What the protocol sends or stores is cleared of the team's keys, as agent processes clear theirs.
     redact: createEnvRedactor(team.agents.flatMap((agent) => (agent.apiKeyEnv === undefined ? [] : [agent.apiKeyEnv]))),
     startAgentProcesses: ({ natsUrl, wireRunId }) => startAgentProcesses({ team, runId, natsUrl, wireRunId }),
   });
+}
+
+/** The session's store, with each task's `code-tests` events (its sandbox grades) written with its result. */
+export function withGradeEvents(store: SessionStore, grader: TaskGrader): SessionStore {
+  return {
+    ensureRun: (input) => store.ensureRun(input),
+    saveTeam: (name, agents) => store.saveTeam(name, agents),
+    loadReputation: (input) => store.loadReputation(input),
+    completedTaskIds: (runId, method) => store.completedTaskIds(runId, method),
+    ...(store.recordTaskFailure === undefined
+      ? {}
+      : {
+          recordTaskFailure: (input: Parameters<NonNullable<SessionStore['recordTaskFailure']>>[0]) => {
+            grader.takeEvents(input.taskId);
+            return store.recordTaskFailure?.(input);
+          },
+        }),
+    taskResults: (runId, method) => store.taskResults(runId, method),
+    recordTaskResult: (input) =>
+      store.recordTaskResult({
+        ...input,
+        events: [...(input.events ?? []), ...grader.takeEvents(input.taskId).map((data) => ({ data }))],
+      }),
+  };
 }

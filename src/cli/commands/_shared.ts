@@ -3,10 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scoreAnswer } from '../../core/answers/answers.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
-import type { LoadedTask } from '../../tasks/load-tasks.js';
 
 /** Shared citty argument definitions. */
 export const sharedArgs = {
@@ -146,21 +144,6 @@ export function sparkline(values: readonly number[], width = 25): string {
     out += blocks[Math.min(blocks.length - 1, Math.floor(clamped * blocks.length))];
   }
   return out;
-}
-
-/**
- * Grades a decided answer against its task's reference: `undefined` when the task has no reference
- * or is a `code` task (judged by tests, not by key), else whether the answer scores correct.
- */
-export function createReferenceGrader(
-  tasks: readonly LoadedTask[],
-): (taskId: string, answer: string | null) => boolean | undefined {
-  const references = new Map(tasks.map((item) => [item.task.id, item]));
-  return (taskId, answer) => {
-    const item = references.get(taskId);
-    if (item?.reference === undefined || item.task.kind === 'code') return undefined;
-    return scoreAnswer(item.task.kind, answer, item.reference).correct;
-  };
 }
 
 /** Where a run's reputation starts: `--reputation` (`continue` or `fresh`) over the team file's `reputation`. */

@@ -17,7 +17,7 @@ import type { Evidence, ReputationModel, ReputationSnapshot } from '../../core/r
 import type { Task } from '../../core/task.js';
 import type { ProtocolSession } from '../../protocols/protocol.js';
 import type { TaskOutcome } from '../../protocols/run-session.js';
-import { restoreSnapshot, type TaskFailure } from '../../protocols/session.js';
+import { restoreSnapshot, type SessionStore, type TaskFailure } from '../../protocols/session.js';
 import type { Store } from '../../store/store.js';
 import type { Transport } from '../../transport/transport.js';
 import { parseTaskMessage, taskQueueNames } from './_task-queue.js';
@@ -47,6 +47,11 @@ export interface TaskWorkerOptions {
   readonly signal: AbortSignal;
   /** Resolves when the worker should stop (the run is finished). */
   readonly done: Promise<void>;
+  /**
+   * What writes a task's result or failure (the store itself, or a wrapper adding events such as
+   * the sandbox's grades, as the single-process session writes them). @default store
+   */
+  readonly writer?: Pick<SessionStore, 'recordTaskResult' | 'recordTaskFailure'> | undefined;
   /** Called after each message. @default none */
   readonly onTask?: ((event: WorkerTaskEvent) => void) | undefined;
 }
@@ -97,7 +102,7 @@ export async function runTaskWorker(options: TaskWorkerOptions): Promise<{ decid
         failures: outcome.failures,
       };
       try {
-        store.recordTaskFailure({ runId, method: message.method, taskId: task.id, failure });
+        (options.writer ?? store).recordTaskFailure?.({ runId, method: message.method, taskId: task.id, failure });
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
       }
@@ -200,7 +205,7 @@ async function decideTask(
             ? { ...entry, snapshot: merged(entry.scope, entry.snapshot) }
             : entry,
         );
-        store.recordTaskResult({
+        (options.writer ?? store).recordTaskResult({
           runId,
           method,
           taskId: done.taskId,

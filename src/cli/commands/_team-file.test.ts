@@ -344,4 +344,71 @@ describe('parseTeamFile', () => {
       expect(message).not.toContain(canary);
     }
   });
+
+  it('reads a verifier section: an LLM judge checked like an agent, or an execution verifier', () => {
+    const judge = (extra: string) => `name: t\ntasks: x\n${agent}verifier:\n  type: llm-judge\n${extra}`;
+    expect(
+      parseTeamFile(
+        judge('  provider: openai-compatible\n  model: j\n  baseURL: http://127.0.0.1:11434/v1\n'),
+        '/t/team.yaml',
+      ).verifier,
+    ).toEqual({
+      type: 'llm-judge',
+      id: 'judge',
+      provider: 'openai-compatible',
+      model: 'j',
+      baseURL: 'http://127.0.0.1:11434/v1',
+    });
+    expect(
+      parseTeamFile(`name: t\ntasks: x\n${agent}verifier: { type: execution, memoryMb: 256 }\n`, '/t/team.yaml')
+        .verifier,
+    ).toEqual({
+      type: 'execution',
+      testsField: 'tests',
+      memoryMb: 256,
+    });
+    // The agents' rules hold for the judge: baseURL for openai-compatible, the key policy, its own id.
+    expect(() => parseTeamFile(judge('  provider: openai-compatible\n  model: j\n'), '/t/team.yaml')).toThrow(
+      /field verifier\.baseURL: required for provider openai-compatible/,
+    );
+    expect(() =>
+      parseTeamFile(
+        judge('  provider: openai\n  model: j\n  apiKeyEnv: GITHUB_TOKEN\n  baseURL: https://x.example/v1\n'),
+        '/t/team.yaml',
+      ),
+    ).toThrow(/field verifier\.apiKeyEnv: GITHUB_TOKEN .*--allow-env GITHUB_TOKEN/);
+    expect(() =>
+      parseTeamFile(
+        judge('  id: a\n  provider: openai-compatible\n  model: j\n  baseURL: http://h/v1\n'),
+        '/t/team.yaml',
+      ),
+    ).toThrow(/field verifier\.id: the same id as agents\.0\.id/);
+    expect(() => parseTeamFile(judge('  provider: openai\n  model: j\n  modle: x\n'), '/t/team.yaml')).toThrow(
+      /field verifier: unknown key modle \(did you mean model\?\)/,
+    );
+    expect(() =>
+      parseTeamFile(
+        `name: t\ntasks: x\nprotocol: { type: drf }\n${agent}verifier: { type: execution }\n`,
+        '/t/team.yaml',
+      ),
+    ).toThrow(/field verifier: protocol drf does not use a verifier; .*use protocol type debate/);
+    expect(() =>
+      parseTeamFile(`name: t\ntasks: x\nmethods: [majority, verifier-majority]\n${agent}`, '/t/team.yaml'),
+    ).toThrow(/field methods\.1: verifier-majority needs a verifier; add a verifier section/);
+    expect(
+      parseTeamFile(
+        `name: t\ntasks: x\nmethods: [verifier-majority]\n${agent}verifier: { type: execution }\n`,
+        '/t/team.yaml',
+      ).methods,
+    ).toEqual(['verifier-majority']);
+  });
+
+  it('reads the verifier examples of docs/agents.md', () => {
+    const examples = new URL('../../../examples/', import.meta.url).pathname;
+    expect(readTeamFile(join(examples, 'team-judge.yaml')).verifier).toMatchObject({ type: 'llm-judge', id: 'judge' });
+    expect(readTeamFile(join(examples, 'team-exec.yaml')).verifier).toMatchObject({
+      type: 'execution',
+      testsField: 'tests',
+    });
+  });
 });

@@ -41,6 +41,46 @@ const agentSchema = z
   })
   .strict();
 
+const sandboxLimitsShape = {
+  // Wall-clock limit of one program's run, in ms (the sandbox default: 10000).
+  timeoutMs: z.number().int().min(1).optional(),
+  // Memory of one run in MiB (the sandbox default: 512).
+  memoryMb: z.number().int().min(16).optional(),
+  // Programs run at once (default: the machine's CPUs).
+  concurrency: z.number().int().min(1).optional(),
+};
+
+/**
+ * The `verifier:` section: an LLM judge (its own endpoint, model and key, like an agent) or an
+ * execution verifier (each `code` proposal run against the task's public tests in the sandbox).
+ */
+const verifierSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('llm-judge'),
+      // Agent id the judge's calls are booked under in the ledger; must differ from every agent's id.
+      id: z.string().min(1).default('judge'),
+      provider: agentSchema.shape.provider,
+      model: agentSchema.shape.model,
+      baseURL: agentSchema.shape.baseURL,
+      apiKeyEnv: agentSchema.shape.apiKeyEnv,
+      price: agentSchema.shape.price,
+      maxConcurrency: agentSchema.shape.maxConcurrency,
+      maxResponseBytes: agentSchema.shape.maxResponseBytes,
+      // The judge's instructions (default: a strict grader asking for {"correct", "confidence", "reason"}).
+      system: z.string().min(1).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('execution'),
+      // The task line's metadata field that holds the public tests (Python) a proposal must pass.
+      testsField: z.string().min(1).default('tests'),
+      ...sandboxLimitsShape,
+    })
+    .strict(),
+]);
+
 /**
  * The team file's schema. `protocol` is checked here only for its `type`; the block is then parsed
  * with the registered protocol's own schema, and `methods` against the names of every registered
@@ -74,14 +114,32 @@ function teamSchema() {
       captureContent: z.boolean().default(true),
       // How long a recorded reply is reused, in ms (none: forever, the record/replay default).
       cacheTtlMs: z.number().int().min(1).optional(),
+      // Judges each proposal before aggregation (debate runs and `repute serve`); none by default.
+      verifier: verifierSchema.optional(),
       // `repute serve`: the method that decides chat requests and their default answer kind.
       serve: z
         .object({
           method: z.enum(allDebateMethodNames).default('minirep'),
           kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
+          // Decide once `quorum` agents answered or `deadlineMs` passed (a request's
+          // x-repute-deadline-ms overrides it); late answers still count for reputation.
+          deadlineMs: z.number().int().min(1).max(600_000).optional(),
+          quorum: z.number().int().min(1).optional(),
+          // Skip an agent after `failureThreshold` failures in a row, probe it after `cooldownMs`; false: never skip.
+          breaker: z
+            .union([
+              z.literal(false),
+              z
+                .object({
+                  failureThreshold: z.number().int().min(1).default(3),
+                  cooldownMs: z.number().int().min(0).default(30_000),
+                })
+                .strict(),
+            ])
+            .default({ failureThreshold: 3, cooldownMs: 30_000 }),
         })
         .strict()
-        .default({ method: 'minirep', kind: 'exact' }),
+        .default({ method: 'minirep', kind: 'exact', breaker: { failureThreshold: 3, cooldownMs: 30_000 } }),
     })
     .strict();
 }
@@ -177,6 +235,37 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
   if (problem !== undefined) throw new DataFormatError({ file, message: `field ${problem.field}: ${problem.message}` });
   const ids = new Map<string, number>();
   const allowEnv = overrides.allowEnv ?? [];
+  // An endpoint's checks, for an agent and for an LLM judge alike (docs/security.md).
+  const checkEndpoint = (
+    field: string,
+    endpoint: { provider: keyof typeof defaultApiKeyEnv; baseURL?: string | undefined; apiKeyEnv?: string | undefined },
+  ): void => {
+    if (endpoint.provider === 'openai-compatible' && endpoint.baseURL === undefined) {
+      throw new DataFormatError({
+        file,
+        message: `field ${field}.baseURL: required for provider openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+      });
+    }
+    if (endpoint.baseURL !== undefined) {
+      const url = new URL(endpoint.baseURL);
+      if (url.username !== '' || url.password !== '' || url.search !== '') {
+        throw new DataFormatError({
+          file,
+          message: `field ${field}.baseURL: must not carry credentials or a query string; put the key in an environment variable and name it in apiKeyEnv`,
+        });
+      }
+    }
+    const variable = endpoint.apiKeyEnv ?? defaultApiKeyEnv[endpoint.provider];
+    const refusal =
+      variable === undefined || overrides.keyDestinationsChecked === true
+        ? undefined
+        : checkKeyDestination({ provider: endpoint.provider, variable, baseURL: endpoint.baseURL, allowEnv });
+    if (refusal !== undefined)
+      throw new DataFormatError({
+        file,
+        message: `field ${field}.${endpoint.apiKeyEnv === undefined ? 'provider' : 'apiKeyEnv'}: ${refusal.message}`,
+      });
+  };
   team.agents.forEach((agent, index) => {
     const earlier = ids.get(agent.id);
     if (earlier !== undefined)
@@ -185,32 +274,39 @@ export function parseTeamFile(text: string, file: string, overrides: TeamFileOve
         message: `field agents.${index}.id: the same id as agents.${earlier}.id; ids must be unique`,
       });
     ids.set(agent.id, index);
-    if (agent.provider === 'openai-compatible' && agent.baseURL === undefined) {
-      throw new DataFormatError({
-        file,
-        message: `field agents.${index}.baseURL: required for provider openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
-      });
-    }
-    if (agent.baseURL !== undefined) {
-      const url = new URL(agent.baseURL);
-      if (url.username !== '' || url.password !== '' || url.search !== '') {
-        throw new DataFormatError({
-          file,
-          message: `field agents.${index}.baseURL: must not carry credentials or a query string; put the key in an environment variable and name it in apiKeyEnv`,
-        });
-      }
-    }
-    const variable = agent.apiKeyEnv ?? defaultApiKeyEnv[agent.provider];
-    const refusal =
-      variable === undefined || overrides.keyDestinationsChecked === true
-        ? undefined
-        : checkKeyDestination({ provider: agent.provider, variable, baseURL: agent.baseURL, allowEnv });
-    if (refusal !== undefined)
-      throw new DataFormatError({
-        file,
-        message: `field agents.${index}.${agent.apiKeyEnv === undefined ? 'provider' : 'apiKeyEnv'}: ${refusal.message}`,
-      });
+    checkEndpoint(`agents.${index}`, agent);
   });
+  const verifier = team.verifier;
+  if (verifier !== undefined && protocol.usesVerifier !== true)
+    throw new DataFormatError({
+      file,
+      message: `field verifier: protocol ${protocol.type} does not use a verifier; remove the verifier section, or use protocol type ${protocolTypes()
+        .filter((type) => getProtocol(type).usesVerifier === true)
+        .join(' or ')}`,
+    });
+  const needVerifier = protocol.methods.verifierOnly ?? [];
+  if (verifier === undefined) {
+    const index = methods.findIndex((method) => needVerifier.includes(method));
+    if (index !== -1)
+      throw new DataFormatError({
+        file,
+        message: `field methods.${index}: ${methods[index]} needs a verifier; add a verifier section (docs/agents.md, Verifiers) or remove the method`,
+      });
+    if (needVerifier.includes(team.serve.method))
+      throw new DataFormatError({
+        file,
+        message: `field serve.method: ${team.serve.method} needs a verifier; add a verifier section (docs/agents.md, Verifiers) or serve another method`,
+      });
+  }
+  if (verifier?.type === 'llm-judge') {
+    const clash = ids.get(verifier.id);
+    if (clash !== undefined)
+      throw new DataFormatError({
+        file,
+        message: `field verifier.id: the same id as agents.${clash}.id; the judge books its calls under its own id (and never sits in the team), so give it another, e.g. id: judge`,
+      });
+    checkEndpoint('verifier', verifier);
+  }
   const folder = dirname(resolve(file));
   const tasks =
     overrides.tasks !== undefined ? resolve(overrides.tasks) : insideFolder(file, folder, 'tasks', team.tasks);
@@ -260,7 +356,12 @@ function knownKeysAt(path: readonly PropertyKey[], root: unknown): string[] {
   if (path.length === 0) return Object.keys(teamSchema().shape);
   if (first === 'agents' && path.length === 2) return Object.keys(agentSchema.shape);
   if (first === 'agents' && third === 'price' && path.length === 3) return Object.keys(priceSchema.shape);
-  if (first === 'serve' && path.length === 1) return ['method', 'kind'];
+  if (first === 'serve' && path.length === 1) return ['method', 'kind', 'deadlineMs', 'quorum', 'breaker'];
+  if (first === 'verifier' && path.length === 1) {
+    const type = (root as { verifier?: { type?: unknown } } | null)?.verifier?.type;
+    const option = verifierSchema.options.find((candidate) => candidate.shape.type.value === type);
+    return option === undefined ? [] : Object.keys(option.shape);
+  }
   if (first === 'protocol' && path.length === 1 && second === undefined) {
     const type = (root as { protocol?: { type?: unknown } } | null)?.protocol?.type;
     const known =

@@ -5,11 +5,12 @@ import { defineCommand } from 'citty';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { definedOnly } from '../../core/options.js';
 import { datasetFormats, type DatasetFormat } from '../../eval/proposals/format.js';
+import { classEvalReplayData, defaultClassEvalGradesFile, gradeClassEval } from '../../eval/proposals/classeval.js';
 import { loadDataset } from '../../eval/proposals/load-dataset.js';
 import { runCapabilityExperiment } from '../../eval/drf-experiments/capability.js';
 import { runCollusionExperiment } from '../../eval/drf-experiments/collusion.js';
 import { runBudgetExperiment } from '../../eval/drf-experiments/budget.js';
-import { runCostExperiment } from '../../eval/drf-experiments/cost.js';
+import { runCostExperiment, type ReplayData } from '../../eval/drf-experiments/cost.js';
 import { drfReplayConfigs } from '../../eval/drf-experiments/drf-config.js';
 import {
   formatCapabilityTable,
@@ -196,7 +197,24 @@ const cost = defineCommand({
     }),
 });
 
-const replayDatasets: Record<string, string> = { 'math-l5': 'zeroeval-math-l5', gsm8k: 'zeroeval-gsm8k' };
+const replayDatasets: Record<string, string> = {
+  'math-l5': 'zeroeval-math-l5',
+  gsm8k: 'zeroeval-gsm8k',
+  classeval: 'classeval',
+};
+
+/** Recorded answers of a replay dataset; ClassEval's are graded first (sandbox, cached). */
+async function loadReplayData(dataset: string, path: string, gradesFile: string): Promise<ReplayData> {
+  if (dataset !== 'classeval') return loadDataset(path);
+  const grading = await gradeClassEval({
+    directory: path,
+    cacheFile: gradesFile,
+    onProgress: (done, total) => {
+      if (done % 50 === 0 || done === total) process.stderr.write(`classeval: graded ${done}/${total} programs\n`);
+    },
+  });
+  return classEvalReplayData(grading);
+}
 
 const replay = defineCommand({
   meta: {
@@ -232,6 +250,12 @@ const replay = defineCommand({
       description: 'Budget counting: one rating call per rater (batched) or per rating (every)',
       default: 'batched',
     },
+    grades: {
+      type: 'string',
+      description:
+        'classeval only: cache of the sandbox-graded outcomes (JSON Lines; default $XDG_CACHE_HOME/repute/classeval-grades.jsonl)',
+      valueHint: 'FILE',
+    },
   },
   run: ({ args }) =>
     guard('replay', async () => {
@@ -255,7 +279,7 @@ const replay = defineCommand({
           value: path,
           message: `dataset not found at ${path}; pass --data <root> or set REPUTE_DATA_DIR`,
         });
-      const data = await loadDataset(path);
+      const data = await loadReplayData(String(args.dataset), path, args.grades ?? defaultClassEvalGradesFile());
       const result = await runCostExperiment(data, { ...options, configs: drfReplayConfigs });
       const budget = await runBudgetExperiment(
         data,

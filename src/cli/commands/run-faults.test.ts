@@ -343,24 +343,41 @@ describe.concurrent('repute run fault suite', () => {
   }, 300_000);
 
   it('a hung request: the attempt times out and is retried; the run completes', async () => {
+    // The per-attempt timeout applies to every request, so it must exceed what an ordinary attempt
+    // can take. The CLI's first attempts are cold (tsx, the first fetch and reply parse): at a load
+    // average of about 18 they took over the old 4 s, timed out and were retried as well (26+
+    // requests, test failed after 47.7 s). With 20 s only the hung attempt waits its timeout out.
+    const timeoutMs = 20_000;
+    const arrivals: number[] = [];
     let hung = 0;
     const server = await startServer((request, index) => {
+      arrivals.push(performance.now());
       if (index === 4) {
         hung++;
         return { type: 'hang' };
       }
       return answer(request);
     });
-    const s = setup(server.baseURL, { timeoutMs: 4000 });
+    const s = setup(server.baseURL, { timeoutMs });
     const first = await runCli(s.team);
     expectComplete(s, first);
     expect(hung).toBe(1);
     expect(server.requestCount).toBe(24 + 1);
+    // The hung request was sent once more, and only after its attempt had waited out the timeout
+    // (the timer starts just before the request is sent; the retry's backoff of 0.25-0.5 s follows).
+    const hungBody = bodyOf(server.requests[4] as RecordedRequest);
+    const retries = server.requests.flatMap((request, index) =>
+      index > 4 && bodyOf(request) === hungBody ? [index] : [],
+    );
+    expect(retries).toHaveLength(1);
+    const waitedMs = (arrivals[retries[0] as number] as number) - (arrivals[4] as number);
+    expect(waitedMs).toBeGreaterThanOrEqual(0.95 * timeoutMs);
     const rerun = await runCli(s.team);
     expectComplete(s, rerun);
-    report('hung request (timeout 4 s)', {
+    report('hung request (timeout 20 s)', {
       'first exit': String(first.code),
       requests: 25,
+      'retry after (s)': (waitedMs / 1000).toFixed(1),
       'rerun requests': server.requestCount - 25,
     });
     expectNoCanary(s, first, rerun);

@@ -59,9 +59,13 @@ afterEach(async () => {
 describe('repute run: MiniRep on small teams (issue 36)', () => {
   // The 4-agent team also runs our variants, named in the team file's methods like any method.
   it.each([
-    ['4 agents: right 100%, 80%, 35%, 0%', ['right', 'good', 'weak', 'wrong'], ['minirep-lo', 'minirep-ds']],
-    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], []],
-    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], []],
+    [
+      '4 agents: right 100%, 80%, 35%, 0%',
+      ['right', 'good', 'weak', 'wrong'],
+      ['minirep-lo', 'minirep-ds', 'minirep-rt'],
+    ],
+    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], ['minirep-rt']],
+    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], ['minirep-rt']],
   ])(
     '%s: minirep is at least as accurate as majority',
     async (_, agents, variants) => {
@@ -76,6 +80,9 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
       // The always-right agent alone gets 100%; a plain vote loses only where the others outvote it.
       expect(majority).toBeGreaterThan(0.5);
       expect(miniRep).toBeGreaterThanOrEqual(majority);
+      // MiniRep-RT (ours) keeps the paper's weights and changes only what consensus feedback scores.
+      if (variants.includes('minirep-rt'))
+        expect(summary.methods['minirep-rt'].accuracy as number).toBeGreaterThanOrEqual(majority);
     },
     120_000,
   );

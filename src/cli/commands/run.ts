@@ -12,19 +12,13 @@ import { teamIdentities } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
-import {
-  createProgressBar,
-  createReferenceGrader,
-  formatUsageLine,
-  parseIntegerFlag,
-  runUsage,
-  type RunUsage,
-} from './_shared.js';
+import { createProgressBar, formatUsageLine, parseIntegerFlag, runUsage, type RunUsage } from './_shared.js';
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
-import { createProtocolRun, prepareRun } from './_run-setup.js';
+import { createProtocolRun, prepareRun, withGradeEvents } from './_run-setup.js';
 import { runOnWorkers } from './_run-workers.js';
 import { assertDistributable, parseQueueFlags, queueArgs } from './_task-queue.js';
+import type { CodeTestsCounts } from '../../eval/sandbox/task-grader.js';
 
 /** Summary of a `repute run` whose protocol reports no spend (debate), printed with `--json`. */
 export interface RunSummary {
@@ -48,6 +42,8 @@ export interface RunSummary {
   >;
   /** Bad replies per agent in this invocation (acts with no answer after a repair prompt; their tasks failed). */
   readonly badReplies: Record<string, number>;
+  /** Programs of `code` tasks run against their tests in the sandbox in this invocation; present when the tasks have such tests. */
+  readonly codeTests?: CodeTestsCounts;
   readonly usage: RunUsage;
 }
 
@@ -74,6 +70,8 @@ export interface ProtocolRunSummary {
   readonly status: 'completed' | 'failed';
   /** Tasks that failed in this invocation (a model call failed after its retries): no result stored. */
   readonly failed: number;
+  /** Programs of `code` tasks run against their tests in the sandbox in this invocation; present when the tasks have such tests. */
+  readonly codeTests?: CodeTestsCounts;
   readonly usage: RunUsage;
 }
 
@@ -138,20 +136,22 @@ export default defineCommand({
   async run({ args }) {
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
     const workers = args.workers === undefined ? undefined : parseIntegerFlag('workers', args.workers, 1, 0, 64);
-    const { team, protocol, methods, reputationStart, tasks, config, runId } = await prepareRun(args);
+    const { team, protocol, methods, reputationStart, tasks, grader, config, runId } = await prepareRun(args);
     if (workers !== undefined) assertDistributable(protocol.type, protocol.workers);
     const queue = workers === undefined ? undefined : parseQueueFlags(args, team.timeoutMs);
     // Ctrl-C/SIGTERM wind the run down and mark it interrupted; every concurrent act listens on it.
     const signal = interruptSignal();
     setMaxListeners(0, signal);
     const { lock, store } = openLockedStore(team.store, runId);
-    const grade = createReferenceGrader(tasks);
     const progress = createProgressBar();
     // N failed tasks in a row, failing the same way, stop the run.
     const budget = createFailureBudget({
       runId,
       maxFailures,
-      endpoints: new Map(team.agents.map((agent) => [agent.id, agentEndpoint(agent)])),
+      endpoints: new Map([
+        ...team.agents.map((agent) => [agent.id, agentEndpoint(agent)] as const),
+        ...(team.verifier?.type === 'llm-judge' ? [[team.verifier.id, agentEndpoint(team.verifier)] as const] : []),
+      ]),
     });
     const start = reputationStart === 'fresh' ? 'prior' : 'team';
     process.stderr.write(
@@ -160,8 +160,44 @@ export default defineCommand({
     process.stderr.write(`run ${runId}: ${describeHosts(team)}\n`);
     const results: ProtocolSessionResult[] = [];
     let report: ProtocolReport;
+    // Spans of each task's decision when OTEL_EXPORTER_OTLP_ENDPOINT is set (as repute serve exports).
+    // Loaded only then: the OpenTelemetry SDK is not on a plain run's start-up path.
+    const exportsSpans = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'].some(
+      (name) => (process.env[name] ?? '').trim() !== '',
+    );
+    const decisionTelemetry = exportsSpans
+      ? (await import('../../server/otel-telemetry.js')).decisionTelemetryFromEnvironment()
+      : undefined;
+    const { createRunTelemetry } = await import('../../server/run-telemetry.js');
+    const telemetry =
+      decisionTelemetry === undefined
+        ? undefined
+        : createRunTelemetry({
+            telemetry: decisionTelemetry,
+            store,
+            runId,
+            team: team.name,
+            kinds: new Map(tasks.map((item) => [item.task.id, item.task.kind])),
+          });
+    const stopTelemetry = () =>
+      telemetry?.shutdown().catch((error: unknown) => {
+        process.stderr.write(
+          `repute run: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
+        );
+      });
     try {
-      const run = createProtocolRun({ team, protocol, methods, runId, reputationStart: start, store, grade });
+      const run = createProtocolRun({
+        team,
+        protocol,
+        methods,
+        runId,
+        reputationStart: start,
+        store,
+        grader,
+        ...(telemetry === undefined ? {} : { onCall: telemetry.onCall }),
+        onVerifier: (name) =>
+          process.stderr.write(`run ${runId}: verifier ${name} judges every proposal before aggregation\n`),
+      });
       if (workers !== undefined && queue !== undefined) {
         const forwarded = [
           'reputation',
@@ -216,7 +252,7 @@ export default defineCommand({
           try {
             const runner = await session.open({ reputation: shared?.model });
             const summary = await runSession({
-              store: shared?.store ?? store,
+              store: withGradeEvents(shared?.store ?? store, grader),
               runId,
               team: team.name,
               agents: teamIdentities(team),
@@ -229,6 +265,9 @@ export default defineCommand({
               onProgress: (event) => {
                 if (event.resumed) resumedTasks++;
                 else budget.succeed();
+                const { taskId } = event.record as { taskId?: unknown };
+                if (!event.resumed && telemetry !== undefined && typeof taskId === 'string')
+                  telemetry.exportTask({ method: session.method, taskId });
                 progress.update(session.method, event.done, event.total);
               },
             });
@@ -246,14 +285,17 @@ export default defineCommand({
       if (store.getRun(runId) !== undefined) store.setRunStatus(runId, signal.aborted ? 'interrupted' : 'failed');
       progress.finish();
       for (const line of budget.summaryLines()) process.stderr.write(`repute run: ${line}\n`);
+      await stopTelemetry();
       store.close();
       lock.release();
       throw error;
     }
     progress.finish();
+    await stopTelemetry();
     const status = budget.failed.length === 0 ? 'completed' : 'failed';
     const usage = runUsage(store, runId);
     const head = { schemaVersion: 1 as const, runId, team: team.name, store: team.store };
+    const codeTests = grader.codeTasks > 0 ? { codeTests: grader.counts() } : {};
     const output =
       report.spend === undefined
         ? formatRunSummary({
@@ -262,6 +304,7 @@ export default defineCommand({
             status,
             methods: report.methods as RunSummary['methods'],
             badReplies: badRepliesByAgent(budget.failed),
+            ...codeTests,
             usage,
           })
         : formatProtocolRunSummary({
@@ -272,6 +315,7 @@ export default defineCommand({
             spend: withBookedSpend(report.spend, store, runId),
             status,
             failed: budget.failed.length,
+            ...codeTests,
             usage,
           });
     store.close();
@@ -288,6 +332,11 @@ export default defineCommand({
     }
   },
 });
+
+/** The line of the summary table on the sandbox's runs. */
+function formatCodeTestsLine(counts: CodeTestsCounts): string {
+  return `code tests (sandbox, this invocation): ${counts.programs} programs run, ${counts.passed} passed, ${counts.failed} failed, ${counts.timedOut} timed out; ${counts.noProgram} decisions without a program`;
+}
 
 /** Adds what the store's ledger booked per agent (calls, cache hits, money actually spent). */
 function withBookedSpend(spend: NonNullable<ProtocolReport['spend']>, store: Store, runId: string): SpendReport {
@@ -319,6 +368,7 @@ export function formatRunSummary(summary: RunSummary): { summary: RunSummary; ta
       '',
       `bad replies (tasks failed, a rerun asks again): ${bad.map(([agent, count]) => `${agent} ${count}`).join(', ')}`,
     );
+  if (summary.codeTests !== undefined) lines.push('', formatCodeTestsLine(summary.codeTests));
   lines.push('', formatUsageLine(summary.usage));
   return { summary, table: lines.join('\n') };
 }
@@ -340,6 +390,7 @@ export function formatProtocolRunSummary(summary: ProtocolRunSummary): { summary
       '',
       `failed tasks ${summary.failed} (a model call failed after its retries; no result stored, a rerun redoes them)`,
     );
+  if (summary.codeTests !== undefined) lines.push('', formatCodeTestsLine(summary.codeTests));
   lines.push(
     '',
     formatUsageLine(summary.usage),

@@ -11,7 +11,7 @@ import { startServer, type RunningServer } from '../../server/start-server.js';
 import { createTeamService, serveInstanceId, serveRunId, type TeamService } from '../../server/team-service.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { decisionTelemetryFromEnvironment } from '../../server/otel-telemetry.js';
-import { createLiveTeam } from './_live-team.js';
+import { createLiveTeam, createTeamVerifier } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
 import { packageVersion } from '../version.js';
 import { parseIntegerFlag } from './_shared.js';
@@ -96,6 +96,8 @@ export default defineCommand({
     const telemetry = team === undefined ? undefined : decisionTelemetryFromEnvironment();
     // The run of the served team, marked interrupted when the server stops.
     let servedRunId: string | undefined;
+    // Its late answers (after a quorum or deadline) are recorded before the store closes.
+    let servedTeam: TeamService | undefined;
     try {
       let served: TeamService | undefined;
       if (team !== undefined) {
@@ -109,7 +111,14 @@ export default defineCommand({
           instance: serveInstanceId(),
         });
         servedRunId = runId;
+        const verifier = createTeamVerifier(
+          team,
+          store,
+          runId,
+          telemetry === undefined ? {} : { onCall: telemetry.onCall },
+        );
         served = createTeamService({
+          ...(verifier === undefined ? {} : { verifier: verifier.verifier, verifierId: verifier.id }),
           name: team.name,
           agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
           store,
@@ -118,8 +127,12 @@ export default defineCommand({
           runId,
           seed: team.seed,
           ...(team.k === undefined ? {} : { k: team.k }),
+          ...(team.serve.deadlineMs === undefined ? {} : { deadlineMs: team.serve.deadlineMs }),
+          ...(team.serve.quorum === undefined ? {} : { quorum: team.serve.quorum }),
+          breaker: team.serve.breaker,
         });
       }
+      servedTeam = served;
       server = await startServer({
         store,
         port,
@@ -145,6 +158,16 @@ export default defineCommand({
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     // In-flight requests (a team answer mid-debate) finish, up to a deadline inside the CLI's wind-down.
     const { finished, dropped } = await server.drain(SERVE_DRAIN_MS);
+    if (servedTeam !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        servedTeam.idle(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, SERVE_DRAIN_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     await telemetry?.shutdown().catch((error: unknown) => {
       process.stderr.write(
         `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,

@@ -5,8 +5,7 @@
 import { defineCommand } from 'citty';
 import { openStore } from '../../store/store.js';
 import { interruptSignal } from '../_contract.js';
-import { createProtocolRun, prepareRun } from './_run-setup.js';
-import { createReferenceGrader } from './_shared.js';
+import { createProtocolRun, prepareRun, withGradeEvents } from './_run-setup.js';
 import { assertDistributable, connectTaskQueue, parseQueueFlags, queueArgs, runNamingArgs } from './_task-queue.js';
 import { runTaskWorker } from './_task-worker.js';
 
@@ -37,10 +36,11 @@ export default defineCommand({
         runId,
         reputationStart: setup.reputationStart === 'fresh' ? 'prior' : 'team',
         store,
-        grade: createReferenceGrader(tasks),
+        grader: setup.grader,
       });
       const summary = await runTaskWorker({
         store,
+        writer: withGradeEvents(store, setup.grader),
         transport,
         runId,
         team: team.name,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { drfTeamForBudget, dylanTeamForBudget, ratedTeamCalls, runBudgetExperiment } from './budget.js';
-import type { ReplayData } from './cost.js';
+import { runCostExperiment, type ReplayData } from './cost.js';
 import { formatBudgetTable } from './format.js';
 
 // Generated fixture: a and c always answer 1 (right), b answers 1 on even tasks and 2 on odd ones,
@@ -67,5 +67,30 @@ describe('call budgets', () => {
     expect(row(4, 'llm-debate', 'none')?.callsPerTask).toBe(4);
     expect(formatBudgetTable(result)).toMatch(/none fits/);
     await expect(runBudgetExperiment(fixture, { seeds: 2, poolSize: 4, budgets: [0] })).rejects.toThrow(/budgets\[0\]/);
+  });
+
+  it('does not hand a plurality tie to the agent ranked better by dataset accuracy', async () => {
+    // Generated fixture: two agents that never agree; r is right on every task, w on none. The pool
+    // ranks r first (accuracy 1). Every plurality of both is a 1-1 tie, so a tie order that does not
+    // know the labels makes the full team right on about half of the 40 tasks (binomial sd 3.2
+    // tasks, so 0.3..0.7 is ±6 sd); the pool order (before issue 41) made it right on all 40.
+    const ties: ReplayData = {
+      name: 'ties',
+      agents: ['w', 'r'].map((id) => ({ id, model: id })),
+      tasks: Array.from({ length: 40 }, (_, index) => ({
+        id: `t${index}`,
+        kind: 'number' as const,
+        proposals: { r: { answer: '1', correct: true }, w: { answer: '2', correct: false } },
+      })),
+    };
+    const budget = await runBudgetExperiment(ties, { seeds: 2, poolSize: 2, budgets: [2], warmup: 0, split: 'all' });
+    expect(budget.fullTeam.mean).toBeGreaterThan(0.3);
+    expect(budget.fullTeam.mean).toBeLessThan(0.7);
+    // majority of m = 2 = the full team, with the same tie order
+    expect(budget.rows.find((row) => row.method === 'majority')?.accuracyRatio?.mean).toBe(1);
+    const cost = await runCostExperiment(ties, { seeds: 2, poolSize: 2, teamSizes: [2], split: 'all' });
+    const full = cost.rows.find((row) => row.method === 'full team, plurality');
+    expect(full?.accuracy.mean).toBeGreaterThan(0.3);
+    expect(full?.accuracy.mean).toBeLessThan(0.7);
   });
 });

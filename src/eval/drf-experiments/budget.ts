@@ -36,7 +36,7 @@ import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import type { ReplayData } from './cost.js';
 import { drfConfigParts, drfReviewConfig } from './drf-config.js';
-import { prepareReplayPool, type ReplayPool } from './replay-pool.js';
+import { prepareReplayPool, tieBreakOrder, type ReplayPool } from './replay-pool.js';
 import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
 /** The methods compared at each budget. */
@@ -222,8 +222,15 @@ export async function runBudgetExperiment(
     const seed = settings.baseSeed + index;
     const ordered = shuffle(createRng(deriveSeed(seed, 'budget-order')), prepared.splitTasks).slice(0, taskCount);
     const tasks: Task[] = ordered.map((item) => ({ id: item.id, kind: item.kind, prompt: item.prompt ?? '' }));
-    const plurality = (taskId: string, agentIds: readonly AgentId[]) =>
-      decideTeamAnswer({ taskId, proposals: proposalsOf(prepared, taskId, agentIds), weights: {} }).answer;
+    // A plain plurality sees the agents in a seeded order per task, so that ties do not go to the agent
+    // ranked better by dataset accuracy; `ranked` keeps a label-free order of the method's own (DyLAN's importance).
+    const plurality = (taskId: string, agentIds: readonly AgentId[], ranked = false) => {
+      const members = new Set(agentIds);
+      const ordered = ranked
+        ? agentIds
+        : tieBreakOrder(seed, taskId, prepared.poolIds).filter((agentId) => members.has(agentId));
+      return decideTeamAnswer({ taskId, proposals: proposalsOf(prepared, taskId, ordered), weights: {} }).answer;
+    };
     const score = (answers: ReadonlyArray<readonly [string, string | null]>) =>
       answers.filter(([taskId, answer]) => prepared.isCorrect(taskId, answer)).length / answers.length;
     fullTeam.push(score(tasks.map((task) => [task.id, plurality(task.id, prepared.poolIds)])));
@@ -248,14 +255,8 @@ export async function runBudgetExperiment(
               size,
             ),
           );
-          // the drawn agents in pool order, so that m = n is exactly the full team's plurality
-          return [
-            task.id,
-            plurality(
-              task.id,
-              prepared.poolIds.filter((agentId) => drawn.has(agentId)),
-            ),
-          ] as const;
+          // m = n is exactly the full team's plurality (same tie order)
+          return [task.id, plurality(task.id, [...drawn])] as const;
         });
         target.accuracies.push(score(answers));
         target.calls += tasks.length * size * rounds;
@@ -274,7 +275,11 @@ export async function runBudgetExperiment(
           const warm = Math.min(settings.warmup, tasks.length);
           // warm-up tasks: the whole pool answers (plurality); then the chosen m
           const answers = tasks.map(
-            (task, position) => [task.id, plurality(task.id, position < warm ? prepared.poolIds : chosen)] as const,
+            (task, position) =>
+              [
+                task.id,
+                position < warm ? plurality(task.id, prepared.poolIds) : plurality(task.id, chosen, true),
+              ] as const,
           );
           dylan.accuracies.push(score(answers));
           dylan.calls += warm * ratedTeamCalls(n, settings.callCounting) + (tasks.length - warm) * m;

@@ -13,7 +13,7 @@ import {
   drfEquationVariant,
   drfReviewConfig,
   drfStandardConfigs,
-  type DrfConfig,
+  type DrfExperimentConfig,
 } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { signedUnitRange, spearman, tInterval, unitRange, type MeanInterval } from './stats.js';
@@ -40,7 +40,7 @@ export interface CapabilityExperimentOptions extends ExperimentHooks {
   /** Filter threshold on reputation. @default 0.3 */
   readonly threshold?: number;
   /** DRF configurations to compare, one row each. @default drfStandardConfigs */
-  readonly configs?: readonly DrfConfig[];
+  readonly configs?: readonly DrfExperimentConfig[];
 }
 
 /** Correlations for one reputation-rule variant. */

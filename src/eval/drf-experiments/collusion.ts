@@ -7,7 +7,7 @@ import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { DrfDefence } from '../../protocols/drf/drf-round.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
-import { drfConfigParts, drfEquationVariant, drfStandardConfigs, type DrfConfig } from './drf-config.js';
+import { drfConfigParts, drfEquationVariant, drfStandardConfigs, type DrfExperimentConfig } from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
 import { tInterval, unitRange, type MeanInterval } from './stats.js';
 import { buildSimulatedSetting, colludingRater, type SimulatedMember } from './simulated-pool.js';
@@ -33,7 +33,7 @@ export interface CollusionExperimentOptions extends ExperimentHooks {
   /** Filter threshold on reputation. @default 0.3 */
   readonly threshold?: number;
   /** DRF configurations to run, each without and with the defence. @default drfStandardConfigs */
-  readonly configs?: readonly DrfConfig[];
+  readonly configs?: readonly DrfExperimentConfig[];
 }
 
 /** One window of rounds under one defence, averaged over seeds. */

@@ -19,9 +19,15 @@ import {
 import { agreementRatingSource, simulatedJudgeRatingSource } from '../../protocols/drf/rating-source.js';
 import { runDrf } from '../../protocols/drf/run-drf.js';
 import { decideTeamAnswer } from '../../protocols/drf/team-answer.js';
-import { drfConfigParts, drfEquationVariant, drfPrintedConfig, drfReviewConfig, type DrfConfig } from './drf-config.js';
+import {
+  drfConfigParts,
+  drfEquationVariant,
+  drfPrintedConfig,
+  drfReviewConfig,
+  type DrfExperimentConfig,
+} from './drf-config.js';
 import type { ExperimentHooks } from './experiment-hooks.js';
-import { prepareReplayPool, type ReplayData, type ReplayItem } from './replay-pool.js';
+import { prepareReplayPool, tieBreakOrder, type ReplayData, type ReplayItem } from './replay-pool.js';
 import { nonNegativeRange, tInterval, unitRange, type MeanInterval } from './stats.js';
 
 export type { ReplayData, ReplayItem } from './replay-pool.js';
@@ -53,7 +59,7 @@ export interface CostExperimentOptions extends ExperimentHooks {
   /** Cost term of Eq. 9: U(0, 1) per agent and round (Section 5.1; the data has no prices) or per agent (all 1). @default 'per-round' */
   readonly costs?: 'per-round' | 'per-agent';
   /** DRF configurations to run at every team size. @default the review's corrections, then the paper as printed */
-  readonly configs?: readonly DrfConfig[];
+  readonly configs?: readonly DrfExperimentConfig[];
   /** Also run DRF with the strict filter (minEligible 1) for the first configuration. @default false */
   readonly strict?: boolean;
 }
@@ -185,7 +191,7 @@ export async function runCostExperiment(
   const { splitTasks, complete, picks, poolIds, keys, correctKeys, isCorrect } = prepared;
   const pool = (): Agent[] => prepared.agents();
 
-  const [first] = configs as [DrfConfig, ...DrfConfig[]];
+  const [first] = configs as [DrfExperimentConfig, ...DrfExperimentConfig[]];
   const methods = [
     { method: 'full team, plurality', k: settings.poolSize, drf: false, minEligible: settings.poolSize, config: first },
     ...configs.flatMap((config) =>
@@ -224,7 +230,8 @@ export async function runCostExperiment(
       if (!method.drf) {
         for (const task of tasks) {
           const perAgent = keys.get(task.id) as Map<AgentId, string | null>;
-          const proposals: Proposal[] = poolIds.map((agentId) => ({
+          // seeded order per task: a tie must not go to the agent ranked better by dataset accuracy
+          const proposals: Proposal[] = tieBreakOrder(seed, task.id, poolIds).map((agentId) => ({
             agentId,
             taskId: task.id,
             round: 0,

@@ -6,8 +6,11 @@ import type { DrfDecayNormalization, DrfIncrement, DrfVariant } from '../../repu
 import { createDrfParts, type DrfParts } from '../../protocols/drf/drf-parts.js';
 import type { RatingSource } from '../../protocols/drf/rating-source.js';
 
-/** One DRF configuration of the experiments. */
-export interface DrfConfig {
+/**
+ * One DRF configuration of the experiments (`repute drf`): not the team file's DRF protocol block
+ * (`DrfTeamConfig`) nor the DRF reputation model's options (`DrfModelOptions`).
+ */
+export interface DrfExperimentConfig {
   /** Label in tables. */
   readonly name: string;
   /** Eqs. 2, 8, 9 as printed or as the review corrects them (Eq. 2 only changes the reported accuracy). */
@@ -24,16 +27,19 @@ export interface DrfConfig {
   readonly beta?: number;
 }
 
+/** @deprecated Renamed {@link DrfExperimentConfig} (a DRF configuration of the experiments); this alias goes in the next minor version. */
+export type DrfConfig = DrfExperimentConfig;
+
 /** The form of one equation in a configuration: its override, else the configuration's variant. */
-export function drfEquationVariant(config: DrfConfig, equation: 'eq2' | 'eq8' | 'eq9'): DrfVariant {
+export function drfEquationVariant(config: DrfExperimentConfig, equation: 'eq2' | 'eq8' | 'eq9'): DrfVariant {
   return config.equations?.[equation] ?? config.variant;
 }
 
 /** The paper as its review quotes it: Eqs. 2, 8, 9 printed, Eq. 7 with δ; ratings as the raters give them. */
-export const drfPrintedConfig: DrfConfig = { name: 'paper as printed', variant: 'printed' };
+export const drfPrintedConfig: DrfExperimentConfig = { name: 'paper as printed', variant: 'printed' };
 
 /** The review's corrections, our default. */
-export const drfReviewConfig: DrfConfig = { name: 'review (default)', variant: 'corrected' };
+export const drfReviewConfig: DrfExperimentConfig = { name: 'review (default)', variant: 'corrected' };
 
 /**
  * Tuned on seeds 101..120 of the capability experiment (`repute drf tune`, docs/drf.md): β of the
@@ -41,14 +47,14 @@ export const drfReviewConfig: DrfConfig = { name: 'review (default)', variant: '
  * accuracy). The winner, β = 0.2 with Eq. 7 stepped by δ (ρ = 0.675 against 0.554–0.648 for the
  * other five), is the default, so the tables report it as `review (default)`.
  */
-export const drfTunedConfig: DrfConfig = { name: 'review (default)', variant: 'corrected', beta: 0.2 };
+export const drfTunedConfig: DrfExperimentConfig = { name: 'review (default)', variant: 'corrected', beta: 0.2 };
 
 /**
  * The ablation: each of Eqs. 2, 8, 9 printed alone on top of the review's corrections, and our
  * pre-issue-41 reading of the printed Eq. 2 (ratings complemented, s ↦ 1 − s), alone and with
  * Eqs. 8, 9 printed (what the tables called "paper as printed" before issue 41).
  */
-export const drfAblationConfigs: readonly DrfConfig[] = [
+export const drfAblationConfigs: readonly DrfExperimentConfig[] = [
   { name: 'Eq. 2 printed alone', variant: 'corrected', equations: { eq2: 'printed' } },
   { name: 'Eq. 8 printed alone', variant: 'corrected', equations: { eq8: 'printed' } },
   { name: 'Eq. 9 printed alone', variant: 'corrected', equations: { eq9: 'printed' } },
@@ -57,7 +63,7 @@ export const drfAblationConfigs: readonly DrfConfig[] = [
 ];
 
 /** The configurations every simulated DRF experiment reports, in table order. */
-export const drfStandardConfigs: readonly DrfConfig[] = [
+export const drfStandardConfigs: readonly DrfExperimentConfig[] = [
   drfPrintedConfig,
   drfReviewConfig,
   ...drfAblationConfigs,
@@ -70,7 +76,7 @@ export const drfStandardConfigs: readonly DrfConfig[] = [
  * The configurations of `repute drf replay`: the review's corrections, the paper as printed, Eqs. 8
  * and 9 printed alone (Eq. 2 alone changes no decision there) and the pre-issue-41 reading.
  */
-export const drfReplayConfigs: readonly DrfConfig[] = [
+export const drfReplayConfigs: readonly DrfExperimentConfig[] = [
   drfReviewConfig,
   drfPrintedConfig,
   ...drfAblationConfigs.filter((config) => config.name !== 'Eq. 2 printed alone' && config.complementRatings !== true),
@@ -78,14 +84,14 @@ export const drfReplayConfigs: readonly DrfConfig[] = [
 ];
 
 /** The tuning grid of `repute drf tune`: β ∈ {0.1, 0.2, 0.4} × Eq. 7 coefficient ∈ {δ, β}, review's corrections. */
-export const drfTuningGrid: readonly DrfConfig[] = [0.1, 0.2, 0.4].flatMap((beta) => [
+export const drfTuningGrid: readonly DrfExperimentConfig[] = [0.1, 0.2, 0.4].flatMap((beta) => [
   { name: `β ${beta}, Eq. 7 δ`, variant: 'corrected' as const, beta },
   { name: `β ${beta}, Eq. 7 β`, variant: 'corrected' as const, beta, increment: 'beta' as const },
 ]);
 
 /** DRF's reputation model, UCB selector (ties at random) and rating source for one configuration (Eq. 2 is reported, not wired). */
 export function drfConfigParts(
-  config: DrfConfig,
+  config: DrfExperimentConfig,
   agents: readonly AgentId[],
   { delta = 0.7, ratingSource }: { delta?: number; ratingSource?: RatingSource } = {},
 ): DrfParts {

@@ -8,6 +8,7 @@ import type { AgentId, AgentIdentity } from '../../core/agent-identity.js';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
 import { canonicalAnswerKey } from '../../core/answers/answers.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { createRng, deriveSeed, shuffle } from '../../core/rng.js';
 import { taskSplit } from '../replay/splits.js';
 
 /** One recorded task: every agent's answer and the dataset's correctness flag (a ProposalsRecord fits). */
@@ -159,4 +160,15 @@ export function prepareReplayPool(
         }),
       ),
   };
+}
+
+/**
+ * The order in which a plain plurality sees the agents' proposals on one task: a seeded shuffle per
+ * (seed, task). `decideTeamAnswer` gives a tie to the earlier proposal, and the pool is ranked by
+ * dataset accuracy, so passing the pool order would hand every tie to the more accurate agent, a
+ * label the baselines must not see (on code, where programs rarely coincide, every decision is such a
+ * tie). Until issue 41 the full team, majority and debate baselines used the pool order.
+ */
+export function tieBreakOrder(seed: number, taskId: string, agentIds: readonly AgentId[]): AgentId[] {
+  return shuffle(createRng(deriveSeed(seed, 'plurality-ties', taskId)), agentIds);
 }

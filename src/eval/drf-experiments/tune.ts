@@ -3,7 +3,7 @@
 // by mean Spearman(reputation, true accuracy), ties by team accuracy.
 import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { runCapabilityExperiment, type CapabilityExperimentResult, type CapabilityRow } from './capability.js';
-import { drfTuningGrid, type DrfConfig } from './drf-config.js';
+import { drfTuningGrid, type DrfExperimentConfig } from './drf-config.js';
 
 /** Result of {@link runDrfTuning}. */
 export interface DrfTuningResult {
@@ -34,7 +34,7 @@ export async function runDrfTuning(
   options: {
     /** @default 101 */ baseSeed?: number /** @default 20 */;
     seeds?: number /** @default drfTuningGrid */;
-    configs?: readonly DrfConfig[];
+    configs?: readonly DrfExperimentConfig[];
   } = {},
 ): Promise<DrfTuningResult> {
   assertKnownOptions('', options, knownTuningOptions, 'runDrfTuning');

@@ -54,8 +54,13 @@ describe('reads', () => {
       'minirep-veto': ['behaviour', 'outcome'],
       'minirep-lo': ['behaviour', 'outcome'],
       'minirep-ds': ['behaviour', 'outcome'],
+      // Not only an economy: the model takes an outcome's success over a behaviour record's quality, and
+      // the replay's outcomes under consensus are agreement with the decision, which would override
+      // MiniRep-RT's target (the rest of the team). So it is sent its behaviour records only, and the
+      // check below, that the undeclared kinds change nothing, does not apply to it.
+      'minirep-rt': ['behaviour'],
     });
-    for (const name of stateful) {
+    for (const name of stateful.filter((method) => method !== 'minirep-rt')) {
       const read = readsOf(name) as readonly string[];
       fc.assert(
         fc.property(

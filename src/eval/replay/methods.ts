@@ -134,6 +134,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-DS (ours, not the paper's design): as minirep, but each agent's history factor is the vote weight ln(p/((1 − p)·q)) of a reliability learnt from its leave-one-out posterior given the other clone groups' weighted votes (from the verifier's or the truth's feedback once there is any), q = 0.15, λ = 0.95, κ_ds = 8; the bloc check flags blocs of ≥ 3 agents, not a lone pair`,
     miniRepVariantOptions['minirep-ds'],
   ),
+  'minirep-rt': miniRepMethod(
+    'minirep-rt',
+    `MiniRep-RT (ours, not the paper's design): as minirep, but under consensus feedback each agent's history learns from agreement with the answer the other agents' vote weights put first (its own weight left out), not with the decision`,
+    miniRepVariantOptions['minirep-rt'],
+  ),
 };
 
 /** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
@@ -156,7 +161,10 @@ export function miniRepMethod(
         selector: createSelector('all', {}),
         everyAgent: true,
         model,
-        reads: ['outcome', 'behaviour'],
+        // The model takes an outcome's success over a behaviour record's quality; MiniRep-RT's
+        // consensus quality is in the behaviour records only (the outcomes would be agreement with
+        // the decision), so it reads those. With external feedback both carry the same quality.
+        reads: options.consensusTarget === 'rest-of-team' ? ['behaviour'] : ['outcome', 'behaviour'],
         aggregator,
         k: team.length,
         weighted: false,
@@ -170,7 +178,7 @@ export function miniRepMethod(
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
 /** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
-const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds']);
+const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt']);
 
 /** Methods that need a verifier's verdicts (refused in a run without one). */
 export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];

@@ -20,7 +20,7 @@ export interface ExecutionVerifierOptions {
   /** Sandbox limits passed to every run (timeout, memory, tools). @default the sandbox defaults */
   sandbox?: Omit<RunCodeTestsOptions, 'code' | 'test' | 'language'>;
   /**
-   * Runs one program text against tests and says whether it passed. @default `scoreCodeAnswer` in the
+   * Runs one program text (the proposal's extracted answer) against tests and says whether it passed. @default `scoreCodeAnswer` in the
    * sandbox (extracts the last fenced block; unparseable text fails without running)
    */
   run?: (input: { text: string; test: string }) => Promise<{ correct: boolean }>;
@@ -51,7 +51,8 @@ const knownSandboxOptions = defineOptionKeys<NonNullable<ExecutionVerifierOption
 ]);
 
 /**
- * Creates a verifier that runs each `code` proposal against its task's tests: 1 when they pass, 0
+ * Creates a verifier that runs each `code` proposal's program (its extracted answer: the last fenced
+ * block of the reply, or the reply) against its task's tests: 1 when they pass, 0
  * when they fail or time out, no opinion for other answer kinds or tasks without tests. Unparseable
  * proposals are judged 0 without running. It never runs code outside the sandbox: without one, the
  * default runner throws `SandboxUnavailableError`; empty tests, and tests that do not compile,
@@ -91,7 +92,10 @@ export function createExecutionVerifier(options: ExecutionVerifierOptions): Veri
           message: `the tests for task ${task.id} are empty, and every program passes empty tests; return undefined from options.tests for a task without tests`,
         });
       if (proposal.answer === null) return 0;
-      const { correct } = await gate.run(() => run({ text: proposal.text, test }));
+      // The extracted program (the `code` kind's answer), not the reply: a live agent's reply wraps
+      // the program in JSON or prose, which is not a program.
+      const program = proposal.answer;
+      const { correct } = await gate.run(() => run({ text: program, test }));
       return correct ? 1 : 0;
     },
   };

@@ -1,2 +1,3 @@
 export * from './run-code-tests.js';
 export * from './execution-verifier.js';
+export * from './task-grader.js';

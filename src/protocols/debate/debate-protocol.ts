@@ -4,7 +4,12 @@
 import { z } from 'zod';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import { methodFigures, type Protocol } from '../protocol.js';
-import { allDebateMethodNames, createDebateMethod, type DebateMethodName } from './methods.js';
+import {
+  allDebateMethodNames,
+  createDebateMethod,
+  type DebateMethodName,
+  verifierOnlyDebateMethodNames,
+} from './methods.js';
 import { createDebateSessionRunner, type DebateTaskRecord } from './run-debate-session.js';
 
 /** The `protocol` block of a debate team file. */
@@ -24,8 +29,13 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
   type: 'debate',
   description: 'debate rounds after Propose, one session per method (majority, minirep, ...)',
   configSchema: debateTeamConfigSchema,
-  methods: { names: allDebateMethodNames, defaults: ['majority', 'minirep'] },
-  runConfig: ({ team, agents, config, methods, k, seed, reputation, tasks }) => ({
+  methods: {
+    names: allDebateMethodNames,
+    defaults: ['majority', 'minirep'],
+    verifierOnly: verifierOnlyDebateMethodNames,
+  },
+  usesVerifier: true,
+  runConfig: ({ team, agents, config, methods, k, seed, reputation, tasks, verifier }) => ({
     team,
     agents: agents.map(({ id, provider, model, baseURL }) => ({ id, provider, model, baseURL })),
     rounds: config.rounds,
@@ -34,9 +44,11 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
     seed,
     reputation,
     tasks,
+    // Only with a verifier, so the run ids of team files without one stay as they were.
+    ...(verifier === undefined ? {} : { verifier }),
   }),
   workers: true,
-  create({ agents, config, methods, k, seed, runId, team, reputationStart, grade }) {
+  create({ agents, config, methods, k, seed, runId, team, reputationStart, grade, verifier, verifierId }) {
     const identities = agents.map((agent) => agent.identity);
     return {
       sessions: methods.map((name) => {
@@ -61,6 +73,8 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
               reputationStart,
               // The live agents book their calls in the store's ledger themselves.
               recordUsage: false,
+              ...(verifier === undefined ? {} : { verifier }),
+              ...(verifierId === undefined ? {} : { verifierId }),
             }),
         };
       }),

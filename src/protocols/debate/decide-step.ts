@@ -6,7 +6,8 @@ import type { Aggregator, Decision } from '../../aggregation/aggregator.js';
 
 /**
  * Step 4: the aggregator decides from the final proposals, weighted by reputation when a model is
- * plugged in (equal weights otherwise). Writes one `vote` event with each weight and why.
+ * plugged in (equal weights otherwise), reading the verifier's verdicts when the team has one.
+ * Writes one `vote` event with each weight and why, and the verdicts the aggregator read.
  */
 export function decideStep({
   task,
@@ -14,6 +15,7 @@ export function decideStep({
   history,
   agents,
   weights,
+  verdicts,
   aggregator,
   tracer,
   parentId = null,
@@ -23,6 +25,8 @@ export function decideStep({
   history: readonly Proposal[];
   agents: readonly AgentIdentity[];
   weights?: Readonly<Record<AgentId, number>>;
+  /** The verifier's name and its verdicts on `proposals` (collected with `verifyProposals`). @default none */
+  verdicts?: { readonly verifier: string; readonly verdicts: Readonly<Record<AgentId, number>> };
   aggregator: Aggregator;
   tracer: Tracer;
   parentId?: string | null;
@@ -33,9 +37,17 @@ export function decideStep({
     agents,
     history,
     ...(weights === undefined ? {} : { weights }),
+    ...(verdicts === undefined ? {} : { verdicts: verdicts.verdicts }),
   });
   tracer.record(
-    { type: 'vote', taskId: task.id, answer: decision.answer, support: decision.support, reasons: decision.reasons },
+    {
+      type: 'vote',
+      taskId: task.id,
+      answer: decision.answer,
+      support: decision.support,
+      reasons: decision.reasons,
+      ...(verdicts === undefined ? {} : { verifier: verdicts.verifier, verdicts: verdicts.verdicts }),
+    },
     parentId,
   );
   return decision;

@@ -1,4 +1,5 @@
 export * from './run-debate.js';
+export * from './debate-task.js';
 export * from './run-debate-session.js';
 export * from './feedback.js';
 export * from './select-participants.js';

@@ -31,7 +31,13 @@ describe('createDebateMethod', () => {
   });
 
   it('builds our MiniRep variants by name, with their own options (MiniRep-DS spares a lone pair)', () => {
-    expect(allDebateMethodNames).toEqual([...debateMethodNames, 'minirep-lo', 'minirep-ds']);
+    expect(allDebateMethodNames).toEqual([
+      ...debateMethodNames,
+      'minirep-lo',
+      'minirep-ds',
+      'minirep-rt',
+      'verifier-majority',
+    ]);
     for (const name of allDebateMethodNames) expect(createDebateMethod(name, { agents }).name).toBe(name);
     // Five agents: a and b alone answer 9 on four tasks, c, d, e answer apart. For the pair the rest
     // {c, d, e} never holds 9, so its exclusive-agreement rate after 3 tasks is

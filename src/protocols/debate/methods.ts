@@ -2,6 +2,7 @@ import type { AgentIdentity } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createAggregator } from '../../aggregation/registry.js';
+import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createReputationModel } from '../../reputation/registry.js';
 import type { MiniRepReputationModel } from '../../reputation/minirep.js';
 import { miniRepVariantNames, miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
@@ -22,11 +23,15 @@ export const debateMethodNames = [
 ] as const;
 
 /**
- * Every method {@link createDebateMethod} builds: the compared ones and our MiniRep variants
- * (`minirep-lo`, `minirep-ds`), which a team file, `repute run --methods` and the served endpoint
- * accept by name but the demo does not run unless asked.
+ * Every method {@link createDebateMethod} builds: the compared ones, our MiniRep variants
+ * (`minirep-lo`, `minirep-ds`, `minirep-rt`) and `verifier-majority` (only with a verifier), which a
+ * team file, `repute run --methods` and the served endpoint accept by name but the demo does not run
+ * unless asked.
  */
-export const allDebateMethodNames = [...debateMethodNames, ...miniRepVariantNames] as const;
+export const allDebateMethodNames = [...debateMethodNames, ...miniRepVariantNames, 'verifier-majority'] as const;
+
+/** Methods that need the team's verifier (a team file without a `verifier:` section refuses them). */
+export const verifierOnlyDebateMethodNames: readonly DebateMethodName[] = ['verifier-majority'];
 
 /** A method name of {@link createDebateMethod}. */
 export type DebateMethodName = (typeof allDebateMethodNames)[number];
@@ -51,7 +56,9 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
  *   the `minirep` model fed the aggregator's behaviour evidence;
- * - `minirep-lo`, `minirep-ds`: the same with our variants' options ({@link miniRepVariantOptions}).
+ * - `minirep-lo`, `minirep-ds`, `minirep-rt`: the same with our variants' options ({@link miniRepVariantOptions});
+ * - `verifier-majority`: everyone, a plain vote over the proposals the verifier accepts, no
+ *   reputation (needs the verifier's verdicts: a team file's `verifier:` section).
  * Every reputation method also gates its debate: peers only see proposals the method trusts
  * ({@link reputationPeerFilter}; MiniRep uses its behaviour check, {@link miniRepPeerFilter}).
  *
@@ -88,6 +95,8 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
       };
     }
     case 'drf': {
+      // The DRF-style debate method (UCB selection, the drf reputation model, peer ratings, inside a
+      // debate); the DRF protocol itself is protocols/drf (docs/drf.md, "Six things called drf").
       const reputation = createReputationModel('drf', { agents });
       const selector = createUcbSelector({ tieBreak: 'random' });
       return {
@@ -109,7 +118,8 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
     }
     case 'minirep':
     case 'minirep-lo':
-    case 'minirep-ds': {
+    case 'minirep-ds':
+    case 'minirep-rt': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
       const variant = name === 'minirep' ? {} : miniRepVariantOptions[name];
       const aggregator = createAggregator('minirep', { model, k: size, ...variant });
@@ -118,9 +128,14 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
         aggregator,
         reputation: model,
         peerFilter: miniRepPeerFilter(model),
-        feedback: ({ decision }) => aggregator.feedback(decision),
+        // With a verifier, its verdicts are each proposal's quality (verifier feedback); else agreement.
+        feedback: ({ decision, verdicts }) =>
+          aggregator.feedback(decision, verdicts === undefined ? undefined : 'verifier'),
       };
     }
+    case 'verifier-majority':
+      // A plain vote over the proposals the team's verifier accepts, no reputation (the replay's baseline).
+      return { name, aggregator: createVerifierMajorityAggregator() };
     default:
       throw new InvalidArgumentError({
         parameter: 'method',

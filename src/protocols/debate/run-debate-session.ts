@@ -1,6 +1,7 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
-import { validateTeam, type AgentId } from '../../core/agent-identity.js';
+import type { Verifier } from '../../aggregation/verifier.js';
+import { validateTeam } from '../../core/agent-identity.js';
 import { createRng, deriveSeed } from '../../core/rng.js';
 import { assertInteger, assertKnownOptions, assertNonEmptyString, defineOptionKeys } from '../../core/validate.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
@@ -17,11 +18,13 @@ import {
   type TaskFailure,
 } from '../session.js';
 import { eachTask, runSessionFor, type SessionLoopKeys, type SessionRunner } from '../run-session.js';
+import { debateTaskRecord } from './debate-task.js';
 import { runDebate } from './run-debate.js';
 import type { PeerFilter } from './peer-filter.js';
-import type { DebateResult, Feedback } from './types.js';
+import type { DebateTaskRecord, Feedback } from './types.js';
 
 export type { TaskFailure } from '../session.js';
+export type { DebateTaskRecord } from './types.js';
 
 /** The part of the store a debate session needs (the {@link SessionStore} every session takes). */
 export type DebateSessionStore = SessionStore;
@@ -47,23 +50,6 @@ export interface DebateMethod {
   readonly resume?: (records: readonly DebateTaskRecord[]) => void;
 }
 
-/** What the session stores per finished task (`result` of the task record). */
-export interface DebateTaskRecord {
-  readonly schemaVersion: 1;
-  readonly taskId: string;
-  readonly answer: string | null;
-  /** Graded against the reference when a grader was given, else `null`. */
-  readonly correct: boolean | null;
-  readonly participants: readonly AgentId[];
-  readonly excluded: readonly AgentId[];
-  /** Final answer per participant. */
-  readonly answers: Readonly<Record<AgentId, string | null>>;
-  readonly support: Readonly<Record<string, number>>;
-  readonly reputation: Readonly<Record<AgentId, number>>;
-  /** Acts that failed (provider errors after retries, unparseable ratings). */
-  readonly failures: number;
-}
-
 /** Progress callback payload: a finished task of one method. */
 export interface DebateProgress extends SessionProgress<DebateTaskRecord> {
   readonly method: string;
@@ -86,6 +72,14 @@ export interface RunDebateSessionOptions extends SessionOptions<DebateProgress> 
    * budget). @default none
    */
   readonly onTaskFailure?: (failure: TaskFailure) => void;
+  /**
+   * Judges every final proposal before aggregation (see `runDebate`); its verdicts reach the
+   * aggregator, the `vote` event and the feedback. A judge call that fails after its retries fails
+   * the task. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Agent id the verifier's calls and failures are booked under. @default `verifier` */
+  readonly verifierId?: string;
 }
 
 /** What a session did. */
@@ -105,6 +99,8 @@ const knownDebateSessionOptions = defineOptionKeys<RunDebateSessionOptions>()([
   'recordUsage',
   'now',
   'onTaskFailure',
+  'verifier',
+  'verifierId',
 ]);
 const knownDebateMethodKeys = defineOptionKeys<DebateMethod>()([
   'name',
@@ -204,6 +200,8 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
         ratings: method.ratings ?? false,
         rng: createRng(deriveSeed(seed, 'debate', method.name, task.id)),
         tracer,
+        ...(options.verifier === undefined ? {} : { verifier: options.verifier }),
+        ...(options.verifierId === undefined ? {} : { verifierId: options.verifierId }),
         ...(taskSignal ? { signal: taskSignal } : {}),
       });
       const providerFailures = result.failures.filter((failure) => failure.kind === 'provider');
@@ -213,7 +211,7 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
         method.resume?.(finished);
         return { status: 'failed', taskId: task.id, failures: providerFailures };
       }
-      const record = toRecord(result, grade);
+      const record = debateTaskRecord(result, await gradeAnswer(grade, result.taskId, result.decision.answer));
       finished.push(record);
       const snapshot = reputation?.snapshot();
       return {
@@ -241,21 +239,5 @@ export function createDebateSessionRunner(options: DebateSessionRunnerOptions): 
           : [],
       };
     }),
-  };
-}
-
-function toRecord(result: DebateResult, grade: RunDebateSessionOptions['grade']): DebateTaskRecord {
-  const final = result.rounds.at(-1) ?? [];
-  return {
-    schemaVersion: 1,
-    taskId: result.taskId,
-    answer: result.decision.answer,
-    correct: gradeAnswer(grade, result.taskId, result.decision.answer),
-    participants: result.participants,
-    excluded: result.excluded,
-    answers: Object.fromEntries(final.map((proposal) => [proposal.agentId, proposal.answer])),
-    support: result.decision.support,
-    reputation: result.reputationAfter,
-    failures: result.failures.length,
   };
 }

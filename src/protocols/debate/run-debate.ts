@@ -1,23 +1,18 @@
 import type { Agent } from '../../agents/agent.js';
 import type { Aggregator } from '../../aggregation/aggregator.js';
+import type { Verifier } from '../../aggregation/verifier.js';
 import { validateTeam } from '../../core/agent-identity.js';
-import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
-import type { Proposal } from '../../core/proposal.js';
+import { InvalidArgumentError } from '../../core/errors.js';
 import type { Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { createTracer, type Tracer } from '../../core/trace.js';
 import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import type { ReputationModel } from '../../reputation/reputation-model.js';
 import type { Selector } from '../../selection/selector.js';
-import { decideStep } from './decide-step.js';
+import { concludeDebate, gatherDebate } from './debate-task.js';
 import { consensusFeedback } from './feedback.js';
-import { proposeStep } from './propose-step.js';
-import { rateStep } from './rate-step.js';
-import { reviseStep } from './revise-step.js';
-import { selectParticipants } from './select-participants.js';
 import type { PeerFilter } from './peer-filter.js';
-import type { DebateFailure, DebateResult, DebateUsageEntry, Feedback } from './types.js';
-import { updateReputationStep } from './update-reputation-step.js';
+import type { DebateResult, Feedback } from './types.js';
 
 /** Options of {@link runDebate}. */
 export interface RunDebateOptions {
@@ -49,6 +44,14 @@ export interface RunDebateOptions {
   readonly signal?: AbortSignal;
   /** Parent span of this debate's events. @default null */
   readonly parentId?: string | null;
+  /**
+   * Judges every final proposal before aggregation (an LLM judge, unit tests in the sandbox): the
+   * aggregator reads its verdicts, the `vote` event records them, and the feedback rule gets them as
+   * each participant's success. @default none
+   */
+  readonly verifier?: Verifier;
+  /** Agent id the verifier's failures are booked under (its ledger id). @default `verifier` */
+  readonly verifierId?: string;
 }
 
 const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
@@ -66,6 +69,8 @@ const knownRunDebateOptions = defineOptionKeys<RunDebateOptions>()([
   'tracer',
   'signal',
   'parentId',
+  'verifier',
+  'verifierId',
 ]);
 
 /**
@@ -107,148 +112,31 @@ export async function runDebate(options: RunDebateOptions): Promise<DebateResult
   }
   // An abort is honoured between steps too, not only by agents that watch the signal.
   signal?.throwIfAborted();
-  const byId = new Map(team.map((agent) => [agent.identity.id, agent]));
-  const reputationBefore = reputation ? reputation.scores() : {};
   const taskSpan = tracer.start({ type: 'task', taskId: task.id }, parentId);
   try {
-    const selection = selectParticipants({
-      pool: team.map((agent) => agent.identity),
-      reputation: reputationBefore,
-      ...(selector ? { selector } : {}),
+    const gathered = await gatherDebate({
+      team,
+      task,
+      rounds,
+      selector,
       k,
+      scores: reputation ? reputation.scores() : {},
+      ratings: wantRatings,
+      peerFilter,
       rng,
       tracer,
-      taskId: task.id,
+      signal,
       parentId: taskSpan.id,
+      verifier: options.verifier,
+      verifierId: options.verifierId,
     });
-    const participants = selection.selected.map((agentId) => {
-      const agent = byId.get(agentId);
-      if (!agent)
-        throw new NotFoundError({
-          entity: 'agent',
-          id: agentId,
-          message: `selector ${selector?.name ?? ''} picked unknown agent ${JSON.stringify(agentId)}`,
-        });
-      return agent;
-    });
-    const usage: DebateUsageEntry[] = [];
-    const failures: DebateFailure[] = [];
-    const roundsOut: Proposal[][] = [];
-
-    const proposed = await proposeStep({
-      agents: participants,
-      task,
-      tracer,
-      ...(signal ? { signal } : {}),
-      parentId: taskSpan.id,
-    });
-    roundsOut.push(proposed.proposals);
-    usage.push(...proposed.usage);
-    failures.push(...proposed.failures);
-    signal?.throwIfAborted();
-    // Every act of the last round failed (endpoints down or hanging): a revision round would only
-    // wait out the same timeouts again, so the task ends here with its failures.
-    let allFailed = allActsFailed(proposed.failures, participants.length);
-    for (let round = 1; round <= rounds && participants.length > 1 && !allFailed; round++) {
-      const latest = roundsOut[round - 1] as Proposal[];
-      let visible: Set<string> | undefined;
-      if (peerFilter) {
-        const screen = peerFilter({ task, round, proposals: latest, history: roundsOut.slice(0, -1).flat() });
-        visible = new Set(screen.visible);
-        const shown = latest.map((proposal) => proposal.agentId);
-        tracer.record(
-          {
-            type: 'selection',
-            taskId: task.id,
-            round,
-            selected: shown.filter((agentId) => visible?.has(agentId)),
-            excluded: shown.filter((agentId) => !visible?.has(agentId)),
-            reasons: screen.reasons,
-          },
-          taskSpan.id,
-        );
-      }
-      const revised = await reviseStep({
-        agents: participants,
-        task,
-        round,
-        latest,
-        ...(visible ? { visible } : {}),
-        tracer,
-        ...(signal ? { signal } : {}),
-        parentId: taskSpan.id,
-      });
-      roundsOut.push(revised.proposals);
-      usage.push(...revised.usage);
-      failures.push(...revised.failures);
-      allFailed = allActsFailed(revised.failures, participants.length);
-      signal?.throwIfAborted();
-    }
-    const final = roundsOut.at(-1) as Proposal[];
-    const history = roundsOut.slice(0, -1).flat();
-
-    const rated =
-      wantRatings && participants.length > 1 && !allFailed
-        ? await rateStep({
-            agents: participants,
-            task,
-            proposals: final,
-            tracer,
-            ...(signal ? { signal } : {}),
-            parentId: taskSpan.id,
-          })
-        : { ratings: [], usage: [], failures: [] };
-    usage.push(...rated.usage);
-    failures.push(...rated.failures);
     // Aborted during the last acts: decide nothing and leave reputation as it was.
     signal?.throwIfAborted();
-
-    const weights = reputation ? reputation.weights(selection.selected) : undefined;
-    const decision = decideStep({
-      task,
-      proposals: final,
-      history,
-      agents: participants.map((agent) => agent.identity),
-      ...(weights ? { weights } : {}),
-      aggregator,
-      tracer,
-      parentId: taskSpan.id,
-    });
-
-    const updated = reputation
-      ? updateReputationStep({
-          reputation,
-          feedback,
-          input: { task, decision, proposals: final, history, ratings: rated.ratings },
-          tracer,
-          parentId: taskSpan.id,
-        })
-      : { before: {}, after: {} };
+    const result = concludeDebate(gathered, { aggregator, reputation, feedback, tracer, parentId: taskSpan.id });
     tracer.end(taskSpan);
-    return {
-      schemaVersion: 1,
-      taskId: task.id,
-      participants: selection.selected,
-      excluded: selection.excluded,
-      rounds: roundsOut,
-      ratings: rated.ratings,
-      decision,
-      reputationBefore: updated.before,
-      reputationAfter: updated.after,
-      usage,
-      failures,
-    };
+    return result;
   } catch (error) {
     tracer.end(taskSpan, error);
     throw error;
   }
-}
-
-/** Whether every participant's act of a round failed at the provider (no reply at all). */
-function allActsFailed(failures: readonly DebateFailure[], participants: number): boolean {
-  return (
-    participants > 0 &&
-    new Set(failures.filter((failure) => failure.kind === 'provider').map((failure) => failure.agentId)).size >=
-      participants
-  );
 }

@@ -44,6 +44,12 @@ export interface FeedbackInput {
   readonly history: readonly Proposal[];
   /** Peer ratings collected on the final proposals (empty unless ratings were asked for). */
   readonly ratings: readonly Rating[];
+  /**
+   * The team's verifier's verdicts on the final proposals (agent → probability of being correct, in
+   * [0, 1]), the same the aggregator read; absent without a verifier. Feedback rules use them as each
+   * participant's success in place of agreement with the decision (verifier feedback). @default none
+   */
+  readonly verdicts?: Readonly<Record<AgentId, number>>;
 }
 
 /** Turns a decided task into reputation evidence. */
@@ -70,3 +76,20 @@ export interface DebateResult {
 
 /** A team as the debate sees it: agents by id. */
 export type DebateTeam = readonly Agent[];
+
+/** What the session stores per finished task (`result` of the task record). */
+export interface DebateTaskRecord {
+  readonly schemaVersion: 1;
+  readonly taskId: string;
+  readonly answer: string | null;
+  /** Graded against the reference when a grader was given, else `null`. */
+  readonly correct: boolean | null;
+  readonly participants: readonly AgentId[];
+  readonly excluded: readonly AgentId[];
+  /** Final answer per participant. */
+  readonly answers: Readonly<Record<AgentId, string | null>>;
+  readonly support: Readonly<Record<string, number>>;
+  readonly reputation: Readonly<Record<AgentId, number>>;
+  /** Acts that failed (provider errors after retries, unparseable ratings). */
+  readonly failures: number;
+}

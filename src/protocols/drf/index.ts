@@ -8,4 +8,5 @@ export * from './drf-parts.js';
 export * from './run-drf-session.js';
 export * from './expected-cost-ledger.js';
 export * from './drf-session-protocol.js';
+export * from './drf-protocol-schema.js';
 export * from './task-accuracy.js';

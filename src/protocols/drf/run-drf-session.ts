@@ -19,7 +19,6 @@ import {
   assertUniqueTaskIds,
   defineOptionKeys,
 } from '../../core/validate.js';
-import type { DrfVariant } from '../../reputation/drf.js';
 import type { UcbSelectorSnapshot } from '../../selection/ucb.js';
 import { providerFailure } from '../debate/_act.js';
 import type { TaskFailure } from '../session.js';
@@ -34,42 +33,18 @@ import {
   type SessionSummary,
 } from '../session.js';
 import { eachTask, runSessionFor, type SessionLoopKeys, type SessionRunner, type TaskOutcome } from '../run-session.js';
-import { runDrfRound, type DrfDefence, type DrfRoundState } from './drf-round.js';
+import { runDrfRound, type DrfRoundState } from './drf-round.js';
 import { createExpectedCostLedger, type CallPrice, type ObservedUsage } from './expected-cost-ledger.js';
 import { createDrfParts } from './drf-parts.js';
 import type { CredibilityState } from './rater-credibility.js';
+import { type DrfProtocolSettings, drfProtocolSettingKeys } from './drf-protocol-schema.js';
 import { resolveDrfProtocolOptions } from './run-drf.js';
 
 /** Aggregators a DRF session can compare on its own proposals. */
 export const drfCompareAggregators = ['plurality', 'weighted-plurality'] as const;
 
-/** DRF settings of a live session (a team file's `protocol: { type: drf, ... }`). */
-export interface DrfSessionProtocol {
-  /** Team size per task, in [1, pool]. @default min(3, pool) */
-  readonly k?: number | undefined;
-  /** `corrected` (default) or `printed`: DRF's Eqs. 8 and 9 as the review corrects them or as printed (Eq. 2 leaves ratings alone). @default 'corrected' */
-  readonly variant?: DrfVariant;
-  /** δ of Eq. 9 (weight on reputation against cost) and of Eq. 7 (increment), in (0, 1]. @default 0.7 */
-  readonly delta?: number;
-  /** Reputation score below which an agent is filtered out, in [0, 1]. @default 0.3 */
-  readonly threshold?: number;
-  /** UCB1 exploration scale c ≥ 0. @default 1 */
-  readonly exploration?: number;
-  /** Fewest agents kept eligible. @default k */
-  readonly minEligible?: number | undefined;
-  /** Collusion defence on the rating network. @default 'none' */
-  readonly defence?: DrfDefence;
-  /** Smallest rater credibility κ, in [0, 1]. @default 0.01 */
-  readonly credibilityFloor?: number;
-  /** Eqs. 7–8 threshold w0 in (0, 1]. @default 0.5 */
-  readonly w0?: number;
-  /** Eq. 8 decay coefficient β in (0, 1]. @default 0.2 */
-  readonly beta?: number;
-  /** Reputation before any round, in [0, 1]. @default 0.5 */
-  readonly initialReputation?: number;
-  /** Tokens per call assumed before any call (expected cost). @default { input: 500, output: 200 } */
-  readonly priorTokens?: { readonly input: number; readonly output: number };
-}
+/** @deprecated Renamed {@link DrfProtocolSettings} (the DRF protocol's settings); this alias goes in the next minor version. */
+export type DrfSessionProtocol = DrfProtocolSettings;
 
 /** Usage of one agent on one task (or summed over tasks). */
 export interface DrfAgentUsage {
@@ -136,7 +111,7 @@ export interface RunDrfSessionOptions extends SessionOptions<SessionProgress<Drf
   /** The pool of live (or any) agents. */
   readonly agents: readonly Agent[];
   /** DRF settings. @default all defaults */
-  readonly protocol?: DrfSessionProtocol;
+  readonly protocol?: DrfProtocolSettings;
   /** Price per agent, keyed by pool agent id, for the expected cost c_i and list-price spend. @default all 0 */
   readonly prices?: Readonly<Record<AgentId, CallPrice>>;
   /** Aggregators compared on DRF's proposals (names of {@link drfCompareAggregators}). @default [] */
@@ -168,20 +143,6 @@ const knownDrfSessionOptions = defineOptionKeys<RunDrfSessionOptions>()([
   'now',
   'onTaskFailure',
 ]);
-const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
-  'k',
-  'variant',
-  'delta',
-  'threshold',
-  'exploration',
-  'minEligible',
-  'defence',
-  'credibilityFloor',
-  'w0',
-  'beta',
-  'initialReputation',
-  'priorTokens',
-]);
 
 /**
  * Runs DRF over many tasks with a live pool, persisting as it goes (see the file comment). The
@@ -194,7 +155,7 @@ const knownDrfSessionProtocol = defineOptionKeys<DrfSessionProtocol>()([
  */
 export async function runDrfSession(options: RunDrfSessionOptions): Promise<DrfSessionSummary> {
   assertKnownOptions('', options, knownDrfSessionOptions, 'runDrfSession');
-  assertKnownOptions('protocol', options.protocol, knownDrfSessionProtocol, 'runDrfSession');
+  assertKnownOptions('protocol', options.protocol, drfProtocolSettingKeys, 'runDrfSession');
   assertUniqueTaskIds(options.tasks, 'the store keys results by task id');
   const runner = createDrfSessionRunner(options);
   const { runId, records, ran, resumed, failed } = await runSessionFor(options, {
@@ -353,14 +314,14 @@ export function createDrfSessionRunner(options: DrfSessionRunnerOptions): Sessio
           agents: identities.filter((identity) => round.team.includes(identity.id)),
           weights: round.reputationBefore,
         });
-        compared[name] = { answer: decision.answer, correct: gradeAnswer(grade, task.id, decision.answer) };
+        compared[name] = { answer: decision.answer, correct: await gradeAnswer(grade, task.id, decision.answer) };
       }
       const record: DrfTaskRecord = {
         schemaVersion: 1,
         taskId: task.id,
         round: round.round,
         answer: round.decision.answer,
-        correct: gradeAnswer(grade, task.id, round.decision.answer),
+        correct: await gradeAnswer(grade, task.id, round.decision.answer),
         team: round.team,
         excluded: round.excluded,
         answers: Object.fromEntries(round.proposals.map((proposal) => [proposal.agentId, proposal.answer])),

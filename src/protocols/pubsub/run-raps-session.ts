@@ -298,7 +298,7 @@ export function createRapsSessionRunner(
                   ),
                 );
             },
-            onTaskDone: ({ decision, rounds, state }) => {
+            onTaskDone: async ({ decision, rounds, state }) => {
               const events = buffer;
               buffer = [];
               const failures = providerFailures;
@@ -321,13 +321,13 @@ export function createRapsSessionRunner(
                   answer: decision.answers[agentId] ?? null,
                 }));
                 const verdict = aggregator.aggregate({ task, proposals, agents, weights: reputation });
-                compared[name] = { answer: verdict.answer, correct: gradeAnswer(grade, task.id, verdict.answer) };
+                compared[name] = { answer: verdict.answer, correct: await gradeAnswer(grade, task.id, verdict.answer) };
               }
               const record: RapsTaskRecord = {
                 schemaVersion: 1,
                 taskId: decision.taskId,
                 answer: decision.answer,
-                correct: gradeAnswer(grade, decision.taskId, decision.answer),
+                correct: await gradeAnswer(grade, decision.taskId, decision.answer),
                 eligible: decision.eligible,
                 answers: decision.answers,
                 support: decision.support,

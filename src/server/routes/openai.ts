@@ -5,20 +5,23 @@
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import type { AnswerKind } from '../../core/answers/answer-kind.js';
-import { InvalidArgumentError, NotFoundError } from '../../core/errors.js';
+import { InvalidArgumentError, NotFoundError, ReputeError } from '../../core/errors.js';
 import { taskIdHeader } from '../_access-log.js';
 import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import type { ReplyFormat, SamplingSettings } from '../../core/chat-request.js';
-import { chatCompletionRequest, chatRequestFields, feedbackRequest, kindHeader } from '../schemas.js';
-import type { TeamAnswer } from '../team-service.js';
+import { chatCompletionRequest, chatRequestFields, deadlineHeader, feedbackRequest, kindHeader } from '../schemas.js';
+import type { TeamAnswer, TeamProgress } from '../team-service.js';
 import { z } from 'zod';
 
 /** Response header with the OpenTelemetry trace id of a served decision (when spans are exported). */
 export const traceIdHeader = 'x-repute-trace-id';
 
-const headers = z.object({ 'x-repute-kind': kindHeader.optional() });
+const headers = z.object({
+  'x-repute-kind': kindHeader.optional(),
+  'x-repute-deadline-ms': deadlineHeader.optional(),
+});
 
 function reputeField(answer: TeamAnswer) {
   const { content: _content, usage: _usage, ...repute } = answer;
@@ -176,7 +179,11 @@ export function openAIRoutes(context: ServerContext): Hono {
     }
     refuseUnsupportedFields(raw);
     const body = parseInput(chatCompletionRequest, raw, 'body');
-    const { 'x-repute-kind': kind } = parseInput(headers, { 'x-repute-kind': c.req.header('x-repute-kind') }, 'header');
+    const { 'x-repute-kind': kind, 'x-repute-deadline-ms': deadlineMs } = parseInput(
+      headers,
+      { 'x-repute-kind': c.req.header('x-repute-kind'), 'x-repute-deadline-ms': c.req.header('x-repute-deadline-ms') },
+      'header',
+    );
     const team = context.team;
     const wanted = body.model.slice('team:'.length);
     if (team === undefined || wanted !== team.name) {
@@ -188,39 +195,113 @@ export function openAIRoutes(context: ServerContext): Hono {
     }
     // Wall time, as the ledger's call records have it (the injected clock only stamps responses).
     const startedAt = Date.now();
-    const answer = await team.answer({
+    // Progress of a streamed request: each agent that answers (or fails) before the decision.
+    const progress: TeamProgress[] = [];
+    let wake: () => void = () => {};
+    let firstAnswer: (taskId: string | undefined) => void = () => {};
+    const answered = new Promise<string | undefined>((resolve) => {
+      firstAnswer = resolve;
+    });
+    const answering = team.answer({
       messages: body.messages,
       ...requestSettings(body),
       ...(kind === undefined ? {} : { kind: kind as AnswerKind }),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(body.stream === true
+        ? {
+            onProgress: (event: TeamProgress) => {
+              progress.push(event);
+              if (!event.failed) firstAnswer(event.taskId);
+              wake();
+            },
+          }
+        : {}),
       signal: c.req.raw.signal,
     });
-    const id = `chatcmpl-${answer.taskId}`;
-    c.header(taskIdHeader, answer.taskId);
-    if (context.telemetry !== undefined) {
-      const { traceId, spanId } = context.telemetry.exportDecision({ answer, startedAt, endedAt: Date.now() });
-      c.header('traceparent', `00-${traceId}-${spanId}-01`);
-      c.header(traceIdHeader, traceId);
-    }
     const model = body.model;
-    const usage = {
+    const usageOf = (answer: TeamAnswer) => ({
       prompt_tokens: answer.usage.inputTokens,
       completion_tokens: answer.usage.outputTokens,
       total_tokens: answer.usage.inputTokens + answer.usage.outputTokens,
-    };
+    });
+    const exported = (answer: TeamAnswer) =>
+      context.telemetry?.exportDecision({ answer, startedAt, endedAt: Date.now() });
     if (body.stream === true) {
+      // The stream starts once the first agent has answered, so a request that no agent answers
+      // still gets its error status (502); until the decision it carries one progress chunk per
+      // agent, then the chosen reply and the final chunk with `repute`.
+      answering.then(
+        () => firstAnswer(undefined),
+        () => firstAnswer(undefined),
+      );
+      const taskId = (await answered) ?? (await answering).taskId;
+      const id = `chatcmpl-${taskId}`;
+      c.header(taskIdHeader, taskId);
       c.header('content-type', 'text/event-stream');
       c.header('cache-control', 'no-cache');
       return stream(c, async (output) => {
         const base = { id, object: 'chat.completion.chunk', created: created(), model };
-        const chunks = [
-          { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
-          { ...base, choices: [{ index: 0, delta: { content: answer.content }, finish_reason: null }] },
-          { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage, repute: reputeField(answer) },
-        ];
-        for (const chunk of chunks) await output.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        const send = (chunk: unknown) => output.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        await send({
+          ...base,
+          choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+        });
+        let settled = false;
+        const decided = answering.finally(() => {
+          settled = true;
+          wake();
+        });
+        decided.catch(() => {});
+        let sent = 0;
+        while (true) {
+          while (sent < progress.length) {
+            const { taskId: _taskId, ...event } = progress[sent++] as TeamProgress;
+            await send({ ...base, choices: [], repute: { schemaVersion: 1, progress: { type: 'agent', ...event } } });
+          }
+          if (settled) break;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (settled || sent < progress.length) resolve();
+          });
+        }
+        let answer: TeamAnswer;
+        try {
+          answer = await decided;
+        } catch (error) {
+          // The status line is gone: the error travels as an OpenAI-style error event.
+          const known = error instanceof ReputeError;
+          if (!known) console.error(error);
+          await send({
+            error: {
+              message: known ? withoutVariableNames(error.message) : 'internal error; see the server log',
+              type: known && error.code === 'provider' ? 'upstream_error' : 'server_error',
+              param: null,
+              code: known ? error.code : 'internal',
+            },
+          });
+          await output.write('data: [DONE]\n\n');
+          return;
+        }
+        const trace = exported(answer);
+        await send({ ...base, choices: [{ index: 0, delta: { content: answer.content }, finish_reason: null }] });
+        await send({
+          ...base,
+          choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+          usage: usageOf(answer),
+          repute: { ...reputeField(answer), ...(trace === undefined ? {} : { traceId: trace.traceId }) },
+        });
         await output.write('data: [DONE]\n\n');
       });
     }
+    const answer = await answering;
+    const id = `chatcmpl-${answer.taskId}`;
+    c.header(taskIdHeader, answer.taskId);
+    const trace = exported(answer);
+    if (trace !== undefined) {
+      c.header('traceparent', `00-${trace.traceId}-${trace.spanId}-01`);
+      c.header(traceIdHeader, trace.traceId);
+    }
+    const usage = usageOf(answer);
     return c.json({
       id,
       object: 'chat.completion' as const,

@@ -192,6 +192,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
                   required: false,
                   schema: jsonSchema(schemas.kindHeader, 'input'),
                 },
+                {
+                  name: 'x-repute-deadline-ms',
+                  in: 'header',
+                  required: false,
+                  description:
+                    "this request's deadline in ms (1-600000): decide with the answers in by then; later answers still count for reputation",
+                  schema: { type: 'string', pattern: '^[0-9]{1,9}$' },
+                },
               ]
             : []),
         ],
