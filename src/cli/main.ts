@@ -15,6 +15,7 @@ export const main = defineCommand({
     run: () => import('./commands/run.js').then((module) => module.default),
     raps: () => import('./commands/raps.js').then((module) => module.default),
     drf: () => import('./commands/drf.js').then((module) => module.default),
+    worker: () => import('./commands/worker.js').then((module) => module.default),
     serve: () => import('./commands/serve.js').then((module) => module.default),
     zoo: () => import('./commands/zoo.js').then((module) => module.default),
   },

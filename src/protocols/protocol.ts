@@ -201,6 +201,12 @@ export interface Protocol<TConfig extends ProtocolConfig = ProtocolConfig, TReco
    * @default `{ team, agents, protocol: config, methods, k (when given), seed, reputation, tasks }`
    */
   runConfig?(input: ProtocolRunConfigInput<TConfig>): unknown;
+  /**
+   * Whether its tasks may be decided on several workers (`repute run --workers`, `repute worker`):
+   * each task's carried state can be restored from the store before it runs and its reputation
+   * update merged into one saved meanwhile by another worker. @default false
+   */
+  readonly workers?: boolean;
   /** Builds the sessions of a run. */
   create(input: ProtocolRunInput<TConfig>): ProtocolRun<TRecord>;
 }

@@ -246,4 +246,40 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
       connectNatsTransport({ servers: server.url, stream: 'T11', subjects: ['t11.>'], stopTimeoutMs: -1 }),
     ).rejects.toThrow(/options\.stopTimeoutMs/);
   });
+
+  it('with work-queue retention, shares one durable between two connections and removes each message once acknowledged', async () => {
+    const workers = await Promise.all(
+      [0, 1].map(() =>
+        connectNatsTransport({ servers: server.url, stream: 'T12', subjects: ['t12.>'], retention: 'workqueue' }),
+      ),
+    );
+    const handled: string[] = [];
+    for (const worker of workers)
+      await worker.subscribe('t12.tasks', (message) => void handled.push(message.id), { durable: 'queue' });
+    for (let index = 0; index < 6; index++)
+      await workers[0]?.publish('t12.tasks', encoder.encode(`task ${index}`), { id: `task-${index}` });
+    await waitFor(() => handled.length >= 6);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each of the 6 handled once across both connections.
+    expect([...handled].sort()).toEqual(['task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'task-5']);
+    const nats = await import('nats');
+    const connection = await nats.connect({ servers: server.url });
+    const info = await (await connection.jetstreamManager()).streams.info('T12');
+    await connection.close();
+    // A limits stream keeps all 6 after delivery; a work queue none once they are acknowledged.
+    expect(info.config.retention).toBe('workqueue');
+    expect(info.state.messages).toBe(0);
+    for (const worker of workers) await worker.close();
+  });
+
+  it('refuses an unknown retention, naming it', async () => {
+    await expect(
+      connectNatsTransport({
+        servers: server.url,
+        stream: 'T13',
+        subjects: ['t13.>'],
+        retention: 'interest' as unknown as 'workqueue',
+      }),
+    ).rejects.toThrow(/options\.retention must be 'limits' or 'workqueue'/);
+  });
 });

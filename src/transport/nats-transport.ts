@@ -35,6 +35,12 @@ export interface NatsTransportOptions {
    * acknowledged and goes to the durable's next subscriber after `ackWaitMs`. @default 5000
    */
   stopTimeoutMs?: number;
+  /**
+   * How a new stream keeps messages: `limits` keeps them after delivery (RAPS replays its log);
+   * `workqueue` removes each message once a consumer acknowledges it, so a task queue holds only
+   * the tasks not yet done. @default 'limits'
+   */
+  retention?: 'limits' | 'workqueue';
 }
 
 const knownNatsTransportOptions = defineOptionKeys<NatsTransportOptions>()([
@@ -49,6 +55,7 @@ const knownNatsTransportOptions = defineOptionKeys<NatsTransportOptions>()([
   'publishTimeoutMs',
   'now',
   'stopTimeoutMs',
+  'retention',
 ]);
 
 /**
@@ -93,6 +100,12 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   assertInteger('options.maxDeliver', maxDeliver, 1);
   assertInteger('options.duplicateWindowMs', duplicateWindowMs, 1000);
   assertInteger('options.publishTimeoutMs', publishTimeoutMs, 100);
+  if (options.retention !== undefined && options.retention !== 'limits' && options.retention !== 'workqueue')
+    throw new InvalidArgumentError({
+      parameter: 'options.retention',
+      value: options.retention,
+      message: `options.retention must be 'limits' or 'workqueue', got ${JSON.stringify(options.retention)}`,
+    });
   const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
   assertInteger('options.stopTimeoutMs', stopTimeoutMs, 0);
 
@@ -127,6 +140,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
         subjects: [...options.subjects],
         storage: options.storage === 'memory' ? nats.StorageType.Memory : nats.StorageType.File,
         duplicate_window: nanos(duplicateWindowMs),
+        retention: options.retention === 'workqueue' ? nats.RetentionPolicy.Workqueue : nats.RetentionPolicy.Limits,
       });
     } catch (error) {
       // Another process may have created it at the same moment.

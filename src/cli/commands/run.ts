@@ -3,36 +3,22 @@
 // resumes where it stopped. The protocol's sessions run through the one session loop (runSession).
 import { setMaxListeners } from 'node:events';
 import { defineCommand } from 'citty';
-import { InvalidArgumentError, RunFailedError } from '../../core/errors.js';
-import { allowedEnvNames } from '../../llm/key-policy.js';
-import { createEnvRedactor } from '../../llm/env-redactor.js';
+import { RunFailedError } from '../../core/errors.js';
 import type { ProtocolReport, ProtocolSessionResult } from '../../protocols/protocol.js';
 import { getProtocol, protocolTypes } from '../../protocols/registry.js';
 import { runSession } from '../../protocols/run-session.js';
 import type { Store } from '../../store/store.js';
-import { loadTasks } from '../../tasks/load-tasks.js';
-import { checkTeamApiKeys, createLiveTeam, createTeamVerifier, teamIdentities } from './_live-team.js';
+import { teamIdentities } from './_live-team.js';
 import { interruptSignal } from '../_contract.js';
-import { assertStoreFolderWritable } from '../../store/_store-folder.js';
-import { startAgentProcesses } from './_agent-processes.js';
 import { openLockedStore } from './_run-lock.js';
 import { agentEndpoint, badRepliesByAgent, createFailureBudget, describeHosts } from './_run-failures.js';
-import {
-  createProgressBar,
-  deriveRunId,
-  fileDigest,
-  formatUsageLine,
-  parseIntegerFlag,
-  parseListFlag,
-  parseReputationFlag,
-  runUsage,
-  type RunUsage,
-} from './_shared.js';
+import { createProgressBar, formatUsageLine, parseIntegerFlag, runUsage, type RunUsage } from './_shared.js';
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
-import { readTeamFile } from './_team-file.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
-import { createTaskGrader, type CodeTestsCounts, type TaskGrader } from '../../eval/sandbox/task-grader.js';
-import type { SessionStore } from '../../protocols/session.js';
+import { createProtocolRun, prepareRun, withGradeEvents } from './_run-setup.js';
+import { runOnWorkers } from './_run-workers.js';
+import { assertDistributable, parseQueueFlags, queueArgs } from './_task-queue.js';
+import type { CodeTestsCounts } from '../../eval/sandbox/task-grader.js';
 
 /** Summary of a `repute run` whose protocol reports no spend (debate), printed with `--json`. */
 export interface RunSummary {
@@ -138,66 +124,21 @@ export default defineCommand({
       default: '3',
       valueHint: 'N',
     },
+    workers: {
+      type: 'string',
+      description:
+        'Spread the tasks over a NATS JetStream queue and start N local `repute worker` processes (0: only workers started elsewhere); needs a store every worker reaches',
+      valueHint: 'N',
+    },
+    ...queueArgs,
     json: { type: 'boolean', description: 'Print the summary as JSON to stdout', default: false },
   },
   async run({ args }) {
-    const allowEnv = allowedEnvNames(args['allow-env']);
     const maxFailures = parseIntegerFlag('max-failures', args['max-failures'], 3, 1);
-    // For debate, DRF and RAPS teams alike, checked before the team file is read.
-    parseReputationFlag(args.reputation, 'continue');
-    const team = readTeamFile(args.team, {
-      ...(args.tasks === undefined ? {} : { tasks: args.tasks }),
-      ...(args.store === undefined ? {} : { store: args.store }),
-      allowEnv,
-    });
-    // Before the lock, which is written beside the store (openStore checks again for every writer).
-    assertStoreFolderWritable(team.store);
-    // A missing API key stops the run here, before the store file is created.
-    checkTeamApiKeys(team);
-    const protocol = getProtocol(team.protocol.type);
-    const methods = parseListFlag('methods', args.methods, protocol.methods.names, team.methods);
-    const needVerifier = methods.filter((method) => protocol.methods.verifierOnly?.includes(method) === true);
-    if (team.verifier === undefined && needVerifier.length > 0)
-      throw new InvalidArgumentError({
-        parameter: '--methods',
-        value: args.methods,
-        message: `${needVerifier.join(', ')} needs a verifier, and ${team.file} has no verifier section; add one (docs/agents.md, Verifiers) or leave the method out`,
-      });
-    const reputationStart = parseReputationFlag(args.reputation, team.reputation);
-    const tasks = await loadTasks(team.tasks);
-    // Code tasks with tests need the sandbox: without it the run stops here, before any request.
-    const grader = createTaskGrader({ tasks, file: team.tasks });
-    const configInput = {
-      team: team.name,
-      agents: team.agents.map((agent) => ({
-        id: agent.id,
-        provider: agent.provider,
-        model: agent.model,
-        baseURL: agent.baseURL ?? null,
-        price: agent.price ?? null,
-      })),
-      config: team.protocol,
-      methods,
-      k: team.k,
-      seed: team.seed,
-      reputation: reputationStart,
-      tasks: fileDigest(team.tasks),
-      ...(team.verifier === undefined ? {} : { verifier: team.verifier }),
-    };
-    const config =
-      protocol.runConfig?.(configInput) ??
-      (({ config: block, k, ...rest }) => ({
-        team: rest.team,
-        agents: rest.agents,
-        protocol: block,
-        methods: rest.methods,
-        ...(k === undefined ? {} : { k }),
-        seed: rest.seed,
-        reputation: rest.reputation,
-        tasks: rest.tasks,
-        ...(rest.verifier === undefined ? {} : { verifier: rest.verifier }),
-      }))(configInput);
-    const runId = deriveRunId(args['run-id'], config);
+    const workers = args.workers === undefined ? undefined : parseIntegerFlag('workers', args.workers, 1, 0, 64);
+    const { team, protocol, methods, reputationStart, tasks, grader, config, runId } = await prepareRun(args);
+    if (workers !== undefined) assertDistributable(protocol.type, protocol.workers);
+    const queue = workers === undefined ? undefined : parseQueueFlags(args, team.timeoutMs);
     // Ctrl-C/SIGTERM wind the run down and mark it interrupted; every concurrent act listens on it.
     const signal = interruptSignal();
     setMaxListeners(0, signal);
@@ -245,71 +186,95 @@ export default defineCommand({
         );
       });
     try {
-      const verifier = createTeamVerifier(team, store, runId);
-      if (verifier !== undefined)
-        process.stderr.write(
-          `run ${runId}: verifier ${verifier.verifier.name} judges every proposal before aggregation\n`,
-        );
-      const run = protocol.create({
-        ...(verifier === undefined ? {} : { verifier: verifier.verifier, verifierId: verifier.id }),
-        agents: createLiveTeam(team, store, runId, telemetry === undefined ? {} : { onCall: telemetry.onCall }),
-        config: team.protocol,
+      const run = createProtocolRun({
+        team,
+        protocol,
         methods,
-        k: team.k,
-        seed: team.seed,
         runId,
-        team: team.name,
         reputationStart: start,
-        grade: (taskId, answer) => grader.grade(taskId, answer),
-        prices: Object.fromEntries(team.agents.map((agent) => [agent.id, agent.price ?? {}])),
-        // What the protocol sends or stores is cleared of the team's keys, as agent processes clear theirs.
-        redact: createEnvRedactor(
-          team.agents.flatMap((agent) => (agent.apiKeyEnv === undefined ? [] : [agent.apiKeyEnv])),
-        ),
-        startAgentProcesses: ({ natsUrl, wireRunId }) => startAgentProcesses({ team, runId, natsUrl, wireRunId }),
+        store,
+        grader,
+        ...(telemetry === undefined ? {} : { onCall: telemetry.onCall }),
+        onVerifier: (name) =>
+          process.stderr.write(`run ${runId}: verifier ${name} judges every proposal before aggregation\n`),
       });
-      for (const session of run.sessions) {
-        // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
-        const shared =
-          session.reputation === undefined
-            ? undefined
-            : shareTeamReputation({
-                store,
-                runId,
-                team: team.name,
-                name: session.method,
-                agentIds: team.agents.map((agent) => agent.id),
-                start,
-                ...(session.reputation === null ? {} : { replay: session.reputation }),
-                onConcurrentUpdate: (update) =>
-                  process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
-              });
-        let resumedTasks = 0;
-        try {
-          const runner = await session.open({ reputation: shared?.model });
-          const summary = await runSession({
-            store: withGradeEvents(shared?.store ?? store, grader),
+      if (workers !== undefined && queue !== undefined) {
+        const forwarded = [
+          'reputation',
+          'methods',
+          'tasks',
+          'store',
+          'allow-env',
+          'nats',
+          'ack-wait',
+          'max-deliver',
+        ] as const;
+        results.push(
+          ...(await runOnWorkers({
+            store,
             runId,
             team: team.name,
             agents: teamIdentities(team),
-            tasks: tasks.map((item) => item.task),
-            kind: 'run',
             config,
-            runner,
+            sessions: run.sessions,
+            tasks: tasks.map((item) => item.task),
+            workers,
+            queue,
+            workerArgs: [
+              args.team,
+              '--run-id',
+              runId,
+              ...forwarded.flatMap((name) => (args[name] === undefined ? [] : [`--${name}`, String(args[name])])),
+            ],
             signal,
+            onProgress: (method, done, total) => progress.update(method, done, total),
             onTaskFailure: (failure) => budget.fail(failure),
-            onProgress: (event) => {
-              if (event.resumed) resumedTasks++;
-              else budget.succeed();
-              const { taskId } = event.record as { taskId?: unknown };
-              if (!event.resumed && telemetry !== undefined && typeof taskId === 'string')
-                telemetry.exportTask({ method: session.method, taskId });
-              progress.update(session.method, event.done, event.total);
-            },
-          });
-          results.push({ ...summary, resumedTasks });
-        } finally {
-          await session.close?.();
+          })),
+        );
+      } else {
+        for (const session of run.sessions) {
+          // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
+          const shared =
+            session.reputation === undefined
+              ? undefined
+              : shareTeamReputation({
+                  store,
+                  runId,
+                  team: team.name,
+                  name: session.method,
+                  agentIds: team.agents.map((agent) => agent.id),
+                  start,
+                  ...(session.reputation === null ? {} : { replay: session.reputation }),
+                  onConcurrentUpdate: (update) =>
+                    process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
+                });
+          let resumedTasks = 0;
+          try {
+            const runner = await session.open({ reputation: shared?.model });
+            const summary = await runSession({
+              store: withGradeEvents(shared?.store ?? store, grader),
+              runId,
+              team: team.name,
+              agents: teamIdentities(team),
+              tasks: tasks.map((item) => item.task),
+              kind: 'run',
+              config,
+              runner,
+              signal,
+              onTaskFailure: (failure) => budget.fail(failure),
+              onProgress: (event) => {
+                if (event.resumed) resumedTasks++;
+                else budget.succeed();
+                const { taskId } = event.record as { taskId?: unknown };
+                if (!event.resumed && telemetry !== undefined && typeof taskId === 'string')
+                  telemetry.exportTask({ method: session.method, taskId });
+                progress.update(session.method, event.done, event.total);
+              },
+            });
+            results.push({ ...summary, resumedTasks });
+          } finally {
+            await session.close?.();
+          }
         }
       }
       report = run.report({ sessions: results, ledger: store.usageEntries({ runId }) });
@@ -367,30 +332,6 @@ export default defineCommand({
     }
   },
 });
-
-/** The session's store, with each task's `code-tests` events (its sandbox grades) written with its result. */
-function withGradeEvents(store: SessionStore, grader: TaskGrader): SessionStore {
-  return {
-    ensureRun: (input) => store.ensureRun(input),
-    saveTeam: (name, agents) => store.saveTeam(name, agents),
-    loadReputation: (input) => store.loadReputation(input),
-    completedTaskIds: (runId, method) => store.completedTaskIds(runId, method),
-    ...(store.recordTaskFailure === undefined
-      ? {}
-      : {
-          recordTaskFailure: (input: Parameters<NonNullable<SessionStore['recordTaskFailure']>>[0]) => {
-            grader.takeEvents(input.taskId);
-            return store.recordTaskFailure?.(input);
-          },
-        }),
-    taskResults: (runId, method) => store.taskResults(runId, method),
-    recordTaskResult: (input) =>
-      store.recordTaskResult({
-        ...input,
-        events: [...(input.events ?? []), ...grader.takeEvents(input.taskId).map((data) => ({ data }))],
-      }),
-  };
-}
 
 /** The line of the summary table on the sandbox's runs. */
 function formatCodeTestsLine(counts: CodeTestsCounts): string {

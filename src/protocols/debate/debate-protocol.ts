@@ -47,6 +47,7 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
     // Only with a verifier, so the run ids of team files without one stay as they were.
     ...(verifier === undefined ? {} : { verifier }),
   }),
+  workers: true,
   create({ agents, config, methods, k, seed, runId, team, reputationStart, grade, verifier, verifierId }) {
     const identities = agents.map((agent) => agent.identity);
     return {
