@@ -17,7 +17,7 @@ import { formatSpendTable, type SpendReport } from './_spend-report.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
 import { createProtocolRun, prepareRun, withGradeEvents } from './_run-setup.js';
 import { runOnWorkers } from './_run-workers.js';
-import { assertDistributable, parseQueueFlags, queueArgs } from './_task-queue.js';
+import { assertDistributable, parseQueueFlags, queueArgs, runNamingArgs } from './_task-queue.js';
 import type { CodeTestsCounts } from '../../eval/sandbox/task-grader.js';
 
 /** Summary of a `repute run` whose protocol reports no spend (debate), printed with `--json`. */
@@ -88,12 +88,7 @@ export default defineCommand({
       description: 'Run id (default: derived from the team file and tasks, so a rerun resumes)',
       valueHint: 'ID',
     },
-    reputation: {
-      type: 'string',
-      description:
-        "Where reputation starts: 'continue' (the team's saved state) or 'fresh' (the prior); overrides the file",
-      valueHint: 'continue|fresh',
-    },
+    reputation: runNamingArgs.reputation,
     methods: {
       type: 'string',
       description: `Comma-separated methods of the team's protocol, overrides the file (${protocolTypes()
