@@ -21,6 +21,7 @@ import { restoreSnapshot, type SessionStore, type TaskFailure } from '../../prot
 import type { Store } from '../../store/store.js';
 import type { Transport } from '../../transport/transport.js';
 import { parseTaskMessage, taskQueueNames } from './_task-queue.js';
+import { recordingModel } from './_team-reputation.js';
 
 /** What a worker did with one queued message. */
 export type WorkerTaskEvent =
@@ -215,28 +216,6 @@ async function decideTask(
           ...(done.usage === undefined ? {} : { usage: done.usage }),
         });
       });
-    },
-  };
-}
-
-/** `model` itself, except that each evidence batch it applies is also pushed to `pending`. */
-function recordingModel(model: ReputationModel, pending: Evidence[][]): ReputationModel {
-  return {
-    name: model.name,
-    agentIds: () => model.agentIds(),
-    addAgent: (agentId) => model.addAgent(agentId),
-    observe(evidence) {
-      model.observe(evidence);
-      pending.push([...evidence]);
-    },
-    score: (agentId) => model.score(agentId),
-    scores: () => model.scores(),
-    weights: (agentIds) => model.weights(agentIds),
-    explain: (agentId) => model.explain(agentId),
-    snapshot: () => model.snapshot(),
-    restore(snapshot) {
-      model.restore(snapshot);
-      pending.length = 0;
     },
   };
 }

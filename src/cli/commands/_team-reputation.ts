@@ -152,7 +152,7 @@ export function shareTeamReputation(options: ShareTeamReputationOptions): Shared
 }
 
 /** `model` itself, except that each evidence batch it applies is also pushed to `pending`, and a restore (an undone task) clears it. */
-function recordingModel(model: ReputationModel, pending: Evidence[][]): ReputationModel {
+export function recordingModel(model: ReputationModel, pending: Evidence[][]): ReputationModel {
   return {
     name: model.name,
     agentIds: () => model.agentIds(),
