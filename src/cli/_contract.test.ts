@@ -23,6 +23,7 @@ import {
   UsageError,
 } from './_contract.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
+import { SandboxUnavailableError } from '../eval/sandbox/run-code-tests.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
@@ -92,7 +93,7 @@ describe('command-line contract (in process)', () => {
     expect(closest('task', ['tasks', 'tasks-file'])).toBe('tasks');
   });
 
-  it('maps errors to exit codes: 2 usage, 3 data, 4 provider or run failure, 130/143 interrupted, 1 else', () => {
+  it('maps errors to exit codes: 2 usage, 3 data, 4 provider or run failure, 5 a tool missing on the host, 130/143 interrupted, 1 else', () => {
     expect(exitCodeOf(new UsageError({ parameter: '--x', message: 'm' }))).toBe(2);
     expect(exitCodeOf(new InvalidArgumentError({ parameter: 'p', value: 1, message: 'm' }))).toBe(2);
     expect(exitCodeOf(new DataFormatError({ file: 'f', message: 'm' }))).toBe(3);
@@ -101,6 +102,8 @@ describe('command-line contract (in process)', () => {
     expect(exitCodeOf(new RunFailedError({ runId: 'r', failedTasks: 1, message: 'm' }))).toBe(4);
     // A NATS server that is down or dies is a run failure, not a bug.
     expect(exitCodeOf(new TransportError('cannot connect to NATS'))).toBe(4);
+    // No bubblewrap on the host: the user installs a tool; it is neither a bug (1) nor bad data (3).
+    expect(exitCodeOf(new SandboxUnavailableError('bwrap missing'))).toBe(5);
     expect(exitCodeOf(new InterruptedError({ signal: 'SIGINT' }))).toBe(130);
     expect(exitCodeOf(new InterruptedError({ signal: 'SIGTERM' }))).toBe(143);
     expect(exitCodeOf(new TypeError('bug'))).toBe(1);

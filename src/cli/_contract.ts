@@ -11,7 +11,16 @@ import { InterruptedError, InvalidArgumentError, ReputeError } from '../core/err
 export { closest };
 
 /** Exit status of each outcome (docs/cli.md). */
-export const exitCodes = { ok: 0, error: 1, usage: 2, data: 3, run: 4, sigint: 130, sigterm: 143 } as const;
+export const exitCodes = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  data: 3,
+  run: 4,
+  unavailable: 5,
+  sigint: 130,
+  sigterm: 143,
+} as const;
 
 /** The command line itself is wrong: unknown option, missing value, extra or missing argument. */
 export class UsageError extends InvalidArgumentError {
@@ -34,6 +43,8 @@ export function exitCodeOf(error: unknown): number {
     case 'run_failed':
     case 'transport':
       return exitCodes.run;
+    case 'unavailable':
+      return exitCodes.unavailable;
     case 'interrupted':
       return (error as InterruptedError).signal === 'SIGTERM' ? exitCodes.sigterm : exitCodes.sigint;
     default:

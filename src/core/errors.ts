@@ -12,6 +12,7 @@ export type ReputeErrorCode =
   | 'transport'
   | 'run_failed'
   | 'interrupted'
+  | 'unavailable'
   | 'internal';
 
 /** Base class of every error Repute throws on purpose. */

@@ -27,6 +27,7 @@ const statusOf: Record<ReputeErrorCode, ContentfulStatusCode> = {
   internal: 500,
   run_failed: 500,
   interrupted: 503,
+  unavailable: 503,
 };
 
 /**

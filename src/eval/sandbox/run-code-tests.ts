@@ -15,7 +15,7 @@ import { usrMounts } from './_usr-mounts.js';
 /** The sandbox cannot run here (tool missing, namespaces refused); nothing was executed. */
 export class SandboxUnavailableError extends ReputeError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('internal', message, options);
+    super('unavailable', message, options);
   }
 }
 
