@@ -19,4 +19,18 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
   'minirep-ds bloc ≥ 2': { history: 'posterior' },
   'minirep-ds κ_ds 16': { history: 'posterior', bloc: { minSize: 3 }, posteriorQualityOffset: 16 },
+  // Evidence shrinkage (MiniRep-ES, ours): history pulled towards the team mean by weak evidence.
+  'minirep-es': { shrinkage: {} },
+  'minirep-es plurality': { shrinkage: { signal: 'plurality' } },
+  'minirep-es c 0.25': { shrinkage: { strictness: 0.25 } },
+  'minirep-es c 0.1': { shrinkage: { strictness: 0.1 } },
+  'minirep-es c 0.25 no widen': { shrinkage: { strictness: 0.25, widenPool: false } },
+  'minirep-es c 0.5': { shrinkage: { strictness: 0.5 } },
+  'minirep-es c 2': { shrinkage: { strictness: 2 } },
+  'minirep-es c 4': { shrinkage: { strictness: 4 } },
+  'minirep-es c 8': { shrinkage: { strictness: 8 } },
+  'minirep-es no widen': { shrinkage: { widenPool: false } },
+  'minirep-es λ 1': { shrinkage: { decay: 1 } },
+  'minirep-es rt': { shrinkage: {}, consensusTarget: 'rest-of-team' },
+  'minirep-rt': { consensusTarget: 'rest-of-team' },
 };
