@@ -783,7 +783,8 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       })),
       shares,
     );
-    if (valid.length > 0) meanShare = valid.reduce((sum, entry) => sum + (shares.get(entry.agentId) ?? 0), 0) / valid.length;
+    if (valid.length > 0)
+      meanShare = valid.reduce((sum, entry) => sum + (shares.get(entry.agentId) ?? 0), 0) / valid.length;
   }
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);

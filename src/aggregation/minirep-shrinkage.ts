@@ -42,7 +42,12 @@ export interface EvidenceShrinkageOptions {
 }
 
 /** Defaults of {@link EvidenceShrinkageOptions}. */
-export const evidenceShrinkageDefaults = { decay: 0.98, strictness: 0.1, widenPool: true, signal: 'cross-model' } as const;
+export const evidenceShrinkageDefaults = {
+  decay: 0.98,
+  strictness: 0.1,
+  widenPool: true,
+  signal: 'cross-model',
+} as const;
 
 /** Persisted state: the decayed counts [agent, Σ y, n]. */
 export type EvidenceShrinkageSnapshot = DecayedCountsSnapshot;
@@ -159,7 +164,11 @@ export function createEvidenceShrinkage(options: EvidenceShrinkageOptions = {}):
     signal,
     keepShares(agentIds) {
       return evidenceKeepShares(
-        agentIds.map((agentId) => ({ agentId, agree: raw.get(agentId)?.agree ?? 0, seen: raw.get(agentId)?.seen ?? 0 })),
+        agentIds.map((agentId) => ({
+          agentId,
+          agree: raw.get(agentId)?.agree ?? 0,
+          seen: raw.get(agentId)?.seen ?? 0,
+        })),
         strictness,
       );
     },
