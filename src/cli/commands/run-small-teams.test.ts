@@ -86,10 +86,6 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
       // MiniRep-ES (ours) shrinks history towards a plain vote while the evidence separating agents is weak.
       if (variants.includes('minirep-es'))
         expect(summary.methods['minirep-es'].accuracy as number).toBeGreaterThanOrEqual(majority);
-      process.stderr.write(
-        `${_}: ${methods.map((name) => `${name} ${summary.methods[name].accuracy as number}`).join(', ')}
-`,
-      );
     },
     120_000,
   );
