@@ -31,6 +31,10 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   'minirep-es c 8': { shrinkage: { strictness: 8 } },
   'minirep-es no widen': { shrinkage: { widenPool: false } },
   'minirep-es λ 1': { shrinkage: { decay: 1 } },
+  'minirep-es c 1': { shrinkage: { strictness: 1 } },
+  'minirep-es c 1 λ 1': { shrinkage: { strictness: 1, decay: 1 } },
+  'minirep-es c 0.5 λ 1': { shrinkage: { strictness: 0.5, decay: 1 } },
+  'minirep-es c 0.25 λ 1': { shrinkage: { strictness: 0.25, decay: 1 } },
   'minirep-es rt': { shrinkage: {}, consensusTarget: 'rest-of-team' },
   'minirep-rt': { consensusTarget: 'rest-of-team' },
 };
