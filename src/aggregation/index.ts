@@ -9,4 +9,5 @@ export * from './minirep-aggregator.js';
 export * from './registry.js';
 export * from './minirep-peer-history.js';
 export * from './minirep-posterior-history.js';
+export * from './minirep-shrinkage.js';
 export * from './minirep-variants.js';

@@ -45,6 +45,15 @@ import {
   type PosteriorHistorySnapshot,
   knownPosteriorHistoryOptions,
 } from './minirep-posterior-history.js';
+import {
+  createEvidenceShrinkage,
+  type EvidenceShrinkage,
+  type EvidenceShrinkageOptions,
+  type EvidenceShrinkageSnapshot,
+  knownEvidenceShrinkageOptions,
+  shrinkTowardsMean,
+  widenedPoolSize,
+} from './minirep-shrinkage.js';
 import { noSupport, supportRecord } from './_keyed-record.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
@@ -132,6 +141,15 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
    * External feedback (a verifier, the truth) is used as given either way. @default 'decision'
    */
   consensusTarget?: 'decision' | 'rest-of-team';
+  /**
+   * Evidence shrinkage (ours, issue 36; `false` = the paper's design): under consensus feedback each
+   * agent's history factor is pulled towards the team's mean factor by how weak the label-free
+   * evidence separating the agents is (empirical-Bayes keep share s_i = τ̂²/(τ̂² + c·σ_i²) of agreement
+   * with the other clone groups' plurality; {@link createEvidenceShrinkage}), and the pool widens
+   * towards the whole team as s̄ falls, so that without such evidence MiniRep is a plain vote. Once
+   * feedback proves external it stops (s_i = 1). @default false
+   */
+  shrinkage?: EvidenceShrinkageOptions | false;
   /**
    * Decided tasks, ≥ 1, whose analysis the aggregator keeps for `feedback` and `analysis(taskId)`.
    * A caller that gives each task's feedback right after its decision (the replay) needs 1, and
@@ -419,6 +437,8 @@ export interface MiniRepAggregatorSnapshot {
   readonly peerHistory?: PeerHistorySnapshot;
   /** The posterior history under `history: 'posterior'` (absent otherwise). */
   readonly posteriorHistory?: PosteriorHistorySnapshot;
+  /** The evidence counts of the evidence shrinkage (absent when it is off). */
+  readonly shrinkage?: EvidenceShrinkageSnapshot;
 }
 
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
@@ -476,6 +496,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   if (options.bloc !== false) assertKnownOptions('options.bloc', options.bloc, knownBlocOptions, owner);
   assertKnownOptions('options.peerHistory', options.peerHistory, knownPeerHistoryOptions, owner);
   assertKnownOptions('options.posteriorHistory', options.posteriorHistory, knownPosteriorHistoryOptions, owner);
+  if (options.shrinkage !== undefined && options.shrinkage !== false)
+    assertKnownOptions('options.shrinkage', options.shrinkage, knownEvidenceShrinkageOptions, owner);
   const settings = resolveSettings(options);
   const { model, verifier } = options;
   const verdictRule = options.verdictRule ?? 'paper';
@@ -519,7 +541,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     historyMode === 'posterior'
       ? createPosteriorHistory({ epsilon: settings.epsilon, ...options.posteriorHistory })
       : undefined;
+  const shrinkage =
+    options.shrinkage === undefined || options.shrinkage === false
+      ? undefined
+      : createEvidenceShrinkage(options.shrinkage);
   const state: MiniRepState = {
+    shrinkage,
     settings,
     model,
     verifier,
@@ -551,6 +578,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       externalFeedback: state.externalFeedback,
       ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }),
       ...(posteriorHistory === undefined ? {} : { posteriorHistory: posteriorHistory.snapshot() }),
+      ...(shrinkage === undefined ? {} : { shrinkage: shrinkage.snapshot() }),
     }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
@@ -585,6 +613,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           snapshot.posteriorHistory,
           "the posterior history of options.history 'posterior'",
         ],
+        ['shrinkage', shrinkage !== undefined, snapshot.shrinkage, 'the evidence shrinkage of options.shrinkage'],
       ];
       for (const [part, kept, value, keptBy] of parts) {
         if (kept === (value !== undefined)) continue;
@@ -600,17 +629,20 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         bloc: tracker?.snapshot(),
         peerHistory: peerHistory?.snapshot(),
         posteriorHistory: posteriorHistory?.snapshot(),
+        shrinkage: shrinkage?.snapshot(),
       };
       try {
         if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
         if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
         if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
           posteriorHistory.restore(snapshot.posteriorHistory);
+        if (shrinkage !== undefined && snapshot.shrinkage !== undefined) shrinkage.restore(snapshot.shrinkage);
       } catch (error) {
         if (tracker !== undefined && before.bloc !== undefined) tracker.restore(before.bloc);
         if (peerHistory !== undefined && before.peerHistory !== undefined) peerHistory.restore(before.peerHistory);
         if (posteriorHistory !== undefined && before.posteriorHistory !== undefined)
           posteriorHistory.restore(before.posteriorHistory);
+        if (shrinkage !== undefined && before.shrinkage !== undefined) shrinkage.restore(before.shrinkage);
         throw error;
       }
       state.externalFeedback = external;
@@ -639,6 +671,15 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       else if (consensusTarget === 'rest-of-team') {
         const target = restOfTeamAgreement(analysis.proposals, decision.reasons);
         evidence = evidence.map((record, index) => ({ ...record, quality: target[index] ?? record.quality }));
+      }
+      // The evidence shrinkage learns only from label-free peer agreement, and only under consensus feedback.
+      if (shrinkage !== undefined && state.externalFeedback === 0) {
+        if (shrinkage.signal === 'plurality')
+          for (const [agentId, value] of peerAgreement(analysis.proposals)) shrinkage.observe(agentId, value);
+        else if (new Set(analysis.proposals.map((entry) => entry.group)).size > 1)
+          // f₂: the share of the other clone groups holding the agent's answer (0 when unparseable).
+          for (const entry of analysis.proposals)
+            shrinkage.observe(entry.agentId, entry.valid ? entry.features.crossModel : 0);
       }
       if (peerHistory !== undefined) {
         // MiniRep-LO learns from external feedback once there is any, else from the other groups.
@@ -725,6 +766,26 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       quality: entry.quality,
     })),
   });
+  // Evidence shrinkage (ours): the history factors of the parseable proposals pulled towards their
+  // mean by 1 − s_i, under consensus feedback only.
+  const shrinkage = state.externalFeedback === 0 ? state.shrinkage : undefined;
+  let shrunk: Map<AgentId, number> | undefined;
+  let meanShare = 1;
+  if (shrinkage !== undefined) {
+    const valid = analysis.proposals.filter((entry) => entry.valid);
+    const shares = shrinkage.keepShares(valid.map((entry) => entry.agentId));
+    shrunk = shrinkTowardsMean(
+      valid.map((entry) => ({
+        agentId: entry.agentId,
+        factor:
+          history?.weight(entry.agentId) ??
+          historyOf(state, entry.agentId, known).history ** weightSettings.historyExponent,
+      })),
+      shares,
+    );
+    if (valid.length > 0)
+      meanShare = valid.reduce((sum, entry) => sum + (shares.get(entry.agentId) ?? 0), 0) / valid.length;
+  }
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
@@ -737,7 +798,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         flagged: entry.flagged,
         cooldown: agentState.cooldown,
         verdict: vetoed.has(entry.agentId) ? entry.verifierEstimate : undefined,
-        historyWeight: history?.weight(entry.agentId),
+        historyWeight: shrunk?.get(entry.agentId) ?? history?.weight(entry.agentId),
       },
       weightSettings,
     );
@@ -760,7 +821,14 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
   const candidates = analysis.proposals
     .filter((entry) => entry.valid && (mask === undefined || (mask[entry.agentId] ?? 0) > 0))
     .map((entry) => ({ agentId: entry.agentId, group: entry.group, weight: parts.get(entry.agentId)?.weight ?? 0 }));
-  const pool = new Set(selectDiversePool(candidates, settings));
+  const pool = new Set(
+    selectDiversePool(
+      candidates,
+      shrinkage === undefined || !shrinkage.widenPool
+        ? settings
+        : { ...settings, k: widenedPoolSize(settings.k, candidates.length, meanShare) },
+    ),
+  );
   const pooled = analysis.proposals.filter((entry) => pool.has(entry.agentId));
   const allZero = pooled.every((entry) => (parts.get(entry.agentId)?.weight ?? 0) === 0);
   const effective = (agentId: AgentId): number => (allZero ? 1 : (parts.get(agentId)?.weight ?? 0));
@@ -827,6 +895,8 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
 
 /** What one MiniRep aggregator keeps between tasks; {@link aggregateMiniRep} takes it, so its compiled body is shared. */
 interface MiniRepState {
+  /** The evidence shrinkage (`options.shrinkage`), else undefined. */
+  readonly shrinkage: EvidenceShrinkage | undefined;
   readonly settings: Settings;
   readonly model: ReputationModel;
   readonly verifier: Verifier | undefined;
@@ -1018,5 +1088,6 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'logOddsQualityOffset',
   'recentTasks',
   'consensusTarget',
+  'shrinkage',
   ...knownAnalyzerOptions,
 ]);

@@ -3,7 +3,7 @@
 import type { MiniRepAggregatorOptions } from './minirep-aggregator.js';
 
 /** Names of our MiniRep variants, in report order. */
-export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt'] as const;
+export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es'] as const;
 
 /** A MiniRep variant name. */
 export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
@@ -16,6 +16,9 @@ export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
  *   proposal's leave-one-out posterior, and the bloc check flags blocs of 3 or more agents, not a lone pair;
  * - `minirep-rt` (MiniRep-RT): the paper's weights, but consensus feedback scores each agent against
  *   the answer the rest of the team's vote weights put first, not the decision its own weight helped make.
+ * - `minirep-es` (MiniRep-ES): the paper's design, but under consensus feedback each agent's history
+ *   factor is shrunk towards the team mean by how weak the label-free evidence separating the agents
+ *   is (empirical Bayes), and the pool widens towards the whole team as that evidence weakens.
  * See docs/minirep.md for why each is ours and how it was measured.
  */
 export const miniRepVariantOptions: Readonly<
@@ -24,4 +27,5 @@ export const miniRepVariantOptions: Readonly<
   'minirep-lo': { history: 'log-odds', logOddsQualityOffset: 8 },
   'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
   'minirep-rt': { consensusTarget: 'rest-of-team' },
+  'minirep-es': { shrinkage: {} },
 };

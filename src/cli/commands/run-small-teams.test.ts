@@ -62,10 +62,10 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
     [
       '4 agents: right 100%, 80%, 35%, 0%',
       ['right', 'good', 'weak', 'wrong'],
-      ['minirep-lo', 'minirep-ds', 'minirep-rt'],
+      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es'],
     ],
-    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], ['minirep-rt']],
-    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], ['minirep-rt']],
+    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], ['minirep-rt', 'minirep-es']],
+    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], ['minirep-rt', 'minirep-es']],
   ])(
     '%s: minirep is at least as accurate as majority',
     async (_, agents, variants) => {
@@ -83,6 +83,9 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
       // MiniRep-RT (ours) keeps the paper's weights and changes only what consensus feedback scores.
       if (variants.includes('minirep-rt'))
         expect(summary.methods['minirep-rt'].accuracy as number).toBeGreaterThanOrEqual(majority);
+      // MiniRep-ES (ours) shrinks history towards a plain vote while the evidence separating agents is weak.
+      if (variants.includes('minirep-es'))
+        expect(summary.methods['minirep-es'].accuracy as number).toBeGreaterThanOrEqual(majority);
     },
     120_000,
   );

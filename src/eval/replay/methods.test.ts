@@ -59,6 +59,7 @@ describe('reads', () => {
       // MiniRep-RT's target (the rest of the team). So it is sent its behaviour records only, and the
       // check below, that the undeclared kinds change nothing, does not apply to it.
       'minirep-rt': ['behaviour'],
+      'minirep-es': ['behaviour', 'outcome'],
     });
     for (const name of stateful.filter((method) => method !== 'minirep-rt')) {
       const read = readsOf(name) as readonly string[];

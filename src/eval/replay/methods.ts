@@ -139,6 +139,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-RT (ours, not the paper's design): as minirep, but under consensus feedback each agent's history learns from agreement with the answer the other agents' vote weights put first (its own weight left out), not with the decision`,
     miniRepVariantOptions['minirep-rt'],
   ),
+  'minirep-es': miniRepMethod(
+    'minirep-es',
+    `MiniRep-ES (ours, not the paper's design): as minirep, but under consensus feedback each agent's history factor is shrunk towards the team mean by the empirical-Bayes keep share τ²/(τ² + σ²) of its label-free agreement with the other clone groups, and the pool widens towards the whole team as that evidence weakens (no evidence: a plain vote)`,
+    miniRepVariantOptions['minirep-es'],
+  ),
 };
 
 /** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
@@ -178,7 +183,7 @@ export function miniRepMethod(
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
 /** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
-const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt']);
+const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es']);
 
 /** Methods that need a verifier's verdicts (refused in a run without one). */
 export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];

@@ -36,6 +36,7 @@ describe('createDebateMethod', () => {
       'minirep-lo',
       'minirep-ds',
       'minirep-rt',
+      'minirep-es',
       'verifier-majority',
     ]);
     for (const name of allDebateMethodNames) expect(createDebateMethod(name, { agents }).name).toBe(name);
