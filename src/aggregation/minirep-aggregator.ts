@@ -49,6 +49,16 @@ import { noSupport, supportRecord } from './_keyed-record.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
 import { assertVerdictRule, vetoedProposals, type VerdictRule } from './minirep-verdict-rule.js';
+import {
+  answerPosterior,
+  argmaxAnswer,
+  createVerifierReliability,
+  knownVerifierReliabilityOptions,
+  type VerifierReliability,
+  type VerifierReliabilityOptions,
+  type VerifierReliabilitySnapshot,
+  verdictsByAnswer,
+} from './minirep-verifier-bayes.js';
 
 /** Options of {@link createMiniRepAggregator}. */
 export interface MiniRepAggregatorOptions extends AnalyzerOptions {
@@ -75,6 +85,19 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
    * same cap. The verdict enters current quality either way. @default 'paper'
    */
   verdictRule?: VerdictRule;
+  /**
+   * How a verdict enters the decision on a task that has verdicts: `'factor'` = the paper's design
+   * (current quality, and φ_v where `verdictRule` applies it); `'likelihood'` = MiniRep-VB (ours): the
+   * verifier is one more annotator whose sensitivity and specificity are learnt online without labels
+   * (`minirep-verifier-bayes.ts`); each answer's score is the clone-capped sum of the agents' log-odds
+   * vote weights ln(p/((1 − p)·q)) (a leave-one-out posterior history, as MiniRep-DS, with the
+   * verdicts in every agent's evidence) times MiniRep's robustness factors, plus the verdict's
+   * log-likelihood ratio; φ_v is not applied. Tasks without verdicts are decided as under `'factor'`.
+   * @default 'factor'
+   */
+  verifierEvidence?: 'factor' | 'likelihood';
+  /** Options of MiniRep-VB's verifier reliability (`verifierEvidence: 'likelihood'`). @default {} */
+  verifierReliability?: VerifierReliabilityOptions;
   /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
   epsilon?: number;
   /** Clone groups the pool covers at least, when the candidates span that many. @default 3 */
@@ -419,6 +442,11 @@ export interface MiniRepAggregatorSnapshot {
   readonly peerHistory?: PeerHistorySnapshot;
   /** The posterior history under `history: 'posterior'` (absent otherwise). */
   readonly posteriorHistory?: PosteriorHistorySnapshot;
+  /** MiniRep-VB's agent history and verifier reliability under `verifierEvidence: 'likelihood'` (absent otherwise). */
+  readonly verifierBayes?: {
+    readonly history: PosteriorHistorySnapshot;
+    readonly verifier: VerifierReliabilitySnapshot;
+  };
 }
 
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
@@ -476,6 +504,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   if (options.bloc !== false) assertKnownOptions('options.bloc', options.bloc, knownBlocOptions, owner);
   assertKnownOptions('options.peerHistory', options.peerHistory, knownPeerHistoryOptions, owner);
   assertKnownOptions('options.posteriorHistory', options.posteriorHistory, knownPosteriorHistoryOptions, owner);
+  assertKnownOptions(
+    'options.verifierReliability',
+    options.verifierReliability,
+    knownVerifierReliabilityOptions,
+    owner,
+  );
   const settings = resolveSettings(options);
   const { model, verifier } = options;
   const verdictRule = options.verdictRule ?? 'paper';
@@ -519,6 +553,22 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     historyMode === 'posterior'
       ? createPosteriorHistory({ epsilon: settings.epsilon, ...options.posteriorHistory })
       : undefined;
+  const verifierEvidence = options.verifierEvidence ?? 'factor';
+  if (verifierEvidence !== 'factor' && verifierEvidence !== 'likelihood') {
+    throw new InvalidArgumentError({
+      parameter: 'options.verifierEvidence',
+      value: verifierEvidence,
+      message: `options.verifierEvidence must be 'factor' (the paper's design) or 'likelihood' (MiniRep-VB), got ${JSON.stringify(verifierEvidence)}`,
+    });
+  }
+  const verifierBayes: VerifierBayesState | undefined =
+    verifierEvidence === 'likelihood'
+      ? {
+          history: createPosteriorHistory({ epsilon: settings.epsilon, ...options.posteriorHistory }),
+          reliability: createVerifierReliability(options.verifierReliability ?? {}),
+          tasks: new Map(),
+        }
+      : undefined;
   const state: MiniRepState = {
     settings,
     model,
@@ -532,6 +582,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     peerHistory,
     posteriorHistory,
     posteriorEntries: new Map(),
+    verifierBayes,
     informedSettings: {
       ...settings,
       historyExponent: settings.informedHistoryExponent,
@@ -551,6 +602,14 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       externalFeedback: state.externalFeedback,
       ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }),
       ...(posteriorHistory === undefined ? {} : { posteriorHistory: posteriorHistory.snapshot() }),
+      ...(verifierBayes === undefined
+        ? {}
+        : {
+            verifierBayes: {
+              history: verifierBayes.history.snapshot(),
+              verifier: verifierBayes.reliability.snapshot(),
+            },
+          }),
     }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
@@ -585,6 +644,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           snapshot.posteriorHistory,
           "the posterior history of options.history 'posterior'",
         ],
+        [
+          'verifierBayes',
+          verifierBayes !== undefined,
+          snapshot.verifierBayes,
+          "MiniRep-VB's history of options.verifierEvidence 'likelihood'",
+        ],
       ];
       for (const [part, kept, value, keptBy] of parts) {
         if (kept === (value !== undefined)) continue;
@@ -600,17 +665,27 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         bloc: tracker?.snapshot(),
         peerHistory: peerHistory?.snapshot(),
         posteriorHistory: posteriorHistory?.snapshot(),
+        verifierHistory: verifierBayes?.history.snapshot(),
+        verifierReliability: verifierBayes?.reliability.snapshot(),
       };
       try {
         if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
         if (peerHistory !== undefined && snapshot.peerHistory !== undefined) peerHistory.restore(snapshot.peerHistory);
         if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
           posteriorHistory.restore(snapshot.posteriorHistory);
+        if (verifierBayes !== undefined && snapshot.verifierBayes !== undefined) {
+          verifierBayes.history.restore(snapshot.verifierBayes.history);
+          verifierBayes.reliability.restore(snapshot.verifierBayes.verifier);
+        }
       } catch (error) {
         if (tracker !== undefined && before.bloc !== undefined) tracker.restore(before.bloc);
         if (peerHistory !== undefined && before.peerHistory !== undefined) peerHistory.restore(before.peerHistory);
         if (posteriorHistory !== undefined && before.posteriorHistory !== undefined)
           posteriorHistory.restore(before.posteriorHistory);
+        if (verifierBayes !== undefined && before.verifierHistory !== undefined) {
+          verifierBayes.history.restore(before.verifierHistory);
+          if (before.verifierReliability !== undefined) verifierBayes.reliability.restore(before.verifierReliability);
+        }
         throw error;
       }
       state.externalFeedback = external;
@@ -655,6 +730,24 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           posteriorHistory.observeTask(entries);
         }
         state.posteriorEntries.delete(decision.taskId);
+      }
+      const bayesTask = verifierBayes?.tasks.get(decision.taskId);
+      if (verifierBayes !== undefined && bayesTask !== undefined) {
+        // MiniRep-VB, one online EM step: the E-step is the posterior with the verdicts' LLRs in it.
+        const { history, reliability } = verifierBayes;
+        const ratios = new Map<string, number>();
+        for (const [key, verdict] of bayesTask.verdicts) ratios.set(key, reliability.logLikelihoodRatio(verdict));
+        // Each agent: its answer's leave-one-out posterior given the other groups and the verifier.
+        history.observeTask(bayesTask.entries, ratios);
+        // The verifier: π(a) from every agent's support and its own LLRs, for each answer it judged.
+        const scores = new Map<string, number>();
+        for (const [key, value] of bayesTask.support) scores.set(key, value + (ratios.get(key) ?? 0));
+        for (const [key, ratio] of ratios) if (!scores.has(key)) scores.set(key, ratio);
+        const { posterior } = answerPosterior(scores, reliability.noneScore);
+        reliability.observe(
+          [...bayesTask.verdicts].map(([key, verdict]) => ({ verdict, posterior: posterior.get(key) ?? 0 })),
+        );
+        verifierBayes.tasks.delete(decision.taskId);
       }
       return evidence;
     },
@@ -712,19 +805,29 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
           : settings;
   const posteriorEntries: PosteriorEntry[] = [];
   const unknown = new Set<AgentId>();
-  const history = state.peerHistory ?? state.posteriorHistory;
+  // MiniRep-VB decides a task that has verdicts by log-odds votes plus the verdicts' likelihood ratios.
+  const bayes =
+    state.verifierBayes !== undefined && analysis.proposals.some((entry) => entry.verifierEstimate !== undefined)
+      ? state.verifierBayes
+      : undefined;
+  const history = bayes?.history ?? state.peerHistory ?? state.posteriorHistory;
+  const taskSettings = bayes === undefined ? weightSettings : state.posteriorSettings;
   // The verdict rule picks the proposals φ_v cuts; the others keep the verdict in their quality only.
-  const vetoed = vetoedProposals({
-    rule: state.verdictRule,
-    flagCap: analysis.flagCap,
-    entries: analysis.proposals.map((entry) => ({
-      agentId: entry.agentId,
-      valid: entry.valid,
-      flagged: entry.flagged,
-      verdict: entry.verifierEstimate,
-      quality: entry.quality,
-    })),
-  });
+  // Under MiniRep-VB a verdict counts once, as its likelihood ratio: φ_v cuts nothing.
+  const vetoed =
+    bayes !== undefined
+      ? new Set<AgentId>()
+      : vetoedProposals({
+          rule: state.verdictRule,
+          flagCap: analysis.flagCap,
+          entries: analysis.proposals.map((entry) => ({
+            agentId: entry.agentId,
+            valid: entry.valid,
+            flagged: entry.flagged,
+            verdict: entry.verifierEstimate,
+            quality: entry.quality,
+          })),
+        });
   for (const entry of analysis.proposals) {
     const agentState = historyOf(state, entry.agentId, known);
     const weightParts = miniRepWeight(
@@ -739,11 +842,11 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         verdict: vetoed.has(entry.agentId) ? entry.verifierEstimate : undefined,
         historyWeight: history?.weight(entry.agentId),
       },
-      weightSettings,
+      taskSettings,
     );
     parts.set(entry.agentId, weightParts);
     if (!agentState.known) unknown.add(entry.agentId);
-    if (state.posteriorHistory !== undefined)
+    if (state.posteriorHistory !== undefined || bayes !== undefined)
       posteriorEntries.push({
         agentId: entry.agentId,
         group: entry.group,
@@ -751,7 +854,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         evidence: evidenceFactor(weightParts, settings),
       });
   }
-  if (state.posteriorHistory !== undefined) {
+  if (state.posteriorHistory !== undefined && bayes === undefined) {
     state.posteriorEntries.delete(analysis.taskId);
     state.posteriorEntries.set(analysis.taskId, posteriorEntries);
     if (state.posteriorEntries.size > settings.recentTasks)
@@ -783,8 +886,28 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       (sums.get(entry.answer) ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0),
     );
   }
+  let answer: string | null;
+  if (bayes === undefined) answer = winnerOf(sums);
+  else {
+    // MiniRep-VB: score(a) = support(a) + LLR(v_a); the agents' support is kept for the verifier's M-step.
+    const verdicts = verdictsByAnswer(
+      analysis.proposals.map((entry) => ({
+        answer: entry.valid ? entry.answer : null,
+        verdict: entry.verifierEstimate,
+      })),
+    );
+    const agentSupport = new Map(sums);
+    for (const [key, value] of sums) {
+      const verdict = verdicts.get(key);
+      // score(a) = support(a) + LLR(v_a)
+      if (verdict !== undefined) sums.set(key, value + bayes.reliability.logLikelihoodRatio(verdict));
+    }
+    answer = argmaxAnswer(sums);
+    bayes.tasks.delete(analysis.taskId);
+    bayes.tasks.set(analysis.taskId, { entries: posteriorEntries, support: agentSupport, verdicts });
+    if (bayes.tasks.size > settings.recentTasks) bayes.tasks.delete(bayes.tasks.keys().next().value as string);
+  }
   const support = input.support === false ? noSupport : supportRecord(sums);
-  const answer = winnerOf(sums);
   const reasons: WeightReason[] = analysis.proposals.map((entry) => {
     const part = parts.get(entry.agentId) as MiniRepWeightParts;
     const inPool = pool.has(entry.agentId);
@@ -849,6 +972,22 @@ interface MiniRepState {
   readonly posteriorSettings: Settings;
   /** Per decided task, the proposals and evidence factors the posterior history learns from at feedback. */
   readonly posteriorEntries: Map<string, PosteriorEntry[]>;
+  /** MiniRep-VB's parts (`verifierEvidence: 'likelihood'`), else undefined. */
+  readonly verifierBayes: VerifierBayesState | undefined;
+}
+
+/** MiniRep-VB's state: the agents' posterior history, the verifier's reliability, and per decided task what feedback learns from. */
+interface VerifierBayesState {
+  readonly history: PosteriorHistory;
+  readonly reliability: VerifierReliability;
+  readonly tasks: Map<string, VerifierBayesTask>;
+}
+
+/** One decided task of MiniRep-VB: the proposals (for the agents' leave-one-out posteriors), the agents' support and the verdicts per answer. */
+interface VerifierBayesTask {
+  readonly entries: PosteriorEntry[];
+  readonly support: ReadonlyMap<string, number>;
+  readonly verdicts: ReadonlyMap<string, number>;
 }
 
 /** The factor (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[suspicious] · φ_v^[rejected] of a weight: how much a vote counts as evidence. */
@@ -1018,5 +1157,7 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'logOddsQualityOffset',
   'recentTasks',
   'consensusTarget',
+  'verifierEvidence',
+  'verifierReliability',
   ...knownAnalyzerOptions,
 ]);

@@ -1,7 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
-import { miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
+import { miniRepVariantOptions, miniRepVbOptions } from '../../aggregation/minirep-variants.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
@@ -139,6 +139,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-RT (ours, not the paper's design): as minirep, but under consensus feedback each agent's history learns from agreement with the answer the other agents' vote weights put first (its own weight left out), not with the decision`,
     miniRepVariantOptions['minirep-rt'],
   ),
+  'minirep-vb': miniRepMethod(
+    'minirep-vb',
+    `MiniRep-VB (ours, not the paper's design): as minirep, but with a verifier each answer's score is the clone-capped sum of log-odds vote weights ln(p/((1 − p)·q)) (leave-one-out posterior history with the verdicts in the evidence) times MiniRep's flags, risk and cooldown factors, plus the verdict's log-likelihood ratio from a sensitivity/specificity learnt online without labels (Dawid–Skene EM); no φ_v; without a verifier it is minirep`,
+    miniRepVbOptions,
+  ),
 };
 
 /** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
@@ -178,7 +183,7 @@ export function miniRepMethod(
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
 /** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
-const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt']);
+const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-vb']);
 
 /** Methods that need a verifier's verdicts (refused in a run without one). */
 export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];
