@@ -58,6 +58,16 @@ import { noSupport, supportRecord } from './_keyed-record.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
 import { assertVerdictRule, vetoedProposals, type VerdictRule } from './minirep-verdict-rule.js';
+import {
+  answerPosterior,
+  argmaxAnswer,
+  createVerifierReliability,
+  knownVerifierReliabilityOptions,
+  type VerifierReliability,
+  type VerifierReliabilityOptions,
+  type VerifierReliabilitySnapshot,
+  verdictsByAnswer,
+} from './minirep-verifier-bayes.js';
 
 /** Options of {@link createMiniRepAggregator}. */
 export interface MiniRepAggregatorOptions extends AnalyzerOptions {
@@ -84,6 +94,19 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
    * same cap. The verdict enters current quality either way. @default 'paper'
    */
   verdictRule?: VerdictRule;
+  /**
+   * How a verdict enters the decision on a task that has verdicts: `'factor'` = the paper's design
+   * (current quality, and φ_v where `verdictRule` applies it); `'likelihood'` = MiniRep-VB (ours): the
+   * verifier is one more annotator whose sensitivity and specificity are learnt online without labels
+   * (`minirep-verifier-bayes.ts`); each answer's score is the clone-capped sum of the agents' log-odds
+   * vote weights ln(p/((1 − p)·q)) (a leave-one-out posterior history, as MiniRep-DS, with the
+   * verdicts in every agent's evidence) times MiniRep's robustness factors, plus the verdict's
+   * log-likelihood ratio; φ_v is not applied. Tasks without verdicts are decided as under `'factor'`.
+   * @default 'factor'
+   */
+  verifierEvidence?: 'factor' | 'likelihood';
+  /** Options of MiniRep-VB's verifier reliability (`verifierEvidence: 'likelihood'`). @default {} */
+  verifierReliability?: VerifierReliabilityOptions;
   /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
   epsilon?: number;
   /** Clone groups the pool covers at least, when the candidates span that many. @default 3 */
@@ -439,6 +462,11 @@ export interface MiniRepAggregatorSnapshot {
   readonly posteriorHistory?: PosteriorHistorySnapshot;
   /** The evidence counts of the evidence shrinkage (absent when it is off). */
   readonly shrinkage?: EvidenceShrinkageSnapshot;
+  /** MiniRep-VB's agent history and verifier reliability under `verifierEvidence: 'likelihood'` (absent otherwise). */
+  readonly verifierBayes?: {
+    readonly history: PosteriorHistorySnapshot;
+    readonly verifier: VerifierReliabilitySnapshot;
+  };
 }
 
 /** A MiniRep aggregator; it also remembers its last analyses so that `feedback` can build evidence. */
@@ -498,6 +526,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   assertKnownOptions('options.posteriorHistory', options.posteriorHistory, knownPosteriorHistoryOptions, owner);
   if (options.shrinkage !== undefined && options.shrinkage !== false)
     assertKnownOptions('options.shrinkage', options.shrinkage, knownEvidenceShrinkageOptions, owner);
+  assertKnownOptions(
+    'options.verifierReliability',
+    options.verifierReliability,
+    knownVerifierReliabilityOptions,
+    owner,
+  );
   const settings = resolveSettings(options);
   const { model, verifier } = options;
   const verdictRule = options.verdictRule ?? 'paper';
@@ -545,6 +579,22 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     options.shrinkage === undefined || options.shrinkage === false
       ? undefined
       : createEvidenceShrinkage(options.shrinkage);
+  const verifierEvidence = options.verifierEvidence ?? 'factor';
+  if (verifierEvidence !== 'factor' && verifierEvidence !== 'likelihood') {
+    throw new InvalidArgumentError({
+      parameter: 'options.verifierEvidence',
+      value: verifierEvidence,
+      message: `options.verifierEvidence must be 'factor' (the paper's design) or 'likelihood' (MiniRep-VB), got ${JSON.stringify(verifierEvidence)}`,
+    });
+  }
+  const verifierBayes: VerifierBayesState | undefined =
+    verifierEvidence === 'likelihood'
+      ? {
+          history: createPosteriorHistory({ epsilon: settings.epsilon, ...options.posteriorHistory }),
+          reliability: createVerifierReliability(options.verifierReliability ?? {}),
+          tasks: new Map(),
+        }
+      : undefined;
   const state: MiniRepState = {
     shrinkage,
     settings,
@@ -559,6 +609,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     peerHistory,
     posteriorHistory,
     posteriorEntries: new Map(),
+    verifierBayes,
     informedSettings: {
       ...settings,
       historyExponent: settings.informedHistoryExponent,
@@ -579,6 +630,14 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }),
       ...(posteriorHistory === undefined ? {} : { posteriorHistory: posteriorHistory.snapshot() }),
       ...(shrinkage === undefined ? {} : { shrinkage: shrinkage.snapshot() }),
+      ...(verifierBayes === undefined
+        ? {}
+        : {
+            verifierBayes: {
+              history: verifierBayes.history.snapshot(),
+              verifier: verifierBayes.reliability.snapshot(),
+            },
+          }),
     }),
     restore(snapshot) {
       if (snapshot === null || typeof snapshot !== 'object' || snapshot.schemaVersion !== 1) {
@@ -614,6 +673,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           "the posterior history of options.history 'posterior'",
         ],
         ['shrinkage', shrinkage !== undefined, snapshot.shrinkage, 'the evidence shrinkage of options.shrinkage'],
+        [
+          'verifierBayes',
+          verifierBayes !== undefined,
+          snapshot.verifierBayes,
+          "MiniRep-VB's history of options.verifierEvidence 'likelihood'",
+        ],
       ];
       for (const [part, kept, value, keptBy] of parts) {
         if (kept === (value !== undefined)) continue;
@@ -630,6 +695,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         peerHistory: peerHistory?.snapshot(),
         posteriorHistory: posteriorHistory?.snapshot(),
         shrinkage: shrinkage?.snapshot(),
+        verifierHistory: verifierBayes?.history.snapshot(),
+        verifierReliability: verifierBayes?.reliability.snapshot(),
       };
       try {
         if (tracker !== undefined && snapshot.bloc !== undefined) tracker.restore(snapshot.bloc);
@@ -637,12 +704,20 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
           posteriorHistory.restore(snapshot.posteriorHistory);
         if (shrinkage !== undefined && snapshot.shrinkage !== undefined) shrinkage.restore(snapshot.shrinkage);
+        if (verifierBayes !== undefined && snapshot.verifierBayes !== undefined) {
+          verifierBayes.history.restore(snapshot.verifierBayes.history);
+          verifierBayes.reliability.restore(snapshot.verifierBayes.verifier);
+        }
       } catch (error) {
         if (tracker !== undefined && before.bloc !== undefined) tracker.restore(before.bloc);
         if (peerHistory !== undefined && before.peerHistory !== undefined) peerHistory.restore(before.peerHistory);
         if (posteriorHistory !== undefined && before.posteriorHistory !== undefined)
           posteriorHistory.restore(before.posteriorHistory);
         if (shrinkage !== undefined && before.shrinkage !== undefined) shrinkage.restore(before.shrinkage);
+        if (verifierBayes !== undefined && before.verifierHistory !== undefined) {
+          verifierBayes.history.restore(before.verifierHistory);
+          if (before.verifierReliability !== undefined) verifierBayes.reliability.restore(before.verifierReliability);
+        }
         throw error;
       }
       state.externalFeedback = external;
@@ -696,6 +771,24 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           posteriorHistory.observeTask(entries);
         }
         state.posteriorEntries.delete(decision.taskId);
+      }
+      const bayesTask = verifierBayes?.tasks.get(decision.taskId);
+      if (verifierBayes !== undefined && bayesTask !== undefined) {
+        // MiniRep-VB, one online EM step: the E-step is the posterior with the verdicts' LLRs in it.
+        const { history, reliability } = verifierBayes;
+        const ratios = new Map<string, number>();
+        for (const [key, verdict] of bayesTask.verdicts) ratios.set(key, reliability.logLikelihoodRatio(verdict));
+        // Each agent: its answer's leave-one-out posterior given the other groups and the verifier.
+        history.observeTask(bayesTask.entries, ratios);
+        // The verifier: π(a) from every agent's support and its own LLRs, for each answer it judged.
+        const scores = new Map<string, number>();
+        for (const [key, value] of bayesTask.support) scores.set(key, value + (ratios.get(key) ?? 0));
+        for (const [key, ratio] of ratios) if (!scores.has(key)) scores.set(key, ratio);
+        const { posterior } = answerPosterior(scores, reliability.noneScore);
+        reliability.observe(
+          [...bayesTask.verdicts].map(([key, verdict]) => ({ verdict, posterior: posterior.get(key) ?? 0 })),
+        );
+        verifierBayes.tasks.delete(decision.taskId);
       }
       return evidence;
     },
@@ -753,22 +846,32 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
           : settings;
   const posteriorEntries: PosteriorEntry[] = [];
   const unknown = new Set<AgentId>();
-  const history = state.peerHistory ?? state.posteriorHistory;
+  // MiniRep-VB decides a task that has verdicts by log-odds votes plus the verdicts' likelihood ratios.
+  const bayes =
+    state.verifierBayes !== undefined && analysis.proposals.some((entry) => entry.verifierEstimate !== undefined)
+      ? state.verifierBayes
+      : undefined;
+  const history = bayes?.history ?? state.peerHistory ?? state.posteriorHistory;
+  const taskSettings = bayes === undefined ? weightSettings : state.posteriorSettings;
   // The verdict rule picks the proposals φ_v cuts; the others keep the verdict in their quality only.
-  const vetoed = vetoedProposals({
-    rule: state.verdictRule,
-    flagCap: analysis.flagCap,
-    entries: analysis.proposals.map((entry) => ({
-      agentId: entry.agentId,
-      valid: entry.valid,
-      flagged: entry.flagged,
-      verdict: entry.verifierEstimate,
-      quality: entry.quality,
-    })),
-  });
+  // Under MiniRep-VB a verdict counts once, as its likelihood ratio: φ_v cuts nothing.
+  const vetoed =
+    bayes !== undefined
+      ? new Set<AgentId>()
+      : vetoedProposals({
+          rule: state.verdictRule,
+          flagCap: analysis.flagCap,
+          entries: analysis.proposals.map((entry) => ({
+            agentId: entry.agentId,
+            valid: entry.valid,
+            flagged: entry.flagged,
+            verdict: entry.verifierEstimate,
+            quality: entry.quality,
+          })),
+        });
   // Evidence shrinkage (ours): the history factors of the parseable proposals pulled towards their
   // mean by 1 − s_i, under consensus feedback only.
-  const shrinkage = state.externalFeedback === 0 ? state.shrinkage : undefined;
+  const shrinkage = state.externalFeedback === 0 && bayes === undefined ? state.shrinkage : undefined;
   let shrunk: Map<AgentId, number> | undefined;
   let meanShare = 1;
   if (shrinkage !== undefined) {
@@ -800,11 +903,11 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         verdict: vetoed.has(entry.agentId) ? entry.verifierEstimate : undefined,
         historyWeight: shrunk?.get(entry.agentId) ?? history?.weight(entry.agentId),
       },
-      weightSettings,
+      taskSettings,
     );
     parts.set(entry.agentId, weightParts);
     if (!agentState.known) unknown.add(entry.agentId);
-    if (state.posteriorHistory !== undefined)
+    if (state.posteriorHistory !== undefined || bayes !== undefined)
       posteriorEntries.push({
         agentId: entry.agentId,
         group: entry.group,
@@ -812,7 +915,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         evidence: evidenceFactor(weightParts, settings),
       });
   }
-  if (state.posteriorHistory !== undefined) {
+  if (state.posteriorHistory !== undefined && bayes === undefined) {
     state.posteriorEntries.delete(analysis.taskId);
     state.posteriorEntries.set(analysis.taskId, posteriorEntries);
     if (state.posteriorEntries.size > settings.recentTasks)
@@ -851,8 +954,28 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       (sums.get(entry.answer) ?? 0) + effective(entry.agentId) * (factors.get(entry.agentId) ?? 0),
     );
   }
+  let answer: string | null;
+  if (bayes === undefined) answer = winnerOf(sums);
+  else {
+    // MiniRep-VB: score(a) = support(a) + LLR(v_a); the agents' support is kept for the verifier's M-step.
+    const verdicts = verdictsByAnswer(
+      analysis.proposals.map((entry) => ({
+        answer: entry.valid ? entry.answer : null,
+        verdict: entry.verifierEstimate,
+      })),
+    );
+    const agentSupport = new Map(sums);
+    for (const [key, value] of sums) {
+      const verdict = verdicts.get(key);
+      // score(a) = support(a) + LLR(v_a)
+      if (verdict !== undefined) sums.set(key, value + bayes.reliability.logLikelihoodRatio(verdict));
+    }
+    answer = argmaxAnswer(sums);
+    bayes.tasks.delete(analysis.taskId);
+    bayes.tasks.set(analysis.taskId, { entries: posteriorEntries, support: agentSupport, verdicts });
+    if (bayes.tasks.size > settings.recentTasks) bayes.tasks.delete(bayes.tasks.keys().next().value as string);
+  }
   const support = input.support === false ? noSupport : supportRecord(sums);
-  const answer = winnerOf(sums);
   const reasons: WeightReason[] = analysis.proposals.map((entry) => {
     const part = parts.get(entry.agentId) as MiniRepWeightParts;
     const inPool = pool.has(entry.agentId);
@@ -919,6 +1042,22 @@ interface MiniRepState {
   readonly posteriorSettings: Settings;
   /** Per decided task, the proposals and evidence factors the posterior history learns from at feedback. */
   readonly posteriorEntries: Map<string, PosteriorEntry[]>;
+  /** MiniRep-VB's parts (`verifierEvidence: 'likelihood'`), else undefined. */
+  readonly verifierBayes: VerifierBayesState | undefined;
+}
+
+/** MiniRep-VB's state: the agents' posterior history, the verifier's reliability, and per decided task what feedback learns from. */
+interface VerifierBayesState {
+  readonly history: PosteriorHistory;
+  readonly reliability: VerifierReliability;
+  readonly tasks: Map<string, VerifierBayesTask>;
+}
+
+/** One decided task of MiniRep-VB: the proposals (for the agents' leave-one-out posteriors), the agents' support and the verdicts per answer. */
+interface VerifierBayesTask {
+  readonly entries: PosteriorEntry[];
+  readonly support: ReadonlyMap<string, number>;
+  readonly verdicts: ReadonlyMap<string, number>;
 }
 
 /** The factor (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[suspicious] · φ_v^[rejected] of a weight: how much a vote counts as evidence. */
@@ -1089,5 +1228,7 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'recentTasks',
   'consensusTarget',
   'shrinkage',
+  'verifierEvidence',
+  'verifierReliability',
   ...knownAnalyzerOptions,
 ]);

@@ -7,6 +7,7 @@
 // clones never enter its own evidence, so the signal cannot confirm itself.
 //   s_{-i}(a) = Σ_{h ≠ g_i} [max_{j∈h, a_j=a} v_j + ε·Σ_{rest} v_j],   v_j = weight_j · e_j (e_j: the caller's evidence factor)
 //   y_i = exp(s_{-i}(a_i)) / (Σ_{a ∈ A_{-i} ∪ {a_i}} exp(s_{-i}(a)) + exp(s₀)),   0 for an unparseable answer
+//   (MiniRep-VB adds a per-answer log-score x(a), the verifier's LLR, to every s_{-i}(a): `extraScores`)
 //   c_i ← λ·c_i + y_i,  n_i ← λ·n_i + 1,  p_i = (c_i + a₀) / (n_i + a₀ + b₀)
 //   weight_i = clamp(ln(p_i / ((1 − p_i)·q)), 0, ℓ_max)
 import type { AgentId } from '../core/agent-identity.js';
@@ -63,12 +64,16 @@ export interface PosteriorHistory {
   probability(agentId: AgentId): number;
   /** Vote weight clamp(ln(p/((1 − p)·q)), 0, ℓ_max). */
   weight(agentId: AgentId): number;
-  /** The leave-one-out posterior y_i of every proposal of one task, from the current weights. Pure. */
-  posteriors(entries: readonly PosteriorEntry[]): Map<AgentId, number>;
+  /**
+   * The leave-one-out posterior y_i of every proposal of one task, from the current weights. Pure.
+   * `extraScores` adds a log-score per answer that is not an agent's vote (MiniRep-VB: the verifier's
+   * log-likelihood ratio), so it enters every agent's evidence.
+   */
+  posteriors(entries: readonly PosteriorEntry[], extraScores?: ReadonlyMap<string, number>): Map<AgentId, number>;
   /** Adds one observation y in [0, 1] for an agent (a posterior, or external feedback). */
   observe(agentId: AgentId, value: number): void;
   /** Learns from one decided task without external feedback: observes each proposal's leave-one-out posterior. */
-  observeTask(entries: readonly PosteriorEntry[]): void;
+  observeTask(entries: readonly PosteriorEntry[], extraScores?: ReadonlyMap<string, number>): void;
   snapshot(): PosteriorHistorySnapshot;
   restore(snapshot: PosteriorHistorySnapshot): void;
 }
@@ -112,7 +117,7 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
   const api: PosteriorHistory = {
     probability,
     weight,
-    posteriors(entries) {
+    posteriors(entries, extraScores) {
       // Per group and answer: the heaviest vote and ε times the rest (the clone cap).
       const votes = entries.map((entry) => (entry.answer === null ? 0 : weight(entry.agentId) * entry.evidence));
       const result = new Map<AgentId, number>();
@@ -141,6 +146,9 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
             }
             score.set(answer, (score.get(answer) ?? 0) + top + epsilon * (sum - top));
           }
+        // s(a) += the extra log-score of a (a verdict's LLR), for every answer in play.
+        if (extraScores !== undefined)
+          for (const [answer, value] of score) score.set(answer, value + (extraScores.get(answer) ?? 0));
         let shift = noneScore;
         for (const value of score.values()) if (value > shift) shift = value;
         let total = Math.exp(noneScore - shift);
@@ -149,8 +157,8 @@ export function createPosteriorHistory(options: PosteriorHistoryOptions = {}): P
       });
       return result;
     },
-    observeTask(entries) {
-      for (const [agentId, value] of api.posteriors(entries)) counts.add(agentId, value);
+    observeTask(entries, extraScores) {
+      for (const [agentId, value] of api.posteriors(entries, extraScores)) counts.add(agentId, value);
     },
     observe(agentId, value) {
       assertInRange(`posteriorHistory.observe(${agentId})`, value, 0, 1, {

@@ -29,3 +29,14 @@ export const miniRepVariantOptions: Readonly<
   'minirep-rt': { consensusTarget: 'rest-of-team' },
   'minirep-es': { shrinkage: {} },
 };
+
+/**
+ * MiniRep-VB (ours, not the paper's design; `minirep-vb` in the replay): on a task with verdicts the
+ * verifier is one more annotator with a sensitivity and specificity learnt online without labels, and
+ * the answer is the key with the highest posterior score: clone-capped log-odds votes (a leave-one-out
+ * posterior history with the verdicts in each agent's evidence) times MiniRep's robustness factors,
+ * plus the verdict's log-likelihood ratio. Without verdicts it is `minirep` unchanged.
+ */
+export const miniRepVbOptions: Readonly<Omit<MiniRepAggregatorOptions, 'model' | 'k'>> = {
+  verifierEvidence: 'likelihood',
+};

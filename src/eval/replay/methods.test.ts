@@ -54,6 +54,7 @@ describe('reads', () => {
       'minirep-veto': ['behaviour', 'outcome'],
       'minirep-lo': ['behaviour', 'outcome'],
       'minirep-ds': ['behaviour', 'outcome'],
+      'minirep-vb': ['behaviour', 'outcome'],
       // Not only an economy: the model takes an outcome's success over a behaviour record's quality, and
       // the replay's outcomes under consensus are agreement with the decision, which would override
       // MiniRep-RT's target (the rest of the team). So it is sent its behaviour records only, and the

@@ -1,7 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
-import { miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
+import { miniRepVariantOptions, miniRepVbOptions } from '../../aggregation/minirep-variants.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
@@ -144,6 +144,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-ES (ours, not the paper's design): as minirep, but under consensus feedback each agent's history factor is shrunk towards the team mean by the empirical-Bayes keep share τ²/(τ² + σ²) of its label-free agreement with the other clone groups, and the pool widens towards the whole team as that evidence weakens (no evidence: a plain vote)`,
     miniRepVariantOptions['minirep-es'],
   ),
+  'minirep-vb': miniRepMethod(
+    'minirep-vb',
+    `MiniRep-VB (ours, not the paper's design): as minirep, but with a verifier each answer's score is the clone-capped sum of log-odds vote weights ln(p/((1 − p)·q)) (leave-one-out posterior history with the verdicts in the evidence) times MiniRep's flags, risk and cooldown factors, plus the verdict's log-likelihood ratio from a sensitivity/specificity learnt online without labels (Dawid–Skene EM); no φ_v; without a verifier it is minirep`,
+    miniRepVbOptions,
+  ),
 };
 
 /** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
@@ -183,7 +188,7 @@ export function miniRepMethod(
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
 /** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
-const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es']);
+const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-vb']);
 
 /** Methods that need a verifier's verdicts (refused in a run without one). */
 export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];

@@ -1,0 +1,267 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AgentIdentity } from '../core/agent-identity.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { Proposal } from '../core/proposal.js';
+import type { Task } from '../core/task.js';
+import { createMiniRepModel } from '../reputation/minirep.js';
+import { createMiniRepAggregator } from './minirep-aggregator.js';
+import { miniRepVbOptions } from './minirep-variants.js';
+import {
+  answerPosterior,
+  argmaxAnswer,
+  createVerifierReliability,
+  verdictsByAnswer,
+  verifierLogLikelihoodRatio,
+} from './minirep-verifier-bayes.js';
+
+const task = (id: string): Task => ({ id, kind: 'number', prompt: `question ${id}` });
+const propose = (taskId: string, agentId: string, answer: string | null): Proposal => ({
+  agentId,
+  taskId,
+  round: 0,
+  text: String(answer),
+  answer,
+});
+
+describe('verifierLogLikelihoodRatio', () => {
+  it('is ln(sens/(1 − spec)) for an accept and ln((1 − sens)/spec) for a reject', () => {
+    // ln(0.9/0.2) = ln 4.5 = 1.504077; ln(0.1/0.8) = ln 0.125 = −2.079442
+    expect(verifierLogLikelihoodRatio({ sensitivity: 0.9, specificity: 0.8 }, 1)).toBeCloseTo(1.504077, 6);
+    expect(verifierLogLikelihoodRatio({ sensitivity: 0.9, specificity: 0.8 }, 0)).toBeCloseTo(-2.079442, 6);
+    // v = 0.5: (1.504077 − 2.079442)/2 = −0.287682
+    expect(verifierLogLikelihoodRatio({ sensitivity: 0.9, specificity: 0.8 }, 0.5)).toBeCloseTo(-0.287682, 6);
+    // clamped: ln(0.999/0.001) = 6.906755 → 6
+    expect(verifierLogLikelihoodRatio({ sensitivity: 0.999, specificity: 0.999 }, 1)).toBe(6);
+  });
+
+  it('is 0 for every verdict of an uninformative verifier (sens = 1 − spec)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (sensitivity, verdict) => {
+          expect(
+            Math.abs(verifierLogLikelihoodRatio({ sensitivity, specificity: 1 - sensitivity }, verdict)),
+          ).toBeLessThan(1e-12);
+        },
+      ),
+    );
+  });
+});
+
+describe('answerPosterior and argmaxAnswer', () => {
+  it('reproduces a hand-computed posterior', () => {
+    // exp(ln 3) / (3 + 1) = 0.75, none 0.25
+    const { posterior, none } = answerPosterior(new Map([['1', Math.log(3)]]), 0);
+    expect(posterior.get('1')).toBeCloseTo(0.75, 12);
+    expect(none).toBeCloseTo(0.25, 12);
+    // scores ln 2, ln 1, s₀ = ln 1: 2/4, 1/4, 1/4
+    const two = answerPosterior(
+      new Map([
+        ['a', Math.log(2)],
+        ['b', 0],
+      ]),
+      0,
+    );
+    expect(two.posterior.get('a')).toBeCloseTo(0.5, 12);
+    expect(two.posterior.get('b')).toBeCloseTo(0.25, 12);
+    expect(two.none).toBeCloseTo(0.25, 12);
+  });
+
+  it('is a probability distribution over the answers and "none"', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.double({ min: -50, max: 50, noNaN: true })),
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        (record, noneScore) => {
+          const { posterior, none } = answerPosterior(new Map(Object.entries(record)), noneScore);
+          let total = none;
+          for (const value of posterior.values()) {
+            expect(value).toBeGreaterThanOrEqual(0);
+            total += value;
+          }
+          expect(total).toBeCloseTo(1, 9);
+        },
+      ),
+    );
+  });
+
+  it('picks the highest score even below 0, ties to the key that sorts first', () => {
+    expect(
+      argmaxAnswer(
+        new Map([
+          ['1', -0.5],
+          ['2', -1],
+        ]),
+      ),
+    ).toBe('1');
+    expect(
+      argmaxAnswer(
+        new Map([
+          ['b', 2],
+          ['a', 2],
+        ]),
+      ),
+    ).toBe('a');
+    expect(argmaxAnswer(new Map())).toBeNull();
+  });
+
+  it('keeps the argmax of the agents’ support when every LLR is 0', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom('1', '2', '3', '4'), fc.double({ min: 0, max: 20, noNaN: true }), {
+          minKeys: 1,
+        }),
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        fc.dictionary(fc.constantFrom('1', '2', '3', '4'), fc.double({ min: 0, max: 1, noNaN: true })),
+        (support, sensitivity, verdicts) => {
+          const scores = new Map(
+            Object.entries(support).map(([key, value]) => [
+              key,
+              value +
+                (Object.hasOwn(verdicts, key)
+                  ? verifierLogLikelihoodRatio({ sensitivity, specificity: 1 - sensitivity }, verdicts[key] as number)
+                  : 0),
+            ]),
+          );
+          expect(argmaxAnswer(scores)).toBe(argmaxAnswer(new Map(Object.entries(support))));
+        },
+      ),
+    );
+  });
+});
+
+describe('verdictsByAnswer', () => {
+  it('averages the verdicts of the proposals giving each answer and skips the rest', () => {
+    const verdicts = verdictsByAnswer([
+      { answer: '1', verdict: 1 },
+      { answer: '1', verdict: 0 },
+      { answer: '2', verdict: 0 },
+      { answer: null, verdict: 1 },
+      { answer: '3', verdict: undefined },
+    ]);
+    expect([...verdicts]).toEqual([
+      ['1', 0.5],
+      ['2', 0],
+    ]);
+  });
+});
+
+describe('createVerifierReliability', () => {
+  it('reproduces two hand-computed online EM steps', () => {
+    const reliability = createVerifierReliability({
+      priorTruePositive: 2,
+      priorFalseNegative: 2,
+      priorTrueNegative: 2,
+      priorFalsePositive: 2,
+    });
+    // Beta(2, 2) priors: sens = spec = 0.5, LLR 0.
+    expect(reliability.logLikelihoodRatio(1)).toBe(0);
+    // Task 1: accept on π = 0.75, reject on π = 0.2:
+    //   TP = 0.75, P = 0.95, TN = 0.25·0 + 0.8·1 = 0.8, N = 0.25 + 0.8 = 1.05
+    //   sens = 2.75/4.95 = 0.555556, spec = 2.8/5.05 = 0.554455
+    reliability.observe([
+      { verdict: 1, posterior: 0.75 },
+      { verdict: 0, posterior: 0.2 },
+    ]);
+    expect(reliability.sensitivity()).toBeCloseTo(2.75 / 4.95, 12);
+    expect(reliability.specificity()).toBeCloseTo(2.8 / 5.05, 12);
+    // Task 2 (λ = 0.99): accept on π = 1: TP = 0.7425 + 1, P = 0.9405 + 1, TN = 0.792, N = 1.0395
+    //   sens = 3.7425/5.9405 = 0.629997, spec = 2.792/5.0395 = 0.554023
+    reliability.observe([{ verdict: 1, posterior: 1 }]);
+    expect(reliability.sensitivity()).toBeCloseTo(0.629997, 6);
+    expect(reliability.specificity()).toBeCloseTo(0.554023, 6);
+    // LLR(accept) = ln(0.629997/(1 − 0.554023)) = ln(1.412619) = 0.345444
+    expect(reliability.logLikelihoodRatio(1)).toBeCloseTo(Math.log(0.629997 / 0.445977), 5);
+    const copy = createVerifierReliability({
+      priorTruePositive: 2,
+      priorFalseNegative: 2,
+      priorTrueNegative: 2,
+      priorFalsePositive: 2,
+    });
+    copy.restore(reliability.snapshot());
+    expect(copy.sensitivity()).toBe(reliability.sensitivity());
+    expect(copy.specificity()).toBe(reliability.specificity());
+  });
+
+  it('starts from the default priors 16:2 (LLR ±ln 8) and learns a verifier that agrees with a confident team', () => {
+    const reliability = createVerifierReliability();
+    // sens = spec = 16/18: ln((16/18)/(2/18)) = ln 8 = 2.079442
+    expect(reliability.logLikelihoodRatio(1)).toBeCloseTo(2.079442, 6);
+    expect(reliability.logLikelihoodRatio(0)).toBeCloseTo(-2.079442, 6);
+    for (let index = 0; index < 200; index++)
+      reliability.observe([
+        { verdict: 1, posterior: 0.99 },
+        { verdict: 0, posterior: 0.01 },
+      ]);
+    expect(reliability.sensitivity()).toBeGreaterThan(0.97);
+    expect(reliability.specificity()).toBeGreaterThan(0.97);
+  });
+
+  it('names the field of a bad option or observation', () => {
+    expect(() => createVerifierReliability({ decay: 0 })).toThrow(InvalidArgumentError);
+    expect(() => createVerifierReliability({ priorTruePositive: -1 })).toThrow(/priorTruePositive/);
+    expect(() => createVerifierReliability({ decays: 3 } as never)).toThrow(/decays/);
+    expect(() => createVerifierReliability().observe([{ verdict: 2, posterior: 0.5 }])).toThrow(/verdict/);
+  });
+});
+
+describe('MiniRep-VB (verifierEvidence: likelihood)', () => {
+  const agents: AgentIdentity[] = [
+    { id: 'a', model: 'A' },
+    { id: 'b', model: 'B' },
+    { id: 'c', model: 'C' },
+  ];
+  const proposals = [propose('t1', 'a', '1'), propose('t1', 'b', '1'), propose('t1', 'c', '2')];
+  const verdicts = { a: 0, b: 0, c: 1 };
+
+  it('lets a reliable verifier overturn a two-to-one vote that the paper’s rule keeps', () => {
+    // Default priors 16:2: sens = spec = 8/9 before any task, LLR(accept) = ln 8 = 2.079442, LLR(reject)
+    // = −2.079442. Each agent's vote weighs at most ln(0.5/(0.5·0.15)) = 1.897120 (p = 0.5), and at least
+    // 1.897120·8/9 = 1.686329 (κ_ds = 8, Q ≥ 0): score(1) ≤ 2·1.897120 − 2.079442 = 1.714798 and
+    // score(2) ≥ 1.686329 + 2.079442 = 3.765771.
+    const reliable = createMiniRepAggregator({
+      model: createMiniRepModel({ agents: agents.map((agent) => agent.id) }),
+      ...miniRepVbOptions,
+    });
+    expect(reliable.aggregate({ task: task('t1'), proposals, agents, verdicts }).answer).toBe('2');
+    const paper = createMiniRepAggregator({ model: createMiniRepModel({ agents: agents.map((agent) => agent.id) }) });
+    expect(paper.aggregate({ task: task('t1'), proposals, agents, verdicts }).answer).toBe('1');
+    // Priors 2:2 (0.5/0.5) make the verifier uninformative on the first task: the vote stands.
+    const fresh = createMiniRepAggregator({
+      model: createMiniRepModel({ agents: agents.map((agent) => agent.id) }),
+      ...miniRepVbOptions,
+      verifierReliability: { priorTruePositive: 2, priorFalseNegative: 2, priorTrueNegative: 2, priorFalsePositive: 2 },
+    });
+    expect(fresh.aggregate({ task: task('t1'), proposals, agents, verdicts }).answer).toBe('1');
+  });
+
+  it('decides exactly as minirep on tasks without verdicts', () => {
+    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id, index) => ({ id, model: `m${index % 3}` }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom('1', '2', '3', null), { minLength: 5, maxLength: 5 }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        (answers) => {
+          const vbModel = createMiniRepModel({ agents: team.map((agent) => agent.id) });
+          const plainModel = createMiniRepModel({ agents: team.map((agent) => agent.id) });
+          const paper = createMiniRepAggregator({ model: plainModel });
+          const vb = createMiniRepAggregator({ model: vbModel, ...miniRepVbOptions });
+          answers.forEach((row, index) => {
+            const id = `t${index}`;
+            const taskProposals = row.map((answer, at) => propose(id, team[at]?.id as string, answer));
+            const left = paper.aggregate({ task: task(id), proposals: taskProposals, agents: team });
+            const right = vb.aggregate({ task: task(id), proposals: taskProposals, agents: team });
+            expect(right).toEqual(left);
+            plainModel.observe(paper.feedback(left));
+            vbModel.observe(vb.feedback(right));
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
