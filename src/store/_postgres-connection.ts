@@ -83,6 +83,9 @@ port.on('message', async (message) => {
 });
 `;
 
+/** How long a reply the worker has signalled may take to become readable on the port. */
+const REPLY_GRACE_MS = 1_000;
+
 /**
  * Opens one connection to `url` in a worker thread. `timeoutMs` bounds how long one query may block
  * the caller (a lock wait included) before it fails with a `StoreError`.
@@ -100,7 +103,22 @@ export function connectPostgres(input: { url: string; label: string; timeoutMs: 
   worker.unref();
   port1.unref();
   let closed = false;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
 
+  type Reply =
+    | { rows: Record<string, unknown>[]; rowCount: number; error?: undefined }
+    | { error: { message: string; code: string; constraint?: string } };
+  // The worker posts its reply before it raises the flag, so the reply is normally there at once;
+  // under heavy load it was seen to lag the flag (a replica then read every later reply one query
+  // late). Wait for it a short while rather than read nothing.
+  const receiveReply = (): Reply | undefined => {
+    const deadline = Date.now() + REPLY_GRACE_MS;
+    for (;;) {
+      const received = receiveMessageOnPort(port1)?.message as Reply | undefined;
+      if (received !== undefined || Date.now() >= deadline) return received;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  };
   const send = (message: object): PostgresResult => {
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
@@ -112,12 +130,14 @@ export function connectPostgres(input: { url: string; label: string; timeoutMs: 
         `store ${label}: a query got no reply within ${timeoutMs} ms (the server is unreachable or a lock is held that long); the connection is closed: check the server, then open the store again`,
       );
     }
-    const received = receiveMessageOnPort(port1)?.message as
-      | { rows: Record<string, unknown>[]; rowCount: number; error?: undefined }
-      | { error: { message: string; code: string; constraint?: string } }
-      | undefined;
+    const received = receiveReply();
     if (received === undefined) {
-      throw new StoreError(`store ${label}: the connection worker replied nothing; open the store again`);
+      // A reply that arrives later would be read as the next query's: this connection is unusable.
+      closed = true;
+      void worker.terminate();
+      throw new StoreError(
+        `store ${label}: the connection worker signalled a reply but none arrived within ${REPLY_GRACE_MS} ms; the connection is closed: open the store again`,
+      );
     }
     if (received.error !== undefined) throw new PostgresQueryError(received.error);
     return received;
