@@ -141,6 +141,14 @@ describe.skipIf(!hasPostgres)('repute serve replicas on one PostgreSQL team', ()
     expect(listed[1]).toEqual(listed[0]);
     expect(listed[2]).toEqual(listed[0]);
 
+    // The decisions API of one replica shows, for another replica's decisions, the log version each read.
+    const otherRun = listed[0]![0] as string;
+    const page = (await (await fetch(`${replicas[2]!.url}/api/runs/${otherRun}/decisions?limit=100`)).json()) as {
+      tasks: Array<{ taskId: string; methods: { beta: { readVersion: number | null } } }>;
+    };
+    expect(page.tasks).toHaveLength(requests / 3);
+    const shownVersions = new Map(page.tasks.map((task) => [task.taskId, task.methods.beta.readVersion]));
+
     for (const replica of replicas) expect(await stopReplica(replica)).toBe(143);
 
     const reader = openStore({ path: store, readonly: true });
@@ -166,6 +174,8 @@ describe.skipIf(!hasPostgres)('repute serve replicas on one PostgreSQL team', ()
           const event = seqByKey.get(`${run.id}/beta/${vote.taskId}`);
           expect((vote.data as { readVersion?: number }).readVersion).toBe(event?.readVersion);
         }
+      for (const [taskId, version] of shownVersions)
+        expect(version, taskId).toBe(seqByKey.get(`${otherRun}/beta/${taskId}`)?.readVersion);
       // One feedback event per decision, in the deciding replica's run.
       const feedbackEvents = runs.flatMap((run) => reader.events(run.id, { type: 'feedback' }));
       expect(feedbackEvents.map((event) => event.taskId).sort()).toEqual([...taskIds].sort());
