@@ -54,7 +54,11 @@ function votes(dir: string, runId: string, method: string): VoteData[] {
     return store
       .events(runId)
       .filter((event) => event.type === 'vote' && event.method === method)
-      .map((event) => event.data as VoteData);
+      // Without the version of the reputation log read: a second run reads it at later positions.
+      .map((event) => {
+        const { readVersion: _version, ...data } = event.data as VoteData & { readVersion?: number };
+        return data;
+      });
   } finally {
     store.close();
   }
