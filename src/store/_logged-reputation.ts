@@ -60,7 +60,10 @@ export interface LoggedReputation {
   written(): void;
   /** Tries to fold the log now (busy while another process holds the lease). */
   fold(): FoldOutcome;
-  /** Folds the log, waiting up to `waitMs` for another holder's lease to end. */
+  /**
+   * Folds the log, waiting up to `waitMs` for another holder's lease to end; returns `busy` early
+   * when that holder renews its lease meanwhile (it is alive and will fold these events itself).
+   */
   foldWaiting(waitMs: number): Promise<FoldOutcome>;
 }
 
@@ -173,9 +176,15 @@ export function createLoggedReputation(options: LoggedReputationOptions): Logged
     fold,
     async foldWaiting(waitMs) {
       const until = Date.now() + waitMs;
+      let seenLease: number | undefined;
       for (;;) {
         const outcome = fold();
         if (outcome.status !== 'busy' || Date.now() >= until) return outcome;
+        // A holder that renewed its lease meanwhile is alive and folds these events itself; only a
+        // holder that stopped renewing (dead, or idle) is waited out.
+        const lease = store.reputationFold({ team, name })?.leaseUntil;
+        if (seenLease !== undefined && lease !== seenLease) return outcome;
+        seenLease = lease;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     },
