@@ -200,6 +200,8 @@ export interface MethodDecisionView {
   readonly correct: boolean | null;
   readonly support: Readonly<Record<string, number>>;
   readonly failures: number;
+  /** Version of the team's reputation log the decision read (docs/scaling.md); `null` when not recorded. */
+  readonly readVersion: number | null;
   readonly weights: readonly AgentWeightView[];
 }
 
@@ -289,7 +291,7 @@ export function listDecisions(
   const events = new Map<
     string,
     {
-      vote?: { reasons: readonly WeightReason[]; support: Readonly<Record<string, number>> };
+      vote?: { reasons: readonly WeightReason[]; support: Readonly<Record<string, number>>; readVersion?: number };
       selection?: { round?: number; selected: readonly string[]; reasons: readonly WeightReason[] };
       before?: Readonly<Record<string, number>>;
     }
@@ -341,6 +343,7 @@ export function listDecisions(
       correct: typeof result.correct === 'boolean' ? result.correct : null,
       support: result.support ?? traced.vote?.support ?? {},
       failures: typeof result.failures === 'number' ? result.failures : 0,
+      readVersion: traced.vote?.readVersion ?? null,
       weights,
     };
   }

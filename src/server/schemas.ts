@@ -132,6 +132,11 @@ export const methodDecision = z.object({
   correct: z.boolean().nullable(),
   support: z.record(z.string(), z.number()),
   failures: z.number().int(),
+  readVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe("version of the team's reputation log the decision read (docs/scaling.md); null when not recorded"),
   weights: z.array(agentWeight),
 });
 

@@ -51,10 +51,14 @@ type VoteData = { verifier?: string; verdicts?: Record<string, number>; answer: 
 function votes(dir: string, runId: string, method: string): VoteData[] {
   const store = openStore({ path: join(dir, 'repute.db'), readonly: true });
   try {
+    // Without the version of the reputation log read: a second run reads it at later positions.
     return store
       .events(runId)
       .filter((event) => event.type === 'vote' && event.method === method)
-      .map((event) => event.data as VoteData);
+      .map((event) => {
+        const { readVersion: _version, ...data } = event.data as VoteData & { readVersion?: number };
+        return data;
+      });
   } finally {
     store.close();
   }

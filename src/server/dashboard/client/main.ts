@@ -219,6 +219,7 @@ function explainDecision(method: string, decision: MethodDecision): HTMLElement 
       h('code', {}, decision.answer ?? '(none)'),
       decision.correct === null ? '' : decision.correct ? ' ✓ correct' : ' ✗ wrong',
       decision.failures > 0 ? ` · ${decision.failures} failed act(s)` : '',
+      decision.readVersion === null ? '' : ` · read reputation log version ${decision.readVersion}`,
     ),
     h(
       'table',

@@ -55,6 +55,8 @@ export interface MethodDecision {
   correct: boolean | null;
   support: Record<string, number>;
   failures: number;
+  /** Version of the team's reputation log the decision read; null when not recorded. */
+  readVersion: number | null;
   weights: AgentWeight[];
 }
 export interface DecisionPage {
