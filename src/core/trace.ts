@@ -66,12 +66,16 @@ export type SpanData =
       readonly verifier?: string;
       /** The verifier's verdict per agent (estimated probability of being correct, in [0, 1]); agents it had no opinion on are left out. */
       readonly verdicts?: Readonly<Record<AgentId, number>>;
+      /** Version of the shared reputation log the decision read (its last seq folded in; docs/scaling.md). */
+      readonly readVersion?: number;
     }
   | {
       readonly type: 'reputation-update';
       readonly taskId: TaskId;
       readonly before: Readonly<Record<AgentId, number>>;
       readonly after: Readonly<Record<AgentId, number>>;
+      /** Version of the shared reputation log `before` was read at. */
+      readonly readVersion?: number;
     }
   | {
       /** A grade posted for a served decision (once per decision). */
@@ -83,6 +87,8 @@ export type SpanData =
       readonly successes: Readonly<Record<AgentId, number>>;
       readonly before: Readonly<Record<AgentId, number>>;
       readonly after: Readonly<Record<AgentId, number>>;
+      /** Version of the shared reputation log `before` was read at. */
+      readonly readVersion?: number;
     }
   | {
       readonly type: 'route';

@@ -5,7 +5,7 @@ import type { AgentId, AgentIdentity } from '../core/agent-identity.js';
 import type { Task } from '../core/task.js';
 import { createTracer, type Span, type SpanData, type Tracer } from '../core/trace.js';
 import { defineOptionKeys } from '../core/validate.js';
-import type { ReputationModel, ReputationSnapshot } from '../reputation/reputation-model.js';
+import type { Evidence, ReputationModel, ReputationSnapshot } from '../reputation/reputation-model.js';
 
 /**
  * The part of the store every session needs (structurally the `Store` of `src/store`, declared here so
@@ -46,6 +46,16 @@ export interface SessionStore {
       outputTokens: number;
       cost: number;
       cached: boolean;
+    }>;
+    /** Reputation updates appended to a team's shared log with the result (the store's `reputationEvents`). */
+    reputationEvents?: ReadonlyArray<{
+      team: string;
+      name: string;
+      key: string;
+      evidence: readonly Evidence[];
+      runId?: string | null;
+      taskId?: string | null;
+      readVersion?: number | null;
     }>;
   }): unknown;
 }

@@ -6,8 +6,8 @@
 import { scoreAnswer } from '../core/answers/answers.js';
 import type { AnswerKind } from '../core/answers/answer-kind.js';
 import { InvalidArgumentError, NotFoundError } from '../core/errors.js';
-import type { Evidence, ReputationModel } from '../core/reputation-model.js';
-import { restoreSnapshot } from '../protocols/session.js';
+import type { Evidence } from '../core/reputation-model.js';
+import type { LoggedReputation } from '../store/_logged-reputation.js';
 import type { Store } from '../store/store.js';
 
 /** What a served decision leaves for later grading (kept in the store under {@link servedDecisionKey}). */
@@ -56,21 +56,23 @@ export function servedDecisionKey(team: string, taskId: string): string {
 const feedbackKey = (team: string, taskId: string) => `repute-feedback:v1:${JSON.stringify([team, taskId])}`;
 
 /**
- * Grades one served decision of `team` and updates the team's saved reputation of the decision's
- * method in one store transaction (so two posts of the same grade apply it once). `reputation` is a
- * model of that method, restored from the store before the update.
+ * Grades one served decision of `team` and appends the grade's evidence to the team's reputation
+ * log of the decision's method, in one store transaction, under the idempotency key
+ * `${decision's runId}/${method}/${taskId}/feedback`: two posts of the same grade, to one replica or
+ * to two, apply it once. `logged` is this server's view of the log of `method`; a decision of
+ * another method (the team's served method changed) updates no reputation.
  */
 export function gradeServedDecision({
   store,
   team,
-  reputation,
-  agentIds,
+  method,
+  logged,
   input,
 }: {
   store: Store;
   team: string;
-  reputation: ReputationModel | undefined;
-  agentIds: readonly string[];
+  method: string;
+  logged: LoggedReputation | undefined;
   input: ServedFeedbackInput;
 }): ServedFeedbackResult {
   const taskId = input.taskId.replace(/^chatcmpl-/, '');
@@ -115,8 +117,10 @@ export function gradeServedDecision({
     }
     let before: Record<string, number> = {};
     let after: Record<string, number> = {};
-    if (reputation) {
-      restoreSnapshot(reputation, store.loadReputation({ scope: { team }, name: decision.method }), agentIds);
+    let readVersion: number | undefined;
+    if (logged && decision.method === method) {
+      readVersion = logged.sync();
+      const reputation = logged.model;
       before = reputation.scores();
       const evidence: Evidence[] = Object.entries(successes).flatMap(([agentId, success]): Evidence[] => [
         { type: 'outcome', taskId, subject: agentId, success },
@@ -132,10 +136,23 @@ export function gradeServedDecision({
       ]);
       reputation.observe(evidence);
       after = reputation.scores();
-      store.saveReputation({ scope: { team }, name: decision.method, snapshot: reputation.snapshot() });
+      for (const event of logged.events(taskId, `${decision.runId}/${method}/${taskId}/feedback`))
+        store.appendReputationEvent(event);
     }
     store.appendEvents(decision.runId, [
-      { data: { type: 'feedback', taskId, score, successes, before, after }, method: decision.method, taskId },
+      {
+        data: {
+          type: 'feedback',
+          taskId,
+          score,
+          successes,
+          before,
+          after,
+          ...(readVersion === undefined ? {} : { readVersion }),
+        },
+        method: decision.method,
+        taskId,
+      },
     ]);
     const result: ServedFeedbackResult = {
       schemaVersion: 1,

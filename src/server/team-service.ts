@@ -31,7 +31,10 @@ import {
   type DebateMethodName,
   verifierOnlyDebateMethodNames,
 } from '../protocols/debate/methods.js';
-import { createTaskTracer, restoreSnapshot } from '../protocols/session.js';
+import { createTaskTracer } from '../protocols/session.js';
+import type { ReputationModel } from '../core/reputation-model.js';
+import { createLoggedReputation } from '../store/_logged-reputation.js';
+import type { FoldOutcome } from '../store/shared-reputation.js';
 import type { Store } from '../store/store.js';
 import {
   gradeServedDecision,
@@ -117,6 +120,11 @@ export interface TeamService extends ServedTeam {
   feedback(input: ServedFeedbackInput): ServedFeedbackResult;
   /** Resolves once the late answers of every request answered so far are recorded. */
   idle(): Promise<void>;
+  /**
+   * Folds the team's reputation log into its stored snapshot now (waiting up to `waitMs` for another
+   * replica's fold lease to end); the status of the fold, or `undefined` for a method without reputation.
+   */
+  foldReputation?(waitMs?: number): Promise<FoldOutcome['status'] | undefined>;
   /** Answers one request; throws `ProviderError` when every agent failed. */
   answer(input: {
     messages: readonly ChatMessage[];
@@ -174,6 +182,8 @@ export interface TeamServiceOptions {
   readonly verifier?: Verifier;
   /** Id the verifier's failures are listed under in `degraded`. @default `verifier` */
   readonly verifierId?: string;
+  /** Appends of this server after which it tries to fold the team's reputation log (1: after each, so the stored snapshot the dashboard reads stays current while this server holds the fold lease). @default 1 */
+  readonly foldEvery?: number;
 }
 
 /** Text of a message's content (text parts joined). */
@@ -278,15 +288,39 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
   const deciding = fresh();
   // Only methods with a selector (random-k, drf) need reputation before the fan-out.
   const selecting = deciding.selector ? fresh() : deciding;
+  // The team's reputation is its shared log (docs/scaling.md): every replica's decisions and
+  // feedback are appended to it with idempotency keys, and each decision reads its latest state.
+  const onLog = (model: ReputationModel | undefined) =>
+    model === undefined
+      ? undefined
+      : createLoggedReputation({
+          store,
+          team: name,
+          name: method,
+          runId,
+          start: 'team',
+          model,
+          create: () => fresh().reputation as ReputationModel,
+          foldEvery: options.foldEvery ?? 1,
+        });
+  const logged = onLog(deciding.reputation);
+  const selectingLog = selecting === deciding ? logged : onLog(selecting.reputation);
 
   return {
     name,
     method,
     kind,
     runId,
-    feedback: (input) => gradeServedDecision({ store, team: name, reputation: deciding.reputation, agentIds, input }),
+    feedback: (input) => {
+      const result = gradeServedDecision({ store, team: name, method, logged, input });
+      if (result.applied) logged?.written();
+      return result;
+    },
     async idle() {
       while (lateWork.size > 0) await Promise.all([...lateWork]);
+    },
+    async foldReputation(waitMs = 0) {
+      return logged === undefined ? undefined : (await logged.foldWaiting(waitMs)).status;
     },
     async answer({
       messages,
@@ -313,8 +347,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const fingerprint = requestFingerprint(task);
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
       const selector = selecting.selector;
-      if (selector && selecting.reputation)
-        restoreSnapshot(selecting.reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
+      if (selector) selectingLog?.sync();
       let round: GatheredRound | undefined;
       // The debate's own steps, with no debate round: the agents' first answers decide.
       const gathered = await gatherDebate({
@@ -363,10 +396,9 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
 
       const served = store.transaction(() => {
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
-        // session); its reputation is reloaded from the store inside the transaction.
-        const reputation = deciding.reputation;
-        const latest = store.loadReputation({ scope: { team: name }, name: method });
-        if (reputation) restoreSnapshot(reputation, latest, agentIds);
+        // session); its reputation is brought to the log's latest state inside the transaction.
+        logged?.sync();
+        const reputation = logged?.model;
         // One outcome per distinct task and agent: an agent that already gave evidence on this very
         // request (same kind, conversation, sampling settings and reply format; a repeat, typically
         // served from the cache) gives none again. Recorded in the store, so it holds across
@@ -409,11 +441,8 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           method,
           taskId,
           result: record,
-          events: events(),
-          reputation:
-            reputation && evidenceFrom.size > 0
-              ? [{ scope: { team: name }, name: method, snapshot: reputation.snapshot() }]
-              : [],
+          events: logged ? logged.stamp(events()) : events(),
+          reputationEvents: logged?.events(taskId) ?? [],
         });
         // Kept for a later grade (POST /v1/feedback).
         store.putCachedResponse({
@@ -465,6 +494,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           decided: decision,
         };
       });
+      logged?.written();
       const { decided, ...answer } = served;
       if (gatheredRound.skipped.some((skip) => skip.reason !== 'circuit-open')) {
         const work = gatheredRound.late
@@ -521,17 +551,22 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
           value: { schemaVersion: 1, taskId: task.id },
         }),
       );
-      const reputation = deciding.reputation;
-      if (reputation && counted.length > 0) {
-        restoreSnapshot(reputation, store.loadReputation({ scope: { team: name }, name: method }), agentIds);
-        const before = reputation.scores();
-        reputation.observe(lateAnswerEvidence({ task, decision, proposals: counted }));
-        const after = reputation.scores();
-        store.saveReputation({ scope: { team: name }, name: method, snapshot: reputation.snapshot() });
-        events.push({ data: { type: 'reputation-update', taskId: task.id, before, after }, method, taskId: task.id });
+      if (logged && counted.length > 0) {
+        const readVersion = logged.sync();
+        const before = logged.model.scores();
+        logged.model.observe(lateAnswerEvidence({ task, decision, proposals: counted }));
+        const after = logged.model.scores();
+        for (const event of logged.events(task.id, `${runId}/${method}/${task.id}/late`))
+          store.appendReputationEvent(event);
+        events.push({
+          data: { type: 'reputation-update', taskId: task.id, before, after, readVersion },
+          method,
+          taskId: task.id,
+        });
       }
       store.appendEvents(runId, events);
     });
+    logged?.written();
   }
 }
 

@@ -124,14 +124,21 @@ export function createReputationLogTable({ db, now, guard, transaction, lock }: 
       return transaction(() => appendUnchecked(input, 'input'));
     },
 
-    reputationEvents({ team, name, afterSeq = 0, limit }) {
+    reputationEvents({ team, name, afterSeq = 0, limit, runId }) {
       guard();
       if (limit !== undefined) assertInteger('limit', limit, 1, Number.MAX_SAFE_INTEGER, 'pass e.g. { limit: 1000 }');
+      if (runId !== undefined) assertNonEmptyString('runId', runId, 'pass the run whose events to read');
       const rows = db
         .prepare(
-          `SELECT * FROM reputation_events WHERE team = ? AND name = ? AND seq > ? ORDER BY seq${limit === undefined ? '' : ' LIMIT ?'}`,
+          `SELECT * FROM reputation_events WHERE team = ? AND name = ? AND seq > ?${runId === undefined ? '' : ' AND run_id = ?'} ORDER BY seq${limit === undefined ? '' : ' LIMIT ?'}`,
         )
-        .all(team, name, afterSeq, ...(limit === undefined ? [] : [limit])) as EventRow[];
+        .all(
+          team,
+          name,
+          afterSeq,
+          ...(runId === undefined ? [] : [runId]),
+          ...(limit === undefined ? [] : [limit]),
+        ) as EventRow[];
       return rows.map(
         (row): ReputationEventRecord => ({
           schemaVersion: 1,

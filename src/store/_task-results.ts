@@ -1,5 +1,5 @@
 import { StoreError } from '../core/errors.js';
-import { assertNonEmptyString } from '../core/validate.js';
+import { assertInteger, assertNonEmptyString } from '../core/validate.js';
 import type { AppendEvents } from './_events.js';
 import type { SaveReputation } from './_reputation-snapshots.js';
 import type { RunRow } from './_runs.js';
@@ -138,14 +138,25 @@ export function createTaskResultsTable(
       return rows.map((row) => toFailure<T>(row));
     },
 
-    taskResults<T>(runId: string, method?: string): TaskResultRecord<T>[] {
+    taskResults<T>(runId: string, method?: string, options: { afterPosition?: number } = {}): TaskResultRecord<T>[] {
       guard();
+      const { afterPosition } = options;
+      if (afterPosition !== undefined) {
+        assertNonEmptyString('method', method, 'pass the method whose results to read after a position');
+        assertInteger(
+          'afterPosition',
+          afterPosition,
+          -1,
+          Number.MAX_SAFE_INTEGER,
+          'pass the last position read, or -1',
+        );
+      }
       const rows = (
         method === undefined
           ? db.prepare('SELECT * FROM task_results WHERE run_id = ? ORDER BY method, position').all(runId)
           : db
-              .prepare('SELECT * FROM task_results WHERE run_id = ? AND method = ? ORDER BY position')
-              .all(runId, method)
+              .prepare('SELECT * FROM task_results WHERE run_id = ? AND method = ? AND position > ? ORDER BY position')
+              .all(runId, method, afterPosition ?? -1)
       ) as TaskRow[];
       return rows.map((row) => ({
         schemaVersion: 1,

@@ -23,6 +23,12 @@ export interface SharedReputationOptions {
   readonly holder: string;
   /** How long a fold lease lasts unless renewed, in milliseconds. @default 10000 */
   readonly leaseMs?: number;
+  /**
+   * Read only the events this run appended, folded from the initial state (a run that starts from
+   * the prior, `--reputation fresh`): `current()` and `latest()` are that run's own state, while the
+   * team's log, which `fold()` folds, still holds every run's events. @default every event
+   */
+  readonly runId?: string;
 }
 
 /** The latest reputation state and its version (the log's last seq folded into it). */
@@ -41,6 +47,12 @@ export type FoldOutcome =
 export interface SharedReputation {
   /** The latest state: the stored fold plus every event after it, applied in seq order. */
   current(): SharedReputationState;
+  /**
+   * The latest state like `current()`, read incrementally: the state this reader computed last time
+   * plus the events appended since (the log is never rewritten, so that prefix stays valid). The
+   * first call reads the fold and its tail; later calls read only the new events.
+   */
+  latest(): SharedReputationState;
   /**
    * Appends one decision's evidence under an idempotency key, with the version the decision read;
    * a key seen before appends nothing.
@@ -67,16 +79,25 @@ const knownOptions = defineOptionKeys<SharedReputationOptions>()([
   'createModel',
   'holder',
   'leaseMs',
+  'runId',
 ]);
 
-/** The model after applying `events` (in the order given) to `base` (or the initial state). */
+/**
+ * The model after applying `events` (in the order given) to `base` (or the initial state). Agents of
+ * the initial state that `base` does not know (the team grew) are added, as a session adds them.
+ */
 export function foldReputation(
   createModel: () => ReputationModel,
   base: ReputationSnapshot | null,
   events: readonly { readonly evidence: readonly Evidence[] }[],
 ): ReputationModel {
   const model = createModel();
-  if (base !== null) model.restore(base);
+  if (base !== null) {
+    const agentIds = model.agentIds();
+    model.restore(base);
+    const known = new Set(model.agentIds());
+    for (const agentId of agentIds) if (!known.has(agentId)) model.addAgent(agentId);
+  }
   for (const event of events) model.observe(event.evidence);
   return model;
 }
@@ -93,18 +114,49 @@ export function foldReputation(
  */
 export function createSharedReputation(options: SharedReputationOptions): SharedReputation {
   assertKnownOptions('', options, knownOptions, 'createSharedReputation');
-  const { store, team, name, createModel, holder, leaseMs = 10_000 } = options;
+  const { store, team, name, createModel, holder, leaseMs = 10_000, runId } = options;
   assertNonEmptyString('team', team, "pass the team key, e.g. 'math-team'");
   assertNonEmptyString('name', name, "pass the method name, e.g. 'minirep'");
   assertNonEmptyString('holder', holder, 'pass an id unique to this process, e.g. `${hostname}:${pid}`');
+  if (runId !== undefined) assertNonEmptyString('runId', runId, 'pass the run whose own events to read');
   const key = { team, name };
+  // Before the first fold commits, the log starts from the team's saved snapshot, if any (a team
+  // that kept reputation before the log existed); the first commit replaces that snapshot with the
+  // fold, in one transaction. Read before the fold row: if that row still has no snapshot, nothing
+  // committed before it was read, so what was read here is still the pre-log state.
+  const teamBase = () => store.loadReputation({ scope: { team }, name }) ?? null;
+  let cached: { snapshot: ReputationSnapshot; version: number } | undefined;
+
+  const current = (): SharedReputationState => {
+    if (runId !== undefined) {
+      const events = store.reputationEvents({ ...key, runId });
+      return { model: foldReputation(createModel, null, events), version: events.at(-1)?.seq ?? 0 };
+    }
+    const base = teamBase();
+    const fold = store.reputationFold(key);
+    const events = store.reputationEvents({ ...key, afterSeq: fold?.foldedSeq ?? 0 });
+    const model = foldReputation(createModel, fold?.snapshot ?? base, events);
+    return { model, version: events.at(-1)?.seq ?? fold?.foldedSeq ?? 0 };
+  };
 
   return {
-    current() {
-      const fold = store.reputationFold(key);
-      const events = store.reputationEvents({ ...key, afterSeq: fold?.foldedSeq ?? 0 });
-      const model = foldReputation(createModel, fold?.snapshot ?? null, events);
-      return { model, version: events.at(-1)?.seq ?? fold?.foldedSeq ?? 0 };
+    current,
+
+    latest() {
+      if (cached === undefined) {
+        const state = current();
+        cached = { snapshot: state.model.snapshot(), version: state.version };
+        return state;
+      }
+      const events = store.reputationEvents({
+        ...key,
+        afterSeq: cached.version,
+        ...(runId === undefined ? {} : { runId }),
+      });
+      const model = foldReputation(createModel, cached.snapshot, events);
+      const version = events.at(-1)?.seq ?? cached.version;
+      if (events.length > 0) cached = { snapshot: model.snapshot(), version };
+      return { model, version };
     },
 
     record({ key: eventKey, evidence, readVersion, runId = null, taskId = null }) {
@@ -114,8 +166,9 @@ export function createSharedReputation(options: SharedReputationOptions): Shared
     fold({ beforeCommit } = {}) {
       const lease = store.acquireReputationLease({ ...key, holder, leaseMs });
       if (lease === undefined) return { status: 'busy' };
+      const base = lease.snapshot ?? teamBase();
       const events = store.reputationEvents({ ...key, afterSeq: lease.foldedSeq });
-      const model = foldReputation(createModel, lease.snapshot, events);
+      const model = foldReputation(createModel, base, events);
       const foldedSeq = events.at(-1)?.seq ?? lease.foldedSeq;
       beforeCommit?.();
       const written = store.commitReputationFold({

@@ -387,7 +387,11 @@ export interface Store extends ResponseCache, UsageLedger {
   /** Tasks of a run that failed and have no result yet, per method (sorted by method, then first failure). */
   taskFailures<T = unknown>(runId: string, method?: string): TaskFailureRecord<T>[];
   /** Task results of a run, in completion order per method (methods sorted by name). */
-  taskResults<T = unknown>(runId: string, method?: string): TaskResultRecord<T>[];
+  /**
+   * A run's results in completion order (per method by position); with `afterPosition`, only those
+   * of `method` after that position (a worker reads the results stored since it last looked).
+   */
+  taskResults<T = unknown>(runId: string, method?: string, options?: { afterPosition?: number }): TaskResultRecord<T>[];
 
   /** Appends events to a run's log in one transaction; returns their seq numbers. */
   appendEvents(runId: string, events: readonly (EventInput | SpanData)[]): number[];
@@ -435,8 +439,17 @@ export interface Store extends ResponseCache, UsageLedger {
    * nothing (`appended: false`, the first event's seq).
    */
   appendReputationEvent(input: ReputationEventInput): { seq: number; appended: boolean };
-  /** A team's reputation log in seq order, after `afterSeq` (default 0), at most `limit` events. */
-  reputationEvents(input: { team: string; name: string; afterSeq?: number; limit?: number }): ReputationEventRecord[];
+  /**
+   * A team's reputation log in seq order, after `afterSeq` (default 0), at most `limit` events;
+   * with `runId`, only the events that run appended.
+   */
+  reputationEvents(input: {
+    team: string;
+    name: string;
+    afterSeq?: number;
+    limit?: number;
+    runId?: string;
+  }): ReputationEventRecord[];
   /** The log's last seq (0 when empty): the version of the latest reputation state. */
   reputationVersion(input: { team: string; name: string }): number;
   /**

@@ -11,6 +11,7 @@ import type { ProtocolSession, ProtocolSessionResult } from '../../protocols/pro
 import type { TaskFailure } from '../../protocols/session.js';
 import type { Store } from '../../store/store.js';
 import type { AgentIdentity } from '../../core/agent-identity.js';
+import { createLoggedReputation, FOLD_WAIT_MS } from '../../store/_logged-reputation.js';
 import { connectTaskQueue, publishTasks, queueDepth, type TaskMessage, type TaskQueueSettings } from './_task-queue.js';
 
 /** Options of {@link runOnWorkers}. */
@@ -34,6 +35,44 @@ export interface RunOnWorkersOptions {
   readonly onTaskFailure?: ((failure: TaskFailure) => void) | undefined;
   /** Interval at which the store is read, in ms. @default 200 */
   readonly pollMs?: number;
+  /** Where the run's reputation starts (`prior`: its decisions read only its own events). @default 'team' */
+  readonly reputationStart?: 'team' | 'prior';
+}
+
+/**
+ * After the last task: folds each method's team log into the team's snapshot (waiting out a dead
+ * worker's fold lease), and saves the run's reputation as the fold of the log the run's decisions
+ * read (the team's, or with `prior` the run's own events), so that it holds every worker's
+ * evidence whichever task committed last.
+ */
+async function settleReputation({
+  store,
+  runId,
+  team,
+  sessions,
+  start = 'team',
+}: {
+  store: Store;
+  runId: string;
+  team: string;
+  sessions: readonly ProtocolSession[];
+  start?: 'team' | 'prior' | undefined;
+}): Promise<void> {
+  for (const session of sessions) {
+    if (!session.reputation) continue;
+    const logged = createLoggedReputation({
+      store,
+      team,
+      name: session.method,
+      runId,
+      start,
+      model: session.reputation.model,
+      create: session.reputation.create,
+    });
+    await logged.foldWaiting(FOLD_WAIT_MS);
+    logged.sync();
+    store.saveReputation({ scope: { runId }, name: session.method, snapshot: session.reputation.model.snapshot() });
+  }
 }
 
 /**
@@ -120,6 +159,7 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
     await stopWorkers(children);
   }
   signal.throwIfAborted();
+  await settleReputation({ store, runId, team, sessions, start: options.reputationStart });
   return sessions.map((session) => {
     const records = store.taskResults(runId, session.method).map((record) => record.result);
     const failed = [...failures.values()].filter((failure) => failure.method === session.method);

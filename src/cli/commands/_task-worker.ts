@@ -2,26 +2,27 @@
 // `repute run` starts): it takes the run's tasks from the JetStream queue one at a time and decides
 // each as the single-process session would, reading the latest state of the run's reputation first.
 //
-// Parallel decisions and reputation order: before each task the worker restores the method's
-// reputation from the store (the run's saved state, else the team's, else the prior) and its carried
-// state from the run's finished tasks, so a decision reads the latest state the store holds when it
-// starts. While it runs, other workers may save theirs: the task's write then applies its own evidence
-// batches (recorded as the model received them) to the latest saved state in the write's transaction,
-// so no worker's update is lost or applied twice; with one worker nothing else writes, and every
-// write is the state the single process writes. A task already recorded (redelivered after its worker
-// died, or published twice) is acknowledged and skipped; if two workers decide it at once, the
-// store's per-run uniqueness keeps the first result and the second write rolls back whole.
+// Parallel decisions and reputation order: a method's reputation is the team's shared log
+// (docs/scaling.md). Before each task the worker brings its model to the log's latest state (its
+// last read plus the events appended since; with `--reputation fresh`, the run's own events only)
+// and keeps the version it read; the task's evidence batches are appended as events with the
+// idempotency key `${runId}/${method}/${taskId}` in the task's own transaction, and its decision
+// event records the version read. Decisions that run at the same time on different workers do not
+// see each other's updates; none is lost or applied twice. With one worker the log holds only its
+// own events, and every decision reads what the single process reads. A task already recorded
+// (redelivered after its worker died, or published twice) is acknowledged and skipped; if two
+// workers decide it at once, the store's per-run uniqueness keeps the first result and the second
+// write rolls back whole, its reputation events with it.
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError, StoreError } from '../../core/errors.js';
-import type { Evidence, ReputationModel, ReputationSnapshot } from '../../core/reputation-model.js';
 import type { Task } from '../../core/task.js';
 import type { ProtocolSession } from '../../protocols/protocol.js';
 import type { TaskOutcome } from '../../protocols/run-session.js';
-import { restoreSnapshot, type SessionStore, type TaskFailure } from '../../protocols/session.js';
+import type { SessionStore, TaskFailure } from '../../protocols/session.js';
 import type { Store } from '../../store/store.js';
 import type { Transport } from '../../transport/transport.js';
 import { parseTaskMessage, taskQueueNames } from './_task-queue.js';
-import { recordingModel } from './_team-reputation.js';
+import { createLoggedReputation, type LoggedReputation } from '../../store/_logged-reputation.js';
 
 /** What a worker did with one queued message. */
 export type WorkerTaskEvent =
@@ -66,10 +67,7 @@ export interface TaskWorkerOptions {
 export async function runTaskWorker(options: TaskWorkerOptions): Promise<{ decided: number; skipped: number }> {
   const { store, transport, runId, sessions, tasks, signal, onTask } = options;
   const byMethod = new Map(sessions.map((session) => [session.method, session]));
-  // Each method's model as the protocol made it (the prior), restored before every task.
-  const priors = new Map(
-    sessions.flatMap((session) => (session.reputation ? [[session.method, session.reputation.model.snapshot()]] : [])),
-  );
+  const states = new Map(sessions.map((session) => [session.method, createMethodState({ ...options, session })]));
   let decided = 0;
   let skipped = 0;
   const handle = async (data: Uint8Array, deliveryCount: number): Promise<void> => {
@@ -93,7 +91,8 @@ export async function runTaskWorker(options: TaskWorkerOptions): Promise<{ decid
       onTask?.({ kind: 'skipped', method: message.method, taskId: message.taskId, reason: 'already recorded' });
       return;
     }
-    const outcome = await decideTask({ ...options, session, task, prior: priors.get(message.method) });
+    const state = states.get(message.method) as MethodState;
+    const outcome = await decideTask({ ...options, session, task, state });
     if (outcome === undefined) throw new Error(`the runner of ${message.method} settled no outcome for ${task.id}`);
     if (outcome.status === 'failed') {
       const failure: TaskFailure = {
@@ -152,70 +151,72 @@ export async function runTaskWorker(options: TaskWorkerOptions): Promise<{ decid
 /** A decided task whose `write` stores it; or a failed one. */
 type DecidedTask = { readonly status: 'done'; write(): void } | Extract<TaskOutcome<unknown>, { status: 'failed' }>;
 
-/** Runs one task with a runner restored from the store's latest state. */
+/** What a worker keeps per method between tasks: its view of the shared log and the run's results read so far. */
+export interface MethodState {
+  readonly logged: LoggedReputation | undefined;
+  readonly records: unknown[];
+}
+
+/** A method's state for {@link decideTask}: its model on the team's shared log (when it has one). */
+export function createMethodState(
+  options: Pick<TaskWorkerOptions, 'store' | 'runId' | 'team' | 'reputationStart'> & { session: ProtocolSession },
+): MethodState {
+  const { store, runId, team, reputationStart, session } = options;
+  return {
+    logged: session.reputation
+      ? createLoggedReputation({
+          store,
+          team,
+          name: session.method,
+          runId,
+          start: reputationStart,
+          model: session.reputation.model,
+          create: session.reputation.create,
+        })
+      : undefined,
+    records: [],
+  };
+}
+
+/**
+ * Runs one task with a runner restored from the store's latest state: the reputation from the
+ * shared log (this worker's last read plus the events appended since), the carried state from the
+ * run's results (those stored since this worker last read them, added to the ones it has).
+ */
 async function decideTask(
-  options: TaskWorkerOptions & { session: ProtocolSession; task: Task; prior: ReputationSnapshot | undefined },
+  options: TaskWorkerOptions & { session: ProtocolSession; task: Task; state: MethodState },
 ): Promise<DecidedTask | undefined> {
-  const { store, runId, team, agentIds, reputationStart, session, task, prior, signal } = options;
+  const { store, runId, team, session, task, state, signal } = options;
   const method = session.method;
-  const runScope = { runId };
-  const teamScope = { team };
-  // What this task starts from: the run's and the team's saved state as they are now.
-  const runBase = store.loadReputation({ scope: runScope, name: method });
-  const teamBase = store.loadReputation({ scope: teamScope, name: method });
-  const pending: Evidence[][] = [];
-  let model: ReputationModel | undefined;
-  if (session.reputation) {
-    if (prior !== undefined) session.reputation.model.restore(prior);
-    model = recordingModel(session.reputation.model, pending);
-  }
-  const runner = await session.open({ reputation: model });
-  runner.restore({ store, records: store.taskResults(runId, method).map((record) => record.result) });
-  pending.length = 0;
+  const { logged, records } = state;
+  records.push(
+    ...store.taskResults(runId, method, { afterPosition: records.length - 1 }).map((record) => record.result),
+  );
+  const runner = await session.open({ reputation: logged?.model });
+  runner.restore({ store, records });
+  // The decision reads the log's latest state now, and records the version it read.
+  logged?.sync();
   let outcome: TaskOutcome<unknown> | undefined;
   await runner.run({ tasks: [task], settle: (settled) => (outcome = settled), signal });
   if (outcome === undefined || outcome.status === 'failed') return outcome;
   const done = outcome;
-  const replay = session.reputation;
-  // The state to save under `scope`: this task's own when nobody saved since it started, else its
-  // evidence applied to what was saved meanwhile.
-  const merged = (scope: { runId: string } | { team: string }, own: ReputationSnapshot): ReputationSnapshot => {
-    const latest = store.loadReputation({ scope, name: method });
-    // A run starting from the prior replaces the team's state with its own at its first task.
-    const base =
-      'team' in scope ? (reputationStart === 'prior' && runBase === undefined ? 'replace' : teamBase) : runBase;
-    if (
-      base === 'replace'
-        ? store.loadReputation({ scope: runScope, name: method }) === undefined
-        : JSON.stringify(latest) === JSON.stringify(base)
-    )
-      return own;
-    if (!replay) return latest ?? own;
-    const fresh = replay.create();
-    restoreSnapshot(fresh, latest, agentIds);
-    for (const evidence of pending) fresh.observe(evidence);
-    return fresh.snapshot();
-  };
   return {
     status: 'done',
     write() {
-      store.transaction(() => {
-        // Computed before the result is written (which writes the run's scope).
-        const reputation = (done.reputation ?? []).map((entry) =>
-          entry.name === method && ('runId' in entry.scope ? entry.scope.runId === runId : entry.scope.team === team)
-            ? { ...entry, snapshot: merged(entry.scope, entry.snapshot) }
-            : entry,
-        );
-        (options.writer ?? store).recordTaskResult({
-          runId,
-          method,
-          taskId: done.taskId,
-          result: done.record,
-          events: done.events ?? [],
-          reputation,
-          ...(done.usage === undefined ? {} : { usage: done.usage }),
-        });
+      (options.writer ?? store).recordTaskResult({
+        runId,
+        method,
+        taskId: done.taskId,
+        result: done.record,
+        events: logged ? logged.stamp(done.events ?? []) : (done.events ?? []),
+        // The team's snapshot is the fold of its log (written by the fold lease holder), not a task's.
+        reputation: logged
+          ? (done.reputation ?? []).filter((entry) => !('team' in entry.scope && entry.scope.team === team))
+          : (done.reputation ?? []),
+        reputationEvents: logged?.events(done.taskId) ?? [],
+        ...(done.usage === undefined ? {} : { usage: done.usage }),
       });
+      logged?.written();
     },
   };
 }

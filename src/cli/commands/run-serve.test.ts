@@ -4,6 +4,7 @@ import type { AgentIdentity } from '../../core/agent-identity.js';
 import type { ReputationModel } from '../../core/reputation-model.js';
 import { createDebateMethod } from '../../protocols/debate/methods.js';
 import { restoreSnapshot } from '../../protocols/session.js';
+import { createLoggedReputation } from '../../store/_logged-reputation.js';
 import { openStore, type Store } from '../../store/store.js';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../../testing/openai-compatible-server.js';
 import { runToExit } from '../../testing/_test-cli-run.js';
@@ -22,17 +23,27 @@ function betaModel(agents: readonly AgentIdentity[], store: Store, scope: { team
 
 /**
  * What `repute serve` does with one chat request of the team (src/server/team-service.ts), minus
- * the agents: in one transaction, read the team's saved `beta` state, apply the request's evidence
- * (alpha disagreed with the decision, weak agreed) and record the task with the new team state.
+ * the agents: read the team's latest `beta` state from its log, apply the request's evidence (alpha
+ * disagreed with the decision, weak agreed) and record the task with that evidence appended to the
+ * log under the request's key, in one transaction.
  */
 function serveOneRequest(path: string): void {
   const store = openStore({ path });
   try {
     const agents = store.loadTeam(team) as AgentIdentity[];
     store.ensureRun({ id: 'serve-sum-team', kind: 'serve', team, config: {} });
+    const logged = createLoggedReputation({
+      store,
+      team,
+      name: 'beta',
+      runId: 'serve-sum-team',
+      start: 'team',
+      model: createDebateMethod('beta', { agents }).reputation as ReputationModel,
+      create: () => createDebateMethod('beta', { agents }).reputation as ReputationModel,
+    });
     store.transaction(() => {
-      const model = betaModel(agents, store, { team });
-      model.observe([
+      logged.sync();
+      logged.model.observe([
         { type: 'outcome', taskId: 'chat-1', subject: 'alpha', success: 0 },
         { type: 'outcome', taskId: 'chat-1', subject: 'weak', success: 1 },
       ]);
@@ -41,7 +52,7 @@ function serveOneRequest(path: string): void {
         method: 'beta',
         taskId: 'chat-1',
         result: { answer: '16' },
-        reputation: [{ scope: { team }, name: 'beta', snapshot: model.snapshot() }],
+        reputationEvents: logged.events('chat-1'),
       });
     });
   } finally {
@@ -56,7 +67,7 @@ afterEach(async () => {
 });
 
 describe('repute run while repute serve updates the same team', () => {
-  it("keeps the server's reputation update made between two tasks: the team's saved state holds both", async () => {
+  it("keeps the server's reputation update made between two tasks, and the run's later decisions read it", async () => {
     const dir = temporaryDirectory('repute-run-serve-');
     const path = join(dir, 'repute.db');
     let served = false;
@@ -101,12 +112,25 @@ describe('repute run while repute serve updates the same team', () => {
     expect(counts(saved, 'beta-1').positive).toBeCloseTo(2.71, 12);
     expect(counts(saved, 'beta-2').negative).toBe(0);
 
-    // The run's own state saw only its three tasks: alpha (2.71, 0), weak (0, 2.71).
-    const own = betaModel(agents, store, { runId: summary.runId });
-    expect(counts(own, 'alpha')).toEqual({ positive: expect.closeTo(2.71, 12), negative: 0, evidenceCount: 3 });
-    expect(counts(own, 'weak')).toEqual({ positive: 0, negative: expect.closeTo(2.71, 12), evidenceCount: 3 });
-    // The run said what it found and did.
-    expect(result.stderr).toContain("team sum-team's beta reputation was updated by another writer");
+    // The run's decisions read the team's log when they start: t2 had started (read version 1) when
+    // the server appended, t3 read the server's update (version 3), so the run's own state after t3
+    // is the team's. The log holds t1, the server's request, t2, t3 as seq 1..4.
+    expect(betaModel(agents, store, { runId: summary.runId }).snapshot()).toEqual(saved.snapshot());
+    expect(store.reputationEvents({ team, name: 'beta' }).map((event) => [event.key, event.readVersion])).toEqual([
+      [`${summary.runId}/beta/t1`, 0],
+      ['serve-sum-team/beta/chat-1', 1],
+      [`${summary.runId}/beta/t2`, 1],
+      [`${summary.runId}/beta/t3`, 3],
+    ]);
+    expect(
+      store
+        .events(summary.runId, { type: 'vote' })
+        .map((event) => [event.taskId, (event.data as { readVersion?: number }).readVersion]),
+    ).toEqual([
+      ['t1', 0],
+      ['t2', 1],
+      ['t3', 3],
+    ]);
     // The server's request stays recorded as its own task.
     expect(store.taskResults('serve-sum-team', 'beta').map((record) => record.taskId)).toEqual(['chat-1']);
     store.close();

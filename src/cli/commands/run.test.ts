@@ -44,19 +44,24 @@ describe('repute run', () => {
         store.taskResults('first', method).map((record) => record.result),
       );
     }
+    // Every event but the version of the team's reputation log each decision read: the second run's
+    // decisions read the same state (its own events, from the prior) at later positions of the log.
     const strip = (runId: string) =>
-      store
-        .events(runId)
-        .map((event) => [
-          event.type,
-          event.method,
-          event.taskId,
-          event.spanId,
-          event.parentId,
-          JSON.stringify(event.data),
-        ]);
+      store.events(runId).map((event) => {
+        const { readVersion: _version, ...data } = event.data as { readVersion?: number };
+        return [event.type, event.method, event.taskId, event.spanId, event.parentId, JSON.stringify(data)];
+      });
     expect(strip('second')).toEqual(strip('first'));
     expect(strip('first').length).toBeGreaterThan(0);
+    // Each beta decision records the version it read: the log's seq of the run's previous beta
+    // event (0 for the first task); the first run's 4 events are seq 1..4, the second's 5..8.
+    const versions = (runId: string) =>
+      store
+        .events(runId)
+        .filter((event) => event.method === 'beta' && event.type === 'vote')
+        .map((event) => (event.data as { readVersion?: number }).readVersion);
+    expect(versions('first')).toEqual([0, 1, 2, 3]);
+    expect(versions('second')).toEqual([0, 5, 6, 7]);
     store.close();
   }, 60_000);
 

@@ -16,6 +16,7 @@ import { createProgressBar, formatUsageLine, parseIntegerFlag, runUsage, type Ru
 import { formatSpendTable, type SpendReport } from './_spend-report.js';
 import { describeConcurrentUpdate, shareTeamReputation } from './_team-reputation.js';
 import { createProtocolRun, prepareRun, withGradeEvents } from './_run-setup.js';
+import { createLoggedReputation, FOLD_WAIT_MS, loggedSessionStore } from '../../store/_logged-reputation.js';
 import { runOnWorkers } from './_run-workers.js';
 import { assertDistributable, parseQueueFlags, queueArgs, runNamingArgs } from './_task-queue.js';
 import type { CodeTestsCounts } from '../../eval/sandbox/task-grader.js';
@@ -222,15 +223,30 @@ export default defineCommand({
               ...forwarded.flatMap((name) => (args[name] === undefined ? [] : [`--${name}`, String(args[name])])),
             ],
             signal,
+            reputationStart: start,
             onProgress: (method, done, total) => progress.update(method, done, total),
             onTaskFailure: (failure) => budget.fail(failure),
           })),
         );
       } else {
         for (const session of run.sessions) {
-          // A server of the same team may update its saved reputation meanwhile: merge, never overwrite.
+          // The method's reputation lives in the team's shared log: each decision reads its latest
+          // state and appends its evidence (docs/scaling.md). A session that builds its own model
+          // (DRF) merges into the team's saved snapshot instead, never overwriting it.
+          const logged =
+            session.reputation == null
+              ? undefined
+              : createLoggedReputation({
+                  store,
+                  team: team.name,
+                  name: session.method,
+                  runId,
+                  start,
+                  model: session.reputation.model,
+                  create: session.reputation.create,
+                });
           const shared =
-            session.reputation === undefined
+            session.reputation !== null
               ? undefined
               : shareTeamReputation({
                   store,
@@ -239,15 +255,15 @@ export default defineCommand({
                   name: session.method,
                   agentIds: team.agents.map((agent) => agent.id),
                   start,
-                  ...(session.reputation === null ? {} : { replay: session.reputation }),
                   onConcurrentUpdate: (update) =>
                     process.stderr.write(`run ${runId}: ${describeConcurrentUpdate(team.name, update)}\n`),
                 });
           let resumedTasks = 0;
           try {
-            const runner = await session.open({ reputation: shared?.model });
+            const runner = await session.open({ reputation: logged?.model });
+            const sessionStore = logged ? loggedSessionStore(store, logged, team.name) : (shared?.store ?? store);
             const summary = await runSession({
-              store: withGradeEvents(shared?.store ?? store, grader),
+              store: withGradeEvents(sessionStore, grader),
               runId,
               team: team.name,
               agents: teamIdentities(team),
@@ -267,6 +283,9 @@ export default defineCommand({
               },
             });
             results.push({ ...summary, resumedTasks });
+            // The team's stored snapshot (what the dashboard and the next run's start read) is the
+            // fold of the log: fold the run's last events now, waiting out a dead holder's lease.
+            await logged?.foldWaiting(FOLD_WAIT_MS);
           } finally {
             await session.close?.();
           }

@@ -173,6 +173,8 @@ export default defineCommand({
         `repute serve: could not send the last spans (${error instanceof Error ? error.message : String(error)})\n`,
       );
     });
+    // The team's stored snapshot (the dashboard's) becomes the fold of every replica's events so far.
+    await servedTeam?.foldReputation?.(0);
     if (servedRunId !== undefined) store.setRunStatus(servedRunId, 'interrupted');
     store.close();
     const name = signal.reason instanceof InterruptedError ? signal.reason.signal : 'SIGTERM';
