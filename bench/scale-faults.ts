@@ -35,7 +35,8 @@ import type { Evidence } from '../src/core/reputation-model.js';
 import { createRng } from '../src/core/rng.js';
 import { createReputationModel } from '../src/reputation/registry.js';
 import { connectPostgres } from '../src/store/_postgres-connection.js';
-import { openStore } from '../src/store/store.js';
+import { createSharedReputation, foldReputation } from '../src/store/shared-reputation.js';
+import { openStore, type Store } from '../src/store/store.js';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server.js';
 import { sumReply, writeSumTeam } from '../src/testing/_test-sum-team.js';
 
@@ -494,6 +495,15 @@ try {
     beliefs: Array<{ observer: string | null; subject: string; positive: number; negative: number }>;
     evidenceCounts: { [agent: string]: number };
   };
+  // 4. The shared log; its final fold (as a holder of its own) also brings the team's snapshot up to date.
+  const logCheck = await checkLog(store, {
+    runId,
+    taskIds: Array.from({ length: TASKS }, (_, index) => `t${index + 1}`),
+    serveRunIds: new Set(serveRuns.map((run) => run.id)),
+    clientIds,
+    requests: REQUESTS,
+  });
+  problems.push(...logCheck.problems);
   const want = fresh.snapshot().state as unknown as BetaState;
   const stored = store.loadReputation({ scope: { team: TEAM }, name: METHOD })?.state as unknown as
     | BetaState
@@ -547,8 +557,9 @@ try {
     `feedback: ${clientIds.size - feedbackLost}/${clientIds.size} counted once, ${feedbackLost} lost, ${feedbackDoubled} duplicated, ${feedbackStray} stray; ${feedbackRepeated} retried posts answered with the first grade`,
   );
   console.log(
-    `reputation (team ${TEAM}, ${METHOD}): stored vs a fresh fold of ${batches.length} updates: ${evidenceLost} outcomes lost, ${evidenceDoubled} duplicated`,
+    `reputation (team ${TEAM}, ${METHOD}): the team's snapshot vs a fold of the ${batches.length} updates rebuilt from the stored decisions and grades: ${evidenceLost} outcomes lost, ${evidenceDoubled} duplicated`,
   );
+  for (const line of logCheck.lines) console.log(line);
   console.log(problems.length === 0 ? 'ALL CHECKS PASSED' : `PROBLEMS:\n${problems.join('\n')}`);
   if (problems.length > 0) process.exitCode = 1;
 } finally {
@@ -562,3 +573,95 @@ try {
 // Nothing of this run is left to wait for (a client stuck on a dead replica must not hold the process).
 await new Promise((resolve) => log.end(resolve));
 process.exit();
+
+/** What the shared log (reputation_events) says about the run's updates. */
+interface LogCheck {
+  readonly lines: string[];
+  readonly problems: string[];
+}
+
+/**
+ * Checks the team's shared reputation log: seq gap-free, every decision read a version before its
+ * own append, one event per run task, one per distinct served request, one per feedback (none
+ * stray); the fold the processes left equals a fresh fold of the log up to its seq; after one more
+ * fold (as a holder of its own), the stored fold and the team's snapshot equal a fresh fold of the
+ * whole log.
+ */
+async function checkLog(
+  store: Store,
+  input: {
+    runId: string;
+    taskIds: readonly string[];
+    serveRunIds: ReadonlySet<string>;
+    clientIds: ReadonlySet<string>;
+    requests: number;
+  },
+): Promise<LogCheck> {
+  const lines: string[] = [];
+  const problems: string[] = [];
+  const key = { team: TEAM, name: METHOD };
+  const createModel = () => createReputationModel(METHOD, { agents: AGENTS });
+  const events = store.reputationEvents(key);
+  if (events.some((event, index) => event.seq !== index + 1)) problems.push('log: seq not gap-free from 1');
+  const late = events.filter((event) => event.readVersion !== null && event.readVersion >= event.seq).length;
+  if (late > 0) problems.push(`log: ${late} events whose decision read a version at or after their own seq`);
+  const base = (eventKey: string) => eventKey.replace(/#\d+$/, '');
+  const runKeys = new Map<string, number>();
+  const serveKeys = new Set<string>();
+  const serveEmpty = new Set<string>();
+  const feedbackKeys = new Map<string, number>();
+  let stray = 0;
+  for (const event of events) {
+    const eventKey = base(event.key);
+    if (eventKey.endsWith('/feedback')) {
+      if (event.taskId !== null && input.clientIds.has(event.taskId))
+        feedbackKeys.set(event.taskId, (feedbackKeys.get(event.taskId) ?? 0) + (eventKey === event.key ? 1 : 0));
+      else stray++;
+    } else if (event.runId === input.runId && event.taskId !== null) {
+      runKeys.set(event.taskId, (runKeys.get(event.taskId) ?? 0) + (eventKey === event.key ? 1 : 0));
+    } else if (event.runId !== null && input.serveRunIds.has(event.runId)) {
+      (event.evidence.length > 0 ? serveKeys : serveEmpty).add(eventKey);
+    } else stray++;
+  }
+  const runLost = input.taskIds.filter((taskId) => !runKeys.has(taskId)).length;
+  const runExtra = [...runKeys.keys()].filter((taskId) => !input.taskIds.includes(taskId)).length;
+  const feedbackLost = [...input.clientIds].filter((taskId) => !feedbackKeys.has(taskId)).length;
+  const serveDifference = serveKeys.size - input.requests;
+  lines.push(
+    `log: ${events.length} events, seq 1..${events.length}; run tasks ${runKeys.size}/${input.taskIds.length} (${runLost} lost, ${runExtra} extra); served requests ${serveKeys.size}/${input.requests} (${serveEmpty.size} decisions with no new evidence); feedback ${feedbackKeys.size}/${input.clientIds.size} (${feedbackLost} lost); ${stray} stray; ${late} read after their own seq`,
+  );
+  if (runLost + runExtra > 0) problems.push(`log: run tasks ${runLost} lost, ${runExtra} extra`);
+  if (feedbackLost > 0) problems.push(`log: ${feedbackLost} feedback updates lost`);
+  if (serveDifference !== 0)
+    problems.push(`log: ${serveKeys.size} served decisions with evidence, ${input.requests} distinct requests`);
+  if (stray > 0) problems.push(`log: ${stray} events of no run task, served decision or answered feedback`);
+  // The fold the processes left, against a fresh fold of the same prefix.
+  const left = store.reputationFold(key);
+  if (left?.snapshot) {
+    const prefix = foldReputation(createModel, null, events.slice(0, left.foldedSeq)).snapshot();
+    const same = JSON.stringify(prefix) === JSON.stringify(left.snapshot);
+    lines.push(
+      `fold left by the processes: generation ${left.generation}, seq ${left.foldedSeq} of ${events.length}; ${same ? 'equals' : 'DIFFERS FROM'} a fresh fold of events 1..${left.foldedSeq}`,
+    );
+    if (!same) problems.push(`the stored fold (seq ${left.foldedSeq}) differs from a fresh fold of the log`);
+  } else lines.push('fold left by the processes: none');
+  // One more fold, as a holder of its own (waits out the lease of a holder that was killed).
+  const shared = createSharedReputation({ store, ...key, createModel, holder: `scale-faults-check:${process.pid}` });
+  let outcome = shared.fold();
+  for (let waited = 0; outcome.status === 'busy' && waited < 15_000; waited += 500) {
+    await sleep(500);
+    outcome = shared.fold();
+  }
+  const whole = foldReputation(createModel, null, events).snapshot();
+  const final = store.reputationFold(key);
+  const finalSame = JSON.stringify(final?.snapshot) === JSON.stringify(whole);
+  const teamSame =
+    JSON.stringify(store.loadReputation({ scope: { team: TEAM }, name: METHOD })) === JSON.stringify(whole);
+  const currentSame = JSON.stringify(shared.current().model.snapshot()) === JSON.stringify(whole);
+  lines.push(
+    `final fold (${outcome.status}, seq ${final?.foldedSeq}): ${finalSame ? 'equals' : 'DIFFERS FROM'} a fresh fold of all ${events.length} events; the team's snapshot ${teamSame ? 'equals' : 'DIFFERS FROM'} it; current() ${currentSame ? 'equals' : 'DIFFERS FROM'} it`,
+  );
+  if (!finalSame || !teamSame || !currentSame)
+    problems.push('the stored reputation (fold, team snapshot or current state) differs from a fresh fold of the log');
+  return { lines, problems };
+}
