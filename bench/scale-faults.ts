@@ -4,18 +4,24 @@
 // (POST /v1/feedback), and 3 `repute worker` processes deciding the tasks a `repute run --workers 0`
 // coordinator published to NATS JetStream, all against one local stub LLM endpoint. Half of the
 // DECISIONS are run tasks, half served requests (each with its feedback update). While the load
-// runs, a loop SIGKILLs one worker and one replica (seeded draws) every KILL_EVERY ms and starts a
-// replacement of each (the replica on the same port). A client whose request or feedback failed
-// because its replica died sends it again to the next replica. Checks at the end, from the store:
+// runs, a loop SIGKILLs the longest-running worker and a replica (a seeded draw, once the last
+// replacement serves) every KILL_EVERY ms (± 50%, seeded) and starts a replacement of each (the
+// replica on the same port). A client whose request or feedback failed because its replica died
+// sends it again to the next replica. Checks at the end, from the store:
 //   1. every run task has exactly one result (none lost, none doubled), positions gap-free;
 //   2. every answered request's feedback is stored exactly once (one `feedback` event per
 //      decision the client got, no other); decisions whose answer was lost with a killed replica
 //      ("orphans", stored but never seen by a client) are counted and get no feedback;
-//   3. the team's stored Beta reputation (team scope, the one every process shares) equals a fresh
-//      fold of every update the store holds: one consensus outcome per agent per run task and per
-//      distinct served request, one outcome per graded agent per feedback; the evidence counts
-//      per agent give the lost and duplicated updates exactly (the Beta counts saturate with
-//      λ = 0.9, the evidence counts do not).
+//   3. the shared log (reputation_events of the team's Beta): seq gap-free, every event's
+//      readVersion below its seq, exactly one event per run task, per distinct served request and
+//      per feedback, nothing else; the fold the processes left equals a fresh fold of the log up
+//      to its seq, and after one more fold the stored fold, the team's snapshot and current() equal
+//      a fresh fold of the whole log;
+//   4. a second method: the team's snapshot against the updates rebuilt from the stored decisions
+//      and the grades the clients got (one consensus outcome per agent per run task and per
+//      distinct served request, one outcome per graded agent per grade); every agent's outcomes
+//      are of one kind, so this fold does not depend on commit order, and its evidence counts per
+//      agent give lost and duplicated updates exactly (Beta's counts saturate with λ = 0.9).
 // A retried request carries the same conversation: the endpoint counts an agent's evidence once
 // per distinct request (its evidence keys in the store), so a retry whose first attempt had been
 // decided before the replica died stores a second decision but no second update (counted as
