@@ -573,7 +573,9 @@ try {
   for (const child of children) if (alive(child)) child.kill('SIGKILL');
   await llm.close();
   rmSync(dir, { recursive: true, force: true });
-  admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  // A failed run keeps its database for a look at what went wrong.
+  if (problems.length === 0) admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  else console.log(`database kept for inspection: ${storeUrl.toString()} (drop it with DROP DATABASE ${database})`);
   admin.close();
 }
 // Nothing of this run is left to wait for (a client stuck on a dead replica must not hold the process).
