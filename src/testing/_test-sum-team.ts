@@ -37,7 +37,8 @@ export function sumReply(request: RecordedRequest): string {
 
 /**
  * Writes `tasks.jsonl` (n sums with references) and `team.yaml` into `dir`; returns the team file path.
- * `extra` goes into the team's top level, `agentExtra` into every agent; the cache is off unless `cache`.
+ * `extra` goes into the team's top level, `agentExtra` into every agent; the cache is off unless `cache`;
+ * the debate has `rounds` rounds after Propose (1 unless given).
  */
 export function writeSumTeam(
   dir: string,
@@ -49,6 +50,8 @@ export function writeSumTeam(
     extra = '',
     agentExtra = '',
     cache = false,
+    rounds = 1,
+    maxRetries = 0,
   }: {
     baseURL: string;
     tasks: number;
@@ -57,6 +60,10 @@ export function writeSumTeam(
     extra?: string;
     agentExtra?: string;
     cache?: boolean;
+    /** Debate rounds after Propose. @default 1 */
+    rounds?: number;
+    /** Retries of a failed call. @default 0 */
+    maxRetries?: number;
   },
 ): string {
   const lines = Array.from({ length: tasks }, (_, index) =>
@@ -77,7 +84,7 @@ export function writeSumTeam(
   const file = join(dir, 'team.yaml');
   writeFileSync(
     file,
-    `name: sum-team\nstore: repute.db\ntasks: tasks.jsonl\n${cache ? '' : 'cache: off\n'}protocol: { type: debate, rounds: 1 }\nmethods: [${methods.join(', ')}]\nmaxRetries: 0\n${extra}agents:\n${members}\n`,
+    `name: sum-team\nstore: repute.db\ntasks: tasks.jsonl\n${cache ? '' : 'cache: off\n'}protocol: { type: debate, rounds: ${rounds} }\nmethods: [${methods.join(', ')}]\nmaxRetries: ${maxRetries}\n${extra}agents:\n${members}\n`,
   );
   return file;
 }
