@@ -115,6 +115,16 @@ describe('createApp: JSON API', () => {
     });
   });
 
+  it('fails its health probe with 503 when the store does not answer a read', async () => {
+    const store = fixture();
+    const app = createApp({ store, version: '9.9.9' });
+    store.close();
+    const { status, body } = await json(await app.request('/health'));
+    expect(status).toBe(503);
+    expect(body.status).toBe('unavailable');
+    expect(body.message).toMatch(/closed|open/i);
+  });
+
   it('lists runs and describes one: accuracy, failed acts and usage per method', async () => {
     const app = createApp({ store: fixture() });
     const list = await json(await app.request('/api/runs'));

@@ -237,10 +237,15 @@ export const replayView = z.object({
 
 /** `GET /health`. */
 export const health = z.object({
-  status: z.literal('ok'),
+  status: z
+    .enum(['ok', 'unavailable'])
+    .describe(
+      "'unavailable' (HTTP 503) when the store does not answer a read: take the process out of rotation and restart it",
+    ),
   version: z.string().optional().describe('only with the bearer token, when one is set'),
   store: z.string().optional().describe('only with the bearer token, when one is set'),
   schemaVersion: z.number().int().optional().describe('only with the bearer token, when one is set'),
+  message: z.string().optional().describe('why the store is unavailable; only with the bearer token, when one is set'),
 });
 
 /** Error body of every failed JSON API call. */

@@ -25,14 +25,24 @@ export function apiRoutes(context: ServerContext): Hono {
   const extraMethods = () => (context.team ? [context.team.method] : []);
   const app = new Hono();
 
-  // Liveness for load-balancer probes: answered without the token, and then with no data.
-  app.get('/health', (c) =>
-    c.json(
-      context.authorized(c.req.header('authorization'))
+  // Liveness for load-balancer probes: answered without the token, and then with no data. It reads
+  // the store once (one run looked up by key), so a replica whose store connection broke (a closed
+  // PostgreSQL connection answers nothing until the store is opened again) fails its probe with 503
+  // and is taken out of rotation, instead of answering every request with 500.
+  app.get('/health', (c) => {
+    const authorized = context.authorized(c.req.header('authorization'));
+    try {
+      store.getRun('');
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return c.json(authorized ? { status: 'unavailable' as const, message } : { status: 'unavailable' as const }, 503);
+    }
+    return c.json(
+      authorized
         ? { status: 'ok' as const, version: context.version, store: store.path, schemaVersion: store.schemaVersion }
         : { status: 'ok' as const },
-    ),
-  );
+    );
+  });
 
   app.get('/api/teams', (c) => c.json({ teams: listTeams(store, knownTeams(), extraMethods()) }));
 

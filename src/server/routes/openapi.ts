@@ -18,7 +18,13 @@ interface Operation {
 }
 
 const operations: readonly Operation[] = [
-  { method: 'get', path: '/health', summary: 'Liveness and the store served', response: schemas.health, errors: [] },
+  {
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness and the store served (503 when the store does not answer a read)',
+    response: schemas.health,
+    errors: [503],
+  },
   {
     method: 'get',
     path: '/api/teams',
