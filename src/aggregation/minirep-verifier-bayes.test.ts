@@ -265,11 +265,10 @@ describe('shared-error floor (capConsensus)', () => {
     ];
     const judged = { a: 0, b: 0, c: 0, d: 0, e: 1 };
     // LLR = ±ln 8 = ±2.079442; each vote weighs in [1.686329, 1.897120] (as above).
-    // Naive Bayes: score(1) ≥ 4·1.686329 − 2.079442 = 4.665874 > score(2) ≤ 1.897120 + 2.079442 = 3.976562.
+    // Naive Bayes (the default, capConsensus: false): score(1) ≥ 4·1.686329 − 2.079442 = 4.665874 > score(2) ≤ 1.897120 + 2.079442 = 3.976562.
     const naive = createMiniRepAggregator({
       model: createMiniRepModel({ agents: five.map((agent) => agent.id) }),
       ...miniRepVbOptions,
-      verifierReliability: { capConsensus: false },
     });
     expect(naive.aggregate({ task: task('t1'), proposals: votes, agents: five, verdicts: judged }).answer).toBe('1');
     // Floored at C = 3.283414: score(1) < 3.283414 − 2.079442 = 1.203972, score(2) ≥ −ln(e^(−1.686329) +
@@ -277,6 +276,7 @@ describe('shared-error floor (capConsensus)', () => {
     const floored = createMiniRepAggregator({
       model: createMiniRepModel({ agents: five.map((agent) => agent.id) }),
       ...miniRepVbOptions,
+      verifierReliability: { capConsensus: true },
     });
     expect(floored.aggregate({ task: task('t1'), proposals: votes, agents: five, verdicts: judged }).answer).toBe('2');
   });
