@@ -66,6 +66,7 @@ import {
   type VerifierReliability,
   type VerifierReliabilityOptions,
   type VerifierReliabilitySnapshot,
+  cappedSupport,
   verdictsByAnswer,
 } from './minirep-verifier-bayes.js';
 
@@ -788,6 +789,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         reliability.observe(
           [...bayesTask.verdicts].map(([key, verdict]) => ({ verdict, posterior: posterior.get(key) ?? 0 })),
         );
+        // The team precision r: the posterior of the agents' own top answer.
+        if (bayesTask.top !== null) reliability.observeTeam(posterior.get(bayesTask.top) ?? 0);
         verifierBayes.tasks.delete(decision.taskId);
       }
       return evidence;
@@ -964,6 +967,12 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
         verdict: entry.verifierEstimate,
       })),
     );
+    // The agents' own top answer, and the shared-error floor (ours): support'(a) = −ln(e^(−s) + e^(−C)).
+    const top = argmaxAnswer(sums);
+    if (bayes.reliability.capConsensus) {
+      const cap = bayes.reliability.consensusCap();
+      for (const [key, value] of sums) sums.set(key, cappedSupport(value, cap));
+    }
     const agentSupport = new Map(sums);
     for (const [key, value] of sums) {
       const verdict = verdicts.get(key);
@@ -972,7 +981,7 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     }
     answer = argmaxAnswer(sums);
     bayes.tasks.delete(analysis.taskId);
-    bayes.tasks.set(analysis.taskId, { entries: posteriorEntries, support: agentSupport, verdicts });
+    bayes.tasks.set(analysis.taskId, { entries: posteriorEntries, support: agentSupport, verdicts, top });
     if (bayes.tasks.size > settings.recentTasks) bayes.tasks.delete(bayes.tasks.keys().next().value as string);
   }
   const support = input.support === false ? noSupport : supportRecord(sums);
@@ -1058,6 +1067,8 @@ interface VerifierBayesTask {
   readonly entries: PosteriorEntry[];
   readonly support: ReadonlyMap<string, number>;
   readonly verdicts: ReadonlyMap<string, number>;
+  /** The agents' own top answer (before the floor and the verdicts), for the team precision. */
+  readonly top: string | null;
 }
 
 /** The factor (1 − r) · φ_f^[flagged] · φ_c^[cooldown] · φ_s^[suspicious] · φ_v^[rejected] of a weight: how much a vote counts as evidence. */

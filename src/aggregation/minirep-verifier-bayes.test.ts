@@ -10,6 +10,7 @@ import { miniRepVbOptions } from './minirep-variants.js';
 import {
   answerPosterior,
   argmaxAnswer,
+  cappedSupport,
   createVerifierReliability,
   verdictsByAnswer,
   verifierLogLikelihoodRatio,
@@ -204,6 +205,80 @@ describe('createVerifierReliability', () => {
     expect(() => createVerifierReliability({ priorTruePositive: -1 })).toThrow(/priorTruePositive/);
     expect(() => createVerifierReliability({ decays: 3 } as never)).toThrow(/decays/);
     expect(() => createVerifierReliability().observe([{ verdict: 2, posterior: 0.5 }])).toThrow(/verdict/);
+  });
+});
+
+describe('shared-error floor (capConsensus)', () => {
+  it('reproduces hand-computed floored supports', () => {
+    // −ln(e^(−ln 3) + e^(−ln 3)) = −ln(2/3) = ln 1.5 = 0.405465
+    expect(cappedSupport(Math.log(3), Math.log(3))).toBeCloseTo(0.405465, 6);
+    // s = 0, C = ln 4: −ln(1 + 1/4) = −0.223144
+    expect(cappedSupport(0, Math.log(4))).toBeCloseTo(-0.223144, 6);
+    // s = 20 ≫ C = 3: 3 − ln(1 + e^(−17)) = 2.99999996
+    expect(cappedSupport(20, 3)).toBeCloseTo(3 - 4.14e-8, 9);
+  });
+
+  it('is increasing in the support and below both the support and the cap', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -20, max: 20, noNaN: true }),
+        fc.double({ min: 0.001, max: 5, noNaN: true }),
+        fc.double({ min: -5, max: 10, noNaN: true }),
+        (support, step, cap) => {
+          const value = cappedSupport(support, cap);
+          expect(value).toBeLessThanOrEqual(Math.min(support, cap));
+          expect(cappedSupport(support + step, cap)).toBeGreaterThan(value);
+        },
+      ),
+    );
+  });
+
+  it('learns the team precision r and the cap C = ln(r/((1 − r)·q)) by hand-computed steps', () => {
+    const reliability = createVerifierReliability();
+    // Prior 8:2: r = 0.8, C = ln(0.8/(0.2·0.15)) = ln 26.6667 = 3.283414
+    expect(reliability.teamPrecision()).toBeCloseTo(0.8, 12);
+    expect(reliability.consensusCap()).toBeCloseTo(3.283414, 6);
+    // π(top) = 0.5: R = 0.5, T = 1, r = 8.5/11 = 0.772727, C = ln(0.772727/(0.227273·0.15)) = 3.120895
+    reliability.observeTeam(0.5);
+    expect(reliability.teamPrecision()).toBeCloseTo(0.772727, 6);
+    expect(reliability.consensusCap()).toBeCloseTo(3.120895, 6);
+    // λ = 0.99, π(top) = 1: R = 0.495 + 1, T = 0.99 + 1, r = 9.495/11.99 = 0.791910, C = 3.233597
+    reliability.observeTeam(1);
+    expect(reliability.teamPrecision()).toBeCloseTo(0.79191, 5);
+    expect(reliability.consensusCap()).toBeCloseTo(3.233597, 6);
+    const copy = createVerifierReliability();
+    copy.restore(reliability.snapshot());
+    expect(copy.consensusCap()).toBe(reliability.consensusCap());
+    expect(() => reliability.observeTeam(1.5)).toThrow(/posteriorOfTop/);
+    expect(() => createVerifierReliability({ capConsensus: 'yes' } as never)).toThrow(/capConsensus/);
+    expect(() => createVerifierReliability({ collision: 1 })).toThrow(/collision/);
+  });
+
+  it('lets a reliable verifier overturn a four-group consensus that plain naive Bayes keeps', () => {
+    const five: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, model: id.toUpperCase() }));
+    const votes = [
+      propose('t1', 'a', '1'),
+      propose('t1', 'b', '1'),
+      propose('t1', 'c', '1'),
+      propose('t1', 'd', '1'),
+      propose('t1', 'e', '2'),
+    ];
+    const judged = { a: 0, b: 0, c: 0, d: 0, e: 1 };
+    // LLR = ±ln 8 = ±2.079442; each vote weighs in [1.686329, 1.897120] (as above).
+    // Naive Bayes (the default, capConsensus: false): score(1) ≥ 4·1.686329 − 2.079442 = 4.665874 > score(2) ≤ 1.897120 + 2.079442 = 3.976562.
+    const naive = createMiniRepAggregator({
+      model: createMiniRepModel({ agents: five.map((agent) => agent.id) }),
+      ...miniRepVbOptions,
+    });
+    expect(naive.aggregate({ task: task('t1'), proposals: votes, agents: five, verdicts: judged }).answer).toBe('1');
+    // Floored at C = 3.283414: score(1) < 3.283414 − 2.079442 = 1.203972, score(2) ≥ −ln(e^(−1.686329) +
+    // e^(−3.283414)) + 2.079442 = 1.501938 + 2.079442 = 3.581380.
+    const floored = createMiniRepAggregator({
+      model: createMiniRepModel({ agents: five.map((agent) => agent.id) }),
+      ...miniRepVbOptions,
+      verifierReliability: { capConsensus: true },
+    });
+    expect(floored.aggregate({ task: task('t1'), proposals: votes, agents: five, verdicts: judged }).answer).toBe('2');
   });
 });
 
