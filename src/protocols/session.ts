@@ -60,6 +60,29 @@ export interface SessionStore {
   }): unknown;
 }
 
+/**
+ * A {@link SessionStore} that forwards every call to `store`, with `overrides` in place of some: for
+ * wrappers that add to a task's write (its grade events, its reputation log entries). A
+ * `recordTaskFailure` is forwarded only when `store` has one, so the wrapper keeps its absence.
+ */
+export function forwardSessionStore(store: SessionStore, overrides: Partial<SessionStore> = {}): SessionStore {
+  return {
+    ensureRun: (input) => store.ensureRun(input),
+    saveTeam: (name, agents) => store.saveTeam(name, agents),
+    loadReputation: (input) => store.loadReputation(input),
+    completedTaskIds: (runId, method) => store.completedTaskIds(runId, method),
+    ...(store.recordTaskFailure === undefined
+      ? {}
+      : {
+          recordTaskFailure: (input: Parameters<NonNullable<SessionStore['recordTaskFailure']>>[0]) =>
+            store.recordTaskFailure?.(input),
+        }),
+    taskResults: (runId, method) => store.taskResults(runId, method),
+    recordTaskResult: (input) => store.recordTaskResult(input),
+    ...overrides,
+  };
+}
+
 /** An act that threw (provider failure after retries), in any protocol (the name is historical): counted, and the proposal is unparseable. */
 export interface DebateFailure {
   readonly agentId: AgentId;

@@ -308,8 +308,7 @@ export function drfReputationStep(
       message: `ratings must be an array of Rating, got ${describe(ratings)}`,
     });
   }
-  const known = (agentId: AgentId): boolean =>
-    typeof agentId === 'string' && Object.prototype.hasOwnProperty.call(reputations, agentId);
+  const known = (agentId: AgentId): boolean => typeof agentId === 'string' && Object.hasOwn(reputations, agentId);
   for (let index = 0; index < ratings.length; index++) {
     if (!(index in ratings)) continue; // holes, as forEach skips them
     const rating = ratings[index] as Rating;

@@ -6,7 +6,7 @@ import { ConvergenceError, InvalidArgumentError } from '../core/errors.js';
 import { resolveOptions } from '../core/options.js';
 import { assertFinite, assertInRange, assertInteger, assertKnownOptions, defineOptionKeys } from '../core/validate.js';
 import {
-  AgentRoster,
+  type AgentRoster,
   assertModelOptions,
   describe,
   formatScore,

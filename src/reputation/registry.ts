@@ -36,7 +36,7 @@ export const reputationModelNames = Object.freeze(
 
 /** True when `name` is a registered reputation model. */
 export function isReputationModelName(name: unknown): name is ReputationModelName {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(reputationModelFactories, name);
+  return typeof name === 'string' && Object.hasOwn(reputationModelFactories, name);
 }
 
 /**

@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import type { Evidence, ReputationModel } from '../core/reputation-model.js';
 import type { SpanData } from '../core/trace.js';
-import type { SessionStore } from '../protocols/session.js';
+import { forwardSessionStore, type SessionStore } from '../protocols/session.js';
 import { createSharedReputation, type FoldOutcome } from './shared-reputation.js';
 import type { ReputationEventInput, Store } from './types.js';
 
@@ -197,18 +197,7 @@ export function createLoggedReputation(options: LoggedReputationOptions): Logged
  * saves the run's own snapshot but no longer the team's (the fold lease holder writes that).
  */
 export function loggedSessionStore(store: SessionStore, logged: LoggedReputation, team: string): SessionStore {
-  return {
-    ensureRun: (input) => store.ensureRun(input),
-    saveTeam: (name, agents) => store.saveTeam(name, agents),
-    loadReputation: (input) => store.loadReputation(input),
-    completedTaskIds: (runId, method) => store.completedTaskIds(runId, method),
-    ...(store.recordTaskFailure === undefined
-      ? {}
-      : {
-          recordTaskFailure: (input: Parameters<NonNullable<SessionStore['recordTaskFailure']>>[0]) =>
-            store.recordTaskFailure?.(input),
-        }),
-    taskResults: (runId, method) => store.taskResults(runId, method),
+  return forwardSessionStore(store, {
     recordTaskResult(input) {
       const written = store.recordTaskResult({
         ...input,
@@ -219,5 +208,5 @@ export function loggedSessionStore(store: SessionStore, logged: LoggedReputation
       logged.written();
       return written;
     },
-  };
+  });
 }

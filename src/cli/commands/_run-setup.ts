@@ -8,7 +8,7 @@ import { createEnvRedactor } from '../../llm/env-redactor.js';
 import { allowedEnvNames } from '../../llm/key-policy.js';
 import type { Protocol, ProtocolRun } from '../../protocols/protocol.js';
 import { getProtocol } from '../../protocols/registry.js';
-import type { SessionStore } from '../../protocols/session.js';
+import { forwardSessionStore, type SessionStore } from '../../protocols/session.js';
 import { assertStoreFolderWritable } from '../../store/_store-folder.js';
 import type { Store } from '../../store/store.js';
 import { loadTasks } from '../../tasks/load-tasks.js';
@@ -153,11 +153,7 @@ export function createProtocolRun({
 
 /** The session's store, with each task's `code-tests` events (its sandbox grades) written with its result. */
 export function withGradeEvents(store: SessionStore, grader: TaskGrader): SessionStore {
-  return {
-    ensureRun: (input) => store.ensureRun(input),
-    saveTeam: (name, agents) => store.saveTeam(name, agents),
-    loadReputation: (input) => store.loadReputation(input),
-    completedTaskIds: (runId, method) => store.completedTaskIds(runId, method),
+  return forwardSessionStore(store, {
     ...(store.recordTaskFailure === undefined
       ? {}
       : {
@@ -166,11 +162,10 @@ export function withGradeEvents(store: SessionStore, grader: TaskGrader): Sessio
             return store.recordTaskFailure?.(input);
           },
         }),
-    taskResults: (runId, method) => store.taskResults(runId, method),
     recordTaskResult: (input) =>
       store.recordTaskResult({
         ...input,
         events: [...(input.events ?? []), ...grader.takeEvents(input.taskId).map((data) => ({ data }))],
       }),
-  };
+  });
 }
