@@ -213,6 +213,92 @@ describe('/v1 with the openai client', () => {
   }, 60_000);
 });
 
+describe('Idempotency-Key on /v1/chat/completions', () => {
+  const post = (url: string, content: string, key?: string, stream = false) =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      body: JSON.stringify({ model: 'team:sum-team', messages: [{ role: 'user', content }], stream }),
+    });
+
+  it('answers a retry with the first answer: no new calls, no second decision, Idempotent-Replayed: true', async () => {
+    const { server, store, provider } = await setup();
+    const first = await post(server.url, 'What is 11 + 5?', 'req-1');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const calls = provider.requests.length;
+    // 4 agents, one call each.
+    expect(calls).toBe(4);
+    const again = await post(server.url, 'What is 11 + 5?', 'req-1');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const [one, two] = [(await first.json()) as any, (await again.json()) as any];
+    expect(two).toEqual(one);
+    expect(two.repute.taskId).toBe('chat-1');
+    expect(provider.requests.length).toBe(calls);
+    expect(store.taskResults('serve').map((record) => record.taskId)).toEqual(['chat-1']);
+    // A streamed retry replays the same answer too.
+    const streamed = await post(server.url, 'What is 11 + 5?', 'req-1', true);
+    expect(streamed.headers.get('idempotent-replayed')).toBe('true');
+    const text = await streamed.text();
+    expect(text).toContain('chatcmpl-chat-1');
+    expect(text).toContain('\\"answer\\":\\"16\\"');
+    expect(provider.requests.length).toBe(calls);
+    // Without a key, or with another key, the same question is a new request.
+    await post(server.url, 'What is 11 + 5?');
+    await post(server.url, 'What is 11 + 5?', 'req-2');
+    expect(store.taskResults('serve').map((record) => record.taskId)).toEqual(['chat-1', 'chat-2', 'chat-3']);
+  });
+
+  it('refuses a key reused for another request, and a malformed key, naming the header', async () => {
+    const { server, store } = await setup();
+    expect((await post(server.url, 'What is 1 + 2?', 'req-1')).status).toBe(200);
+    const reused = await post(server.url, 'What is 2 + 2?', 'req-1');
+    expect(reused.status).toBe(400);
+    const body = (await reused.json()) as any;
+    expect(body.error.param).toBe('header.idempotency-key');
+    expect(body.error.message).toContain('already used by a different request');
+    for (const bad of ['has space', 'x'.repeat(256)]) {
+      const refused = await post(server.url, 'What is 2 + 2?', bad);
+      expect(refused.status, bad.slice(0, 20)).toBe(400);
+      expect(((await refused.json()) as any).error.param).toBe('header.idempotency-key');
+    }
+    expect(store.taskResults('serve')).toHaveLength(1);
+  });
+
+  it('decides once when the same key reaches two servers of one team at once', async () => {
+    const provider = await startOpenAICompatibleServer({ script: (request: RecordedRequest) => sumReply(request) });
+    closers.push(() => provider.close());
+    const dir = temporaryDirectory('repute-v1-idempotency-');
+    const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1 }));
+    const store = openStore({ path: join(dir, 'repute.db') });
+    closers.push(() => store.close());
+    let counter = 0;
+    const [first, second] = [1, 2].map((replica) =>
+      createTeamService({
+        name: file.name,
+        agents: createLiveTeam(file, store, 'unused'),
+        store,
+        kind: 'number',
+        generateId: () => `chat-${replica}-${++counter}`,
+      }),
+    ) as [TeamService, TeamService];
+    const messages = [{ role: 'user', content: 'What is 20 + 22?' }];
+    const [one, two] = await Promise.all([
+      first.answer({ messages, idempotencyKey: 'same' }),
+      second.answer({ messages, idempotencyKey: 'same' }),
+    ]);
+    // Both gathered (neither had decided yet); the first transaction decided, the second replayed it.
+    expect(two.taskId).toBe(one.taskId);
+    expect(two.decision).toEqual(one.decision);
+    expect([one.replayed, two.replayed].filter((flag) => flag === true)).toHaveLength(1);
+    const decided = [...store.taskResults(first.runId), ...store.taskResults(second.runId)];
+    expect(decided.map((record) => record.taskId)).toEqual([one.taskId]);
+    // A later retry on either server gets the same answer.
+    expect((await second.answer({ messages, idempotencyKey: 'same' })).taskId).toBe(one.taskId);
+  });
+});
+
 describe('/v1 with our MiniRep variants as the team method', () => {
   it.each(['minirep-lo', 'minirep-ds'] as const)('decides with %s and reports it', async (method) => {
     const { client } = await setup({ method });

@@ -400,6 +400,14 @@ export const deadlineHeader = z
   .transform(Number)
   .pipe(z.number().int().min(1, 'must be at least 1 ms').max(600_000, 'must be at most 600000 ms (10 minutes)'));
 
+/**
+ * The `Idempotency-Key` header: the client's key for one request. A retry with the same key (after a
+ * timeout, or against another server of the team) gets the first answer back, with no new decision.
+ */
+export const idempotencyKeyHeader = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 visible ASCII characters, e.g. a UUID');
+
 /** The `repute` field added to a chat completion. */
 export const reputeField = z.object({
   schemaVersion: z.literal(1),

@@ -138,7 +138,13 @@ export interface TeamService extends ServedTeam {
     /** Called as each agent's call settles before the decision (streamed progress). */
     onProgress?: (progress: TeamProgress) => void;
     signal?: AbortSignal;
-  }): Promise<TeamAnswer>;
+    /**
+     * The client's key for this request (the `Idempotency-Key` header): a request whose key the team
+     * has already answered gets that answer back (`replayed: true`) with no new decision, on any
+     * server of the team; the same key with a different request throws {@link InvalidArgumentError}.
+     */
+    idempotencyKey?: string;
+  }): Promise<TeamAnswer & { readonly replayed?: true }>;
 }
 
 /** Options of {@link createTeamService}. */
@@ -306,6 +312,19 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
   const logged = onLog(deciding.reputation);
   const selectingLog = selecting === deciding ? logged : onLog(selecting.reputation);
 
+  /** The answer the team gave earlier under `key`, or `undefined`; throws when `key` named another request. */
+  function answeredBefore(key: string, fingerprint: string): (TeamAnswer & { readonly replayed: true }) | undefined {
+    const record = store.getCachedResponse(idempotencyStoreKey(name, key)) as IdempotentAnswerRecord | undefined;
+    if (record === undefined) return undefined;
+    if (record.fingerprint !== fingerprint)
+      throw new InvalidArgumentError({
+        parameter: 'header.idempotency-key',
+        value: key,
+        message: `Idempotency-Key ${JSON.stringify(key)} was already used by a different request to team ${name} (task ${record.answer.taskId}); send a new key for a new request, or the same request to get its answer again`,
+      });
+    return { ...record.answer, replayed: true };
+  }
+
   return {
     name,
     method,
@@ -330,21 +349,25 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       deadlineMs = options.deadlineMs,
       onProgress,
       signal,
+      idempotencyKey,
     }) {
       checkQuorumOptions({ deadlineMs });
 
-      const taskId = generateId();
-      const task: Task = {
-        id: taskId,
+      const request = {
         kind: requestKind,
         prompt: promptOf(messages),
         conversation: conversationOf(messages),
         ...(sampling === undefined ? {} : { sampling }),
         ...(replyFormat === undefined ? {} : { replyFormat }),
       };
+      const fingerprint = requestFingerprint(request);
+      const answered = idempotencyKey === undefined ? undefined : () => answeredBefore(idempotencyKey, fingerprint);
+      const before = answered?.();
+      if (before !== undefined) return before;
+      const taskId = generateId();
+      const task: Task = { id: taskId, ...request };
       const { tracer, events } = createTaskTracer({ method, taskId, now });
       const taskSpan = tracer.start({ type: 'task', taskId });
-      const fingerprint = requestFingerprint(task);
       // Selection reads the last committed reputation; the decision re-reads it under the lock.
       const selector = selecting.selector;
       if (selector) selectingLog?.sync();
@@ -395,6 +418,10 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
       const proposals = gathered.rounds[0] as readonly Proposal[];
 
       const served = store.transaction(() => {
+        // Another server of the team answered the same key while this one gathered: its answer
+        // stands, and this request's proposals decide nothing.
+        const meanwhile = answered?.();
+        if (meanwhile !== undefined) return meanwhile;
         // One long-lived method (its aggregator keeps state across tasks, as in a `repute run`
         // session); its reputation is brought to the log's latest state inside the transaction.
         logged?.sync();
@@ -456,7 +483,7 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
             answers,
           } satisfies ServedDecisionRecord,
         });
-        return {
+        const teamAnswer = {
           schemaVersion: 1 as const,
           team: name,
           method,
@@ -491,9 +518,15 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
             inputTokens: usage.reduce((sum, entry) => sum + entry.inputTokens, 0),
             outputTokens: usage.reduce((sum, entry) => sum + entry.outputTokens, 0),
           },
-          decided: decision,
         };
+        if (idempotencyKey !== undefined)
+          store.putCachedResponse({
+            key: idempotencyStoreKey(name, idempotencyKey),
+            value: { schemaVersion: 1, fingerprint, answer: teamAnswer } satisfies IdempotentAnswerRecord,
+          });
+        return { ...teamAnswer, decided: decision };
       });
+      if ('replayed' in served) return served;
       logged?.written();
       const { decided, ...answer } = served;
       if (gatheredRound.skipped.some((skip) => skip.reason !== 'circuit-open')) {
@@ -626,7 +659,20 @@ export function serveInstanceId(now: number = Date.now()): string {
 }
 
 /** SHA-256 of what makes two requests the same task for reputation: kind, conversation, sampling settings, reply format. */
-function requestFingerprint(task: Task): string {
+/** What the team keeps of an answer given under an idempotency key. */
+interface IdempotentAnswerRecord {
+  readonly schemaVersion: 1;
+  /** {@link requestFingerprint} of the request that was answered. */
+  readonly fingerprint: string;
+  readonly answer: TeamAnswer;
+}
+
+/** The store key of a team's answer to the client's idempotency key. */
+function idempotencyStoreKey(team: string, key: string): string {
+  return `repute-idempotency:v1:${JSON.stringify([team, key])}`;
+}
+
+function requestFingerprint(task: Omit<Task, 'id'>): string {
   const canonical = JSON.stringify({
     kind: task.kind,
     conversation: task.conversation ?? task.prompt,

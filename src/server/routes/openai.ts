@@ -11,20 +11,31 @@ import { withoutVariableNames } from '../_public-message.js';
 import type { ServerContext } from '../context.js';
 import { parseInput } from '../_validate.js';
 import type { ReplyFormat, SamplingSettings } from '../../core/chat-request.js';
-import { chatCompletionRequest, chatRequestFields, deadlineHeader, feedbackRequest, kindHeader } from '../schemas.js';
+import {
+  chatCompletionRequest,
+  chatRequestFields,
+  deadlineHeader,
+  feedbackRequest,
+  idempotencyKeyHeader,
+  kindHeader,
+} from '../schemas.js';
 import type { TeamAnswer, TeamProgress } from '../team-service.js';
 import { z } from 'zod';
 
 /** Response header with the OpenTelemetry trace id of a served decision (when spans are exported). */
 export const traceIdHeader = 'x-repute-trace-id';
 
+/** Response header set on an answer given earlier under the request's `Idempotency-Key`. */
+export const replayedHeader = 'idempotent-replayed';
+
 const headers = z.object({
   'x-repute-kind': kindHeader.optional(),
   'x-repute-deadline-ms': deadlineHeader.optional(),
+  'idempotency-key': idempotencyKeyHeader.optional(),
 });
 
-function reputeField(answer: TeamAnswer) {
-  const { content: _content, usage: _usage, ...repute } = answer;
+function reputeField(answer: TeamAnswer & { readonly replayed?: true }) {
+  const { content: _content, usage: _usage, replayed: _replayed, ...repute } = answer;
   return {
     ...repute,
     degraded: repute.degraded.map((entry) => ({ ...entry, message: withoutVariableNames(entry.message) })),
@@ -179,9 +190,17 @@ export function openAIRoutes(context: ServerContext): Hono {
     }
     refuseUnsupportedFields(raw);
     const body = parseInput(chatCompletionRequest, raw, 'body');
-    const { 'x-repute-kind': kind, 'x-repute-deadline-ms': deadlineMs } = parseInput(
+    const {
+      'x-repute-kind': kind,
+      'x-repute-deadline-ms': deadlineMs,
+      'idempotency-key': idempotencyKey,
+    } = parseInput(
       headers,
-      { 'x-repute-kind': c.req.header('x-repute-kind'), 'x-repute-deadline-ms': c.req.header('x-repute-deadline-ms') },
+      {
+        'x-repute-kind': c.req.header('x-repute-kind'),
+        'x-repute-deadline-ms': c.req.header('x-repute-deadline-ms'),
+        'idempotency-key': c.req.header('idempotency-key'),
+      },
       'header',
     );
     const team = context.team;
@@ -207,6 +226,7 @@ export function openAIRoutes(context: ServerContext): Hono {
       ...requestSettings(body),
       ...(kind === undefined ? {} : { kind: kind as AnswerKind }),
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       ...(body.stream === true
         ? {
             onProgress: (event: TeamProgress) => {
@@ -237,6 +257,8 @@ export function openAIRoutes(context: ServerContext): Hono {
       const taskId = (await answered) ?? (await answering).taskId;
       const id = `chatcmpl-${taskId}`;
       c.header(taskIdHeader, taskId);
+      if (progress.length === 0 && (await answering.catch(() => undefined))?.replayed === true)
+        c.header(replayedHeader, 'true');
       c.header('content-type', 'text/event-stream');
       c.header('cache-control', 'no-cache');
       return stream(c, async (output) => {
@@ -264,7 +286,7 @@ export function openAIRoutes(context: ServerContext): Hono {
             if (settled || sent < progress.length) resolve();
           });
         }
-        let answer: TeamAnswer;
+        let answer: TeamAnswer & { readonly replayed?: true };
         try {
           answer = await decided;
         } catch (error) {
@@ -282,7 +304,7 @@ export function openAIRoutes(context: ServerContext): Hono {
           await output.write('data: [DONE]\n\n');
           return;
         }
-        const trace = exported(answer);
+        const trace = answer.replayed === true ? undefined : exported(answer);
         await send({ ...base, choices: [{ index: 0, delta: { content: answer.content }, finish_reason: null }] });
         await send({
           ...base,
@@ -296,7 +318,9 @@ export function openAIRoutes(context: ServerContext): Hono {
     const answer = await answering;
     const id = `chatcmpl-${answer.taskId}`;
     c.header(taskIdHeader, answer.taskId);
-    const trace = exported(answer);
+    if (answer.replayed === true) c.header(replayedHeader, 'true');
+    // A replayed answer was exported when it was first given.
+    const trace = answer.replayed === true ? undefined : exported(answer);
     if (trace !== undefined) {
       c.header('traceparent', `00-${trace.traceId}-${trace.spanId}-01`);
       c.header(traceIdHeader, trace.traceId);

@@ -206,6 +206,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
                     "this request's deadline in ms (1-600000): decide with the answers in by then; later answers still count for reputation",
                   schema: { type: 'string', pattern: '^[0-9]{1,9}$' },
                 },
+                {
+                  name: 'Idempotency-Key',
+                  in: 'header',
+                  required: false,
+                  description:
+                    'the client key of this request: a retry with the same key, on any server of the team, gets the first answer back (response header Idempotent-Replayed: true) and makes no new decision; the same key with a different request is refused (400)',
+                  schema: jsonSchema(schemas.idempotencyKeyHeader, 'input'),
+                },
               ]
             : []),
         ],
