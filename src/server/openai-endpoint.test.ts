@@ -7,6 +7,7 @@ import { createLiveTeam } from '../cli/commands/_live-team.js';
 import { readTeamFile } from '../cli/commands/_team-file.js';
 import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
+import { newPostgresStoreUrl, postgresAvailable } from '../store/_test-postgres.js';
 import {
   startOpenAICompatibleServer,
   type OpenAICompatibleServer,
@@ -266,37 +267,45 @@ describe('Idempotency-Key on /v1/chat/completions', () => {
     expect(store.taskResults('serve')).toHaveLength(1);
   });
 
-  it('decides once when the same key reaches two servers of one team at once', async () => {
-    const provider = await startOpenAICompatibleServer({ script: (request: RecordedRequest) => sumReply(request) });
-    closers.push(() => provider.close());
-    const dir = temporaryDirectory('repute-v1-idempotency-');
-    const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1 }));
-    const store = openStore({ path: join(dir, 'repute.db') });
-    closers.push(() => store.close());
-    let counter = 0;
-    const [first, second] = [1, 2].map((replica) =>
-      createTeamService({
-        name: file.name,
-        agents: createLiveTeam(file, store, 'unused'),
-        store,
-        kind: 'number',
-        generateId: () => `chat-${replica}-${++counter}`,
-      }),
-    ) as [TeamService, TeamService];
-    const messages = [{ role: 'user', content: 'What is 20 + 22?' }];
-    const [one, two] = await Promise.all([
-      first.answer({ messages, idempotencyKey: 'same' }),
-      second.answer({ messages, idempotencyKey: 'same' }),
-    ]);
-    // Both gathered (neither had decided yet); the first transaction decided, the second replayed it.
-    expect(two.taskId).toBe(one.taskId);
-    expect(two.decision).toEqual(one.decision);
-    expect([one.replayed, two.replayed].filter((flag) => flag === true)).toHaveLength(1);
-    const decided = [...store.taskResults(first.runId), ...store.taskResults(second.runId)];
-    expect(decided.map((record) => record.taskId)).toEqual([one.taskId]);
-    // A later retry on either server gets the same answer.
-    expect((await second.answer({ messages, idempotencyKey: 'same' })).taskId).toBe(one.taskId);
-  });
+  // PostgreSQL where a server is up (CI requires one: REPUTE_REQUIRE_POSTGRES=1 fails without it).
+  const stores = [
+    { name: 'SQLite', path: (dir: string) => join(dir, 'repute.db') },
+    ...(postgresAvailable() ? [{ name: 'PostgreSQL', path: () => newPostgresStoreUrl() }] : []),
+  ];
+  it.each(stores)(
+    'decides once when the same key reaches two servers of one team at once ($name)',
+    async ({ path }) => {
+      const provider = await startOpenAICompatibleServer({ script: (request: RecordedRequest) => sumReply(request) });
+      closers.push(() => provider.close());
+      const dir = temporaryDirectory('repute-v1-idempotency-');
+      const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1 }));
+      const store = openStore({ path: path(dir) });
+      closers.push(() => store.close());
+      let counter = 0;
+      const [first, second] = [1, 2].map((replica) =>
+        createTeamService({
+          name: file.name,
+          agents: createLiveTeam(file, store, 'unused'),
+          store,
+          kind: 'number',
+          generateId: () => `chat-${replica}-${++counter}`,
+        }),
+      ) as [TeamService, TeamService];
+      const messages = [{ role: 'user', content: 'What is 20 + 22?' }];
+      const [one, two] = await Promise.all([
+        first.answer({ messages, idempotencyKey: 'same' }),
+        second.answer({ messages, idempotencyKey: 'same' }),
+      ]);
+      // Both gathered (neither had decided yet); the first transaction decided, the second replayed it.
+      expect(two.taskId).toBe(one.taskId);
+      expect(two.decision).toEqual(one.decision);
+      expect([one.replayed, two.replayed].filter((flag) => flag === true)).toHaveLength(1);
+      const decided = [...store.taskResults(first.runId), ...store.taskResults(second.runId)];
+      expect(decided.map((record) => record.taskId)).toEqual([one.taskId]);
+      // A later retry on either server gets the same answer.
+      expect((await second.answer({ messages, idempotencyKey: 'same' })).taskId).toBe(one.taskId);
+    },
+  );
 });
 
 describe('/v1 with our MiniRep variants as the team method', () => {
