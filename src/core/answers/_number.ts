@@ -4,18 +4,29 @@
 export const KEY_SIGNIFICANT_DIGITS = 10;
 
 /**
- * Canonical key of a finite number: rounded to 10 significant digits, shortest JavaScript form,
- * `-0` written as `0`. `formatNumberKey(Number(key)) === key`, so keys are idempotent.
+ * Canonical key of a finite number: an integer exactly representable as a double (a safe integer)
+ * as it is, any other value rounded to 10 significant digits; shortest JavaScript form, `-0` written
+ * as `0`. `formatNumberKey(Number(key)) === key`, so keys are idempotent.
+ *
+ * @example
+ * formatNumberKey(12345678901); // '12345678901' (not merged with 12345678902)
+ * formatNumberKey(1 / 3); // '0.3333333333'
  */
 export function formatNumberKey(value: number): string {
+  if (Number.isSafeInteger(value)) return Object.is(value, -0) ? '0' : String(value);
   const rounded = Number(value.toPrecision(KEY_SIGNIFICANT_DIGITS));
   return Object.is(rounded, -0) ? '0' : String(rounded);
 }
 
-/** |a − b| ≤ max(absolute, relative·max(|a|, |b|)): symmetric, reflexive on finite numbers. */
+/**
+ * |a − b| ≤ max(absolute, relative·max(|a|, |b|)): symmetric, reflexive on finite numbers. Two safe
+ * integers are close only when equal: a relative tolerance would make 1,000,007 and 1,000,008 the
+ * same answer.
+ */
 export function numbersClose(a: number, b: number, relative: number, absolute: number): boolean {
   if (a === b) return true;
   if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return false;
   return Math.abs(a - b) <= Math.max(absolute, relative * Math.max(Math.abs(a), Math.abs(b)));
 }
 

@@ -521,12 +521,13 @@ describe('math answer kind: equivalence table', () => {
   });
 
   it('keys plain integers as the general path does (second method: the same text with spaces around)', () => {
-    // By hand: -0 is 0; leading zeros drop; 123456789012345 keeps 10 significant digits, and the
-    // 11th digit (1) rounds down: 1234567890|12345 -> 123456789000000.
+    // By hand: -0 is 0; leading zeros drop; 123456789012345 < 2^53 is a safe integer, kept whole
+    // (10 significant digits would merge it with 123456789012346).
     const kind = createMathAnswerKind();
     expect(kind.canonicalKey('-0')).toBe('0');
     expect(kind.canonicalKey('007')).toBe('7');
-    expect(kind.canonicalKey('123456789012345')).toBe('123456789000000');
+    expect(kind.canonicalKey('123456789012345')).toBe('123456789012345');
+    expect(kind.equivalent('123456789012345', '123456789012346')).toBe(false);
     // ' n ' is not a plain integer, so it takes normalization and the decimal branch.
     fc.assert(
       fc.property(fc.bigInt({ min: -(10n ** 15n) + 1n, max: 10n ** 15n - 1n }), (value) => {

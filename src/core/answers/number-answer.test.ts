@@ -26,14 +26,19 @@ describe('number answer kind', () => {
     ['1,234', '1.234', 'a thousands comma is not a decimal point'],
     ['five', '5', 'words are not parsed'],
     ['-3', '3', 'sign'],
+    ['1,000,007', '1000008', 'different integers, though 1/1000008 < 1e-6 relative'],
+    ['12345678901', '12345678902', 'different integers with the same 10 significant digits'],
   ])('%s ≢ %s (%s)', (a, b) => {
     expect(numberAnswerKind.equivalent(a, b)).toBe(false);
     expect(numberAnswerKind.equivalent(b, a)).toBe(false);
   });
 
-  it('keys values by 10 significant digits', () => {
-    // 1/3 = 0.33333333333… → 0.3333333333; 1234.50 → 1234.5
+  it('keys values by 10 significant digits, and safe integers whole', () => {
+    // 1/3 = 0.33333333333… → 0.3333333333; 1234.50 → 1234.5; 12345678901 < 2^53 stays whole,
+    // 2^53 + 2 = 9007199254740994 is not a safe integer: 10 significant digits, 9007199255000000.
     expect(numberAnswerKind.canonicalKey('1/3')).toBe('0.3333333333');
+    expect(numberAnswerKind.canonicalKey('12,345,678,901')).toBe('12345678901');
+    expect(numberAnswerKind.canonicalKey('9007199254740994')).toBe('9007199255000000');
     expect(numberAnswerKind.canonicalKey('$1,234.50')).toBe('1234.5');
     expect(numberAnswerKind.canonicalKey('no number here')).toBeNull();
   });

@@ -100,7 +100,7 @@ export function createNumberAnswerKind(options?: NumberAnswerOptions): AnswerKin
       const left = parseNumberAnswer(a);
       const right = parseNumberAnswer(b);
       if (left === null || right === null) return false;
-      // Keys round to 10 significant digits, far inside the tolerance, so equal keys imply this.
+      // Equal keys are the same integer, or values within 10 significant digits (far inside the tolerance).
       return (
         formatNumberKey(left) === formatNumberKey(right) ||
         numbersClose(left, right, resolved.relativeTolerance, resolved.absoluteTolerance)
