@@ -67,7 +67,9 @@ import {
   type VerifierReliabilityOptions,
   type VerifierReliabilitySnapshot,
   cappedSupport,
+  gatedAnswer,
   verdictsByAnswer,
+  verifierGateOpen,
 } from './minirep-verifier-bayes.js';
 
 /** Options of {@link createMiniRepAggregator}. */
@@ -108,6 +110,13 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
   verifierEvidence?: 'factor' | 'likelihood';
   /** Options of MiniRep-VB's verifier reliability (`verifierEvidence: 'likelihood'`). @default {} */
   verifierReliability?: VerifierReliabilityOptions;
+  /**
+   * MiniRep-VG's gate (ours; only with `verifierEvidence: 'likelihood'`): when the verifier is
+   * decisive, Δ = LLR(accept) − LLR(reject) ≥ margin · C ({@link verifierGateOpen}), the answer is the
+   * best-scoring one among those the verifier accepts (every answer it judged, pooled or not), and
+   * over all answers only when it accepts none. `false`: MiniRep-VB's argmax. @default false
+   */
+  verifierGate?: false | { readonly margin?: number };
   /** Extra weight ε in [0, 1] of each clone beyond the strongest one backing the same answer. @default 0.1 */
   epsilon?: number;
   /** Clone groups the pool covers at least, when the candidates span that many. @default 3 */
@@ -594,8 +603,16 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
           history: createPosteriorHistory({ epsilon: settings.epsilon, ...options.posteriorHistory }),
           reliability: createVerifierReliability(options.verifierReliability ?? {}),
           tasks: new Map(),
+          gateMargin: resolveGateMargin(options.verifierGate),
         }
       : undefined;
+  if (verifierBayes === undefined && options.verifierGate !== undefined && options.verifierGate !== false)
+    throw new InvalidArgumentError({
+      parameter: 'options.verifierGate',
+      value: options.verifierGate,
+      message:
+        "options.verifierGate needs options.verifierEvidence 'likelihood' (MiniRep-VG is MiniRep-VB with a gate)",
+    });
   const state: MiniRepState = {
     shrinkage,
     settings,
@@ -980,6 +997,18 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
       if (verdict !== undefined) sums.set(key, value + bayes.reliability.logLikelihoodRatio(verdict));
     }
     answer = argmaxAnswer(sums);
+    // MiniRep-VG (ours): a decisive verifier (Δ ≥ margin · C) decides among the answers it accepts.
+    const { reliability } = bayes;
+    if (
+      bayes.gateMargin !== undefined &&
+      verifierGateOpen({
+        acceptRatio: reliability.logLikelihoodRatio(1),
+        rejectRatio: reliability.logLikelihoodRatio(0),
+        cap: reliability.consensusCap(),
+        margin: bayes.gateMargin,
+      })
+    )
+      answer = gatedAnswer(sums, verdicts, (verdict) => reliability.logLikelihoodRatio(verdict)) ?? answer;
     bayes.tasks.delete(analysis.taskId);
     bayes.tasks.set(analysis.taskId, { entries: posteriorEntries, support: agentSupport, verdicts, top });
     if (bayes.tasks.size > settings.recentTasks) bayes.tasks.delete(bayes.tasks.keys().next().value as string);
@@ -1060,6 +1089,23 @@ interface VerifierBayesState {
   readonly history: PosteriorHistory;
   readonly reliability: VerifierReliability;
   readonly tasks: Map<string, VerifierBayesTask>;
+  /** MiniRep-VG's gate margin (`options.verifierGate`), else undefined. */
+  readonly gateMargin: number | undefined;
+}
+
+/** The margin of `options.verifierGate` (undefined when off), checked. */
+function resolveGateMargin(gate: MiniRepAggregatorOptions['verifierGate']): number | undefined {
+  if (gate === undefined || gate === false) return undefined;
+  if (gate === null || typeof gate !== 'object')
+    throw new InvalidArgumentError({
+      parameter: 'options.verifierGate',
+      value: gate,
+      message: 'options.verifierGate must be false or { margin }, e.g. { margin: 2 }',
+    });
+  assertKnownOptions('options.verifierGate', gate, ['margin'], 'createMiniRepAggregator');
+  const margin = gate.margin ?? 2;
+  assertInRange('options.verifierGate.margin', margin, 0, 100, { hint: 'pass e.g. { margin: 2 }' });
+  return margin;
 }
 
 /** One decided task of MiniRep-VB: the proposals (for the agents' leave-one-out posteriors), the agents' support and the verdicts per answer. */
@@ -1241,5 +1287,6 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'shrinkage',
   'verifierEvidence',
   'verifierReliability',
+  'verifierGate',
   ...knownAnalyzerOptions,
 ]);

@@ -40,3 +40,42 @@ export const miniRepVariantOptions: Readonly<
 export const miniRepVbOptions: Readonly<Omit<MiniRepAggregatorOptions, 'model' | 'k'>> = {
   verifierEvidence: 'likelihood',
 };
+
+/** A verifier's declared sensitivity and specificity, measured by the user on labelled calibration tasks. */
+export interface DeclaredVerifierCalibration {
+  /** P(accept | right) in (0, 1). */
+  readonly sensitivity: number;
+  /** P(reject | wrong) in (0, 1). */
+  readonly specificity: number;
+}
+
+/** Pseudo-counts a declared calibration weighs as the Beta prior of MiniRep-VG's verifier rates (near-fixed rates). */
+export const declaredCalibrationWeight = 1000;
+
+/**
+ * MiniRep-VG (ours, not the paper's design; `minirep-vg` in the replay): MiniRep-VB with a gate. When
+ * the verifier is decisive (its verdict gap Δ = LLR(accept) − LLR(reject) at least twice the team's
+ * consensus cap C) the answer is the best-scoring one the verifier accepts; otherwise, and when it
+ * accepts none, MiniRep-VB's answer. With a declared calibration (sensitivity and specificity the
+ * user measured on labelled tasks) the verifier's rates have that Beta prior with
+ * {@link declaredCalibrationWeight} pseudo-counts, so they stay near the declared values; without
+ * one they are learnt as MiniRep-VB learns them. Without verdicts it is `minirep` unchanged.
+ */
+export function miniRepVgOptions(
+  calibration?: DeclaredVerifierCalibration,
+): Readonly<Omit<MiniRepAggregatorOptions, 'model' | 'k'>> {
+  const gate = { verifierEvidence: 'likelihood', verifierGate: { margin: 2 } } as const;
+  if (calibration === undefined) return gate;
+  const { sensitivity, specificity } = calibration;
+  const n = declaredCalibrationWeight;
+  return {
+    ...gate,
+    // Beta(n·sens, n·(1 − sens)) and Beta(n·spec, n·(1 − spec)): the declared rates as the prior means.
+    verifierReliability: {
+      priorTruePositive: n * sensitivity,
+      priorFalseNegative: n * (1 - sensitivity),
+      priorTrueNegative: n * specificity,
+      priorFalsePositive: n * (1 - specificity),
+    },
+  };
+}

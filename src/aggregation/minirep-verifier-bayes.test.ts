@@ -6,13 +6,15 @@ import type { Proposal } from '../core/proposal.js';
 import type { Task } from '../core/task.js';
 import { createMiniRepModel } from '../reputation/minirep.js';
 import { createMiniRepAggregator } from './minirep-aggregator.js';
-import { miniRepVbOptions } from './minirep-variants.js';
+import { miniRepVbOptions, miniRepVgOptions } from './minirep-variants.js';
 import {
   answerPosterior,
   argmaxAnswer,
   cappedSupport,
   createVerifierReliability,
+  gatedAnswer,
   verdictsByAnswer,
+  verifierGateOpen,
   verifierLogLikelihoodRatio,
 } from './minirep-verifier-bayes.js';
 
@@ -333,6 +335,162 @@ describe('MiniRep-VB (verifierEvidence: likelihood)', () => {
             expect(right).toEqual(left);
             plainModel.observe(paper.feedback(left));
             vbModel.observe(vb.feedback(right));
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('MiniRep-VG (verifierGate)', () => {
+  it('opens the gate when Δ = LLR(accept) − LLR(reject) ≥ margin · C (hand-computed)', () => {
+    // C = ln(0.8/(0.2·0.15)) = ln 26.666667 = 3.283414; 2C = 6.566828.
+    const cap = Math.log(0.8 / (0.2 * 0.15));
+    expect(cap).toBeCloseTo(3.283414, 6);
+    // A declared 0.99/0.95 judge: Δ = ln(0.99/0.05) − ln(0.01/0.95) = 2.985682 + 4.553877 = 7.539559 ≥ 6.566828.
+    const strong = { acceptRatio: Math.log(0.99 / 0.05), rejectRatio: Math.log(0.01 / 0.95) };
+    expect(strong.acceptRatio - strong.rejectRatio).toBeCloseTo(7.539559, 6);
+    expect(verifierGateOpen({ ...strong, cap, margin: 2 })).toBe(true);
+    // A declared 0.94/0.57 judge: Δ = ln(0.94/0.43) − ln(0.06/0.57) = 0.782095 + 2.251292 = 3.033386 < 6.566828.
+    const mid = { acceptRatio: Math.log(0.94 / 0.43), rejectRatio: Math.log(0.06 / 0.57) };
+    expect(mid.acceptRatio - mid.rejectRatio).toBeCloseTo(3.033386, 6);
+    expect(verifierGateOpen({ ...mid, cap, margin: 2 })).toBe(false);
+    // …but it is open at margin 0.9 (3.033386 ≥ 2.955073).
+    expect(verifierGateOpen({ ...mid, cap, margin: 0.9 })).toBe(true);
+  });
+
+  it('picks the best-scoring accepted answer, an unbacked one scoring its LLR alone, and null when none is accepted', () => {
+    const llr = (verdict: number) => (verdict >= 0.5 ? 2 : -3);
+    // Accepted: '2' (score 1) and '3' (no pooled support: LLR 2); '1' (score 5) is rejected.
+    expect(
+      gatedAnswer(
+        new Map([
+          ['1', 5],
+          ['2', 1],
+        ]),
+        new Map([
+          ['1', 0],
+          ['2', 1],
+          ['3', 1],
+        ]),
+        llr,
+      ),
+    ).toBe('3');
+    // '2' at 2.5 beats the unbacked '3' at 2.
+    expect(
+      gatedAnswer(
+        new Map([
+          ['1', 5],
+          ['2', 2.5],
+        ]),
+        new Map([
+          ['1', 0],
+          ['2', 1],
+          ['3', 1],
+        ]),
+        llr,
+      ),
+    ).toBe('2');
+    // Ties to the key that sorts first.
+    expect(
+      gatedAnswer(
+        new Map([['2', 2]]),
+        new Map([
+          ['2', 1],
+          ['10', 1],
+        ]),
+        llr,
+      ),
+    ).toBe('10');
+    expect(
+      gatedAnswer(
+        new Map([['1', 5]]),
+        new Map([
+          ['1', 0],
+          ['2', 0.4],
+        ]),
+        llr,
+      ),
+    ).toBeNull();
+  });
+
+  const seven: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id) => ({ id, model: id.toUpperCase() }));
+  const votes = seven.map((agent) => propose('t1', agent.id, agent.id === 'g' ? '2' : '1'));
+  const judged = { a: 0, b: 0, c: 0, d: 0, e: 0, f: 0, g: 1 };
+  const fresh = (options: object) =>
+    createMiniRepAggregator({ model: createMiniRepModel({ agents: seven.map((agent) => agent.id) }), ...options });
+
+  it('lets a decisive declared judge overrule a six-group consensus that MiniRep-VB keeps (hand-computed)', () => {
+    const declared = { sensitivity: 0.99, specificity: 0.95 };
+    // Before any task: sens = 990/1000, spec = 950/1000, LLR(accept) = 2.985682, LLR(reject) = −4.553877;
+    // r = 8/10, C = 3.283414; Δ = 7.539559 ≥ 2C = 6.566828: the gate is open.
+    // MiniRep-VB with the same rates: each vote weighs in [1.686329, 1.897120] (above), so
+    // score(1) ≥ 6·1.686329 − 4.553877 = 5.564097 > score(2) ≤ 1.897120 + 2.985682 = 4.882802: '1'.
+    const vb = fresh({ ...miniRepVbOptions, verifierReliability: miniRepVgOptions(declared).verifierReliability });
+    expect(vb.aggregate({ task: task('t1'), proposals: votes, agents: seven, verdicts: judged }).answer).toBe('1');
+    // MiniRep-VG: the only accepted answer, '2'.
+    const vg = fresh(miniRepVgOptions(declared));
+    expect(vg.aggregate({ task: task('t1'), proposals: votes, agents: seven, verdicts: judged }).answer).toBe('2');
+    // A mid-quality declared judge (0.94/0.57, Δ = 3.033386 < 6.566828): the gate stays shut, MiniRep-VB's '1'.
+    const mid = fresh(miniRepVgOptions({ sensitivity: 0.94, specificity: 0.57 }));
+    expect(mid.aggregate({ task: task('t1'), proposals: votes, agents: seven, verdicts: judged }).answer).toBe('1');
+    // Without a declared calibration (learnt rates, priors 16:2: Δ = 2·ln 8 = 4.158883 < 6.566828): shut too.
+    const learnt = fresh(miniRepVgOptions());
+    expect(learnt.aggregate({ task: task('t1'), proposals: votes, agents: seven, verdicts: judged }).answer).toBe('1');
+  });
+
+  it('falls back to MiniRep-VB’s answer when the open gate finds no accepted answer', () => {
+    const vg = fresh(miniRepVgOptions({ sensitivity: 0.99, specificity: 0.95 }));
+    const vb = fresh({
+      ...miniRepVbOptions,
+      verifierReliability: miniRepVgOptions({ sensitivity: 0.99, specificity: 0.95 }).verifierReliability,
+    });
+    const none = { a: 0, b: 0, c: 0, d: 0, e: 0, f: 0, g: 0 };
+    const left = vg.aggregate({ task: task('t1'), proposals: votes, agents: seven, verdicts: none });
+    expect(left.answer).toBe('1');
+    expect(left).toEqual(vb.aggregate({ task: task('t1'), proposals: votes, agents: seven, verdicts: none }));
+  });
+
+  it('rejects a gate without the likelihood evidence and a bad margin', () => {
+    expect(() => fresh({ verifierGate: { margin: 2 } })).toThrow(/verifierEvidence 'likelihood'/);
+    expect(() => fresh({ ...miniRepVbOptions, verifierGate: { margin: -1 } })).toThrow(InvalidArgumentError);
+    expect(() => fresh({ ...miniRepVbOptions, verifierGate: { margn: 2 } })).toThrow(/margn/);
+  });
+
+  it('decides exactly as minirep and minirep-vb on tasks without verdicts, declared calibration or not', () => {
+    const team: AgentIdentity[] = ['a', 'b', 'c', 'd', 'e'].map((id, index) => ({ id, model: `m${index % 3}` }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom('1', '2', '3', null), { minLength: 5, maxLength: 5 }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.boolean(),
+        (answers, declare) => {
+          const ids = team.map((agent) => agent.id);
+          const models = [
+            createMiniRepModel({ agents: ids }),
+            createMiniRepModel({ agents: ids }),
+            createMiniRepModel({ agents: ids }),
+          ];
+          const aggregators = [
+            createMiniRepAggregator({ model: models[0] as never }),
+            createMiniRepAggregator({ model: models[1] as never, ...miniRepVbOptions }),
+            createMiniRepAggregator({
+              model: models[2] as never,
+              ...miniRepVgOptions(declare ? { sensitivity: 0.99, specificity: 0.95 } : undefined),
+            }),
+          ];
+          answers.forEach((row, index) => {
+            const id = `t${index}`;
+            const taskProposals = row.map((answer, at) => propose(id, team[at]?.id as string, answer));
+            const decisions = aggregators.map((aggregator) =>
+              aggregator.aggregate({ task: task(id), proposals: taskProposals, agents: team }),
+            );
+            expect(decisions[2]).toEqual(decisions[0]);
+            expect(decisions[1]).toEqual(decisions[0]);
+            decisions.forEach((decision, at) => models[at]?.observe(aggregators[at]?.feedback(decision) ?? []));
           });
         },
       ),

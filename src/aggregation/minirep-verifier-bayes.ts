@@ -337,6 +337,53 @@ export function cappedSupport(support: number, cap: number): number {
   return Math.min(support, cap) - Math.log1p(Math.exp(-Math.abs(support - cap)));
 }
 
+/**
+ * MiniRep-VG's gate (ours): whether the verifier is decisive, that is whether its verdict gap
+ * Δ = LLR(accept) − LLR(reject) is at least `margin` times the consensus cap C = ln(r/((1 − r)·q)),
+ * the evidence of one annotator as precise as the team has proven. Under the shared-error floor
+ * every answer's support lies in (0, C), so Δ ≥ C is the gap at which no consensus can outvote an
+ * acceptance; the margin (2, chosen on the tuning split) asks for twice that. Pure.
+ *
+ * @example
+ * verifierGateOpen({ acceptRatio: Math.log(0.99 / 0.05), rejectRatio: Math.log(0.01 / 0.95), cap: Math.log(0.8 / (0.2 * 0.15)), margin: 2 });
+ * // Δ = 2.9857 + 4.5539 = 7.5396 ≥ 2 · 3.2834 = 6.5668 → true
+ */
+export function verifierGateOpen({
+  acceptRatio,
+  rejectRatio,
+  cap,
+  margin,
+}: {
+  acceptRatio: number;
+  rejectRatio: number;
+  cap: number;
+  margin: number;
+}): boolean {
+  // Δ = LLR(1) − LLR(0) ≥ margin · C
+  return acceptRatio - rejectRatio >= margin * cap;
+}
+
+/**
+ * MiniRep-VG's decision when the gate is open (ours): the answer among those the verifier accepts
+ * (verdict ≥ 0.5) with the highest score, an accepted answer no pooled agent backs scoring its
+ * verdict's LLR alone (support 0); `null` when the verifier accepts none (then the scores decide
+ * over every answer). Ties to the key that sorts first. Pure.
+ *
+ * @example
+ * gatedAnswer(new Map([['1', 5], ['2', 1]]), new Map([['1', 0], ['2', 1], ['3', 1]]), (v) => (v >= 0.5 ? 2 : -3));
+ * // accepted: '2' (score 1), '3' (no support: LLR 2) → '3'
+ */
+export function gatedAnswer(
+  scores: ReadonlyMap<string, number>,
+  verdicts: ReadonlyMap<string, number>,
+  logLikelihoodRatio: (verdict: number) => number,
+): string | null {
+  const accepted = new Map<string, number>();
+  for (const [answer, verdict] of verdicts)
+    if (verdict >= 0.5) accepted.set(answer, scores.get(answer) ?? logLikelihoodRatio(verdict));
+  return argmaxAnswer(accepted);
+}
+
 /** The keys of {@link VerifierReliabilityOptions} (`tsc` fails when the type gains an unlisted key). */
 export const knownVerifierReliabilityOptions = defineOptionKeys<VerifierReliabilityOptions>()([
   'decay',

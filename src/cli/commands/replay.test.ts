@@ -23,6 +23,26 @@ beforeAll(async () => {
 });
 
 describe('repute replay', () => {
+  it('runs minirep-vg with a declared verifier calibration named in --methods', () => {
+    const run = runCli(
+      fixture,
+      '--verifier',
+      'simulated',
+      '--methods',
+      'verifier-majority,minirep-vg@0.9:0.8',
+      '--tasks',
+      '10',
+      '--workers',
+      '1',
+      '--json',
+      '--out',
+      join(directory, 'declared'),
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as { methods: Record<string, unknown> };
+    expect(Object.keys(summary.methods)).toEqual(['verifier-majority', 'minirep-vg@0.9:0.8']);
+  });
+
   it('parses --seeds lists and ranges', () => {
     expect(parseSeedsFlag('1..4')).toEqual([1, 2, 3, 4]);
     expect(parseSeedsFlag('1..3,7, 9')).toEqual([1, 2, 3, 7, 9]);
@@ -199,6 +219,9 @@ describe('repute replay', () => {
     const badSeeds = runCli(fixture, '--seeds', '3..1');
     expect(badSeeds.status).toBe(2);
     expect(badSeeds.stderr).toMatch(/--seeds range "3..1" must run upwards/);
+    const badDeclared = runCli(fixture, '--verifier', 'simulated', '--methods', 'minirep-vg@1.2:0.9');
+    expect(badDeclared.status).toBe(2);
+    expect(badDeclared.stderr).toMatch(/minirep-vg@1\.2:0\.9: the declared sensitivity must be in \(0, 1\)/);
     const badSplit = runCli(fixture, '--split', 'test');
     expect(badSplit.status).toBe(2);
     expect(badSplit.stderr).toMatch(/--split must be one of heldout, tuning, all/);

@@ -179,7 +179,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds, minirep-rt, minirep-es, minirep-vb)`,
+      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds, minirep-rt, minirep-es, minirep-vb, minirep-vg, minirep-vg@SENS:SPEC with a declared verifier calibration)`,
       valueHint: 'LIST',
     },
     out: {
@@ -280,7 +280,18 @@ export default defineCommand({
         ...(verifierModel === undefined ? {} : { verifierModel }),
         ...(verifierSensitivity === undefined ? {} : { verifierSensitivity }),
         ...(verifierSpecificity === undefined ? {} : { verifierSpecificity }),
-        methods: parseListFlag('methods', args.methods, availableReplayMethodNames, replayMethodNames),
+        methods: parseListFlag(
+          'methods',
+          args.methods,
+          // minirep-vg@SENS:SPEC (a declared verifier calibration) is checked when the methods resolve.
+          [
+            ...availableReplayMethodNames,
+            ...String(args.methods ?? '')
+              .split(',')
+              .filter((item) => item.startsWith('minirep-vg@')),
+          ],
+          replayMethodNames,
+        ),
         ...(args.workers === undefined ? {} : { workers: parseIntegerFlag('workers', args.workers, 2, 1, 64) }),
         onProgress: (done, total) => progress.update('replay conditions', done, total),
         ...(kind === undefined ? {} : { kind }),

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Evidence } from '../../reputation/reputation-model.js';
-import { replayMethods } from './methods.js';
+import { replayMethods, replayMethodNames, resolveReplayMethods, verifierReplayMethodNames } from './methods.js';
 
 const team = ['a', 'b', 'c', 'd'].map((id, index) => ({ id, model: `m${index % 3}` }));
 const agent = fc.constantFrom('a', 'b', 'c', 'd');
@@ -55,6 +55,7 @@ describe('reads', () => {
       'minirep-lo': ['behaviour', 'outcome'],
       'minirep-ds': ['behaviour', 'outcome'],
       'minirep-vb': ['behaviour', 'outcome'],
+      'minirep-vg': ['behaviour', 'outcome'],
       // Not only an economy: the model takes an outcome's success over a behaviour record's quality, and
       // the replay's outcomes under consensus are agreement with the decision, which would override
       // MiniRep-RT's target (the rest of the team). So it is sent its behaviour records only, and the
@@ -117,5 +118,19 @@ describe('reads', () => {
         expect(without?.snapshot(), `${name} without ${kind}`).not.toEqual(all?.snapshot());
       }
     }
+  });
+});
+
+describe('minirep-vg with a declared verifier calibration', () => {
+  it('resolves minirep-vg@SENS:SPEC by name, runs only when named, and refuses rates outside (0, 1)', () => {
+    const [method] = resolveReplayMethods(['minirep-vg@0.994:0.948']);
+    expect(method?.name).toBe('minirep-vg@0.994:0.948');
+    expect(method?.description).toMatch(/declared 0.994\/0.948/);
+    expect(method?.create({ team, seed: 1 }).reads).toEqual(['outcome', 'behaviour']);
+    expect(replayMethodNames).not.toContain('minirep-vg');
+    expect(verifierReplayMethodNames).not.toContain('minirep-vg');
+    expect(() => resolveReplayMethods(['minirep-vg@1:0.9'])).toThrow(/sensitivity must be in \(0, 1\)/);
+    expect(() => resolveReplayMethods(['minirep-vg@0.9:0'])).toThrow(/specificity must be in \(0, 1\)/);
+    expect(() => resolveReplayMethods(['minirep-vg@0.9'])).toThrow(/unknown replay method/);
   });
 });

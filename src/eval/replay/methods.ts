@@ -1,7 +1,7 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
-import { miniRepVariantOptions, miniRepVbOptions } from '../../aggregation/minirep-variants.js';
+import { miniRepVariantOptions, miniRepVbOptions, miniRepVgOptions } from '../../aggregation/minirep-variants.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
@@ -149,7 +149,42 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-VB (ours, not the paper's design): as minirep, but with a verifier each answer's score is the clone-capped sum of log-odds vote weights ln(p/((1 − p)·q)) (leave-one-out posterior history with the verdicts in the evidence) times MiniRep's flags, risk and cooldown factors, plus the verdict's log-likelihood ratio from a sensitivity/specificity learnt online without labels (Dawid–Skene EM); no φ_v; without a verifier it is minirep`,
     miniRepVbOptions,
   ),
+  'minirep-vg': miniRepMethod(
+    'minirep-vg',
+    miniRepVgDescription('learnt online as minirep-vb learns them'),
+    miniRepVgOptions(),
+  ),
 };
+
+function miniRepVgDescription(rates: string): string {
+  return `MiniRep-VG (ours, not the paper's design): minirep-vb with a gate: when the verifier is decisive (LLR(accept) − LLR(reject) ≥ 2·C, C = ln(r/((1 − r)·q)) from the team's learnt precision r) the answer is the best-scoring one the verifier accepts (any agent's), else minirep-vb's; verifier rates ${rates}; without a verifier it is minirep`;
+}
+
+/**
+ * `minirep-vg@SENS:SPEC`: MiniRep-VG with a declared verifier calibration (sensitivity and
+ * specificity measured on labelled tasks, e.g. the tuning split, never the held-out one).
+ */
+function declaredMiniRepVg(name: string): ReplayMethod | undefined {
+  const match = /^minirep-vg@([0-9.]+):([0-9.]+)$/.exec(name);
+  if (match === null) return undefined;
+  const sensitivity = Number(match[1]);
+  const specificity = Number(match[2]);
+  for (const [label, value] of [
+    ['sensitivity', sensitivity],
+    ['specificity', specificity],
+  ] as const)
+    if (!(value > 0 && value < 1))
+      throw new InvalidArgumentError({
+        parameter: 'methods',
+        value: name,
+        message: `${name}: the declared ${label} must be in (0, 1); pass e.g. minirep-vg@0.99:0.95`,
+      });
+  return miniRepMethod(
+    name,
+    miniRepVgDescription(`declared ${sensitivity}/${specificity} (Beta prior of 1000 pseudo-counts)`),
+    miniRepVgOptions({ sensitivity, specificity }),
+  );
+}
 
 /** A MiniRep method: every agent proposes, the `minirep` model keeps state, the aggregator (with `options`) decides and builds the behaviour evidence. */
 export function miniRepMethod(
@@ -188,7 +223,15 @@ export function miniRepMethod(
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
 /** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
-const namedOnly = new Set(['minirep-veto', 'minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-vb']);
+const namedOnly = new Set([
+  'minirep-veto',
+  'minirep-lo',
+  'minirep-ds',
+  'minirep-rt',
+  'minirep-es',
+  'minirep-vb',
+  'minirep-vg',
+]);
 
 /** Methods that need a verifier's verdicts (refused in a run without one). */
 export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];
@@ -210,12 +253,12 @@ export const verifierReplayMethodNames: readonly string[] = availableReplayMetho
 /** Resolves method names; unknown names throw {@link InvalidArgumentError} listing the known ones. */
 export function resolveReplayMethods(names: readonly string[]): ReplayMethod[] {
   return names.map((name, index) => {
-    const method = Object.hasOwn(replayMethods, name) ? replayMethods[name] : undefined;
+    const method = Object.hasOwn(replayMethods, name) ? replayMethods[name] : declaredMiniRepVg(name);
     if (method === undefined) {
       throw new InvalidArgumentError({
         parameter: `methods[${index}]`,
         value: name,
-        message: `unknown replay method ${JSON.stringify(name)}; use any of ${availableReplayMethodNames.join(', ')}`,
+        message: `unknown replay method ${JSON.stringify(name)}; use any of ${availableReplayMethodNames.join(', ')} (or minirep-vg@SENS:SPEC with a declared verifier calibration)`,
       });
     }
     return method;
