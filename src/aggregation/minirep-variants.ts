@@ -43,9 +43,12 @@ export const miniRepVbOptions: Readonly<Omit<MiniRepAggregatorOptions, 'model' |
 
 /** A verifier's declared sensitivity and specificity, measured by the user on labelled calibration tasks. */
 export interface DeclaredVerifierCalibration {
-  /** P(accept | right) in (0, 1). */
+  /**
+   * P(accept | right) in (0, 1): MiniRep-VB's sensitivity (the replay and the simulated verifier call
+   * this rate specificity, P(judged right | right); `minirep-vg@SENS:SPEC` converts).
+   */
   readonly sensitivity: number;
-  /** P(reject | wrong) in (0, 1). */
+  /** P(reject | wrong) in (0, 1): MiniRep-VB's specificity (the replay's sensitivity, P(judged wrong | wrong)). */
   readonly specificity: number;
 }
 

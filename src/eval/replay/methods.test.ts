@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Evidence } from '../../reputation/reputation-model.js';
-import { replayMethods, replayMethodNames, resolveReplayMethods, verifierReplayMethodNames } from './methods.js';
+import {
+  declaredVerifierCalibration,
+  replayMethods,
+  replayMethodNames,
+  resolveReplayMethods,
+  verifierReplayMethodNames,
+} from './methods.js';
 
 const team = ['a', 'b', 'c', 'd'].map((id, index) => ({ id, model: `m${index % 3}` }));
 const agent = fc.constantFrom('a', 'b', 'c', 'd');
@@ -125,7 +131,11 @@ describe('minirep-vg with a declared verifier calibration', () => {
   it('resolves minirep-vg@SENS:SPEC by name, runs only when named, and refuses rates outside (0, 1)', () => {
     const [method] = resolveReplayMethods(['minirep-vg@0.994:0.948']);
     expect(method?.name).toBe('minirep-vg@0.994:0.948');
-    expect(method?.description).toMatch(/declared 0.994\/0.948/);
+    expect(method?.description).toMatch(/declared sensitivity 0.994 \/ specificity 0.948/);
+    // The replay's terms (P(judged wrong | wrong) 0.994, P(judged right | right) 0.948) become
+    // MiniRep-VB's P(accept | right) 0.948 and P(reject | wrong) 0.994.
+    expect(declaredVerifierCalibration('minirep-vg@0.994:0.948')).toEqual({ sensitivity: 0.948, specificity: 0.994 });
+    expect(declaredVerifierCalibration('minirep-vb')).toBeUndefined();
     expect(method?.create({ team, seed: 1 }).reads).toEqual(['outcome', 'behaviour']);
     expect(replayMethodNames).not.toContain('minirep-vg');
     expect(verifierReplayMethodNames).not.toContain('minirep-vg');

@@ -1,7 +1,12 @@
 import type { AgentId } from '../../core/agent-identity.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
-import { miniRepVariantOptions, miniRepVbOptions, miniRepVgOptions } from '../../aggregation/minirep-variants.js';
+import {
+  type DeclaredVerifierCalibration,
+  miniRepVariantOptions,
+  miniRepVbOptions,
+  miniRepVgOptions,
+} from '../../aggregation/minirep-variants.js';
 import { createPluralityAggregator, createWeightedPluralityAggregator } from '../../aggregation/plurality.js';
 import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createMiniRepModel } from '../../reputation/minirep.js';
@@ -161,28 +166,48 @@ function miniRepVgDescription(rates: string): string {
 }
 
 /**
- * `minirep-vg@SENS:SPEC`: MiniRep-VG with a declared verifier calibration (sensitivity and
- * specificity measured on labelled tasks, e.g. the tuning split, never the held-out one).
+ * The verifier calibration a `minirep-vg@SENS:SPEC` name declares, in MiniRep-VB's terms, or
+ * `undefined` for another name. SENS and SPEC are read as the replay reports and simulates a verifier
+ * (`--verifier-sensitivity`, the "measured sensitivity / specificity" line): SENS = P(judged wrong |
+ * wrong), SPEC = P(judged right | right); MiniRep-VB's rates are P(accept | right) = SPEC and
+ * P(reject | wrong) = SENS. Throws {@link InvalidArgumentError} for a rate outside (0, 1).
+ *
+ * @example
+ * declaredVerifierCalibration('minirep-vg@0.994:0.948'); // { sensitivity: 0.948, specificity: 0.994 }
  */
-function declaredMiniRepVg(name: string): ReplayMethod | undefined {
+export function declaredVerifierCalibration(name: string): DeclaredVerifierCalibration | undefined {
   const match = /^minirep-vg@([0-9.]+):([0-9.]+)$/.exec(name);
   if (match === null) return undefined;
-  const sensitivity = Number(match[1]);
-  const specificity = Number(match[2]);
+  const judgedWrongIfWrong = Number(match[1]);
+  const judgedRightIfRight = Number(match[2]);
   for (const [label, value] of [
-    ['sensitivity', sensitivity],
-    ['specificity', specificity],
+    ['sensitivity', judgedWrongIfWrong],
+    ['specificity', judgedRightIfRight],
   ] as const)
     if (!(value > 0 && value < 1))
       throw new InvalidArgumentError({
         parameter: 'methods',
         value: name,
-        message: `${name}: the declared ${label} must be in (0, 1); pass e.g. minirep-vg@0.99:0.95`,
+        message: `${name}: the declared ${label} must be in (0, 1); pass e.g. minirep-vg@0.99:0.95 (sensitivity = P(judged wrong | wrong), specificity = P(judged right | right), as the replay measures them)`,
       });
+  return { sensitivity: judgedRightIfRight, specificity: judgedWrongIfWrong };
+}
+
+/**
+ * `minirep-vg@SENS:SPEC`: MiniRep-VG with a declared verifier calibration (sensitivity and
+ * specificity measured on labelled tasks, e.g. the tuning split, never the held-out one; in the
+ * replay's terms, {@link declaredVerifierCalibration}).
+ */
+function declaredMiniRepVg(name: string): ReplayMethod | undefined {
+  const calibration = declaredVerifierCalibration(name);
+  if (calibration === undefined) return undefined;
+  const [sens, spec] = name.slice('minirep-vg@'.length).split(':');
   return miniRepMethod(
     name,
-    miniRepVgDescription(`declared ${sensitivity}/${specificity} (Beta prior of 1000 pseudo-counts)`),
-    miniRepVgOptions({ sensitivity, specificity }),
+    miniRepVgDescription(
+      `declared sensitivity ${sens} / specificity ${spec} (P(judged wrong | wrong) / P(judged right | right); Beta prior of 1000 pseudo-counts)`,
+    ),
+    miniRepVgOptions(calibration),
   );
 }
 
