@@ -1,6 +1,7 @@
 // Our MiniRep variants (not the paper's design): the option sets the replay, `repute run` and the
 // served team endpoint share, so that a variant means the same thing wherever it is named.
 import type { MiniRepAggregatorOptions } from './minirep-aggregator.js';
+import type { VerifierCalibration } from './verifier.js';
 
 /** Names of our MiniRep variants, in report order. */
 export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es'] as const;
@@ -50,6 +51,17 @@ export interface DeclaredVerifierCalibration {
   readonly sensitivity: number;
   /** P(reject | wrong) in (0, 1): MiniRep-VB's specificity (the replay's sensitivity, P(judged wrong | wrong)). */
   readonly specificity: number;
+}
+
+/**
+ * A verifier's rates as the replay, the simulated verifier and a team file state them (sensitivity =
+ * P(judged wrong | wrong), specificity = P(judged right | right)) in MiniRep-VB's terms.
+ *
+ * @example
+ * declaredCalibration({ sensitivity: 0.994, specificity: 0.948 }); // { sensitivity: 0.948, specificity: 0.994 }
+ */
+export function declaredCalibration(calibration: VerifierCalibration): DeclaredVerifierCalibration {
+  return { sensitivity: calibration.specificity, specificity: calibration.sensitivity };
 }
 
 /** Pseudo-counts a declared calibration weighs as the Beta prior of MiniRep-VG's verifier rates (near-fixed rates). */

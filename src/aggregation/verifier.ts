@@ -28,8 +28,22 @@ export interface VerifyRequest {
 export interface Verifier {
   /** Short name shown in reasons and reports, e.g. `simulated(0.85/0.8)`. */
   readonly name: string;
+  /**
+   * The verifier's measured error rates, when known (a team file's `verifier.calibration`, measured
+   * on labelled tasks): `minirep-vg` starts from them instead of learning them. Absent: unknown.
+   */
+  readonly calibration?: VerifierCalibration;
   /** Estimated probability in [0, 1] that the proposal is correct, or `undefined` for no opinion. */
   verify(request: VerifyRequest): number | undefined | PromiseLike<number | undefined>;
+}
+
+/**
+ * A verifier's error rates as the simulated verifier and the replay state them: sensitivity =
+ * P(judged wrong | wrong), specificity = P(judged right | right), each in (0, 1).
+ */
+export interface VerifierCalibration {
+  readonly sensitivity: number;
+  readonly specificity: number;
 }
 
 /** Verdicts of a verifier on one task's proposals: agent → estimated probability of being correct, in [0, 1]. */

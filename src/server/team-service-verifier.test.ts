@@ -68,4 +68,42 @@ describe('served team with a verifier', () => {
     expect(store.usageSummary({ by: 'agent', runId: 'serve' }).find((row) => row.key === 'judge')?.calls).toBe(5);
     store.close();
   }, 60_000);
+
+  it('serves minirep-vg with the calibration the team file declares: the judge overrules the colluding majority', async () => {
+    const prompt = 'What is 10 * 2 + 11?';
+    endpoint = await startToyTeamEndpoint({ tasks: [{ prompt, reference: '31' }] });
+    const dir = temporaryDirectory('repute-serve-judge-vg-');
+    const agents = ['honest-a', 'honest-b', 'colluder-1', 'colluder-2', 'colluder-3']
+      .map(
+        (id) =>
+          `  - id: ${id}\n    provider: openai-compatible\n    model: toy-${id}\n    baseURL: ${endpoint?.baseURL}`,
+      )
+      .join('\n');
+    writeFileSync(
+      join(dir, 'team.yaml'),
+      `name: served\ntasks: tasks.jsonl\nmaxRetries: 0\nverifier: { type: llm-judge, provider: openai-compatible, model: toy-honest-judge, baseURL: "${endpoint.baseURL}", calibration: { sensitivity: 0.95, specificity: 0.95 } }\nagents:\n${agents}\n`,
+    );
+    const file = readTeamFile(join(dir, 'team.yaml'));
+    const store = openStore({ path: join(dir, 'repute.db') });
+    const verifier = createTeamVerifier(file, store, 'serve');
+    if (verifier === undefined) throw new Error('the team file has a verifier');
+    expect(verifier.verifier.calibration).toEqual({ sensitivity: 0.95, specificity: 0.95 });
+    const serve = (method: 'minirep-vg' | 'majority', runId: string) =>
+      createTeamService({
+        name: `${file.name}-${method}`,
+        agents: createLiveTeam(file, store, runId),
+        store,
+        method,
+        kind: 'number',
+        runId,
+        generateId: () => `${runId}-1`,
+        verifier: verifier.verifier,
+        verifierId: verifier.id,
+      }).answer({ messages: [{ role: 'user', content: prompt }] });
+    // Three colluders say 13, two honest agents 31: a plain vote takes 13; the declared judge's
+    // verdicts (0.9 for 31, 0.1 for 13; log-likelihood ratios ±0.8·ln(0.95/0.05)) turn minirep-vg to 31.
+    expect((await serve('majority', 'serve-majority')).decision.answer).toBe('13');
+    expect((await serve('minirep-vg', 'serve-vg')).decision.answer).toBe('31');
+    store.close();
+  }, 60_000);
 });

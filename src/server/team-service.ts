@@ -290,7 +290,13 @@ export function createTeamService(options: TeamServiceOptions): TeamService {
     });
   store.ensureRun({ id: runId, kind: 'serve', team: name, config });
   store.saveTeam(name, identities);
-  const fresh = () => createDebateMethod(method, { agents: identities, ...(k === undefined ? {} : { k }) });
+  const calibration = options.verifier?.calibration;
+  const fresh = () =>
+    createDebateMethod(method, {
+      agents: identities,
+      ...(k === undefined ? {} : { k }),
+      ...(calibration === undefined ? {} : { verifierCalibration: calibration }),
+    });
   const deciding = fresh();
   // Only methods with a selector (random-k, drf) need reputation before the fan-out.
   const selecting = deciding.selector ? fresh() : deciding;

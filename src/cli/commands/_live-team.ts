@@ -2,7 +2,7 @@
 // retries, concurrency, timeout from src/llm) behind the `complete` function live agents take
 // (`createCompletion`, whose usage is what the ledger books: real tokens, cost, cache hits).
 import type { Agent } from '../../agents/agent.js';
-import type { Verifier } from '../../aggregation/verifier.js';
+import type { Verifier, VerifierCalibration } from '../../aggregation/verifier.js';
 import { createLiveAgent } from '../../agents/live-agent.js';
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import { createCompletion } from '../../llm/complete.js';
@@ -47,6 +47,24 @@ export function createTeamVerifier(
 ): { verifier: Verifier; id: string } | undefined {
   const section = team.verifier;
   if (section === undefined) return undefined;
+  const created = createSectionVerifier(team, section, store, runId, onCall);
+  return section.calibration === undefined
+    ? created
+    : { ...created, verifier: withCalibration(created.verifier, section.calibration) };
+}
+
+/** The verifier with its measured rates attached (its `verify` unchanged). */
+function withCalibration(verifier: Verifier, calibration: VerifierCalibration): Verifier {
+  return { name: verifier.name, calibration, verify: (request) => verifier.verify(request) };
+}
+
+function createSectionVerifier(
+  team: TeamFile,
+  section: NonNullable<TeamFile['verifier']>,
+  store: Store,
+  runId: string,
+  onCall: ((record: LlmCallRecord) => void) | undefined,
+): { verifier: Verifier; id: string } {
   if (section.type === 'execution') {
     const field = section.testsField;
     return {

@@ -367,6 +367,19 @@ describe('parseTeamFile', () => {
       testsField: 'tests',
       memoryMb: 256,
     });
+    // A measured calibration (minirep-vg starts from it), each rate in (0, 1).
+    expect(
+      parseTeamFile(
+        `name: t\ntasks: x\nmethods: [minirep-vg]\n${agent}verifier: { type: execution, calibration: { sensitivity: 0.9, specificity: 0.7 } }\n`,
+        '/t/team.yaml',
+      ).verifier,
+    ).toEqual({ type: 'execution', testsField: 'tests', calibration: { sensitivity: 0.9, specificity: 0.7 } });
+    expect(() =>
+      parseTeamFile(
+        `name: t\ntasks: x\n${agent}verifier: { type: execution, calibration: { sensitivity: 1, specificity: 0.7 } }\n`,
+        '/t/team.yaml',
+      ),
+    ).toThrow(/field verifier\.calibration\.sensitivity/);
     // The agents' rules hold for the judge: baseURL for openai-compatible, the key policy, its own id.
     expect(() => parseTeamFile(judge('  provider: openai-compatible\n  model: j\n'), '/t/team.yaml')).toThrow(
       /field verifier\.baseURL: required for provider openai-compatible/,

@@ -54,6 +54,16 @@ const sandboxLimitsShape = {
  * The `verifier:` section: an LLM judge (its own endpoint, model and key, like an agent) or an
  * execution verifier (each `code` proposal run against the task's public tests in the sandbox).
  */
+/** A verifier's measured rates (`minirep-vg` starts from them): in (0, 1), as the replay states them. */
+const calibrationSchema = z
+  .object({
+    // P(judged wrong | wrong).
+    sensitivity: z.number().gt(0).lt(1),
+    // P(judged right | right).
+    specificity: z.number().gt(0).lt(1),
+  })
+  .strict();
+
 const verifierSchema = z.discriminatedUnion('type', [
   z
     .object({
@@ -69,6 +79,7 @@ const verifierSchema = z.discriminatedUnion('type', [
       maxResponseBytes: agentSchema.shape.maxResponseBytes,
       // The judge's instructions (default: a strict grader asking for {"correct", "confidence", "reason"}).
       system: z.string().min(1).optional(),
+      calibration: calibrationSchema.optional(),
     })
     .strict(),
   z
@@ -77,6 +88,7 @@ const verifierSchema = z.discriminatedUnion('type', [
       // The task line's metadata field that holds the public tests (Python) a proposal must pass.
       testsField: z.string().min(1).default('tests'),
       ...sandboxLimitsShape,
+      calibration: calibrationSchema.optional(),
     })
     .strict(),
 ]);

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../aggregation/minirep-aggregator.js';
 import {
   type DeclaredVerifierCalibration,
+  declaredCalibration,
   miniRepVariantOptions,
   miniRepVbOptions,
   miniRepVgOptions,
@@ -190,7 +191,7 @@ export function declaredVerifierCalibration(name: string): DeclaredVerifierCalib
         value: name,
         message: `${name}: the declared ${label} must be in (0, 1); pass e.g. minirep-vg@0.99:0.95 (sensitivity = P(judged wrong | wrong), specificity = P(judged right | right), as the replay measures them)`,
       });
-  return { sensitivity: judgedRightIfRight, specificity: judgedWrongIfWrong };
+  return declaredCalibration({ sensitivity: judgedWrongIfWrong, specificity: judgedRightIfRight });
 }
 
 /**

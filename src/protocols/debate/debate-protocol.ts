@@ -53,7 +53,11 @@ export const debateProtocol: Protocol<DebateTeamConfig, DebateTaskRecord> = {
     return {
       sessions: methods.map((name) => {
         const createMethod = () =>
-          createDebateMethod(name as DebateMethodName, { agents: identities, ...(k === undefined ? {} : { k }) });
+          createDebateMethod(name as DebateMethodName, {
+            agents: identities,
+            ...(k === undefined ? {} : { k }),
+            ...(verifier?.calibration === undefined ? {} : { verifierCalibration: verifier.calibration }),
+          });
         const method = createMethod();
         return {
           method: name,

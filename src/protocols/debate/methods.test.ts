@@ -37,9 +37,14 @@ describe('createDebateMethod', () => {
       'minirep-ds',
       'minirep-rt',
       'minirep-es',
+      'minirep-vb',
+      'minirep-vg',
       'verifier-majority',
     ]);
     for (const name of allDebateMethodNames) expect(createDebateMethod(name, { agents }).name).toBe(name);
+    expect(
+      createDebateMethod('minirep-vg', { agents, verifierCalibration: { sensitivity: 0.9, specificity: 0.8 } }).name,
+    ).toBe('minirep-vg');
     // Five agents: a and b alone answer 9 on four tasks, c, d, e answer apart. For the pair the rest
     // {c, d, e} never holds 9, so its exclusive-agreement rate after 3 tasks is
     // (1 + 0.95 + 0.9025 + 0.25) / (2.8525 + 2) = 0.639 ≥ τ = 0.5, and 2 of 5 answering agents is a

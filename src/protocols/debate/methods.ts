@@ -5,7 +5,14 @@ import { createAggregator } from '../../aggregation/registry.js';
 import { createVerifierMajorityAggregator } from '../../aggregation/verifier-majority.js';
 import { createReputationModel } from '../../reputation/registry.js';
 import type { MiniRepReputationModel } from '../../reputation/minirep.js';
-import { miniRepVariantNames, miniRepVariantOptions } from '../../aggregation/minirep-variants.js';
+import {
+  declaredCalibration,
+  miniRepVariantNames,
+  miniRepVariantOptions,
+  miniRepVbOptions,
+  miniRepVgOptions,
+} from '../../aggregation/minirep-variants.js';
+import type { VerifierCalibration } from '../../aggregation/verifier.js';
 import { createSelector } from '../../selection/registry.js';
 import { createUcbSelector } from '../../selection/ucb.js';
 import type { DebateMethod } from './run-debate-session.js';
@@ -24,11 +31,18 @@ export const debateMethodNames = [
 
 /**
  * Every method {@link createDebateMethod} builds: the compared ones, our MiniRep variants
- * (`minirep-lo`, `minirep-ds`, `minirep-rt`) and `verifier-majority` (only with a verifier), which a
+ * (`minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`, and `minirep-vb`, `minirep-vg`, which read
+ * a verifier's verdicts when the team has one) and `verifier-majority` (only with a verifier), which a
  * team file, `repute run --methods` and the served endpoint accept by name but the demo does not run
  * unless asked.
  */
-export const allDebateMethodNames = [...debateMethodNames, ...miniRepVariantNames, 'verifier-majority'] as const;
+export const allDebateMethodNames = [
+  ...debateMethodNames,
+  ...miniRepVariantNames,
+  'minirep-vb',
+  'minirep-vg',
+  'verifier-majority',
+] as const;
 
 /** Methods that need the team's verifier (a team file without a `verifier:` section refuses them). */
 export const verifierOnlyDebateMethodNames: readonly DebateMethodName[] = ['verifier-majority'];
@@ -42,9 +56,15 @@ export interface CreateDebateMethodOptions {
   readonly agents: readonly AgentIdentity[];
   /** Agents per task for `random-k`, `drf` and the MiniRep pool, an integer ≥ 1; a larger k than the pool is capped at the pool size. @default min(7, pool size) */
   readonly k?: number;
+  /** The team verifier's measured rates ({@link Verifier}'s `calibration`): `minirep-vg` starts from them. @default learnt */
+  readonly verifierCalibration?: VerifierCalibration;
 }
 
-const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOptions>()(['agents', 'k']);
+const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOptions>()([
+  'agents',
+  'k',
+  'verifierCalibration',
+]);
 
 /**
  * Builds one of the compared methods with a fresh reputation model:
@@ -56,7 +76,10 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
  *   the `minirep` model fed the aggregator's behaviour evidence;
- * - `minirep-lo`, `minirep-ds`, `minirep-rt`: the same with our variants' options ({@link miniRepVariantOptions});
+ * - `minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`: the same with our variants' options ({@link miniRepVariantOptions});
+ * - `minirep-vb`, `minirep-vg`: the same with the verifier as one more annotator, and for `minirep-vg`
+ *   its gate (docs/minirep.md); `minirep-vg` starts from `verifierCalibration` when given. Without
+ *   verdicts both decide as `minirep`;
  * - `verifier-majority`: everyone, a plain vote over the proposals the verifier accepts, no
  *   reputation (needs the verifier's verdicts: a team file's `verifier:` section).
  * Every reputation method also gates its debate: peers only see proposals the method trusts
@@ -67,7 +90,7 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  */
 export function createDebateMethod(name: DebateMethodName, options: CreateDebateMethodOptions): DebateMethod {
   assertKnownOptions('options', options, knownCreateDebateMethodOptions, 'createDebateMethod');
-  const { agents, k } = options;
+  const { agents, k, verifierCalibration } = options;
   if (k !== undefined && !(Number.isInteger(k) && k >= 1)) {
     // Checked here, not at the first task: by then a session has already written its run.
     throw new InvalidArgumentError({
@@ -120,9 +143,18 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
     case 'minirep-lo':
     case 'minirep-ds':
     case 'minirep-rt':
-    case 'minirep-es': {
+    case 'minirep-es':
+    case 'minirep-vb':
+    case 'minirep-vg': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
-      const variant = name === 'minirep' ? {} : miniRepVariantOptions[name];
+      const variant =
+        name === 'minirep'
+          ? {}
+          : name === 'minirep-vb'
+            ? miniRepVbOptions
+            : name === 'minirep-vg'
+              ? miniRepVgOptions(verifierCalibration && declaredCalibration(verifierCalibration))
+              : miniRepVariantOptions[name];
       const aggregator = createAggregator('minirep', { model, k: size, ...variant });
       return {
         name,
