@@ -179,7 +179,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds, minirep-rt, minirep-es, minirep-vb)`,
+      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds, minirep-rt, minirep-es, minirep-ic, minirep-vb)`,
       valueHint: 'LIST',
     },
     out: {

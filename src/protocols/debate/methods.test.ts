@@ -37,6 +37,7 @@ describe('createDebateMethod', () => {
       'minirep-ds',
       'minirep-rt',
       'minirep-es',
+      'minirep-ic',
       'verifier-majority',
     ]);
     for (const name of allDebateMethodNames) expect(createDebateMethod(name, { agents }).name).toBe(name);

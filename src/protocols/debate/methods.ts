@@ -120,7 +120,8 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
     case 'minirep-lo':
     case 'minirep-ds':
     case 'minirep-rt':
-    case 'minirep-es': {
+    case 'minirep-es':
+    case 'minirep-ic': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
       const variant = name === 'minirep' ? {} : miniRepVariantOptions[name];
       const aggregator = createAggregator('minirep', { model, k: size, ...variant });
