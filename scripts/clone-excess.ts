@@ -14,7 +14,9 @@ import type { PreparedReplay } from '../src/eval/replay/types.js';
 import { simulateTeamDataset } from '../src/eval/zoo/simulated-team.js';
 import {
   buildRecordedTeam,
+  issueTeams,
   recordedShapeNames,
+  type SimulatedShapeName,
   simulatedProfiles,
   simulatedShapeNames,
 } from '../src/eval/zoo/zoo-teams.js';
@@ -134,22 +136,25 @@ if (!process.argv.includes('--no-simulated')) {
   const copies: PairFigure[] = [];
   const rest: PairFigure[] = [];
   for (const seed of seeds)
-    for (const shape of simulatedShapeNames)
-      for (const size of sizes) {
-        const profiles = simulatedProfiles(shape, size);
-        const dataset = simulateTeamDataset({ name: shape, profiles, tasks: tasks * 6 + 50, seed });
-        const { prepared } = prepareReplay({ dataset, ops, seed, tasks, split: 'tuning', minAgents: 3 });
-        const copier = new Set(profiles.filter((p) => p.copies !== undefined).map((p) => p.id));
-        if (copier.size > 0) copier.add('s00');
-        for (const pair of teamPairs(
-          prepared,
-          prepared.agents.map((agent) => agent.id),
-          `${shape} ${size} s${seed}`,
-        )) {
-          const [left, right] = pair.label.split(' ').at(-1)?.split('~') ?? [];
-          (copier.has(left ?? '') && copier.has(right ?? '') ? copies : rest).push(pair);
-        }
+    for (const [shape, size] of [
+      ...simulatedShapeNames.flatMap((name) => sizes.map((at) => [name, at] as const)),
+      ...Object.entries(issueTeams).map(([name, team]) => [name, team.length] as const),
+    ]) {
+      const profiles =
+        shape in issueTeams ? [...(issueTeams[shape] ?? [])] : simulatedProfiles(shape as SimulatedShapeName, size);
+      const dataset = simulateTeamDataset({ name: shape, profiles, tasks: tasks * 6 + 50, seed });
+      const { prepared } = prepareReplay({ dataset, ops, seed, tasks, split: 'tuning', minAgents: 3 });
+      const copier = new Set(profiles.filter((p) => p.copies !== undefined).map((p) => p.id));
+      if (copier.size > 0) copier.add('s00');
+      for (const pair of teamPairs(
+        prepared,
+        prepared.agents.map((agent) => agent.id),
+        `${shape} ${size} s${seed}`,
+      )) {
+        const [left, right] = pair.label.split(' ').at(-1)?.split('~') ?? [];
+        (copier.has(left ?? '') && copier.has(right ?? '') ? copies : rest).push(pair);
       }
+    }
   report('simulated copies', copies);
   report('simulated other pairs', rest);
 }

@@ -12,7 +12,7 @@
 //   n_ij ← λ·n_ij + [i and j both answered],  s_ij ← λ·s_ij + [a_i = a_j ≠ null]
 //   r_ij = (s_ij + ½)/(n_ij + 1),  y_ij = ln r_ij
 //   x_i = median_{j: (i,j) ∈ S} (y_ij − x_j)  (median polish of y_ij ≈ x_i + x_j),  e_ij = min(1, exp(x_i + x_j))
-//   S = pairs of distinct declared groups, less those with r_ij − e_ij > margin/2 (repeated)
+//   S = pairs of distinct declared groups with r_ij ≥ floor, less those with r_ij − e_ij > margin/2 (repeated)
 //   flag (i, j) when n_ij ≥ minTasks and wilsonLower(s_ij, n_ij, z) − e_ij ≥ margin
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
@@ -28,10 +28,15 @@ export interface CloneInferenceOptions {
   readonly margin?: number;
   /** z of the Wilson lower bound on the pair's agreement rate, ≥ 0. @default 2 */
   readonly z?: number;
+  /**
+   * Pairs agreeing less than this rate, in [0, 1), are left out of the fit: a near-zero rate (an
+   * always-wrong agent against a strong one) has an unbounded log and says nothing about copying. @default 0.1
+   */
+  readonly floor?: number;
 }
 
 /** Defaults of {@link CloneInferenceOptions}. */
-export const cloneInferenceDefaults = { decay: 0.995, minTasks: 20, margin: 0.25, z: 2 } as const;
+export const cloneInferenceDefaults = { decay: 0.995, minTasks: 20, margin: 0.25, z: 2, floor: 0.1 } as const;
 
 /** The keys of {@link CloneInferenceOptions}, for assertKnownOptions. */
 export const knownCloneInferenceOptions = defineOptionKeys<CloneInferenceOptions>()([
@@ -39,6 +44,7 @@ export const knownCloneInferenceOptions = defineOptionKeys<CloneInferenceOptions
   'minTasks',
   'margin',
   'z',
+  'floor',
 ]);
 
 /** Why an agent was merged with another: its strongest flagged pair. */
@@ -120,7 +126,13 @@ function medianOf(values: Float64Array, count: number): number {
 export function fitAgreement(
   counts: PairCounts,
   groups: readonly string[],
-  { minTasks, margin, z, start }: { minTasks: number; margin: number; z: number; start?: readonly number[] },
+  {
+    minTasks,
+    margin,
+    z,
+    floor = cloneInferenceDefaults.floor,
+    start,
+  }: { minTasks: number; margin: number; z: number; floor?: number; start?: readonly number[] },
 ): AgreementFit {
   const m = groups.length;
   const rates: number[][] = [];
@@ -144,7 +156,7 @@ export function fitAgreement(
   }
   const eligible = (i: number, j: number): boolean => (weights[i]?.[j] ?? 0) > 0;
   const included: boolean[][] = Array.from({ length: m }, (_, i) =>
-    Array.from({ length: m }, (_, j) => eligible(i, j)),
+    Array.from({ length: m }, (_, j) => eligible(i, j) && (rates[i]?.[j] ?? 0) >= floor),
   );
   // x_i starts at half the mean log agreement of its pairs.
   let x = new Array<number>(m).fill(0);
@@ -261,6 +273,10 @@ export function resolveCloneInferenceOptions(options: CloneInferenceOptions): Re
     hint: 'pass e.g. { margin: 0.25 }',
   });
   assertInRange('options.inferClones.z', resolved.z, 0, 10, { hint: 'pass e.g. { z: 2 }' });
+  assertInRange('options.inferClones.floor', resolved.floor, 0, 1, {
+    maxExclusive: true,
+    hint: 'pass e.g. { floor: 0.1 }',
+  });
   return resolved;
 }
 
@@ -275,7 +291,7 @@ export function resolveCloneInferenceOptions(options: CloneInferenceOptions): Re
  * inference.groups([{ agentId: 'a', group: 'a' }, { agentId: 'b', group: 'b' }]).groupOf; // a → a, b → b
  */
 export function createCloneInference(options: CloneInferenceOptions): CloneInference {
-  const { decay, minTasks, margin, z } = resolveCloneInferenceOptions(options);
+  const { decay, minTasks, margin, z, floor } = resolveCloneInferenceOptions(options);
   const ids: AgentId[] = [];
   const declared: string[] = [];
   const index = new Map<AgentId, number>();
@@ -326,7 +342,7 @@ export function createCloneInference(options: CloneInferenceOptions): CloneInfer
         // Before any pair has minTasks co-answered tasks nothing can be flagged: skip the fit.
         const ready = seen.some((row) => row.some((count) => count >= minTasks));
         const fit = ready
-          ? fitAgreement({ seen, agree }, declared, { minTasks, margin, z, start })
+          ? fitAgreement({ seen, agree }, declared, { minTasks, margin, z, floor, start })
           : { flagged: [], logScale: start };
         start = fit.logScale;
         // Union-find over the flagged pairs; a component's root is its first-seen member.
