@@ -24,7 +24,7 @@ export const debateMethodNames = [
 
 /**
  * Every method {@link createDebateMethod} builds: the compared ones, our MiniRep variants
- * (`minirep-lo`, `minirep-ds`, `minirep-rt`) and `verifier-majority` (only with a verifier), which a
+ * (`minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`, `minirep-ic`) and `verifier-majority` (only with a verifier), which a
  * team file, `repute run --methods` and the served endpoint accept by name but the demo does not run
  * unless asked.
  */
@@ -56,7 +56,7 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
  *   the `minirep` model fed the aggregator's behaviour evidence;
- * - `minirep-lo`, `minirep-ds`, `minirep-rt`: the same with our variants' options ({@link miniRepVariantOptions});
+ * - `minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`, `minirep-ic`: the same with our variants' options ({@link miniRepVariantOptions});
  * - `verifier-majority`: everyone, a plain vote over the proposals the verifier accepts, no
  *   reputation (needs the verifier's verdicts: a team file's `verifier:` section).
  * Every reputation method also gates its debate: peers only see proposals the method trusts
