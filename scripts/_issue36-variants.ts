@@ -37,4 +37,10 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   'minirep-es c 0.25 λ 1': { shrinkage: { strictness: 0.25, decay: 1 } },
   'minirep-es rt': { shrinkage: {}, consensusTarget: 'rest-of-team' },
   'minirep-rt': { consensusTarget: 'rest-of-team' },
+  // Clone inference (MiniRep-IC, ours): undeclared clones found from excess pairwise agreement.
+  'minirep-ic': { inferClones: {} },
+  'minirep-ic margin 0.15': { inferClones: { margin: 0.15 } },
+  'minirep-ic margin 0.35': { inferClones: { margin: 0.35 } },
+  'minirep-ic minTasks 10': { inferClones: { minTasks: 10 } },
+  'minirep-ds-ic': { history: 'posterior', bloc: { minSize: 3 }, inferClones: {} },
 };

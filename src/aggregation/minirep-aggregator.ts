@@ -54,6 +54,14 @@ import {
   shrinkTowardsMean,
   widenedPoolSize,
 } from './minirep-shrinkage.js';
+import {
+  type CloneInference,
+  type CloneInferenceOptions,
+  type CloneInferenceSnapshot,
+  createCloneInference,
+  type InferredClone,
+  knownCloneInferenceOptions,
+} from './minirep-clone-inference.js';
 import { noSupport, supportRecord } from './_keyed-record.js';
 import { compareKeys, winnerOf } from './plurality.js';
 import type { Verifier } from './verifier.js';
@@ -183,6 +191,15 @@ export interface MiniRepAggregatorOptions extends AnalyzerOptions {
    * feedback proves external it stops (s_i = 1). @default false
    */
   shrinkage?: EvidenceShrinkageOptions | false;
+  /**
+   * Clone inference (ours, issue 36; `false` = the paper's design, clone groups are the declared
+   * models only): pairs of agents whose agreement across tasks exceeds what conditional independence
+   * given their accuracies predicts (a robust rank-one fit of the pairwise agreement rates, by a
+   * margin the pair's Wilson lower bound must reach; {@link createCloneInference}) are merged into one
+   * clone group, which the clone cap, the pool's diversity and every per-group signal then treat as one
+   * model. Learnt from the answers alone (no feedback), so it works the same under any feedback. @default false
+   */
+  inferClones?: CloneInferenceOptions | false;
   /**
    * Decided tasks, ≥ 1, whose analysis the aggregator keeps for `feedback` and `analysis(taskId)`.
    * A caller that gives each task's feedback right after its decision (the replay) needs 1, and
@@ -472,6 +489,8 @@ export interface MiniRepAggregatorSnapshot {
   readonly posteriorHistory?: PosteriorHistorySnapshot;
   /** The evidence counts of the evidence shrinkage (absent when it is off). */
   readonly shrinkage?: EvidenceShrinkageSnapshot;
+  /** The pairwise agreement counts of the clone inference (absent when it is off). */
+  readonly cloneInference?: CloneInferenceSnapshot;
   /** MiniRep-VB's agent history and verifier reliability under `verifierEvidence: 'likelihood'` (absent otherwise). */
   readonly verifierBayes?: {
     readonly history: PosteriorHistorySnapshot;
@@ -536,6 +555,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   assertKnownOptions('options.posteriorHistory', options.posteriorHistory, knownPosteriorHistoryOptions, owner);
   if (options.shrinkage !== undefined && options.shrinkage !== false)
     assertKnownOptions('options.shrinkage', options.shrinkage, knownEvidenceShrinkageOptions, owner);
+  if (options.inferClones !== undefined && options.inferClones !== false)
+    assertKnownOptions('options.inferClones', options.inferClones, knownCloneInferenceOptions, owner);
   assertKnownOptions(
     'options.verifierReliability',
     options.verifierReliability,
@@ -589,6 +610,10 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     options.shrinkage === undefined || options.shrinkage === false
       ? undefined
       : createEvidenceShrinkage(options.shrinkage);
+  const cloneInference =
+    options.inferClones === undefined || options.inferClones === false
+      ? undefined
+      : createCloneInference(options.inferClones);
   const verifierEvidence = options.verifierEvidence ?? 'factor';
   if (verifierEvidence !== 'factor' && verifierEvidence !== 'likelihood') {
     throw new InvalidArgumentError({
@@ -615,6 +640,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
     });
   const state: MiniRepState = {
     shrinkage,
+    cloneInference,
     settings,
     model,
     verifier,
@@ -648,6 +674,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
       ...(peerHistory === undefined ? {} : { peerHistory: peerHistory.snapshot() }),
       ...(posteriorHistory === undefined ? {} : { posteriorHistory: posteriorHistory.snapshot() }),
       ...(shrinkage === undefined ? {} : { shrinkage: shrinkage.snapshot() }),
+      ...(cloneInference === undefined ? {} : { cloneInference: cloneInference.snapshot() }),
       ...(verifierBayes === undefined
         ? {}
         : {
@@ -692,6 +719,12 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         ],
         ['shrinkage', shrinkage !== undefined, snapshot.shrinkage, 'the evidence shrinkage of options.shrinkage'],
         [
+          'cloneInference',
+          cloneInference !== undefined,
+          snapshot.cloneInference,
+          'the clone inference of options.inferClones',
+        ],
+        [
           'verifierBayes',
           verifierBayes !== undefined,
           snapshot.verifierBayes,
@@ -713,6 +746,7 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         peerHistory: peerHistory?.snapshot(),
         posteriorHistory: posteriorHistory?.snapshot(),
         shrinkage: shrinkage?.snapshot(),
+        cloneInference: cloneInference?.snapshot(),
         verifierHistory: verifierBayes?.history.snapshot(),
         verifierReliability: verifierBayes?.reliability.snapshot(),
       };
@@ -722,6 +756,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         if (posteriorHistory !== undefined && snapshot.posteriorHistory !== undefined)
           posteriorHistory.restore(snapshot.posteriorHistory);
         if (shrinkage !== undefined && snapshot.shrinkage !== undefined) shrinkage.restore(snapshot.shrinkage);
+        if (cloneInference !== undefined && snapshot.cloneInference !== undefined)
+          cloneInference.restore(snapshot.cloneInference);
         if (verifierBayes !== undefined && snapshot.verifierBayes !== undefined) {
           verifierBayes.history.restore(snapshot.verifierBayes.history);
           verifierBayes.reliability.restore(snapshot.verifierBayes.verifier);
@@ -732,6 +768,8 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
         if (posteriorHistory !== undefined && before.posteriorHistory !== undefined)
           posteriorHistory.restore(before.posteriorHistory);
         if (shrinkage !== undefined && before.shrinkage !== undefined) shrinkage.restore(before.shrinkage);
+        if (cloneInference !== undefined && before.cloneInference !== undefined)
+          cloneInference.restore(before.cloneInference);
         if (verifierBayes !== undefined && before.verifierHistory !== undefined) {
           verifierBayes.history.restore(before.verifierHistory);
           if (before.verifierReliability !== undefined) verifierBayes.reliability.restore(before.verifierReliability);
@@ -815,10 +853,26 @@ export function createMiniRepAggregator(options: MiniRepAggregatorOptions): Mini
   };
 }
 
-function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decision {
+function aggregateMiniRep(state: MiniRepState, declaredInput: AggregationInput): Decision {
   const { settings, model, verifier, analyzerOptions, analyses, tracker } = state;
-  validateProposals(input);
-  const notes = input.notes !== false;
+  validateProposals(declaredInput);
+  const notes = declaredInput.notes !== false;
+  // Clone inference (ours): agents merged into an inferred group carry that group as their model, so
+  // that the clone cap, the pool, the analyzer and the bloc check all treat them as one model.
+  let input = declaredInput;
+  let inferredReasons: ReadonlyMap<AgentId, InferredClone> | undefined;
+  if (state.cloneInference !== undefined) {
+    const inferred = state.cloneInference.groups(
+      input.agents.map((agent) => ({ agentId: agent.id, group: agent.model })),
+    );
+    if (input.agents.some((agent) => inferred.groupOf.get(agent.id) !== agent.model)) {
+      input = {
+        ...input,
+        agents: input.agents.map((agent) => ({ ...agent, model: inferred.groupOf.get(agent.id) ?? agent.model })),
+      };
+      inferredReasons = inferred.reasons;
+    }
+  }
   const groupOf = new Map(input.agents.map((agent) => [agent.id, agent.model]));
   const entries = input.proposals.map((proposal) => ({
     agentId: proposal.agentId,
@@ -1040,8 +1094,27 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
     // The note is most of a reason's cost; callers that read only the numbers skip it (`notes: false`).
     if (!notes) return reason;
     const isKnown = !unknown.has(entry.agentId);
-    return { ...reason, note: explainWeight(entry, part, isKnown, inPool, groupCap, allZero, masked) };
+    const note = explainWeight(entry, part, isKnown, inPool, groupCap, allZero, masked);
+    const inferredClone = inferredReasons?.get(entry.agentId);
+    return {
+      ...reason,
+      note:
+        inferredClone === undefined
+          ? note
+          : `${note}, inferred clone of ${inferredClone.partner}: agreement ${inferredClone.agreement.toFixed(2)} vs ${inferredClone.expected.toFixed(2)} expected over ${Math.round(inferredClone.tasks)} tasks (group ${groupOf.get(entry.agentId)})`,
+    };
   });
+  // The answers are label-free evidence of who copies whom; counted with the declared groups.
+  if (state.cloneInference !== undefined) {
+    const declaredGroup = new Map(declaredInput.agents.map((agent) => [agent.id, agent.model]));
+    state.cloneInference.observe(
+      declaredInput.proposals.map((proposal) => ({
+        agentId: proposal.agentId,
+        group: declaredGroup.get(proposal.agentId) ?? proposal.agentId,
+        answer: proposal.answer,
+      })),
+    );
+  }
   // The answer is fixed: only now does this task's agreement enter the bloc statistics, with the
   // verifier's verdicts (agreement on an answer it confirmed is not counted as collusion).
   if (tracker !== undefined) {
@@ -1058,6 +1131,8 @@ function aggregateMiniRep(state: MiniRepState, input: AggregationInput): Decisio
 interface MiniRepState {
   /** The evidence shrinkage (`options.shrinkage`), else undefined. */
   readonly shrinkage: EvidenceShrinkage | undefined;
+  /** The clone inference (`options.inferClones`), else undefined. */
+  readonly cloneInference: CloneInference | undefined;
   readonly settings: Settings;
   readonly model: ReputationModel;
   readonly verifier: Verifier | undefined;
@@ -1285,6 +1360,7 @@ export const knownMiniRepAggregatorOptions = defineOptionKeys<MiniRepAggregatorO
   'recentTasks',
   'consensusTarget',
   'shrinkage',
+  'inferClones',
   'verifierEvidence',
   'verifierReliability',
   'verifierGate',

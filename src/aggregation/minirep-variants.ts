@@ -4,7 +4,7 @@ import type { MiniRepAggregatorOptions } from './minirep-aggregator.js';
 import type { VerifierCalibration } from './verifier.js';
 
 /** Names of our MiniRep variants, in report order. */
-export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es'] as const;
+export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic'] as const;
 
 /** A MiniRep variant name. */
 export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
@@ -20,6 +20,9 @@ export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
  * - `minirep-es` (MiniRep-ES): the paper's design, but under consensus feedback each agent's history
  *   factor is shrunk towards the team mean by how weak the label-free evidence separating the agents
  *   is (empirical Bayes), and the pool widens towards the whole team as that evidence weakens.
+ * - `minirep-ic` (MiniRep-IC): the paper's design, but agents whose agreement across tasks exceeds what
+ *   independence given their accuracies predicts (a robust rank-one fit of the pairwise agreement rates)
+ *   are merged into one inferred clone group, which the clone cap and the pool treat as one model.
  * See docs/minirep.md for why each is ours and how it was measured.
  */
 export const miniRepVariantOptions: Readonly<
@@ -29,6 +32,7 @@ export const miniRepVariantOptions: Readonly<
   'minirep-ds': { history: 'posterior', bloc: { minSize: 3 } },
   'minirep-rt': { consensusTarget: 'rest-of-team' },
   'minirep-es': { shrinkage: {} },
+  'minirep-ic': { inferClones: {} },
 };
 
 /**

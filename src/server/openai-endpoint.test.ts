@@ -309,7 +309,7 @@ describe('Idempotency-Key on /v1/chat/completions', () => {
 });
 
 describe('/v1 with our MiniRep variants as the team method', () => {
-  it.each(['minirep-lo', 'minirep-ds'] as const)('decides with %s and reports it', async (method) => {
+  it.each(['minirep-lo', 'minirep-ds', 'minirep-ic'] as const)('decides with %s and reports it', async (method) => {
     const { client } = await setup({ method });
     const completion = await client.chat.completions.create({
       model: 'team:sum-team',

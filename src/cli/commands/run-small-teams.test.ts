@@ -62,10 +62,10 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
     [
       '4 agents: right 100%, 80%, 35%, 0%',
       ['right', 'good', 'weak', 'wrong'],
-      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es'],
+      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic'],
     ],
-    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], ['minirep-rt', 'minirep-es']],
-    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], ['minirep-rt', 'minirep-es']],
+    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], ['minirep-rt', 'minirep-es', 'minirep-ic']],
+    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], ['minirep-rt', 'minirep-es', 'minirep-ic']],
   ])(
     '%s: minirep is at least as accurate as majority',
     async (_, agents, variants) => {
@@ -86,6 +86,9 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
       // MiniRep-ES (ours) shrinks history towards a plain vote while the evidence separating agents is weak.
       if (variants.includes('minirep-es'))
         expect(summary.methods['minirep-es'].accuracy as number).toBeGreaterThanOrEqual(majority);
+      // MiniRep-IC (ours) merges agents that agree beyond independence into one clone group.
+      if (variants.includes('minirep-ic'))
+        expect(summary.methods['minirep-ic'].accuracy as number).toBeGreaterThanOrEqual(majority);
     },
     120_000,
   );

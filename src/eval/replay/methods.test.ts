@@ -68,6 +68,7 @@ describe('reads', () => {
       // check below, that the undeclared kinds change nothing, does not apply to it.
       'minirep-rt': ['behaviour'],
       'minirep-es': ['behaviour', 'outcome'],
+      'minirep-ic': ['behaviour', 'outcome'],
     });
     for (const name of stateful.filter((method) => method !== 'minirep-rt')) {
       const read = readsOf(name) as readonly string[];

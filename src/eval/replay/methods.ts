@@ -150,6 +150,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-ES (ours, not the paper's design): as minirep, but under consensus feedback each agent's history factor is shrunk towards the team mean by the empirical-Bayes keep share τ²/(τ² + σ²) of its label-free agreement with the other clone groups, and the pool widens towards the whole team as that evidence weakens (no evidence: a plain vote)`,
     miniRepVariantOptions['minirep-es'],
   ),
+  'minirep-ic': miniRepMethod(
+    'minirep-ic',
+    `MiniRep-IC (ours, not the paper's design): as minirep, but undeclared clones are inferred from the answers alone: a pair whose agreement rate's Wilson lower bound (z = 2, ≥ 20 co-answered tasks, λ = 0.995) exceeds by 0.25 what a robust rank-one fit of the pairwise agreement rates (conditional independence given accuracy) expects is merged into one clone group, capped as one model`,
+    miniRepVariantOptions['minirep-ic'],
+  ),
   'minirep-vb': miniRepMethod(
     'minirep-vb',
     `MiniRep-VB (ours, not the paper's design): as minirep, but with a verifier each answer's score is the clone-capped sum of log-odds vote weights ln(p/((1 − p)·q)) (leave-one-out posterior history with the verdicts in the evidence) times MiniRep's flags, risk and cooldown factors, plus the verdict's log-likelihood ratio from a sensitivity/specificity learnt online without labels (Dawid–Skene EM); no φ_v; without a verifier it is minirep`,
@@ -255,6 +260,7 @@ const namedOnly = new Set([
   'minirep-ds',
   'minirep-rt',
   'minirep-es',
+  'minirep-ic',
   'minirep-vb',
   'minirep-vg',
 ]);

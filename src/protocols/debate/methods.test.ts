@@ -37,6 +37,8 @@ describe('createDebateMethod', () => {
       'minirep-ds',
       'minirep-rt',
       'minirep-es',
+      'minirep-ic',
+      'minirep-veto',
       'minirep-vb',
       'minirep-vg',
       'verifier-majority',

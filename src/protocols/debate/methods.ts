@@ -31,14 +31,15 @@ export const debateMethodNames = [
 
 /**
  * Every method {@link createDebateMethod} builds: the compared ones, our MiniRep variants
- * (`minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`, and `minirep-vb`, `minirep-vg`, which read
- * a verifier's verdicts when the team has one) and `verifier-majority` (only with a verifier), which a
+ * (`minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`, `minirep-ic`, and `minirep-veto`, `minirep-vb`,
+ * `minirep-vg`, which read a verifier's verdicts when the team has one) and `verifier-majority` (only with a verifier), which a
  * team file, `repute run --methods` and the served endpoint accept by name but the demo does not run
  * unless asked.
  */
 export const allDebateMethodNames = [
   ...debateMethodNames,
   ...miniRepVariantNames,
+  'minirep-veto',
   'minirep-vb',
   'minirep-vg',
   'verifier-majority',
@@ -76,7 +77,8 @@ const knownCreateDebateMethodOptions = defineOptionKeys<CreateDebateMethodOption
  *   weighted plurality;
  * - `minirep`: the MiniRep robust aggregator (diverse pool of k, clone caps, behaviour flags) and
  *   the `minirep` model fed the aggregator's behaviour evidence;
- * - `minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`: the same with our variants' options ({@link miniRepVariantOptions});
+ * - `minirep-lo`, `minirep-ds`, `minirep-rt`, `minirep-es`, `minirep-ic`: the same with our variants' options ({@link miniRepVariantOptions});
+ * - `minirep-veto`: the same with a verdict of "wrong" cutting a proposal by itself (at most ⌈0.3n⌉ per task);
  * - `minirep-vb`, `minirep-vg`: the same with the verifier as one more annotator, and for `minirep-vg`
  *   its gate (docs/minirep.md); `minirep-vg` starts from `verifierCalibration` when given. Without
  *   verdicts both decide as `minirep`;
@@ -144,17 +146,21 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
     case 'minirep-ds':
     case 'minirep-rt':
     case 'minirep-es':
+    case 'minirep-ic':
+    case 'minirep-veto':
     case 'minirep-vb':
     case 'minirep-vg': {
       const model: MiniRepReputationModel = createReputationModel('minirep', { agents });
       const variant =
         name === 'minirep'
           ? {}
-          : name === 'minirep-vb'
-            ? miniRepVbOptions
-            : name === 'minirep-vg'
-              ? miniRepVgOptions(verifierCalibration && declaredCalibration(verifierCalibration))
-              : miniRepVariantOptions[name];
+          : name === 'minirep-veto'
+            ? ({ verdictRule: 'capped-veto' } as const)
+            : name === 'minirep-vb'
+              ? miniRepVbOptions
+              : name === 'minirep-vg'
+                ? miniRepVgOptions(verifierCalibration && declaredCalibration(verifierCalibration))
+                : miniRepVariantOptions[name];
       const aggregator = createAggregator('minirep', { model, k: size, ...variant });
       return {
         name,
