@@ -43,4 +43,8 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   'minirep-ic margin 0.35': { inferClones: { margin: 0.35 } },
   'minirep-ic minTasks 10': { inferClones: { minTasks: 10 } },
   'minirep-ds-ic': { history: 'posterior', bloc: { minSize: 3 }, inferClones: {} },
+  // Combinations: the rest-of-team consensus target (clears the 3-agent lock-in) with clone inference
+  // (clears most undeclared clones), and with evidence shrinkage (the near-chance regime).
+  'minirep-rt-ic': { consensusTarget: 'rest-of-team', inferClones: {} },
+  'minirep-rt-ic-es': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {} }, // the named variant
 };

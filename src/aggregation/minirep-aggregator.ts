@@ -858,7 +858,8 @@ function aggregateMiniRep(state: MiniRepState, declaredInput: AggregationInput):
   validateProposals(declaredInput);
   const notes = declaredInput.notes !== false;
   // Clone inference (ours): agents merged into an inferred group carry that group as their model, so
-  // that the clone cap, the pool, the analyzer and the bloc check all treat them as one model.
+  // that the clone cap, the pool and the analyzer treat them as one model (the bloc check keeps the
+  // declared groups, below).
   let input = declaredInput;
   let inferredReasons: ReadonlyMap<AgentId, InferredClone> | undefined;
   if (state.cloneInference !== undefined) {
@@ -880,7 +881,14 @@ function aggregateMiniRep(state: MiniRepState, declaredInput: AggregationInput):
     answer: proposal.answer,
   }));
   const blocFindings = new Map<AgentId, { suspicion: number; reason: string }>();
-  const findings = tracker === undefined ? undefined : tracker.assess(entries);
+  // The bloc check sees the declared groups: attackers that answer alike are flagged as a bloc
+  // whether or not they were also inferred to be clones (an inferred group would hide them from it).
+  const declaredGroupOf = new Map(declaredInput.agents.map((agent) => [agent.id, agent.model]));
+  const blocEntries =
+    input === declaredInput
+      ? entries
+      : entries.map((entry) => ({ ...entry, group: declaredGroupOf.get(entry.agentId) ?? entry.agentId }));
+  const findings = tracker === undefined ? undefined : tracker.assess(blocEntries);
   if (findings !== undefined) {
     for (const finding of findings) {
       if (finding.suspicion > 0) {

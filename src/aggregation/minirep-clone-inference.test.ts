@@ -119,6 +119,10 @@ describe('clone inference: hand-computed values', () => {
       model.observe(aggregator.feedback(last));
     }
     const reasonB = last?.reasons.find((reason) => reason.agentId === 'b');
+    // The bloc check keeps the declared groups: a and b (2 of 5, a minority) share the wrong answers
+    // c, d and e seldom hold, so they are also flagged as a coordinated bloc; an inferred group alone
+    // would have hidden them from it.
+    expect(reasonB?.note).toMatch(/coordinated bloc: shares answers that few others hold with a/);
     expect(reasonB?.note).toMatch(
       /inferred clone of a: agreement 1\.00 vs 0\.\d\d expected over 39 tasks \(group m-a\)/,
     );

@@ -4,7 +4,14 @@ import type { MiniRepAggregatorOptions } from './minirep-aggregator.js';
 import type { VerifierCalibration } from './verifier.js';
 
 /** Names of our MiniRep variants, in report order. */
-export const miniRepVariantNames = ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic'] as const;
+export const miniRepVariantNames = [
+  'minirep-lo',
+  'minirep-ds',
+  'minirep-rt',
+  'minirep-es',
+  'minirep-ic',
+  'minirep-rt-ic-es',
+] as const;
 
 /** A MiniRep variant name. */
 export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
@@ -23,6 +30,8 @@ export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
  * - `minirep-ic` (MiniRep-IC): the paper's design, but agents whose agreement across tasks exceeds what
  *   independence given their accuracies predicts (a robust rank-one fit of the pairwise agreement rates)
  *   are merged into one inferred clone group, which the clone cap and the pool treat as one model.
+ * - `minirep-rt-ic-es`: the three together (MiniRep-RT's consensus target, MiniRep-IC's inferred
+ *   clones, MiniRep-ES's shrinkage), the combination measured for issue 36.
  * See docs/minirep.md for why each is ours and how it was measured.
  */
 export const miniRepVariantOptions: Readonly<
@@ -33,6 +42,7 @@ export const miniRepVariantOptions: Readonly<
   'minirep-rt': { consensusTarget: 'rest-of-team' },
   'minirep-es': { shrinkage: {} },
   'minirep-ic': { inferClones: {} },
+  'minirep-rt-ic-es': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {} },
 };
 
 /**

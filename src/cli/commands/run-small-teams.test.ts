@@ -62,10 +62,18 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
     [
       '4 agents: right 100%, 80%, 35%, 0%',
       ['right', 'good', 'weak', 'wrong'],
-      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic'],
+      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic', 'minirep-rt-ic-es'],
     ],
-    ['3 agents: right 100%, 80%, 0%', ['right', 'good', 'wrong'], ['minirep-rt', 'minirep-es', 'minirep-ic']],
-    ['3 agents: right 100%, 80%, 35%', ['right', 'good', 'weak'], ['minirep-rt', 'minirep-es', 'minirep-ic']],
+    [
+      '3 agents: right 100%, 80%, 0%',
+      ['right', 'good', 'wrong'],
+      ['minirep-rt', 'minirep-es', 'minirep-ic', 'minirep-rt-ic-es'],
+    ],
+    [
+      '3 agents: right 100%, 80%, 35%',
+      ['right', 'good', 'weak'],
+      ['minirep-rt', 'minirep-es', 'minirep-ic', 'minirep-rt-ic-es'],
+    ],
   ])(
     '%s: minirep is at least as accurate as majority',
     async (_, agents, variants) => {
@@ -89,6 +97,9 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
       // MiniRep-IC (ours) merges agents that agree beyond independence into one clone group.
       if (variants.includes('minirep-ic'))
         expect(summary.methods['minirep-ic'].accuracy as number).toBeGreaterThanOrEqual(majority);
+      // The three together.
+      if (variants.includes('minirep-rt-ic-es'))
+        expect(summary.methods['minirep-rt-ic-es'].accuracy as number).toBeGreaterThanOrEqual(majority);
     },
     120_000,
   );

@@ -155,6 +155,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-IC (ours, not the paper's design): as minirep, but undeclared clones are inferred from the answers alone: a pair whose agreement rate's Wilson lower bound (z = 2, ≥ 20 co-answered tasks, λ = 0.995) exceeds by 0.25 what a robust rank-one fit of the pairwise agreement rates (conditional independence given accuracy) expects is merged into one clone group, capped as one model`,
     miniRepVariantOptions['minirep-ic'],
   ),
+  'minirep-rt-ic-es': miniRepMethod(
+    'minirep-rt-ic-es',
+    `MiniRep-RT+IC+ES (ours, not the paper's design): minirep with three of our changes together: consensus feedback scores each agent against the rest of the team's weighted answer (minirep-rt), undeclared clones are inferred from excess agreement and capped as one model (minirep-ic), and history is shrunk towards the team mean as the label-free evidence weakens (minirep-es)`,
+    miniRepVariantOptions['minirep-rt-ic-es'],
+  ),
   'minirep-vb': miniRepMethod(
     'minirep-vb',
     `MiniRep-VB (ours, not the paper's design): as minirep, but with a verifier each answer's score is the clone-capped sum of log-odds vote weights ln(p/((1 − p)·q)) (leave-one-out posterior history with the verdicts in the evidence) times MiniRep's flags, risk and cooldown factors, plus the verdict's log-likelihood ratio from a sensitivity/specificity learnt online without labels (Dawid–Skene EM); no φ_v; without a verifier it is minirep`,
@@ -261,6 +266,7 @@ const namedOnly = new Set([
   'minirep-rt',
   'minirep-es',
   'minirep-ic',
+  'minirep-rt-ic-es',
   'minirep-vb',
   'minirep-vg',
 ]);

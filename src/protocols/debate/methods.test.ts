@@ -38,6 +38,7 @@ describe('createDebateMethod', () => {
       'minirep-rt',
       'minirep-es',
       'minirep-ic',
+      'minirep-rt-ic-es',
       'minirep-veto',
       'minirep-vb',
       'minirep-vg',
