@@ -18,25 +18,33 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
+/**
+ * The toy team of this file on a fresh endpoint (two honest agents, three colluders answering 13,
+ * an honest LLM judge with `judgeExtra` in its verifier section), its store and its verifier.
+ */
+async function judgedTeam(prompt: string, judgeExtra = '') {
+  endpoint = await startToyTeamEndpoint({ tasks: [{ prompt, reference: '31' }] });
+  const dir = temporaryDirectory('repute-serve-judge-');
+  const agents = ['honest-a', 'honest-b', 'colluder-1', 'colluder-2', 'colluder-3']
+    .map(
+      (id) => `  - id: ${id}\n    provider: openai-compatible\n    model: toy-${id}\n    baseURL: ${endpoint?.baseURL}`,
+    )
+    .join('\n');
+  writeFileSync(
+    join(dir, 'team.yaml'),
+    `name: served\ntasks: tasks.jsonl\nmaxRetries: 0\nverifier: { type: llm-judge, provider: openai-compatible, model: toy-honest-judge, baseURL: "${endpoint.baseURL}"${judgeExtra} }\nagents:\n${agents}\n`,
+  );
+  const file = readTeamFile(join(dir, 'team.yaml'));
+  const store = openStore({ path: join(dir, 'repute.db') });
+  const verifier = createTeamVerifier(file, store, 'serve');
+  if (verifier === undefined) throw new Error('the team file has a verifier');
+  return { file, store, verifier };
+}
+
 describe('served team with a verifier', () => {
   it('decides with the judge’s verdicts, shows them per agent and learns from them', async () => {
     const prompt = 'What is 10 * 2 + 11?';
-    endpoint = await startToyTeamEndpoint({ tasks: [{ prompt, reference: '31' }] });
-    const dir = temporaryDirectory('repute-serve-judge-');
-    const agents = ['honest-a', 'honest-b', 'colluder-1', 'colluder-2', 'colluder-3']
-      .map(
-        (id) =>
-          `  - id: ${id}\n    provider: openai-compatible\n    model: toy-${id}\n    baseURL: ${endpoint?.baseURL}`,
-      )
-      .join('\n');
-    writeFileSync(
-      join(dir, 'team.yaml'),
-      `name: served\ntasks: tasks.jsonl\nmaxRetries: 0\nverifier: { type: llm-judge, provider: openai-compatible, model: toy-honest-judge, baseURL: "${endpoint.baseURL}" }\nagents:\n${agents}\n`,
-    );
-    const file = readTeamFile(join(dir, 'team.yaml'));
-    const store = openStore({ path: join(dir, 'repute.db') });
-    const verifier = createTeamVerifier(file, store, 'serve');
-    if (verifier === undefined) throw new Error('the team file has a verifier');
+    const { file, store, verifier } = await judgedTeam(prompt);
     const team = createTeamService({
       name: file.name,
       agents: createLiveTeam(file, store, 'serve'),
@@ -71,22 +79,10 @@ describe('served team with a verifier', () => {
 
   it('serves minirep-vg with the calibration the team file declares: the judge overrules the colluding majority', async () => {
     const prompt = 'What is 10 * 2 + 11?';
-    endpoint = await startToyTeamEndpoint({ tasks: [{ prompt, reference: '31' }] });
-    const dir = temporaryDirectory('repute-serve-judge-vg-');
-    const agents = ['honest-a', 'honest-b', 'colluder-1', 'colluder-2', 'colluder-3']
-      .map(
-        (id) =>
-          `  - id: ${id}\n    provider: openai-compatible\n    model: toy-${id}\n    baseURL: ${endpoint?.baseURL}`,
-      )
-      .join('\n');
-    writeFileSync(
-      join(dir, 'team.yaml'),
-      `name: served\ntasks: tasks.jsonl\nmaxRetries: 0\nverifier: { type: llm-judge, provider: openai-compatible, model: toy-honest-judge, baseURL: "${endpoint.baseURL}", calibration: { sensitivity: 0.95, specificity: 0.95 } }\nagents:\n${agents}\n`,
+    const { file, store, verifier } = await judgedTeam(
+      prompt,
+      ', calibration: { sensitivity: 0.95, specificity: 0.95 }',
     );
-    const file = readTeamFile(join(dir, 'team.yaml'));
-    const store = openStore({ path: join(dir, 'repute.db') });
-    const verifier = createTeamVerifier(file, store, 'serve');
-    if (verifier === undefined) throw new Error('the team file has a verifier');
     expect(verifier.verifier.calibration).toEqual({ sensitivity: 0.95, specificity: 0.95 });
     const serve = (method: 'minirep-vg' | 'majority', runId: string) =>
       createTeamService({

@@ -4,6 +4,7 @@ import { createMiniRepAggregator, type MiniRepAggregatorOptions } from '../../ag
 import {
   type DeclaredVerifierCalibration,
   declaredCalibration,
+  miniRepVariantNames,
   miniRepVariantOptions,
   miniRepVbOptions,
   miniRepVgOptions,
@@ -258,18 +259,8 @@ export function miniRepMethod(
 /** Every registered replay method name (for `--methods`), in report order. */
 export const availableReplayMethodNames: readonly string[] = Object.keys(replayMethods);
 
-/** Methods that run only when named: ours (`minirep-veto`, `minirep-lo`, `minirep-ds`). */
-const namedOnly = new Set([
-  'minirep-veto',
-  'minirep-lo',
-  'minirep-ds',
-  'minirep-rt',
-  'minirep-es',
-  'minirep-ic',
-  'minirep-rt-ic-es',
-  'minirep-vb',
-  'minirep-vg',
-]);
+/** Methods that run only when named: ours (`minirep-veto`, the label-free variants, `minirep-vb`, `minirep-vg`). */
+const namedOnly = new Set<string>(['minirep-veto', ...miniRepVariantNames, 'minirep-vb', 'minirep-vg']);
 
 /** Methods that need a verifier's verdicts (refused in a run without one). */
 export const verifierOnlyMethodNames: readonly string[] = ['verifier-majority'];
