@@ -2,10 +2,11 @@
 // beside the baselines on the zoo's teams, on the TUNING split only, and prints the zoo table with its
 // headline (mean clean and attacked accuracy over the teams, worst clean gap to majority).
 // Usage: npx tsx scripts/tune-zoo.ts [--seeds 101,102,103] [--sizes 3,4,5,7,10,20,40] [--tasks 100]
-//          [--only name,name] [--no-simulated] [dataset-dir,dataset-dir]
+//          [--only name,name] [--no-simulated] [--json zoo.json] [dataset-dir,dataset-dir]
 // Reported figures never come from here: the tuning split (FNV-1a of the task id divisible by 5) and
 // the seeds 101–105 are disjoint from the held-out tasks and seeds 1..10 that docs and README report.
 import { flag } from './_args.js';
+import { writeFileSync } from 'node:fs';
 import { issue36Variants } from './_issue36-variants.js';
 import { assertKnownNames } from '../src/core/validate.js';
 import { miniRepMethod } from '../src/eval/replay/methods.js';
@@ -38,4 +39,6 @@ const summary = await runZoo({
     if (done % 50 === 0 || done === total) process.stderr.write(`tune-zoo: ${done}/${total} teams\n`);
   },
 });
+const jsonOut = flag('--json');
+if (jsonOut !== undefined) writeFileSync(jsonOut, `${JSON.stringify(summary)}\n`);
 process.stdout.write(formatZooTable(summary));

@@ -20,7 +20,8 @@ export function formatZooHtml(summary: ZooSummary): string {
     .map((method) => {
       const worst = headline.worstVsMajority[method];
       const versus = headline.attackedVsBestOther[method];
-      return `<tr><td>${escapeHtml(method)}</td><td>${interval(headline.clean[method] ?? { mean: 0, low: 0, high: 0 })}</td><td>${interval(headline.attacked[method] ?? { mean: 0, low: 0, high: 0 })}</td><td>${worst === undefined ? '' : `${points(worst.gap)} <small>${escapeHtml(worst.team)}</small>`}</td><td>${headline.belowMajority[method] ?? 0}</td><td>${versus === undefined ? '' : `${interval(versus.difference)} <small>vs ${escapeHtml(versus.against)}</small>`}</td></tr>`;
+      const learners = headline.belowLearners?.[method];
+      return `<tr><td>${escapeHtml(method)}</td><td>${interval(headline.clean[method] ?? { mean: 0, low: 0, high: 0 })}</td><td>${interval(headline.attacked[method] ?? { mean: 0, low: 0, high: 0 })}</td><td>${worst === undefined ? '' : `${points(worst.gap)} <small>${escapeHtml(worst.team)}</small>`}</td><td>${headline.belowMajority[method] ?? 0} <small>(${headline.clearlyBelowMajority[method] ?? 0} clearly)</small></td><td>${learners === undefined ? '—' : `${learners.teams} <small>(${learners.clearly} clearly)</small>`}</td><td>${versus === undefined ? '' : `${interval(versus.difference)} <small>vs ${escapeHtml(versus.against)}</small>`}</td></tr>`;
     })
     .join('\n');
   const teamRows = summary.rows
@@ -50,7 +51,7 @@ export function formatZooHtml(summary: ZooSummary): string {
 <h1>Team zoo</h1>
 <p>${summary.rows.length} teams; ${summary.tasks} tasks of the ${escapeHtml(summary.split)} split per team and seed; seeds ${summary.seeds.join(', ')}; feedback <b>${escapeHtml(summary.feedback)}</b>; attacks ${summary.attacks.map(escapeHtml).join(', ')} with ⌈0.3·n⌉ seeded random members corrupted. Accuracy in %, means over seeds; intervals are 95% bootstrap intervals over seeds.</p>
 <h2>Over all teams</h2>
-<table><tr><th>method</th><th>clean</th><th>attacked</th><th>worst clean − majority</th><th>teams &gt; 1 point below majority</th><th>attacked − best other</th></tr>
+<table><tr><th>method</th><th>clean</th><th>attacked</th><th>worst clean − majority</th><th>teams &gt; 1 point below majority</th><th>teams &gt; 1 point below max(single-metric, beta)</th><th>attacked − best other</th></tr>
 ${headlineRows}</table>
 <h2>Per team</h2>
 <p>Red: clean accuracy more than 1 point below majority's. Bold: the team's best attacked accuracy.</p>

@@ -119,4 +119,54 @@ describe('seedInterval and summariseZoo', () => {
     expect(headline.worstVsMajority.minirep).toEqual({ gap: expect.closeTo(-0.05, 12), team: 's a n=3' });
     expect(headline.belowMajority).toEqual({ majority: 0, minirep: 1 });
   });
+
+  it('counts the teams below majority and below the better learner, by the mean and beyond seed noise', () => {
+    const team = (shape: string, clean: Record<string, number[]>) => ({
+      source: 's',
+      shape,
+      size: 3,
+      seeds: [1, 2],
+      clean,
+      attacked: Object.fromEntries(Object.keys(clean).map((method) => [method, [0, 0]])),
+      bestMember: [1, 1],
+    });
+    const summary: ZooSummary = {
+      schemaVersion: 1,
+      seeds: [1, 2],
+      split: 'heldout',
+      tasks: 10,
+      feedback: 'consensus',
+      attacks: ['STRONG'],
+      methods: ['majority', 'single-metric', 'beta', 'minirep'],
+      rows: [
+        // Team a: single-metric (0.8) is the better learner (beta 0.75). minirep − single-metric per
+        // seed is −0.04 and 0: mean −0.02, below; a resample of two seeds is (−0.04, −0.02, 0) with
+        // probability (¼, ½, ¼), so the interval's upper end is 0: not clearly below.
+        team('a', {
+          majority: [0.7, 0.7],
+          'single-metric': [0.8, 0.8],
+          beta: [0.6, 0.9],
+          minirep: [0.76, 0.8],
+        }),
+        // Team b: minirep is 0.03 below majority and 0.13 below beta on both seeds: clearly below both.
+        team('b', { majority: [0.5, 0.5], 'single-metric': [0.4, 0.4], beta: [0.6, 0.6], minirep: [0.47, 0.47] }),
+      ],
+    };
+    const headline = summariseZoo(summary);
+    expect(headline.belowMajority).toEqual({ majority: 0, 'single-metric': 1, beta: 0, minirep: 1 });
+    expect(headline.clearlyBelowMajority).toEqual({ majority: 0, 'single-metric': 1, beta: 0, minirep: 1 });
+    // beta on team a: −0.2 and +0.1 against single-metric, mean −0.05 (below), upper end +0.1 (not clearly).
+    expect(headline.belowLearners).toEqual({
+      majority: { teams: 2, clearly: 2 },
+      'single-metric': { teams: 1, clearly: 1 },
+      beta: { teams: 1, clearly: 0 },
+      minirep: { teams: 2, clearly: 1 },
+    });
+    expect(formatZooTable(summary)).toContain('2 > 1 point below max(single-metric, beta) (1 clearly)');
+    const withoutLearners = summariseZoo({
+      ...summary,
+      methods: ['majority', 'minirep'],
+    });
+    expect(withoutLearners.belowLearners).toBeUndefined();
+  });
 });
