@@ -7,6 +7,7 @@ import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
 import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createDeduplicator } from '../../transport/dedupe.js';
+import { rapsDurables } from './raps-durables.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport, TransportSubscription } from '../../transport/transport.js';
 import {
@@ -186,12 +187,14 @@ export async function startRapsNode(options: RapsNodeOptions) {
       // If this publish throws, the command is not acknowledged; the redelivery re-sends the cached reply.
       await reply();
     },
-    { durable: `node-${token}` },
+    { durable: rapsDurables(runId).node(token) },
   );
 
   return {
     agentId,
     stats,
+    /** The node's durable consumer name (`node-<agent token>`), for `Transport.deleteDurable` once the run is over. */
+    durable: subscription.durable,
     /** Detaches from the inbox; pending commands wait for the next node of this agent. */
     stop: () => subscription.stop(),
   };
