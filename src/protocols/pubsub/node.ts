@@ -193,8 +193,6 @@ export async function startRapsNode(options: RapsNodeOptions) {
   return {
     agentId,
     stats,
-    /** The node's durable consumer name (`node-<agent token>`), for `Transport.deleteDurable` once the run is over. */
-    durable: subscription.durable,
     /** Detaches from the inbox; pending commands wait for the next node of this agent. */
     stop: () => subscription.stop(),
   };
