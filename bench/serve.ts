@@ -5,8 +5,9 @@
 // served with quorum 8: the team decides once 8 agents answered, the dead agent's circuit opens after
 // 3 failures; reports latency against the fastest quorum (when the 8th answer arrived) and the
 // latency added over it. Both report requests per second with 50 concurrent clients.
-// Run: npm run bench:serve (compiled with esbuild and run on plain node, as the built package runs:
-// under tsx every lazy require inside Node's fetch goes through the loader thread and costs ms).
+// Run: npm run bench:serve (bundled with esbuild by bench/run-bundled.ts and run on plain node, as
+// the built package runs: under tsx every lazy require inside Node's fetch goes through the loader
+// thread and costs ms). BENCH_SEQUENTIAL (60) and BENCH_ROUNDS (6) set the run's size.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

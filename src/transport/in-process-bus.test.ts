@@ -92,6 +92,24 @@ describe('createInProcessBus', () => {
     expect(dedupe.duplicates).toBe(deliveries - 20);
   });
 
+  it('deletes a durable with deleteDurable: its subscriber stops, and a new one starts at the first message', async () => {
+    const bus = createInProcessBus();
+    const seen: string[] = [];
+    await bus.subscribe('r.x', (message) => void seen.push(message.id), { durable: 'run' });
+    await bus.publish('r.x', encoder.encode('1'), { id: 'm1' });
+    await waitFor(() => expect(seen).toEqual(['m1']));
+    expect(await bus.deleteDurable('run')).toBe(true);
+    await bus.publish('r.x', encoder.encode('2'), { id: 'm2' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual(['m1']);
+    expect(await bus.deleteDurable('run')).toBe(false);
+    // A stop keeps the durable's position; after a delete the next subscriber gets the whole log again.
+    const again: string[] = [];
+    await bus.subscribe('r.x', (message) => void again.push(message.id), { durable: 'run' });
+    await waitFor(() => expect(again).toEqual(['m1', 'm2']));
+    await bus.close();
+  });
+
   it('refuses bad subjects, missing ids and use after close', async () => {
     const bus = createInProcessBus();
     await expect(bus.publish('a..b', encoder.encode(''), { id: 'x' })).rejects.toThrow(

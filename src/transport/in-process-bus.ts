@@ -236,6 +236,16 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
       };
       return subscription;
     },
+    async deleteDurable(durable) {
+      assertNonEmptyString('durable', durable);
+      const consumer = consumers.get(durable);
+      if (consumer === undefined) return false;
+      // As `stop`: a handler still running is left to finish, and its message is not acknowledged.
+      consumer.handler = null;
+      consumer.generation++;
+      consumers.delete(durable);
+      return true;
+    },
     stats: (): TransportStats => ({ ...stats }),
     async close() {
       closed = true;

@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TransportError } from '../core/errors.js';
-import { connectNatsTransport } from './nats-transport.js';
+import { connectNatsTransport, defaultInactiveThresholdMs } from './nats-transport.js';
 import { startNatsServer, type NatsServerProcess } from './nats-server.js';
 
 const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -270,6 +273,103 @@ describe.skipIf(!existsSync(binary))('connectNatsTransport (JetStream on a local
     expect(info.config.retention).toBe('workqueue');
     expect(info.state.messages).toBe(0);
     for (const worker of workers) await worker.close();
+  });
+
+  /** The consumer's info on the server, or undefined once it does not exist. */
+  const consumerInfo = async (stream: string, name: string) => {
+    const nats = await import('nats');
+    const connection = await nats.connect({ servers: server.url });
+    try {
+      return await (await connection.jetstreamManager()).consumers.info(stream, name).catch(() => undefined);
+    } finally {
+      await connection.close();
+    }
+  };
+
+  it('deletes a durable with deleteDurable (stopping its subscriber), and sets the inactive threshold on every consumer', async () => {
+    const transport = await connectNatsTransport({ servers: server.url, stream: 'T14', subjects: ['t14.>'] });
+    const seen: string[] = [];
+    await transport.subscribe('t14.x', (message) => void seen.push(message.id), { durable: 'run-14' });
+    await transport.publish('t14.x', encoder.encode(''), { id: 'before' });
+    await waitFor(() => seen.length === 1);
+    // 1 hour = 3,600,000 ms = 3.6e12 ns, as JetStream stores it.
+    expect(defaultInactiveThresholdMs).toBe(3_600_000);
+    expect((await consumerInfo('T14', 'run-14'))?.config.inactive_threshold).toBe(3_600_000 * 1_000_000);
+    expect(await transport.deleteDurable('run-14')).toBe(true);
+    expect(await consumerInfo('T14', 'run-14')).toBeUndefined();
+    // Its subscriber was stopped first: a message published now reaches nobody.
+    await transport.publish('t14.x', encoder.encode(''), { id: 'after' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(seen).toEqual(['before']);
+    expect(await transport.deleteDurable('run-14')).toBe(false);
+    // Re-created later, it is a new consumer at the first message the stream holds (limits: both).
+    const again: string[] = [];
+    await transport.subscribe('t14.x', (message) => void again.push(message.id), { durable: 'run-14' });
+    await waitFor(() => again.length === 2);
+    expect(again).toEqual(['before', 'after']);
+    await transport.close();
+    // close() detaches without deleting: a restarted process resumes this durable.
+    expect(await consumerInfo('T14', 'run-14')).toBeDefined();
+  }, 30_000);
+
+  it("expires a SIGKILLed process's consumer after inactiveThresholdMs, and keeps a live one whose handler outlasts it", async () => {
+    const module = pathToFileURL(join(process.cwd(), 'src/transport/nats-transport.ts')).href;
+    // The crashed process: subscribes under `crashed` with a 1 s threshold, then is killed mid-handler.
+    const script = `const { connectNatsTransport } = await import(${JSON.stringify(module)});
+const transport = await connectNatsTransport({ servers: ${JSON.stringify(server.url)}, stream: 'T15', subjects: ['t15.>'], inactiveThresholdMs: 1000 });
+await transport.subscribe('t15.crashed', () => { console.log('handling'); return new Promise(() => {}); }, { durable: 'crashed' });
+console.log('ready');`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    await waitFor(() => stdout.includes('ready'), 20_000);
+    const transport = await connectNatsTransport({
+      servers: server.url,
+      stream: 'T15',
+      subjects: ['t15.>'],
+      inactiveThresholdMs: 1000,
+      ackWaitMs: 300,
+    });
+    // A live subscriber whose handler takes 3 s, three thresholds: its client keeps pulling meanwhile.
+    const handled: string[] = [];
+    await transport.subscribe(
+      't15.live',
+      async (message) => {
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        handled.push(message.id);
+      },
+      { durable: 'live' },
+    );
+    await transport.publish('t15.crashed', encoder.encode(''), { id: 'c1' });
+    await transport.publish('t15.live', encoder.encode(''), { id: 'l1' });
+    await waitFor(() => stdout.includes('handling'));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    // 1000 ms = 1e9 ns on the consumer the killed process created.
+    expect((await consumerInfo('T15', 'crashed'))?.config.inactive_threshold).toBe(1_000_000_000);
+    const killedAt = Date.now();
+    let gone = false;
+    while (!gone && Date.now() - killedAt < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      gone = (await consumerInfo('T15', 'crashed')) === undefined;
+    }
+    expect(gone).toBe(true);
+    await waitFor(() => handled.length === 1);
+    expect(handled).toEqual(['l1']);
+    expect(await consumerInfo('T15', 'live')).toBeDefined();
+    expect(await transport.deleteDurable('live')).toBe(true);
+    await transport.close();
+  }, 40_000);
+
+  it('refuses an inactiveThresholdMs under 1000, naming it', async () => {
+    await expect(
+      connectNatsTransport({ servers: server.url, stream: 'T16', subjects: ['t16.>'], inactiveThresholdMs: 10 }),
+    ).rejects.toThrow(/options\.inactiveThresholdMs/);
   });
 
   it('refuses an unknown retention, naming it', async () => {

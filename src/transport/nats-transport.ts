@@ -41,6 +41,14 @@ export interface NatsTransportOptions {
    * the tasks not yet done. @default 'limits'
    */
   retention?: 'limits' | 'workqueue';
+  /**
+   * How long a consumer this transport creates may have no subscriber pulling from it before the
+   * server deletes it (JetStream's `inactive_threshold`), in ms (≥ 1000). A process that crashes
+   * cannot delete its consumers (`deleteDurable`); this bounds how long they stay. A subscriber
+   * that comes back within it resumes where its durable stopped; later, it starts a new consumer
+   * at the first message the stream still holds. @default 3600000 (1 hour)
+   */
+  inactiveThresholdMs?: number;
 }
 
 const knownNatsTransportOptions = defineOptionKeys<NatsTransportOptions>()([
@@ -56,12 +64,15 @@ const knownNatsTransportOptions = defineOptionKeys<NatsTransportOptions>()([
   'now',
   'stopTimeoutMs',
   'retention',
+  'inactiveThresholdMs',
 ]);
 
 /**
  * Connects to NATS and returns a {@link Transport} over JetStream: every subject lives in one
  * stream; `subscribe` creates (or re-attaches to) a durable pull consumer with explicit acks, so a
- * subscriber that crashes gets its unacknowledged and missed messages on restart; `publish` sets
+ * subscriber that crashes gets its unacknowledged and missed messages on restart (within
+ * `inactiveThresholdMs`, after which the server deletes a consumer nobody pulls from; `deleteDurable`
+ * deletes one whose run is over at once); `publish` sets
  * the `Nats-Msg-Id` header, so a retried publish is stored once; the client reconnects forever and
  * `publish` retries until `publishTimeoutMs` while the server is away.
  *
@@ -108,6 +119,8 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     });
   const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
   assertInteger('options.stopTimeoutMs', stopTimeoutMs, 0);
+  const inactiveThresholdMs = options.inactiveThresholdMs ?? defaultInactiveThresholdMs;
+  assertInteger('options.inactiveThresholdMs', inactiveThresholdMs, 1000);
 
   // Server URLs may carry `user:password@` or a token; error messages show them without it.
   const shownServers = servers.map(redactUrlCredentials).join(', ');
@@ -165,8 +178,9 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   const stats = createTransportCounters();
   // The stop of every attached subscription (what `close` runs).
   const active = new Set<() => Promise<void>>();
-  // Consumer names with a subscriber attached through this connection (the in-process bus refuses a second one too).
-  const attached = new Set<string>();
+  // Consumer names with a subscriber attached through this connection (the in-process bus refuses a
+  // second one too), each with its subscription's `stop`.
+  const attached = new Map<string, () => Promise<void>>();
   let closed = false;
 
   return {
@@ -203,7 +217,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       if (closed) throw new TransportError('the NATS transport is closed');
       assertSubject('subject', subject, { wildcards: true });
       assertNonEmptyString('options.durable', durable);
-      const consumerName = durable.replace(/[^A-Za-z0-9_-]/g, '_');
+      const consumerName = consumerNameOf(durable);
       const info = await retrying(
         publishTimeoutMs,
         async () => {
@@ -218,6 +232,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
               ack_wait: nanos(ackWaitMs),
               max_deliver: maxDeliver,
               max_ack_pending: 64,
+              inactive_threshold: nanos(inactiveThresholdMs),
             });
           }
         },
@@ -236,7 +251,8 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
         throw new TransportError(
           `durable ${JSON.stringify(durable)} (consumer ${consumerName}) already has an attached subscriber; stop it first`,
         );
-      attached.add(consumerName);
+      // Claimed before the awaits below, so that a second subscribe meanwhile is refused; set to the stop below.
+      attached.set(consumerName, async () => {});
       const consumer = await jetstream.consumers.get(options.stream, consumerName);
       // One message at a time, as the in-process bus delivers: a prefetched message would sit in the
       // client's buffer while the handler runs, and its ack timer would redeliver it behind our back.
@@ -322,7 +338,25 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
         },
       };
       active.add(detach);
+      attached.set(consumerName, () => subscription.stop());
       return subscription;
+    },
+    async deleteDurable(durable) {
+      if (closed) throw new TransportError('the NATS transport is closed');
+      assertNonEmptyString('durable', durable);
+      const consumerName = consumerNameOf(durable);
+      await attached.get(consumerName)?.();
+      return retrying(
+        publishTimeoutMs,
+        () =>
+          manager.consumers.delete(options.stream, consumerName).catch((error: unknown) => {
+            // Already gone (deleted by another process, or expired after inactiveThresholdMs).
+            if (isConsumerNotFound(error)) return false;
+            throw error;
+          }),
+        `delete consumer ${consumerName}`,
+        time,
+      );
     },
     stats: (): TransportStats => ({ ...stats }),
     async close() {
@@ -334,6 +368,20 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       await connection.drain().catch(() => connection.close());
     },
   };
+}
+
+/** The default of {@link NatsTransportOptions.inactiveThresholdMs}: 1 hour, in ms. */
+export const defaultInactiveThresholdMs = 3_600_000;
+
+/** The JetStream consumer name of a durable (a consumer name may hold letters, digits, '-' and '_' only). */
+function consumerNameOf(durable: string): string {
+  return durable.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** Whether a JetStream API error says the consumer does not exist (error code 10014). */
+function isConsumerNotFound(error: unknown): boolean {
+  const apiError = (error as { api_error?: { err_code?: unknown } }).api_error;
+  return apiError?.err_code === 10014 || /consumer not found/i.test((error as Error).message ?? '');
 }
 
 /** `url` with any `user:password@` or `token@` part replaced by `***@`. */

@@ -29,7 +29,10 @@ export interface SubscribeOptions {
 export interface TransportSubscription {
   readonly subject: string;
   readonly durable: string;
-  /** Detaches; unacknowledged messages stay pending for the next subscriber with the same durable name. */
+  /**
+   * Detaches; the durable stays, and unacknowledged messages stay pending for the next subscriber
+   * with the same durable name (a restarted process resumes where this one stopped).
+   */
   stop(): Promise<void>;
 }
 
@@ -60,6 +63,14 @@ export interface Transport {
   publish(subject: string, data: Uint8Array, options: { id: string }): Promise<void>;
   /** Attaches a handler to a subject (`*` matches one token, `>` the rest) under a durable name. */
   subscribe(subject: string, handler: TransportHandler, options: SubscribeOptions): Promise<TransportSubscription>;
+  /**
+   * Deletes a durable consumer once the run or session it served is over, so that it does not stay
+   * on the server: a subscriber of it attached through this transport is stopped first (as `stop`
+   * does). Messages it had not acknowledged are no longer kept for it; a later subscriber with the
+   * same name starts a new consumer at the first message of the stream that matches. Resolves to
+   * whether the durable existed.
+   */
+  deleteDurable(durable: string): Promise<boolean>;
   /** Counters since creation. */
   stats(): TransportStats;
   /** Detaches every subscriber and releases the connection. */

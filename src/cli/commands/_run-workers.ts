@@ -12,7 +12,14 @@ import type { TaskFailure } from '../../protocols/session.js';
 import type { Store } from '../../store/store.js';
 import type { AgentIdentity } from '../../core/agent-identity.js';
 import { createLoggedReputation, FOLD_WAIT_MS } from '../../store/_logged-reputation.js';
-import { connectTaskQueue, publishTasks, queueDepth, type TaskMessage, type TaskQueueSettings } from './_task-queue.js';
+import {
+  connectTaskQueue,
+  deleteTaskQueue,
+  publishTasks,
+  queueDepth,
+  type TaskMessage,
+  type TaskQueueSettings,
+} from './_task-queue.js';
 
 /** Options of {@link runOnWorkers}. */
 export interface RunOnWorkersOptions {
@@ -102,6 +109,8 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
   }
   const children = startWorkers(workers, workerArgs);
   const failures = new Map<string, TaskFailure>();
+  // Every published task decided or given up: the run's queue consumer is no longer needed.
+  let finished = false;
   try {
     let emptyPolls = 0;
     let polls = 0;
@@ -120,7 +129,11 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
       }
       for (const key of failures.keys()) decided.add(key);
       const left = messages.filter((message) => !decided.has(`${message.method}/${message.taskId}`));
-      if (left.length === 0 || signal.aborted) break;
+      if (signal.aborted) break;
+      if (left.length === 0) {
+        finished = true;
+        break;
+      }
       if (workers > 0 && children.every((child) => child.exitCode !== null || child.signalCode !== null))
         throw new RunFailedError({
           runId,
@@ -151,6 +164,7 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
           failures.set(`${message.method}/${message.taskId}`, failure);
           options.onTaskFailure?.(failure);
         }
+        finished = true;
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -159,6 +173,10 @@ export async function runOnWorkers(options: RunOnWorkersOptions): Promise<Protoc
     await stopWorkers(children);
   }
   signal.throwIfAborted();
+  // Interrupted or failed runs keep it (workers elsewhere stay attached for the rerun). One that
+  // cannot be deleted now (NATS away) expires after the inactive threshold, as a crashed
+  // coordinator's does; the decided run does not fail for it.
+  if (finished) await deleteTaskQueue(queue, runId).catch(() => false);
   await settleReputation({ store, runId, team, sessions, start: options.reputationStart });
   return sessions.map((session) => {
     const records = store.taskResults(runId, session.method).map((record) => record.result);

@@ -4,7 +4,10 @@
 // A task's message id is `<runId>/<method>/<taskId>` (JetStream drops a re-publication within its
 // duplicate window); its ack wait is the team's LLM timeout, pushed back by in-progress heartbeats
 // while a worker is still working on it (connectNatsTransport does both), and a message is given up
-// after `maxDeliver` deliveries.
+// after `maxDeliver` deliveries. The coordinator deletes the run's consumer when the run is over;
+// one left by a crash expires after the transport's inactive threshold (one hour without a worker
+// pulling), losing nothing: the work-queue stream keeps every task not yet acknowledged, and a
+// new consumer starts at the first of them.
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError, TransportError } from '../../core/errors.js';
 import { assertInteger } from '../../core/validate.js';
@@ -104,6 +107,21 @@ export async function queueDepth(natsUrl: string, runId: string): Promise<number
     return info === undefined ? undefined : info.num_pending + info.num_ack_pending;
   } finally {
     await connection.close();
+  }
+}
+
+/**
+ * Deletes the consumer of a run's queue once the run is over (every published task decided or given
+ * up), so that it does not stay on the server; resolves to whether it existed. Tasks still in the
+ * stream (given up after `maxDeliver` deliveries to workers that died) stay there: a rerun of the
+ * run creates a new consumer that starts at them.
+ */
+export async function deleteTaskQueue(settings: TaskQueueSettings, runId: string): Promise<boolean> {
+  const transport = await connectTaskQueue(settings, `repute-run-${process.pid}`);
+  try {
+    return await transport.deleteDurable(taskQueueNames(runId).durable);
+  } finally {
+    await transport.close();
   }
 }
 

@@ -76,6 +76,21 @@ afterEach(async () => {
 
 /** The nats-server the NATS test starts (skipped where it is not installed, as the other NATS tests). */
 const natsServerBinary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+/** A NATS server with JetStream that outlives a run (127.0.0.1:4222 or REPUTE_TEST_NATS), when one answers. */
+const sharedNatsUrl = process.env.REPUTE_TEST_NATS ?? 'nats://127.0.0.1:4222';
+const hasSharedNats = await (async () => {
+  const nats = await import('nats');
+  try {
+    const connection = await nats.connect({ servers: sharedNatsUrl, timeout: 2000 });
+    await (await connection.jetstreamManager()).getAccountInfo();
+    await connection.close();
+    return true;
+  } catch (error) {
+    if (process.env.REPUTE_REQUIRE_NATS === '1') throw error;
+    console.info(`RAPS natsUrl test skipped: no JetStream at ${sharedNatsUrl} (${(error as Error).message})`);
+    return false;
+  }
+})();
 describe('repute run with protocol raps', () => {
   it('routes around two colluders, ranks them last, and replays with zero requests', async () => {
     const tasks = toyTasks(6);
@@ -375,6 +390,41 @@ describe('repute run with protocol raps', () => {
         expect(item).toMatchObject({ agentId: 'odd', kind: 'provider', status: 999, reason: 'http' });
     store.close();
   }, 180_000);
+
+  it.skipIf(!hasSharedNats)(
+    "over a NATS server that outlives the run (natsUrl), deletes the run's consumers at its end",
+    async () => {
+      const tasks = toyTasks(2);
+      endpoint = await startToyTeamEndpoint({ tasks });
+      const dir = temporaryDirectory('repute-raps-nats-url-');
+      const agents = [...toyHonest.slice(0, 3), toyColluders[0] as ToyMember];
+      const runId = `natsurl-${Date.now().toString(36)}`;
+      const team = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+        agents,
+        protocol: `topK: 2, maxRounds: 2, transport: nats, natsUrl: '${sharedNatsUrl}'`,
+      });
+      const summary = await runJson(team, '--run-id', runId);
+      expect(summary.methods.raps).toMatchObject({ done: 2, failures: 0 });
+      const nats = await import('nats');
+      const connection = await nats.connect({ servers: sharedNatsUrl });
+      try {
+        const manager = await connection.jetstreamManager();
+        // The session's wire run is `<run id>-<pid><time>`: one stream, which held the run's messages.
+        const streams = (await manager.streams.list().next()).filter((info) =>
+          info.config.name.startsWith(`RAPS_${runId}-`),
+        );
+        expect(streams).toHaveLength(1);
+        const stream = streams[0] as (typeof streams)[number];
+        expect(stream.state.messages).toBeGreaterThan(0);
+        // Before, 6 stayed: the coordinator's 2 and one node consumer per agent (4).
+        expect((await manager.consumers.list(stream.config.name).next()).map((info) => info.name)).toEqual([]);
+        await manager.streams.delete(stream.config.name);
+      } finally {
+        await connection.close();
+      }
+    },
+    180_000,
+  );
 
   it.skipIf(!existsSync(natsServerBinary))(
     "over NATS, an agent process whose model keeps failing fails the task, not an act: exit 4, no result, the team's beliefs untouched, no key on record; the rerun redoes it",

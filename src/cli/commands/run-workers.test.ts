@@ -12,6 +12,7 @@ import { repoRoot, runJson, runToExit } from '../../testing/_test-cli-run.js';
 import { temporaryDirectory } from '../../testing/_test-temporary-directory.js';
 import { sumReply, writeSumTeam } from '../../testing/_test-sum-team.js';
 import { toyColluders, toyHonest, toyTasks, writeToyTeam } from '../../testing/_test-toy-team.js';
+import { queueDepth, taskQueueNames, taskStream } from './_task-queue.js';
 
 const natsUrl = process.env.REPUTE_TEST_NATS ?? 'nats://127.0.0.1:4222';
 // The SIGKILL test runs on a SQLite file (one host) and, when a server answers, on PostgreSQL.
@@ -31,6 +32,18 @@ async function natsAvailable(): Promise<boolean> {
   }
 }
 const hasNats = await natsAvailable();
+
+/** The run's queue consumer as the server holds it, or undefined when it does not exist. */
+async function queueConsumer(runId: string) {
+  const nats = await import('nats');
+  const connection = await nats.connect({ servers: natsUrl });
+  try {
+    const manager = await connection.jetstreamManager();
+    return await manager.consumers.info(taskStream, taskQueueNames(runId).durable).catch(() => undefined);
+  } finally {
+    await connection.close();
+  }
+}
 
 let server: OpenAICompatibleServer | undefined;
 const children: ChildProcess[] = [];
@@ -124,6 +137,9 @@ describe.skipIf(!hasNats)('repute run --workers (NATS JetStream task queue)', ()
     expect(stored(b, runId, methods)).toEqual(expected);
     a.close();
     b.close();
+    // The run is over: its queue consumer (created by the worker) was deleted, not left on the server.
+    expect(await queueConsumer(runId)).toBeUndefined();
+    expect(await queueDepth(natsUrl, runId)).toBeUndefined();
   }, 120_000);
 
   it.each(stores)(
@@ -159,6 +175,9 @@ describe.skipIf(!hasNats)('repute run --workers (NATS JetStream task queue)', ()
         }
       }
       expect(killedAt).toBeGreaterThanOrEqual(3);
+      // What a crash leaves behind expires: the queue consumer carries the 1-hour inactive threshold
+      // (3,600,000 ms = 3.6e12 ns), so it goes once no worker pulls from it for that long.
+      expect((await queueConsumer(runId))?.config.inactive_threshold).toBe(3_600_000 * 1_000_000);
       // A replacement worker joins, as a supervisor would restart it.
       startWorker(team, runId, queueFlags);
       const summary = await coordinator;

@@ -6,6 +6,7 @@ import { startNatsServer, type NatsServerProcess } from '../../transport/nats-se
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
+import { deleteRapsDurables } from '../../protocols/pubsub/raps-durables.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import { createEnvRedactor } from '../../llm/env-redactor.js';
 import { ignore, raceAbort } from '../../core/_race-abort.js';
@@ -223,6 +224,13 @@ export async function runRapsScenarioOverNats(
   } finally {
     // Processes first (they are what outlives us), each step even if an earlier one failed.
     await Promise.all(nodes.map((node) => stopWithin(node, nodeStopMs)));
+    // The run's consumers go with it (its id is unique); on a private server they go with the server.
+    if (transport !== undefined && options.natsUrl !== undefined)
+      await deleteRapsDurables(
+        transport,
+        runId,
+        scenario.agents.map((agent) => agent.identity.id),
+      ).catch(ignore);
     await transport?.close().catch(ignore);
     // A server still starting when the signal came is ours to stop too, once it is up.
     const server = await serverStart?.catch(() => undefined);

@@ -6,6 +6,7 @@ import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { runRaps, type RapsResult, type RunRapsOptions } from '../../protocols/pubsub/run-raps.js';
+import { deleteRapsDurables } from '../../protocols/pubsub/raps-durables.js';
 import {
   buildCodeReviewTeam,
   findingKey,
@@ -451,7 +452,7 @@ export async function runScaling(
     signal?.throwIfAborted();
     const transportForRun = transport ? await raceAbort(Promise.resolve(transport(runId)), signal) : undefined;
     try {
-      return await raceAbort(
+      const outcome = await raceAbort(
         runRapsScenario('scaling', {
           seed,
           agentCount: size,
@@ -466,6 +467,14 @@ export async function runScaling(
         }),
         signal,
       );
+      // The run is over (its id is unique): its consumers are not left on the server.
+      if (transportForRun)
+        await deleteRapsDurables(
+          transportForRun,
+          runId,
+          outcome.scenario.agents.map((agent) => agent.identity.id),
+        );
+      return outcome;
     } finally {
       await transportForRun?.close();
     }

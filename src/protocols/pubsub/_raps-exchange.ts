@@ -10,6 +10,7 @@ import { subjectToken } from '../../transport/subject.js';
 import type { TransportSubscription } from '../../transport/transport.js';
 import type { RapsContext } from './_raps-context.js';
 import { type RapsNode, startRapsNode } from './node.js';
+import { rapsDurables } from './raps-durables.js';
 import { decodeReport, encodeWire, parseMessage, type RapsCommand, type RapsReport, rapsSubjects } from './wire.js';
 
 /** An agent's reply to one command: a publication or a report. */
@@ -30,7 +31,7 @@ export interface RapsExchange {
    * report could not be acted on (a `RapsWireError`).
    */
   send(commands: readonly RapsCommand[]): Promise<Map<string, RapsReply>>;
-  /** Stops the hosted nodes, then the reply subscriptions (the transport itself stays open). */
+  /** Stops the hosted nodes, then the reply subscriptions (the transport itself stays open; the consumers stay). */
   close(): Promise<void>;
 }
 
@@ -39,6 +40,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
   const { transport, totals, emit, clock, order } = context;
   const { runId, replyTimeoutMs } = context.settings;
   const subjects = rapsSubjects(runId);
+  const durables = rapsDurables(runId);
   const replies = new Map<string, RapsReply>();
   const expectedPublication = new Map<string, string>(); // message id -> command id
   const seenReplies = createDeduplicator(1_000_000);
@@ -80,7 +82,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
               malformed(delivery.subject, delivery.id, error);
             }
           },
-          { durable: `coordinator-pub-${runId}` },
+          { durable: durables.publications },
         ),
       );
       held.push(
@@ -97,7 +99,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
               } else malformed(delivery.subject, delivery.id, error);
             }
           },
-          { durable: `coordinator-report-${runId}` },
+          { durable: durables.reports },
         ),
       );
       for (const agent of hostAgents) {
@@ -152,6 +154,9 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
     },
 
     async close() {
+      // Detached, not deleted: a session calls runRaps again on the same wire run after a failed task,
+      // and that call resumes where these consumers stopped. The run's owner deletes them at its end
+      // (`deleteRapsDurables`).
       for (const node of nodes) await node.stop();
       for (const subscription of held) await subscription.stop();
     },

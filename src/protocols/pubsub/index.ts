@@ -1,6 +1,7 @@
 export * from './broker.js';
 export type * from './events.js';
 export * from './node.js';
+export * from './raps-durables.js';
 export * from './route-selector.js';
 export * from './run-raps.js';
 export * from './watchdog.js';

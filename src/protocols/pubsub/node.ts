@@ -7,6 +7,7 @@ import type { Proposal } from '../../core/proposal.js';
 import type { Task } from '../../core/task.js';
 import { assertKnownOptions, defineOptionKeys } from '../../core/validate.js';
 import { createDeduplicator } from '../../transport/dedupe.js';
+import { rapsDurables } from './raps-durables.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport, TransportSubscription } from '../../transport/transport.js';
 import {
@@ -186,7 +187,7 @@ export async function startRapsNode(options: RapsNodeOptions) {
       // If this publish throws, the command is not acknowledged; the redelivery re-sends the cached reply.
       await reply();
     },
-    { durable: `node-${token}` },
+    { durable: rapsDurables(runId).node(token) },
   );
 
   return {

@@ -14,6 +14,7 @@ import {
   type RapsTaskRecord,
 } from './run-raps-session.js';
 import { natsStreamName } from './wire.js';
+import { deleteRapsDurables } from './raps-durables.js';
 import { rapsTeamConfigSchema, type RapsTeamConfig } from './raps-protocol-schema.js';
 
 export { rapsTeamConfigSchema, type RapsTeamConfig } from './raps-protocol-schema.js';
@@ -123,8 +124,18 @@ async function wireAgents(input: ProtocolRunInput<RapsTeamConfig>): Promise<{
   let server: NatsServerProcess | undefined;
   let transport: Transport | undefined;
   let processes: { stop(): Promise<void> } | undefined;
+  let wireRunId = baseWireRunId;
   const release = async () => {
     await processes?.stop();
+    // The wire run ends with the session (a rerun uses fresh subjects): its consumers are deleted on
+    // a server that outlives it. One that cannot be deleted now expires after the transport's
+    // inactive threshold; a private server takes them with it.
+    if (config.natsUrl !== undefined && transport !== undefined)
+      await deleteRapsDurables(
+        transport,
+        wireRunId,
+        input.agents.map((agent) => agent.identity.id),
+      ).catch(() => 0);
     await transport?.close();
     await server?.dispose();
   };
@@ -134,7 +145,7 @@ async function wireAgents(input: ProtocolRunInput<RapsTeamConfig>): Promise<{
     server = config.natsUrl === undefined ? await startNatsServer() : undefined;
     const natsUrl = config.natsUrl ?? (server as NatsServerProcess).url;
     // A server that outlives the run may still hold an earlier attempt's streams: use fresh subjects.
-    const wireRunId =
+    wireRunId =
       config.natsUrl === undefined
         ? baseWireRunId
         : `${baseWireRunId}-${process.pid.toString(36)}${Date.now().toString(36)}`;
