@@ -507,7 +507,7 @@ try {
     );
   if (IDEMPOTENCY_KEYS && (faultReport.total.duplicated > 0 || faultReport.total.orphans > 0))
     problems.push(
-      `idempotency: with an Idempotency-Key on every request, ${faultReport.total.duplicated} duplicated decisions (two or more for one key) and ${faultReport.total.orphans} orphans (${faultReport.unattributed} naming no request); both must be 0: a retry must get the first decision back (see the per-case lines above and ${logPath})`,
+      `idempotency: with an Idempotency-Key on every request, ${faultReport.total.duplicated} duplicated decisions (two or more for one logical request) and ${faultReport.total.orphans} orphans (${faultReport.unattributed} naming no request); both must be 0: a retry must get the first decision back (see the per-case lines above and ${logPath})`,
     );
   const unanswered = REQUESTS - clientIds.size;
   let feedbackLost = 0;
