@@ -22,13 +22,22 @@
 //      distinct served request, one outcome per graded agent per grade); every agent's outcomes
 //      are of one kind, so this fold does not depend on commit order, and its evidence counts per
 //      agent give lost and duplicated updates exactly (Beta's counts saturate with λ = 0.9).
-// A retried request carries the same conversation: the endpoint counts an agent's evidence once
-// per distinct request (its evidence keys in the store), so a retry whose first attempt had been
-// decided before the replica died stores a second decision but no second update (counted as
-// `retries already decided`). Feedback is idempotent per decision id (the first grade is kept).
+// Each chat request carries an `Idempotency-Key` (one per logical request, reused by its retries:
+// `scale-faults-<seed>-<index>`), so a retry whose first attempt had been decided before its
+// replica died gets that decision back (`Idempotent-Replayed: true`) and stores none of its own;
+// the run fails if any request has two decisions or any decision is an orphan, and checks that
+// every key's stored answer is the one its client got. Counted per fault case (a request's first
+// failed attempt: none, connection, HTTP 5xx): requests answered, retries, replayed answers,
+// duplicated decisions and orphans. `--no-idempotency-key` sends no key (the clients of the runs
+// before the header): a retry carries the same conversation, and the endpoint counts an agent's
+// evidence once per distinct request (its evidence keys in the store), so a retry whose first
+// attempt had been decided stores a second decision (the first an orphan) but no second update;
+// that mode reports duplicates and orphans without failing on them. Feedback is idempotent per
+// decision id (the first grade is kept).
 // Before the load it runs the stale-lease check of the store tests (a fold holder paused with
 // SIGSTOP past its lease writes nothing once its fence is taken; `--no-sigstop` skips it).
-// Run: nice -n 10 npm run faults:scale -- [DECISIONS] [--kill-every MS] [--concurrency N] [--no-sigstop]
+// Run: nice -n 10 npm run faults:scale -- [DECISIONS] [--kill-every MS] [--concurrency N] [--seed N]
+//        [--no-idempotency-key] [--no-sigstop]
 //      (DECISIONS default 10000; REPUTE_BENCH_POSTGRES, REPUTE_BENCH_NATS override the services)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,7 +52,14 @@ import { createReputationModel } from '../src/reputation/registry.js';
 import { connectPostgres } from '../src/store/_postgres-connection.js';
 import { createSharedReputation, foldReputation } from '../src/store/shared-reputation.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { idempotencyStoreKey } from '../src/server/team-service.js';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server.js';
+import {
+  countServedFaults,
+  type ServedAttempt,
+  type ServedFaultCounts,
+  servedFaultCases,
+} from '../src/testing/_test-served-faults.js';
 import { sumReply, writeSumTeam } from '../src/testing/_test-sum-team.js';
 
 const { values: flags, positionals } = parseArgs({
@@ -53,8 +69,12 @@ const { values: flags, positionals } = parseArgs({
     concurrency: { type: 'string', default: '6' },
     'ack-wait': { type: 'string', default: '8000' },
     'no-sigstop': { type: 'boolean', default: false },
+    'no-idempotency-key': { type: 'boolean', default: false },
+    seed: { type: 'string', default: '39' },
   },
 });
+const IDEMPOTENCY_KEYS = !flags['no-idempotency-key'];
+const SEED = Number(flags.seed);
 const DECISIONS = Number(positionals[0] ?? 10_000);
 const KILL_EVERY_MS = Number(flags['kill-every']);
 const CONCURRENCY = Number(flags.concurrency);
@@ -62,6 +82,7 @@ for (const [name, value, min] of [
   ['DECISIONS', DECISIONS, 2],
   ['--kill-every', KILL_EVERY_MS, 100],
   ['--concurrency', CONCURRENCY, 1],
+  ['--seed', SEED, 0],
 ] as const)
   if (!Number.isInteger(value) || value < min)
     throw new Error(`${name} must be an integer >= ${min}, got ${String(value)}; e.g. npm run faults:scale -- 200`);
@@ -113,6 +134,10 @@ function freePort(): Promise<number> {
 interface Served {
   readonly prompt: string;
   readonly reference: string;
+  /** Its `Idempotency-Key` (sent on every attempt), unless run with `--no-idempotency-key`. */
+  readonly key: string | undefined;
+  /** Every attempt of the chat request, in order. */
+  readonly attempts: ServedAttempt[];
   taskId?: string;
   answers?: Record<string, string | null>;
   decided?: string | null;
@@ -133,7 +158,7 @@ const dir = mkdtempSync(join(tmpdir(), 'repute-scale-faults-'));
 const llm = await startOpenAICompatibleServer({ script: (request) => sumReply(request) });
 try {
   say(
-    `${DECISIONS} decisions: ${TASKS} run tasks on ${WORKERS} workers + ${REQUESTS} served requests (each graded once) on ${REPLICAS} replicas; kill a worker and a replica every ${KILL_EVERY_MS} ms; child logs in ${logPath}`,
+    `${DECISIONS} decisions: ${TASKS} run tasks on ${WORKERS} workers + ${REQUESTS} served requests (each graded once) on ${REPLICAS} replicas, ${IDEMPOTENCY_KEYS ? `each with an Idempotency-Key (seed ${SEED})` : 'with no Idempotency-Key (--no-idempotency-key)'}; kill a worker and a replica every ${KILL_EVERY_MS} ms; child logs in ${logPath}`,
   );
   if (!flags['no-sigstop']) {
     // The stale-lease case is a test of the store already; run it rather than copying it.
@@ -241,7 +266,12 @@ try {
   const served: Served[] = Array.from({ length: REQUESTS }, (_, index) => {
     // Small numbers: the number kind's relative tolerance (1e-6) would grade weak's n + 1 right near 10⁶.
     const left = 1_000 + index;
-    return { prompt: `What is ${left} + 7?`, reference: String(left + 7) };
+    return {
+      prompt: `What is ${left} + 7?`,
+      reference: String(left + 7),
+      key: IDEMPOTENCY_KEYS ? idempotencyKeyOf(SEED, index) : undefined,
+      attempts: [],
+    };
   });
   let nextRequest = 0;
   let answered = 0;
@@ -249,7 +279,15 @@ try {
   let retries = 0;
   let cursor = 0;
   const retryReasons = new Map<string, number>();
-  async function send(path: string, body: unknown): Promise<unknown> {
+  /**
+   * POSTs `body` to `path` on the next live replica until one answers 2xx; returns the body and
+   * whether it was a replay. Each attempt's outcome goes to `attempts` when given.
+   */
+  async function send(
+    path: string,
+    body: unknown,
+    { key, attempts }: { key?: string | undefined; attempts?: ServedAttempt[] } = {},
+  ): Promise<{ body: unknown; replayed: boolean }> {
     for (let attempt = 1; ; attempt++) {
       if (stopClients) throw new Error('stopped');
       const slot = cursor++ % REPLICAS;
@@ -262,12 +300,13 @@ try {
       try {
         const response = await fetch(`${replica.url}${path}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(120_000),
         });
         const text = await response.text();
-        if (response.ok) return JSON.parse(text);
+        if (response.ok)
+          return { body: JSON.parse(text), replayed: response.headers.get('idempotent-replayed') === 'true' };
         if (response.status < 500)
           throw new Error(`${path} answered ${response.status} (not retried): ${text.slice(0, 300)}`);
         reason = `HTTP ${response.status}`;
@@ -278,6 +317,7 @@ try {
         reason = cause?.code ?? (error instanceof Error ? error.name : String(error));
       }
       retries++;
+      attempts?.push({ kind: 'failed', reason });
       log.write(`client: ${path} attempt ${attempt} on replica ${slot} (pid ${replica.child.pid}) failed: ${reason}\n`);
       retryReasons.set(reason, (retryReasons.get(reason) ?? 0) + 1);
       if (attempt >= 100) throw new Error(`${path}: gave up after ${attempt} attempts (last: ${reason})`);
@@ -289,10 +329,12 @@ try {
       const index = nextRequest++;
       const request = served[index];
       if (request === undefined) return;
-      const completion = (await send('/v1/chat/completions', {
-        model: `team:${TEAM}`,
-        messages: [{ role: 'user', content: request.prompt }],
-      })) as {
+      const sent = await send(
+        '/v1/chat/completions',
+        { model: `team:${TEAM}`, messages: [{ role: 'user', content: request.prompt }] },
+        { key: request.key, attempts: request.attempts },
+      );
+      const completion = sent.body as {
         repute: {
           taskId: string;
           decision: { answer: string | null };
@@ -301,11 +343,12 @@ try {
         };
       };
       request.taskId = completion.repute.taskId;
+      request.attempts.push({ kind: 'answered', taskId: completion.repute.taskId, replayed: sent.replayed });
       request.decided = completion.repute.decision.answer;
       request.answers = Object.fromEntries(completion.repute.weights.map((weight) => [weight.agentId, weight.answer]));
       request.repeated = completion.repute.repeated;
       answered++;
-      const grade = (await send('/v1/feedback', { taskId: request.taskId, reference: request.reference })) as {
+      const grade = (await send('/v1/feedback', { taskId: request.taskId, reference: request.reference })).body as {
         applied: boolean;
         successes: Record<string, number>;
       };
@@ -438,7 +481,34 @@ try {
   }
   const clientIds = new Set(served.flatMap((request) => (request.taskId === undefined ? [] : [request.taskId])));
   const decisionsMissing = [...clientIds].filter((taskId) => !storedDecisions.has(taskId)).length;
-  const orphans = [...storedDecisions.keys()].filter((taskId) => !clientIds.has(taskId)).length;
+  // Per fault case: the clients' attempts against the stored decisions, each decision filed under
+  // the request it answered (its agents' sum names the request: 1,000 + index + 7).
+  const faultReport = countServedFaults({
+    requests: served.map((request, index) => ({ request: index, attempts: request.attempts })),
+    decisions: [...storedDecisions].map(([taskId, result]) => ({ taskId, request: requestOfDecision(result) })),
+  });
+  const orphans = faultReport.total.orphans;
+  // With keys: each key's stored answer is the decision its client got.
+  let keyRecordsMatching = 0;
+  const keyRecordsWrong: string[] = [];
+  if (IDEMPOTENCY_KEYS)
+    for (const request of served) {
+      if (request.key === undefined || request.taskId === undefined) continue;
+      const record = store.getCachedResponse(idempotencyStoreKey(TEAM, request.key)) as
+        | { answer?: { taskId?: string } }
+        | undefined;
+      if (record?.answer?.taskId === request.taskId) keyRecordsMatching++;
+      else
+        keyRecordsWrong.push(`${request.key}: ${record?.answer?.taskId ?? 'no record'} (client got ${request.taskId})`);
+    }
+  if (keyRecordsWrong.length > 0)
+    problems.push(
+      `idempotency: ${keyRecordsWrong.length} keys whose stored answer is not the client's (${keyRecordsWrong.slice(0, 5).join('; ')})`,
+    );
+  if (IDEMPOTENCY_KEYS && (faultReport.total.duplicated > 0 || faultReport.total.orphans > 0))
+    problems.push(
+      `idempotency: with an Idempotency-Key on every request, ${faultReport.total.duplicated} duplicated decisions (two or more for one logical request) and ${faultReport.total.orphans} orphans (${faultReport.unattributed} naming no request); both must be 0: a retry must get the first decision back (see the per-case lines above and ${logPath})`,
+    );
   const unanswered = REQUESTS - clientIds.size;
   let feedbackLost = 0;
   let feedbackDoubled = 0;
@@ -560,6 +630,12 @@ try {
   console.log(
     `served: ${clientIds.size}/${REQUESTS} answered, ${storedDecisions.size} decisions stored (${orphans} orphans: decided, answer lost with a killed replica); ${retriedDecided} answers to a retry whose first attempt had been decided (its evidence not counted again)`,
   );
+  const countsLine = (counts: ServedFaultCounts) =>
+    `${counts.requests} requests, ${counts.answered} answered, ${counts.retries} retries, ${counts.replayed} replayed, ${counts.decisions} decisions, ${counts.duplicated} duplicated, ${counts.orphans} orphans`;
+  console.log(
+    `idempotency (${IDEMPOTENCY_KEYS ? `Idempotency-Key on every request, seed ${SEED}` : 'no Idempotency-Key: --no-idempotency-key'}): ${countsLine(faultReport.total)}${faultReport.unattributed > 0 ? ` (${faultReport.unattributed} decisions name no request)` : ''}${IDEMPOTENCY_KEYS ? `; ${keyRecordsMatching}/${clientIds.size} key records hold the answer the client got` : ''}`,
+  );
+  for (const name of servedFaultCases) console.log(`  fault case ${name}: ${countsLine(faultReport.cases[name])}`);
   console.log(
     `feedback: ${clientIds.size - feedbackLost}/${clientIds.size} counted once, ${feedbackLost} lost, ${feedbackDoubled} duplicated, ${feedbackStray} stray; ${feedbackRepeated} retried posts answered with the first grade`,
   );
@@ -673,4 +749,19 @@ async function checkLog(
   if (!finalSame || !teamSame || !currentSame)
     problems.push('the stored reputation (fold, team snapshot or current state) differs from a fresh fold of the log');
   return { lines, problems };
+}
+
+/** The `Idempotency-Key` of the run's request `index`: a function of the seed and the index only. */
+function idempotencyKeyOf(seed: number, index: number): string {
+  return `scale-faults-${seed}-${index}`;
+}
+
+/** The request a stored served decision answered: its agents' sum (1,000 + index + 7), or `undefined`. */
+function requestOfDecision(result: { answers: { [agent: string]: string | null } }): number | undefined {
+  // weak answers the sum + 1; the others the sum.
+  const sum = AGENTS.filter((agent) => agent !== 'weak')
+    .map((agent) => result.answers[agent])
+    .find((answer) => answer !== null && answer !== undefined);
+  const index = Number(sum) - 1_007;
+  return Number.isInteger(index) && index >= 0 && index < REQUESTS ? index : undefined;
 }

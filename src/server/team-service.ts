@@ -673,8 +673,8 @@ interface IdempotentAnswerRecord {
   readonly answer: TeamAnswer;
 }
 
-/** The store key of a team's answer to the client's idempotency key. */
-function idempotencyStoreKey(team: string, key: string): string {
+/** The store key of a team's answer to the client's idempotency key (the fault run reads it back). */
+export function idempotencyStoreKey(team: string, key: string): string {
   return `repute-idempotency:v1:${JSON.stringify([team, key])}`;
 }
 

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import {
+  countServedFaults,
+  type ServedAttempt,
+  type ServedRequestLog,
+  servedFaultCaseOf,
+} from './_test-served-faults.js';
+
+const answered = (taskId: string, replayed = false): ServedAttempt => ({ kind: 'answered', taskId, replayed });
+const failed = (reason: string): ServedAttempt => ({ kind: 'failed', reason });
+
+describe('servedFaultCaseOf', () => {
+  it('files 5xx statuses under http-5xx and every other failure under connection', () => {
+    expect(servedFaultCaseOf('HTTP 500')).toBe('http-5xx');
+    expect(servedFaultCaseOf('HTTP 503')).toBe('http-5xx');
+    expect(servedFaultCaseOf('HTTP 5000')).toBe('connection');
+    expect(servedFaultCaseOf('ECONNRESET')).toBe('connection');
+    expect(servedFaultCaseOf('UND_ERR_SOCKET')).toBe('connection');
+    expect(servedFaultCaseOf('TimeoutError')).toBe('connection');
+  });
+});
+
+describe('countServedFaults', () => {
+  it('with keys: a retry whose first attempt was decided is replayed, no duplicate, no orphan', () => {
+    // r0: answered at once (t0).                                    case none
+    // r1: reset, then answered t1 replayed (its first attempt was decided).  case connection
+    // r2: socket closed twice, then answered t2 fresh (the killed replicas decided nothing).  connection
+    // r3: HTTP 500, then answered t3 replayed.                      case http-5xx
+    const requests: ServedRequestLog[] = [
+      { request: 0, attempts: [answered('t0')] },
+      { request: 1, attempts: [failed('ECONNRESET'), answered('t1', true)] },
+      { request: 2, attempts: [failed('UND_ERR_SOCKET'), failed('UND_ERR_SOCKET'), answered('t2')] },
+      { request: 3, attempts: [failed('HTTP 500'), answered('t3', true)] },
+    ];
+    const decisions = ['t0', 't1', 't2', 't3'].map((taskId, request) => ({ taskId, request }));
+    const report = countServedFaults({ requests, decisions });
+    expect(report.cases.none).toEqual({
+      requests: 1,
+      answered: 1,
+      retries: 0,
+      replayed: 0,
+      decisions: 1,
+      duplicated: 0,
+      orphans: 0,
+    });
+    // r1 + r2: 2 requests, 1 + 2 = 3 retries, 1 replayed (r1), 2 decisions.
+    expect(report.cases.connection).toEqual({
+      requests: 2,
+      answered: 2,
+      retries: 3,
+      replayed: 1,
+      decisions: 2,
+      duplicated: 0,
+      orphans: 0,
+    });
+    expect(report.cases['http-5xx']).toEqual({
+      requests: 1,
+      answered: 1,
+      retries: 1,
+      replayed: 1,
+      decisions: 1,
+      duplicated: 0,
+      orphans: 0,
+    });
+    // 4 requests, 0 + 3 + 1 = 4 retries, 2 replayed, 4 decisions.
+    expect(report.total).toEqual({
+      requests: 4,
+      answered: 4,
+      retries: 4,
+      replayed: 2,
+      decisions: 4,
+      duplicated: 0,
+      orphans: 0,
+    });
+    expect(report.unattributed).toBe(0);
+  });
+
+  it('without keys: a retry after a stored decision duplicates it and orphans the first', () => {
+    // r0: reset after t0a was stored; the retry decides again (t0b): 2 decisions, 1 duplicated,
+    //     t0a never reached the client: 1 orphan.
+    // r1: reset twice; the first killed replica had stored t1a, the second t1b, the third
+    //     attempt answers t1c: 3 decisions, 2 duplicated, 2 orphans (t1a, t1b).
+    // r2: HTTP 502 before any decision, then t2: 1 decision, 0 duplicated, 0 orphans.
+    // r3: answered at once (t3); r4: gave up after two resets, nothing stored.
+    // x: a decision whose answer names no request of the run: unattributed, an orphan in the total.
+    const requests: ServedRequestLog[] = [
+      { request: 0, attempts: [failed('ECONNRESET'), answered('t0b')] },
+      { request: 1, attempts: [failed('ECONNRESET'), failed('UND_ERR_SOCKET'), answered('t1c')] },
+      { request: 2, attempts: [failed('HTTP 502'), answered('t2')] },
+      { request: 3, attempts: [answered('t3')] },
+      { request: 4, attempts: [failed('ECONNRESET'), failed('ECONNRESET')] },
+    ];
+    const decisions = [
+      { taskId: 't0a', request: 0 },
+      { taskId: 't1a', request: 1 },
+      { taskId: 't0b', request: 0 },
+      { taskId: 't1b', request: 1 },
+      { taskId: 't1c', request: 1 },
+      { taskId: 't2', request: 2 },
+      { taskId: 't3', request: 3 },
+      { taskId: 'x', request: undefined },
+    ];
+    const report = countServedFaults({ requests, decisions });
+    // r0, r1, r4: 3 requests, 2 answered (r4 gave up), 1 + 2 + 2 = 5 retries, 0 replayed,
+    // 2 + 3 + 0 = 5 decisions, 1 + 2 = 3 duplicated, 1 + 2 = 3 orphans.
+    expect(report.cases.connection).toEqual({
+      requests: 3,
+      answered: 2,
+      retries: 5,
+      replayed: 0,
+      decisions: 5,
+      duplicated: 3,
+      orphans: 3,
+    });
+    expect(report.cases['http-5xx']).toEqual({
+      requests: 1,
+      answered: 1,
+      retries: 1,
+      replayed: 0,
+      decisions: 1,
+      duplicated: 0,
+      orphans: 0,
+    });
+    expect(report.cases.none).toEqual({
+      requests: 1,
+      answered: 1,
+      retries: 0,
+      replayed: 0,
+      decisions: 1,
+      duplicated: 0,
+      orphans: 0,
+    });
+    // 5 requests, 4 answered, 6 retries; 5 + 1 + 1 + 1 (x) = 8 decisions; 3 duplicated; 3 + 1 (x) = 4 orphans.
+    expect(report.total).toEqual({
+      requests: 5,
+      answered: 4,
+      retries: 6,
+      replayed: 0,
+      decisions: 8,
+      duplicated: 3,
+      orphans: 4,
+    });
+    expect(report.unattributed).toBe(1);
+  });
+
+  it('files a request under its first failure when its failures differ', () => {
+    // HTTP 500 first, then a reset: http-5xx, 2 retries.
+    const report = countServedFaults({
+      requests: [{ request: 7, attempts: [failed('HTTP 500'), failed('ECONNRESET'), answered('t7')] }],
+      decisions: [{ taskId: 't7', request: 7 }],
+    });
+    expect(report.cases['http-5xx'].requests).toBe(1);
+    expect(report.cases['http-5xx'].retries).toBe(2);
+    expect(report.cases.connection.requests).toBe(0);
+  });
+});
