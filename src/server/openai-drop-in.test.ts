@@ -1,6 +1,7 @@
 // The team endpoint as a drop-in model, driven by the official `openai` client: plain-text replies,
 // a two-turn conversation answered in context, a JSON Schema reply format honoured, sampling
 // settings forwarded, fields the team cannot honour refused with 400, and streaming.
+import { defaultServeMethod } from '../protocols/debate/methods.js';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -203,7 +204,7 @@ describe('cache and evidence', () => {
       client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content }] });
     const evidence = () => {
       const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
       return Object.fromEntries(
         ['alpha', 'beta-1', 'beta-2', 'weak'].map((id) => [id, model.explain(id).evidenceCount]),
       );
@@ -240,12 +241,12 @@ describe('feedback on a served decision', () => {
     });
     const evidence = () => {
       const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
       return Object.fromEntries(['alpha', 'weak'].map((id) => [id, model.explain(id).evidenceCount]));
     };
     const scores = () => {
       const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
       return model.scores();
     };
     const grade = (body: object) =>
@@ -276,7 +277,7 @@ describe('feedback on a served decision', () => {
     expect(evidence()).toEqual({ alpha: 2, weak: 2 });
     // Served accuracy: the run's minirep method has one graded decision, right.
     const run = (await (await fetch(`${server}/api/runs/serve`)).json()) as any;
-    expect(run.methods.find((method: { name: string }) => method.name === 'minirep')).toMatchObject({
+    expect(run.methods.find((method: { name: string }) => method.name === defaultServeMethod)).toMatchObject({
       graded: 1,
       correct: 1,
       accuracy: 1,

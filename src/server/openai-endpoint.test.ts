@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveTeam } from '../cli/commands/_live-team.js';
 import { readTeamFile } from '../cli/commands/_team-file.js';
+import { defaultServeMethod } from '../protocols/debate/methods.js';
 import { createReputationModel } from '../reputation/registry.js';
 import { openStore, type Store } from '../store/store.js';
 import { newPostgresStoreUrl, postgresAvailable } from '../store/_test-postgres.js';
@@ -81,7 +82,7 @@ describe('/v1 with the openai client', () => {
     expect(repute).toMatchObject({
       schemaVersion: 1,
       team: 'sum-team',
-      method: 'minirep',
+      method: defaultServeMethod,
       kind: 'number',
       taskId: 'chat-1',
       decision: { answer: '16' },
@@ -203,7 +204,7 @@ describe('/v1 with the openai client', () => {
     expect(new Set(results.map((record) => record.taskId)).size).toBe(50);
     expect(store.events('serve', { type: 'reputation-update' })).toHaveLength(50);
     // No lost update: the saved team reputation holds one behaviour record per agent per request.
-    const snapshot = store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!;
+    const snapshot = store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!;
     const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
     model.restore(snapshot);
     for (const agentId of ['alpha', 'beta-1', 'beta-2', 'weak'])
@@ -374,7 +375,7 @@ describe('traces of served requests', () => {
       expect(call.cost).toBeCloseTo(2e-5, 15);
     }
     expect(trace.usage).toMatchObject({ inputTokens: 40, outputTokens: 20 });
-    expect(trace.methods.minirep.answer).toBe('15');
+    expect(trace.methods[defaultServeMethod].answer).toBe('15');
     expect((await fetch(`${server.url}/api/runs/serve/tasks/chat-9/trace`)).status).toBe(404);
   });
 });

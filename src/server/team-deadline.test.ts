@@ -1,6 +1,7 @@
 // Deadlines, quorum and circuit breakers of the team endpoint, end to end: the official `openai`
 // client against `repute serve`'s app, agents behind a local OpenAI-compatible server where one agent
 // answers after 1.5 s and one is down (HTTP 500).
+import { defaultServeMethod } from '../protocols/debate/methods.js';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,7 +67,7 @@ async function setup(service: Partial<TeamServiceOptions>, agents = ['alpha', 'b
   const calls = (agent: string) => provider.requests.filter((request) => agentOf(request) === agent).length;
   const evidence = () => {
     const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-    model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: 'minirep' })!);
+    model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
     return Object.fromEntries(agents.map((id) => [id, model.explain(id).evidenceCount]));
   };
   return { client, store, team, server, calls, evidence };

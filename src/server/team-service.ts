@@ -29,6 +29,7 @@ import {
   allDebateMethodNames,
   createDebateMethod,
   type DebateMethodName,
+  defaultServeMethod,
   verifierOnlyDebateMethodNames,
 } from '../protocols/debate/methods.js';
 import { createTaskTracer } from '../protocols/session.js';
@@ -155,7 +156,7 @@ export interface TeamServiceOptions {
   readonly agents: readonly Agent[];
   /** The store that keeps decisions and reputation. */
   readonly store: Store;
-  /** The deciding method. @default 'minirep' */
+  /** The deciding method. @default defaultServeMethod ('minirep-rt-ic-es') */
   readonly method?: DebateMethodName;
   /** Answer kind of requests without `x-repute-kind`. @default 'exact' */
   readonly kind?: AnswerKind;
@@ -247,7 +248,7 @@ export function promptOf(messages: readonly ChatMessage[]): string {
  * const answer = await team.answer({ messages: [{ role: 'user', content: 'What is 2 + 2?' }], kind: 'number' });
  */
 export function createTeamService(options: TeamServiceOptions): TeamService {
-  const { name, agents, store, method = 'minirep', kind = 'exact', seed = 2027, now = Date.now } = options;
+  const { name, agents, store, method = defaultServeMethod, kind = 'exact', seed = 2027, now = Date.now } = options;
   if (!allDebateMethodNames.includes(method)) {
     throw new InvalidArgumentError({
       parameter: 'method',
@@ -637,7 +638,7 @@ function noAnswerMessage(
  */
 export function serveRunId({
   name,
-  method = 'minirep',
+  method = defaultServeMethod,
   agents,
   k,
   seed = 2027,

@@ -19,7 +19,7 @@ const protocolFolderImport = /from\s+'[./]*\/protocols\/(debate|drf|pubsub)\//;
 // with, which are the debate's (the team service runs debate methods only); `repute run` never
 // reads that block.
 const allowedImports = [
-  "src/cli/commands/_team-file.ts: import { allDebateMethodNames } from '../../protocols/debate/methods.js';",
+  "src/cli/commands/_team-file.ts: import { allDebateMethodNames, defaultServeMethod } from '../../protocols/debate/methods.js';",
 ];
 
 /** `run.ts` and the `_`-prefixed helpers of src/cli/commands it reaches through imports. */

@@ -8,7 +8,7 @@ import { DataFormatError } from '../../core/errors.js';
 import { isPostgresUrl, postgresUrlHasPassword, redactPostgresUrl } from '../../store/_postgres-url.js';
 import { answerKinds } from '../../core/answers/answer-kind.js';
 import { checkKeyDestination, defaultApiKeyEnv } from '../../llm/key-policy.js';
-import { allDebateMethodNames } from '../../protocols/debate/methods.js';
+import { allDebateMethodNames, defaultServeMethod } from '../../protocols/debate/methods.js';
 import type { ProtocolConfig } from '../../protocols/protocol.js';
 import { defaultProtocolType, getProtocol, protocolTypes, UnknownProtocolError } from '../../protocols/registry.js';
 
@@ -131,7 +131,7 @@ function teamSchema() {
       // `repute serve`: the method that decides chat requests and their default answer kind.
       serve: z
         .object({
-          method: z.enum(allDebateMethodNames).default('minirep'),
+          method: z.enum(allDebateMethodNames).default(defaultServeMethod),
           kind: z.enum(answerKinds as unknown as ['exact', ...string[]]).default('exact'),
           // Decide once `quorum` agents answered or `deadlineMs` passed (a request's
           // x-repute-deadline-ms overrides it); late answers still count for reputation.
@@ -151,7 +151,7 @@ function teamSchema() {
             .default({ failureThreshold: 3, cooldownMs: 30_000 }),
         })
         .strict()
-        .default({ method: 'minirep', kind: 'exact', breaker: { failureThreshold: 3, cooldownMs: 30_000 } }),
+        .default({ method: defaultServeMethod, kind: 'exact', breaker: { failureThreshold: 3, cooldownMs: 30_000 } }),
     })
     .strict();
 }
