@@ -47,4 +47,40 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   // (clears most undeclared clones), and with evidence shrinkage (the near-chance regime).
   'minirep-rt-ic': { consensusTarget: 'rest-of-team', inferClones: {} },
   'minirep-rt-ic-es': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {} }, // the named variant
+  // Sharper history once MiniRep-RT keeps an agent's own weight from earning it (no lock-in to amplify).
+  'minirep-rt-ic-es γ 1': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {}, historyExponent: 1 },
+  'minirep-rt-ic-es γ 2': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {}, historyExponent: 2 },
+  'minirep-rt-ic-es γ 2 κ 2': {
+    consensusTarget: 'rest-of-team',
+    inferClones: {},
+    shrinkage: {},
+    historyExponent: 2,
+    qualityOffset: 2,
+  },
+  'minirep-rt-ic γ 2': { consensusTarget: 'rest-of-team', inferClones: {}, historyExponent: 2 },
+  // The bloc check's cost on clean large teams (flags and cooldowns on honest agents).
+  'minirep bloc ≥ 3': { bloc: { minSize: 3 } },
+  'minirep-rt-ic-es bloc off': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {}, bloc: false },
+  'minirep-rt-ic-es bloc ≥ 3': {
+    consensusTarget: 'rest-of-team',
+    inferClones: {},
+    shrinkage: {},
+    bloc: { minSize: 3 },
+  },
+  'minirep-rt-ic-es κ 1000': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {}, qualityOffset: 1000 },
+  'minirep-rt-ic-es γ 2 κ 1000': {
+    consensusTarget: 'rest-of-team',
+    inferClones: {},
+    shrinkage: {},
+    historyExponent: 2,
+    qualityOffset: 1000,
+  },
+  // The pool of the whole team (k above any team size; the variant type leaves k to the method).
+  'minirep-rt-ic-es pool all': {
+    consensusTarget: 'rest-of-team',
+    inferClones: {},
+    shrinkage: {},
+    ...({ k: 1000 } as unknown as Record<string, never>),
+  },
+  'minirep pool all': { ...({ k: 1000 } as unknown as Record<string, never>) },
 };
