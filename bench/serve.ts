@@ -7,12 +7,14 @@
 // latency added over it. Both report requests per second with 50 concurrent clients.
 // Run: npm run bench:serve (bundled with esbuild by bench/run-bundled.ts and run on plain node, as
 // the built package runs: under tsx every lazy require inside Node's fetch goes through the loader
-// thread and costs ms). BENCH_SEQUENTIAL (60) and BENCH_ROUNDS (6) set the run's size.
+// thread and costs ms). BENCH_SEQUENTIAL (60) and BENCH_ROUNDS (6) set the run's size; BENCH_METHOD
+// the deciding method (default: the served default, defaultServeMethod).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from '../src/agents/agent.js';
 import { ProviderError } from '../src/core/errors.js';
+import { allDebateMethodNames, type DebateMethodName, defaultServeMethod } from '../src/protocols/debate/methods.js';
 import { startServer } from '../src/server/start-server.js';
 import { createTeamService } from '../src/server/team-service.js';
 import { openStore } from '../src/store/store.js';
@@ -24,6 +26,9 @@ const QUORUM = 8;
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 60);
 const CONCURRENCY = 50;
 const CONCURRENT_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const METHOD = process.env.BENCH_METHOD ?? defaultServeMethod;
+if (!(allDebateMethodNames as readonly string[]).includes(METHOD))
+  throw new Error(`BENCH_METHOD=${METHOD} is not a served method; use one of ${allDebateMethodNames.join(', ')}`);
 
 type Role = 'normal' | 'slow' | 'dead';
 
@@ -94,6 +99,7 @@ async function runScenario({ roles, quorum }: { roles: readonly Role[]; quorum?:
     agents: roles.map((role, index) => simulatedAgent(index, role, timing)),
     store,
     kind: 'number',
+    method: METHOD as DebateMethodName,
     generateId: () => `chat-${++counter}`,
     ...(quorum === undefined ? {} : { quorum }),
   });
@@ -177,7 +183,7 @@ const healthyRoles: Role[] = Array.from({ length: AGENTS }, () => 'normal');
 // Agents 7 (answers 41) and 9 (answers 41): one slow, one dead; the quorum of 8 is the 8 others.
 const degradedRoles: Role[] = healthyRoles.map((role, index) => (index === 7 ? 'slow' : index === 9 ? 'dead' : role));
 console.log(
-  `team endpoint: ${AGENTS} simulated agents × ${DELAY_MS} ms, minirep, file store (WAL), Node ${process.version}, ${availableParallelism()} cores`,
+  `team endpoint: ${AGENTS} simulated agents × ${DELAY_MS} ms, ${METHOD}, file store (WAL), Node ${process.version}, ${availableParallelism()} cores`,
 );
 const healthy = await runScenario({ roles: healthyRoles });
 console.log(
