@@ -1,19 +1,11 @@
 // The team endpoint as a drop-in model, driven by the official `openai` client: plain-text replies,
 // a two-turn conversation answered in context, a JSON Schema reply format honoured, sampling
 // settings forwarded, fields the team cannot honour refused with 400, and streaming.
-import { defaultServeMethod } from '../protocols/debate/methods.js';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLiveTeam } from '../cli/commands/_live-team.js';
-import { readTeamFile } from '../cli/commands/_team-file.js';
-import { createReputationModel } from '../reputation/registry.js';
-import { openStore } from '../store/store.js';
-import { startOpenAICompatibleServer, type RecordedRequest } from '../testing/openai-compatible-server.js';
-import { writeSumTeam } from '../testing/_test-sum-team.js';
-import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
-import { startServer } from './start-server.js';
-import { createTeamService } from './team-service.js';
+import { defaultServeMethod } from '../protocols/debate/methods.js';
+import type { RecordedRequest } from '../testing/openai-compatible-server.js';
+import { serveSumTeam } from '../testing/_test-served-sum-team.js';
 
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -48,25 +40,7 @@ function conversationalReply(request: RecordedRequest): string {
 }
 
 async function setup({ cache = false }: { cache?: boolean } = {}) {
-  const provider = await startOpenAICompatibleServer({ script: conversationalReply });
-  closers.push(() => provider.close());
-  const dir = temporaryDirectory('repute-drop-in-');
-  const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, cache }));
-  const store = openStore({ path: join(dir, 'repute.db') });
-  closers.push(() => store.close());
-  let counter = 0;
-  const team = createTeamService({
-    name: file.name,
-    agents: createLiveTeam(file, store, 'serve'),
-    store,
-    kind: 'number',
-    runId: 'serve',
-    generateId: () => `chat-${++counter}`,
-  });
-  const server = await startServer({ store, team, port: 0 });
-  closers.push(() => server.close());
-  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  return { client, provider, store };
+  return serveSumTeam(closers, { script: conversationalReply, cache });
 }
 
 const repute = (completion: unknown) => (completion as { repute: any }).repute;
@@ -199,12 +173,11 @@ describe('the team endpoint as a drop-in model (openai client)', () => {
 
 describe('cache and evidence', () => {
   it('a cached repeat calls no agent and leaves every evidence count unchanged; a new question counts', async () => {
-    const { client, provider, store } = await setup({ cache: true });
+    const { client, provider, servedModel } = await setup({ cache: true });
     const ask = (content: string) =>
       client.chat.completions.create({ model: 'team:sum-team', messages: [{ role: 'user', content }] });
     const evidence = () => {
-      const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
+      const model = servedModel();
       return Object.fromEntries(
         ['alpha', 'beta-1', 'beta-2', 'weak'].map((id) => [id, model.explain(id).evidenceCount]),
       );
@@ -233,22 +206,17 @@ describe('cache and evidence', () => {
 
 describe('feedback on a served decision', () => {
   it('moves reputation once per decision (a re-post changes nothing) and shows as served accuracy', async () => {
-    const { client, store } = await setup();
+    const { client, servedModel } = await setup();
     const server = (client.baseURL as string).replace(/\/v1$/, '');
     const completion = await client.chat.completions.create({
       model: 'team:sum-team',
       messages: [{ role: 'user', content: 'What is 30 + 12?' }],
     });
     const evidence = () => {
-      const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
+      const model = servedModel();
       return Object.fromEntries(['alpha', 'weak'].map((id) => [id, model.explain(id).evidenceCount]));
     };
-    const scores = () => {
-      const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-      model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
-      return model.scores();
-    };
+    const scores = () => servedModel().scores();
     const grade = (body: object) =>
       fetch(`${server}/v1/feedback`, {
         method: 'POST',
@@ -275,7 +243,7 @@ describe('feedback on a served decision', () => {
     expect(again).toMatchObject({ applied: false, score: 1 });
     expect(scores()).toEqual(after);
     expect(evidence()).toEqual({ alpha: 2, weak: 2 });
-    // Served accuracy: the run's minirep method has one graded decision, right.
+    // Served accuracy: the run's method (the default) has one graded decision, right.
     const run = (await (await fetch(`${server}/api/runs/serve`)).json()) as any;
     expect(run.methods.find((method: { name: string }) => method.name === defaultServeMethod)).toMatchObject({
       graded: 1,

@@ -6,17 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveTeam } from '../cli/commands/_live-team.js';
 import { readTeamFile } from '../cli/commands/_team-file.js';
 import { defaultServeMethod } from '../protocols/debate/methods.js';
-import { createReputationModel } from '../reputation/registry.js';
-import { openStore, type Store } from '../store/store.js';
+import { openStore } from '../store/store.js';
 import { newPostgresStoreUrl, postgresAvailable } from '../store/_test-postgres.js';
 import {
   startOpenAICompatibleServer,
-  type OpenAICompatibleServer,
   type RecordedRequest,
   type ServerStep,
 } from '../testing/openai-compatible-server.js';
 import { sumReply, writeSumTeam } from '../testing/_test-sum-team.js';
-import { startServer, type RunningServer } from './start-server.js';
+import { serveSumTeam, type ServedSumTeam } from '../testing/_test-served-sum-team.js';
 import { createTeamService, type TeamService, type TeamServiceOptions } from './team-service.js';
 import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
 
@@ -35,33 +33,13 @@ async function setup({
   agents?: string[];
   script?: (request: RecordedRequest) => ServerStep | string;
   method?: TeamServiceOptions['method'];
-} = {}): Promise<{
-  client: OpenAI;
-  store: Store;
-  team: TeamService;
-  provider: OpenAICompatibleServer;
-  server: RunningServer;
-}> {
-  const provider = await startOpenAICompatibleServer({ script });
-  closers.push(() => provider.close());
-  const dir = temporaryDirectory('repute-v1-');
-  const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, ...(agents ? { agents } : {}) }));
-  const store = openStore({ path: join(dir, 'repute.db') });
-  closers.push(() => store.close());
-  let counter = 0;
-  const team = createTeamService({
-    name: file.name,
-    agents: createLiveTeam(file, store, 'serve'),
-    store,
-    kind: 'number',
-    runId: 'serve',
-    generateId: () => `chat-${++counter}`,
-    ...(method === undefined ? {} : { method }),
+} = {}): Promise<ServedSumTeam> {
+  return serveSumTeam(closers, {
+    script,
+    ...(agents === undefined ? {} : { agents }),
+    ...(method === undefined ? {} : { service: { method } }),
+    clock: { now: () => 1_700_000_000_000 },
   });
-  const server = await startServer({ store, team, port: 0, clock: { now: () => 1_700_000_000_000 } });
-  closers.push(() => server.close());
-  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused-without-token', maxRetries: 0 });
-  return { client, store, team, provider, server };
 }
 
 describe('/v1 with the openai client', () => {
@@ -185,7 +163,7 @@ describe('/v1 with the openai client', () => {
   });
 
   it('handles 50 concurrent requests: 50 decisions stored, reputation evidence for exactly 50 tasks', async () => {
-    const { client, store } = await setup();
+    const { client, store, servedModel } = await setup();
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
         client.chat.completions.create({
@@ -204,9 +182,7 @@ describe('/v1 with the openai client', () => {
     expect(new Set(results.map((record) => record.taskId)).size).toBe(50);
     expect(store.events('serve', { type: 'reputation-update' })).toHaveLength(50);
     // No lost update: the saved team reputation holds one behaviour record per agent per request.
-    const snapshot = store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!;
-    const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-    model.restore(snapshot);
+    const model = servedModel();
     for (const agentId of ['alpha', 'beta-1', 'beta-2', 'weak'])
       expect(model.explain(agentId).evidenceCount, agentId).toBe(50);
     // The always-wrong agent ends below every agent that agreed with the team.

@@ -1,19 +1,11 @@
 // Deadlines, quorum and circuit breakers of the team endpoint, end to end: the official `openai`
 // client against `repute serve`'s app, agents behind a local OpenAI-compatible server where one agent
 // answers after 1.5 s and one is down (HTTP 500).
-import { defaultServeMethod } from '../protocols/debate/methods.js';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLiveTeam } from '../cli/commands/_live-team.js';
-import { readTeamFile } from '../cli/commands/_team-file.js';
-import { createReputationModel } from '../reputation/registry.js';
-import { openStore } from '../store/store.js';
-import { type RecordedRequest, startOpenAICompatibleServer } from '../testing/openai-compatible-server.js';
-import { writeSumTeam } from '../testing/_test-sum-team.js';
-import { temporaryDirectory } from '../testing/_test-temporary-directory.js';
-import { startServer } from './start-server.js';
-import { createTeamService, type TeamServiceOptions } from './team-service.js';
+import type { RecordedRequest } from '../testing/openai-compatible-server.js';
+import { serveSumTeam } from '../testing/_test-served-sum-team.js';
+import type { TeamServiceOptions } from './team-service.js';
 
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -37,40 +29,22 @@ function reply(request: RecordedRequest) {
 }
 
 async function setup(service: Partial<TeamServiceOptions>, agents = ['alpha', 'beta', 'slow', 'down']) {
-  const provider = await startOpenAICompatibleServer({
+  const served = await serveSumTeam(closers, {
     script: (request) => {
       const agent = agentOf(request);
       if (agent === 'down') return { type: 'error', status: 500, message: 'down for maintenance' };
       if (agent === 'slow') return { type: 'reply', text: reply(request), delayMs: SLOW_MS };
       return reply(request);
     },
+    agents,
+    service,
   });
-  closers.push(() => provider.close());
-  const dir = temporaryDirectory('repute-deadline-');
-  const file = readTeamFile(writeSumTeam(dir, { baseURL: provider.baseURL, tasks: 1, agents }));
-  const store = openStore({ path: join(dir, 'repute.db') });
-  closers.push(() => store.close());
-  let counter = 0;
-  const team = createTeamService({
-    name: file.name,
-    agents: createLiveTeam(file, store, 'serve'),
-    store,
-    kind: 'number',
-    runId: 'serve',
-    generateId: () => `chat-${++counter}`,
-    ...service,
-  });
-  closers.push(() => team.idle());
-  const server = await startServer({ store, team, port: 0 });
-  closers.push(() => server.close());
-  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  const calls = (agent: string) => provider.requests.filter((request) => agentOf(request) === agent).length;
+  const calls = (agent: string) => served.provider.requests.filter((request) => agentOf(request) === agent).length;
   const evidence = () => {
-    const model = createReputationModel('minirep', { agents: store.loadTeam('sum-team')! });
-    model.restore(store.loadReputation({ scope: { team: 'sum-team' }, name: defaultServeMethod })!);
+    const model = served.servedModel();
     return Object.fromEntries(agents.map((id) => [id, model.explain(id).evidenceCount]));
   };
-  return { client, store, team, server, calls, evidence };
+  return { ...served, calls, evidence };
 }
 
 const repute = (completion: unknown) => (completion as { repute: any }).repute;
