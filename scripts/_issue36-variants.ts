@@ -82,5 +82,20 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
     shrinkage: {},
     ...({ k: 1000 } as unknown as Record<string, never>),
   },
+  // MiniRep-DS's leave-one-out posterior (Beta-like sharp weights, no self-confirmation) with clone
+  // inference and evidence shrinkage (falls back towards the plain vote while the evidence is weak).
+  'minirep-ds-ic-es': { history: 'posterior', bloc: { minSize: 3 }, inferClones: {}, shrinkage: {} },
+  'minirep-ds-ic-es bloc ≥ 2': { history: 'posterior', inferClones: {}, shrinkage: {} },
+  'minirep-ds-es bloc ≥ 2': { history: 'posterior', shrinkage: {} },
+  // A bloc must also be a share σ of the answering agents (bloc.minShare, ours): no pair flagged in large teams.
+  'minirep-ds-ic-es σ 0.1': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.1 } },
+  'minirep-ds-ic-es σ 0.15': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.15 } }, // the named variant
+  'minirep-ds-ic-es σ 0.2': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.2 } },
+  'minirep-rt-ic-es σ 0.15': {
+    consensusTarget: 'rest-of-team',
+    inferClones: {},
+    shrinkage: {},
+    bloc: { minShare: 0.15 },
+  },
   'minirep pool all': { ...({ k: 1000 } as unknown as Record<string, never>) },
 };

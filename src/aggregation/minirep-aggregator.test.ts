@@ -15,7 +15,7 @@ import {
   restOfTeamAgreement,
   selectDiversePool,
 } from './minirep-aggregator.js';
-import { createBlocTracker } from './minirep-bloc.js';
+import { type BlocEntry, createBlocTracker } from './minirep-bloc.js';
 import { createPluralityAggregator } from './plurality.js';
 import { createAggregator } from './registry.js';
 
@@ -645,6 +645,73 @@ describe('coordinated-bloc tracker', () => {
         },
       ),
       { numRuns: 200, seed: 36 },
+    );
+  });
+
+  it('flags a bloc only once it holds minShare of the answering agents too: a lone pair of 14 is spared at σ 0.15', () => {
+    // Issue 36: in a large team whose majority is weaker, two strong agents agree exclusively; a pair of
+    // 14 answering agents is 14.3 % of them, under σ = 0.15 (2 < 0.15·14 = 2.1), and of 13 it is
+    // 15.4 % (2 ≥ 1.95): spared in the first, flagged in the second.
+    const team = (size: number) =>
+      entries(
+        Object.fromEntries(Array.from({ length: size }, (_, index) => [`m${index}`, index < 2 ? '9' : `other${index}`])),
+      );
+    const [of14, of13] = [team(14), team(13)];
+    const trackers = [
+      createBlocTracker({ exclusivity: 'share', minShare: 0.15 }),
+      createBlocTracker({ exclusivity: 'share', minShare: 0.15 }),
+    ];
+    for (let round = 0; round < 4; round++) {
+      trackers[0]?.record(of14);
+      trackers[1]?.record(of13);
+    }
+    // (m0, m1) agree and nobody else holds '9': x = 3.959875 / 5.709875 (as for the lone pair above).
+    const x = 3.959875 / 5.709875;
+    const m0 = (tracker: ReturnType<typeof createBlocTracker>, round: readonly BlocEntry[]) =>
+      tracker.assess(round).find((finding) => finding.agentId === 'm0');
+    expect(m0(trackers[0] as ReturnType<typeof createBlocTracker>, of14)).toMatchObject({
+      rate: expect.closeTo(x, 12),
+      blocSize: 2,
+      suspicion: 0,
+    });
+    expect(m0(trackers[1] as ReturnType<typeof createBlocTracker>, of13)?.suspicion).toBeCloseTo(x, 12);
+    // Unparseable answers do not count: with 2 of the 14 silent, the pair is 2 of 12 answering (≥ 1.8).
+    const silenced = of14.map((entry, index) => (index >= 12 ? { ...entry, answer: null } : entry));
+    expect(m0(trackers[0] as ReturnType<typeof createBlocTracker>, silenced)?.suspicion).toBeCloseTo(x, 12);
+    expect(() => createBlocTracker({ minShare: -0.1 })).toThrow(/options\.minShare/);
+    expect(() => createBlocTracker({ minShare: 0.5 })).toThrow(/options\.minShare/);
+    expect(() => createBlocTracker({ minShare: 0.6, maxShare: 1 })).not.toThrow();
+  });
+
+  it('with minShare σ flags exactly the σ-0 flags whose bloc holds ≥ σ·p agents (property)', () => {
+    const roundArbitrary = fc.array(
+      fc.record({ group: fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F'), answer: fc.constantFrom('1', '2', '3', null) }),
+      { minLength: 2, maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(roundArbitrary, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(0.1, 0.15, 0.3, 0.45),
+        (rounds, share) => {
+          const toEntries = (round: Array<{ group: string; answer: string | null }>) =>
+            round.map((entry, index) => ({ agentId: `x${index}`, group: entry.group, answer: entry.answer }));
+          const any = createBlocTracker();
+          const floored = createBlocTracker({ minShare: share });
+          for (const round of rounds.slice(0, -1)) {
+            any.record(toEntries(round));
+            floored.record(toEntries(round));
+          }
+          const last = toEntries(rounds[rounds.length - 1] as Array<{ group: string; answer: string | null }>);
+          const answering = last.filter((entry) => entry.answer !== null).length;
+          const base = any.assess(last);
+          floored.assess(last).forEach((finding, index) => {
+            const reference = base[index] as (typeof base)[number];
+            expect(finding.rate).toBe(reference.rate);
+            expect(finding.suspicion).toBe(reference.blocSize >= share * answering - 1e-9 ? reference.suspicion : 0);
+          });
+        },
+      ),
+      { numRuns: 200, seed: 3615 },
     );
   });
 

@@ -13,6 +13,8 @@
 //   pairs holding i's answer now with x ≥ τ (i's bloc on this task) and m = `minSize` (2: any pair)
 //   honest-majority guard (ours, issue 36): flagged only while |B_i| < ρ·p, p = parseable agents on the
 //   task, ρ = `maxShare` (0.5: a bloc must be a strict minority; ρ = 1 turns the guard off)
+//   size floor (ours, issue 36): flagged only once |B_i| ≥ σ·p too, σ = `minShare` (0: none), so a
+//   pair that is a small share of a large team is not flagged
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertKnownOptions, defineOptionKeys } from '../core/validate.js';
@@ -71,6 +73,16 @@ export interface BlocOptions {
    * flagging honest experts without labels. 1 turns the guard off (the check before issue 36). @default 0.5
    */
   readonly maxShare?: number;
+  /**
+   * Share σ in [0, `maxShare`) of the task's parseable agents a bloc must reach to be flagged:
+   * |B_i| ≥ max(`minSize`, σ·p) (ours, issue 36; 0 = no floor, the check before). In a large team
+   * whose majority is weaker, two or three strong agents are often the only ones right on hard tasks
+   * and agree exclusively at bloc rates, like a pair of colluders; but a pair in a team of 40 is 5 % of
+   * the votes and cannot carry a decision alone, while the threat model's colluding minority (⌈0.3·n⌉
+   * agents) stays above any σ ≤ 0.3. With σ = 0.15 a pair is still flagged in teams of up to 13 agents,
+   * a bloc needs 3 agents at 14 to 20 and 6 at 40. @default 0
+   */
+  readonly minShare?: number;
 }
 
 /** Persisted state of a bloc tracker. */
@@ -89,7 +101,7 @@ export interface BlocFinding {
   readonly rate: number;
   /** That agent, if any. */
   readonly partner: AgentId | undefined;
-  /** Suspicion in [0, 1]; 0 below τ, when the agent's bloc holds fewer than `minSize` agents, or when it holds `maxShare` of the answering agents or more. */
+  /** Suspicion in [0, 1]; 0 below τ, when the agent's bloc holds fewer than `minSize` agents or fewer than `minShare` of the answering agents, or when it holds `maxShare` of them or more. */
   readonly suspicion: number;
   /** Agents in the agent's bloc on this task, itself included (1 = no partner at rate ≥ τ). */
   readonly blocSize: number;
@@ -129,6 +141,7 @@ export const blocDefaults: Required<BlocOptions> = {
   verified: 'exempt',
   minSize: 2,
   maxShare: 0.5,
+  minShare: 0,
 };
 
 /**
@@ -183,6 +196,13 @@ export function createBlocTracker(options: BlocOptions = {}): BlocTracker {
       parameter: 'options.maxShare',
       value: settings.maxShare,
       message: `options.maxShare must be in (0, 1] (share of the answering agents a flagged bloc stays below), got ${settings.maxShare}; pass e.g. 0.5, or 1 to turn the guard off`,
+    });
+  }
+  if (!(settings.minShare >= 0 && settings.minShare < settings.maxShare)) {
+    throw new InvalidArgumentError({
+      parameter: 'options.minShare',
+      value: settings.minShare,
+      message: `options.minShare must be in [0, maxShare = ${settings.maxShare}) (share of the answering agents a flagged bloc must reach), got ${settings.minShare}; pass e.g. 0.15, or 0 for no floor`,
     });
   }
   // Pair states are found by (smaller id, larger id) through a two-level index; `pairs` keeps them
@@ -347,12 +367,14 @@ function assessBloc(state: BlocState, entries: readonly BlocEntry[]): BlocFindin
   let parseable = 0;
   for (const entry of entries) if (entry.answer !== null) parseable++;
   const guard = settings.maxShare >= 1 ? Number.POSITIVE_INFINITY : settings.maxShare * parseable - 1e-9;
+  // |B_i| ≥ max(m, σ·p): the size floor (σ = 0: m alone)
+  const floor = Math.max(settings.minSize, settings.minShare * parseable - 1e-9);
   return entries.map((entry, index) => {
     const { best, partner } = rates[index] as { best: number; partner: AgentId | undefined };
     const blocSize = sizeOf.get(find(index)) ?? 1;
     // suspicion = 0.5 + 0.5 · (bloc − τ)/(1 − τ) from τ on (and a bloc of ≥ m agents), else 0
     const suspicion =
-      best >= settings.threshold && blocSize >= settings.minSize && blocSize < guard
+      best >= settings.threshold && blocSize >= floor && blocSize < guard
         ? Math.min(1, 0.5 + (0.5 * (best - settings.threshold)) / (1 - settings.threshold))
         : 0;
     return { agentId: entry.agentId, rate: best, partner, suspicion, blocSize };
@@ -467,4 +489,5 @@ export const knownBlocOptions = defineOptionKeys<BlocOptions>()([
   'verified',
   'minSize',
   'maxShare',
+  'minShare',
 ]);

@@ -11,6 +11,7 @@ export const miniRepVariantNames = [
   'minirep-es',
   'minirep-ic',
   'minirep-rt-ic-es',
+  'minirep-ds-ic-es',
 ] as const;
 
 /** A MiniRep variant name. */
@@ -32,6 +33,10 @@ export type MiniRepVariantName = (typeof miniRepVariantNames)[number];
  *   are merged into one inferred clone group, which the clone cap and the pool treat as one model.
  * - `minirep-rt-ic-es`: the three together (MiniRep-RT's consensus target, MiniRep-IC's inferred
  *   clones, MiniRep-ES's shrinkage), the combination measured for issue 36.
+ * - `minirep-ds-ic-es`: MiniRep-DS's leave-one-out posterior history with MiniRep-IC's inferred clones
+ *   and MiniRep-ES's shrinkage, and the bloc check's size floor (`bloc.minShare` 0.15: a bloc is
+ *   flagged once it holds 2 agents and 15 % of the answering agents, so a lone pair is not flagged in
+ *   a team of 14 or more, where MiniRep-DS's floor of 3 would spare 2 colluders of 5).
  * See docs/minirep.md for why each is ours and how it was measured.
  */
 export const miniRepVariantOptions: Readonly<
@@ -43,6 +48,7 @@ export const miniRepVariantOptions: Readonly<
   'minirep-es': { shrinkage: {} },
   'minirep-ic': { inferClones: {} },
   'minirep-rt-ic-es': { consensusTarget: 'rest-of-team', inferClones: {}, shrinkage: {} },
+  'minirep-ds-ic-es': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.15 } },
 };
 
 /**

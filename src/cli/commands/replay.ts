@@ -179,7 +179,7 @@ export default defineCommand({
     },
     methods: {
       type: 'string',
-      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds, minirep-rt, minirep-es, minirep-ic, minirep-rt-ic-es, minirep-vb, minirep-vg, minirep-vg@SENS:SPEC with a declared verifier calibration)`,
+      description: `Comma-separated methods (default: ${replayMethodNames.join(',')}, plus verifier-majority with a verifier; also minirep-veto, minirep-lo, minirep-ds, minirep-rt, minirep-es, minirep-ic, minirep-rt-ic-es, minirep-ds-ic-es, minirep-vb, minirep-vg, minirep-vg@SENS:SPEC with a declared verifier calibration)`,
       valueHint: 'LIST',
     },
     out: {

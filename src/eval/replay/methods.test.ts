@@ -70,6 +70,7 @@ describe('reads', () => {
       'minirep-es': ['behaviour', 'outcome'],
       'minirep-ic': ['behaviour', 'outcome'],
       'minirep-rt-ic-es': ['behaviour'],
+      'minirep-ds-ic-es': ['behaviour', 'outcome'],
     });
     for (const name of stateful.filter((method) => method !== 'minirep-rt' && method !== 'minirep-rt-ic-es')) {
       const read = readsOf(name) as readonly string[];

@@ -161,6 +161,11 @@ export const replayMethods: Readonly<Record<string, ReplayMethod>> = {
     `MiniRep-RT+IC+ES (ours, not the paper's design): minirep with three of our changes together: consensus feedback scores each agent against the rest of the team's weighted answer (minirep-rt), undeclared clones are inferred from excess agreement and capped as one model (minirep-ic), and history is shrunk towards the team mean as the label-free evidence weakens (minirep-es)`,
     miniRepVariantOptions['minirep-rt-ic-es'],
   ),
+  'minirep-ds-ic-es': miniRepMethod(
+    'minirep-ds-ic-es',
+    `MiniRep-DS+IC+ES (ours, not the paper's design): minirep-ds's leave-one-out posterior history with minirep-ic's inferred clones and minirep-es's shrinkage towards a plain vote while the label-free evidence is weak; the bloc check flags a bloc once it holds 2 agents and 15 % of the answering agents (bloc.minShare 0.15)`,
+    miniRepVariantOptions['minirep-ds-ic-es'],
+  ),
   'minirep-vb': miniRepMethod(
     'minirep-vb',
     `MiniRep-VB (ours, not the paper's design): as minirep, but with a verifier each answer's score is the clone-capped sum of log-odds vote weights ln(p/((1 − p)·q)) (leave-one-out posterior history with the verdicts in the evidence) times MiniRep's flags, risk and cooldown factors, plus the verdict's log-likelihood ratio from a sensitivity/specificity learnt online without labels (Dawid–Skene EM); no φ_v; without a verifier it is minirep`,

@@ -39,6 +39,7 @@ describe('createDebateMethod', () => {
       'minirep-es',
       'minirep-ic',
       'minirep-rt-ic-es',
+      'minirep-ds-ic-es',
       'minirep-veto',
       'minirep-vb',
       'minirep-vg',

@@ -156,6 +156,7 @@ export function createDebateMethod(name: DebateMethodName, options: CreateDebate
     case 'minirep-es':
     case 'minirep-ic':
     case 'minirep-rt-ic-es':
+    case 'minirep-ds-ic-es':
     case 'minirep-veto':
     case 'minirep-vb':
     case 'minirep-vg': {
