@@ -654,7 +654,9 @@ describe('coordinated-bloc tracker', () => {
     // 15.4 % (2 ≥ 1.95): spared in the first, flagged in the second.
     const team = (size: number) =>
       entries(
-        Object.fromEntries(Array.from({ length: size }, (_, index) => [`m${index}`, index < 2 ? '9' : `other${index}`])),
+        Object.fromEntries(
+          Array.from({ length: size }, (_, index) => [`m${index}`, index < 2 ? '9' : `other${index}`]),
+        ),
       );
     const [of14, of13] = [team(14), team(13)];
     const trackers = [
