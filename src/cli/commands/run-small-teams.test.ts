@@ -19,7 +19,7 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
     [
       '4 agents: right 100%, 80%, 35%, 0%',
       ['right', 'good', 'weak', 'wrong'],
-      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic', 'minirep-rt-ic-es'],
+      ['minirep-lo', 'minirep-ds', 'minirep-rt', 'minirep-es', 'minirep-ic', 'minirep-rt-ic-es', 'minirep-ds-ic-es'],
     ],
     [
       '3 agents: right 100%, 80%, 0%',
@@ -57,6 +57,10 @@ describe('repute run: MiniRep on small teams (issue 36)', () => {
       // The three together.
       if (variants.includes('minirep-rt-ic-es'))
         expect(summary.methods['minirep-rt-ic-es'].accuracy as number).toBeGreaterThanOrEqual(majority);
+      // MiniRep-DS+IC+ES: usable from the team file; on the 3-agent team with an always-wrong member it
+      // is below the vote (29 of 40 against 32, as MiniRep-DS alone: docs/minirep.md), so it is listed here only.
+      if (variants.includes('minirep-ds-ic-es'))
+        expect(summary.methods['minirep-ds-ic-es'].accuracy as number).toBeGreaterThanOrEqual(majority);
     },
     120_000,
   );
