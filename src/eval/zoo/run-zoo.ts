@@ -29,8 +29,13 @@ import {
 /** Team sizes of the zoo. */
 export const zooSizes: readonly number[] = [3, 4, 5, 7, 10, 20, 40];
 
-/** The methods the zoo compares by default: the replay's default methods, MiniRep-DS and the served default, MiniRep-RT+IC+ES. */
-export const zooMethodNames: readonly string[] = [...replayMethodNames, 'minirep-ds', 'minirep-rt-ic-es'];
+/** The methods the zoo compares by default: the replay's default methods, MiniRep-DS, the served default MiniRep-RT+IC+ES, and MiniRep-DS+IC+ES. */
+export const zooMethodNames: readonly string[] = [
+  ...replayMethodNames,
+  'minirep-ds',
+  'minirep-rt-ic-es',
+  'minirep-ds-ic-es',
+];
 
 /** A mean over seeds with a 95 % percentile-bootstrap interval over the seeds. */
 export interface ZooInterval {
