@@ -91,6 +91,21 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
   'minirep-ds-ic-es σ 0.1': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.1 } },
   'minirep-ds-ic-es σ 0.15': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.15 } }, // the named variant
   'minirep-ds-ic-es σ 0.2': { history: 'posterior', inferClones: {}, shrinkage: {}, bloc: { minShare: 0.2 } },
+  // A weaker prior or a higher collision rate: an agent that is mostly wrong stops vouching sooner.
+  'minirep-ds-ic-es σ 0.15 prior 1': {
+    history: 'posterior',
+    inferClones: {},
+    shrinkage: {},
+    bloc: { minShare: 0.15 },
+    posteriorHistory: { priorAgree: 1, priorDisagree: 1 },
+  },
+  'minirep-ds-ic-es σ 0.15 q 0.2': {
+    history: 'posterior',
+    inferClones: {},
+    shrinkage: {},
+    bloc: { minShare: 0.15 },
+    posteriorHistory: { collision: 0.2 },
+  },
   'minirep-rt-ic-es σ 0.15': {
     consensusTarget: 'rest-of-team',
     inferClones: {},
