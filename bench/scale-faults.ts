@@ -59,6 +59,7 @@ import {
   type ServedAttempt,
   type ServedFaultCounts,
   servedFaultCases,
+  servedTasksWithEvidence,
 } from '../src/testing/_test-served-faults.js';
 import { sumReply, writeSumTeam } from '../src/testing/_test-sum-team.js';
 
@@ -482,13 +483,14 @@ try {
   const clientIds = new Set(served.flatMap((request) => (request.taskId === undefined ? [] : [request.taskId])));
   const decisionsMissing = [...clientIds].filter((taskId) => !storedDecisions.has(taskId)).length;
   // The served decisions that appended reputation evidence to the log: a decision whose agents had
-  // all given evidence on its request before (a retry decided again) appends no event at all.
+  // all given evidence on its request before (a retry decided again) appends no event at all. Its
+  // grade's event (`.../feedback`, same task id) is not evidence of the decision.
   const serveRunIds = new Set(serveRuns.map((run) => run.id));
-  const withEvidence = new Set(
+  const withEvidence = servedTasksWithEvidence(
     store
       .reputationEvents({ team: TEAM, name: METHOD })
-      .filter((event) => event.runId !== null && serveRunIds.has(event.runId) && event.evidence.length > 0)
-      .flatMap((event) => (event.taskId === null ? [] : [event.taskId])),
+      .map((event) => ({ ...event, evidenceCount: event.evidence.length })),
+    serveRunIds,
   );
   // Per fault case: the clients' attempts against the stored decisions, each decision filed under
   // the request it answered (its agents' sum names the request: 1,000 + index + 7).
@@ -592,6 +594,7 @@ try {
     serveRunIds,
     clientIds,
     requests: REQUESTS,
+    decisions: storedDecisions.size,
     withoutEvidence: faultReport.total.withoutEvidence,
   });
   problems.push(...logCheck.problems);
@@ -694,6 +697,8 @@ async function checkLog(
     serveRunIds: ReadonlySet<string>;
     clientIds: ReadonlySet<string>;
     requests: number;
+    /** Stored served decisions. */
+    decisions: number;
     /** Stored served decisions that appended no reputation event (counted by countServedFaults). */
     withoutEvidence: number;
   },
@@ -706,14 +711,13 @@ async function checkLog(
   if (events.some((event, index) => event.seq !== index + 1)) problems.push('log: seq not gap-free from 1');
   const late = events.filter((event) => event.readVersion !== null && event.readVersion >= event.seq).length;
   if (late > 0) problems.push(`log: ${late} events whose decision read a version at or after their own seq`);
-  const base = (eventKey: string) => eventKey.replace(/#\d+$/, '');
   const runKeys = new Map<string, number>();
   const serveKeys = new Set<string>();
   const serveEmpty = new Set<string>();
   const feedbackKeys = new Map<string, number>();
   let stray = 0;
   for (const event of events) {
-    const eventKey = base(event.key);
+    const eventKey = baseEventKey(event.key);
     if (eventKey.endsWith('/feedback')) {
       if (event.taskId !== null && input.clientIds.has(event.taskId))
         feedbackKeys.set(event.taskId, (feedbackKeys.get(event.taskId) ?? 0) + (eventKey === event.key ? 1 : 0));
@@ -735,6 +739,11 @@ async function checkLog(
   if (feedbackLost > 0) problems.push(`log: ${feedbackLost} feedback updates lost`);
   if (serveDifference !== 0)
     problems.push(`log: ${serveKeys.size} served decisions with evidence, ${input.requests} distinct requests`);
+  // Each decision with new evidence appends one event key, the others none.
+  if (input.decisions - input.withoutEvidence !== serveKeys.size)
+    problems.push(
+      `log: ${input.decisions} served decisions, ${input.withoutEvidence} of them without new evidence, but ${serveKeys.size} served event keys with evidence`,
+    );
   if (stray > 0) problems.push(`log: ${stray} events of no run task, served decision or answered feedback`);
   // The fold the processes left, against a fresh fold of the same prefix.
   const left = store.reputationFold(key);
@@ -765,6 +774,11 @@ async function checkLog(
   if (!finalSame || !teamSame || !currentSame)
     problems.push('the stored reputation (fold, team snapshot or current state) differs from a fresh fold of the log');
   return { lines, problems };
+}
+
+/** A reputation event's key without the `#n` of its second and later evidence batches. */
+function baseEventKey(key: string): string {
+  return key.replace(/#\d+$/, '');
 }
 
 /** The `Idempotency-Key` of the run's request `index`: a function of the seed and the index only. */

@@ -4,6 +4,7 @@ import {
   type ServedAttempt,
   type ServedRequestLog,
   servedFaultCaseOf,
+  servedTasksWithEvidence,
 } from './_test-served-faults.js';
 
 const answered = (taskId: string, replayed = false): ServedAttempt => ({ kind: 'answered', taskId, replayed });
@@ -192,5 +193,27 @@ describe('countServedFaults', () => {
     expect(report.cases.none).toMatchObject({ decisions: 1, duplicated: 0, orphans: 0, withoutEvidence: 0 });
     // 5 decisions: 4 appended evidence (one event each in the log), 1 appended none.
     expect(report.total).toMatchObject({ decisions: 5, duplicated: 2, orphans: 2, withoutEvidence: 1 });
+  });
+});
+
+describe('servedTasksWithEvidence', () => {
+  it("finds the served decisions with evidence in the log, not counting their grades' events", () => {
+    // s1 is a served run, r1 a `repute run`:
+    //   t1: its evidence (2 batches, the second `#2`) and its grade -> with evidence.
+    //   t2: a retry decided again: no evidence event, only its grade -> without (before the fix the
+    //       grade, same task id and run, made it count as with evidence).
+    //   t3: an event with no outcomes -> without.  t4: a run task -> not served.
+    //   t5: evidence only from answers that came late (`/late`) -> with evidence.
+    const events = [
+      { key: 's1/beta/t1', runId: 's1', taskId: 't1', evidenceCount: 3 },
+      { key: 's1/beta/t1#2', runId: 's1', taskId: 't1', evidenceCount: 1 },
+      { key: 's1/beta/t1/feedback', runId: 's1', taskId: 't1', evidenceCount: 3 },
+      { key: 's1/beta/t2/feedback', runId: 's1', taskId: 't2', evidenceCount: 3 },
+      { key: 's1/beta/t2/feedback#2', runId: 's1', taskId: 't2', evidenceCount: 1 },
+      { key: 's1/beta/t3', runId: 's1', taskId: 't3', evidenceCount: 0 },
+      { key: 'r1/beta/t4', runId: 'r1', taskId: 't4', evidenceCount: 3 },
+      { key: 's1/beta/t5/late', runId: 's1', taskId: 't5', evidenceCount: 1 },
+    ];
+    expect([...servedTasksWithEvidence(events, new Set(['s1']))].sort()).toEqual(['t1', 't5']);
   });
 });

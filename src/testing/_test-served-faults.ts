@@ -75,6 +75,34 @@ export interface ServedFaultReport {
   readonly unattributed: number;
 }
 
+/** A reputation event of the team's log, as far as {@link servedTasksWithEvidence} reads it. */
+export interface ServedLogEvent {
+  /** `<run>/<method>/<task>`, `#n` appended for its later evidence batches; a grade's ends in `/feedback`. */
+  readonly key: string;
+  readonly runId: string | null;
+  readonly taskId: string | null;
+  /** Outcomes in the event. */
+  readonly evidenceCount: number;
+}
+
+/**
+ * The task ids of the served decisions that appended reputation evidence to the log: events of a
+ * served run (`serveRunIds`) with at least one outcome, except grades (`.../feedback`, which carry
+ * the graded decision's task id but are not evidence of the decision).
+ */
+export function servedTasksWithEvidence(
+  events: readonly ServedLogEvent[],
+  serveRunIds: ReadonlySet<string>,
+): Set<string> {
+  const tasks = new Set<string>();
+  for (const event of events) {
+    if (event.runId === null || !serveRunIds.has(event.runId) || event.taskId === null) continue;
+    if (event.key.replace(/#\d+$/, '').endsWith('/feedback') || event.evidenceCount === 0) continue;
+    tasks.add(event.taskId);
+  }
+  return tasks;
+}
+
 /** The fault case of a failed attempt's reason: `HTTP 5xx` statuses are `http-5xx`, anything else `connection`. */
 export function servedFaultCaseOf(reason: string): Exclude<ServedFaultCase, 'none'> {
   return /^HTTP 5\d\d$/.test(reason) ? 'http-5xx' : 'connection';
