@@ -28,7 +28,7 @@
 // the run fails if any request has two decisions or any decision is an orphan, and checks that
 // every key's stored answer is the one its client got. Counted per fault case (a request's first
 // failed attempt: none, connection, HTTP 5xx): requests answered, retries, replayed answers,
-// duplicated decisions and orphans. `--no-idempotency-key` sends no key (the clients of the runs
+// duplicated decisions, orphans and decisions without new evidence (which append no log event). `--no-idempotency-key` sends no key (the clients of the runs
 // before the header): a retry carries the same conversation, and the endpoint counts an agent's
 // evidence once per distinct request (its evidence keys in the store), so a retry whose first
 // attempt had been decided stores a second decision (the first an orphan) but no second update;
@@ -59,6 +59,7 @@ import {
   type ServedAttempt,
   type ServedFaultCounts,
   servedFaultCases,
+  servedTasksWithEvidence,
 } from '../src/testing/_test-served-faults.js';
 import { sumReply, writeSumTeam } from '../src/testing/_test-sum-team.js';
 
@@ -481,11 +482,25 @@ try {
   }
   const clientIds = new Set(served.flatMap((request) => (request.taskId === undefined ? [] : [request.taskId])));
   const decisionsMissing = [...clientIds].filter((taskId) => !storedDecisions.has(taskId)).length;
+  // The served decisions that appended reputation evidence to the log: a decision whose agents had
+  // all given evidence on its request before (a retry decided again) appends no event at all. Its
+  // grade's event (`.../feedback`, same task id) is not evidence of the decision.
+  const serveRunIds = new Set(serveRuns.map((run) => run.id));
+  const withEvidence = servedTasksWithEvidence(
+    store
+      .reputationEvents({ team: TEAM, name: METHOD })
+      .map((event) => ({ ...event, evidenceCount: event.evidence.length })),
+    serveRunIds,
+  );
   // Per fault case: the clients' attempts against the stored decisions, each decision filed under
   // the request it answered (its agents' sum names the request: 1,000 + index + 7).
   const faultReport = countServedFaults({
     requests: served.map((request, index) => ({ request: index, attempts: request.attempts })),
-    decisions: [...storedDecisions].map(([taskId, result]) => ({ taskId, request: requestOfDecision(result) })),
+    decisions: [...storedDecisions].map(([taskId, result]) => ({
+      taskId,
+      request: requestOfDecision(result),
+      evidence: withEvidence.has(taskId),
+    })),
   });
   const orphans = faultReport.total.orphans;
   // With keys: each key's stored answer is the decision its client got.
@@ -576,9 +591,11 @@ try {
   const logCheck = await checkLog(store, {
     runId,
     taskIds: Array.from({ length: TASKS }, (_, index) => `t${index + 1}`),
-    serveRunIds: new Set(serveRuns.map((run) => run.id)),
+    serveRunIds,
     clientIds,
     requests: REQUESTS,
+    decisions: storedDecisions.size,
+    withoutEvidence: faultReport.total.withoutEvidence,
   });
   problems.push(...logCheck.problems);
   const want = fresh.snapshot().state as unknown as BetaState;
@@ -631,7 +648,7 @@ try {
     `served: ${clientIds.size}/${REQUESTS} answered, ${storedDecisions.size} decisions stored (${orphans} orphans: decided, answer lost with a killed replica); ${retriedDecided} answers to a retry whose first attempt had been decided (its evidence not counted again)`,
   );
   const countsLine = (counts: ServedFaultCounts) =>
-    `${counts.requests} requests, ${counts.answered} answered, ${counts.retries} retries, ${counts.replayed} replayed, ${counts.decisions} decisions, ${counts.duplicated} duplicated, ${counts.orphans} orphans`;
+    `${counts.requests} requests, ${counts.answered} answered, ${counts.retries} retries, ${counts.replayed} replayed, ${counts.decisions} decisions, ${counts.duplicated} duplicated, ${counts.orphans} orphans, ${counts.withoutEvidence} without new evidence`;
   console.log(
     `idempotency (${IDEMPOTENCY_KEYS ? `Idempotency-Key on every request, seed ${SEED}` : 'no Idempotency-Key: --no-idempotency-key'}): ${countsLine(faultReport.total)}${faultReport.unattributed > 0 ? ` (${faultReport.unattributed} decisions name no request)` : ''}${IDEMPOTENCY_KEYS ? `; ${keyRecordsMatching}/${clientIds.size} key records hold the answer the client got` : ''}`,
   );
@@ -680,6 +697,10 @@ async function checkLog(
     serveRunIds: ReadonlySet<string>;
     clientIds: ReadonlySet<string>;
     requests: number;
+    /** Stored served decisions. */
+    decisions: number;
+    /** Stored served decisions that appended no reputation event (counted by countServedFaults). */
+    withoutEvidence: number;
   },
 ): Promise<LogCheck> {
   const lines: string[] = [];
@@ -690,14 +711,13 @@ async function checkLog(
   if (events.some((event, index) => event.seq !== index + 1)) problems.push('log: seq not gap-free from 1');
   const late = events.filter((event) => event.readVersion !== null && event.readVersion >= event.seq).length;
   if (late > 0) problems.push(`log: ${late} events whose decision read a version at or after their own seq`);
-  const base = (eventKey: string) => eventKey.replace(/#\d+$/, '');
   const runKeys = new Map<string, number>();
   const serveKeys = new Set<string>();
   const serveEmpty = new Set<string>();
   const feedbackKeys = new Map<string, number>();
   let stray = 0;
   for (const event of events) {
-    const eventKey = base(event.key);
+    const eventKey = baseEventKey(event.key);
     if (eventKey.endsWith('/feedback')) {
       if (event.taskId !== null && input.clientIds.has(event.taskId))
         feedbackKeys.set(event.taskId, (feedbackKeys.get(event.taskId) ?? 0) + (eventKey === event.key ? 1 : 0));
@@ -713,12 +733,17 @@ async function checkLog(
   const feedbackLost = [...input.clientIds].filter((taskId) => !feedbackKeys.has(taskId)).length;
   const serveDifference = serveKeys.size - input.requests;
   lines.push(
-    `log: ${events.length} events, seq 1..${events.length}; run tasks ${runKeys.size}/${input.taskIds.length} (${runLost} lost, ${runExtra} extra); served requests ${serveKeys.size}/${input.requests} (${serveEmpty.size} decisions with no new evidence); feedback ${feedbackKeys.size}/${input.clientIds.size} (${feedbackLost} lost); ${stray} stray; ${late} read after their own seq`,
+    `log: ${events.length} events, seq 1..${events.length}; run tasks ${runKeys.size}/${input.taskIds.length} (${runLost} lost, ${runExtra} extra); served requests ${serveKeys.size}/${input.requests} (${input.withoutEvidence} stored decisions with no new evidence, which append no event; ${serveEmpty.size} events with an empty evidence list); feedback ${feedbackKeys.size}/${input.clientIds.size} (${feedbackLost} lost); ${stray} stray; ${late} read after their own seq`,
   );
   if (runLost + runExtra > 0) problems.push(`log: run tasks ${runLost} lost, ${runExtra} extra`);
   if (feedbackLost > 0) problems.push(`log: ${feedbackLost} feedback updates lost`);
   if (serveDifference !== 0)
     problems.push(`log: ${serveKeys.size} served decisions with evidence, ${input.requests} distinct requests`);
+  // Each decision with new evidence appends one event key, the others none.
+  if (input.decisions - input.withoutEvidence !== serveKeys.size)
+    problems.push(
+      `log: ${input.decisions} served decisions, ${input.withoutEvidence} of them without new evidence, but ${serveKeys.size} served event keys with evidence`,
+    );
   if (stray > 0) problems.push(`log: ${stray} events of no run task, served decision or answered feedback`);
   // The fold the processes left, against a fresh fold of the same prefix.
   const left = store.reputationFold(key);
@@ -749,6 +774,11 @@ async function checkLog(
   if (!finalSame || !teamSame || !currentSame)
     problems.push('the stored reputation (fold, team snapshot or current state) differs from a fresh fold of the log');
   return { lines, problems };
+}
+
+/** A reputation event's key without the `#n` of its second and later evidence batches. */
+function baseEventKey(key: string): string {
+  return key.replace(/#\d+$/, '');
 }
 
 /** The `Idempotency-Key` of the run's request `index`: a function of the seed and the index only. */

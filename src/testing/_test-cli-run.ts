@@ -36,22 +36,27 @@ export function runToExit(
 
 /**
  * Starts `repute run <args>`, polls the store at `dbPath` every 50 ms (at most `attempts` times)
- * until its runs hold at least `committed` task results, then kills the run with SIGKILL; resolves
- * to the signal the child exited with.
+ * until its runs hold at least `committed` task results, then sends the run `signal`; resolves to
+ * the signal the child was ended by, or its exit code when it exited itself (143 after SIGTERM).
  */
 export async function killRunOnceCommitted({
   args,
   dbPath,
   committed,
   attempts,
+  signal = 'SIGKILL',
 }: {
   args: readonly string[];
   dbPath: string;
   committed: number;
   attempts: number;
-}): Promise<NodeJS.Signals | null> {
+  /** @default 'SIGKILL' */
+  signal?: NodeJS.Signals;
+}): Promise<NodeJS.Signals | number | null> {
   const child = spawn(process.execPath, [...runCommand, ...args], { cwd: repoRoot, stdio: 'ignore' });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('exit', (code, endedBy) => resolve(endedBy ?? code)),
+  );
   for (let attempt = 0; attempt < attempts; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     let done = 0;
@@ -64,7 +69,7 @@ export async function killRunOnceCommitted({
     }
     if (done >= committed) break;
   }
-  child.kill('SIGKILL');
+  child.kill(signal);
   return exited;
 }
 

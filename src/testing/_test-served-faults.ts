@@ -29,6 +29,12 @@ export interface StoredServedDecision {
   readonly taskId: string;
   /** The logical request it decided (read from the decision), or `undefined` when it names none of the run's. */
   readonly request: number | undefined;
+  /**
+   * Whether it appended reputation evidence to the team's log. A decision whose agents had all given
+   * evidence on this very request before (a retry decided again, without an Idempotency-Key) appends
+   * no event at all, so the log alone cannot count it.
+   */
+  readonly evidence: boolean;
 }
 
 /**
@@ -57,6 +63,8 @@ export interface ServedFaultCounts {
   duplicated: number;
   /** Stored decisions whose task id no client got (decided, answer lost). */
   orphans: number;
+  /** Stored decisions that appended no reputation evidence (see {@link StoredServedDecision.evidence}). */
+  withoutEvidence: number;
 }
 
 /** {@link countServedFaults}'s result: per fault case, over all requests, and decisions of no request. */
@@ -65,6 +73,34 @@ export interface ServedFaultReport {
   readonly total: ServedFaultCounts;
   /** Stored decisions that name none of the run's requests (each is also an orphan in `total`). */
   readonly unattributed: number;
+}
+
+/** A reputation event of the team's log, as far as {@link servedTasksWithEvidence} reads it. */
+export interface ServedLogEvent {
+  /** `<run>/<method>/<task>`, `#n` appended for its later evidence batches; a grade's ends in `/feedback`. */
+  readonly key: string;
+  readonly runId: string | null;
+  readonly taskId: string | null;
+  /** Outcomes in the event. */
+  readonly evidenceCount: number;
+}
+
+/**
+ * The task ids of the served decisions that appended reputation evidence to the log: events of a
+ * served run (`serveRunIds`) with at least one outcome, except grades (`.../feedback`, which carry
+ * the graded decision's task id but are not evidence of the decision).
+ */
+export function servedTasksWithEvidence(
+  events: readonly ServedLogEvent[],
+  serveRunIds: ReadonlySet<string>,
+): Set<string> {
+  const tasks = new Set<string>();
+  for (const event of events) {
+    if (event.runId === null || !serveRunIds.has(event.runId) || event.taskId === null) continue;
+    if (event.key.replace(/#\d+$/, '').endsWith('/feedback') || event.evidenceCount === 0) continue;
+    tasks.add(event.taskId);
+  }
+  return tasks;
 }
 
 /** The fault case of a failed attempt's reason: `HTTP 5xx` statuses are `http-5xx`, anything else `connection`. */
@@ -80,19 +116,20 @@ const emptyCounts = (): ServedFaultCounts => ({
   decisions: 0,
   duplicated: 0,
   orphans: 0,
+  withoutEvidence: 0,
 });
 
 /**
  * Counts, per fault case (a request's first failed attempt), the requests answered, retries,
- * replayed answers, stored decisions, duplicated decisions (beyond the first per request) and
- * orphans (stored decisions whose task id the client never got), from the clients' logs and the
- * store's decisions.
+ * replayed answers, stored decisions, duplicated decisions (beyond the first per request), orphans
+ * (stored decisions whose task id the client never got) and decisions without new evidence (that
+ * appended nothing to the reputation log), from the clients' logs and the store's decisions.
  *
  * @example
  * countServedFaults({
  *   requests: [{ request: 0, attempts: [{ kind: 'failed', reason: 'ECONNRESET' }, { kind: 'answered', taskId: 'a', replayed: true }] }],
- *   decisions: [{ taskId: 'a', request: 0 }],
- * }).cases.connection; // { requests: 1, answered: 1, retries: 1, replayed: 1, decisions: 1, duplicated: 0, orphans: 0 }
+ *   decisions: [{ taskId: 'a', request: 0, evidence: true }],
+ * }).cases.connection; // { requests: 1, answered: 1, retries: 1, replayed: 1, decisions: 1, duplicated: 0, orphans: 0, withoutEvidence: 0 }
  */
 export function countServedFaults(input: {
   readonly requests: readonly ServedRequestLog[];
@@ -122,14 +159,17 @@ export function countServedFaults(input: {
   }
   const perRequest = new Map<number, number>();
   let unattributed = 0;
+  let unattributedWithoutEvidence = 0;
   for (const decision of input.decisions) {
     const name = decision.request === undefined ? undefined : caseOf.get(decision.request);
     if (decision.request === undefined || name === undefined) {
       unattributed++;
+      if (!decision.evidence) unattributedWithoutEvidence++;
       continue;
     }
     const counts = cases[name];
     counts.decisions++;
+    if (!decision.evidence) counts.withoutEvidence++;
     const before = perRequest.get(decision.request) ?? 0;
     perRequest.set(decision.request, before + 1);
     if (before > 0) counts.duplicated++;
@@ -140,5 +180,6 @@ export function countServedFaults(input: {
     for (const field of Object.keys(total) as Array<keyof ServedFaultCounts>) total[field] += counts[field];
   total.decisions += unattributed;
   total.orphans += unattributed;
+  total.withoutEvidence += unattributedWithoutEvidence;
   return { cases, total, unattributed };
 }

@@ -110,6 +110,23 @@ describe('createInProcessBus', () => {
     await bus.close();
   });
 
+  it('deletes its log and every durable with deleteStream, and refuses use afterwards', async () => {
+    const bus = createInProcessBus();
+    const seen: string[] = [];
+    await bus.subscribe('r.x', (message) => void seen.push(message.id), { durable: 'run' });
+    await bus.publish('r.x', encoder.encode('1'), { id: 'm1' });
+    await waitFor(() => expect(seen).toEqual(['m1']));
+    expect(await bus.deleteStream()).toBe(true);
+    await expect(bus.publish('r.x', encoder.encode('2'), { id: 'm2' })).rejects.toThrow(
+      /bus was deleted \(deleteStream\); create a new one/,
+    );
+    await expect(bus.subscribe('r.x', () => {}, { durable: 'run' })).rejects.toThrow(/bus was deleted/);
+    await expect(bus.deleteDurable('run')).rejects.toThrow(/bus was deleted/);
+    expect(await bus.deleteStream()).toBe(false);
+    expect(seen).toEqual(['m1']);
+    await bus.close();
+  });
+
   it('refuses bad subjects, missing ids and use after close', async () => {
     const bus = createInProcessBus();
     await expect(bus.publish('a..b', encoder.encode(''), { id: 'x' })).rejects.toThrow(

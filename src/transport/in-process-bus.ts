@@ -91,6 +91,8 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
   const storedIds = new Set<string>();
   const consumers = new Map<string, Consumer>();
   let closed = false;
+  // Set by `deleteStream`: the log is gone, so nothing may be published to or read from it.
+  let deleted = false;
   const stats = createTransportCounters();
 
   const pump = async (consumer: Consumer): Promise<void> => {
@@ -166,6 +168,10 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
 
   const ensureOpen = (): void => {
     if (closed) throw new TransportError('the in-process bus is closed; create a new one with createInProcessBus()');
+    if (deleted)
+      throw new TransportError(
+        'the in-process bus was deleted (deleteStream); create a new one with createInProcessBus()',
+      );
   };
 
   return {
@@ -237,6 +243,7 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
       return subscription;
     },
     async deleteDurable(durable) {
+      ensureOpen();
       assertNonEmptyString('durable', durable);
       const consumer = consumers.get(durable);
       if (consumer === undefined) return false;
@@ -244,6 +251,20 @@ export function createInProcessBus(options?: InProcessBusOptions): Transport {
       consumer.handler = null;
       consumer.generation++;
       consumers.delete(durable);
+      return true;
+    },
+    async deleteStream() {
+      if (closed) throw new TransportError('the in-process bus is closed; create a new one with createInProcessBus()');
+      if (deleted) return false;
+      deleted = true;
+      // As `deleteDurable` for each: a handler still running is left to finish, unacknowledged.
+      for (const consumer of consumers.values()) {
+        consumer.handler = null;
+        consumer.generation++;
+      }
+      consumers.clear();
+      log.length = 0;
+      storedIds.clear();
       return true;
     },
     stats: (): TransportStats => ({ ...stats }),

@@ -366,6 +366,36 @@ console.log('ready');`;
     await transport.close();
   }, 40_000);
 
+  it('deletes its stream with deleteStream (its messages and every consumer on it), and refuses to publish to it afterwards', async () => {
+    const transport = await connectNatsTransport({ servers: server.url, stream: 'T17', subjects: ['t17.>'] });
+    const other = await connectNatsTransport({ servers: server.url, stream: 'T17', subjects: ['t17.>'] });
+    const seen: string[] = [];
+    await transport.subscribe('t17.x', (message) => void seen.push(message.id), { durable: 'here' });
+    // A consumer another connection (another process of the run) created and detached from.
+    await (await other.subscribe('t17.x', () => {}, { durable: 'there' })).stop();
+    await transport.publish('t17.x', encoder.encode(''), { id: 'm1' });
+    await waitFor(() => seen.length === 1);
+    const nats = await import('nats');
+    const connection = await nats.connect({ servers: server.url });
+    const manager = await connection.jetstreamManager();
+    const streamNames = async () => (await manager.streams.list().next()).map((info) => info.config.name);
+    expect(await streamNames()).toContain('T17');
+    expect(await transport.deleteStream()).toBe(true);
+    expect(await streamNames()).not.toContain('T17');
+    expect(await consumerInfo('T17', 'here')).toBeUndefined();
+    expect(await consumerInfo('T17', 'there')).toBeUndefined();
+    await expect(transport.publish('t17.x', encoder.encode(''), { id: 'm2' })).rejects.toThrow(
+      /JetStream stream T17 was deleted \(deleteStream\); connect a new transport/,
+    );
+    await expect(transport.deleteDurable('here')).rejects.toThrow(TransportError);
+    // Deleted once: a second call, here or from the other connection, finds no stream.
+    expect(await transport.deleteStream()).toBe(false);
+    expect(await other.deleteStream()).toBe(false);
+    await connection.close();
+    await transport.close();
+    await other.close();
+  }, 30_000);
+
   it('refuses an inactiveThresholdMs under 1000, naming it', async () => {
     await expect(
       connectNatsTransport({ servers: server.url, stream: 'T16', subjects: ['t16.>'], inactiveThresholdMs: 10 }),

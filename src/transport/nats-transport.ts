@@ -72,7 +72,8 @@ const knownNatsTransportOptions = defineOptionKeys<NatsTransportOptions>()([
  * stream; `subscribe` creates (or re-attaches to) a durable pull consumer with explicit acks, so a
  * subscriber that crashes gets its unacknowledged and missed messages on restart (within
  * `inactiveThresholdMs`, after which the server deletes a consumer nobody pulls from; `deleteDurable`
- * deletes one whose run is over at once); `publish` sets
+ * deletes one whose run is over at once, `deleteStream` the whole stream once nothing will resume
+ * it); `publish` sets
  * the `Nats-Msg-Id` header, so a retried publish is stored once; the client reconnects forever and
  * `publish` retries until `publishTimeoutMs` while the server is away.
  *
@@ -182,11 +183,20 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   // second one too), each with its subscription's `stop`.
   const attached = new Map<string, () => Promise<void>>();
   let closed = false;
+  // Set by `deleteStream`: publishing would only time out ("no responders"), so it throws at once.
+  let streamDeleted = false;
+  const ensureStream = (): void => {
+    if (closed) throw new TransportError('the NATS transport is closed');
+    if (streamDeleted)
+      throw new TransportError(
+        `JetStream stream ${options.stream} was deleted (deleteStream); connect a new transport to use it again`,
+      );
+  };
 
   return {
     name: 'nats',
     async publish(subject, data, { id }) {
-      if (closed) throw new TransportError('the NATS transport is closed');
+      ensureStream();
       assertSubject('subject', subject);
       assertNonEmptyString('options.id', id, 'every message needs a unique id for de-duplication');
       if (!(data instanceof Uint8Array))
@@ -214,7 +224,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       else stats.published++;
     },
     async subscribe(subject, handler: TransportHandler, { durable }) {
-      if (closed) throw new TransportError('the NATS transport is closed');
+      ensureStream();
       assertSubject('subject', subject, { wildcards: true });
       assertNonEmptyString('options.durable', durable);
       const consumerName = consumerNameOf(durable);
@@ -342,7 +352,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
       return subscription;
     },
     async deleteDurable(durable) {
-      if (closed) throw new TransportError('the NATS transport is closed');
+      ensureStream();
       assertNonEmptyString('durable', durable);
       const consumerName = consumerNameOf(durable);
       await attached.get(consumerName)?.();
@@ -355,6 +365,25 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
             throw error;
           }),
         `delete consumer ${consumerName}`,
+        time,
+      );
+    },
+    async deleteStream() {
+      if (closed) throw new TransportError('the NATS transport is closed');
+      if (streamDeleted) return false;
+      streamDeleted = true;
+      for (const detach of active) await detach();
+      active.clear();
+      attached.clear();
+      return retrying(
+        publishTimeoutMs,
+        () =>
+          manager.streams.delete(options.stream).catch((error: unknown) => {
+            // Already gone (deleted by another process of the run).
+            if (isStreamNotFound(error)) return false;
+            throw error;
+          }),
+        `delete stream ${options.stream}`,
         time,
       );
     },
@@ -382,6 +411,12 @@ function consumerNameOf(durable: string): string {
 function isConsumerNotFound(error: unknown): boolean {
   const apiError = (error as { api_error?: { err_code?: unknown } }).api_error;
   return apiError?.err_code === 10014 || /consumer not found/i.test((error as Error).message ?? '');
+}
+
+/** Whether a JetStream API error says the stream does not exist (error code 10059). */
+function isStreamNotFound(error: unknown): boolean {
+  const apiError = (error as { api_error?: { err_code?: unknown } }).api_error;
+  return apiError?.err_code === 10059 || /stream not found/i.test((error as Error).message ?? '');
 }
 
 /** `url` with any `user:password@` or `token@` part replaced by `***@`. */

@@ -71,6 +71,15 @@ export interface Transport {
    * whether the durable existed.
    */
   deleteDurable(durable: string): Promise<boolean>;
+  /**
+   * Deletes the stream that stores this transport's messages once the run it served is over and
+   * nothing will resume it: JetStream's stream named at connect (its messages and every consumer
+   * on it, whichever process created them), the in-process bus's log and durables. Subscribers
+   * attached through this transport are stopped first; afterwards `publish`, `subscribe` and
+   * `deleteDurable` throw, and only `stats` and `close` are left. Resolves to whether the stream
+   * existed.
+   */
+  deleteStream(): Promise<boolean>;
   /** Counters since creation. */
   stats(): TransportStats;
   /** Detaches every subscriber and releases the connection. */

@@ -392,7 +392,7 @@ describe('repute run with protocol raps', () => {
   }, 180_000);
 
   it.skipIf(!hasSharedNats)(
-    "over a NATS server that outlives the run (natsUrl), deletes the run's consumers at its end",
+    "over a NATS server that outlives the run (natsUrl), deletes the finished run's consumers and stream at its end",
     async () => {
       const tasks = toyTasks(2);
       endpoint = await startToyTeamEndpoint({ tasks });
@@ -403,21 +403,68 @@ describe('repute run with protocol raps', () => {
         agents,
         protocol: `topK: 2, maxRounds: 2, transport: nats, natsUrl: '${sharedNatsUrl}'`,
       });
-      const summary = await runJson(team, '--run-id', runId);
-      expect(summary.methods.raps).toMatchObject({ done: 2, failures: 0 });
       const nats = await import('nats');
       const connection = await nats.connect({ servers: sharedNatsUrl });
       try {
         const manager = await connection.jetstreamManager();
-        // The session's wire run is `<run id>-<pid><time>`: one stream, which held the run's messages.
-        const streams = (await manager.streams.list().next()).filter((info) =>
-          info.config.name.startsWith(`RAPS_${runId}-`),
-        );
-        expect(streams).toHaveLength(1);
-        const stream = streams[0] as (typeof streams)[number];
+        const runStreams = async () =>
+          (await manager.streams.list().next()).filter((info) => info.config.name.startsWith(`RAPS_${runId}-`));
+        // The session's wire run is `<run id>-<pid><time>`: its stream RAPS_<wire run> exists while it runs.
+        let seen = 0;
+        const watching = setInterval(() => {
+          void runStreams().then((streams) => (seen = Math.max(seen, streams.length)));
+        }, 200);
+        const summary = await runJson(team, '--run-id', runId).finally(() => clearInterval(watching));
+        expect(summary.methods.raps).toMatchObject({ done: 2, failures: 0 });
+        expect(seen).toBe(1);
+        // Before, the stream stayed (with the run's messages) and, before that, its 6 consumers too:
+        // the coordinator's 2 and one node consumer per agent (4).
+        expect(await runStreams()).toEqual([]);
+      } finally {
+        await connection.close();
+      }
+    },
+    180_000,
+  );
+
+  it.skipIf(!hasSharedNats)(
+    'over a NATS server that outlives the run (natsUrl), an interrupted run keeps its stream; the rerun that finishes deletes its own',
+    async () => {
+      const tasks = toyTasks(4);
+      endpoint = await startToyTeamEndpoint({ tasks, delayMs: 60 });
+      const dir = temporaryDirectory('repute-raps-nats-interrupted-');
+      const agents = [...toyHonest.slice(0, 3), toyColluders[0] as ToyMember];
+      const runId = `natsint-${Date.now().toString(36)}`;
+      const team = writeRapsTeam(dir, endpoint.baseURL, tasks, {
+        agents,
+        protocol: `topK: 2, maxRounds: 2, transport: nats, natsUrl: '${sharedNatsUrl}'`,
+      });
+      const nats = await import('nats');
+      const connection = await nats.connect({ servers: sharedNatsUrl });
+      const manager = await connection.jetstreamManager();
+      const runStreams = async () =>
+        (await manager.streams.list().next()).filter((info) => info.config.name.startsWith(`RAPS_${runId}-`));
+      try {
+        // SIGTERM once a task is stored: the CLI winds down and exits 143 (interrupted).
+        expect(
+          await killRunOnceCommitted({
+            args: [team, '--run-id', runId],
+            dbPath: join(dir, 'repute.db'),
+            committed: 1,
+            attempts: 2400,
+            signal: 'SIGTERM',
+          }),
+        ).toBe(143);
+        const kept = await runStreams();
+        // Its stream stays, with the run's messages; its consumers (the coordinator's 2, the 4 agents') are gone.
+        expect(kept).toHaveLength(1);
+        const stream = kept[0] as (typeof kept)[number];
         expect(stream.state.messages).toBeGreaterThan(0);
-        // Before, 6 stayed: the coordinator's 2 and one node consumer per agent (4).
-        expect((await manager.consumers.list(stream.config.name).next()).map((info) => info.name)).toEqual([]);
+        expect(await manager.consumers.list(stream.config.name).next()).toEqual([]);
+        // The rerun resumes from the store under a fresh wire run id; that one finishes and deletes its stream.
+        const rerun = await runJson(team, '--run-id', runId);
+        expect(rerun.methods.raps.done).toBe(4);
+        expect((await runStreams()).map((info) => info.config.name)).toEqual([stream.config.name]);
         await manager.streams.delete(stream.config.name);
       } finally {
         await connection.close();

@@ -6,7 +6,7 @@ import { startNatsServer, type NatsServerProcess } from '../../transport/nats-se
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { startRapsNode } from '../../protocols/pubsub/node.js';
-import { deleteRapsDurables } from '../../protocols/pubsub/raps-durables.js';
+import { deleteFinishedRapsRun, deleteRapsDurables } from '../../protocols/pubsub/raps-durables.js';
 import type { RapsResult } from '../../protocols/pubsub/run-raps.js';
 import { createEnvRedactor } from '../../llm/env-redactor.js';
 import { ignore, raceAbort } from '../../core/_race-abort.js';
@@ -35,7 +35,10 @@ const knownServeNodeOptions = defineOptionKeys<Parameters<typeof serveRapsNodeOv
 /**
  * The body of a RAPS node process: connects to NATS (the run's JetStream stream), starts `agent`'s
  * node on the wire run `runId`, prints `ready <agent>` on stdout, writes agent errors to stderr and,
- * on SIGTERM or SIGINT, stops the node, closes the transport, calls `onStop` and exits with code 0.
+ * on SIGTERM or SIGINT (a graceful stop), leaves the run: deletes its inbox's durable consumer
+ * `node-<agent>` (waiting up to 2 s for the server), closes the transport, calls `onStop` and exits
+ * with code 0. A process that is SIGKILLed (or crashes) keeps its consumer, so a restarted one
+ * resumes its inbox; the server deletes it after the transport's `inactiveThresholdMs` (1 hour).
  * The values of the variables in `secretEnv` (and of OPENAI_API_KEY and ANTHROPIC_API_KEY) are
  * removed from every failure the node reports and writes.
  */
@@ -65,6 +68,8 @@ export async function serveRapsNodeOverNats(options: {
   });
   process.stdout.write(`ready ${agent.identity.id}\n`);
   const shutdown = async () => {
+    // Bounded: with the server away the consumer is not deleted now, and expires on the server instead.
+    await raceAbort(node.leave(), AbortSignal.timeout(leaveTimeoutMs)).catch(ignore);
     await node.stop();
     await transport.close();
     onStop?.();
@@ -73,6 +78,9 @@ export async function serveRapsNodeOverNats(options: {
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
 }
+
+/** How long a node process stopping gracefully waits for the server to delete its consumer, in ms. */
+const leaveTimeoutMs = 2000;
 
 /** A scenario agent running as a child process (see `node-process.ts`). */
 export interface RapsNodeProcess {
@@ -191,6 +199,8 @@ export async function runRapsScenarioOverNats(
   const nodes: RapsNodeProcess[] = [];
   let serverStart: Promise<NatsServerProcess> | undefined;
   let transport: Transport | undefined;
+  // Set once the run returned its result: only a finished run deletes its stream.
+  let finished = false;
   // Every wait below races the abort: the run itself does not watch the signal, and the cleanup in
   // `finally` must run before the CLI exits, or the children outlive it with PPID 1.
   const untilAborted = <T>(work: Promise<T>): Promise<T> => raceAbort(work, signal);
@@ -220,17 +230,18 @@ export async function runRapsScenarioOverNats(
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       }),
     );
+    finished = true;
     return { scenario, result, natsUrl };
   } finally {
     // Processes first (they are what outlives us), each step even if an earlier one failed.
     await Promise.all(nodes.map((node) => stopWithin(node, nodeStopMs)));
-    // The run's consumers go with it (its id is unique); on a private server they go with the server.
-    if (transport !== undefined && options.natsUrl !== undefined)
-      await deleteRapsDurables(
-        transport,
-        runId,
-        scenario.agents.map((agent) => agent.identity.id),
-      ).catch(ignore);
+    // The run's consumers go with it (its id is unique), and its stream once it finished; a run that
+    // stopped early keeps its stream. On a private server everything goes with the server.
+    if (transport !== undefined && options.natsUrl !== undefined) {
+      const agentIds = scenario.agents.map((agent) => agent.identity.id);
+      if (finished) await deleteFinishedRapsRun(transport, runId, agentIds).catch(ignore);
+      else await deleteRapsDurables(transport, runId, agentIds).catch(ignore);
+    }
     await transport?.close().catch(ignore);
     // A server still starting when the signal came is ours to stop too, once it is up.
     const server = await serverStart?.catch(() => undefined);

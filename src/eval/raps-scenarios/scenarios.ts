@@ -6,7 +6,7 @@ import { assertInteger, assertKnownOptions, defineOptionKeys } from '../../core/
 import type { Transport } from '../../transport/transport.js';
 import type { RapsEvent } from '../../protocols/pubsub/events.js';
 import { runRaps, type RapsResult, type RunRapsOptions } from '../../protocols/pubsub/run-raps.js';
-import { deleteRapsDurables } from '../../protocols/pubsub/raps-durables.js';
+import { deleteFinishedRapsRun } from '../../protocols/pubsub/raps-durables.js';
 import {
   buildCodeReviewTeam,
   findingKey,
@@ -467,9 +467,9 @@ export async function runScaling(
         }),
         signal,
       );
-      // The run is over (its id is unique): its consumers are not left on the server.
+      // The run finished (its id is unique): its consumers and its stream are not left on the server.
       if (transportForRun)
-        await deleteRapsDurables(
+        await deleteFinishedRapsRun(
           transportForRun,
           runId,
           outcome.scenario.agents.map((agent) => agent.identity.id),

@@ -156,7 +156,7 @@ export function createRapsExchange(context: RapsContext): RapsExchange {
     async close() {
       // Detached, not deleted: a session calls runRaps again on the same wire run after a failed task,
       // and that call resumes where these consumers stopped. The run's owner deletes them at its end
-      // (`deleteRapsDurables`).
+      // (`deleteRapsDurables`; with the run's stream once the run finished, `deleteFinishedRapsRun`).
       for (const node of nodes) await node.stop();
       for (const subscription of held) await subscription.stop();
     },

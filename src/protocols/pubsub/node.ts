@@ -76,6 +76,7 @@ export async function startRapsNode(options: RapsNodeOptions) {
   const agentId = agent.identity.id;
   const subjects = rapsSubjects(runId);
   const token = subjectToken(agentId);
+  const durable = rapsDurables(runId).node(token);
   const seen = createDeduplicator(1_000_000);
   const replies = new Map<string, () => Promise<void>>();
   const stats: RapsNodeStats = {
@@ -187,7 +188,7 @@ export async function startRapsNode(options: RapsNodeOptions) {
       // If this publish throws, the command is not acknowledged; the redelivery re-sends the cached reply.
       await reply();
     },
-    { durable: rapsDurables(runId).node(token) },
+    { durable },
   );
 
   return {
@@ -195,6 +196,11 @@ export async function startRapsNode(options: RapsNodeOptions) {
     stats,
     /** Detaches from the inbox; pending commands wait for the next node of this agent. */
     stop: () => subscription.stop(),
+    /**
+     * Detaches and deletes the inbox's durable consumer: the agent leaves the run, and a later node
+     * of it would start at the first command. Resolves to whether the consumer existed.
+     */
+    leave: () => transport.deleteDurable(durable),
   };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../core/task.js';
 import { createInProcessBus } from '../../transport/in-process-bus.js';
 import { createScriptedAgent } from './_test-agents.js';
-import { deleteRapsDurables, rapsDurables } from './raps-durables.js';
+import { deleteFinishedRapsRun, deleteRapsDurables, rapsDurables } from './raps-durables.js';
 import { runRaps, type RunRapsOptions } from './run-raps.js';
 
 const agents = () => [
@@ -47,6 +47,16 @@ describe('deleteRapsDurables', () => {
     const third = await runRaps(options('t3', bus));
     expect(third.totals.malformed).toBe(12);
     expect(third.decisions[0]?.answer).toBe('4');
+    await bus.close();
+  });
+
+  it('deleteFinishedRapsRun deletes the consumers, then the stream: the wire run cannot be run on again', async () => {
+    const bus = createInProcessBus();
+    await runRaps(options('t1', bus));
+    // The coordinator's 2 consumers and one per agent (3), then the bus's log.
+    expect(await deleteFinishedRapsRun(bus, 'wire-1', ['A', 'B', 'C'])).toEqual({ durables: 5, stream: true });
+    await expect(runRaps(options('t2', bus))).rejects.toThrow(/bus was deleted \(deleteStream\)/);
+    expect(await bus.deleteStream()).toBe(false);
     await bus.close();
   });
 });

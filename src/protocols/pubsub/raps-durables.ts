@@ -1,6 +1,7 @@
-// The durable consumers of one RAPS run on its transport, and their deletion once the run is over.
-// They outlive a single `runRaps` call on purpose: a session calls runRaps again on the same wire
-// run after a failed task, and a node process that crashes resumes its inbox where it stopped.
+// The durable consumers of one RAPS run on its transport, and their deletion once the run is over
+// (with the run's stream once it finished). They outlive a single `runRaps` call on purpose: a
+// session calls runRaps again on the same wire run after a failed task, and a node process that
+// crashes resumes its inbox where it stopped.
 import type { AgentId } from '../../core/agent-identity.js';
 import { subjectToken } from '../../transport/subject.js';
 import type { Transport } from '../../transport/transport.js';
@@ -39,4 +40,27 @@ export async function deleteRapsDurables(
   ])
     if (await transport.deleteDurable(durable)) deleted++;
   return deleted;
+}
+
+/**
+ * Deletes what a finished RAPS run leaves on its transport: its durable consumers (as
+ * {@link deleteRapsDurables}), then the stream that `transport` was connected to, the run's own
+ * (`RAPS_<run>` on NATS, see `natsStreamName`, with every message of the run). Call it once the
+ * run's last `runRaps` has returned and its agent processes have stopped; a run that stopped early
+ * (interrupted, or failed) keeps its stream, so only {@link deleteRapsDurables} applies then.
+ * Afterwards the transport can only be closed. Resolves to the number of consumers that existed and
+ * whether the stream existed.
+ *
+ * @example
+ * const transport = await connectNatsTransport({ servers, stream: natsStreamName(wireRunId), subjects: [`raps.${wireRunId}.>`] });
+ * // ... the run finishes, its agent processes stop ...
+ * await deleteFinishedRapsRun(transport, wireRunId, agents.map((agent) => agent.id)); // { durables: 5, stream: true }
+ */
+export async function deleteFinishedRapsRun(
+  transport: Transport,
+  runId: string,
+  agentIds: readonly AgentId[],
+): Promise<{ durables: number; stream: boolean }> {
+  const durables = await deleteRapsDurables(transport, runId, agentIds);
+  return { durables, stream: await transport.deleteStream() };
 }

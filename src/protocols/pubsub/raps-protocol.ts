@@ -14,7 +14,7 @@ import {
   type RapsTaskRecord,
 } from './run-raps-session.js';
 import { natsStreamName } from './wire.js';
-import { deleteRapsDurables } from './raps-durables.js';
+import { deleteFinishedRapsRun, deleteRapsDurables } from './raps-durables.js';
 import { rapsTeamConfigSchema, type RapsTeamConfig } from './raps-protocol-schema.js';
 
 export { rapsTeamConfigSchema, type RapsTeamConfig } from './raps-protocol-schema.js';
@@ -56,7 +56,9 @@ export const rapsProtocol: Protocol<RapsTeamConfig, RapsTaskRecord> = {
   },
   create(input) {
     const { agents, config, methods, prices } = input;
-    let release: (() => Promise<void>) | undefined;
+    let release: ((finished: boolean) => Promise<void>) | undefined;
+    // Set once the session's runner went through its tasks (not interrupted, budget not run out).
+    let finished = false;
     return {
       sessions: [
         {
@@ -66,7 +68,7 @@ export const rapsProtocol: Protocol<RapsTeamConfig, RapsTaskRecord> = {
             release = wired.release;
             // `type`, `transport` and `natsUrl` chose and wired the session above; the rest is its protocol.
             const { type: _type, transport: _transport, natsUrl: _natsUrl, ...settings } = config;
-            return createRapsSessionRunner({
+            const runner = createRapsSessionRunner({
               runId: input.runId,
               team: input.team,
               agents: agents.map((agent) => agent.identity),
@@ -81,9 +83,16 @@ export const rapsProtocol: Protocol<RapsTeamConfig, RapsTaskRecord> = {
               grade: input.grade,
               reputationStart: input.reputationStart,
             });
+            return {
+              ...runner,
+              async run(runInput) {
+                await runner.run(runInput);
+                finished = true;
+              },
+            };
           },
           async close() {
-            await release?.();
+            await release?.(finished);
           },
         },
       ],
@@ -107,7 +116,8 @@ async function wireAgents(input: ProtocolRunInput<RapsTeamConfig>): Promise<{
   hostAgents: ProtocolRunInput<RapsTeamConfig>['agents'];
   transport: Transport | undefined;
   wireRunId: string;
-  release: () => Promise<void>;
+  /** Stops the agent processes and the server, deleting the wire run's consumers (and, once `finished`, its stream). */
+  release: (finished: boolean) => Promise<void>;
 }> {
   const { config, runId } = input;
   const baseWireRunId = runId.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -125,17 +135,17 @@ async function wireAgents(input: ProtocolRunInput<RapsTeamConfig>): Promise<{
   let transport: Transport | undefined;
   let processes: { stop(): Promise<void> } | undefined;
   let wireRunId = baseWireRunId;
-  const release = async () => {
+  const release = async (finished: boolean) => {
     await processes?.stop();
     // The wire run ends with the session (a rerun uses fresh subjects): its consumers are deleted on
-    // a server that outlives it. One that cannot be deleted now expires after the transport's
-    // inactive threshold; a private server takes them with it.
-    if (config.natsUrl !== undefined && transport !== undefined)
-      await deleteRapsDurables(
-        transport,
-        wireRunId,
-        input.agents.map((agent) => agent.identity.id),
-      ).catch(() => 0);
+    // a server that outlives it, and its stream too once the session finished (an interrupted one
+    // keeps it). A consumer that cannot be deleted now expires after the transport's inactive
+    // threshold; a private server takes them with it.
+    if (config.natsUrl !== undefined && transport !== undefined) {
+      const agentIds = input.agents.map((agent) => agent.identity.id);
+      if (finished) await deleteFinishedRapsRun(transport, wireRunId, agentIds).catch(() => undefined);
+      else await deleteRapsDurables(transport, wireRunId, agentIds).catch(() => 0);
+    }
     await transport?.close();
     await server?.dispose();
   };
@@ -158,7 +168,7 @@ async function wireAgents(input: ProtocolRunInput<RapsTeamConfig>): Promise<{
     processes = await start({ natsUrl, wireRunId });
     return { hostAgents: [], transport, wireRunId, release };
   } catch (error) {
-    await release();
+    await release(false);
     throw error;
   }
 }
