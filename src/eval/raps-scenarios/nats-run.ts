@@ -35,10 +35,12 @@ const knownServeNodeOptions = defineOptionKeys<Parameters<typeof serveRapsNodeOv
 /**
  * The body of a RAPS node process: connects to NATS (the run's JetStream stream), starts `agent`'s
  * node on the wire run `runId`, prints `ready <agent>` on stdout, writes agent errors to stderr and,
- * on SIGTERM or SIGINT (a graceful stop), leaves the run: deletes its inbox's durable consumer
- * `node-<agent>` (waiting up to 2 s for the server), closes the transport, calls `onStop` and exits
- * with code 0. A process that is SIGKILLed (or crashes) keeps its consumer, so a restarted one
- * resumes its inbox; the server deletes it after the transport's `inactiveThresholdMs` (1 hour).
+ * on SIGTERM or SIGINT, stops the node, closes the transport, calls `onStop` and exits with code 0.
+ * Its inbox's durable consumer `node-<agent>` stays, however the process stopped: an orchestrator
+ * restarts a process with SIGTERM, and the restarted one resumes its inbox where it stopped instead
+ * of answering every command again. The run deletes it at its end (`deleteRapsDurables`), the
+ * server after the transport's `inactiveThresholdMs` (1 hour) otherwise; `node.leave()` deletes it
+ * for an agent that leaves a run for good.
  * The values of the variables in `secretEnv` (and of OPENAI_API_KEY and ANTHROPIC_API_KEY) are
  * removed from every failure the node reports and writes.
  */
@@ -68,8 +70,6 @@ export async function serveRapsNodeOverNats(options: {
   });
   process.stdout.write(`ready ${agent.identity.id}\n`);
   const shutdown = async () => {
-    // Bounded: with the server away the consumer is not deleted now, and expires on the server instead.
-    await raceAbort(node.leave(), AbortSignal.timeout(leaveTimeoutMs)).catch(ignore);
     await node.stop();
     await transport.close();
     onStop?.();
@@ -78,9 +78,6 @@ export async function serveRapsNodeOverNats(options: {
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
 }
-
-/** How long a node process stopping gracefully waits for the server to delete its consumer, in ms. */
-const leaveTimeoutMs = 2000;
 
 /** A scenario agent running as a child process (see `node-process.ts`). */
 export interface RapsNodeProcess {

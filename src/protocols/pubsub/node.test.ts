@@ -51,6 +51,53 @@ describe('startRapsNode', () => {
     await node.stop();
   });
 
+  it('a stopped node leaves its inbox where it was, so the next one resumes; after leave() the next starts over', async () => {
+    const bus = createInProcessBus();
+    const subjects = rapsSubjects('r');
+    const deliver = async (from: string) => {
+      const message = {
+        schemaVersion: 1 as const,
+        id: `t:0:${from}`,
+        from,
+        round: 0,
+        taskId: 't',
+        text: 'x',
+        answer: '9',
+      };
+      const command: RapsCommand = {
+        schemaVersion: 1,
+        kind: 'deliver',
+        id: commandId('r', 't', 0, 'deliver', 'A', message.id),
+        runId: 'r',
+        agentId: 'A',
+        round: 0,
+        task: null,
+        message,
+      };
+      await bus.publish(subjects.commands('A'), encodeWire(command), { id: command.id });
+    };
+    const first = createScriptedAgent({ id: 'A', answer: '4' });
+    const firstNode = await startRapsNode({ transport: bus, runId: 'r', agent: first });
+    await deliver('B');
+    await waitFor(() => expect(first.audited).toEqual(['t:0:B']));
+    await firstNode.stop();
+    // A command that arrives while no node of A runs waits in its inbox.
+    await deliver('C');
+    // A restarted node (an orchestrator's SIGTERM and restart) resumes: C only, B is not audited again.
+    const second = createScriptedAgent({ id: 'A', answer: '4' });
+    const secondNode = await startRapsNode({ transport: bus, runId: 'r', agent: second });
+    await waitFor(() => expect(second.audited).toEqual(['t:0:C']));
+    expect(secondNode.stats).toMatchObject({ handled: 1 });
+    // leave() deletes the inbox's consumer: a node of A after it starts at the first command.
+    await secondNode.stop();
+    expect(await secondNode.leave()).toBe(true);
+    expect(await secondNode.leave()).toBe(false);
+    const third = createScriptedAgent({ id: 'A', answer: '4' });
+    const thirdNode = await startRapsNode({ transport: bus, runId: 'r', agent: third });
+    await waitFor(() => expect(third.audited).toEqual(['t:0:B', 't:0:C']));
+    await thirdNode.stop();
+  });
+
   it('counts a malformed or misaddressed command, reports it and keeps serving', async () => {
     const bus = createInProcessBus();
     const errors: string[] = [];
