@@ -15,7 +15,7 @@ import {
   restOfTeamAgreement,
   selectDiversePool,
 } from './minirep-aggregator.js';
-import { type BlocEntry, createBlocTracker } from './minirep-bloc.js';
+import { type BlocEntry, type BlocFinding, type BlocOptions, createBlocTracker } from './minirep-bloc.js';
 import { createPluralityAggregator } from './plurality.js';
 import { createAggregator } from './registry.js';
 
@@ -615,6 +615,23 @@ describe('coordinated-bloc tracker', () => {
     expect(() => createBlocTracker({ maxShare: 1.5 })).toThrow(/options\.maxShare/);
   });
 
+  type BlocRound = Array<{ group: string; answer: string | null }>;
+  /**
+   * Records every round but the last into a tracker with `reference` options and one with `variant`
+   * options, and pairs their findings on the last round ([variant, reference] per agent); `answering`
+   * is p counted independently: the last round's entries with an answer.
+   */
+  const assessBoth = (rounds: readonly BlocRound[], reference: BlocOptions, variant: BlocOptions) => {
+    const toEntries = (round: BlocRound) =>
+      round.map((entry, index) => ({ agentId: `x${index}`, group: entry.group, answer: entry.answer }));
+    const trackers = [createBlocTracker(reference), createBlocTracker(variant)] as const;
+    for (const round of rounds.slice(0, -1)) for (const tracker of trackers) tracker.record(toEntries(round));
+    const last = toEntries(rounds[rounds.length - 1] as BlocRound);
+    const base = trackers[0].assess(last);
+    const pairs = trackers[1].assess(last).map((finding, index) => [finding, base[index] as BlocFinding] as const);
+    return { pairs, answering: last.filter((entry) => entry.answer !== null).length };
+  };
+
   it('with maxShare ρ flags exactly the unguarded flags whose bloc holds fewer than ρ·p agents (property)', () => {
     const roundArbitrary = fc.array(
       fc.record({ group: fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F'), answer: fc.constantFrom('1', '2', '3', null) }),
@@ -625,23 +642,11 @@ describe('coordinated-bloc tracker', () => {
         fc.array(roundArbitrary, { minLength: 1, maxLength: 6 }),
         fc.constantFrom(0.25, 0.5, 0.75),
         (rounds, share) => {
-          const toEntries = (round: Array<{ group: string; answer: string | null }>) =>
-            round.map((entry, index) => ({ agentId: `x${index}`, group: entry.group, answer: entry.answer }));
-          const any = createBlocTracker({ maxShare: 1 });
-          const guarded = createBlocTracker({ maxShare: share });
-          for (const round of rounds.slice(0, -1)) {
-            any.record(toEntries(round));
-            guarded.record(toEntries(round));
-          }
-          const last = toEntries(rounds[rounds.length - 1] as Array<{ group: string; answer: string | null }>);
-          // p counted independently: the entries with an answer.
-          const answering = last.filter((entry) => entry.answer !== null).length;
-          const base = any.assess(last);
-          guarded.assess(last).forEach((finding, index) => {
-            const reference = base[index] as (typeof base)[number];
+          const { pairs, answering } = assessBoth(rounds, { maxShare: 1 }, { maxShare: share });
+          for (const [finding, reference] of pairs) {
             expect(finding.rate).toBe(reference.rate);
             expect(finding.suspicion).toBe(reference.blocSize < share * answering ? reference.suspicion : 0);
-          });
+          }
         },
       ),
       { numRuns: 200, seed: 36 },
@@ -695,22 +700,11 @@ describe('coordinated-bloc tracker', () => {
         fc.array(roundArbitrary, { minLength: 1, maxLength: 6 }),
         fc.constantFrom(0.1, 0.15, 0.3, 0.45),
         (rounds, share) => {
-          const toEntries = (round: Array<{ group: string; answer: string | null }>) =>
-            round.map((entry, index) => ({ agentId: `x${index}`, group: entry.group, answer: entry.answer }));
-          const any = createBlocTracker();
-          const floored = createBlocTracker({ minShare: share });
-          for (const round of rounds.slice(0, -1)) {
-            any.record(toEntries(round));
-            floored.record(toEntries(round));
-          }
-          const last = toEntries(rounds[rounds.length - 1] as Array<{ group: string; answer: string | null }>);
-          const answering = last.filter((entry) => entry.answer !== null).length;
-          const base = any.assess(last);
-          floored.assess(last).forEach((finding, index) => {
-            const reference = base[index] as (typeof base)[number];
+          const { pairs, answering } = assessBoth(rounds, {}, { minShare: share });
+          for (const [finding, reference] of pairs) {
             expect(finding.rate).toBe(reference.rate);
             expect(finding.suspicion).toBe(reference.blocSize >= share * answering - 1e-9 ? reference.suspicion : 0);
-          });
+          }
         },
       ),
       { numRuns: 200, seed: 3615 },

@@ -7,6 +7,29 @@ import { commandId, encodeWire, rapsSubjects, type RapsCommand } from './wire.js
 // Waits for a condition instead of a fixed sleep: polls every ms until `check` stops throwing (fails after 5 s).
 const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 5000, interval: 1 });
 
+/** The `deliver` command of run r that hands agent A the publication of `from` on task t (answer 9). */
+function deliverToA(from: string): RapsCommand {
+  const message = {
+    schemaVersion: 1 as const,
+    id: `t:0:${from}`,
+    from,
+    round: 0,
+    taskId: 't',
+    text: 'nine',
+    answer: '9',
+  };
+  return {
+    schemaVersion: 1,
+    kind: 'deliver',
+    id: commandId('r', 't', 0, 'deliver', 'A', message.id),
+    runId: 'r',
+    agentId: 'A',
+    round: 0,
+    task: null,
+    message,
+  };
+}
+
 describe('startRapsNode', () => {
   it('audits each delivered publication once even when the command is redelivered, and re-sends its report', async () => {
     const bus = createInProcessBus();
@@ -17,25 +40,7 @@ describe('startRapsNode', () => {
     await bus.subscribe(subjects.reports, (message) => void reports.push(new TextDecoder().decode(message.data)), {
       durable: 'test',
     });
-    const message = {
-      schemaVersion: 1 as const,
-      id: 't:0:C',
-      from: 'C',
-      round: 0,
-      taskId: 't',
-      text: 'nine',
-      answer: '9',
-    };
-    const command: RapsCommand = {
-      schemaVersion: 1,
-      kind: 'deliver',
-      id: commandId('r', 't', 0, 'deliver', 'A', message.id),
-      runId: 'r',
-      agentId: 'A',
-      round: 0,
-      task: null,
-      message,
-    };
+    const command = deliverToA('C');
     // The same command twice under different transport ids (a coordinator retry).
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'first' });
     await bus.publish(subjects.commands('A'), encodeWire(command), { id: 'second' });
@@ -55,25 +60,7 @@ describe('startRapsNode', () => {
     const bus = createInProcessBus();
     const subjects = rapsSubjects('r');
     const deliver = async (from: string) => {
-      const message = {
-        schemaVersion: 1 as const,
-        id: `t:0:${from}`,
-        from,
-        round: 0,
-        taskId: 't',
-        text: 'x',
-        answer: '9',
-      };
-      const command: RapsCommand = {
-        schemaVersion: 1,
-        kind: 'deliver',
-        id: commandId('r', 't', 0, 'deliver', 'A', message.id),
-        runId: 'r',
-        agentId: 'A',
-        round: 0,
-        task: null,
-        message,
-      };
+      const command = deliverToA(from);
       await bus.publish(subjects.commands('A'), encodeWire(command), { id: command.id });
     };
     const first = createScriptedAgent({ id: 'A', answer: '4' });
