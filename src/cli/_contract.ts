@@ -75,6 +75,8 @@ interface InterruptState {
   handled: boolean;
   signal: 'SIGINT' | 'SIGTERM' | undefined;
   install?: () => void;
+  /** What a rerun of the interrupted command does, for its error line (`interruptSignal`'s `rerun`). */
+  rerun?: string;
 }
 
 let interrupt: InterruptState | undefined;
@@ -83,10 +85,13 @@ let interrupt: InterruptState | undefined;
  * The signal a long command watches to stop on Ctrl-C or SIGTERM. Asking for it tells the contract
  * the command winds down by itself (marks its run interrupted, closes the store), then exits 130 or
  * 143 with one error line; commands that never ask are killed by the signal at once (status 130 or
- * 143 in the shell). Outside `runCli` it never aborts.
+ * 143 in the shell). Outside `runCli` it never aborts. `rerun` says what running the command again
+ * does, in the error line after "interrupted by SIGTERM; " (default: "rerun the same command to
+ * resume"); a command whose work does not resume says so.
  */
-export function interruptSignal(): AbortSignal {
+export function interruptSignal(options: { rerun?: string } = {}): AbortSignal {
   if (interrupt === undefined) return new AbortController().signal;
+  if (options.rerun !== undefined) interrupt.rerun = options.rerun;
   if (!interrupt.handled) interrupt.install?.();
   interrupt.handled = true;
   return interrupt.controller.signal;
@@ -185,11 +190,16 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
   // asks keeps Node's default (killed by the signal, status 130/143 in the shell), which also
   // works while it computes without yielding to the event loop.
   const state: InterruptState = { controller: new AbortController(), handled: false, signal: undefined };
+  // The interruption's error, with the command's own word on what a rerun does.
+  const interrupted = (signal: 'SIGINT' | 'SIGTERM') =>
+    new InterruptedError(
+      state.rerun === undefined ? { signal } : { signal, message: `interrupted by ${signal}; ${state.rerun}` },
+    );
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     // A second signal: stop now.
-    if (state.signal !== undefined) fail(new InterruptedError({ signal: state.signal }));
+    if (state.signal !== undefined) fail(interrupted(state.signal));
     state.signal = signal;
-    state.controller.abort(new InterruptedError({ signal }));
+    state.controller.abort(interrupted(signal));
     setTimeout(
       () =>
         fail(
@@ -215,16 +225,12 @@ export async function runCli(main: CommandDef, options: RunCliOptions = {}): Pro
     await runCommand(command, { rawArgs: rest });
   } catch (error) {
     // A command that wound down says how itself (serve: what it drained); anything else reads as the signal.
-    fail(
-      state.signal === undefined || error instanceof InterruptedError
-        ? error
-        : new InterruptedError({ signal: state.signal }),
-    );
+    fail(state.signal === undefined || error instanceof InterruptedError ? error : interrupted(state.signal));
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }
-  if (state.signal !== undefined) fail(new InterruptedError({ signal: state.signal }));
+  if (state.signal !== undefined) fail(interrupted(state.signal));
 }
 
 async function resolveValue<T>(value: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {

@@ -127,7 +127,11 @@ export default defineCommand({
     // Over NATS the command starts child processes (agent nodes, a private nats-server): it watches
     // Ctrl-C and SIGTERM so that it stops them and removes the server's store before it exits (130,
     // 143). In-process runs start nothing and keep Node's default (the signal ends them at once).
-    const signal = transportName === 'nats' ? interruptSignal() : undefined;
+    // A scenario run does not resume (its wire run id is new each time): the error line says so.
+    const signal =
+      transportName === 'nats'
+        ? interruptSignal({ rerun: 'a RAPS scenario run does not resume; run the same command to start it over' })
+        : undefined;
 
     if (name === 'scaling') {
       const serverStart = transportName === 'nats' && natsUrl === undefined ? startNatsServer() : undefined;
