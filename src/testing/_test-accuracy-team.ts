@@ -3,31 +3,17 @@
 // 0 % of the time; shared by `repute run`'s and the served endpoint's small-team tests.
 import { hashString } from '../core/rng.js';
 import type { RecordedRequest } from './openai-compatible-server.js';
+import { readSumRequest } from './_test-sum-team.js';
 
 /** Share of tasks each agent gets right; `weak`'s errors repeat `wrong`'s answer half of the time. */
 const accuracy: Record<string, number> = { right: 1, good: 0.8, weak: 0.35, wrong: 0 };
-
-function messageText(message: { content: string | Array<{ text: string }> } | undefined): string {
-  return typeof message?.content === 'string'
-    ? message.content
-    : (message?.content ?? []).map((part) => part.text).join('');
-}
 
 /** A draw in [0, 1) fixed by its labels (the same for an agent's propose and revise on a task). */
 const draw = (...labels: string[]) => hashString(labels.join('\u0000')) / 2 ** 32;
 
 /** The reply of agent `right`/`good`/`weak`/`wrong` to `What is a + b?`: the sum, or a wrong one. */
 export function accuracyReply(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> })
-    .messages;
-  const system = messageText(messages.find((message) => message.role === 'system'));
-  const user = messages
-    .filter((message) => message.role === 'user')
-    .map(messageText)
-    .join('\n');
-  const agent = /You are agent (\S+),/.exec(system)?.[1] ?? '?';
-  const match = /What is (\d+) \+ (\d+)\?/.exec(user);
-  const sum = match ? Number(match[1]) + Number(match[2]) : 0;
+  const { agent, match, sum } = readSumRequest(request);
   const task = `${match?.[1]}+${match?.[2]}`;
   let answer = sum;
   if (draw(agent, task, 'right') >= (accuracy[agent] ?? 1)) {

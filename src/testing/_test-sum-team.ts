@@ -12,11 +12,15 @@ function text(message: { content: string | Array<{ text: string }> } | undefined
 }
 
 /**
- * Reply of agent `You are agent <id>,` to a propose/revise prompt (JSON answer) or a rating prompt
- * (0.9 for the right sum, else 0.1). Agent `weak` is always off by one; agents whose id starts
- * with `down` fail with HTTP 500 when `failDown` is set.
+ * What a scripted sum model reads from a chat request: the agent (`You are agent <id>,` in the system
+ * prompt), the user turns' text, the `What is a + b?` match (absent when the prompt has none) and a + b.
  */
-export function sumReply(request: RecordedRequest): string {
+export function readSumRequest(request: RecordedRequest): {
+  agent: string;
+  user: string;
+  match: RegExpExecArray | null;
+  sum: number;
+} {
   const messages = (request.body as { messages: Array<{ role: string; content: string | Array<{ text: string }> }> })
     .messages;
   const system = text(messages.find((message) => message.role === 'system'));
@@ -26,7 +30,16 @@ export function sumReply(request: RecordedRequest): string {
     .join('\n');
   const agent = /You are agent (\S+),/.exec(system)?.[1] ?? '?';
   const match = /What is (\d+) \+ (\d+)\?/.exec(user);
-  const sum = match ? Number(match[1]) + Number(match[2]) : 0;
+  return { agent, user, match, sum: match ? Number(match[1]) + Number(match[2]) : 0 };
+}
+
+/**
+ * Reply of agent `You are agent <id>,` to a propose/revise prompt (JSON answer) or a rating prompt
+ * (0.9 for the right sum, else 0.1). Agent `weak` is always off by one; agents whose id starts
+ * with `down` fail with HTTP 500 when `failDown` is set.
+ */
+export function sumReply(request: RecordedRequest): string {
+  const { agent, user, match, sum } = readSumRequest(request);
   if (user.includes('"score"')) {
     const proposed = /proposed the answer (\S+) with/.exec(user)?.[1];
     return JSON.stringify({ score: proposed === String(sum) ? 0.9 : 0.1, reason: 'checked the sum' });
