@@ -106,6 +106,21 @@ export const issue36Variants: Record<string, Omit<MiniRepAggregatorOptions, 'mod
     bloc: { minShare: 0.15 },
     posteriorHistory: { collision: 0.2 },
   },
+  // Clone inference from the median fit only (inferClones.lowerStart false, the form before December
+  // 2026; the default now starts from a lower-quartile fit, which clones who are half of an agent's
+  // partners cannot carry).
+  'minirep-rt-ic-es median start': {
+    consensusTarget: 'rest-of-team',
+    inferClones: { lowerStart: false },
+    shrinkage: {},
+  },
+  'minirep-ds-ic-es σ 0.15 median start': {
+    history: 'posterior',
+    inferClones: { lowerStart: false },
+    shrinkage: {},
+    bloc: { minShare: 0.15 },
+  },
+  'minirep-ds-ic σ 0.15': { history: 'posterior', inferClones: {}, bloc: { minShare: 0.15 } },
   'minirep-rt-ic-es σ 0.15': {
     consensusTarget: 'rest-of-team',
     inferClones: {},

@@ -4,7 +4,7 @@
 // distribution (quantiles) of the excess wilsonLower(s, n, z) − e and of the point excess r − e, the
 // pairs that would be flagged at the given margin, and the real pairs with the largest excess.
 // Usage: npx tsx scripts/clone-excess.ts [--seeds 101,102,103] [--tasks 100] [--margin 0.25] [--z 2]
-//          [dataset-dir,dataset-dir]
+//          [--lower-start] [dataset-dir,dataset-dir]
 import { flag } from './_args.js';
 import { fitAgreement } from '../src/aggregation/minirep-clone-inference.js';
 import { loadDataset } from '../src/eval/proposals/load-dataset.js';
@@ -28,6 +28,7 @@ const tasks = Number(flag('--tasks') ?? 100);
 const margin = Number(flag('--margin') ?? 0.25);
 const z = Number(flag('--z') ?? 2);
 const minTasks = Number(flag('--min-tasks') ?? 20);
+const lowerStart = process.argv.includes('--lower-start');
 const sizes = [3, 4, 5, 7, 10, 20, 40];
 const positional = process.argv
   .slice(2)
@@ -69,7 +70,7 @@ function teamPairs(prepared: PreparedReplay, team: readonly string[], label: str
         agreeJ[i] = (agreeJ[i] ?? 0) + same;
       }
   }
-  const fit = fitAgreement({ seen, agree }, groups, { minTasks, margin, z });
+  const fit = fitAgreement({ seen, agree }, groups, { minTasks, margin, z, lowerStart });
   const flagged = new Set(fit.flagged.map((pair) => `${pair.left}-${pair.right}`));
   const out: PairFigure[] = [];
   for (let i = 0; i < m; i++)

@@ -62,6 +62,68 @@ describe('clone inference: hand-computed values', () => {
     ).toEqual([]);
   });
 
+  it('the lower-quartile start finds clones who are half of their partners, which the median fit explains away', () => {
+    // Agents 0..3 copy one 0.7 model (agreeing 0.92 where 0.7·0.7 = 0.49 is independence); 4, 5, 6 are
+    // 0.75, 0.6, 0.45. Each clone has 3 clone partners of 6: the median fit settles on the clones as
+    // accurate agents (√0.92 ≈ 0.96 each) and flags nothing.
+    const agreement = product([0.7, 0.7, 0.7, 0.7, 0.75, 0.6, 0.45]);
+    for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) if (i !== j) (agreement[i] as number[])[j] = 0.92;
+    const groups = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    expect(fitAgreement(countsOf(agreement), groups, { ...settings, lowerStart: false }).flagged).toEqual([]);
+    // The lower-quartile start leaves the clone pairs (0.92 against its fit) out, and the median
+    // rounds then fit each clone's pairs with the others exactly (0.7·0.75 = 0.525, 0.42, 0.315): every
+    // clone pair is flagged. (Those pairs are 4 of each other agent's 6, so they carry its median and
+    // fix only x_clone + x_other: the fit of a clone pair lands near, not at, 0.7·0.7 = 0.49.)
+    const fit = fitAgreement(countsOf(agreement), groups, { ...settings, lowerStart: true });
+    expect(fit.flagged.map((pair) => [pair.left, pair.right])).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [1, 2],
+      [1, 3],
+      [2, 3],
+    ]);
+    for (const pair of fit.flagged) expect(pair.expected).toBeLessThan(0.6);
+    for (let clone = 0; clone < 4; clone++)
+      expect([4, 5, 6].map((other) => fit.expected[clone]?.[other])).toEqual([
+        expect.closeTo(0.525, 6),
+        expect.closeTo(0.42, 6),
+        expect.closeTo(0.315, 6),
+      ]);
+  });
+
+  it('the lower-quartile start merges half-team copiers when the groups are read after every task', () => {
+    // a right 70 %; b, c, d copy a 90 % of the time, else answer as a 70 % agent; e, f, g right 75, 60,
+    // 45 %. Wrong answers spread over 0..9. Read every task, as MiniRep reads it: a warm-started fit
+    // would settle on the copiers as accurate agents, so the lower-quartile start fits from a cold start.
+    const rng = createRng(5);
+    const team = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id) => ({ agentId: id, group: `m-${id}` }));
+    const accuracy: Record<string, number> = { a: 0.7, b: 0.7, c: 0.7, d: 0.7, e: 0.75, f: 0.6, g: 0.45 };
+    const withStart = createCloneInference({});
+    const without = createCloneInference({ lowerStart: false });
+    for (let task = 0; task < 100; task++) {
+      const answers = new Map<string, string>();
+      for (const { agentId } of team) {
+        const own = rng() < (accuracy[agentId] ?? 0) ? 'right' : String(Math.floor(rng() * 10));
+        const copies = agentId === 'b' || agentId === 'c' || agentId === 'd';
+        answers.set(agentId, copies && rng() < 0.9 ? (answers.get('a') ?? own) : own);
+      }
+      for (const inference of [withStart, without]) {
+        inference.groups(team);
+        inference.observe(team.map((agent) => ({ ...agent, answer: answers.get(agent.agentId) ?? null })));
+      }
+    }
+    const merged = (inference: typeof without) => {
+      const { groupOf } = inference.groups(team);
+      return team.map((agent) => groupOf.get(agent.agentId));
+    };
+    expect(merged(withStart)).toEqual(['m-a', 'm-a', 'm-a', 'm-a', 'm-e', 'm-f', 'm-g']);
+    expect(merged(without)).toEqual(['m-a', 'm-b', 'm-c', 'm-d', 'm-e', 'm-f', 'm-g']);
+    expect(() => createCloneInference({ lowerStart: 'yes' as unknown as boolean })).toThrow(
+      /options\.inferClones\.lowerStart must be true or false, got "yes"/,
+    );
+  });
+
   it('infers a clone group from answers, explains it and round-trips its snapshot', () => {
     // a right 60 %, b copies a, c right 90 %, d right 70 %, e right 50 %; wrong answers spread over 0..9.
     // (A copy of a 90 % agent could not be told apart: 1.00 against 0.81 is below the margin.)
@@ -179,6 +241,23 @@ describe('clone inference: properties', () => {
     );
     // The property is not vacuous: some runs merged agents.
     expect(merged).toBeGreaterThan(5);
+  });
+
+  it('lowerStart flags nothing and fits a_ij = p_i·p_j exactly when agents are independent', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0.35, max: 0.95, noNaN: true }), { minLength: 3, maxLength: 12 }), (p) => {
+        const fit = fitAgreement(
+          countsOf(product(p)),
+          p.map((_, index) => `m${index}`),
+          { ...settings, lowerStart: true },
+        );
+        expect(fit.flagged).toEqual([]);
+        for (let i = 0; i < p.length; i++)
+          for (let j = 0; j < p.length; j++)
+            if (i !== j) expect(fit.expected[i]?.[j]).toBeCloseTo((p[i] as number) * (p[j] as number), 4);
+      }),
+      { numRuns: 100, seed: 36 },
+    );
   });
 
   it('with too few tasks to flag anything, decisions equal plain MiniRep', () => {

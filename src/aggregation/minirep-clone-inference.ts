@@ -13,6 +13,9 @@
 //   r_ij = (s_ij + ½)/(n_ij + 1),  y_ij = ln r_ij
 //   x_i = median_{j: (i,j) ∈ S} (y_ij − x_j)  (median polish of y_ij ≈ x_i + x_j),  e_ij = min(1, exp(x_i + x_j))
 //   S = pairs of distinct declared groups with r_ij ≥ floor, less those with r_ij − e_ij > margin/2 (repeated)
+//   lowerStart (ours, the default): first, from a cold start, x_i = lower quartile_j (y_ij − x_j), and S
+//   loses the pairs with r_ij − e_ij > margin, so that clones who are half of an agent's partners
+//   cannot carry its median
 //   flag (i, j) when n_ij ≥ minTasks and wilsonLower(s_ij, n_ij, z) − e_ij ≥ margin
 import type { AgentId } from '../core/agent-identity.js';
 import { InvalidArgumentError } from '../core/errors.js';
@@ -33,10 +36,24 @@ export interface CloneInferenceOptions {
    * always-wrong agent against a strong one) has an unbounded log and says nothing about copying. @default 0.1
    */
   readonly floor?: number;
+  /**
+   * Before the median rounds, fit each agent on the lower quartile of its pairs, from a cold start, and
+   * leave out of the fit the pairs more than `margin` above that fit. Without it (`false`, the form
+   * measured before December 2026), clones who are half or more of an agent's partners carry the
+   * median, and the fit explains their agreement as high accuracy. @default true
+   */
+  readonly lowerStart?: boolean;
 }
 
 /** Defaults of {@link CloneInferenceOptions}. */
-export const cloneInferenceDefaults = { decay: 0.995, minTasks: 20, margin: 0.25, z: 2, floor: 0.1 } as const;
+export const cloneInferenceDefaults = {
+  decay: 0.995,
+  minTasks: 20,
+  margin: 0.25,
+  z: 2,
+  floor: 0.1,
+  lowerStart: true,
+} as const;
 
 /** The keys of {@link CloneInferenceOptions}, for assertKnownOptions. */
 export const knownCloneInferenceOptions = defineOptionKeys<CloneInferenceOptions>()([
@@ -45,6 +62,7 @@ export const knownCloneInferenceOptions = defineOptionKeys<CloneInferenceOptions
   'margin',
   'z',
   'floor',
+  'lowerStart',
 ]);
 
 /** Why an agent was merged with another: its strongest flagged pair. */
@@ -113,6 +131,15 @@ function medianOf(values: Float64Array, count: number): number {
   return count % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+/** The lower quartile of the first `count` (≥ 1) values: linear interpolation at rank (count − 1)/4. */
+function lowerQuartileOf(values: Float64Array, count: number): number {
+  const sorted = values.slice(0, count).sort();
+  const rank = (count - 1) / 4;
+  const below = Math.floor(rank);
+  const above = Math.min(count - 1, below + 1);
+  return (sorted[below] ?? 0) + (rank - below) * ((sorted[above] ?? 0) - (sorted[below] ?? 0));
+}
+
 /**
  * Fits the rank-one agreement model robustly and flags the pairs that agree beyond it (see the module
  * comment). `groups[i]` is agent i's declared clone group: pairs inside one declared group are left
@@ -131,8 +158,16 @@ export function fitAgreement(
     margin,
     z,
     floor = cloneInferenceDefaults.floor,
+    lowerStart = cloneInferenceDefaults.lowerStart,
     start,
-  }: { minTasks: number; margin: number; z: number; floor?: number; start?: readonly number[] },
+  }: {
+    minTasks: number;
+    margin: number;
+    z: number;
+    floor?: number;
+    lowerStart?: boolean;
+    start?: readonly number[];
+  },
 ): AgreementFit {
   const m = groups.length;
   const rates: number[][] = [];
@@ -168,17 +203,17 @@ export function fitAgreement(
         total += logs[i]?.[j] ?? 0;
         count++;
       }
-    x[i] = start?.[i] ?? (count > 0 ? total / count / 2 : 0);
+    // No warm start under lowerStart: a fit that has settled on clones as accurate agents stays there.
+    x[i] = (lowerStart ? undefined : start?.[i]) ?? (count > 0 ? total / count / 2 : 0);
   }
   const expectedOf = (values: readonly number[]): number[][] =>
     Array.from({ length: m }, (_, i) =>
       Array.from({ length: m }, (_, j) => (i === j ? 0 : Math.min(1, Math.exp((values[i] ?? 0) + (values[j] ?? 0))))),
     );
   const residuals = new Float64Array(m);
-  for (let round = 0; round < rounds; round++) {
-    // Damped Jacobi median polish: x_i ← ½x_i + ½·median_{j ∈ S_i}(y_ij − x_j). The median, not the
-    // mean, so that an agent's few odd partners (an always-wrong agent, a clone) do not move its fit.
-    // All agents update from the same x (order-free); at most `sweeps` sweeps (a median can cycle).
+  // Damped Jacobi polish: x_i ← ½x_i + ½·centre_{j ∈ S_i}(y_ij − x_j). All agents update from the
+  // same x (order-free); at most `sweeps` sweeps (a median can cycle).
+  const polish = (centre: (values: Float64Array, count: number) => number): void => {
     for (let sweep = 0; sweep < sweeps; sweep++) {
       const next = x.slice();
       let change = 0;
@@ -188,13 +223,28 @@ export function fitAgreement(
         const logRow = logs[i] as number[];
         for (let j = 0; j < m; j++) if (row[j]) residuals[count++] = (logRow[j] ?? 0) - (x[j] ?? 0);
         if (count === 0) continue;
-        const value = 0.5 * (x[i] ?? 0) + 0.5 * medianOf(residuals, count);
+        const value = 0.5 * (x[i] ?? 0) + 0.5 * centre(residuals, count);
         change = Math.max(change, Math.abs(value - (x[i] ?? 0)));
         next[i] = value;
       }
       x = next;
       if (change < 1e-9) break;
     }
+  };
+  if (lowerStart) {
+    // Ours: a fit on each agent's lower quartile, which clones who are half of an agent's partners
+    // cannot carry; the pairs more than `margin` above it are left out before the median rounds.
+    polish(lowerQuartileOf);
+    const low = expectedOf(x);
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < m; j++)
+        if (included[i]?.[j] && (rates[i]?.[j] ?? 0) - (low[i]?.[j] ?? 0) > margin)
+          (included[i] as boolean[])[j] = false;
+  }
+  for (let round = 0; round < rounds; round++) {
+    // The median, not the mean, so that an agent's few odd partners (an always-wrong agent, a clone)
+    // do not move its fit.
+    polish(medianOf);
     // Trim the pairs far above the fit (a clone bloc's pairs) and fit again without them.
     const expected = expectedOf(x);
     let trimmed = false;
@@ -277,6 +327,12 @@ export function resolveCloneInferenceOptions(options: CloneInferenceOptions): Re
     maxExclusive: true,
     hint: 'pass e.g. { floor: 0.1 }',
   });
+  if (typeof resolved.lowerStart !== 'boolean')
+    throw new InvalidArgumentError({
+      parameter: 'options.inferClones.lowerStart',
+      value: resolved.lowerStart,
+      message: `options.inferClones.lowerStart must be true or false, got ${JSON.stringify(resolved.lowerStart)}`,
+    });
   return resolved;
 }
 
@@ -291,7 +347,7 @@ export function resolveCloneInferenceOptions(options: CloneInferenceOptions): Re
  * inference.groups([{ agentId: 'a', group: 'a' }, { agentId: 'b', group: 'b' }]).groupOf; // a → a, b → b
  */
 export function createCloneInference(options: CloneInferenceOptions): CloneInference {
-  const { decay, minTasks, margin, z, floor } = resolveCloneInferenceOptions(options);
+  const { decay, minTasks, margin, z, floor, lowerStart } = resolveCloneInferenceOptions(options);
   const ids: AgentId[] = [];
   const declared: string[] = [];
   const index = new Map<AgentId, number>();
@@ -342,7 +398,7 @@ export function createCloneInference(options: CloneInferenceOptions): CloneInfer
         // Before any pair has minTasks co-answered tasks nothing can be flagged: skip the fit.
         const ready = seen.some((row) => row.some((count) => count >= minTasks));
         const fit = ready
-          ? fitAgreement({ seen, agree }, declared, { minTasks, margin, z, floor, start })
+          ? fitAgreement({ seen, agree }, declared, { minTasks, margin, z, floor, lowerStart, start })
           : { flagged: [], logScale: start };
         start = fit.logScale;
         // Union-find over the flagged pairs; a component's root is its first-seen member.
