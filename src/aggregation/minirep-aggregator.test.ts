@@ -845,9 +845,6 @@ describe('MiniRep aggregator: the order of the proposals does not matter (proper
     ['ema', {}],
     ['log-odds', { history: 'log-odds' }],
     ['posterior', { history: 'posterior', bloc: { minSize: 3 } }],
-    // The lower-quartile start fits from a cold start every task, so the fit is a function of the
-    // counts alone; minTasks 1 makes it run within the scenario's few tasks.
-    ['inferred clones', { inferClones: { minTasks: 1 } }],
   ];
 
   it.each(variants)('%s: every task is decided the same, bit for bit, in team order or shuffled', (_name, options) => {

@@ -124,16 +124,16 @@ export function wilsonLower(successes: number, trials: number, z: number): numbe
 const sweeps = 60;
 const rounds = 4;
 
-/** The median of the first `count` (≥ 1) values of `values` (mean of the middle two for an even count). */
+/** The median of the first `count` (≥ 1) values of `values` (mean of the middle two for an even count); sorts them in place. */
 function medianOf(values: Float64Array, count: number): number {
-  const sorted = values.slice(0, count).sort();
+  const sorted = values.subarray(0, count).sort();
   const middle = count >> 1;
   return count % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-/** The lower quartile of the first `count` (≥ 1) values: linear interpolation at rank (count − 1)/4. */
+/** The lower quartile of the first `count` (≥ 1) values: linear interpolation at rank (count − 1)/4; sorts them in place. */
 function lowerQuartileOf(values: Float64Array, count: number): number {
-  const sorted = values.slice(0, count).sort();
+  const sorted = values.subarray(0, count).sort();
   const rank = (count - 1) / 4;
   const below = Math.floor(rank);
   const above = Math.min(count - 1, below + 1);
