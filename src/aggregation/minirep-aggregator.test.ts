@@ -845,6 +845,8 @@ describe('MiniRep aggregator: the order of the proposals does not matter (proper
     ['ema', {}],
     ['log-odds', { history: 'log-odds' }],
     ['posterior', { history: 'posterior', bloc: { minSize: 3 } }],
+    // Inferred groups are named after their smallest declared group, not their first-seen member.
+    ['inferred clones', { inferClones: { minTasks: 1 } }],
   ];
 
   it.each(variants)('%s: every task is decided the same, bit for bit, in team order or shuffled', (_name, options) => {

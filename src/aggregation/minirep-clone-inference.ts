@@ -290,7 +290,7 @@ export interface CloneInferenceSnapshot {
 
 /** The inferred clone groups of some agents, with the reason for each merged agent. */
 export interface InferredGroups {
-  /** Agent → clone group: its declared group, or for a merged agent the declared group of the first-seen member of its component. */
+  /** Agent → clone group: its declared group, or for a merged agent the smallest declared group among its component's members. */
   readonly groupOf: ReadonlyMap<AgentId, string>;
   /** Agent → its strongest flagged pair, for every agent in a flagged pair. */
   readonly reasons: ReadonlyMap<AgentId, InferredClone>;
@@ -401,7 +401,7 @@ export function createCloneInference(options: CloneInferenceOptions): CloneInfer
           ? fitAgreement({ seen, agree }, declared, { minTasks, margin, z, floor, lowerStart, start })
           : { flagged: [], logScale: start };
         start = fit.logScale;
-        // Union-find over the flagged pairs; a component's root is its first-seen member.
+        // Union-find over the flagged pairs.
         const parent = ids.map((_, at) => at);
         const find = (at: number): number => {
           let root = at;
@@ -426,8 +426,17 @@ export function createCloneInference(options: CloneInferenceOptions): CloneInfer
           if (other === undefined) rootOfGroup.set(group, root);
           else if (other !== root) parent[Math.max(other, root)] = Math.min(other, root);
         }
+        // A component is named after its members' smallest declared group, so that the name does not
+        // depend on the order in which the agents were first seen.
+        const nameOfRoot = new Map<number, string>();
+        for (let at = 0; at < ids.length; at++) {
+          const root = find(at);
+          const name = nameOfRoot.get(root);
+          const group = declared[at] as string;
+          if (name === undefined || group < name) nameOfRoot.set(root, group);
+        }
         const groupOf = new Map<AgentId, string>();
-        for (let at = 0; at < ids.length; at++) groupOf.set(ids[at] as AgentId, declared[find(at)] as string);
+        for (let at = 0; at < ids.length; at++) groupOf.set(ids[at] as AgentId, nameOfRoot.get(find(at)) as string);
         const reasons = new Map<AgentId, InferredClone>();
         for (const [at, pair] of strongest) {
           const partner = pair.left === at ? pair.right : pair.left;
