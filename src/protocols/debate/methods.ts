@@ -54,8 +54,8 @@ export type DebateMethodName = (typeof allDebateMethodNames)[number];
 /**
  * The served endpoint's method when a team names none (`serve.method`): MiniRep-RT+IC+ES (ours,
  * docs/minirep.md section 7). Held out over the 223 zoo teams it is more than 1 point below a plain
- * vote in 11 teams, none beyond seed noise (the paper's `minirep`: 16, 4 beyond noise), with the same
- * attacked accuracy; `serve.method: minirep` keeps the paper's form.
+ * vote in 9 teams, all MathVista and none beyond seed noise (the paper's `minirep`: 16, 4 beyond
+ * noise), with the same attacked accuracy; `serve.method: minirep` keeps the paper's form.
  */
 export const defaultServeMethod: DebateMethodName = 'minirep-rt-ic-es';
 
